@@ -1,0 +1,588 @@
+"""GitHub REST source: a branch's commits in a time window, one commit by SHA, or a pull request's commit.
+
+The source lists commits with `since`/`until`, keeps the branch's first-parent history, then fetches each
+new commit's detail (files and patches) concurrently under a bound. Commits are immutable, so anything
+already in the store is never fetched again; list pages and pull requests are revalidated with ETags
+(a 304 costs no rate-limit quota). Rate limits are waited out up to `max_wait`, then reported.
+The token only ever lives in the HTTP client's headers: no message or log line includes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
+from analysis.models import PR_IN_TITLE, Commit, FileChange
+
+if TYPE_CHECKING:
+    from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int, int], None]  # (done, total), as in bot.sources
+Sleep = Callable[[float], Awaitable[Any]]
+
+API_VERSION = "2022-11-28"
+MAX_FILES = 3000  # GitHub never lists more files of one commit
+PER_PAGE = 100
+MAX_WINDOW_PAGES = 100  # 10 000 commits in one window: surely a wrong window, not a day
+MAX_ABOVE_PAGES = 10  # history above the window read to settle the first-parent chain
+MAX_RETRIES = 3  # 5xx and network failures
+MAX_RATE_WAITS = 5
+SECONDARY_WAIT = 60.0  # GitHub's advice when a limit gives no time: wait at least a minute
+
+_REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_SHA = re.compile(r"^[0-9a-f]{4,40}$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Page:
+    data: Any
+    next_url: str | None
+
+
+class _HTTPStatus(Exception):
+    """A 4xx answer the caller has to put into words (404 and 422 mean different things per endpoint)."""
+
+    def __init__(self, status: int, message: str, path: str):
+        super().__init__(f"{status} {message}")
+        self.status = status
+        self.message = message
+        self.path = path
+
+
+@dataclass(frozen=True, slots=True)
+class _Node:
+    sha: str
+    parents: tuple[str, ...]
+    committed_at: datetime
+
+
+class GitHubSource:
+    def __init__(
+        self,
+        repo: str,
+        *,
+        store: Store,
+        base_url: str = "https://api.github.com",
+        token: str | None = None,
+        concurrency: int = 8,
+        max_wait: float = 300.0,
+        timeout: float = 30.0,
+        sleep: Sleep = asyncio.sleep,
+        clock: Callable[[], float] = time.time,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ):
+        repo = repo.strip().removesuffix(".git")
+        if not _REPO.fullmatch(repo) or any(part in (".", "..") for part in repo.split("/")):
+            raise InputError(f"bad repository {repo[:100]!r}: use OWNER/NAME, e.g. vllm-project/vllm")
+        self.repo = repo
+        self.store = store
+        self.base_url = base_url.strip().rstrip("/")
+        parsed = httpx.URL(self.base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.host:
+            raise InputError(
+                f"bad GitHub API URL {self._shown_base(parsed)!r}: use e.g. https://api.github.com"
+            )
+        self._origin = (parsed.scheme, parsed.host, parsed.port)
+        self._shown_url = self._shown_base(parsed)
+        self._repo_url = f"{self.base_url}/repos/{repo}"
+        self._has_token = bool(token)
+        self.max_wait = max_wait
+        self._sleep = sleep
+        self._clock = clock
+        self._sem = asyncio.Semaphore(max(1, concurrency))
+        headers = {
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": API_VERSION,
+            "User-Agent": "digestbot",
+        }
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        self._client = httpx.AsyncClient(
+            headers=headers,
+            timeout=httpx.Timeout(timeout),
+            limits=httpx.Limits(
+                max_connections=max(1, concurrency), max_keepalive_connections=max(1, concurrency)
+            ),
+            follow_redirects=True,  # renamed repositories answer 301; httpx drops auth on cross-origin hops
+            transport=transport,
+        )
+        # Observability (the benchmark reports these).
+        self.requests_made = 0
+        self.not_modified = 0
+        self.rate_limit_waits: list[float] = []
+
+    @staticmethod
+    def _shown_base(url: httpx.URL) -> str:
+        """The base URL as safe to show: without any user:password part."""
+        return str(url.copy_with(username=None, password=None)) if url.userinfo else str(url)
+
+    async def __aenter__(self) -> GitHubSource:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    # -- CommitSource ------------------------------------------------------------------------------
+    async def commits_in_window(
+        self, branch: str, start: datetime, end: datetime, progress: Progress | None = None
+    ) -> list[Commit]:
+        listed = await self._list(branch, since=start, until=end, max_pages=MAX_WINDOW_PAGES)
+        nodes = [_node(item) for item in listed]
+        above: list[_Node] = []
+        if _needs_history_above(nodes):
+            # Merge commits make side-branch commits possible; only the history from the branch tip
+            # down to the window tells which of them a later merge brought in.
+            above_items = await self._list(branch, since=end, until=None, max_pages=MAX_ABOVE_PAGES)
+            above = [_node(item) for item in above_items]
+        chain = first_parent_shas([*above, *nodes])
+        wanted = [n for n in nodes if n.sha in chain and start <= n.committed_at < end]
+        commits = await self._details([n.sha for n in wanted], progress)
+        # Newest first; sorted() is stable, so ties keep GitHub's order.
+        return sorted(commits, key=lambda c: c.committed_at, reverse=True)
+
+    async def get_commit(self, ref: str) -> Commit:
+        sha = ref.strip().lower()
+        if not _SHA.fullmatch(sha):
+            raise InputError(f"bad commit reference {ref[:50]!r}: give a commit SHA (4 to 40 hex digits)")
+        stored = self._stored(sha)
+        if stored is not None:
+            return stored
+        commit = await self._fetch_commit(sha, asked=True)
+        self.store.save_commit(commit)
+        return commit
+
+    async def commit_for_pr(self, number: int, branch: str) -> Commit:
+        if number <= 0:
+            raise InputError(f"bad pull request number {number}")
+        try:
+            page = await self._get(f"{self._repo_url}/pulls/{number}", cache=True)
+        except _HTTPStatus as exc:
+            if exc.status in (404, 422):
+                raise RefNotFound(
+                    f"pull request #{number} not found in {self.repo}{self._private_hint()}"
+                ) from None
+            raise self._unexpected(exc) from None
+        pull = page.data if isinstance(page.data, dict) else {}
+        merge_sha = pull.get("merge_commit_sha")
+        if not (pull.get("merged") or pull.get("merged_at")) or not isinstance(merge_sha, str):
+            raise RefNotFound(f"pull request #{number} in {self.repo} is not merged")
+        base = (pull.get("base") or {}).get("ref")
+        if branch and isinstance(base, str) and base != branch:
+            raise RefNotFound(
+                f"pull request #{number} in {self.repo} was merged into {base!r}, not {branch!r}"
+            )
+        return await self.get_commit(merge_sha)
+
+    # -- listing -----------------------------------------------------------------------------------
+    async def _list(
+        self, branch: str, *, since: datetime, until: datetime | None, max_pages: int
+    ) -> list[dict[str, Any]]:
+        params: dict[str, str | int] = {
+            "sha": branch,
+            "since": _utc_z(since, math.floor),
+            "per_page": PER_PAGE,
+        }
+        if until is not None:
+            params["until"] = _utc_z(until, math.ceil)
+        items: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        url: str | None = f"{self._repo_url}/commits"
+        for _ in range(max_pages):
+            if url is None:
+                return items
+            try:
+                page = await self._get(url, params=params, cache=True)
+            except _HTTPStatus as exc:
+                if exc.status == 409:  # "Git Repository is empty."
+                    return []
+                if exc.status in (404, 422):
+                    raise self._branch_not_found(branch, exc) from None
+                raise self._unexpected(exc) from None
+            if not isinstance(page.data, list):
+                raise SourceError(f"GitHub sent an unexpected commit list for {self.repo} (not a JSON list)")
+            for item in page.data:
+                # A commit pushed between two page reads shifts the pages: never count one twice.
+                if isinstance(item, dict) and isinstance(item.get("sha"), str) and item["sha"] not in seen:
+                    seen.add(item["sha"])
+                    items.append(item)
+            url, params = page.next_url, {}
+        if until is not None and url is not None:
+            raise SourceError(
+                f"more than {max_pages * PER_PAGE} commits of {self.repo}@{branch} in one window: "
+                "narrow the window"
+            )
+        # Above the window we only needed enough to settle the chain; a truncated read still helps.
+        return items
+
+    def _branch_not_found(self, branch: str, exc: _HTTPStatus) -> SourceError:
+        if "no commit found" in exc.message.lower():
+            return SourceError(f"branch {branch!r} not found in {self.repo} on GitHub (404)")
+        return SourceError(
+            f"GitHub repository {self.repo} or its branch {branch!r} not found (404){self._private_hint()}"
+        )
+
+    def _private_hint(self) -> str:
+        if self._has_token:
+            return "; check the name and that GITHUB_TOKEN can read it"
+        return "; private repositories need GITHUB_TOKEN"
+
+    # -- commit details ----------------------------------------------------------------------------
+    def _stored(self, sha: str) -> Commit | None:
+        if len(sha) == 40:
+            return self.store.get_commit(self.repo, sha)
+        shas = self.store.find_shas(self.repo, sha)
+        if len(shas) > 1:
+            shown = ", ".join(s[:12] for s in shas[:5])
+            raise AmbiguousRef(f"short SHA {sha} is ambiguous in {self.repo} ({shown}…): give more digits")
+        return self.store.get_commit(self.repo, shas[0]) if shas else None
+
+    async def _details(self, shas: Sequence[str], progress: Progress | None) -> list[Commit]:
+        total = len(shas)
+        found: dict[str, Commit] = {}
+        missing: list[str] = []
+        for sha in shas:
+            stored = self.store.get_commit(self.repo, sha)
+            if stored is not None:
+                found[sha] = stored
+            else:
+                missing.append(sha)
+        done = len(found)
+        if progress:
+            progress(done, total)
+
+        async def fetch(sha: str) -> None:
+            nonlocal done
+            commit = await self._fetch_commit(sha, asked=False)
+            self.store.save_commit(commit)  # saved at once: an interrupted run resumes where it stopped
+            found[sha] = commit
+            done += 1
+            if progress:
+                progress(done, total)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for sha in missing:
+                    group.create_task(fetch(sha))
+        except ExceptionGroup as eg:
+            raise eg.exceptions[0] from None  # one clear error, not a group
+        return [found[sha] for sha in shas]
+
+    async def _fetch_commit(self, ref: str, *, asked: bool) -> Commit:
+        try:
+            page = await self._get(f"{self._repo_url}/commits/{ref}", cache=False)
+            if not isinstance(page.data, dict) or not isinstance(page.data.get("sha"), str):
+                raise SourceError(f"GitHub sent an unexpected answer for commit {ref} of {self.repo}")
+            files: list[dict[str, Any]] = list(page.data.get("files") or [])
+            next_url = page.next_url
+            while next_url and len(files) < MAX_FILES:
+                more = await self._get(next_url, cache=False)
+                if isinstance(more.data, dict):
+                    files.extend(more.data.get("files") or [])
+                next_url = more.next_url
+        except _HTTPStatus as exc:
+            if exc.status == 422 and "ambiguous" in exc.message.lower():
+                raise AmbiguousRef(f"short SHA {ref} is ambiguous in {self.repo}: give more digits") from None
+            if exc.status == 422 and asked:
+                hint = " (a short SHA may also be ambiguous: give more digits)" if len(ref) < 40 else ""
+                raise RefNotFound(f"no commit {ref} in {self.repo}{hint}") from None
+            if exc.status == 404:
+                raise SourceError(
+                    f"GitHub repository {self.repo} not found (404){self._private_hint()}"
+                ) from None
+            raise self._unexpected(exc) from None
+        data = page.data
+        files = files[:MAX_FILES]
+        files_total = len(files)
+        if _files_capped(data, files):
+            files_total = await self._changed_files(data) or len(files) + 1
+        return commit_from_api(self.repo, data, files, files_total)
+
+    async def _changed_files(self, data: dict[str, Any]) -> int | None:
+        """The exact file count of a capped commit, from the pull request it landed (GitHub gives no
+        count on the commit itself). None when the commit names no merged pull request."""
+        message = str((data.get("commit") or {}).get("message") or "")
+        match = PR_IN_TITLE.search(message.strip().split("\n", 1)[0].strip())
+        if match is None:
+            return None
+        pr = int(match.group(1))
+        try:
+            pull = (await self._get(f"{self._repo_url}/pulls/{pr}", cache=True)).data
+        except _HTTPStatus:
+            return None
+        if isinstance(pull, dict) and pull.get("merge_commit_sha") == data.get("sha"):
+            count = pull.get("changed_files")
+            return count if isinstance(count, int) and count > 0 else None
+        return None
+
+    # -- HTTP --------------------------------------------------------------------------------------
+    async def _get(self, url: str, *, params: dict[str, Any] | None = None, cache: bool) -> _Page:
+        """GET with ETag revalidation, rate-limit waits and retries. Raises SourceError / RateLimited,
+        or _HTTPStatus for a 4xx the caller words."""
+        request = self._client.build_request("GET", url, params=params or None)
+        if (request.url.scheme, request.url.host, request.url.port) != self._origin:
+            # A Link header pointing elsewhere must not receive our token.
+            raise SourceError(f"GitHub pointed to another host ({request.url.host}); refusing to follow")
+        key = str(request.url)
+        cached = self._cached(key) if cache else None
+        if cached is not None:
+            if cached["etag"]:
+                request.headers["If-None-Match"] = cached["etag"]
+            if cached["last_modified"]:
+                request.headers["If-Modified-Since"] = cached["last_modified"]
+        failures = 0
+        waits = 0
+        while True:
+            try:
+                response = await self._send(request)
+            except httpx.TransportError as exc:
+                failures += 1
+                if failures > MAX_RETRIES:
+                    raise SourceError(f"cannot reach GitHub at {self._shown_url}: {_describe(exc)}") from None
+                await self._sleep(0.5 * 2**failures)
+                continue
+            status = response.status_code
+            if status == 304 and cached is not None:
+                self.not_modified += 1
+                return cached["page"]
+            if 200 <= status < 300:
+                return self._accept(key, response, cache)
+            if status >= 500:
+                failures += 1
+                if failures > MAX_RETRIES:
+                    raise SourceError(
+                        f"GitHub kept failing ({status}) for {request.url.path} after {failures} attempts; "
+                        "try again later"
+                    )
+                await self._sleep(1.0 * 2 ** (failures - 1))
+                continue
+            wait = self._rate_limit_wait(response, waits)
+            if wait is not None:
+                waits += 1
+                if waits > MAX_RATE_WAITS:
+                    raise RateLimited(
+                        f"GitHub still rate-limits {self.repo} after {MAX_RATE_WAITS} waits; try later"
+                    )
+                if wait > self.max_wait:
+                    raise self._rate_limited(wait)
+                log.warning("GitHub rate limit: waiting %.0f s", wait)
+                self.rate_limit_waits.append(wait)
+                await self._sleep(wait)
+                continue
+            raise self._client_error(response)
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
+        async with self._sem:  # the bound covers requests in flight, not rate-limit sleeps
+            self.requests_made += 1
+            response = await self._client.send(request)
+            await response.aread()
+        log.debug("GET %s -> %s", request.url.path, response.status_code)
+        return response
+
+    def _cached(self, key: str) -> dict[str, Any] | None:
+        row = self.store.cache_get(key)
+        if not row or not (row.get("etag") or row.get("last_modified")):
+            return None
+        try:
+            envelope = json.loads(row["body"])
+            page = _Page(envelope["data"], envelope.get("next"))
+        except (TypeError, ValueError, KeyError):
+            return None  # not ours or damaged: fetch afresh
+        return {"etag": row.get("etag"), "last_modified": row.get("last_modified"), "page": page}
+
+    def _accept(self, key: str, response: httpx.Response, cache: bool) -> _Page:
+        try:
+            data = response.json()
+        except ValueError:
+            raise SourceError(f"GitHub sent an unreadable answer for {response.request.url.path}") from None
+        next_url = response.links.get("next", {}).get("url")
+        page = _Page(data, next_url)
+        etag = response.headers.get("ETag")
+        last_modified = response.headers.get("Last-Modified")
+        if cache and (etag or last_modified):
+            # Our own envelope: the Link to the next page is needed again when the answer is a 304.
+            self.store.cache_put(key, etag, last_modified, json.dumps({"data": data, "next": next_url}))
+        return page
+
+    def _rate_limit_wait(self, response: httpx.Response, waits: int) -> float | None:
+        """Seconds to wait when the answer is a rate limit, None when it is not one."""
+        if response.status_code not in (403, 429):
+            return None
+        headers = response.headers
+        retry_after = _retry_after(headers.get("Retry-After"), self._clock())
+        if retry_after is not None:
+            return retry_after
+        if headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+            # One second of slack for clock skew between us and GitHub.
+            return max(0.0, int(headers["x-ratelimit-reset"]) - self._clock()) + 1.0
+        if response.status_code == 429 or "rate limit" in _message(response).lower():
+            return SECONDARY_WAIT * 2**waits  # GitHub: a minute, then exponentially longer
+        return None
+
+    def _rate_limited(self, wait: float) -> RateLimited:
+        resets = datetime.fromtimestamp(self._clock() + wait, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        advice = (
+            "set GITHUB_MAX_WAIT higher to wait, or try again then"
+            if self._has_token
+            else "set GITHUB_TOKEN to raise the limit (60 to 5000 requests an hour)"
+        )
+        return RateLimited(
+            f"GitHub rate limit reached: it resets at {resets} (in {wait:.0f} s), longer than the "
+            f"allowed wait of {self.max_wait:.0f} s; {advice}"
+        )
+
+    def _client_error(self, response: httpx.Response) -> Exception:
+        status = response.status_code
+        if status == 401:
+            if self._has_token:
+                return SourceError("GitHub rejected the token (401): check GITHUB_TOKEN")
+            return SourceError("GitHub requires authentication (401): set GITHUB_TOKEN")
+        if status == 403:
+            return SourceError(
+                f"GitHub refused access to {self.repo} (403: {_message(response)}){self._private_hint()}"
+            )
+        return _HTTPStatus(status, _message(response), response.request.url.path)
+
+    def _unexpected(self, exc: _HTTPStatus) -> SourceError:
+        return SourceError(f"GitHub answered {exc.status} for {exc.path}: {exc.message}")
+
+
+# -- pure helpers (no I/O) ------------------------------------------------------------------------
+def commit_from_api(
+    repo: str, data: dict[str, Any], files: Iterable[dict[str, Any]], files_total: int
+) -> Commit:
+    """The domain Commit from a GitHub commit detail (files given separately: they may span pages)."""
+    meta = data.get("commit") or {}
+    login = (data.get("author") or {}).get("login")  # the top-level author is null for unknown e-mails
+    committed = (meta.get("committer") or {}).get("date") or (meta.get("author") or {}).get("date")
+    if not committed:
+        raise SourceError(f"GitHub sent commit {data.get('sha')} of {repo} without a date")
+    stats = data.get("stats") or {}
+    return Commit(
+        repo=repo,
+        sha=str(data["sha"]),
+        message=str(meta.get("message") or ""),
+        author=(meta.get("author") or {}).get("name") or login or "unknown",
+        author_login=login,
+        committed_at=_parse_time(committed),
+        parents=tuple(p["sha"] for p in data.get("parents") or [] if isinstance(p, dict) and "sha" in p),
+        url=data.get("html_url"),
+        additions=stats.get("additions"),
+        deletions=stats.get("deletions"),
+        files_total=files_total,
+        files=tuple(
+            FileChange(
+                path=f["filename"],
+                status=f.get("status") or "modified",
+                additions=int(f.get("additions") or 0),
+                deletions=int(f.get("deletions") or 0),
+                patch=f.get("patch"),  # absent for binaries and very large diffs: "diff unavailable"
+                previous_path=f.get("previous_filename"),
+            )
+            for f in files
+        ),
+    )
+
+
+def first_parent_shas(nodes: Sequence[_Node]) -> set[str]:
+    """SHAs on the branch's first-parent chain among listed commits (listing order, newest first).
+
+    Walks parents[0] from every head, i.e. every commit no listed commit names as a parent: the branch
+    tip, and commits whose child the listing lacks (a first-parent commit dated outside the window, or out
+    of date order, between two in-window ones). A merge's second-parent side is never walked into, and its
+    side commits are not heads because the merge names them, so they stay out. Linear history (squash or
+    rebase merges) has one head and every commit is on the chain."""
+    by_sha = {n.sha: n for n in nodes}
+    named = {p for n in nodes for p in n.parents}
+    chain: set[str] = set()
+    for head in (n.sha for n in nodes if n.sha not in named):
+        current: str | None = head
+        while current is not None and current in by_sha and current not in chain:
+            chain.add(current)
+            parents = by_sha[current].parents
+            current = parents[0] if parents else None
+    return chain
+
+
+def _needs_history_above(nodes: Sequence[_Node]) -> bool:
+    """Whether the window's listing alone cannot settle the chain: a merge commit (side branches exist)
+    or more than one head (a side branch whose merge came after the window)."""
+    if any(len(n.parents) > 1 for n in nodes):
+        return True
+    named = {p for n in nodes for p in n.parents}
+    return sum(1 for n in nodes if n.sha not in named) > 1
+
+
+def _node(item: dict[str, Any]) -> _Node:
+    meta = item.get("commit") or {}
+    date = (meta.get("committer") or {}).get("date") or (meta.get("author") or {}).get("date")
+    if not date:
+        raise SourceError(f"GitHub listed commit {item.get('sha')} without a date")
+    parents = tuple(p["sha"] for p in item.get("parents") or [] if isinstance(p, dict) and "sha" in p)
+    return _Node(item["sha"], parents, _parse_time(date))
+
+
+def _files_capped(data: dict[str, Any], files: list[dict[str, Any]]) -> bool:
+    """GitHub stops at 3000 files without saying so; the commit's line totals then exceed the files'."""
+    if len(files) < MAX_FILES:
+        return False
+    stats = data.get("stats") or {}
+    if not stats:
+        return True
+    listed_add = sum(int(f.get("additions") or 0) for f in files)
+    listed_del = sum(int(f.get("deletions") or 0) for f in files)
+    return listed_add < int(stats.get("additions") or 0) or listed_del < int(stats.get("deletions") or 0)
+
+
+def _parse_time(text: str) -> datetime:
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _utc_z(moment: datetime, rounding: Callable[[float], int]) -> str:
+    """ISO UTC with Z at whole seconds, rounded outward: GitHub takes no fractions, we filter exactly."""
+    seconds = rounding(moment.timestamp())
+    return datetime.fromtimestamp(seconds, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _retry_after(value: str | None, now: float) -> float | None:
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - now)
+    except (TypeError, ValueError):
+        return None
+
+
+def _message(response: httpx.Response) -> str:
+    """GitHub's error message, as one short line (server text is untrusted)."""
+    try:
+        body = response.json()
+        text = str(body.get("message", "")) if isinstance(body, dict) else ""
+    except ValueError:
+        text = response.text
+    text = " ".join(text.split())[:200]
+    return text or response.reason_phrase or "no message"
+
+
+def _describe(exc: Exception) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__

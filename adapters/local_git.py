@@ -1,0 +1,527 @@
+"""Commits from a local clone (bare or not) through the git CLI: no network, no token, no quota.
+
+Every git call pins the options that shape its output (prefixes, colour, rename detection, encoding,
+merge diffs ...) so that a user's git configuration cannot change what we parse. Output is parsed as
+bytes: NUL-separated (-z) where paths appear, decoded with errors="replace" since commit messages and
+diffs are untrusted and need not be UTF-8.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import secrets
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
+from analysis.models import PR_IN_TITLE, Commit, FileChange
+from analysis.window import in_window
+
+Progress = Callable[[int, int], None]  # (done, total), as in bot.sources: adapters do not import bot/
+
+log = logging.getLogger(__name__)
+
+# git prunes a --since walk at the first commit older than the bound, but committer dates along a
+# first-parent history are not always monotonic (clock skew, rebased or cherry-picked commits). Walking
+# back this far before the window makes a miss need a skew of over a month, while the walk itself stays
+# cheap (rev-list reads only commit headers, no diffs); the exact window is applied in Python.
+DEFAULT_SINCE_MARGIN = timedelta(days=30)
+BATCH_SIZE = 50  # commits per `git log -p` call: few processes, bounded output per call
+GIT_TIMEOUT = 300.0  # seconds; only local work, so anything longer is a hung process
+
+_SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,40}")
+_FULL_SHA = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+_NUMSTAT = re.compile(rb"(\d+|-)\t(\d+|-)\t(.*)", re.DOTALL)
+_REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
+_URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")  # credentials in a URL, to scrub from git's messages
+_SCP_LIKE = re.compile(r"(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>[^/].*)")  # [user@]host:owner/name
+_PATH_SEGMENT = re.compile(r"[\w.-]+")
+_WEB_SCHEMES = {"https": "https", "http": "http", "ssh": "https", "git": "https", "git+ssh": "https"}
+_HOST_ALIASES = {"ssh.github.com": "github.com"}  # GitHub's ssh-over-443 endpoint
+
+NO_GIT = "git is not installed (or not on PATH); it is needed to read a local clone"
+_STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "copied", "T": "changed"}
+
+# Variables with which a calling git (hooks, aliases) would point us at another repository or options.
+_STRIP_ENV = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_GRAFT_FILE",
+    "GIT_SHALLOW_FILE",
+    "GIT_PREFIX",
+    "GIT_NAMESPACE",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+    "GIT_IMPLICIT_WORK_TREE",
+    "GIT_INTERNAL_SUPER_PREFIX",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_DIFF_OPTS",
+    "GIT_NOTES_REF",
+)
+# Config that would otherwise leak into the output we parse.
+_CONFIG = (
+    "core.quotepath=off",
+    "core.pager=cat",
+    "color.ui=never",
+    "diff.noprefix=false",
+    "diff.mnemonicPrefix=false",
+    "diff.suppressBlankEmpty=false",
+    "diff.renameLimit=1000",
+    "log.showSignature=false",
+    "i18n.logOutputEncoding=UTF-8",
+)
+# `git log` options shared by the metadata and the patch call: both must see the very same files.
+_LOG_OPTIONS = (
+    "--no-walk=unsorted",
+    "--stdin",
+    "--no-show-signature",
+    "--no-mailmap",  # the author as recorded, as GitHub reports it
+    "--no-notes",
+    "--no-decorate",
+    "--encoding=UTF-8",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-relative",
+    "--root",  # the root commit diffs against the empty tree
+    "--diff-merges=first-parent",  # a merge shows what it brought into the branch
+    "-M",  # GitHub reports renames
+    f"-O{os.devnull}",  # no diff.orderFile reordering
+    "--diff-algorithm=myers",
+    "--indent-heuristic",
+    "--submodule=short",
+)
+_META = "%H%x00%P%x00%an%x00%cI%x00%B"  # see _parse_meta
+_PATCH_OPTIONS = (
+    "-p",
+    "--no-color",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    "--unified=3",
+    "--inter-hunk-context=0",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteRepo:
+    """A hosted repository read from a remote URL (never holds the URL or its credentials)."""
+
+    name: str  # owner/name
+    web_url: str  # https://host/owner/name
+
+
+def parse_remote_url(url: str) -> RemoteRepo | None:
+    """owner/name and web page of a remote such as https://github.com/o/n(.git), git@github.com:o/n.git or
+    ssh://git@host/o/n.git; None for local paths, file:// URLs and paths that are not owner/name."""
+    url = url.strip()
+    if "://" in url:
+        parts = urlsplit(url)
+        web_scheme = _WEB_SCHEMES.get(parts.scheme.lower())
+        try:
+            host, port = parts.hostname, parts.port  # hostname drops user:password@
+        except ValueError:
+            return None
+        if web_scheme is None or not host:
+            return None
+        keep_port = port is not None and parts.scheme.lower() == web_scheme  # an ssh port is not a web port
+        path = parts.path
+    else:
+        match = _SCP_LIKE.fullmatch(url)
+        if match is None:
+            return None
+        web_scheme, host, port, keep_port, path = "https", match["host"].lower(), None, False, match["path"]
+    segments = [s for s in path.split("/") if s]
+    if len(segments) != 2:
+        return None
+    owner, name = segments[0], segments[1].removesuffix(".git")
+    if not (_PATH_SEGMENT.fullmatch(owner) and _PATH_SEGMENT.fullmatch(name)):
+        return None
+    host = _HOST_ALIASES.get(host, host)
+    netloc = f"[{host}]" if ":" in host else host
+    if keep_port:
+        netloc = f"{netloc}:{port}"
+    return RemoteRepo(f"{owner}/{name}", f"{web_scheme}://{netloc}/{owner}/{name}")
+
+
+def redact(text: str) -> str:
+    """Text without credentials embedded in URLs (https://user:token@host → https://host)."""
+    return _URL_USERINFO.sub("", text)
+
+
+class LocalGitSource:
+    """bot.sources.CommitSource over a local clone.
+
+    Construction is synchronous (the source factory is): a few quick git calls check the repository
+    and name it. Everything else runs git in a worker thread (asyncio.to_thread)."""
+
+    def __init__(
+        self,
+        git_dir: Path | str,
+        repo: str | None = None,
+        remote: str = "origin",
+        *,
+        since_margin: timedelta = DEFAULT_SINCE_MARGIN,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        if not _REMOTE_NAME.fullmatch(remote):
+            raise InputError(f"bad remote name {remote!r}")
+        self.remote = remote
+        self.since_margin = since_margin
+        self.batch_size = max(1, batch_size)
+        self._git = shutil.which("git")
+        if self._git is None:
+            raise SourceError(NO_GIT)
+        self._env = {k: v for k, v in os.environ.items() if k not in _STRIP_ENV}
+        self._env.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
+        self.git_dir = self._discover(Path(git_dir))
+        hosted = self._hosted_remote()
+        self._web_url = hosted.web_url if hosted else None
+        self.repo = (repo or "").strip() or (hosted.name if hosted else self._folder_name())
+
+    # --- CommitSource -------------------------------------------------------------------------------
+
+    async def commits_in_window(
+        self, branch: str, start: datetime, end: datetime, progress: Progress | None = None
+    ) -> list[Commit]:
+        if start.tzinfo is None or end.tzinfo is None:
+            raise ValueError("window bounds must be timezone-aware")
+        tip = await self._resolve_branch(branch)
+        shas = await self._shas_in_window(tip, start, end)
+        if progress:
+            progress(0, len(shas))
+        commits: list[Commit] = []
+        for i in range(0, len(shas), self.batch_size):
+            commits.extend(await self._load(shas[i : i + self.batch_size]))
+            if progress:
+                progress(len(commits), len(shas))
+        return commits
+
+    async def get_commit(self, ref: str) -> Commit:
+        ref = ref.strip()
+        if not _SHA_PREFIX.fullmatch(ref):
+            raise InputError(f"not a commit SHA: {ref!r} (use 4 to 40 hex digits)")
+        ref = ref.lower()
+        out = await self._git_async("rev-parse", f"--disambiguate={ref}")
+        candidates = out.decode("ascii", "replace").split()
+        commits = await self._only_commits(candidates)
+        if not commits:
+            raise RefNotFound(f"no commit {ref} in {self.repo}")
+        if len(commits) > 1:
+            listed = ", ".join(sorted(sha[:12] for sha in commits))
+            raise AmbiguousRef(f"short SHA {ref} is ambiguous in {self.repo}: {listed}; give more digits")
+        return (await self._load(commits))[0]
+
+    async def commit_for_pr(self, number: int, branch: str) -> Commit:
+        if number <= 0:
+            raise InputError(f"bad pull request number {number}")
+        tip = await self._resolve_branch(branch)
+        # git narrows the walk with a loose pattern; the title rule (as in Commit.pr_number) decides.
+        out = await self._git_async(
+            "log", "--first-parent", "-z", "--no-show-signature", "--encoding=UTF-8", "-E",
+            f"--grep=\\(#{number}\\)", f"--grep=^Merge pull request #{number} from ",
+            "--format=%H%x00%B", tip,
+        )  # fmt: skip
+        tokens = out.split(b"\0")
+        for sha, message in zip(tokens[0::2], tokens[1::2], strict=False):
+            if _lands_pr(_text(message), number):
+                return (await self._load([sha.decode("ascii")]))[0]
+        raise RefNotFound(f"no commit for pull request #{number} on {branch!r} in {self.repo}")
+
+    async def aclose(self) -> None:
+        return None
+
+    # --- repository -----------------------------------------------------------------------------------
+
+    def _discover(self, path: Path) -> Path:
+        not_a_repo = SourceError(f"{path} is not a git repository")
+        if not path.is_dir():
+            raise not_a_repo
+        proc = self._spawn(["rev-parse", "--absolute-git-dir"], discover_from=path)
+        if proc.returncode != 0:
+            message = _first_line(proc.stderr)
+            if "not a git repository" in message.lower():
+                raise not_a_repo
+            raise SourceError(f"{path} is not a usable git repository: {message}")
+        return Path(_text(proc.stdout).strip())
+
+    def _hosted_remote(self) -> RemoteRepo | None:
+        # get-url applies url.<base>.insteadOf; the URL itself is never stored (it may hold a token).
+        proc = self._spawn(["remote", "get-url", "--", self.remote])
+        return parse_remote_url(_text(proc.stdout)) if proc.returncode == 0 else None
+
+    def _folder_name(self) -> str:
+        proc = self._spawn(["rev-parse", "--path-format=absolute", "--git-common-dir"])
+        common = Path(_text(proc.stdout).strip()) if proc.returncode == 0 else self.git_dir
+        # a work tree's git dir is <top>/.git; a bare repository is conventionally <name>.git
+        folder = common.parent if common.name == ".git" else common
+        return folder.name.removesuffix(".git") or folder.name
+
+    async def _resolve_branch(self, branch: str) -> str:
+        name = branch.strip()
+        if name:
+            for candidate in (f"refs/heads/{name}", f"refs/remotes/{self.remote}/{name}", name):
+                sha = await self._commit_of(candidate)
+                if sha:
+                    return sha
+        known = await self._known_branches()
+        listed = ", ".join(known[:20]) + (f", … ({len(known) - 20} more)" if len(known) > 20 else "")
+        raise InputError(f"unknown branch {branch!r} in {self.repo}; known branches: {listed or '(none)'}")
+
+    async def _commit_of(self, ref: str) -> str | None:
+        proc = await asyncio.to_thread(
+            self._spawn, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"]
+        )
+        return _text(proc.stdout).strip() if proc.returncode == 0 else None
+
+    async def _known_branches(self) -> list[str]:
+        out = await self._git_async(
+            "for-each-ref", "--format=%(refname:short)", "refs/heads/", f"refs/remotes/{self.remote}/"
+        )
+        names = [n for n in _text(out).splitlines() if n and not n.endswith("/HEAD") and n != self.remote]
+        return list(dict.fromkeys(names))
+
+    async def _only_commits(self, candidates: Sequence[str]) -> list[str]:
+        if not candidates:
+            return []
+        out = await self._git_async(
+            "cat-file", "--batch-check=%(objectname) %(objecttype)", stdin="\n".join(candidates) + "\n"
+        )
+        rows = (line.split() for line in _text(out).splitlines())
+        return [row[0] for row in rows if len(row) == 2 and row[1] == "commit"]
+
+    # --- commits --------------------------------------------------------------------------------------
+
+    async def _shas_in_window(self, tip: str, start: datetime, end: datetime) -> list[str]:
+        """First-parent commits with committer date in [start, end), newest first (ties: history order)."""
+        args = ["rev-list", "--first-parent", "--timestamp"]
+        since = int(start.timestamp() - self.since_margin.total_seconds())
+        if since > 0:
+            args.append(f"--since=@{since}")  # a pre-filter only: see DEFAULT_SINCE_MARGIN
+        out = await self._git_async(*args, tip)
+        listed: list[tuple[int, str]] = []
+        for line in _text(out).splitlines():
+            stamp, _, sha = line.partition(" ")
+            if in_window(datetime.fromtimestamp(int(stamp), UTC), start, end):
+                listed.append((int(stamp), sha))
+        listed.sort(key=lambda item: -item[0])  # stable: equal dates keep history order
+        return [sha for _, sha in listed]
+
+    async def _load(self, shas: Sequence[str]) -> list[Commit]:
+        """Full commits for shas, in that order: one metadata and one patch call for the whole batch."""
+        nonce = secrets.token_hex(16)
+        stdin = "\n".join(shas) + "\n"
+        meta_out, patch_out = await asyncio.gather(
+            self._git_async(
+                "log", *_LOG_OPTIONS, "-z", "--raw", "--numstat", f"--format={_META}", stdin=stdin
+            ),
+            self._git_async("log", *_LOG_OPTIONS, *_PATCH_OPTIONS, f"--format={nonce}%H", stdin=stdin),
+        )
+        patches = _parse_patches(patch_out, nonce.encode())
+        by_sha = {m.sha: self._commit(m, patches.get(m.sha)) for m in _parse_meta(meta_out)}
+        missing = [sha for sha in shas if sha not in by_sha]
+        if missing:
+            raise SourceError(f"git did not return commit {missing[0]} of {self.repo}")
+        return [by_sha[sha] for sha in shas]
+
+    def _commit(self, meta: _Meta, patches: list[str | None] | None) -> Commit:
+        if patches is None or len(patches) != len(meta.files):
+            # Should not happen (both calls diff alike); never pair a patch with the wrong file.
+            patches = [None] * len(meta.files)
+        files = tuple(
+            FileChange(
+                path=f.path,
+                status=f.status,
+                additions=f.additions,
+                deletions=f.deletions,
+                patch=None if f.binary else patch,
+                previous_path=f.previous_path,
+            )
+            for f, patch in zip(meta.files, patches, strict=True)
+        )
+        return Commit(
+            repo=self.repo,
+            sha=meta.sha,
+            message=meta.message,
+            author=meta.author,
+            committed_at=datetime.fromisoformat(meta.committed_at),
+            parents=meta.parents,
+            files=files,
+            url=f"{self._web_url}/commit/{meta.sha}" if self._web_url else None,
+        )
+
+    # --- running git ----------------------------------------------------------------------------------
+
+    def _spawn(
+        self, args: list[str], stdin: str | None = None, *, discover_from: Path | None = None
+    ) -> subprocess.CompletedProcess[bytes]:
+        # An explicit --git-dir once discovered: no second discovery, no surprise from the cwd.
+        where = ["-C", str(discover_from)] if discover_from else [f"--git-dir={self.git_dir}"]
+        base = [self._git or "git", "--no-pager", *where]
+        for setting in _CONFIG:
+            base += ["-c", setting]
+        log.debug("git %s", args[0])
+        try:
+            return subprocess.run(
+                [*base, *args],
+                input=stdin.encode() if stdin is not None else None,
+                capture_output=True,
+                env=self._env,
+                timeout=GIT_TIMEOUT,
+                check=False,
+            )
+        except FileNotFoundError as exc:
+            raise SourceError(NO_GIT) from exc
+        except subprocess.TimeoutExpired as exc:
+            raise SourceError(f"git {args[0]} ran over {GIT_TIMEOUT:.0f} s in {self.git_dir}") from exc
+
+    async def _git_async(self, *args: str, stdin: str | None = None) -> bytes:
+        proc = await asyncio.to_thread(self._spawn, list(args), stdin)
+        if proc.returncode != 0:
+            raise SourceError(f"git {args[0]} failed in {self.git_dir}: {_first_line(proc.stderr)}")
+        return proc.stdout
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    path: str
+    status: str
+    additions: int
+    deletions: int
+    binary: bool
+    previous_path: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Meta:
+    sha: str
+    parents: tuple[str, ...]
+    author: str
+    committed_at: str
+    message: str
+    files: list[_File]
+
+
+def _parse_meta(out: bytes) -> list[_Meta]:
+    """Parse `git log -z --raw --numstat --format=<_META>`.
+
+    Per commit: five header tokens, then raw entries (':modes shas status', then one path, two for
+    renames and copies), then numstat entries ('add<TAB>del<TAB>path', or 'add<TAB>del<TAB>' then two
+    paths). Messages cannot hold NUL, paths are consumed by their entry, so the token stream is exact."""
+    tokens = out.split(b"\0")
+    commits: list[_Meta] = []
+    i = 0
+    while i < len(tokens):
+        if not tokens[i].strip():  # the terminator after the last commit
+            i += 1
+            continue
+        if len(tokens) < i + 5 or not _FULL_SHA.fullmatch(tokens[i]):
+            raise SourceError("unexpected output from git log")
+        sha, parents, author, date, message = tokens[i : i + 5]
+        i += 5
+        raw: list[tuple[str, list[str]]] = []
+        stats: list[tuple[str, str, list[str]]] = []
+        while i < len(tokens):
+            token = tokens[i].lstrip(b"\n")
+            if token.startswith(b":"):
+                status = _text(token.split()[-1])
+                width = 2 if status[:1] in ("R", "C") else 1
+                raw.append((status, [_text(p) for p in tokens[i + 1 : i + 1 + width]]))
+                i += 1 + width
+            elif match := _NUMSTAT.fullmatch(token):
+                width = 2 if not match[3] else 0
+                paths = [_text(p) for p in tokens[i + 1 : i + 1 + width]] if width else [_text(match[3])]
+                stats.append((_text(match[1]), _text(match[2]), paths))
+                i += 1 + width
+            else:
+                break
+        commits.append(
+            _Meta(
+                sha=_text(sha),
+                parents=tuple(_text(parents).split()),
+                author=_text(author),
+                committed_at=_text(date).strip(),
+                message=_text(message),
+                files=_files(raw, stats),
+            )
+        )
+    return commits
+
+
+def _files(raw: list[tuple[str, list[str]]], stats: list[tuple[str, str, list[str]]]) -> list[_File]:
+    # --raw and --numstat list the same diff queue in the same order; match by path to be safe.
+    counts = {paths[-1]: (add, delete) for add, delete, paths in stats if paths}
+    files = []
+    for status, paths in raw:
+        add, delete = counts.get(paths[-1], ("-", "-"))
+        binary = add == "-" or delete == "-"
+        files.append(
+            _File(
+                path=paths[-1],
+                status=_STATUS.get(status[:1], "changed"),
+                additions=0 if binary else int(add),
+                deletions=0 if binary else int(delete),
+                binary=binary,
+                previous_path=paths[0] if len(paths) == 2 else None,
+            )
+        )
+    return files
+
+
+def _parse_patches(out: bytes, nonce: bytes) -> dict[str, list[str | None]]:
+    """Per commit sha, per file section ('diff --git' ...), the hunks from the first '@@' on (GitHub's
+    `patch` field), or None when the section has none (binary, pure rename, mode change, empty file).
+
+    Lines inside a diff are always prefixed (' ', '+', '-', '\\'), so a line starting with the random
+    nonce is a commit header and a line starting with 'diff --git ' is a file header."""
+    sections: dict[str, list[list[bytes]]] = {}
+    current: list[list[bytes]] | None = None
+    section: list[bytes] | None = None
+    for line in out.split(b"\n"):  # not splitlines(): \r, \f and friends are content
+        if line.startswith(nonce) and _FULL_SHA.fullmatch(line[len(nonce) :]):
+            current, section = sections.setdefault(_text(line[len(nonce) :]), []), None
+        elif current is not None and line.startswith(b"diff --git "):
+            section = []
+            current.append(section)
+        elif section is not None:
+            section.append(line)
+    return {sha: [_hunks(lines) for lines in files] for sha, files in sections.items()}
+
+
+def _hunks(lines: list[bytes]) -> str | None:
+    start = next((n for n, line in enumerate(lines) if line.startswith(b"@@")), None)
+    if start is None:
+        return None
+    body = lines[start:]
+    while body and not body[-1]:  # the output's final newline; a blank context line is " "
+        body.pop()
+    return _text(b"\n".join(body))
+
+
+def _lands_pr(message: str, number: int) -> bool:
+    title = message.strip().split("\n", 1)[0].strip()
+    squash = PR_IN_TITLE.search(title)
+    return (squash is not None and int(squash[1]) == number) or title.startswith(
+        f"Merge pull request #{number} from "
+    )
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "replace")
+
+
+def _first_line(stderr: bytes) -> str:
+    lines = [line.strip() for line in redact(_text(stderr)).splitlines() if line.strip()]
+    fatal = [line for line in lines if line.lower().startswith(("fatal:", "error:"))]
+    return (fatal or lines or ["no details"])[0]

@@ -1,0 +1,34 @@
+"""Errors a user can act on. Every layer raises these; the CLI and the chat handlers turn them
+into one clear line (exit code 2 on the command line) instead of a traceback."""
+
+
+class DigestError(Exception):
+    """Base class: the message is shown to the user as is, so it must be complete and safe."""
+
+
+class ConfigError(DigestError):
+    """A setting or configuration file is missing or invalid."""
+
+
+class InputError(DigestError):
+    """Bad user input: date, time zone, reference, repository name."""
+
+
+class RefNotFound(InputError):
+    """No commit matches the reference."""
+
+
+class AmbiguousRef(InputError):
+    """More than one commit matches a short SHA."""
+
+
+class SourceError(DigestError):
+    """The commit source (GitHub or git) failed: not found, unauthorised, unreachable."""
+
+
+class RateLimited(SourceError):
+    """A service asked us to wait longer than we are allowed to."""
+
+
+class ServiceError(DigestError):
+    """A chat or LLM service failed after retries."""

@@ -1,0 +1,170 @@
+"""Every label, heading and fixed phrase of our output, per language.
+
+The renderers take labels only from here, so they never drift (DESIGN.md §4) and the LLM
+writes field contents only, never labels.
+"""
+
+from __future__ import annotations
+
+from analysis.models import ChangeType, Importance
+
+LANGS = ("zh", "en")
+
+_LABELS: dict[str, dict[str, str]] = {
+    "zh": {
+        "report_title": "每日更新报告（{date}）",
+        "toc": "📋 目录",
+        "stats": "📊 统计摘要",
+        "stats_line": "本日共 {total} 个提交 | 🔴 高 {high} | 🟡 中 {medium} | 🟢 低 {low}",
+        "no_commits": "该时间窗口内没有提交。",
+        "window": "时间窗口",
+        "analyzer": "分析方式",
+        "col_time": "提交时间",
+        "col_author": "作者",
+        "col_title": "提交信息",
+        "tier_high": "🔴 高重要度变更",
+        "tier_medium": "🟡 中重要度变更",
+        "tier_low": "🟢 低重要度变更",
+        "view_commit": "查看提交",
+        "change_type": "🎯 变更类型",
+        "importance": "⚡ 重要程度",
+        "summary": "📋 变更摘要",
+        "summary_low": "📋 摘要",
+        "scope": "🎯 影响范围",
+        "insights": "🔍 技术洞察",
+        "dimension": "维度",
+        "assessment": "分析",
+        "risks": "⚠️ 潜在风险",
+        "recommendations": "💡 关注建议",
+        "notes": "ℹ️ 说明",
+        "none_stated": "未发现",
+        "unknown": "未知",
+        "files": "文件",
+        "generated": "生成时间",
+        "medium_list": "🟡 中重要度变更",
+        "full_report": "完整报告",
+        "more": "更多",
+        # Report renderer (analysis/render_markdown.py)
+        "field_sep": "：",
+        "note_sep": "；",
+        "analyzer_none": "无",
+    },
+    "en": {
+        "report_title": "Daily Update Report ({date})",
+        "toc": "📋 Contents",
+        "stats": "📊 Summary",
+        "stats_line": "{total} commits today | 🔴 High {high} | 🟡 Medium {medium} | 🟢 Low {low}",
+        "no_commits": "No commits in this window.",
+        "window": "Window",
+        "analyzer": "Analysis",
+        "col_time": "Committed",
+        "col_author": "Author",
+        "col_title": "Message",
+        "tier_high": "🔴 High importance",
+        "tier_medium": "🟡 Medium importance",
+        "tier_low": "🟢 Low importance",
+        "view_commit": "View commit",
+        "change_type": "🎯 Change type",
+        "importance": "⚡ Importance",
+        "summary": "📋 Summary",
+        "summary_low": "📋 Summary",
+        "scope": "🎯 Impact scope",
+        "insights": "🔍 Technical insights",
+        "dimension": "Dimension",
+        "assessment": "Assessment",
+        "risks": "⚠️ Potential risks",
+        "recommendations": "💡 Recommendations",
+        "notes": "ℹ️ Notes",
+        "none_stated": "None identified",
+        "unknown": "Unknown",
+        "files": "files",
+        "generated": "Generated",
+        "medium_list": "🟡 Medium importance",
+        "full_report": "Full report",
+        "more": "more",
+        # Report renderer (analysis/render_markdown.py)
+        "field_sep": ": ",
+        "note_sep": "; ",
+        "analyzer_none": "none",
+    },
+}
+
+_IMPORTANCE = {
+    "zh": {Importance.HIGH: "🔴 高", Importance.MEDIUM: "🟡 中", Importance.LOW: "🟢 低"},
+    "en": {Importance.HIGH: "🔴 High", Importance.MEDIUM: "🟡 Medium", Importance.LOW: "🟢 Low"},
+}
+
+_CHANGE_TYPES = {
+    "zh": {
+        ChangeType.FEATURE: "功能",
+        ChangeType.BUGFIX: "缺陷修复",
+        ChangeType.PERFORMANCE: "性能优化",
+        ChangeType.REFACTOR: "重构",
+        ChangeType.DOCS: "文档",
+        ChangeType.TESTS: "测试",
+        ChangeType.CI_BUILD: "CI/构建",
+        ChangeType.CONFIG: "配置",
+        ChangeType.DEPENDENCY: "依赖",
+        ChangeType.REVERT: "回滚",
+        ChangeType.SECURITY: "安全",
+        ChangeType.OTHER: "其他",
+    },
+    "en": {
+        ChangeType.FEATURE: "Feature",
+        ChangeType.BUGFIX: "Bug fix",
+        ChangeType.PERFORMANCE: "Performance",
+        ChangeType.REFACTOR: "Refactor",
+        ChangeType.DOCS: "Docs",
+        ChangeType.TESTS: "Tests",
+        ChangeType.CI_BUILD: "CI/build",
+        ChangeType.CONFIG: "Config",
+        ChangeType.DEPENDENCY: "Dependency",
+        ChangeType.REVERT: "Revert",
+        ChangeType.SECURITY: "Security",
+        ChangeType.OTHER: "Other",
+    },
+}
+
+_DIMENSIONS = {
+    "zh": {
+        "architecture": "架构影响",
+        "performance": "性能影响",
+        "security": "安全考虑",
+        "maintainability": "可维护性",
+        "compatibility": "兼容性",
+        "resources": "资源消耗",
+    },
+    "en": {
+        "architecture": "Architecture",
+        "performance": "Performance",
+        "security": "Security",
+        "maintainability": "Maintainability",
+        "compatibility": "Compatibility",
+        "resources": "Resources",
+    },
+}
+
+
+def check_lang(lang: str) -> str:
+    if lang not in LANGS:
+        from analysis.errors import InputError
+
+        raise InputError(f"unknown language {lang!r}: use one of {', '.join(LANGS)}")
+    return lang
+
+
+def label(lang: str, key: str, **fmt: object) -> str:
+    text = _LABELS[lang][key]
+    return text.format(**fmt) if fmt else text
+
+
+def importance_label(lang: str, level: Importance) -> str:
+    return _IMPORTANCE[lang][level]
+
+
+def change_type_label(lang: str, kind: ChangeType) -> str:
+    return _CHANGE_TYPES[lang][kind]
+
+
+def dimension_label(lang: str, key: str) -> str:
+    return _DIMENSIONS[lang].get(key, key)

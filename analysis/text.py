@@ -1,0 +1,68 @@
+"""Turning untrusted text (commit messages, diffs, model output) into safe text.
+
+Commit text never pings a channel, never breaks our Markdown, never carries an e-mail address
+or a trailer into a report.
+"""
+
+from __future__ import annotations
+
+import re
+
+ZWSP = "\u200b"
+
+TRAILER = re.compile(
+    r"^\s*(Signed-off-by|Co-authored-by|Co-Authored-By|Reviewed-by|Acked-by|Tested-by|Reported-by|"
+    r"Suggested-by|Helped-by|Cc|Change-Id|Reviewed-on|Approved-by)\s*:.*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+# A real address needs an alphabetic top-level domain, so "lodash@4.17.21" or "torch@2.5" survive.
+EMAIL = re.compile(r"<?\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b>?")
+# Slack (<!channel>, <@U123>, <!subteam^S1>) and Discord (<@123>, <@!123>, <@&123>) mention syntax,
+# and the bare words both platforms turn into mass mentions.
+_MENTION_SYNTAX = re.compile(r"<([!@#])")
+_MASS_MENTION = re.compile(r"@(everyone|here|channel|all)\b", re.IGNORECASE)
+# A code span as CommonMark sees it: a whole run of N backticks closed by a whole run of exactly N
+# (else "``<img …>`" would be kept raw while Markdown renders the <img> as live HTML).
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_MD_SPECIAL = re.compile(r"([\\*_\[\]<>~|])")
+_BLOCK_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
+
+
+def strip_trailers(message: str) -> str:
+    """The message without sign-off style trailers and e-mail addresses."""
+    text = TRAILER.sub("", message)
+    text = EMAIL.sub("", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip()
+
+
+def neutralize_mentions(text: str) -> str:
+    """Break @everyone / @here / @channel and <@…> / <!…> so no chat platform treats them as mentions.
+    A zero-width space keeps the text readable while defeating the parser."""
+    text = _MASS_MENTION.sub(lambda m: "@" + ZWSP + m.group(1), text)
+    return _MENTION_SYNTAX.sub(lambda m: "<" + ZWSP + m.group(1), text)
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def md_inline(text: str) -> str:
+    """Untrusted text as one line of Markdown: balanced `code spans` survive, every other character
+    that could open emphasis, links, HTML or a table cell is escaped, and mentions are neutralised."""
+    text = neutralize_mentions(one_line(text))
+    out: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_MD_SPECIAL.sub(r"\\\1", text[pos : m.start()]).replace("`", "\\`"))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_MD_SPECIAL.sub(r"\\\1", text[pos:]).replace("`", "\\`"))
+    result = "".join(out)
+    # A leading '#', '>', '-' or '1.' would turn the line into a heading, quote or list.
+    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), result, count=1)
+
+
+def md_cell(text: str) -> str:
+    """Untrusted text inside a Markdown table cell: also no unescaped pipe, even in code spans."""
+    return re.sub(r"(?<!\\)\|", r"\\|", md_inline(text))

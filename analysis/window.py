@@ -1,0 +1,44 @@
+"""The day window (DESIGN.md §2): calendar day D in zone TZ, [D 00:00, D+1 00:00) by committer date."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from analysis.errors import InputError
+
+
+def parse_day(text: str) -> date:
+    try:
+        return date.fromisoformat(text.strip()) if len(text.strip()) == 10 else _bad_day(text)
+    except ValueError:
+        return _bad_day(text)
+
+
+def _bad_day(text: str) -> date:
+    raise InputError(f"bad date {text!r}: use YYYY-MM-DD, e.g. 2026-01-29")
+
+
+def day_window(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
+    """Aware datetimes [start, end) in tz. A day with a daylight-saving change is 23 or 25 hours long;
+    where midnight itself is skipped, the day starts at the first instant that exists."""
+    start = _first_instant(day, tz)
+    end = _first_instant(day + timedelta(days=1), tz)
+    return start, end
+
+
+def _first_instant(day: date, tz: ZoneInfo) -> datetime:
+    naive = datetime.combine(day, time(0))
+    local = naive.replace(tzinfo=tz)
+    # A skipped midnight (e.g. America/Santiago) does not survive a round trip through UTC:
+    # the round trip lands on the first instant that exists, which is where the day starts.
+    return local.astimezone(ZoneInfo("UTC")).astimezone(tz)
+
+
+def yesterday(tz: ZoneInfo, now: datetime | None = None) -> date:
+    current = (now or datetime.now(tz)).astimezone(tz)
+    return current.date() - timedelta(days=1)
+
+
+def in_window(moment: datetime, start: datetime, end: datetime) -> bool:
+    return start <= moment < end

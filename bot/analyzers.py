@@ -1,0 +1,60 @@
+"""Which analyser a run uses, and the contract every analyser fulfils."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+from analysis import heuristic
+from analysis.errors import ConfigError, InputError
+from analysis.models import Analysis, Commit
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
+    from bot.store import Store
+
+Progress = Callable[[int, int], None]
+ANALYZER_CHOICES = ("auto", "heuristic", "llm")
+
+
+class Analyzer(Protocol):
+    model: str  # part of the cache key: the model name, or "heuristic"
+    prompt_version: str  # part of the cache key: bump when prompts or rubric change
+
+    async def analyze(
+        self, commits: list[Commit], lang: str, progress: Progress | None = None
+    ) -> dict[str, Analysis]:
+        """An analysis for every commit given, by sha. Never raises for one commit's failure:
+        a commit that could not be analysed gets a fallback analysis that says so."""
+        ...
+
+
+class HeuristicAnalyzer:
+    """The embedded default: no model, no network, deterministic."""
+
+    model = "heuristic"
+    prompt_version = heuristic.RUBRIC_VERSION
+
+    async def analyze(
+        self, commits: list[Commit], lang: str, progress: Progress | None = None
+    ) -> dict[str, Analysis]:
+        results: dict[str, Analysis] = {}
+        for done, commit in enumerate(commits, start=1):
+            results[commit.sha] = heuristic.analyze(commit, lang)
+            if progress:
+                progress(done, len(commits))
+        return results
+
+
+def make_analyzer(settings: Settings, store: Store, choice: str = "auto") -> Analyzer:
+    if choice not in ANALYZER_CHOICES:
+        raise InputError(f"unknown analyzer {choice!r}: use one of {', '.join(ANALYZER_CHOICES)}")
+    if choice == "heuristic" or (choice == "auto" and not settings.llm_configured):
+        return HeuristicAnalyzer()
+    if not settings.llm_configured:
+        raise ConfigError(
+            "--analyzer llm needs DIGEST_MODEL and OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)"
+        )
+    from bot.llm_analyzer import LLMAnalyzer
+
+    return LLMAnalyzer.from_settings(settings, store)

@@ -1,0 +1,221 @@
+"""The digest pipeline: a day's commits in, a complete Digest out.
+
+fetch (source, store-backed) → analyse what the cache lacks → make sure every commit has an
+analysis → record the digest. Rendering and delivery are the caller's business.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from analysis import heuristic
+from analysis.errors import InputError
+from analysis.models import Analysis, Commit, Digest
+from analysis.window import day_window
+from bot.analyzers import Analyzer
+from bot.refs import Ref
+from bot.sources import CommitSource
+from bot.store import Store, digest_key, utcnow
+
+log = logging.getLogger(__name__)
+
+# (stage, done, total): stage is "fetch" or "analyse"
+StageProgress = Callable[[str, int, int], None]
+
+
+@dataclass(slots=True)
+class RunStats:
+    """What one digest run cost: the service logs it, the benchmark prints it."""
+
+    commits: int = 0
+    cached_analyses: int = 0
+    new_analyses: int = 0
+    fallbacks: int = 0
+    seconds: float = 0.0
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def key_of(digest: Digest) -> str:
+    return digest_key(digest.repo, digest.branch, digest.day.isoformat(), digest.timezone, digest.lang)
+
+
+async def build_digest(
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    *,
+    branch: str,
+    day: date,
+    tz: ZoneInfo,
+    lang: str,
+    refresh: bool = False,
+    progress: StageProgress | None = None,
+    stats: RunStats | None = None,
+    keep: Callable[[Commit], bool] | None = None,
+) -> Digest:
+    """keep: a subscription's filters; commits it rejects are counted in the digest, not analysed."""
+    began = time.monotonic()
+    stats = stats if stats is not None else RunStats()
+    start, end = day_window(day, tz)
+    commits = await source.commits_in_window(
+        branch, start, end, progress=(lambda d, t: progress("fetch", d, t)) if progress else None
+    )
+    window_total = len(commits)
+    if keep is not None:
+        commits = [c for c in commits if keep(c)]
+    analyses = await analyse_commits(
+        store, analyzer, source.repo, commits, lang, refresh=refresh, progress=progress, stats=stats
+    )
+    digest = Digest(
+        repo=source.repo,
+        branch=branch,
+        day=day,
+        timezone=tz.key,
+        window_start=start,
+        window_end=end,
+        generated_at=utcnow().astimezone(tz),
+        commits=commits,
+        analyses=analyses,
+        lang=lang,
+        filtered_out=window_total - len(commits),
+    )
+    save_digest(store, digest)
+    stats.commits = len(commits)
+    stats.seconds = time.monotonic() - began
+    log.info(
+        "digest %s %s: %d commits (%s), %d analyses cached, %d new, %d fallbacks, %.1fs",
+        digest.repo,
+        day,
+        len(commits),
+        digest.stats,
+        stats.cached_analyses,
+        stats.new_analyses,
+        stats.fallbacks,
+        stats.seconds,
+    )
+    return digest
+
+
+async def analyse_commits(
+    store: Store,
+    analyzer: Analyzer,
+    repo: str,
+    commits: list[Commit],
+    lang: str,
+    *,
+    refresh: bool = False,
+    progress: StageProgress | None = None,
+    stats: RunStats | None = None,
+) -> dict[str, Analysis]:
+    """An analysis for every commit: from the cache unless refresh, else from the analyser. A commit
+    the analyser did not return is given the heuristic analysis with the gap stated — never dropped."""
+    stats = stats if stats is not None else RunStats()
+    analyses: dict[str, Analysis] = {}
+    if not refresh:
+        for commit in commits:
+            cached = store.get_analysis(repo, commit.sha, analyzer.model, analyzer.prompt_version, lang)
+            if cached is not None:
+                analyses[commit.sha] = cached
+    stats.cached_analyses = len(analyses)
+    todo = [c for c in commits if c.sha not in analyses]
+    fresh = (
+        await analyzer.analyze(
+            todo, lang, progress=(lambda d, t: progress("analyse", d, t)) if progress else None
+        )
+        if todo
+        else {}
+    )
+    for commit in todo:
+        result = fresh.get(commit.sha) or missing_analysis(commit, lang)
+        analyses[commit.sha] = result
+        if result.analyzer == "heuristic-fallback":
+            stats.fallbacks += 1
+            continue  # not cached: the next run tries the analyser again
+        stats.new_analyses += 1
+        store.save_analysis(repo, result, analyzer.model, analyzer.prompt_version)
+    return analyses
+
+
+def missing_analysis(commit: Commit, lang: str) -> Analysis:
+    fallback = heuristic.analyze(commit, lang)
+    note = (
+        "分析器未返回结果，以下为启发式分析"
+        if lang == "zh"
+        else "The analyser returned nothing; heuristic analysis shown"
+    )
+    return fallback.model_copy(update={"analyzer": "heuristic-fallback", "notes": [*fallback.notes, note]})
+
+
+def save_digest(store: Store, digest: Digest) -> int:
+    return store.save_digest(
+        key_of(digest),
+        {
+            "repo": digest.repo,
+            "branch": digest.branch,
+            "day": digest.day.isoformat(),
+            "timezone": digest.timezone,
+            "lang": digest.lang,
+            "window_start": digest.window_start.isoformat(),
+            "window_end": digest.window_end.isoformat(),
+            "generated_at": digest.generated_at.isoformat(),
+            "shas": json.dumps([c.sha for c in digest.commits]),
+            "stats": json.dumps({**digest.stats, "filtered_out": digest.filtered_out}),
+            "analyzers": "+".join(digest.analyzers),
+            "analyses": json.dumps({sha: a.model_dump(mode="json") for sha, a in digest.analyses.items()}),
+        },
+    )
+
+
+def load_digest(store: Store, key: str) -> Digest | None:
+    """A recorded digest rebuilt from the store (thread questions, resumed posts)."""
+    row = store.get_digest(key)
+    if row is None:
+        return None
+    commits = [store.get_commit(row["repo"], sha) for sha in json.loads(row["shas"])]
+    if any(c is None for c in commits):
+        return None
+    analyses = {sha: Analysis.model_validate(a) for sha, a in json.loads(row["analyses"] or "{}").items()}
+    return Digest(
+        repo=row["repo"],
+        branch=row["branch"],
+        day=date.fromisoformat(row["day"]),
+        timezone=row["timezone"],
+        window_start=datetime.fromisoformat(row["window_start"]),
+        window_end=datetime.fromisoformat(row["window_end"]),
+        generated_at=datetime.fromisoformat(row["generated_at"]),
+        commits=[c for c in commits if c is not None],
+        analyses=analyses,
+        lang=row["lang"],
+        filtered_out=json.loads(row["stats"]).get("filtered_out", 0),
+    )
+
+
+async def resolve_commit(source: CommitSource, ref: Ref, branch: str) -> Commit:
+    """The commit a parsed reference names, on the source's repository."""
+    if ref.kind == "pr":
+        return await source.commit_for_pr(ref.pr_number, branch)
+    if ref.kind == "sha":
+        return await source.get_commit(ref.value)
+    raise InputError(f"{ref.value} is a date, not a commit: use `digest --date {ref.value}`")
+
+
+async def analyse_ref(
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    ref: Ref,
+    *,
+    branch: str,
+    lang: str,
+    refresh: bool = False,
+) -> tuple[Commit, Analysis]:
+    """One commit's analysis, cache first: the core of `digestbot analyze` and `/digest <sha>`."""
+    commit = await resolve_commit(source, ref, branch)
+    analyses = await analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh)
+    return commit, analyses[commit.sha]

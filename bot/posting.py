@@ -1,0 +1,119 @@
+"""Posting a digest into a chat channel, idempotently, whatever the platform.
+
+A digest becomes an ordered list of items: the parent message, then in its thread one card per
+high commit, the compact list of medium commits, and the full report as a file. Every item posted
+is recorded (platform, channel, digest key, item) the moment the platform accepts it, so posting the
+same digest again posts nothing and an interrupted post resumes with only the missing items.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Protocol
+
+from analysis.models import Analysis, Commit, Digest, Importance
+from bot.pipeline import key_of
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    message_id: str
+    thread_id: str | None = None  # where replies go (Slack: the parent ts; Discord: the thread id)
+
+
+class Poster(Protocol):
+    """What a chat adapter implements; each call posts exactly one logical item (it may split it
+    into several platform messages to respect limits, and returns the first one's id)."""
+
+    platform: str
+
+    async def post_parent(self, channel: str, digest: Digest) -> Posted: ...
+
+    async def post_card(
+        self, channel: str, thread: str, digest: Digest, commit: Commit, analysis: Analysis
+    ) -> Posted: ...
+
+    async def post_medium_list(
+        self, channel: str, thread: str, digest: Digest, commits: list[Commit]
+    ) -> Posted: ...
+
+    async def post_report(
+        self, channel: str, thread: str, digest: Digest, filename: str, markdown: str
+    ) -> Posted: ...
+
+
+@dataclass(slots=True)
+class PostResult:
+    key: str
+    posted: list[str]  # items posted by this call
+    skipped: list[str]  # items found already posted
+    thread_id: str | None
+
+
+def digest_items(digest: Digest) -> list[str]:
+    """The ordered item names of a digest's post. Stable: they are the idempotency keys."""
+    items = ["parent"]
+    items += [f"card:{c.sha}" for c in digest.by_importance(Importance.HIGH)]
+    if digest.by_importance(Importance.MEDIUM):
+        items.append("medium")
+    items.append("report")
+    return items
+
+
+def report_filename(digest: Digest) -> str:
+    return f"digest-{digest.repo.replace('/', '-')}-{digest.day.isoformat()}.{digest.lang}.md"
+
+
+async def post_digest(poster: Poster, store: Store, channel: str, digest: Digest) -> PostResult:
+    """Post what is missing of this digest in this channel; record each item as soon as it is up."""
+    key = key_of(digest)
+    done = store.get_posts(poster.platform, channel, key)
+    result = PostResult(key=key, posted=[], skipped=[], thread_id=None)
+    by_sha = {c.sha: c for c in digest.commits}
+    for item in digest_items(digest):
+        if item in done:
+            result.skipped.append(item)
+            if item == "parent":
+                result.thread_id = done[item]["thread_id"]
+            continue
+        # Shielded: once the platform has the message, the record must follow even if we are
+        # being cancelled (shutdown), or a restart would post it twice.
+        posted = await asyncio.shield(_post_item(poster, channel, result.thread_id, digest, item, by_sha))
+        if item == "parent":
+            result.thread_id = posted.thread_id or posted.message_id
+        store.record_post(poster.platform, channel, key, item, posted.message_id, result.thread_id)
+        result.posted.append(item)
+    log.info(
+        "posted %s to %s:%s: %d new, %d already there",
+        key,
+        poster.platform,
+        channel,
+        len(result.posted),
+        len(result.skipped),
+    )
+    return result
+
+
+async def _post_item(
+    poster: Poster, channel: str, thread: str | None, digest: Digest, item: str, by_sha: dict[str, Commit]
+) -> Posted:
+    from analysis.render_markdown import render_report
+
+    if item == "parent":
+        return await poster.post_parent(channel, digest)
+    assert thread is not None, "thread items come after the parent"
+    if item.startswith("card:"):
+        commit = by_sha[item.removeprefix("card:")]
+        return await poster.post_card(channel, thread, digest, commit, digest.analysis_of(commit))
+    if item == "medium":
+        return await poster.post_medium_list(channel, thread, digest, digest.by_importance(Importance.MEDIUM))
+    if item == "report":
+        return await poster.post_report(
+            channel, thread, digest, report_filename(digest), render_report([digest], digest.lang)
+        )
+    raise ValueError(f"unknown digest item {item!r}")

@@ -1,0 +1,254 @@
+"""The daily schedule: one APScheduler CronTrigger per subscription, in the subscription's zone.
+
+Each fire posts the digest of the previous calendar day (in that zone). A run is idempotent per
+(subscription, day): the `runs` table says what is done, a lock per pair makes coinciding triggers run
+once, and posting itself only adds what is missing. Missed fires (downtime, a skipped daylight-saving
+hour) are caught up oldest first, at start-up and by a periodic sweep, never reaching back more than
+`catchup_days` nor before the service first saw the subscription.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+
+from analysis.window import day_window
+from bot.store import Store
+from bot.subscriptions import Registry, Subscription
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+SWEEP_SECONDS = 600  # how often missed runs are looked for while running
+SYNC_SECONDS = 30  # how soon a subscription made in chat gets its job
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    status: str  # done | failed | partial
+    commits: int = 0
+    stats: dict[str, int] = field(default_factory=dict)
+    llm_calls: int = 0
+    tokens: int = 0
+    error: str | None = None
+
+
+Runner = Callable[[Subscription, date], Awaitable[RunOutcome]]
+
+
+def trigger_for(sub: Subscription) -> CronTrigger:
+    tz = ZoneInfo(sub.timezone)
+    if ":" in sub.schedule and len(sub.schedule.split()) == 1:
+        hour, minute = sub.schedule.split(":")
+        return CronTrigger(hour=int(hour), minute=int(minute), timezone=tz)
+    return CronTrigger.from_crontab(sub.schedule, timezone=tz)
+
+
+def day_for_fire(sub: Subscription, fired_at: datetime) -> date:
+    """A fire posts the previous calendar day of the subscription's zone."""
+    return fired_at.astimezone(ZoneInfo(sub.timezone)).date() - timedelta(days=1)
+
+
+class DigestScheduler:
+    def __init__(
+        self,
+        registry: Registry,
+        store: Store,
+        runner: Runner,
+        *,
+        catchup_days: int = 3,
+        clock: Clock = lambda: datetime.now(UTC),
+    ):
+        self.registry = registry
+        self.store = store
+        self.runner = runner
+        self.catchup_days = catchup_days
+        self.clock = clock
+        self._locks: dict[tuple[str, date], asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._jobs: dict[str, str] = {}  # subscription name → its trigger's description (to spot changes)
+        self.scheduler: AsyncIOScheduler | None = None
+        self.stopping = False
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    async def start(self) -> None:
+        self.scheduler = AsyncIOScheduler(timezone=UTC)
+        self.scheduler.start()
+        self.sync_jobs()
+        self.scheduler.add_job(self.sync_jobs, "interval", seconds=SYNC_SECONDS, id="sync", coalesce=True)
+        self.scheduler.add_job(self._sweep_job, "interval", seconds=SWEEP_SECONDS, id="sweep", coalesce=True)
+        self._track(asyncio.create_task(self.catch_up()))
+
+    async def idle(self) -> None:
+        """Wait until no run or catch-up is in flight (tests, shutdown)."""
+        while pending := [t for t in self._tasks if not t.done()]:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def _track(self, task: asyncio.Task) -> asyncio.Task:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def stop(self, timeout: float = 60.0) -> None:
+        """No new runs; let in-flight ones finish (posts are recorded as they go, so a run cut short
+        resumes with only the missing items next time)."""
+        self.stopping = True
+        if self.scheduler is not None:
+            self.scheduler.shutdown(wait=False)
+        pending = [t for t in self._tasks if not t.done()]
+        if pending:
+            _, still = await asyncio.wait(pending, timeout=timeout)
+            for task in still:
+                task.cancel()
+            await asyncio.gather(*still, return_exceptions=True)
+
+    # -- jobs ---------------------------------------------------------------------------------------
+    def sync_jobs(self) -> None:
+        """Make the scheduler's jobs match the subscriptions (file + chat) now."""
+        assert self.scheduler is not None
+        current = {s.name: s for s in self.registry.all()}
+        now = self.clock()
+        for name, sub in current.items():
+            self._mark_seen(name, now)
+            signature = f"{sub.schedule}|{sub.timezone}"
+            if self._jobs.get(name) == signature:
+                continue
+            self.scheduler.add_job(
+                self._fire_job,
+                trigger_for(sub),
+                args=[name],
+                id=f"sub:{name}",
+                replace_existing=True,
+                coalesce=True,
+                max_instances=1,
+                misfire_grace_time=3600,
+            )
+            self._jobs[name] = signature
+            log.info("scheduled %s: %s %s (next %s)", name, sub.schedule, sub.timezone, self.next_run(sub))
+        for name in list(self._jobs):
+            if name not in current:
+                self.scheduler.remove_job(f"sub:{name}")
+                del self._jobs[name]
+                log.info("unscheduled %s", name)
+
+    async def _fire_job(self, name: str) -> None:
+        sub = next((s for s in self.registry.all() if s.name == name), None)
+        if sub is None or self.stopping:
+            return
+        await self._spawn(sub, day_for_fire(sub, self.clock()))
+
+    async def _sweep_job(self) -> None:
+        if not self.stopping:
+            await self.catch_up()
+
+    def next_run(self, sub: Subscription) -> datetime | None:
+        return trigger_for(sub).get_next_fire_time(None, self.clock())
+
+    # -- runs ---------------------------------------------------------------------------------------
+    def missed(self, sub: Subscription) -> list[date]:
+        """Days of the last `catchup_days` whose digest is due (its first fire after the day ended has
+        passed) but not done, oldest first. Day-based rather than fire-based, so a fire lost to a
+        daylight-saving jump or a weekday-only cron still gets its day posted."""
+        now = self.clock()
+        tz = ZoneInfo(sub.timezone)
+        today = now.astimezone(tz).date()
+        seen = self._first_seen(sub.name)
+        done = self._done_days(sub.name)
+        trigger = trigger_for(sub)
+        days = []
+        for back in range(self.catchup_days, 0, -1):
+            day = today - timedelta(days=back)
+            due = trigger.get_next_fire_time(None, day_window(day + timedelta(days=1), tz)[0])
+            if due is None or due > now or (seen is not None and due < seen):
+                continue
+            if day.isoformat() not in done:
+                days.append(day)
+        return days
+
+    async def catch_up(self) -> None:
+        """Run every missed (subscription, day), each subscription's days oldest first; subscriptions
+        run side by side and one failing does not stop the others."""
+        subs = self.registry.all()
+        await asyncio.gather(*(self._catch_up_one(s) for s in subs))
+
+    async def _catch_up_one(self, sub: Subscription) -> None:
+        for day in self.missed(sub):
+            if self.stopping:
+                return
+            log.info("catching up %s for %s", sub.name, day)
+            await self._spawn(sub, day)
+
+    async def _spawn(self, sub: Subscription, day: date) -> RunOutcome | None:
+        task = self._track(asyncio.create_task(self.run_once(sub, day)))
+        return await asyncio.shield(task)
+
+    async def run_once(self, sub: Subscription, day: date) -> RunOutcome | None:
+        """Run (subscription, day) unless it is done already; None when skipped."""
+        lock = self._locks.setdefault((sub.name, day), asyncio.Lock())
+        async with lock:
+            if day.isoformat() in self._done_days(sub.name):
+                return None
+            started = self.clock()
+            self._record(sub.name, day, {"status": "running", "started_at": started.isoformat()})
+            try:
+                outcome = await self.runner(sub, day)
+            except Exception as exc:  # a failing subscription must not stop the others
+                log.exception("digest %s %s failed", sub.name, day)
+                outcome = RunOutcome("failed", error=f"{type(exc).__name__}: {exc}")
+            self._record(
+                sub.name,
+                day,
+                {
+                    "status": outcome.status,
+                    "finished_at": self.clock().isoformat(),
+                    "commits": outcome.commits,
+                    "stats": json.dumps(outcome.stats),
+                    "llm_calls": outcome.llm_calls,
+                    "tokens": outcome.tokens,
+                    "error": outcome.error,
+                },
+            )
+            seconds = (self.clock() - started).total_seconds()
+            log.info(
+                "digest %s %s: %s, %d commits %s, %d LLM calls, %d tokens, %.1fs%s",
+                sub.name,
+                day,
+                outcome.status,
+                outcome.commits,
+                outcome.stats,
+                outcome.llm_calls,
+                outcome.tokens,
+                seconds,
+                f" ({outcome.error})" if outcome.error else "",
+            )
+            return outcome
+
+    # -- bookkeeping --------------------------------------------------------------------------------
+    def _record(self, name: str, day: date, fields: dict) -> None:
+        with self.store.transaction():
+            self.store.db["runs"].upsert(
+                {"subscription": name, "day": day.isoformat(), **fields}, pk=("subscription", "day")
+            )
+
+    def _done_days(self, name: str) -> set[str]:
+        rows = self.store.query("SELECT day FROM runs WHERE subscription = ? AND status = 'done'", [name])
+        return {r["day"] for r in rows}
+
+    def _mark_seen(self, name: str, now: datetime) -> None:
+        if self._first_seen(name) is None:
+            with self.store.transaction():
+                self.store.db["subscription_seen"].insert(
+                    {"name": name, "first_seen": now.isoformat()}, ignore=True
+                )
+
+    def _first_seen(self, name: str) -> datetime | None:
+        rows = self.store.query("SELECT first_seen FROM subscription_seen WHERE name = ?", [name])
+        return datetime.fromisoformat(rows[0]["first_seen"]) if rows else None

@@ -1,0 +1,186 @@
+"""`digestbot run`: one asyncio process with the scheduler and whichever chat adapters have tokens.
+
+Each morning every subscription's digest is built once and posted to each of its destinations; a
+destination that fails (or has no adapter running) leaves the run unfinished, so the next sweep
+resumes it, posting only what is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Callable
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import ConfigError, DigestError
+from bot.analyzers import Analyzer, make_analyzer
+from bot.chat import ChatService
+from bot.pipeline import build_digest
+from bot.posting import Poster, post_digest
+from bot.scheduler import DigestScheduler, RunOutcome
+from bot.settings import Settings, zone
+from bot.sources import CommitSource, open_source, pick_branch
+from bot.store import Store
+from bot.subscriptions import Registry, Subscription
+from bot.usage import tracking
+
+log = logging.getLogger(__name__)
+
+
+class DigestRunner:
+    """Builds a subscription's digest for a day and posts it to every destination."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        posters: dict[str, Poster],
+        *,
+        analyzer: Analyzer | None = None,
+        source_factory: Callable[[Subscription], CommitSource] | None = None,
+    ):
+        self.settings = settings
+        self.store = store
+        self.posters = posters
+        self._analyzer = analyzer
+        self._source_factory = source_factory
+
+    @property
+    def analyzer(self) -> Analyzer:
+        if self._analyzer is None:
+            self._analyzer = make_analyzer(self.settings, self.store, "auto")
+        return self._analyzer
+
+    def source(self, sub: Subscription) -> CommitSource:
+        if self._source_factory is not None:
+            return self._source_factory(sub)
+        return open_source(self.settings, self.store, sub.repo, sub.git_dir)
+
+    async def __call__(self, sub: Subscription, day: date) -> RunOutcome:
+        with tracking() as usage:
+            source = self.source(sub)
+            try:
+                digest = await build_digest(
+                    source,
+                    self.store,
+                    self.analyzer,
+                    branch=await pick_branch(source, sub.branch, self.settings),
+                    day=day,
+                    tz=zone(sub.timezone),
+                    lang=sub.lang,
+                    keep=sub.filters.keep if sub.filters.active else None,
+                )
+            except DigestError as exc:
+                return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
+            finally:
+                await source.aclose()
+            errors: list[str] = []
+            for dest in sub.destinations:
+                poster = self.posters.get(dest.platform)
+                if poster is None:
+                    errors.append(
+                        f"{dest.platform}:{dest.channel}: no {dest.platform} adapter running (token not set)"
+                    )
+                    continue
+                try:
+                    await post_digest(poster, self.store, dest.channel, digest)
+                except Exception as exc:  # one destination failing must not stop the others
+                    log.warning("posting %s to %s:%s failed: %s", sub.name, dest.platform, dest.channel, exc)
+                    errors.append(f"{dest.platform}:{dest.channel}: {exc}")
+        status = "done" if not errors else ("failed" if len(errors) == len(sub.destinations) else "partial")
+        return RunOutcome(
+            status,
+            commits=len(digest.commits),
+            stats=digest.stats,
+            llm_calls=usage.calls,
+            tokens=usage.tokens,
+            error="; ".join(errors) or None,
+        )
+
+
+def load_subscriptions(settings: Settings, config: Path | None) -> list[Subscription]:
+    from bot.config import load_config
+
+    path = config or settings.digest_config
+    if path is None:
+        return []
+    return load_config(Path(path), default_tz=settings.digest_tz, default_lang=settings.digest_lang)
+
+
+def chat_runtimes(settings: Settings, service: ChatService) -> list[Any]:
+    """The chat adapters whose tokens are set."""
+    runtimes: list[Any] = []
+    if settings.slack_bot_token:
+        from adapters.slack_app import SlackRuntime
+
+        runtimes.append(SlackRuntime(settings, service))
+    if settings.discord_bot_token:
+        from adapters.discord_bot import DiscordRuntime
+
+        runtimes.append(DiscordRuntime(settings, service))
+    return runtimes
+
+
+async def serve(
+    settings: Settings,
+    store: Store,
+    subscriptions: list[Subscription],
+    *,
+    stop: asyncio.Event | None = None,
+    runtimes: list[Any] | None = None,
+    runner: DigestRunner | None = None,
+    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+) -> None:
+    """Run until `stop` is set (SIGINT / SIGTERM set it when running from the CLI)."""
+    registry = Registry(store, subscriptions)
+    service = ChatService(settings, store, git_dirs=registry.git_dirs())
+    service.subscriptions = registry
+    runtimes = chat_runtimes(settings, service) if runtimes is None else runtimes
+    platforms = {d.platform for s in registry.all() for d in s.destinations}
+    if not runtimes:
+        raise ConfigError(
+            "no chat adapter to run: set SLACK_BOT_TOKEN (+ SLACK_APP_TOKEN or SLACK_SIGNING_SECRET)"
+            " and/or DISCORD_BOT_TOKEN"
+        )
+    started: list[Any] = []
+    scheduler: DigestScheduler | None = None
+    try:
+        for runtime in runtimes:
+            await runtime.start()
+            started.append(runtime)
+        posters = {rt.poster.platform: rt.poster for rt in started}
+        for missing in sorted(platforms - set(posters)):
+            log.warning(
+                "subscriptions post to %s but no %s adapter is running (token not set)", missing, missing
+            )
+        runner = runner or DigestRunner(settings, store, posters)
+        scheduler = DigestScheduler(
+            registry, store, runner, catchup_days=settings.digest_catchup_days, clock=clock
+        )
+        await scheduler.start()
+        log.info(
+            "digestbot running: %d subscription(s), adapters: %s",
+            len(registry.all()),
+            ", ".join(sorted(posters)) or "none",
+        )
+        await (stop or asyncio.Event()).wait()
+    finally:
+        log.info("shutting down: finishing in-flight posts")
+        if scheduler is not None:
+            await scheduler.stop()
+        for runtime in reversed(started):
+            try:
+                await runtime.stop()
+            except Exception as exc:
+                log.warning("stopping %s failed: %s", type(runtime).__name__, exc)
+
+
+def install_signal_handlers(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on the main thread
+            loop.add_signal_handler(sig, stop.set)

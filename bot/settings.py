@@ -1,0 +1,113 @@
+"""Settings from the environment and an optional .env file. Secrets are SecretStr: their repr is
+masked, so printing or logging a Settings object never reveals a token."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from analysis.errors import ConfigError, InputError
+
+
+def default_db_path() -> Path:
+    """XDG data dir: a database that survives reinstalls and is not written into the checkout."""
+    import os
+
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "digestbot" / "digest.db"
+
+
+def zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InputError(
+            f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai or UTC"
+        ) from None
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", env_ignore_empty=True
+    )
+
+    # Sources
+    github_token: SecretStr | None = None
+    github_api_url: str = "https://api.github.com"
+    github_concurrency: int = Field(8, ge=1, le=64)
+    github_max_wait: float = Field(
+        300.0, ge=0, description="longest rate-limit wait, seconds, before giving up"
+    )
+    github_timeout: float = Field(30.0, gt=0)
+
+    # LLM (any OpenAI-compatible server)
+    openai_api_key: SecretStr | None = None
+    openai_base_url: str | None = None
+    digest_model: str | None = None
+    llm_timeout: float = Field(120.0, gt=0)
+    llm_max_retries: int = Field(3, ge=0, le=10)
+    llm_concurrency: int = Field(8, ge=1, le=256)
+    llm_rpm: int | None = Field(None, ge=1, description="requests per minute, unset for no limit")
+    llm_context_tokens: int = Field(8192, ge=2048, description="context window of the model")
+    llm_output_tokens: int = Field(1536, ge=256, description="output allowance of one analysis")
+    llm_price_in: float | None = Field(None, ge=0, description="USD per million input tokens")
+    llm_price_out: float | None = Field(None, ge=0, description="USD per million output tokens")
+
+    # Chat
+    slack_bot_token: SecretStr | None = None
+    slack_app_token: SecretStr | None = None
+    slack_signing_secret: SecretStr | None = None
+    slack_api_url: str = "https://slack.com/api/"
+    slack_port: int = Field(3000, ge=1, le=65535)
+    discord_bot_token: SecretStr | None = None
+    discord_guild_id: int | None = None
+    discord_api_url: str | None = None
+
+    # Application
+    digest_db: Path = Field(default_factory=default_db_path)
+    digest_config: Path | None = None
+    digest_tz: str = "Asia/Shanghai"
+    digest_lang: str = "zh"
+    digest_branch: str = "main"
+    digest_repo: str | None = None
+    digest_catchup_days: int = Field(3, ge=0, le=31)
+
+    @field_validator("digest_lang")
+    @classmethod
+    def _lang(cls, v: str) -> str:
+        if v not in ("zh", "en"):
+            raise ValueError("must be zh or en")
+        return v
+
+    @field_validator("digest_tz")
+    @classmethod
+    def _tz(cls, v: str) -> str:
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC)") from None
+        return v
+
+    @field_validator("openai_base_url", "discord_api_url", "digest_model", "digest_repo", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, v: object) -> object:
+        return None if isinstance(v, str) and not v.strip() else v
+
+    @cached_property
+    def llm_configured(self) -> bool:
+        return bool(self.digest_model and (self.openai_api_key or self.openai_base_url))
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings, or one ConfigError naming every bad variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in exc.errors()
+        )
+        raise ConfigError(f"invalid settings: {problems}") from None

@@ -1,0 +1,446 @@
+"""The SQLite store (sqlite-utils): commits and their files, analyses, digests, the HTTP cache,
+LLM calls and chat posts. The schema is built by numbered migrations tracked in PRAGMA user_version;
+the database runs in WAL mode so the service and a CLI run can share it."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from analysis.errors import ConfigError
+from analysis.models import Analysis, Commit, FileChange
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(dt: datetime) -> str:
+    return dt.isoformat()
+
+
+def _m1_initial(db: sqlite_utils.Database) -> None:
+    db["commits"].create(
+        {
+            "repo": str,
+            "sha": str,
+            "message": str,
+            "author": str,
+            "author_login": str,
+            "committed_at": str,
+            "parents": str,
+            "url": str,
+            "additions": int,
+            "deletions": int,
+            "files_total": int,
+            "fetched_at": str,
+        },
+        pk=("repo", "sha"),
+    )
+    db["files"].create(
+        {
+            "repo": str,
+            "sha": str,
+            "idx": int,
+            "path": str,
+            "status": str,
+            "additions": int,
+            "deletions": int,
+            "patch": str,
+            "previous_path": str,
+        },
+        pk=("repo", "sha", "idx"),
+    )
+    db["analyses"].create(
+        {
+            "repo": str,
+            "sha": str,
+            "model": str,
+            "prompt_version": str,
+            "lang": str,
+            "importance": str,
+            "change_type": str,
+            "analyzer": str,
+            "data": str,
+            "created_at": str,
+        },
+        pk=("repo", "sha", "model", "prompt_version", "lang"),
+    )
+    db["digests"].create(
+        {
+            "id": int,
+            "key": str,
+            "repo": str,
+            "branch": str,
+            "day": str,
+            "timezone": str,
+            "lang": str,
+            "window_start": str,
+            "window_end": str,
+            "generated_at": str,
+            "shas": str,
+            "stats": str,
+            "analyzers": str,
+            "analyses": str,
+        },
+        pk="id",
+    )
+    db["digests"].create_index(["key"], unique=True)
+    db["http_cache"].create(
+        {"url": str, "etag": str, "last_modified": str, "body": str, "fetched_at": str}, pk="url"
+    )
+    db["llm_calls"].create(
+        {
+            "id": int,
+            "created_at": str,
+            "model": str,
+            "prompt_version": str,
+            "purpose": str,
+            "repo": str,
+            "sha": str,
+            "tokens_in": int,
+            "tokens_out": int,
+            "latency_ms": float,
+            "finish_reason": str,
+            "outcome": str,
+            "error": str,
+            "cost_usd": float,
+        },
+        pk="id",
+    )
+    db["llm_calls"].create_index(["created_at"])
+    db["posts"].create(
+        {
+            "platform": str,
+            "channel": str,
+            "digest_key": str,
+            "item": str,
+            "message_id": str,
+            "thread_id": str,
+            "created_at": str,
+        },
+        pk=("platform", "channel", "digest_key", "item"),
+    )
+    db["posts"].create_index(["platform", "message_id"])
+    db["posts"].create_index(["platform", "thread_id"])
+
+
+def _m2_subscriptions(db: sqlite_utils.Database) -> None:
+    # Subscriptions made from chat; the config file's live in the file and are merged at run time.
+    db["subscriptions"].create(
+        {
+            "id": int,
+            "platform": str,
+            "channel": str,
+            "repo": str,
+            "branch": str,
+            "schedule": str,
+            "timezone": str,
+            "lang": str,
+            "created_at": str,
+            "created_by": str,
+        },
+        pk="id",
+    )
+    db["subscriptions"].create_index(["platform", "channel", "repo"], unique=True)
+    # One row per (subscription, day): the scheduler's idempotency and `digestbot status`.
+    db["runs"].create(
+        {
+            "subscription": str,
+            "day": str,
+            "status": str,
+            "started_at": str,
+            "finished_at": str,
+            "commits": int,
+            "stats": str,
+            "llm_calls": int,
+            "tokens": int,
+            "error": str,
+        },
+        pk=("subscription", "day"),
+    )
+    # When the service first saw each subscription: catch-up never reaches back before it.
+    db["subscription_seen"].create({"name": str, "first_seen": str}, pk="name")
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_subscriptions]
+
+
+def digest_key(repo: str, branch: str, day: str, timezone: str, lang: str) -> str:
+    return f"{repo}@{branch}/{day}/{timezone}/{lang}"
+
+
+class Store:
+    def __init__(self, path: Path | str):
+        self.path = Path(path) if str(path) != ":memory:" else None
+        try:
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(f"cannot open database {path}: {exc}") from None
+        # One connection, shared by the event loop and worker threads: serialise access.
+        self._lock = threading.RLock()
+        self.db = sqlite_utils.Database(conn)
+        try:
+            if self.path is not None:
+                self.db.enable_wal()
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise ConfigError(f"{path} is not a usable digestbot database: {exc}") from None
+
+    # -- schema -------------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        with self._lock:
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if version > len(MIGRATIONS):
+                raise ConfigError(
+                    f"database schema version {version} is newer than this digestbot ({len(MIGRATIONS)})"
+                )
+            for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+                with self.transaction():
+                    migration(self.db)
+                    self.db.execute(f"PRAGMA user_version = {number}")
+
+    @property
+    def schema_version(self) -> int:
+        return self.db.execute("PRAGMA user_version").fetchone()[0]
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with self._lock, self.db.atomic():
+            yield
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- commits ------------------------------------------------------------------------------
+    def save_commit(self, commit: Commit) -> None:
+        with self.transaction():
+            self.db["commits"].upsert(
+                {
+                    "repo": commit.repo,
+                    "sha": commit.sha,
+                    "message": commit.message,
+                    "author": commit.author,
+                    "author_login": commit.author_login,
+                    "committed_at": _iso(commit.committed_at),
+                    "parents": json.dumps(list(commit.parents)),
+                    "url": commit.url,
+                    "additions": commit.additions,
+                    "deletions": commit.deletions,
+                    "files_total": commit.files_total,
+                    "fetched_at": _iso(utcnow()),
+                },
+                pk=("repo", "sha"),
+            )
+            self.db.execute("DELETE FROM files WHERE repo = ? AND sha = ?", [commit.repo, commit.sha])
+            self.db["files"].insert_all(
+                (
+                    {
+                        "repo": commit.repo,
+                        "sha": commit.sha,
+                        "idx": i,
+                        "path": f.path,
+                        "status": f.status,
+                        "additions": f.additions,
+                        "deletions": f.deletions,
+                        "patch": f.patch,
+                        "previous_path": f.previous_path,
+                    }
+                    for i, f in enumerate(commit.files)
+                ),
+                pk=("repo", "sha", "idx"),
+            )
+
+    def get_commit(self, repo: str, sha: str) -> Commit | None:
+        with self._lock:
+            rows = list(self.db.query("SELECT * FROM commits WHERE repo = ? AND sha = ?", [repo, sha]))
+            if not rows:
+                return None
+            files = self.db.query("SELECT * FROM files WHERE repo = ? AND sha = ? ORDER BY idx", [repo, sha])
+            return _commit_from_row(rows[0], files)
+
+    def find_shas(self, repo: str, prefix: str) -> list[str]:
+        """Stored SHAs of repo starting with prefix (for short-SHA lookups)."""
+        with self._lock:
+            return [
+                r["sha"]
+                for r in self.db.query(
+                    "SELECT sha FROM commits WHERE repo = ? AND sha LIKE ? ORDER BY sha",
+                    [repo, prefix.lower() + "%"],
+                )
+            ]
+
+    # -- HTTP cache ---------------------------------------------------------------------------
+    def cache_get(self, url: str) -> dict[str, Any] | None:
+        with self._lock:
+            rows = list(self.db.query("SELECT * FROM http_cache WHERE url = ?", [url]))
+        return rows[0] if rows else None
+
+    def cache_put(self, url: str, etag: str | None, last_modified: str | None, body: str) -> None:
+        with self._lock:
+            self.db["http_cache"].upsert(
+                {
+                    "url": url,
+                    "etag": etag,
+                    "last_modified": last_modified,
+                    "body": body,
+                    "fetched_at": _iso(utcnow()),
+                },
+                pk="url",
+            )
+
+    # -- analyses -----------------------------------------------------------------------------
+    def get_analysis(
+        self, repo: str, sha: str, model: str, prompt_version: str, lang: str
+    ) -> Analysis | None:
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT data FROM analyses WHERE repo = ? AND sha = ? AND model = ? AND prompt_version = ?"
+                    " AND lang = ?",
+                    [repo, sha, model, prompt_version, lang],
+                )
+            )
+        return Analysis.model_validate_json(rows[0]["data"]) if rows else None
+
+    def latest_analysis(self, repo: str, sha: str, lang: str | None = None) -> Analysis | None:
+        """The newest stored analysis of a commit, whatever produced it (for thread questions)."""
+        sql = "SELECT data FROM analyses WHERE repo = ? AND sha = ?"
+        params: list[Any] = [repo, sha]
+        if lang:
+            sql += " AND lang = ?"
+            params.append(lang)
+        with self._lock:
+            rows = list(
+                self.db.query(sql + " ORDER BY analyzer = 'llm' DESC, created_at DESC LIMIT 1", params)
+            )
+        return Analysis.model_validate_json(rows[0]["data"]) if rows else None
+
+    def save_analysis(self, repo: str, analysis: Analysis, model: str, prompt_version: str) -> None:
+        with self._lock:
+            self.db["analyses"].upsert(
+                {
+                    "repo": repo,
+                    "sha": analysis.sha,
+                    "model": model,
+                    "prompt_version": prompt_version,
+                    "lang": analysis.lang,
+                    "importance": analysis.importance.value,
+                    "change_type": analysis.change_type.value,
+                    "analyzer": analysis.analyzer,
+                    "data": analysis.model_dump_json(),
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("repo", "sha", "model", "prompt_version", "lang"),
+            )
+
+    # -- LLM calls ----------------------------------------------------------------------------
+    def log_llm_call(self, **fields: Any) -> None:
+        fields.setdefault("created_at", _iso(utcnow()))
+        with self._lock:
+            self.db["llm_calls"].insert(fields)
+
+    def llm_usage_since(self, since: datetime) -> dict[str, int]:
+        with self._lock:
+            row = next(
+                self.db.query(
+                    "SELECT count(*) AS calls, coalesce(sum(tokens_in), 0) AS tokens_in,"
+                    " coalesce(sum(tokens_out), 0) AS tokens_out FROM llm_calls WHERE created_at >= ?",
+                    [_iso(since)],
+                )
+            )
+        return dict(row)
+
+    # -- digests ------------------------------------------------------------------------------
+    def save_digest(self, key: str, record: dict[str, Any]) -> int:
+        with self._lock:
+            existing = list(self.db.query("SELECT id FROM digests WHERE key = ?", [key]))
+            if existing:
+                self.db["digests"].update(existing[0]["id"], {"key": key, **record})
+                return int(existing[0]["id"])
+            return int(self.db["digests"].insert({"key": key, **record}).last_pk)
+
+    def get_digest(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            rows = list(self.db.query("SELECT * FROM digests WHERE key = ?", [key]))
+        return rows[0] if rows else None
+
+    # -- chat posts (idempotency) -------------------------------------------------------------
+    def get_posts(self, platform: str, channel: str, key: str) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            rows = self.db.query(
+                "SELECT * FROM posts WHERE platform = ? AND channel = ? AND digest_key = ?",
+                [platform, channel, key],
+            )
+            return {r["item"]: r for r in rows}
+
+    def record_post(
+        self, platform: str, channel: str, key: str, item: str, message_id: str, thread_id: str | None
+    ) -> None:
+        with self._lock:
+            self.db["posts"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "digest_key": key,
+                    "item": item,
+                    "message_id": message_id,
+                    "thread_id": thread_id,
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "digest_key", "item"),
+            )
+
+    def find_post(self, platform: str, message_or_thread_id: str) -> dict[str, Any] | None:
+        """The post whose message, or whose thread, has this id: how a reply finds its digest."""
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT * FROM posts WHERE platform = ? AND (message_id = ? OR thread_id = ?)"
+                    " ORDER BY item = 'parent' DESC LIMIT 1",
+                    [platform, message_or_thread_id, message_or_thread_id],
+                )
+            )
+        return rows[0] if rows else None
+
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.db.query(sql, list(params)))
+
+
+def _commit_from_row(row: dict[str, Any], files: Iterable[dict[str, Any]]) -> Commit:
+    return Commit(
+        repo=row["repo"],
+        sha=row["sha"],
+        message=row["message"],
+        author=row["author"],
+        author_login=row["author_login"],
+        committed_at=datetime.fromisoformat(row["committed_at"]),
+        parents=tuple(json.loads(row["parents"] or "[]")),
+        url=row["url"],
+        additions=row["additions"],
+        deletions=row["deletions"],
+        files_total=row["files_total"],
+        files=tuple(
+            FileChange(
+                path=f["path"],
+                status=f["status"],
+                additions=f["additions"],
+                deletions=f["deletions"],
+                patch=f["patch"],
+                previous_path=f["previous_path"],
+            )
+            for f in files
+        ),
+    )

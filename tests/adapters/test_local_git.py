@@ -1,0 +1,577 @@
+"""LocalGitSource against throw-away repositories with fixed committer/author dates."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import logging
+import subprocess
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from adapters.local_git import LocalGitSource, parse_remote_url, redact
+from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
+from analysis.models import Commit
+from analysis.window import day_window
+from tests.fakes.gitrepo import AUTHOR, GitRepo, isolate_git_env
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+NEW_YORK = ZoneInfo("America/New_York")
+DAY = date(2026, 1, 26)
+SECRET = "ghp_s3cr3tT0ken"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    isolate_git_env(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> GitRepo:
+    return GitRepo.init(tmp_path / "widgets", remote="https://github.com/acme/widgets.git")
+
+
+def titles(commits: list[Commit]) -> list[str]:
+    return [c.title for c in commits]
+
+
+async def day_commits(
+    path: Path, day: date = DAY, tz: ZoneInfo = SHANGHAI, branch: str = "main"
+) -> list[Commit]:
+    start, end = day_window(day, tz)
+    return await LocalGitSource(path).commits_in_window(branch, start, end)
+
+
+# --- the day window ---------------------------------------------------------------------------------
+
+
+async def test_window_edges_are_start_inclusive_end_exclusive_to_the_second(repo: GitRepo) -> None:
+    repo.commit("one second early", files={"a": "1"}, when="2026-01-25T23:59:59+08:00")
+    repo.commit("at start", files={"a": "2"}, when="2026-01-26T00:00:00+08:00")
+    repo.commit("noon, recorded in UTC", files={"a": "3"}, when="2026-01-26T04:00:00+00:00")
+    repo.commit("last second", files={"a": "4"}, when="2026-01-26T23:59:59+08:00")
+    repo.commit("at end", files={"a": "5"}, when="2026-01-27T00:00:00+08:00")
+
+    commits = await day_commits(repo.path)
+
+    assert titles(commits) == ["last second", "noon, recorded in UTC", "at start"]
+    noon = commits[1]
+    assert noon.committed_at == datetime.fromisoformat("2026-01-26T12:00:00+08:00")
+    assert noon.committed_at.utcoffset() == timedelta(0)  # the commit's own offset is kept
+    assert commits[2].committed_at.utcoffset() == timedelta(hours=8)
+
+
+async def test_committer_date_decides_not_author_date(repo: GitRepo) -> None:
+    repo.commit("authored yesterday, committed today", files={"a": "1"},
+                author_when="2026-01-25T10:00:00+08:00", when="2026-01-26T10:00:00+08:00")  # fmt: skip
+    repo.commit("authored today, committed tomorrow", files={"a": "2"},
+                author_when="2026-01-26T11:00:00+08:00", when="2026-01-27T09:00:00+08:00")  # fmt: skip
+
+    assert titles(await day_commits(repo.path, date(2026, 1, 25))) == []
+    assert titles(await day_commits(repo.path)) == ["authored yesterday, committed today"]
+    assert titles(await day_commits(repo.path, date(2026, 1, 27))) == ["authored today, committed tomorrow"]
+
+
+async def test_daylight_saving_day_is_23_hours(repo: GitRepo) -> None:
+    start, end = day_window(date(2026, 3, 8), NEW_YORK)
+    assert end.timestamp() - start.timestamp() == timedelta(hours=23).total_seconds()  # aware, not wall time
+    repo.commit("late on the 7th", files={"a": "0"}, when="2026-03-07T23:30:00-05:00")
+    repo.commit("00:30 EST", files={"a": "1"}, when="2026-03-08T00:30:00-05:00")
+    repo.commit("03:30 EDT", files={"a": "2"}, when="2026-03-08T03:30:00-04:00")
+    repo.commit("23:30 EDT", files={"a": "3"}, when="2026-03-08T23:30:00-04:00")
+    repo.commit("00:30 on the 9th", files={"a": "4"}, when="2026-03-09T00:30:00-04:00")
+
+    commits = await LocalGitSource(repo.path).commits_in_window("main", start, end)
+
+    assert titles(commits) == ["23:30 EDT", "03:30 EDT", "00:30 EST"]
+
+
+async def test_non_monotonic_committer_dates_do_not_stop_the_walk(repo: GitRepo) -> None:
+    repo.commit("in the window, behind a skewed commit", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    repo.commit("skewed clock: two days early", files={"a": "2"}, when="2026-01-24T08:00:00+08:00")
+    repo.commit("in the window, on top", files={"a": "3"}, when="2026-01-26T12:00:00+08:00")
+
+    assert titles(await day_commits(repo.path)) == [
+        "in the window, on top",
+        "in the window, behind a skewed commit",
+    ]
+
+
+async def test_since_margin_is_the_documented_bound_of_the_walk(repo: GitRepo) -> None:
+    # The trade-off of the pre-filter: a skew larger than the margin hides what lies behind it.
+    repo.commit("in the window, behind a skewed commit", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    repo.commit("skewed clock: two days early", files={"a": "2"}, when="2026-01-24T08:00:00+08:00")
+    repo.commit("in the window, on top", files={"a": "3"}, when="2026-01-26T12:00:00+08:00")
+    start, end = day_window(DAY, SHANGHAI)
+
+    narrow = LocalGitSource(repo.path, since_margin=timedelta(hours=1))
+
+    assert titles(await narrow.commits_in_window("main", start, end)) == ["in the window, on top"]
+
+
+async def test_newest_first_by_committer_date_and_ties_keep_history_order(repo: GitRepo) -> None:
+    repo.commit("first at noon", files={"a": "1"}, when="2026-01-26T12:00:00+08:00")
+    repo.commit("second at noon", files={"a": "2"}, when="2026-01-26T12:00:00+08:00")
+    repo.commit("earlier clock", files={"a": "3"}, when="2026-01-26T09:00:00+08:00")
+    repo.commit("evening", files={"a": "4"}, when="2026-01-26T20:00:00+08:00")
+
+    assert titles(await day_commits(repo.path)) == [
+        "evening",
+        "second at noon",
+        "first at noon",
+        "earlier clock",
+    ]
+
+
+async def test_first_parent_history_only(repo: GitRepo) -> None:
+    base = repo.commit("base", files={"README": "hi\n"}, when="2026-01-26T09:00:00+08:00")
+    repo.branch("feature")
+    repo.checkout("feature")
+    repo.commit("feature part 1 (#56)", files={"f1.txt": "one\n"}, when="2026-01-26T10:00:00+08:00")
+    tip = repo.commit("feature part 2", files={"f2.txt": "two\n"}, when="2026-01-26T11:00:00+08:00")
+    repo.checkout("main")
+    main_tip = repo.commit("on main", files={"README": "hello\n"}, when="2026-01-26T12:00:00+08:00")
+    merge = repo.merge("feature", when="2026-01-26T13:00:00+08:00",
+                       message="Merge pull request #34 from acme/feature")  # fmt: skip
+
+    commits = await day_commits(repo.path)
+
+    assert [c.sha for c in commits] == [merge, main_tip, base]
+    merged = commits[0]
+    assert merged.parents == (main_tip, tip)
+    # a merge's diff is what it brought into the branch: against its first parent
+    assert {f.path: f.status for f in merged.files} == {"f1.txt": "added", "f2.txt": "added"}
+    assert merged.files[0].patch == "@@ -0,0 +1 @@\n+one"
+
+
+# --- repositories and branches -------------------------------------------------------------------
+
+
+async def test_bare_clone_and_a_path_inside_a_work_tree(repo: GitRepo, tmp_path: Path) -> None:
+    repo.commit("add src", files={"src/pkg/mod.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
+    bare = repo.clone(tmp_path / "gadgets.git", bare=True)
+
+    from_bare = LocalGitSource(bare)
+    from_subdir = LocalGitSource(repo.path / "src" / "pkg")
+
+    assert from_bare.repo == "gadgets"  # its remote is a local path: the folder name, without .git
+    assert from_subdir.repo == "acme/widgets"
+    start, end = day_window(DAY, SHANGHAI)
+    bare_commits = await from_bare.commits_in_window("main", start, end)
+    sub_commits = await from_subdir.commits_in_window("main", start, end)
+    assert [c.sha for c in bare_commits] == [c.sha for c in sub_commits] == [repo.head()]
+    assert bare_commits[0].files == sub_commits[0].files
+
+
+async def test_remote_tracking_branch_and_tag(repo: GitRepo, tmp_path: Path) -> None:
+    base = repo.commit("base", files={"a": "1"}, when="2026-01-26T09:00:00+08:00")
+    repo.branch("release")
+    repo.checkout("release")
+    released = repo.commit("release only", files={"a": "2"}, when="2026-01-26T10:00:00+08:00")
+    repo.tag("v1.0")
+    repo.checkout("main")
+    clone = repo.clone(tmp_path / "checkout")
+    assert GitRepo(clone).git("branch", "--list", "release") == ""  # only origin/release in the clone
+
+    assert [c.sha for c in await day_commits(clone, branch="release")] == [released, base]
+    assert [c.sha for c in await day_commits(clone, branch="main")] == [base]
+    assert [c.sha for c in await day_commits(repo.path, branch="v1.0")] == [released, base]
+
+
+async def test_unknown_branch_lists_known_ones(repo: GitRepo, tmp_path: Path) -> None:
+    repo.commit("base", files={"a": "1"}, when="2026-01-26T09:00:00+08:00")
+    repo.branch("dev")
+    clone = repo.clone(tmp_path / "checkout")
+
+    with pytest.raises(InputError) as caught:
+        await day_commits(clone, branch="nope")
+
+    with pytest.raises(InputError, match="unknown branch '--all'"):
+        await day_commits(clone, branch="--all")  # never an option to git
+    message = str(caught.value)
+    assert message.startswith("unknown branch 'nope' in checkout; known branches: ")
+    assert "main" in message and "origin/dev" in message and "HEAD" not in message
+
+
+async def test_empty_repository_has_no_branches(tmp_path: Path) -> None:
+    empty = GitRepo.init(tmp_path / "empty")
+
+    with pytest.raises(InputError, match=r"known branches: \(none\)"):
+        await day_commits(empty.path)
+
+
+def test_not_a_repository_or_missing_path(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+
+    with pytest.raises(SourceError, match=f"^{plain} is not a git repository$"):
+        LocalGitSource(plain)
+    with pytest.raises(SourceError, match=r"missing is not a git repository$"):
+        LocalGitSource(tmp_path / "missing")
+
+
+def test_git_not_installed(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "no-binaries-here"))
+
+    with pytest.raises(SourceError, match="git is not installed"):
+        LocalGitSource(repo.path)
+
+
+# --- commit contents --------------------------------------------------------------------------------
+
+
+async def test_statuses_counts_renames_binary_and_patches(repo: GitRepo) -> None:
+    body = "".join(f"line {n}\n" for n in range(20))
+    repo.commit("root", when="2026-01-26T09:00:00+08:00", files={
+        "a.txt": "hello\nworld\n",
+        "old.txt": "same content\n",
+        "moved.py": body,
+        "logo.png": b"\x89PNG\x00\x01\x02",
+        "dir with space/ünï côde.txt": "unicode\n",
+        "tab\there.txt": "tab\n",
+    })  # fmt: skip
+    second = repo.commit("second", when="2026-01-26T10:00:00+08:00",
+                         rename={"old.txt": "new.txt", "moved.py": "pkg/moved.py"},
+                         delete=["tab\there.txt"],
+                         files={"a.txt": "hello\nthere\nworld\n", "pkg/moved.py": body + "line 20\n",
+                                "logo.png": b"\x89PNG\x00\x03"})  # fmt: skip
+
+    commits = await day_commits(repo.path)
+
+    latest, root = commits
+    assert latest.sha == second
+    files = {f.path: f for f in latest.files}
+    assert {p: f.status for p, f in files.items()} == {
+        "a.txt": "modified",
+        "new.txt": "renamed",
+        "pkg/moved.py": "renamed",
+        "logo.png": "modified",
+        "tab\there.txt": "removed",
+    }
+    assert files["a.txt"].patch == "@@ -1,2 +1,3 @@\n hello\n+there\n world"
+    assert (files["a.txt"].additions, files["a.txt"].deletions) == (1, 0)
+    assert files["new.txt"].previous_path == "old.txt"
+    assert files["new.txt"].patch is None  # a pure rename has no hunks, as on GitHub
+    assert files["pkg/moved.py"].previous_path == "moved.py"
+    assert files["pkg/moved.py"].patch is not None and files["pkg/moved.py"].patch.startswith(
+        "@@ -18,3 +18,4 @@"
+    )
+    assert (files["logo.png"].additions, files["logo.png"].deletions, files["logo.png"].patch) == (0, 0, None)
+    assert files["tab\there.txt"].patch == "@@ -1 +0,0 @@\n-tab"
+    assert files["tab\there.txt"].deletions == 1
+    assert latest.parents == (root.sha,)
+
+    # the root commit diffs against the empty tree
+    root_files = {f.path: f for f in root.files}
+    assert root.parents == ()
+    assert {f.status for f in root.files} == {"added"}
+    assert root_files["dir with space/ünï côde.txt"].patch == "@@ -0,0 +1 @@\n+unicode"
+    assert root_files["moved.py"].additions == 20
+    assert root_files["logo.png"].patch is None
+
+
+async def test_commit_fields(repo: GitRepo) -> None:
+    message = "[Bugfix] Fix the widget (#12)\n\nLonger body.\n\nSigned-off-by: Ada <ada@example.com>\n"
+    sha = repo.commit(message, files={"src/w.py": "fixed = True\n"}, when="2026-01-26T10:00:00+08:00")
+
+    (commit,) = await day_commits(repo.path)
+
+    assert commit.sha == sha
+    assert commit.repo == "acme/widgets"
+    assert commit.message == message
+    assert commit.title == "[Bugfix] Fix the widget (#12)"
+    assert commit.pr_number == 12
+    assert commit.author == AUTHOR[0]  # the author, not the committer
+    assert commit.url == f"https://github.com/acme/widgets/commit/{sha}"
+
+
+async def test_hostile_messages_and_contents_do_not_confuse_parsing(repo: GitRepo) -> None:
+    forged = "Looks like output\n\n:100644 100644 abc def M\n1\t2\tforged.txt\ndiff --git a/evil b/evil\n@@ -1 +1 @@\n"
+    late_nul = "a\n" * 5000 + "nul \x00 here\n"  # git sees text: the NUL is past the first 8000 bytes
+    odd_name = "new\nline.txt"
+    repo.commit(forged, when="2026-01-26T10:00:00+08:00",
+                files={"real.txt": "diff --git a/x b/x\n@@ -1 +1 @@\n", "late.txt": late_nul, odd_name: "x\n"})  # fmt: skip
+
+    (commit,) = await day_commits(repo.path)
+
+    assert commit.message == forged
+    files = {f.path: f for f in commit.files}
+    assert set(files) == {"real.txt", "late.txt", odd_name}
+    assert files["real.txt"].patch == "@@ -0,0 +1,2 @@\n+diff --git a/x b/x\n+@@ -1 +1 @@"
+    assert files["late.txt"].additions == 5001
+    assert files["late.txt"].patch is not None and files["late.txt"].patch.endswith("+nul \x00 here")
+    assert files[odd_name].patch == "@@ -0,0 +1 @@\n+x"
+
+
+async def test_non_utf8_messages_and_diffs(repo: GitRepo) -> None:
+    repo.commit(b"Caf\xe9 without a declared encoding\n", files={"l1.txt": b"caf\xe9\n"},
+                when="2026-01-26T10:00:00+08:00")  # fmt: skip
+    repo.commit("Café declared".encode("latin-1"), encoding="ISO-8859-1", files={"l2.txt": "x\n"},
+                when="2026-01-26T11:00:00+08:00")  # fmt: skip
+
+    declared, undeclared = await day_commits(repo.path)
+
+    assert declared.title == "Café declared"  # git re-encodes to UTF-8
+    assert undeclared.title == "Caf\ufffd without a declared encoding"
+    assert undeclared.files[0].patch == "@@ -0,0 +1 @@\n+caf\ufffd"
+
+
+async def test_user_git_config_does_not_change_the_result(repo: GitRepo) -> None:
+    repo.commit("root", files={"a.txt": "one\n\ntwo\n", "b.txt": "bee\n", "c.txt": "c\n" * 10},
+                when="2026-01-26T09:00:00+08:00")  # fmt: skip
+    repo.branch("side")
+    repo.checkout("side")
+    repo.commit("side", files={"s.txt": "side\n"}, when="2026-01-26T09:30:00+08:00")
+    repo.checkout("main")
+    repo.commit("change", rename={"c.txt": "d.txt"}, files={"a.txt": "one\n\n2\n", "b.txt": "B\n"},
+                when="2026-01-26T10:00:00+08:00")  # fmt: skip
+    repo.merge("side", when="2026-01-26T11:00:00+08:00")
+    clean = await day_commits(repo.path)
+
+    for setting, value in {
+        "diff.noprefix": "true",
+        "diff.mnemonicPrefix": "true",
+        "log.showSignature": "true",
+        "color.ui": "always",
+        "core.quotepath": "true",
+        "diff.renames": "false",
+        "diff.context": "8",
+        "diff.suppressBlankEmpty": "true",
+        "diff.external": "/bin/false",
+        "diff.orderFile": "order.txt",
+        "log.diffMerges": "combined",
+        "log.showRoot": "false",
+        "i18n.logOutputEncoding": "ISO-8859-1",
+    }.items():
+        repo.git("config", setting, value)
+    (repo.path / "order.txt").write_text("b.txt\n", encoding="utf-8")
+
+    assert await day_commits(repo.path) == clean
+    assert clean[0].files[0].path == "s.txt"  # the merge: its first-parent diff
+    assert {f.path: f.previous_path for f in clean[1].files}["d.txt"] == "c.txt"
+
+
+async def test_one_batched_git_log_per_batch_not_per_commit(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(45):
+        repo.commit(f"commit {n}", files={f"f{n % 5}.txt": f"{n}\n"}, when=f"2026-01-26T10:{n:02d}:00+08:00")
+    calls: list[str] = []
+    spawn = LocalGitSource._spawn
+
+    def counting(self: LocalGitSource, args: list[str], *rest: object, **kw: object) -> object:
+        calls.append(args[0])
+        return spawn(self, args, *rest, **kw)  # type: ignore[arg-type]
+
+    source = LocalGitSource(repo.path)
+    monkeypatch.setattr(LocalGitSource, "_spawn", counting)
+    start, end = day_window(DAY, SHANGHAI)
+    seen: list[tuple[int, int]] = []
+
+    commits = await source.commits_in_window("main", start, end, progress=lambda d, t: seen.append((d, t)))
+
+    assert titles(commits) == [f"commit {n}" for n in reversed(range(45))]
+    assert calls.count("log") == 2  # metadata + patches, both for all 45 commits
+    assert len(calls) <= 4
+    assert seen == [(0, 45), (45, 45)]
+
+
+async def test_small_batches_report_progress_and_give_the_same_commits(repo: GitRepo) -> None:
+    for n in range(5):
+        repo.commit(f"commit {n}", files={"a.txt": f"{n}\n"}, when=f"2026-01-26T10:0{n}:00+08:00")
+    start, end = day_window(DAY, SHANGHAI)
+    seen: list[tuple[int, int]] = []
+
+    small = await LocalGitSource(repo.path, batch_size=2).commits_in_window(
+        "main", start, end, progress=lambda d, t: seen.append((d, t))
+    )
+
+    assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
+    assert small == await day_commits(repo.path)
+
+
+# --- single commits ---------------------------------------------------------------------------------
+
+
+def make_ambiguous_pair(repo: GitRepo) -> tuple[str, str]:
+    """Two commits whose SHAs share their first 4 hex digits: hash candidate commit objects in Python
+    until two collide (a birthday search, a few hundred tries), then write exactly those two."""
+    tree, parent = repo.git("rev-parse", "HEAD^{tree}"), repo.head()
+    seen: dict[str, bytes] = {}
+    for n in itertools.count():
+        ident = "Ada Lovelace <ada@example.com> 1769392800 +0800"
+        body = f"tree {tree}\nparent {parent}\nauthor {ident}\ncommitter {ident}\n\nCandidate {n}\n".encode()
+        sha = hashlib.sha1(b"commit %d\0" % len(body) + body).hexdigest()
+        if sha[:4] in seen:
+            shas = [
+                repo.git("hash-object", "-t", "commit", "-w", "--stdin", input=b)
+                for b in (seen[sha[:4]], body)
+            ]
+            assert shas[1] == sha
+            for i, written in enumerate(shas):
+                repo.git("update-ref", f"refs/heads/candidate-{i}", written)
+            return shas[0], shas[1]
+        seen[sha[:4]] = body
+    raise AssertionError("unreachable")
+
+
+async def test_get_commit_by_full_short_and_upper_case_sha(repo: GitRepo) -> None:
+    sha = repo.commit("target", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    repo.commit("later", files={"a": "2"}, when="2026-01-26T11:00:00+08:00")
+    source = LocalGitSource(repo.path)
+
+    for ref in (sha, sha[:7], sha[:10].upper(), f"  {sha[:8]}\n"):
+        commit = await source.get_commit(ref)
+        assert (commit.sha, commit.title) == (sha, "target")
+    assert (await source.get_commit(sha)).files[0].patch == "@@ -0,0 +1 @@\n+1\n\\ No newline at end of file"
+
+
+async def test_get_commit_rejects_bad_unknown_and_non_commit_refs(repo: GitRepo) -> None:
+    repo.commit("target", files={"a.txt": "content\n"}, when="2026-01-26T10:00:00+08:00")
+    source = LocalGitSource(repo.path)
+    blob = repo.git("rev-parse", "HEAD:a.txt")
+
+    for bad in ("abc", "main", "HEAD~1", "-v", "g123456", "a" * 41, ""):
+        with pytest.raises(InputError) as caught:
+            await source.get_commit(bad)
+        assert not isinstance(caught.value, RefNotFound)
+    with pytest.raises(RefNotFound, match="no commit"):
+        await source.get_commit("0000000000000000000000000000000000000001")
+    with pytest.raises(RefNotFound):
+        await source.get_commit(blob)  # an object, but not a commit
+
+
+async def test_get_commit_ambiguous_prefix_lists_candidates(repo: GitRepo) -> None:
+    repo.commit("base", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    first, second = make_ambiguous_pair(repo)
+    source = LocalGitSource(repo.path)
+
+    with pytest.raises(AmbiguousRef) as caught:
+        await source.get_commit(first[:4])
+
+    assert first[:12] in str(caught.value) and second[:12] in str(caught.value)
+    assert (await source.get_commit(first[:12])).sha == first
+    assert (await source.get_commit(second[:12])).sha == second
+
+
+async def test_commit_for_pr(repo: GitRepo) -> None:
+    squash = repo.commit("Add widgets (#12)", files={"a": "1"}, when="2026-01-26T09:00:00+08:00")
+    repo.commit("Fix gadgets (#123)", files={"a": "2"}, when="2026-01-26T10:00:00+08:00")
+    repo.commit("Docs\n\nFollow-up to (#12) and (#56).", files={"a": "3"}, when="2026-01-26T11:00:00+08:00")
+    repo.branch("feature")
+    repo.checkout("feature")
+    repo.commit("Part of the feature (#56)", files={"f": "1"}, when="2026-01-26T12:00:00+08:00")
+    repo.checkout("main")
+    merge = repo.merge("feature", when="2026-01-26T13:00:00+08:00",
+                       message="Merge pull request #34 from acme/feature\n\nPart of the feature")  # fmt: skip
+    source = LocalGitSource(repo.path)
+
+    assert (await source.commit_for_pr(12, "main")).sha == squash
+    assert (await source.commit_for_pr(34, "main")).sha == merge
+    assert (await source.commit_for_pr(123, "main")).title == "Fix gadgets (#123)"
+    for missing in (1, 56, 99):  # (#1) is a prefix of nothing; #56 is only in a body and off first-parent
+        with pytest.raises(RefNotFound, match=f"#{missing}"):
+            await source.commit_for_pr(missing, "main")
+    with pytest.raises(InputError, match="unknown branch"):
+        await source.commit_for_pr(12, "nope")
+
+
+# --- repository names and credentials -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "name", "web"),
+    [
+        ("https://github.com/acme/widgets.git", "acme/widgets", "https://github.com/acme/widgets"),
+        ("https://github.com/acme/widgets", "acme/widgets", "https://github.com/acme/widgets"),
+        ("https://github.com/acme/widgets/", "acme/widgets", "https://github.com/acme/widgets"),
+        ("git@github.com:acme/widgets.git", "acme/widgets", "https://github.com/acme/widgets"),
+        ("ssh://git@github.com/acme/widgets.git", "acme/widgets", "https://github.com/acme/widgets"),
+        ("ssh://git@ssh.github.com:443/acme/widgets.git", "acme/widgets", "https://github.com/acme/widgets"),
+        ("ssh://git@git.example.org:2222/team/app.git", "team/app", "https://git.example.org/team/app"),
+        ("git@gitlab.example.com:team/app.git", "team/app", "https://gitlab.example.com/team/app"),
+        ("https://git.example.org:8443/team/app.git", "team/app", "https://git.example.org:8443/team/app"),
+        (f"https://x-access-token:{SECRET}@github.com/acme/widgets.git", "acme/widgets", "https://github.com/acme/widgets"),
+        (f"https://{SECRET}@GitHub.com/acme/widgets", "acme/widgets", "https://github.com/acme/widgets"),
+    ],
+)  # fmt: skip
+def test_parse_remote_url(url: str, name: str, web: str) -> None:
+    parsed = parse_remote_url(url)
+
+    assert parsed is not None
+    assert (parsed.name, parsed.web_url) == (name, web)
+    assert SECRET not in repr(parsed)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["/srv/git/widgets.git", "../widgets", "file:///srv/git/acme/widgets.git", "https://gitlab.com/a/b/c.git",
+     "https://github.com/acme", "", "C:\\repos\\widgets", "https://github.com:notaport/acme/widgets"],
+)  # fmt: skip
+def test_parse_remote_url_rejects_non_hosted(url: str) -> None:
+    assert parse_remote_url(url) is None
+
+
+def test_redact() -> None:
+    text = f"fatal: unable to access 'https://user:{SECRET}@github.com/acme/widgets.git/'"
+    assert redact(text) == "fatal: unable to access 'https://github.com/acme/widgets.git/'"
+
+
+async def test_credentials_in_the_remote_never_leak(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    repo = GitRepo.init(tmp_path / "widgets", remote=f"https://user:{SECRET}@github.com/acme/widgets.git")
+    sha = repo.commit("base", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+
+    source = LocalGitSource(repo.path)
+    (commit,) = await day_commits(repo.path)
+    with pytest.raises(InputError) as caught:
+        await day_commits(repo.path, branch="nope")
+
+    assert source.repo == "acme/widgets"
+    assert commit.url == f"https://github.com/acme/widgets/commit/{sha}"
+    for text in (repr(commit), str(caught.value), caplog.text, repr(vars(source))):
+        assert SECRET not in text
+
+
+def test_repo_name_fallbacks(tmp_path: Path) -> None:
+    no_remote = GitRepo.init(tmp_path / "gizmo")
+    no_remote.commit("base", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    other_remote = GitRepo.init(tmp_path / "gadget", remote="git@github.com:acme/gadget.git")
+    other_remote.git("remote", "add", "upstream", "https://github.com/upstream/gadget")
+
+    assert LocalGitSource(no_remote.path).repo == "gizmo"
+    assert LocalGitSource(no_remote.path, repo="acme/gizmo").repo == "acme/gizmo"
+    assert LocalGitSource(other_remote.path).repo == "acme/gadget"
+    assert LocalGitSource(other_remote.path, remote="upstream").repo == "upstream/gadget"
+    assert LocalGitSource(no_remote.path / ".git").repo == "gizmo"
+
+
+async def test_no_hosted_remote_means_no_url(tmp_path: Path) -> None:
+    local = GitRepo.init(tmp_path / "gizmo", remote=str(tmp_path / "elsewhere.git"))
+    local.commit("base", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+
+    (commit,) = await day_commits(local.path)
+
+    assert (commit.repo, commit.url) == ("gizmo", None)
+
+
+async def test_aclose_is_a_no_op(repo: GitRepo) -> None:
+    repo.commit("base", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    source = LocalGitSource(repo.path)
+
+    await source.aclose()
+
+    assert len(await source.commits_in_window("main", *day_window(DAY, SHANGHAI))) == 1
+
+
+def test_git_repo_helper_is_deterministic(tmp_path: Path) -> None:
+    shas = []
+    for name in ("one", "two"):
+        helper = GitRepo.init(tmp_path / name)
+        shas.append(helper.commit("same", files={"a": "1"}, when="2026-01-26T10:00:00+08:00"))
+    assert shas[0] == shas[1]
+    with pytest.raises(subprocess.CalledProcessError):
+        GitRepo.init(tmp_path / "three").checkout("no-such-branch")

@@ -1,0 +1,46 @@
+import re
+
+from analysis.text import ZWSP, md_cell, md_inline, neutralize_mentions, strip_trailers
+
+
+def test_strip_trailers_and_emails():
+    msg = (
+        "[Bugfix] Fix x (#1)\n\nBody line, ask bob@example.com.\n\n"
+        "Signed-off-by: Alice <alice@example.com>\nCo-authored-by: Bob <bob@x.org>\nReviewed-by: C <c@d.io>"
+    )
+    out = strip_trailers(msg)
+    assert "Signed-off-by" not in out and "Co-authored-by" not in out and "Reviewed-by" not in out
+    assert "@" not in out
+    assert out.startswith("[Bugfix] Fix x (#1)") and "Body line" in out
+
+
+def test_mentions_are_neutralised_for_both_platforms():
+    text = "hi @everyone @here @channel <!channel> <!here> <@U123> <@&42> <#C1>"
+    out = neutralize_mentions(text)
+    for bad in ("@everyone", "@here", "@channel", "<!channel>", "<!here>", "<@U123>", "<@&42>", "<#C1>"):
+        assert bad not in out
+    assert out.replace(ZWSP, "") == text  # readable: only invisible characters added
+
+
+def test_md_inline_escapes_structure_but_keeps_code_spans():
+    out = md_inline("# Title with **bold** [link](javascript:alert(1)) <script> and `a_b|c`\nsecond line")
+    assert "\n" not in out
+    assert out.startswith("\\#")
+    assert "**" not in out.replace("\\*", "")
+    assert "<script>" not in out and "\\<script\\>" in out
+    assert not re.search(r"(?<!\\)\]\(", out)  # no live link syntax
+    assert "`a_b|c`" in out  # code span intact
+
+
+def test_md_inline_unbalanced_backtick_is_escaped():
+    assert md_inline("a ` b") == "a \\` b"
+
+
+def test_md_cell_has_no_bare_pipe():
+    out = md_cell("a | b `c|d` e")
+    assert not re.search(r"(?<!\\)\|", out)
+
+
+def test_leading_list_markers_are_escaped():
+    assert md_inline("- item").startswith("\\-")
+    assert md_inline("1. item").startswith("\\1.")

@@ -1,0 +1,45 @@
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from analysis.errors import InputError
+from analysis.window import day_window, in_window, parse_day, yesterday
+
+
+def test_shanghai_day_is_utc_shifted():
+    start, end = day_window(date(2026, 1, 26), ZoneInfo("Asia/Shanghai"))
+    assert start.astimezone(UTC) == datetime(2026, 1, 25, 16, tzinfo=UTC)
+    assert end - start == timedelta(hours=24)
+
+
+def test_dst_days_are_23_and_25_hours():
+    ny = ZoneInfo("America/New_York")
+    spring = day_window(date(2026, 3, 8), ny)
+    autumn = day_window(date(2026, 11, 1), ny)
+    assert spring[1].astimezone(UTC) - spring[0].astimezone(UTC) == timedelta(hours=23)
+    assert autumn[1].astimezone(UTC) - autumn[0].astimezone(UTC) == timedelta(hours=25)
+
+
+def test_skipped_midnight_starts_at_first_existing_instant():
+    start, _ = day_window(date(2024, 9, 8), ZoneInfo("America/Santiago"))  # 00:00 → 01:00
+    assert (start.hour, start.minute) == (1, 0)
+
+
+def test_edges_inclusive_exclusive():
+    start, end = day_window(date(2026, 1, 26), ZoneInfo("UTC"))
+    assert in_window(start, start, end)
+    assert not in_window(end, start, end)
+    assert not in_window(start - timedelta(seconds=1), start, end)
+
+
+@pytest.mark.parametrize("bad", ["2026-13-01", "26-01-01", "2026/01/01", "yesterday", "", "2026-01-01T00:00"])
+def test_bad_dates(bad):
+    with pytest.raises(InputError, match="YYYY-MM-DD"):
+        parse_day(bad)
+
+
+def test_yesterday_in_zone():
+    now = datetime(2026, 1, 27, 1, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # still the 26th in UTC
+    assert yesterday(ZoneInfo("Asia/Shanghai"), now) == date(2026, 1, 26)
+    assert yesterday(ZoneInfo("UTC"), now) == date(2026, 1, 25)

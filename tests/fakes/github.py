@@ -1,0 +1,510 @@
+"""A fake GitHub REST API on 127.0.0.1 for tests and benchmarks.
+
+It serves one repository's commits, given as GitHub-API-shaped dicts (the shape of the detail endpoint,
+as in ../shared/data/vllm/*.json), through the endpoints digestbot reads: the commit list, a commit's
+detail (with paginated files) and a pull request. Every 200 carries an ETag and a matching
+If-None-Match gets a 304. Faults (rate limits, 5xx, 401) can be queued, and every request is counted.
+
+Usable as a pytest fixture (see tests/adapters/test_github.py) or standalone from a benchmark:
+
+    with FakeGitHub("vllm-project/vllm", json.load(open(path))) as gh:
+        source = GitHubSource(gh.repo, store=store, base_url=gh.base_url)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+FILE_CAP = 3000  # GitHub lists at most 3000 files of a commit
+FILES_PER_PAGE = 300
+
+
+# -- building synthetic commits ----------------------------------------------------------------------
+def make_file(
+    filename: str,
+    *,
+    status: str = "modified",
+    additions: int = 1,
+    deletions: int = 0,
+    patch: str | None = "@@ -1 +1 @@\n-old\n+new",
+    previous_filename: str | None = None,
+) -> dict[str, Any]:
+    """One entry of a commit's `files`; patch=None leaves the key out, as GitHub does for binaries."""
+    entry: dict[str, Any] = {
+        "filename": filename,
+        "status": status,
+        "additions": additions,
+        "deletions": deletions,
+        "changes": additions + deletions,
+    }
+    if patch is not None:
+        entry["patch"] = patch
+    if previous_filename is not None:
+        entry["previous_filename"] = previous_filename
+    return entry
+
+
+def _iso_z(moment: datetime | str) -> str:
+    if isinstance(moment, str):
+        return moment
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def make_commit(
+    message: str,
+    when: datetime | str,
+    *,
+    parents: Sequence[str] = (),
+    files: Sequence[dict[str, Any]] | None = None,
+    sha: str | None = None,
+    author: str = "Ada Lovelace",
+    login: str | None = "ada",
+    author_date: datetime | str | None = None,
+    repo: str = "octo/demo",
+) -> dict[str, Any]:
+    """A commit dict shaped like GitHub's commit detail. `when` is the committer date; the SHA is derived
+    from the message and date unless given, so tests stay deterministic."""
+    committed = _iso_z(when)
+    sha = sha or hashlib.sha1(f"{repo}\0{message}\0{committed}\0{','.join(parents)}".encode()).hexdigest()
+    files = list(files) if files is not None else [make_file("src/app.py")]
+    additions = sum(f["additions"] for f in files)
+    deletions = sum(f["deletions"] for f in files)
+    web = f"https://github.com/{repo}"
+    return {
+        "sha": sha,
+        "html_url": f"{web}/commit/{sha}",
+        "commit": {
+            "author": {"name": author, "email": "a@example.com", "date": _iso_z(author_date or when)},
+            "committer": {"name": "GitHub", "email": "noreply@github.com", "date": committed},
+            "message": message,
+        },
+        "author": {"login": login} if login else None,
+        "parents": [{"sha": p, "html_url": f"{web}/commit/{p}"} for p in parents],
+        "stats": {"additions": additions, "deletions": deletions, "total": additions + deletions},
+        "files": files,
+    }
+
+
+def linear_history(
+    count: int,
+    newest: datetime,
+    *,
+    step: timedelta = timedelta(minutes=10),
+    repo: str = "octo/demo",
+    base_parent: str | None = None,
+    title: str = "change",
+) -> list[dict[str, Any]]:
+    """`count` commits, newest first, each the parent of the one before, `step` apart."""
+    oldest_first: list[dict[str, Any]] = []
+    parent = base_parent
+    for i in range(count):
+        when = newest - step * (count - 1 - i)
+        c = make_commit(f"{title} {i}", when, parents=[parent] if parent else [], repo=repo)
+        oldest_first.append(c)
+        parent = c["sha"]
+    return oldest_first[::-1]
+
+
+# -- the server -------------------------------------------------------------------------------------
+@dataclass
+class Fault:
+    status: int
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    count: int = 1
+    path_contains: str | None = None  # only requests whose path contains this
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]  # lower-case names
+    status: int
+
+
+def _parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _json_response(data: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
+    return Response(
+        json.dumps(data), status=status, headers=dict(headers or {}), content_type="application/json"
+    )
+
+
+_LIST_ONLY_KEYS = (
+    "sha",
+    "node_id",
+    "commit",
+    "url",
+    "html_url",
+    "comments_url",
+    "author",
+    "committer",
+    "parents",
+)
+_PR_TITLE = re.compile(r"\(#(\d+)\)\s*$")
+
+
+class _Server(HTTPServer):
+    """pytest-httpserver with one dispatcher for every path and no unbounded request log."""
+
+    def __init__(self, fake: FakeGitHub, host: str, port: int):
+        super().__init__(host=host, port=port, threaded=True)  # threaded: concurrent requests overlap
+        self._fake = fake
+
+    def thread_target(self) -> None:
+        assert self.server is not None
+        self.server.serve_forever(poll_interval=0.02)  # stop() waits one poll: keep it short
+
+    def dispatch(self, request: Request) -> Response:
+        try:
+            return self._fake._handle(request)
+        except Exception as exc:  # surfaced to tests through check()
+            self.handler_errors.append(exc)
+            return Response(f"fake GitHub error: {exc!r}", status=500)
+
+    def application(self, request: Request) -> Response:
+        request.get_data()
+        return self.dispatch(request)
+
+
+class FakeGitHub:
+    def __init__(
+        self,
+        repo: str = "octo/demo",
+        commits: Iterable[dict[str, Any]] = (),
+        *,
+        branches: Iterable[str] = ("main",),
+        path_prefix: str = "",
+        token: str | None = None,
+        files_per_page: int = FILES_PER_PAGE,
+        file_cap: int = FILE_CAP,
+        latency: float = 0.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        quiet: bool = True,
+    ):
+        if quiet:  # werkzeug prints one access-log line per request to stderr otherwise
+            logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        self.repo = repo
+        self.branches = set(branches)
+        self.default_branch = next(iter(branches), "main")
+        self.path_prefix = "/" + path_prefix.strip("/") if path_prefix.strip("/") else ""
+        self.token = token  # when set, every request must carry "Bearer <token>" or gets 401
+        self.files_per_page = files_per_page
+        self.file_cap = file_cap
+        self.latency = latency  # seconds each request takes, to make overlap measurable
+        self.server = _Server(self, host, port)
+        self.pulls: dict[int, dict[str, Any]] = {}
+        self._faults: deque[Fault] = deque()
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._commits: list[dict[str, Any]] = []
+        self._by_sha: dict[str, dict[str, Any]] = {}
+        self._dates: dict[str, datetime] = {}
+        self.reset_counters()
+        self.set_commits(commits)
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def start(self) -> FakeGitHub:
+        if not self.server.is_running():
+            self.server.start()
+        return self
+
+    def stop(self) -> None:
+        if self.server.is_running():
+            self.server.stop()
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """What GitHubSource takes as base_url (GITHUB_API_URL)."""
+        return self.server.url_for(self.path_prefix or "/").rstrip("/")
+
+    def check(self) -> None:
+        """Re-raise the first error the fake itself hit while handling a request."""
+        self.server.check_handler_errors()
+
+    # -- data -------------------------------------------------------------------------------------
+    def set_commits(self, commits: Iterable[dict[str, Any]]) -> None:
+        """Replace the repository's history. Listed newest first by committer date (stable)."""
+        items = list(commits)
+        dates = {c["sha"]: _parse_time(c["commit"]["committer"]["date"]) for c in items}
+        items.sort(key=lambda c: dates[c["sha"]], reverse=True)
+        with self._lock:
+            self._commits = items
+            self._by_sha = {c["sha"]: c for c in items}
+            self._dates = dates
+
+    def add_commits(self, commits: Iterable[dict[str, Any]]) -> None:
+        self.set_commits([*self._commits, *commits])
+
+    def add_pull(
+        self, number: int, *, merged: bool, merge_commit_sha: str | None = None, base: str | None = None
+    ) -> None:
+        self.pulls[number] = {
+            "number": number,
+            "state": "closed" if merged else "open",
+            "merged": merged,
+            "merge_commit_sha": merge_commit_sha,
+            "base": {"ref": base or self.default_branch},
+        }
+
+    # -- faults -----------------------------------------------------------------------------------
+    def fail_next(
+        self,
+        status: int,
+        *,
+        count: int = 1,
+        headers: Mapping[str, str] | None = None,
+        body: Any = None,
+        path_contains: str | None = None,
+    ) -> None:
+        """The next `count` matching requests answer `status` with these headers and JSON body."""
+        self._faults.append(Fault(status, dict(headers or {}), body, count, path_contains))
+
+    def rate_limit(
+        self,
+        *,
+        count: int = 1,
+        status: int = 429,
+        retry_after: int | None = None,
+        reset_at: float | None = None,
+        path_contains: str | None = None,
+    ) -> None:
+        """Primary limit (x-ratelimit-remaining 0 + reset epoch) or secondary limit (Retry-After)."""
+        headers: dict[str, str] = {}
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
+        if reset_at is not None:
+            headers.update(
+                {
+                    "x-ratelimit-limit": "60",
+                    "x-ratelimit-remaining": "0",
+                    "x-ratelimit-reset": str(int(reset_at)),
+                }
+            )
+        message = (
+            "API rate limit exceeded" if reset_at is not None else "You have exceeded a secondary rate limit"
+        )
+        self.fail_next(
+            status, count=count, headers=headers, body={"message": message}, path_contains=path_contains
+        )
+
+    # -- counters ---------------------------------------------------------------------------------
+    def reset_counters(self) -> None:
+        self.requests = 0
+        self.not_modified = 0
+        self.by_path: Counter[str] = Counter()
+        self.log: list[RecordedRequest] = []
+        self.max_in_flight = 0
+
+    def requests_to(self, fragment: str) -> int:
+        """Requests whose path (without the prefix) contains fragment."""
+        return sum(n for path, n in self.by_path.items() if fragment in path)
+
+    # -- request handling -------------------------------------------------------------------------
+    def _handle(self, request: Request) -> Response:
+        with self._lock:
+            self.requests += 1
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        try:
+            if self.latency:
+                time.sleep(self.latency)
+            response = self._route(request)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+        path = (
+            request.path[len(self.path_prefix) :]
+            if request.path.startswith(self.path_prefix)
+            else request.path
+        )
+        with self._lock:
+            self.by_path[path] += 1
+            if response.status_code == 304:
+                self.not_modified += 1
+            self.log.append(
+                RecordedRequest(
+                    request.method,
+                    path,
+                    dict(request.args),
+                    {k.lower(): v for k, v in request.headers.items()},
+                    response.status_code,
+                )
+            )
+        return response
+
+    def _take_fault(self, path: str) -> Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.path_contains is None or fault.path_contains in path:
+                    fault.count -= 1
+                    if fault.count <= 0:
+                        self._faults.remove(fault)
+                    return fault
+        return None
+
+    def _route(self, request: Request) -> Response:
+        if request.method != "GET":
+            return _json_response({"message": "Not Found"}, 404)
+        if not request.path.startswith(self.path_prefix + "/"):
+            return _json_response({"message": "Not Found"}, 404)
+        path = request.path[len(self.path_prefix) :]
+        fault = self._take_fault(path)
+        if fault is not None:
+            return _json_response(
+                fault.body if fault.body is not None else {"message": "fault"}, fault.status, fault.headers
+            )
+        if self.token is not None and request.headers.get("Authorization") != f"Bearer {self.token}":
+            return _json_response({"message": "Bad credentials"}, 401)
+        prefix = f"/repos/{self.repo}/"
+        if not path.startswith(prefix):
+            return _json_response({"message": "Not Found"}, 404)
+        rest = path[len(prefix) :]
+        if rest == "commits":
+            return self._list(request)
+        if rest.startswith("commits/") and rest.count("/") == 1:
+            return self._detail(request, rest.split("/", 1)[1])
+        if rest.startswith("pulls/") and rest.split("/", 1)[1].isdigit():
+            return self._pull(request, int(rest.split("/", 1)[1]))
+        return _json_response({"message": "Not Found"}, 404)
+
+    def _ok(self, request: Request, data: Any, headers: Mapping[str, str] | None = None) -> Response:
+        body = json.dumps(data)
+        etag = 'W/"' + hashlib.sha1(body.encode()).hexdigest() + '"'
+        sent = request.headers.get("If-None-Match")
+        if sent and (sent.strip() == "*" or etag in [t.strip() for t in sent.split(",")]):
+            return Response(b"", status=304, headers={"ETag": etag})
+        all_headers = {"ETag": etag, **(headers or {})}
+        return Response(body, status=200, headers=all_headers, content_type="application/json; charset=utf-8")
+
+    def _links(self, request: Request, page: int, last: int) -> dict[str, str]:
+        """GitHub-style Link header for a paginated answer."""
+        if last <= 1:
+            return {}
+
+        def url(p: int) -> str:
+            args = dict(request.args)
+            args["page"] = str(p)
+            return f"{request.base_url}?{urlencode(args)}"
+
+        rels = []
+        if page < last:
+            rels += [f'<{url(page + 1)}>; rel="next"', f'<{url(last)}>; rel="last"']
+        if page > 1:
+            rels += [f'<{url(1)}>; rel="first"', f'<{url(page - 1)}>; rel="prev"']
+        return {"Link": ", ".join(rels)} if rels else {}
+
+    @staticmethod
+    def _page_args(request: Request, default_per_page: int, max_per_page: int) -> tuple[int, int]:
+        try:
+            page = max(1, int(request.args.get("page", "1")))
+            per_page = min(max_per_page, max(1, int(request.args.get("per_page", str(default_per_page)))))
+        except ValueError:
+            page, per_page = 1, default_per_page
+        return page, per_page
+
+    def _reachable(self, sha: str) -> list[dict[str, Any]]:
+        seen: set[str] = set()
+        stack = [sha]
+        while stack:
+            current = stack.pop()
+            if current in seen or current not in self._by_sha:
+                continue
+            seen.add(current)
+            stack.extend(p["sha"] for p in self._by_sha[current]["parents"])
+        return [c for c in self._commits if c["sha"] in seen]
+
+    def _list(self, request: Request) -> Response:
+        ref = request.args.get("sha", self.default_branch)
+        if ref in self.branches:
+            history = self._commits
+        elif ref in self._by_sha:
+            history = self._reachable(ref)
+        else:
+            return _json_response({"message": f"No commit found for SHA: {ref}"}, 404)
+        since = _parse_time(request.args["since"]) if "since" in request.args else None
+        until = _parse_time(request.args["until"]) if "until" in request.args else None
+        # GitHub's since/until are inclusive on both ends
+        selected = [
+            c
+            for c in history
+            if (since is None or self._dates[c["sha"]] >= since)
+            and (until is None or self._dates[c["sha"]] <= until)
+        ]
+        page, per_page = self._page_args(request, 30, 100)
+        last = max(1, -(-len(selected) // per_page))
+        chunk = selected[(page - 1) * per_page : page * per_page]
+        items = [{k: c[k] for k in _LIST_ONLY_KEYS if k in c} for c in chunk]
+        headers = self._links(request, page, last)
+        if chunk:
+            headers["Last-Modified"] = format_datetime(self._dates[chunk[0]["sha"]], usegmt=True)
+        return self._ok(request, items, headers)
+
+    def _resolve(self, ref: str) -> tuple[dict[str, Any] | None, Response | None]:
+        ref_l = ref.lower()
+        if ref_l in self._by_sha:
+            return self._by_sha[ref_l], None
+        matches = [c for c in self._commits if c["sha"].startswith(ref_l)] if len(ref_l) >= 4 else []
+        if len(matches) == 1:
+            return matches[0], None
+        if len(matches) > 1:
+            # Assumed wording: GitHub's answer for an ambiguous short SHA is not documented.
+            return None, _json_response({"message": f"The SHA {ref} is ambiguous"}, 422)
+        return None, _json_response({"message": f"No commit found for SHA: {ref}"}, 422)
+
+    def _detail(self, request: Request, ref: str) -> Response:
+        commit, error = self._resolve(ref)
+        if error is not None or commit is None:
+            return error or _json_response({"message": "Not Found"}, 404)
+        files = commit.get("files", [])[: self.file_cap]
+        page, _ = self._page_args(request, self.files_per_page, self.files_per_page)
+        per_page = self.files_per_page
+        last = max(1, -(-len(files) // per_page))
+        data = dict(commit)
+        data["files"] = files[(page - 1) * per_page : page * per_page]
+        return self._ok(request, data, self._links(request, page, last))
+
+    def _pull(self, request: Request, number: int) -> Response:
+        if number in self.pulls:
+            return self._ok(request, {"number": number, **self.pulls[number]})
+        for c in self._commits:
+            m = _PR_TITLE.search(c["commit"]["message"].split("\n", 1)[0])
+            if m and int(m.group(1)) == number:
+                return self._ok(
+                    request,
+                    {
+                        "number": number,
+                        "state": "closed",
+                        "merged": True,
+                        "merge_commit_sha": c["sha"],
+                        "base": {"ref": self.default_branch},
+                        "changed_files": len(c.get("files", [])),
+                    },
+                )
+        return _json_response({"message": "Not Found"}, 404)
