@@ -168,6 +168,19 @@ class GitHubSource:
         self.store.save_commit(commit)
         return commit
 
+    async def default_branch(self) -> str:
+        """The repository's default branch (one cached, usually 304, request)."""
+        try:
+            page = await self._get(self._repo_url, cache=True)
+        except _HTTPStatus as exc:
+            if exc.status == 404:
+                raise SourceError(
+                    f"repository {self.repo} not found on GitHub{self._private_hint()}"
+                ) from None
+            raise self._unexpected(exc) from None
+        branch = page.data.get("default_branch") if isinstance(page.data, dict) else None
+        return branch if isinstance(branch, str) and branch else "main"
+
     async def commit_for_pr(self, number: int, branch: str) -> Commit:
         if number <= 0:
             raise InputError(f"bad pull request number {number}")

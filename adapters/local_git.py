@@ -239,6 +239,18 @@ class LocalGitSource:
                 return (await self._load([sha.decode("ascii")]))[0]
         raise RefNotFound(f"no commit for pull request #{number} on {branch!r} in {self.repo}")
 
+    async def default_branch(self) -> str:
+        """The branch HEAD names (a clone's default branch), else the remote's HEAD, else "main"."""
+        for args in (
+            ["symbolic-ref", "--quiet", "--short", "HEAD"],
+            ["symbolic-ref", "--quiet", "--short", f"refs/remotes/{self.remote}/HEAD"],
+        ):
+            proc = await asyncio.to_thread(self._spawn, args)
+            name = _text(proc.stdout).strip() if proc.returncode == 0 else ""
+            if name:
+                return name.removeprefix(f"{self.remote}/") if args[-1] != "HEAD" else name
+        return "main"
+
     async def aclose(self) -> None:
         return None
 

@@ -117,9 +117,12 @@ def write_output(text: str, out: Path | None) -> None:
     if not text.endswith("\n"):
         text += "\n"
     if out is None:
-        stream = click.get_binary_stream("stdout")
-        stream.write(text.encode("utf-8"))
-        stream.flush()
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None:  # a text-only stream (embedding): it is its own encoder
+            sys.stdout.write(text)
+        else:
+            stream.write(text.encode("utf-8"))
+        sys.stdout.flush()
         return
     try:
         out.parent.mkdir(parents=True, exist_ok=True)

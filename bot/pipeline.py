@@ -66,6 +66,7 @@ async def build_digest(
     commits = await source.commits_in_window(
         branch, start, end, progress=(lambda d, t: progress("fetch", d, t)) if progress else None
     )
+    keep_commits(store, commits)
     window_total = len(commits)
     if keep is not None:
         commits = [c for c in commits if keep(c)]
@@ -140,6 +141,15 @@ async def analyse_commits(
         stats.new_analyses += 1
         store.save_analysis(repo, result, analyzer.model, analyzer.prompt_version)
     return analyses
+
+
+def keep_commits(store: Store, commits: list[Commit]) -> None:
+    """Every digested commit is in the store (a GitHub source saved it already; a local clone did not),
+    so thread questions and resumed posts can rebuild the digest later."""
+    stored = store.stored_shas(commits[0].repo, (c.sha for c in commits)) if commits else set()
+    for commit in commits:
+        if commit.sha not in stored:
+            store.save_commit(commit)
 
 
 def missing_analysis(commit: Commit, lang: str) -> Analysis:
@@ -217,5 +227,6 @@ async def analyse_ref(
 ) -> tuple[Commit, Analysis]:
     """One commit's analysis, cache first: the core of `digestbot analyze` and `/digest <sha>`."""
     commit = await resolve_commit(source, ref, branch)
+    keep_commits(store, [commit])
     analyses = await analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh)
     return commit, analyses[commit.sha]

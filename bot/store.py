@@ -270,6 +270,17 @@ class Store:
             files = self.db.query("SELECT * FROM files WHERE repo = ? AND sha = ? ORDER BY idx", [repo, sha])
             return _commit_from_row(rows[0], files)
 
+    def stored_shas(self, repo: str, shas: Iterable[str]) -> set[str]:
+        wanted = list(shas)
+        with self._lock:
+            return {
+                r["sha"]
+                for r in self.db.query(
+                    "SELECT sha FROM commits WHERE repo = ? AND sha IN (SELECT value FROM json_each(?))",
+                    [repo, json.dumps(wanted)],
+                )
+            }
+
     def find_shas(self, repo: str, prefix: str) -> list[str]:
         """Stored SHAs of repo starting with prefix (for short-SHA lookups)."""
         with self._lock:

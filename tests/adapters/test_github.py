@@ -473,3 +473,21 @@ async def test_squash_merge_history_needs_no_extra_listing(fake, source_for):
     got = await source_for(fake).commits_in_window("main", START, END)
     assert len(got) == 30
     assert len(list_requests(fake)) == 1
+
+
+async def test_default_branch_is_read_once_then_revalidated(tmp_path):
+    with FakeGitHub("octo/demo", branches=("trunk",)) as fake:
+        store = Store(tmp_path / "d.db")
+        for _ in range(2):
+            source = GitHubSource("octo/demo", store=store, base_url=fake.base_url)
+            assert await source.default_branch() == "trunk"
+            await source.aclose()
+        assert fake.not_modified == 1  # the second run cost a 304, no quota
+
+
+async def test_default_branch_of_missing_repo(tmp_path):
+    with FakeGitHub("octo/demo") as fake:
+        source = GitHubSource("octo/nope", store=Store(tmp_path / "d.db"), base_url=fake.base_url)
+        with pytest.raises(SourceError, match="octo/nope not found"):
+            await source.default_branch()
+        await source.aclose()

@@ -575,3 +575,11 @@ def test_git_repo_helper_is_deterministic(tmp_path: Path) -> None:
     assert shas[0] == shas[1]
     with pytest.raises(subprocess.CalledProcessError):
         GitRepo.init(tmp_path / "three").checkout("no-such-branch")
+
+
+async def test_default_branch_follows_head(tmp_path):
+    repo = GitRepo.init(tmp_path / "r", branch="trunk")
+    repo.commit("first", {"a.txt": "1"}, when="2026-01-26T10:00:00+00:00")
+    assert await LocalGitSource(repo.path).default_branch() == "trunk"
+    bare = repo.clone(tmp_path / "r.git", bare=True)
+    assert await LocalGitSource(bare).default_branch() == "trunk"

@@ -207,6 +207,7 @@ class FakeGitHub:
         self.repo = repo
         self.branches = set(branches)
         self.default_branch = next(iter(branches), "main")
+        self.default_branch = next(iter(branches), "main")
         self.path_prefix = "/" + path_prefix.strip("/") if path_prefix.strip("/") else ""
         self.token = token  # when set, every request must carry "Bearer <token>" or gets 401
         self.files_per_page = files_per_page
@@ -383,6 +384,8 @@ class FakeGitHub:
         if self.token is not None and request.headers.get("Authorization") != f"Bearer {self.token}":
             return _json_response({"message": "Bad credentials"}, 401)
         prefix = f"/repos/{self.repo}/"
+        if path == prefix.rstrip("/"):
+            return self._ok(request, {"full_name": self.repo, "default_branch": self.default_branch})
         if not path.startswith(prefix):
             return _json_response({"message": "Not Found"}, 404)
         rest = path[len(prefix) :]

@@ -1,0 +1,742 @@
+"""Slack: posting digests (SlackPoster), the `/digest` command and thread questions (a Bolt AsyncApp),
+and the runtime that serves them over Socket Mode or HTTP.
+
+Everything Slack-specific lives here; what to say comes from bot.chat / bot.posting and how it looks
+from analysis.render_slack. Slack wants an acknowledgement within 3 s, so listeners only parse and
+ack; the slow part (analysis, posting) runs as a tracked background task afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Coroutine
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+from pydantic import SecretStr
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.app.async_server import AsyncSlackAppServer
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from analysis.errors import ConfigError, DigestError, ServiceError
+from analysis.labels import label
+from analysis.models import Analysis, Commit, Digest
+from analysis.render_slack import (
+    Message,
+    card_messages,
+    medium_list_messages,
+    parent_message,
+    text_message,
+    text_messages,
+)
+from bot.chat import ChatCommand, ChatService, CommandResult, ThreadContext, question_lang, usage
+from bot.pipeline import key_of
+from bot.posting import Posted, post_digest
+from bot.qa import stored_answer
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "slack"
+EVENT_TYPE = "digestbot_item"  # message metadata marking our digest items, for reconciliation
+EVENTS_PATH = "/slack/events"
+TIMEOUT = 30  # seconds per Web API call
+AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+# Errors that mean "the bot cannot post here" rather than a fault: told to the user as such.
+CHANNEL_ERRORS = {"not_in_channel", "channel_not_found", "is_archived", "restricted_action"}
+HISTORY_LIMIT = 20  # earlier thread messages handed to the answerer
+
+
+# --- the Web API client ----------------------------------------------------------------------------
+
+
+def _secret(value: SecretStr | None) -> str | None:
+    return value.get_secret_value() if value is not None else None
+
+
+def make_client(settings: Settings, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
+    """A Web API client on SLACK_API_URL that retries what is safe to retry: 429 after Retry-After
+    (slack_sdk leaves this off by default), dropped connections and 500/503."""
+    base_url = (
+        settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
+    )
+    return AsyncWebClient(
+        token=_secret(settings.slack_bot_token),
+        base_url=base_url,
+        session=session,
+        timeout=TIMEOUT,
+        retry_handlers=[
+            AsyncRateLimitErrorRetryHandler(max_retry_count=5),
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            AsyncServerErrorRetryHandler(max_retry_count=2),
+        ],
+    )
+
+
+def require_bot_token(settings: Settings) -> str:
+    token = _secret(settings.slack_bot_token)
+    if not token:
+        raise ConfigError(
+            "SLACK_BOT_TOKEN is not set: copy the Bot User OAuth Token (xoxb-…) from your Slack app's"
+            " OAuth & Permissions page into .env (see docs/slack.md)"
+        )
+    if token.startswith("xapp-"):
+        raise ConfigError(
+            "SLACK_BOT_TOKEN holds an app-level token (xapp-…): that one goes in SLACK_APP_TOKEN;"
+            " SLACK_BOT_TOKEN is the Bot User OAuth Token (xoxb-…)"
+        )
+    return token
+
+
+class SlackError(ServiceError):
+    """A Web API call failed after retries; `code` is Slack's error string."""
+
+    def __init__(self, method: str, code: str, message: str):
+        super().__init__(message)
+        self.method = method
+        self.code = code
+
+
+def _slack_error(method: str, code: str, channel: str | None = None) -> DigestError:
+    where = f" {channel}" if channel else ""
+    if code in AUTH_ERRORS:
+        return ConfigError(f"Slack rejected SLACK_BOT_TOKEN ({code}): check the xoxb-… token in .env")
+    hints = {
+        "not_in_channel": f"the bot is not in channel{where}: invite it there (/invite @digestbot)",
+        "channel_not_found": f"channel{where} not found: use the channel ID (C…), and invite the bot to"
+        " private channels",
+        "missing_scope": "the Slack app lacks a scope: update it from manifest.yml and reinstall it",
+        "ratelimited": "Slack kept rate-limiting us after several retries: try again later",
+    }
+    return SlackError(method, code, f"Slack {method} failed: {hints.get(code, code)}")
+
+
+async def _call(method: str, call: Awaitable[Any], channel: str | None = None) -> Any:
+    """Await a Web API call, turning its failures into one clear DigestError."""
+    try:
+        return await call
+    except SlackApiError as exc:
+        raise _slack_error(
+            method, str(exc.response.get("error") or exc.response.status_code), channel
+        ) from None
+    except (aiohttp.ClientError, TimeoutError, OSError, SlackClientError) as exc:
+        raise SlackError(method, "unreachable", f"cannot reach Slack for {method}: {exc}") from None
+
+
+async def verify_token(client: AsyncWebClient) -> dict[str, Any]:
+    """auth.test: who we are (user_id, bot_id), or one clear line on a bad token."""
+    response = await _call("auth.test", client.auth_test())
+    return dict(response.data)
+
+
+# --- posting ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Item:
+    parts: int
+    ts: dict[int, str] = field(default_factory=dict)  # part → message ts
+
+
+@dataclass
+class _Thread:
+    """Our items already in a thread: what a resumed post must not post again."""
+
+    items: dict[tuple[str, str], _Item] = field(default_factory=dict)  # (digest key, item)
+    files: dict[str, str] = field(default_factory=dict)  # file name → file id
+
+
+def _metadata(key: str, item: str, part: int, parts: int) -> dict[str, Any]:
+    return {
+        "event_type": EVENT_TYPE,
+        "event_payload": {"key": key, "item": item, "part": part, "parts": parts},
+    }
+
+
+class SlackPoster:
+    """bot.posting.Poster for Slack. Each item is one or more messages carrying metadata (digest key,
+    item, part). With `reconcile` on, an item the store does not know is first looked up in Slack —
+    the channel for a parent, the thread's replies for the rest — and, when found, its ts is returned
+    instead of posting again: a crash between Slack accepting a message and the store recording it
+    then costs no duplicate."""
+
+    platform = PLATFORM
+    MAX_THREADS = 256  # threads whose contents we keep in memory
+
+    def __init__(self, client: AsyncWebClient, *, bot_id: str | None = None, reconcile: bool = True):
+        self.client = client
+        self.bot_id = bot_id  # when known, only messages of this bot count as ours
+        self.reconcile = reconcile
+        self._threads: OrderedDict[tuple[str, str], _Thread] = OrderedDict()
+
+    # -- Poster ---------------------------------------------------------------------------------------
+    async def post_parent(self, channel: str, digest: Digest) -> Posted:
+        key = key_of(digest)
+        found = await self._find_parent(channel, key) if self.reconcile else None
+        if found:
+            log.info("parent of %s already in %s (ts %s): not posted again", key, channel, found)
+            return Posted(found, found)
+        ts = await self._post(channel, parent_message(digest), metadata=_metadata(key, "parent", 0, 1))
+        self._remember(channel, ts, _Thread())  # a brand-new thread holds nothing yet
+        return Posted(ts, ts)
+
+    async def post_card(
+        self, channel: str, thread: str, digest: Digest, commit: Commit, analysis: Analysis
+    ) -> Posted:
+        messages = card_messages(commit, analysis, digest.lang, tz=digest.timezone)
+        return await self._post_item(channel, thread, key_of(digest), f"card:{commit.sha}", messages)
+
+    async def post_medium_list(
+        self, channel: str, thread: str, digest: Digest, commits: list[Commit]
+    ) -> Posted:
+        return await self._post_item(
+            channel, thread, key_of(digest), "medium", medium_list_messages(digest, commits)
+        )
+
+    async def post_report(
+        self, channel: str, thread: str, digest: Digest, filename: str, markdown: str
+    ) -> Posted:
+        known = await self._thread(channel, thread) if self.reconcile else _Thread()
+        if filename in known.files:
+            return Posted(known.files[filename], thread)
+        response = await _call(
+            "files.completeUploadExternal",
+            self.client.files_upload_v2(
+                channel=channel,
+                thread_ts=thread,
+                filename=filename,
+                title=filename,
+                content=markdown.encode("utf-8"),  # bytes: UTF-8 whatever the locale
+                initial_comment=f"📄 {label(digest.lang, 'full_report')}",
+            ),
+            channel,
+        )
+        file_id = str(response["files"][0]["id"])
+        known.files[filename] = file_id
+        return Posted(file_id, thread)
+
+    # -- beyond the protocol --------------------------------------------------------------------------
+    async def post_standalone_card(
+        self, channel: str, commit: Commit, analysis: Analysis, lang: str, tz: str | None
+    ) -> Posted:
+        """A `/digest <ref>` card in the channel; parts past the first go in its own thread, so
+        every reply under the card lands in one thread that leads back to the commit."""
+        messages = card_messages(commit, analysis, lang, tz=tz, detail=True)
+        key = f"card:{commit.repo}@{commit.sha}/{lang}"
+        first = await self._post(channel, messages[0], metadata=_metadata(key, "card", 0, len(messages)))
+        for part, message in enumerate(messages[1:], start=1):
+            await self._post(
+                channel, message, thread=first, metadata=_metadata(key, "card", part, len(messages))
+            )
+        return Posted(first, first)
+
+    async def post_messages(
+        self, channel: str, messages: list[Message], thread: str | None = None
+    ) -> list[str]:
+        """Plain messages (answers, notices) in order; returns their ts."""
+        return [await self._post(channel, m, thread=thread) for m in messages]
+
+    # -- internals ------------------------------------------------------------------------------------
+    async def _post_item(
+        self, channel: str, thread: str, key: str, item: str, messages: list[Message]
+    ) -> Posted:
+        known = await self._thread(channel, thread) if self.reconcile else _Thread()
+        found = known.items.get((key, item))
+        if found and found.parts != len(messages):  # there in another shape: never post it twice
+            return Posted(found.ts[min(found.ts)], thread)
+        done = found.ts if found else {}
+        if done:
+            log.info("%s of %s: %d of %d part(s) already in the thread", item, key, len(done), len(messages))
+        stamps = []
+        for part, message in enumerate(messages):
+            ts = done.get(part) or await self._post(
+                channel, message, thread=thread, metadata=_metadata(key, item, part, len(messages))
+            )
+            known.items.setdefault((key, item), _Item(len(messages))).ts[part] = ts
+            stamps.append(ts)
+        return Posted(stamps[0], thread)
+
+    async def _post(
+        self,
+        channel: str,
+        message: Message,
+        *,
+        thread: str | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> str:
+        args: dict[str, Any] = {"channel": channel, "unfurl_links": False, "unfurl_media": False, **message}
+        if thread:
+            args["thread_ts"] = thread
+        if metadata:
+            args["metadata"] = metadata
+        response = await _call("chat.postMessage", self.client.chat_postMessage(**args), channel)
+        return str(response["ts"])
+
+    async def _find_parent(self, channel: str, key: str) -> str | None:
+        """Our parent of this digest among the channel's latest messages (best effort)."""
+        try:
+            response = await _call(
+                "conversations.history",
+                self.client.conversations_history(channel=channel, limit=100, include_all_metadata=True),
+                channel,
+            )
+        except DigestError as exc:
+            log.debug("cannot look for an earlier parent in %s: %s", channel, exc)
+            return None
+        for message in response.get("messages") or []:
+            payload = self._payload(message)
+            if payload and payload.get("key") == key and payload.get("item") == "parent":
+                return str(message["ts"])
+        return None
+
+    async def _thread(self, channel: str, thread: str) -> _Thread:
+        """Our items in a thread: remembered, else read once from conversations.replies."""
+        cached = self._threads.get((channel, thread))
+        if cached is not None:
+            self._threads.move_to_end((channel, thread))
+            return cached
+        known = _Thread()
+        try:
+            async for message in self._replies(channel, thread):
+                self._learn(known, message)
+        except DigestError as exc:  # no history scope, say: post without reconciling, don't remember
+            log.warning(
+                "cannot read thread %s in %s to resume (%s): posting what the store lacks",
+                thread,
+                channel,
+                exc,
+            )
+            return known
+        self._remember(channel, thread, known)
+        return known
+
+    async def _replies(self, channel: str, thread: str) -> AsyncIterator[dict[str, Any]]:
+        cursor: str | None = None
+        while True:
+            response = await _call(
+                "conversations.replies",
+                self.client.conversations_replies(
+                    channel=channel, ts=thread, limit=200, cursor=cursor, include_all_metadata=True
+                ),
+                channel,
+            )
+            for message in response.get("messages") or []:
+                yield message
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not response.get("has_more") or not cursor:
+                return
+
+    def _learn(self, known: _Thread, message: dict[str, Any]) -> None:
+        if self.bot_id and message.get("bot_id") != self.bot_id:
+            return
+        for shared in message.get("files") or []:
+            if shared.get("name") and shared.get("id"):
+                known.files[str(shared["name"])] = str(shared["id"])
+        payload = self._payload(message)
+        if payload and "key" in payload and "item" in payload:
+            entry = known.items.setdefault(
+                (payload["key"], payload["item"]), _Item(int(payload.get("parts", 1)))
+            )
+            entry.ts[int(payload.get("part", 0))] = str(message["ts"])
+
+    def _payload(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        meta = message.get("metadata") or {}
+        if meta.get("event_type") != EVENT_TYPE:
+            return None
+        if self.bot_id and message.get("bot_id") != self.bot_id:
+            return None
+        return meta.get("event_payload") or {}
+
+    def _remember(self, channel: str, thread: str, known: _Thread) -> None:
+        self._threads[(channel, thread)] = known
+        while len(self._threads) > self.MAX_THREADS:
+            self._threads.popitem(last=False)
+
+
+@asynccontextmanager
+async def open_slack_poster(settings: Settings) -> AsyncIterator[SlackPoster]:
+    """A ready SlackPoster: the token checked with auth.test first, one HTTP session for all calls."""
+    require_bot_token(settings)
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT)) as session:
+        client = make_client(settings, session)
+        identity = await verify_token(client)
+        log.info("Slack: posting as %s (team %s)", identity.get("user"), identity.get("team"))
+        yield SlackPoster(client, bot_id=identity.get("bot_id"))
+
+
+# --- the Bolt app ----------------------------------------------------------------------------------
+
+
+class BackgroundTasks:
+    """The work started after an ack: referenced (so it is not garbage-collected mid-flight), logged
+    when it fails, and drained or cancelled on shutdown."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def spawn(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(self._guard(work, name), name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    async def _guard(work: Coroutine[Any, Any, None], name: str) -> None:
+        try:
+            await work
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("Slack: %s failed", name)
+
+    async def drain(self, timeout: float | None = None) -> bool:
+        """Wait for every task, including ones started meanwhile; False if time ran out."""
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        while self._tasks:
+            left = None if deadline is None else deadline - loop.time()
+            if left is not None and left <= 0:
+                return False
+            await asyncio.wait(set(self._tasks), timeout=left)
+        return True
+
+    async def close(self, grace: float) -> None:
+        if not await self.drain(grace):
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+
+class _Seen:
+    """Messages already handled: a mention arrives as both `message` and `app_mention`, and Slack
+    redelivers events it thinks were lost."""
+
+    def __init__(self, size: int = 4096):
+        self._seen: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._size = size
+
+    def claim(self, channel: str, ts: str) -> bool:
+        if (channel, ts) in self._seen:
+            return False
+        self._seen[(channel, ts)] = None
+        while len(self._seen) > self._size:
+            self._seen.popitem(last=False)
+        return True
+
+
+def _ephemeral(text: str) -> dict[str, Any]:
+    return {**text_message(text), "response_type": "ephemeral"}
+
+
+def _from_a_person(event: dict[str, Any]) -> bool:
+    """Not a bot (ourselves included), not an edit or deletion: someone wrote this."""
+    return (
+        bool(event.get("user"))
+        and not event.get("bot_id")
+        and event.get("subtype") in (None, "thread_broadcast", "file_share")
+    )
+
+
+def _unescape(text: str) -> str:
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+
+
+class SlackBot:
+    """The listeners and their state. Listeners are small: parse, ack, hand the rest to a task."""
+
+    def __init__(self, settings: Settings, service: ChatService, client: AsyncWebClient):
+        self.settings = settings
+        self.service = service
+        self.poster = SlackPoster(client)
+        self.tasks = BackgroundTasks()
+        self.seen = _Seen()
+
+    def register(self, app: AsyncApp) -> None:
+        app.command("/digest")(self.on_digest)
+        app.event("message")(self.on_message)
+        app.event("app_mention")(self.on_mention)
+
+    # -- /digest --------------------------------------------------------------------------------------
+    async def on_digest(self, ack: Any, command: dict[str, Any], respond: Any) -> None:
+        channel, text = command.get("channel_id", ""), command.get("text", "")
+        lang = self.service.channel_lang(PLATFORM, channel)
+        try:
+            cmd = self.service.prepare(PLATFORM, channel, text)
+        except DigestError as exc:  # bad input: answered at once, privately
+            await ack(**_ephemeral(str(exc)))
+            return
+        if cmd.action == "help":
+            await ack(**_ephemeral(usage(lang)))
+            return
+        await ack(**self._working(cmd, lang))  # ack first: the analysis may take minutes
+        self.tasks.spawn(
+            self.run_command(channel, cmd, command.get("user_id", ""), respond), f"/digest {text}"
+        )
+
+    @staticmethod
+    def _working(cmd: ChatCommand, lang: str) -> dict[str, Any]:
+        if cmd.action == "card" and cmd.ref is not None:
+            return _ephemeral(label(lang, "slack_working_card", ref=cmd.ref.value))
+        if cmd.action == "day" and cmd.ref is not None:
+            return _ephemeral(label(lang, "slack_working_day", day=cmd.ref.value))
+        return {}
+
+    async def run_command(self, channel: str, cmd: ChatCommand, user: str, respond: Any) -> None:
+        """After the ack: execute, then post the card or digest in the channel, or answer privately."""
+        result = await self.service.execute(PLATFORM, channel, cmd, user)
+        try:
+            if result.kind == "card":
+                await self._post_card(channel, result)
+            elif result.kind == "digest":
+                await self._post_day(channel, result, respond)
+            else:
+                await self._respond(respond, result.text)
+        except SlackError as exc:
+            reason = (
+                label(result.lang, "slack_cannot_post", error=exc.code)
+                if exc.code in CHANNEL_ERRORS
+                else str(exc)
+            )
+            await self._respond(respond, reason)
+        except DigestError as exc:
+            await self._respond(respond, label(result.lang, "slack_failed", error=str(exc)))
+
+    async def _post_card(self, channel: str, result: CommandResult) -> None:
+        assert result.commit is not None and result.analysis is not None
+        posted = await self.poster.post_standalone_card(
+            channel, result.commit, result.analysis, result.lang, self.settings.digest_tz
+        )
+        self.service.record_card(PLATFORM, channel, result.commit, result.lang, posted)
+
+    async def _post_day(self, channel: str, result: CommandResult, respond: Any) -> None:
+        assert result.digest is not None
+        outcome = await post_digest(self.poster, self.service.store, channel, result.digest)
+        if not outcome.posted:
+            await self._respond(respond, label(result.lang, "slack_already_posted"))
+
+    @staticmethod
+    async def _respond(respond: Any, text: str) -> None:
+        for message in text_messages(text):
+            reply = await respond(**message, response_type="ephemeral", replace_original=False)
+            if getattr(reply, "status_code", 200) != 200:
+                log.warning("Slack: response_url answered %s", reply.status_code)
+
+    # -- thread questions -------------------------------------------------------------------------------
+    async def on_message(self, event: dict[str, Any], context: Any) -> None:
+        thread, ts = event.get("thread_ts"), event.get("ts", "")
+        if not _from_a_person(event) or not thread or thread == ts:
+            return  # bots, edits and top-level chatter are not questions to us
+        me = context.get("bot_user_id")
+        if me and f"<@{me}>" in event.get("text", ""):
+            return  # a mention: the app_mention event answers it
+        ctx = self.service.thread_context(PLATFORM, thread)
+        if ctx is None or not self.seen.claim(event.get("channel", ""), ts):
+            return  # not one of our threads: stay silent
+        self.tasks.spawn(self.answer(event, ctx, me), f"answer {ts}")
+
+    async def on_mention(self, event: dict[str, Any], context: Any) -> None:
+        if not _from_a_person(event) or not self.seen.claim(event.get("channel", ""), event.get("ts", "")):
+            return
+        thread = event.get("thread_ts")
+        ctx = self.service.thread_context(PLATFORM, thread) if thread else None
+        self.tasks.spawn(self.answer(event, ctx, context.get("bot_user_id")), f"answer {event.get('ts')}")
+
+    async def answer(self, event: dict[str, Any], ctx: ThreadContext | None, me: str | None) -> None:
+        """Answer in the thread: grounded when it is one of ours, "I don't know which digest" when not."""
+        channel, thread = event["channel"], event.get("thread_ts") or event["ts"]
+        question = event.get("text", "").replace(f"<@{me}>", " ").strip() if me else event.get("text", "")
+        if ctx is None:
+            lang = question_lang(question)
+            text = stored_answer(ThreadContext(), lang) if event.get("thread_ts") else usage(lang)
+        else:
+            ctx.history = await self._history(channel, thread, event["ts"], me)
+            text = await self.service.answer(ctx, question)
+        await self.poster.post_messages(channel, text_messages(text), thread=thread)
+
+    async def _history(
+        self, channel: str, thread: str, current: str, me: str | None
+    ) -> list[tuple[str, str]]:
+        """The thread's earlier messages, oldest first: (assistant|user, text)."""
+        try:
+            response = await _call(
+                "conversations.replies",
+                self.poster.client.conversations_replies(channel=channel, ts=thread, limit=200),
+                channel,
+            )
+        except DigestError as exc:
+            log.warning("cannot read the thread for context: %s", exc)
+            return []
+        history = []
+        for message in response.get("messages") or []:
+            if message.get("ts") == current or not message.get("text"):
+                continue
+            ours = message.get("user") == me or (
+                message.get("bot_id") and message.get("bot_id") == self.poster.bot_id
+            )
+            history.append(("assistant" if ours else "user", _unescape(message["text"])))
+        return history[-HISTORY_LIMIT:]
+
+
+class DigestApp(AsyncApp):
+    """The Bolt app, with its listeners' state at hand (`bot`) for the runtime and tests."""
+
+    bot: SlackBot
+
+
+def build_app(settings: Settings, service: ChatService, client: AsyncWebClient | None = None) -> DigestApp:
+    """The Bolt app: `/digest`, thread replies and mentions. HTTP requests must carry a valid
+    signature (SLACK_SIGNING_SECRET; Bolt answers 401 otherwise); Socket Mode needs none."""
+    client = client or make_client(settings)
+    app = DigestApp(
+        name="digestbot",
+        client=client,
+        signing_secret=_secret(settings.slack_signing_secret) or "",
+        ignoring_self_events_enabled=True,
+        # Our listeners only parse, ack and spawn a task, so running them before the response costs
+        # nothing; it keeps Bolt from running them in unreferenced futures of its own.
+        process_before_response=True,
+    )
+    app.bot = SlackBot(settings, service, client)
+    app.bot.register(app)
+    return app
+
+
+def web_app(app: AsyncApp) -> web.Application:
+    """The aiohttp application of HTTP mode: Slack's request URL is /slack/events; /healthz for probes."""
+    server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
+    server.web_app.router.add_get("/healthz", _healthz)
+    return server.web_app
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    return web.Response(text="ok")
+
+
+# --- the runtime -----------------------------------------------------------------------------------
+
+
+def slack_mode(settings: Settings) -> str:
+    """ "socket" when SLACK_APP_TOKEN is set, else "http" when SLACK_SIGNING_SECRET is, else ConfigError."""
+    if _secret(settings.slack_app_token):
+        return "socket"
+    if _secret(settings.slack_signing_secret):
+        return "http"
+    raise ConfigError(
+        "Slack needs SLACK_APP_TOKEN (Socket Mode, xapp-…) or SLACK_SIGNING_SECRET (HTTP mode, on SLACK_PORT)"
+    )
+
+
+class SlackRuntime:
+    """The Slack side of `digestbot run`: the Bolt app over Socket Mode or HTTP, and `poster` for the
+    scheduler (same client, same reconciliation state)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        service: ChatService,
+        *,
+        host: str = "0.0.0.0",
+        port: int | None = None,
+        grace: float = 30.0,
+    ):
+        self.settings = settings
+        self.service = service
+        self.host = host  # HTTP mode: Slack must reach it (behind a reverse proxy with TLS)
+        self.port = settings.slack_port if port is None else port  # 0: any free port (tests)
+        self.grace = grace  # seconds in-flight work may take to finish on stop()
+        self.mode: str | None = None
+        self.app: DigestApp | None = None
+        self.poster: SlackPoster | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._socket: AsyncSocketModeHandler | None = None
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        self.mode = slack_mode(self.settings)
+        require_bot_token(self.settings)
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT))
+        try:
+            client = make_client(self.settings, self._session)
+            identity = await verify_token(client)
+            self.app = build_app(self.settings, self.service, client)
+            self.poster = self.app.bot.poster
+            self.poster.bot_id = identity.get("bot_id")
+            await (self._start_socket() if self.mode == "socket" else self._start_http())
+        except BaseException:
+            await self.stop()
+            raise
+        log.info("Slack adapter running as %s (%s mode)", identity.get("user"), self.mode)
+
+    async def _start_socket(self) -> None:
+        assert self.app is not None
+        self._socket = AsyncSocketModeHandler(self.app, _secret(self.settings.slack_app_token))
+        try:
+            await self._socket.connect_async()
+        except SlackApiError as exc:
+            code = str(exc.response.get("error"))
+            raise ConfigError(
+                f"Slack refused Socket Mode ({code}): check SLACK_APP_TOKEN (xapp-…, connections:write)"
+            ) from None
+
+    async def _start_http(self) -> None:
+        assert self.app is not None
+        self._runner = web.AppRunner(web_app(self.app), access_log=None)
+        await self._runner.setup()
+        try:
+            await web.TCPSite(self._runner, self.host, self.port).start()
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot listen on {self.host}:{self.port} (SLACK_PORT): {exc.strerror}"
+            ) from None
+
+    @property
+    def http_port(self) -> int | None:
+        """The port HTTP mode listens on (SLACK_PORT; the real one when it was 0)."""
+        if self._runner is None or not self._runner.addresses:
+            return None
+        return int(self._runner.addresses[0][1])
+
+    async def stop(self) -> None:
+        """Stop taking requests, let in-flight work finish (up to `grace`), then close the session."""
+        if self._socket is not None:
+            await self._socket.close_async()
+            self._socket = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+        if self.app is not None:
+            await self.app.bot.tasks.close(self.grace)
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+__all__ = [
+    "BackgroundTasks",
+    "DigestApp",
+    "SlackBot",
+    "SlackError",
+    "SlackPoster",
+    "SlackRuntime",
+    "build_app",
+    "make_client",
+    "open_slack_poster",
+    "require_bot_token",
+    "slack_mode",
+    "verify_token",
+    "web_app",
+]

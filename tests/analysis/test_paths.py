@@ -1,0 +1,159 @@
+"""Path classification across ecosystems, and the two helpers the diff budget builds on."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.paths import PathKind, classify_path, is_low_value, review_priority
+
+K = PathKind
+
+TABLE = [
+    # Python / vllm layout
+    ("vllm/model_executor/models/llama.py", K.SOURCE),
+    ("vllm/entrypoints/openai/api_server.py", K.SOURCE),
+    ("vllm/config/model.py", K.SOURCE),
+    ("vllm/benchmarks/serve.py", K.SOURCE),  # a nested benchmarks/ folder is shipped code
+    ("csrc/attention/paged_attention_v1.cu", K.SOURCE),
+    ("csrc/moe/kernel.cuh", K.SOURCE),
+    ("tests/models/test_llama.py", K.TESTS),
+    ("tests/evals/gsm8k/configs/model.yaml", K.TESTS),  # test data, not config
+    ("conftest.py", K.TESTS),
+    ("test_utils.py", K.TESTS),
+    ("docs/design/arch.md", K.DOCS),
+    ("docs/mkdocs/hooks/url.py", K.DOCS),
+    ("README.md", K.DOCS),
+    ("LICENSE", K.DOCS),
+    ("CHANGELOG", K.DOCS),
+    (".buildkite/test-pipeline.yaml", K.CI),
+    (".buildkite/scripts/annotate.sh", K.CI),
+    (".github/workflows/ci.yml", K.CI),
+    (".github/CODEOWNERS", K.CI),
+    (".pre-commit-config.yaml", K.CI),
+    (".gitlab-ci.yml", K.CI),
+    ("Jenkinsfile", K.CI),
+    ("docker/Dockerfile.rocm", K.BUILD),
+    ("Dockerfile", K.BUILD),
+    ("CMakeLists.txt", K.BUILD),
+    ("cmake/utils.cmake", K.BUILD),
+    ("Makefile", K.BUILD),
+    ("setup.py", K.BUILD),
+    ("BUILD.bazel", K.BUILD),
+    ("webpack.config.js", K.BUILD),
+    ("tools/pre_commit/mypy.py", K.TOOLING),
+    ("scripts/release.sh", K.TOOLING),
+    ("requirements/common.txt", K.DEPENDENCY_MANIFEST),
+    ("requirements-dev.txt", K.DEPENDENCY_MANIFEST),
+    ("pyproject.toml", K.DEPENDENCY_MANIFEST),
+    ("examples/offline_inference/basic.py", K.EXAMPLE),
+    ("benchmarks/benchmark_serving.py", K.BENCHMARK),
+    ("poetry.lock", K.LOCKFILE),
+    ("uv.lock", K.LOCKFILE),
+    ("src/api/service_pb2.py", K.GENERATED),
+    # JS / TS
+    ("web/src/components/Button.tsx", K.SOURCE),
+    ("web/src/components/Button.test.tsx", K.TESTS),
+    ("web/src/util.spec.ts", K.TESTS),
+    ("web/__tests__/app.js", K.TESTS),
+    ("package.json", K.DEPENDENCY_MANIFEST),
+    ("package-lock.json", K.LOCKFILE),
+    ("yarn.lock", K.LOCKFILE),
+    ("pnpm-lock.yaml", K.LOCKFILE),
+    ("node_modules/react/index.js", K.VENDORED),
+    ("public/vendor.min.js", K.MINIFIED),
+    ("static/site.min.css", K.MINIFIED),
+    ("src/__generated__/schema.ts", K.GENERATED),
+    ("src/types.generated.ts", K.GENERATED),
+    ("src/__snapshots__/App.test.tsx.snap", K.GENERATED),
+    ("tsconfig.json", K.CONFIG),
+    (".eslintrc", K.CONFIG),
+    # Go
+    ("pkg/server/handler.go", K.SOURCE),
+    ("pkg/server/handler_test.go", K.TESTS),
+    ("go.mod", K.DEPENDENCY_MANIFEST),
+    ("go.sum", K.LOCKFILE),
+    ("vendor/github.com/pkg/errors/errors.go", K.VENDORED),
+    ("api/v1/service.pb.go", K.GENERATED),
+    ("pkg/apis/zz_generated.deepcopy.go", K.GENERATED),
+    ("internal/gen/client.go", K.GENERATED),
+    # Rust
+    ("src/lib.rs", K.SOURCE),
+    ("benches/parse.rs", K.BENCHMARK),
+    ("Cargo.toml", K.DEPENDENCY_MANIFEST),
+    ("Cargo.lock", K.LOCKFILE),
+    ("build.rs", K.BUILD),
+    # Java / JVM
+    ("src/main/java/com/acme/Latest.java", K.SOURCE),  # ends in "test", is not a test
+    ("src/test/java/com/acme/FooTest.java", K.TESTS),
+    ("pom.xml", K.DEPENDENCY_MANIFEST),
+    ("build.gradle.kts", K.DEPENDENCY_MANIFEST),
+    ("src/main/resources/application.properties", K.CONFIG),
+    # C / C++
+    ("include/foo/bar.h", K.SOURCE),
+    ("third_party/zlib/inflate.c", K.VENDORED),
+    # Ruby / PHP
+    ("Gemfile", K.DEPENDENCY_MANIFEST),
+    ("Gemfile.lock", K.LOCKFILE),
+    ("composer.lock", K.LOCKFILE),
+    ("spec/models/user_spec.rb", K.TESTS),
+    # binary by extension
+    ("docs/images/arch.png", K.BINARY),
+    ("assets/logo.svg", K.BINARY),
+    ("models/weights.safetensors", K.BINARY),
+    ("model.onnx", K.BINARY),
+    ("ckpt/model.pt", K.BINARY),
+    ("lib/libfoo.so", K.BINARY),
+    ("dist/pkg.whl", K.BINARY),
+    ("fonts/Inter.woff2", K.BINARY),
+    ("data/archive.tar.gz", K.BINARY),
+    # config
+    ("config/app.yaml", K.CONFIG),
+    (".gitignore", K.CONFIG),
+    ("setup.cfg", K.BUILD),
+]
+
+
+@pytest.mark.parametrize(("path", "kind"), TABLE)
+def test_classify_path_table(path: str, kind: PathKind) -> None:
+    assert classify_path(path) == kind
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("./src/app.py", K.SOURCE),
+        ("src\\tests\\test_app.py", K.TESTS),  # Windows separators
+        ("DOCS/Guide.MD", K.DOCS),  # case-insensitive
+        ("Vendor/lib/x.go", K.VENDORED),
+        ("", K.SOURCE),  # unknown is reviewed, never dropped
+        ("/", K.SOURCE),
+        ("noextension", K.SOURCE),
+        ("weird.unknownext", K.SOURCE),
+    ],
+)
+def test_classify_path_odd_input(path: str, kind: PathKind) -> None:
+    assert classify_path(path) == kind
+
+
+def test_low_value_kinds_are_exactly_what_a_budget_drops_first() -> None:
+    low = {k for k in PathKind if is_low_value(k)}
+    assert low == {K.LOCKFILE, K.GENERATED, K.VENDORED, K.MINIFIED, K.BINARY}
+
+
+def test_review_priority_orders_source_first_and_low_value_last() -> None:
+    p = review_priority
+    assert p(K.SOURCE) < p(K.CONFIG) < p(K.BUILD) < p(K.TESTS) < p(K.DOCS)
+    assert p(K.BUILD) == p(K.CI)
+    assert p(K.EXAMPLE) == p(K.DOCS)
+    worst_reviewable = max(p(k) for k in PathKind if not is_low_value(k))
+    assert all(p(k) > worst_reviewable for k in PathKind if is_low_value(k))
+
+
+def test_every_kind_has_a_priority() -> None:
+    assert all(isinstance(review_priority(k), int) for k in PathKind)
+
+
+def test_sorting_by_priority_puts_source_before_its_tests_and_lockfile() -> None:
+    paths = ["yarn.lock", "docs/a.md", "tests/test_a.py", "src/a.py", "config/a.yaml"]
+    ordered = sorted(paths, key=lambda p: review_priority(classify_path(p)))
+    assert ordered == ["src/a.py", "config/a.yaml", "tests/test_a.py", "docs/a.md", "yarn.lock"]

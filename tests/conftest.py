@@ -1,0 +1,18 @@
+"""Every test runs isolated from the developer's machine: no digestbot/LLM/chat variables from the
+environment, no .env from the working directory, no real database."""
+
+import os
+
+import pytest
+
+_PREFIXES = ("GITHUB_", "OPENAI_", "DIGEST_", "LLM_", "SLACK_", "DISCORD_")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_settings(monkeypatch, tmp_path_factory):
+    for name in list(os.environ):
+        if name.startswith(_PREFIXES):
+            monkeypatch.delenv(name, raising=False)
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
+    monkeypatch.chdir(home)  # pydantic-settings reads ./.env
