@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from analysis import heuristic
 from analysis.errors import InputError
 from analysis.models import Analysis, Commit, Digest
+from analysis.reverts import mark_reverted
 from analysis.window import day_window
 from bot.analyzers import Analyzer
 from bot.refs import Ref
@@ -73,6 +74,7 @@ async def build_digest(
     analyses = await analyse_commits(
         store, analyzer, source.repo, commits, lang, refresh=refresh, progress=progress, stats=stats
     )
+    analyses = mark_reverted(analyses, commits, lang)
     digest = Digest(
         repo=source.repo,
         branch=branch,
