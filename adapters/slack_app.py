@@ -345,11 +345,14 @@ class SlackPoster:
             if shared.get("name") and shared.get("id"):
                 known.files[str(shared["name"])] = str(shared["id"])
         payload = self._payload(message)
-        if payload and "key" in payload and "item" in payload:
-            entry = known.items.setdefault(
-                (payload["key"], payload["item"]), _Item(int(payload.get("parts", 1)))
-            )
-            entry.ts[int(payload.get("part", 0))] = str(message["ts"])
+        if not payload or "key" not in payload or "item" not in payload:
+            return
+        try:
+            part, parts = int(payload.get("part", 0)), int(payload.get("parts", 1))
+        except (TypeError, ValueError):  # not a payload we wrote
+            return
+        entry = known.items.setdefault((str(payload["key"]), str(payload["item"])), _Item(parts))
+        entry.ts[part] = str(message["ts"])
 
     def _payload(self, message: dict[str, Any]) -> dict[str, Any] | None:
         meta = message.get("metadata") or {}
@@ -496,9 +499,12 @@ class SlackBot:
         return {}
 
     async def run_command(self, channel: str, cmd: ChatCommand, user: str, respond: Any) -> None:
-        """After the ack: execute, then post the card or digest in the channel, or answer privately."""
-        result = await self.service.execute(PLATFORM, channel, cmd, user)
+        """After the ack: execute, then post the card or digest in the channel, or answer privately.
+        Whatever goes wrong, the user hears about it (privately) rather than from silence."""
+        lang = self.service.channel_lang(PLATFORM, channel)
         try:
+            result = await self.service.execute(PLATFORM, channel, cmd, user)
+            lang = result.lang
             if result.kind == "card":
                 await self._post_card(channel, result)
             elif result.kind == "digest":
@@ -506,14 +512,15 @@ class SlackBot:
             else:
                 await self._respond(respond, result.text)
         except SlackError as exc:
-            reason = (
-                label(result.lang, "slack_cannot_post", error=exc.code)
-                if exc.code in CHANNEL_ERRORS
-                else str(exc)
+            cannot = exc.code in CHANNEL_ERRORS
+            await self._respond(
+                respond, label(lang, "slack_cannot_post", error=exc.code) if cannot else str(exc)
             )
-            await self._respond(respond, reason)
         except DigestError as exc:
-            await self._respond(respond, label(result.lang, "slack_failed", error=str(exc)))
+            await self._respond(respond, label(lang, "slack_failed", error=str(exc)))
+        except Exception as exc:  # a bug: logged with its traceback, reported in one line
+            log.exception("Slack: /digest %s failed", cmd.action)
+            await self._respond(respond, label(lang, "slack_failed", error=type(exc).__name__))
 
     async def _post_card(self, channel: str, result: CommandResult) -> None:
         assert result.commit is not None and result.analysis is not None

@@ -48,6 +48,23 @@ _LABELS: dict[str, dict[str, str]] = {
         "field_sep": "：",
         "note_sep": "；",
         "analyzer_none": "无",
+        # Slack (analysis/render_slack.py, adapters/slack_app.py)
+        "slack_ask": "💬 在此讨论串中回复（或提及我）即可询问这些提交",
+        "slack_more_high": "……另有 {n} 个高重要度提交，见讨论串",
+        "slack_no_high": "今日没有高重要度提交",
+        "slack_continued": "续 {part}/{parts}",
+        "slack_working_card": "⏳ 正在分析 {ref} ……",
+        "slack_working_day": "⏳ 正在生成 {day} 的摘要 ……",
+        "slack_already_posted": "该摘要已在本频道发布过，没有需要补发的内容。",
+        "slack_cannot_post": "无法在本频道发帖（{error}）：请先邀请我加入，例如 /invite @digestbot",
+        "slack_failed": "出错了：{error}",
+        # Discord (analysis/render_discord.py, adapters/discord_bot.py)
+        "discord_continued": "{name}（续）",
+        "discord_more_in_thread": "……另有 {count} 项，见讨论串",
+        "discord_posted": "已在本频道发布 {repo} {day} 的摘要：{link}",
+        "discord_already_posted": "{repo} {day} 的摘要已在本频道发布过：{link}",
+        "discord_not_here": "请在服务器的文字频道中使用 /digest date:（讨论串和私信中不行）。",
+        "discord_failed": "出错了：{error}",
     },
     "en": {
         "report_title": "Daily Update Report ({date})",
@@ -86,6 +103,23 @@ _LABELS: dict[str, dict[str, str]] = {
         "field_sep": ": ",
         "note_sep": "; ",
         "analyzer_none": "none",
+        # Slack (analysis/render_slack.py, adapters/slack_app.py)
+        "slack_ask": "💬 Reply in this thread (or mention me) to ask about these commits",
+        "slack_more_high": "…and {n} more high-importance commits in the thread",
+        "slack_no_high": "No high-importance commits today",
+        "slack_continued": "continued {part}/{parts}",
+        "slack_working_card": "⏳ Analysing {ref}…",
+        "slack_working_day": "⏳ Building the digest of {day}…",
+        "slack_already_posted": "That digest is already in this channel; nothing was missing.",
+        "slack_cannot_post": "I can't post in this channel ({error}): invite me first, e.g. /invite @digestbot",
+        "slack_failed": "Something went wrong: {error}",
+        # Discord (analysis/render_discord.py, adapters/discord_bot.py)
+        "discord_continued": "{name} (cont.)",
+        "discord_more_in_thread": "…and {count} more in the thread",
+        "discord_posted": "Posted the {day} digest of {repo}: {link}",
+        "discord_already_posted": "The {day} digest of {repo} is already in this channel: {link}",
+        "discord_not_here": "Use /digest date: in a server text channel (not in a thread or a DM).",
+        "discord_failed": "Something went wrong: {error}",
     },
 }
 
