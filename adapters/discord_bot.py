@@ -52,6 +52,9 @@ THREAD_ARCHIVE_MINUTES = 10080  # a week: questions about a day's digest keep it
 HISTORY_MESSAGES = 20  # thread messages given to the answerer as context
 _COMMAND_WORDS = ("help", "list", "subscribe", "unsubscribe")
 
+# digestbot never joins voice: without this, every Client logs "PyNaCl / davey is not installed".
+discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+
 
 # --- settings and login -----------------------------------------------------------------------------
 
@@ -232,7 +235,8 @@ async def open_discord_poster(settings: Any) -> AsyncIterator[DiscordPoster]:
     """A poster for a one-off post: logs in over REST (no gateway, no intents), closes on exit."""
     token = bot_token(settings)
     with routed_to(settings.discord_api_url):
-        client = discord.Client(intents=discord.Intents.none(), allowed_mentions=NO_MENTIONS)
+        # No gateway, so intents do not matter; guilds only to keep discord.py from warning.
+        client = discord.Client(intents=discord.Intents(guilds=True), allowed_mentions=NO_MENTIONS)
         try:
             await login(client, token)
             yield DiscordPoster(client)
@@ -299,6 +303,9 @@ class DigestBot(discord.Client):
         self.tree = app_commands.CommandTree(self)
         self.tree.add_command(make_digest_command(self))
         self.poster = DiscordPoster(self)
+        # One day's post at a time per channel: two `/digest date:` at once would both find nothing
+        # recorded yet and both post (post_digest checks, then posts).
+        self._posting: dict[str, asyncio.Lock] = {}
 
     async def setup_hook(self) -> None:
         # Runs once, right after login and before the gateway: the place to sync (on_ready repeats).
@@ -370,7 +377,7 @@ class DigestBot(discord.Client):
             self.service.record_card(PLATFORM, channel, result.commit, result.lang, Posted(str(first.id)))
         elif result.kind == "digest":
             assert result.digest is not None
-            text = await self._post_day(interaction, channel, result.digest, result.lang)
+            text = await self._post_day(channel, result.digest, result.lang)
             await interaction.followup.send(text, allowed_mentions=NO_MENTIONS)
         else:
             await self._send_followups(interaction, [{"content": c} for c in content_chunks(result.text)])
@@ -383,10 +390,9 @@ class DigestBot(discord.Client):
             first = first or sent
         return first
 
-    async def _post_day(
-        self, interaction: discord.Interaction, channel: str, digest: Digest, lang: str
-    ) -> str:
-        result = await post_digest(self.poster, self.service.store, channel, digest)
+    async def _post_day(self, channel: str, digest: Digest, lang: str) -> str:
+        async with self._posting.setdefault(channel, asyncio.Lock()):
+            result = await post_digest(self.poster, self.service.store, channel, digest)
         link = f"<#{result.thread_id}>" if result.thread_id else ""
         key = "discord_posted" if result.posted else "discord_already_posted"
         return label(lang, key, repo=digest.repo, day=digest.day.isoformat(), link=link)
@@ -429,13 +435,16 @@ class DigestBot(discord.Client):
                 "discord_failed",
                 error=type(exc).__name__,
             )
-        for number, chunk in enumerate(content_chunks(answer)):
-            await message.channel.send(
-                chunk,
-                allowed_mentions=NO_MENTIONS,
-                reference=message if number == 0 else None,
-                mention_author=False,
-            )
+        try:
+            for number, chunk in enumerate(content_chunks(answer)):
+                await message.channel.send(
+                    chunk,
+                    allowed_mentions=NO_MENTIONS,
+                    reference=message if number == 0 else None,
+                    mention_author=False,
+                )
+        except discord.HTTPException as exc:  # e.g. the thread was archived and locked meanwhile
+            log.warning("Discord: could not answer in %s: %s", message.channel.id, _reason(exc))
 
     def _wants(self, message: discord.Message) -> bool:
         """Only people in servers: never ourselves, other bots or webhooks (no loops, no DMs)."""
@@ -461,7 +470,7 @@ class DigestBot(discord.Client):
             if not text:
                 continue
             mine = self.user is not None and earlier.author.id == self.user.id
-            history.append(("assistant" if mine else earlier.author.display_name, text))
+            history.append(("assistant" if mine else "user", text))  # as Slack does; no names to the LLM
         history.reverse()
         return history
 

@@ -25,7 +25,7 @@ _MASS_MENTION = re.compile(r"@(everyone|here|channel|all)\b", re.IGNORECASE)
 # (else "``<img …>`" would be kept raw while Markdown renders the <img> as live HTML).
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _MD_SPECIAL = re.compile(r"([\\*_\[\]<>~|])")
-_BLOCK_START = re.compile(r"^(\s*)([#>+=-]|\d+[.)])")
+_BLOCK_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")
 
 
 def strip_trailers(message: str) -> str:
@@ -60,7 +60,15 @@ def md_inline(text: str) -> str:
     out.append(_MD_SPECIAL.sub(r"\\\1", text[pos:]).replace("`", "\\`"))
     result = "".join(out)
     # A leading '#', '>', '-' or '1.' would turn the line into a heading, quote or list.
-    return _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), result, count=1)
+    return _BLOCK_START.sub(_escape_block_start, result, count=1)
+
+
+def _escape_block_start(m: re.Match[str]) -> str:
+    # "1." is an ordered list only because of the dot: escape the punctuation, not the digit
+    # (a backslash before a digit is not an escape and would show).
+    if m.group(2):
+        return m.group(1) + "\\" + m.group(2)
+    return m.group(1) + m.group(3) + "\\" + m.group(4)
 
 
 def md_cell(text: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import weakref
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -69,9 +70,23 @@ def report_filename(digest: Digest) -> str:
     return f"digest-{digest.repo.replace('/', '-')}-{digest.day.isoformat()}.{digest.lang}.md"
 
 
+# One lock per (platform, channel, digest) while a post is in progress: the scheduler and a chat
+# command posting the same digest at the same moment must not both post the parent. Weak values: a
+# lock lives only while someone holds it.
+_posting: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = weakref.WeakValueDictionary()
+
+
 async def post_digest(poster: Poster, store: Store, channel: str, digest: Digest) -> PostResult:
     """Post what is missing of this digest in this channel; record each item as soon as it is up."""
     key = key_of(digest)
+    lock = _posting.get((poster.platform, channel, key))
+    if lock is None:
+        lock = _posting[(poster.platform, channel, key)] = asyncio.Lock()
+    async with lock:
+        return await _post_missing(poster, store, channel, digest, key)
+
+
+async def _post_missing(poster: Poster, store: Store, channel: str, digest: Digest, key: str) -> PostResult:
     done = store.get_posts(poster.platform, channel, key)
     result = PostResult(key=key, posted=[], skipped=[], thread_id=None)
     by_sha = {c.sha: c for c in digest.commits}

@@ -66,6 +66,8 @@ class Settings(BaseSettings):
     discord_bot_token: SecretStr | None = None
     discord_guild_id: int | None = None
     discord_api_url: str | None = None
+    # Privileged intent: answer any message in our threads, not only mentions (enable it in the portal too)
+    discord_message_content: bool = False
 
     # Application
     digest_db: Path = Field(default_factory=default_db_path)

@@ -43,4 +43,5 @@ def test_md_cell_has_no_bare_pipe():
 
 def test_leading_list_markers_are_escaped():
     assert md_inline("- item").startswith("\\-")
-    assert md_inline("1. item").startswith("\\1.")
+    assert md_inline("1. item").startswith("1\\.")
+    assert md_inline("12) item").startswith("12\\)")

@@ -1,0 +1,255 @@
+"""Benchmark: the Discord adapter against FakeDiscord on 127.0.0.1.
+
+    python bench/bench_discord.py [--data ../shared/data/vllm/2026-01-29.json] [--invocations 400]
+
+1. Posting one real vllm day (45 commits, heuristic analyses) through discord.py's REST client:
+   REST calls by route and wall time, without rate limits and under Discord's real message bucket
+   (5 per 5 s per channel, paced by discord.py from the X-RateLimit headers); then a re-post on the
+   same database (0 new) and a re-post after a restart (a new Store on the same file).
+2. `/digest` time-to-defer: the command callback invoked many times with spec'd Interaction mocks and
+   a slow commit source behind it; p50 / p99 from entering the callback to the defer() call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from datetime import date, datetime
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from unittest.mock import MagicMock
+from zoneinfo import ZoneInfo
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import discord  # noqa: E402
+
+from adapters.discord_bot import DigestBot, open_discord_poster  # noqa: E402
+from adapters.github import commit_from_api  # noqa: E402
+from analysis.errors import RefNotFound  # noqa: E402
+from analysis.models import Commit, Digest  # noqa: E402
+from analysis.window import day_window  # noqa: E402
+from bot.analyzers import HeuristicAnalyzer  # noqa: E402
+from bot.chat import ChatService  # noqa: E402
+from bot.pipeline import save_digest  # noqa: E402
+from bot.posting import post_digest  # noqa: E402
+from bot.settings import Settings  # noqa: E402
+from bot.store import Store  # noqa: E402
+from tests.fakes.discord_api import FakeDiscord  # noqa: E402
+
+REPO = "vllm-project/vllm"
+TZ = ZoneInfo("Asia/Shanghai")
+CHANNEL = "900000000000000100"
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "vllm" / "2026-01-29.json"
+
+
+# --- data -------------------------------------------------------------------------------------------
+
+
+def load_commits(path: Path) -> list[Commit]:
+    items = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        commit_from_api(REPO, item, item.get("files") or [], len(item.get("files") or [])) for item in items
+    ]
+
+
+async def make_digest(commits: list[Commit], day: date) -> Digest:
+    start, end = day_window(day, TZ)
+    in_day = sorted(
+        (c for c in commits if start <= c.committed_at < end), key=lambda c: c.committed_at, reverse=True
+    )
+    analyses = await HeuristicAnalyzer().analyze(in_day, "zh")
+    return Digest(
+        repo=REPO,
+        branch="main",
+        day=day,
+        timezone=TZ.key,
+        window_start=start,
+        window_end=end,
+        generated_at=datetime.now(TZ),
+        commits=in_day,
+        analyses=analyses,
+        lang="zh",
+    )
+
+
+# --- 1. posting -------------------------------------------------------------------------------------
+
+
+async def post_once(fake: FakeDiscord, store: Store, digest: Digest) -> tuple[float, int, int]:
+    """(wall seconds, items posted, REST calls) of one post_digest, login included."""
+    settings = Settings(discord_bot_token=fake.token, discord_api_url=fake.base_url)
+    fake.reset_counters()
+    began = time.perf_counter()
+    async with open_discord_poster(settings) as poster:
+        result = await post_digest(poster, store, CHANNEL, digest)
+    return time.perf_counter() - began, len(result.posted), fake.requests
+
+
+async def bench_posting(digest: Digest, db: Path) -> None:
+    stats = digest.stats
+    print(f"Posting {REPO} {digest.day}: {stats['total']} commits "
+          f"({stats['high']} high, {stats['medium']} medium, {stats['low']} low)")  # fmt: skip
+    for label, limit, per in (
+        ("no rate limit", 10_000, 1.0),
+        ("Discord bucket 5 msgs / 5 s / channel", 5, 5.0),
+    ):
+        store = Store(db.with_name(f"{db.stem}-{limit}.db"))
+        save_digest(store, digest)
+        with FakeDiscord(bucket_limit=limit, bucket_per=per) as fake:
+            wall, items, calls = await post_once(fake, store, digest)
+            routes = dict(sorted(fake.by_route.items()))
+            thread = fake.threads()[0]["id"]
+            sizes = [len(data) for _, data in fake.attachments(thread)]
+            print(f"\n  [{label}] first post: {items} items, {calls} REST calls, {wall:.2f} s wall, "
+                  f"{fake.rate_limited} x 429, {len(fake.rejected)} rejected")  # fmt: skip
+            for route, n in routes.items():
+                print(f"      {n:3d}  {route}")
+            print(
+                f"      thread messages: {len(fake.messages_in(thread))}; report attachment: {sizes[0]:,} bytes"
+            )
+            wall, items, calls = await post_once(fake, store, digest)
+            print(f"  [{label}] re-post: {items} new items, {calls} REST calls (login only), {wall:.2f} s")
+            store.close()
+            restarted = Store(db.with_name(f"{db.stem}-{limit}.db"))
+            wall, items, calls = await post_once(fake, restarted, digest)
+            print(f"  [{label}] re-post after restart: {items} new items, {calls} REST calls, {wall:.2f} s")
+            restarted.close()
+            fake.check()
+
+
+# --- 2. time to defer -------------------------------------------------------------------------------
+
+
+class SlowSource:
+    """The commit source behind /digest, with a network-like delay on every lookup."""
+
+    def __init__(self, commits: list[Commit], delay: float):
+        self.repo = REPO
+        self.commits = commits
+        self.delay = delay
+
+    async def get_commit(self, ref: str) -> Commit:
+        await asyncio.sleep(self.delay)
+        for commit in self.commits:
+            if commit.sha.startswith(ref):
+                return commit
+        raise RefNotFound(ref)
+
+    async def commits_in_window(self, branch, start, end, progress=None) -> list[Commit]:
+        await asyncio.sleep(self.delay)
+        return [c for c in self.commits if start <= c.committed_at < end]
+
+    async def commit_for_pr(self, number: int, branch: str) -> Commit:
+        await asyncio.sleep(self.delay)
+        raise RefNotFound(f"#{number}")
+
+    async def aclose(self) -> None:
+        return None
+
+
+class _Response:
+    """interaction.response: records when defer() is called."""
+
+    def __init__(self, marks: dict[str, float]):
+        self.marks = marks
+
+    async def defer(self, **kw: Any) -> None:
+        self.marks["defer"] = time.perf_counter()
+
+    async def send_message(self, *args: Any, **kw: Any) -> None:
+        self.marks["defer"] = time.perf_counter()  # an immediate answer acknowledges just the same
+
+
+class _Followup:
+    async def send(self, *args: Any, **kw: Any) -> Any:
+        return SimpleNamespace(id=1)
+
+
+def interaction(marks: dict[str, float], channel: Any) -> Any:
+    """A light stand-in for discord.Interaction (the tests use spec'd mocks; here mock overhead would
+    dominate the measurement)."""
+
+    async def delete_original_response() -> None:
+        return None
+
+    return SimpleNamespace(
+        response=_Response(marks),
+        followup=_Followup(),
+        channel=channel,
+        channel_id=int(CHANNEL),
+        guild_id=1,
+        user=SimpleNamespace(id=7),
+        delete_original_response=delete_original_response,
+    )
+
+
+async def bench_defer(commits: list[Commit], db: Path, invocations: int, delay: float, waves: int) -> None:
+    store = Store(db.with_name(f"{db.stem}-defer.db"))
+    settings = Settings(digest_repo=REPO, digest_db=db)
+    service = ChatService(
+        settings, store, source_factory=lambda repo: SlowSource(commits, delay), analyzer=HeuristicAnalyzer()
+    )
+    bot = DigestBot(service)  # not logged in: /digest <sha> needs no REST of its own (follow-ups are mocked)
+    command = bot.tree.get_command("digest")
+    assert command is not None
+
+    channel = MagicMock(spec=discord.TextChannel, id=int(CHANNEL))
+
+    async def one(ref: str) -> tuple[float, float]:
+        marks: dict[str, float] = {}
+        began = time.perf_counter()
+        await command.callback(interaction(marks, channel), ref=ref)
+        return marks["defer"] - began, time.perf_counter() - began
+
+    await one(commits[0].sha[:10])  # warm-up: first-call imports are not what a user waits for
+
+    refs = [commits[n % len(commits)].sha[:10] for n in range(invocations)]
+    results: list[tuple[float, float]] = []
+    per_wave = max(1, invocations // waves)
+    for start in range(0, invocations, per_wave):  # concurrent waves: commands arriving together
+        results += await asyncio.gather(*(one(r) for r in refs[start : start + per_wave]))
+    store.close()
+    to_defer = sorted(r[0] * 1000 for r in results)
+    total = sorted(r[1] * 1000 for r in results)
+    q = statistics.quantiles(to_defer, n=100)
+    print(
+        f"\n/digest ref:<sha> — {invocations} invocations in waves of {per_wave}, source delay {delay * 1000:.0f} ms"
+    )
+    print(f"  time to defer: p50 {q[49]:.3f} ms, p99 {q[98]:.3f} ms, max {to_defer[-1]:.3f} ms")
+    tq = statistics.quantiles(total, n=100)
+    print(f"  whole command (defer → card follow-up): p50 {tq[49]:.1f} ms, p99 {tq[98]:.1f} ms")
+    print(f"  defer / whole command at p50: {q[49] / tq[49]:.4f} (Discord allows 3 s before the defer)")
+
+
+# --- main -------------------------------------------------------------------------------------------
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--day", default="2026-01-29")
+    parser.add_argument("--invocations", type=int, default=400)
+    parser.add_argument("--delay", type=float, default=0.05, help="source delay per lookup, seconds")
+    args = parser.parse_args()
+    if not args.data.exists():
+        print(f"skipped: {args.data} is not there (the vllm day data lives in ../shared/data)")
+        return 0
+    commits = load_commits(args.data)
+    digest = await make_digest(commits, date.fromisoformat(args.day))
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.db"
+        await bench_posting(digest, db)
+        await bench_defer(digest.commits, db, args.invocations, args.delay, waves=20)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main()))

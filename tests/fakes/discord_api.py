@@ -1,0 +1,612 @@
+"""A fake Discord REST API on 127.0.0.1 for tests and benchmarks, reached by discord.py itself through
+`discord.http.Route.BASE` (DISCORD_API_URL).
+
+It serves what a bot posting digests uses: login (GET /users/@me, GET /oauth2/applications/@me),
+channels, messages (JSON and multipart with attachments), threads started from messages, message
+deletion, message history and application-command sync. Messages are checked against Discord's limits
+independently of our renderer and violations get Discord's 400 "Invalid Form Body" shape. Every
+request is recorded (route template, payload, allowed_mentions, files) and counted.
+
+Rate limits behave as discord.py expects: every response carries per-route bucket headers
+(X-RateLimit-Bucket/Limit/Remaining/Reset/Reset-After, per route and major parameter), exceeding a
+bucket answers 429, and `rate_limit()` queues 429s with `retry_after` in the JSON body and in the
+Retry-After header. Every response has a `Via` header: discord.py treats a 429 without one as a
+Cloudflare ban.
+
+    with FakeDiscord() as fake, fake.routed():          # Route.BASE points here, restored after
+        client = discord.Client(intents=discord.Intents.none())
+        await client.login(fake.token)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import logging
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+API_PREFIX = "/api/v10"
+DISCORD_EPOCH_MS = 1_420_070_400_000
+
+# Discord's documented limits, written out again here so the fake does not trust our renderer.
+CONTENT_MAX = 2000
+EMBEDS_MAX = 10
+EMBED_TOTAL_MAX = 6000
+FIELDS_MAX = 25
+ATTACHMENTS_MAX = 10
+THREAD_NAME_MAX = 100
+_EMBED_LIMITS = {"title": 256, "description": 4096}
+_FIELD_LIMITS = {"name": 256, "value": 1024}
+
+
+@dataclass
+class Fault:
+    status: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+    count: int = 1
+    route: str | None = None  # only requests whose route ends with this, e.g. "/messages"
+    after: int = 0  # let this many matching requests through first
+
+
+@dataclass(frozen=True)
+class Call:
+    method: str
+    path: str  # without the /api/v10 prefix
+    route: str  # method + path template: "POST /channels/{channel_id}/messages"
+    status: int
+    payload: Any  # the JSON body, or the multipart payload_json
+    files: tuple[tuple[str, bytes], ...] = ()  # (filename, content)
+
+
+class _Server(HTTPServer):
+    """pytest-httpserver with one dispatcher for every path."""
+
+    def __init__(self, fake: FakeDiscord, host: str, port: int):
+        super().__init__(host=host, port=port, threaded=True)
+        self._fake = fake
+
+    def thread_target(self) -> None:
+        assert self.server is not None
+        self.server.serve_forever(poll_interval=0.02)
+
+    def dispatch(self, request: Request) -> Response:
+        try:
+            return self._fake._handle(request)
+        except Exception as exc:  # surfaced to tests through check()
+            self.handler_errors.append(exc)
+            return Response(f"fake Discord error: {exc!r}", status=500)
+
+    def application(self, request: Request) -> Response:
+        request.get_data()
+        return self.dispatch(request)
+
+
+class _Bucket:
+    """One rate-limit bucket: a fixed window of `limit` requests per `per` seconds."""
+
+    def __init__(self, limit: int, per: float):
+        self.limit, self.per = limit, per
+        self.started = 0.0
+        self.used = 0
+
+    def take(self, now: float) -> tuple[bool, int, float]:
+        """(allowed, remaining, reset_after)."""
+        if now - self.started >= self.per:
+            self.started, self.used = now, 0
+        reset_after = max(0.001, self.started + self.per - now)
+        if self.used >= self.limit:
+            return False, 0, reset_after
+        self.used += 1
+        return True, self.limit - self.used, reset_after
+
+
+def _id_template(path: str) -> tuple[str, str]:
+    """("/channels/{channel_id}/messages/{message_id}", major parameter) for a concrete path."""
+    names = {"channels": "channel_id", "messages": "message_id", "guilds": "guild_id"}
+    names |= {"applications": "application_id", "webhooks": "webhook_id", "users": "user_id"}
+    parts = path.strip("/").split("/")
+    out, major = [], ""
+    for i, part in enumerate(parts):
+        prev = parts[i - 1] if i else ""
+        if part.isdigit() and prev in names:
+            out.append("{" + names[prev] + "}")
+            if prev in ("channels", "guilds", "webhooks") and not major:
+                major = part
+        else:
+            out.append(part)
+    return "/" + "/".join(out), major
+
+
+def _error(errors: dict[str, Any]) -> dict[str, Any]:
+    return {"code": 50035, "message": "Invalid Form Body", "errors": errors}
+
+
+def _max_length(limit: int) -> dict[str, Any]:
+    return {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": f"Must be {limit} or fewer in length."}]}
+
+
+def _required() -> dict[str, Any]:
+    return {"_errors": [{"code": "BASE_TYPE_REQUIRED", "message": "This field is required"}]}
+
+
+def _nest(errors: dict[str, Any], path: list[str], leaf: dict[str, Any]) -> None:
+    node = errors
+    for key in path[:-1]:
+        node = node.setdefault(key, {})
+    node[path[-1]] = leaf
+
+
+class FakeDiscord:
+    def __init__(
+        self,
+        *,
+        token: str = "fake.bot.token",
+        guild_id: int = 900_000_000_000_000_001,
+        channels: tuple[int, ...] = (900_000_000_000_000_100,),
+        bucket_limit: int = 50,
+        bucket_per: float = 1.0,
+        max_file_bytes: int = 10 * 1024 * 1024,
+        latency: float = 0.0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        quiet: bool = True,
+    ):
+        if quiet:
+            logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        self.token = token
+        self.guild_id = guild_id
+        self.application_id = 800_000_000_000_000_001
+        self.user = {
+            "id": str(self.application_id),
+            "username": "digestbot",
+            "discriminator": "0",
+            "global_name": None,
+            "avatar": None,
+            "bot": True,
+        }
+        self.bucket_limit, self.bucket_per = bucket_limit, bucket_per  # Discord: 5 messages / 5 s per channel
+        self.max_file_bytes = max_file_bytes
+        self.latency = latency
+        self.server = _Server(self, host, port)
+        self.channels: dict[str, dict[str, Any]] = {}
+        self.messages: dict[str, list[dict[str, Any]]] = {}  # channel or thread id → messages, oldest first
+        self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → synced commands
+        self._lock = threading.Lock()
+        self._faults: deque[Fault] = deque()
+        self._buckets: dict[str, _Bucket] = {}
+        self._ids = itertools.count(1)
+        for channel_id in channels:
+            self.add_channel(channel_id)
+        self.reset_counters()
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def start(self) -> FakeDiscord:
+        if not self.server.is_running():
+            self.server.start()
+        return self
+
+    def stop(self) -> None:
+        if self.server.is_running():
+            self.server.stop()
+
+    def __enter__(self) -> FakeDiscord:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """What DISCORD_API_URL (discord.http.Route.BASE) is set to."""
+        return self.server.url_for(API_PREFIX).rstrip("/")
+
+    @contextmanager
+    def routed(self) -> Iterator[FakeDiscord]:
+        """Point discord.py at this fake; Route.BASE is a class attribute, so it is restored after."""
+        from discord.http import Route
+
+        previous = Route.BASE
+        Route.BASE = self.base_url
+        try:
+            yield self
+        finally:
+            Route.BASE = previous
+
+    def check(self) -> None:
+        """Re-raise the first error the fake itself hit while handling a request."""
+        self.server.check_handler_errors()
+
+    # -- data -------------------------------------------------------------------------------------
+    def snowflake(self) -> str:
+        now_ms = int(time.time() * 1000)
+        with self._lock:
+            return str(((now_ms - DISCORD_EPOCH_MS) << 22) | (next(self._ids) & 0x3FFFFF))
+
+    def add_channel(self, channel_id: int | str, *, kind: int = 0, name: str = "digests") -> dict[str, Any]:
+        """A guild channel: kind 0 text, 5 announcement, 2 voice, 15 forum."""
+        channel = {
+            "id": str(channel_id),
+            "type": kind,
+            "guild_id": str(self.guild_id),
+            "name": name,
+            "position": 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "rate_limit_per_user": 0,
+        }
+        if kind == 2:
+            channel |= {"bitrate": 64000, "user_limit": 0}
+        self.channels[str(channel_id)] = channel
+        self.messages.setdefault(str(channel_id), [])
+        return channel
+
+    def messages_in(self, channel_id: int | str) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.messages.get(str(channel_id), []))
+
+    def threads(self) -> list[dict[str, Any]]:
+        return [c for c in self.channels.values() if c["type"] in (10, 11, 12)]
+
+    def attachments(self, channel_id: int | str) -> list[tuple[str, bytes]]:
+        """(filename, content) of every file posted in a channel or thread, in order."""
+        posted = [
+            c for c in self.calls if c.route == "POST /channels/{channel_id}/messages" and c.status == 200
+        ]
+        return [f for c in posted if c.path.split("/")[2] == str(channel_id) for f in c.files]
+
+    def add_user_message(
+        self, channel_id: int | str, content: str, *, author_id: str = "42"
+    ) -> dict[str, Any]:
+        """A message by someone else (for history)."""
+        message = self._message(str(channel_id), {"content": content}, [])
+        message["author"] = {"id": author_id, "username": "someone", "discriminator": "0", "avatar": None}
+        with self._lock:
+            self.messages.setdefault(str(channel_id), []).append(message)
+        return message
+
+    # -- faults -----------------------------------------------------------------------------------
+    def rate_limit(
+        self, *, route: str | None = None, retry_after: float = 0.05, count: int = 1, global_: bool = False
+    ) -> None:
+        """The next `count` requests whose route ends with `route` answer 429 with retry_after (JSON body
+        and headers)."""
+        body = {"message": "You are being rate limited.", "retry_after": retry_after, "global": global_}
+        headers = {
+            "Retry-After": str(max(1, round(retry_after))),  # the header is whole seconds; JSON is exact
+            "X-RateLimit-Scope": "global" if global_ else "user",
+        }
+        if global_:
+            headers["X-RateLimit-Global"] = "true"
+        self._faults.append(Fault(429, body, headers, count, route))
+
+    def fail_next(
+        self, status: int, body: dict[str, Any], *, route: str | None = None, count: int = 1, after: int = 0
+    ) -> None:
+        """The next `count` requests matching route (after `after` successful ones) answer status/body."""
+        self._faults.append(Fault(status, body, {}, count, route, after))
+
+    # -- counters ---------------------------------------------------------------------------------
+    def reset_counters(self) -> None:
+        self.calls: list[Call] = []
+        self.by_route: Counter[str] = Counter()
+        self.rate_limited = 0
+        self.rejected: list[tuple[str, dict[str, Any]]] = []
+
+    @property
+    def requests(self) -> int:
+        return sum(self.by_route.values())
+
+    def calls_to(self, route: str) -> list[Call]:
+        return [c for c in self.calls if c.route == route]
+
+    def allowed_mentions(self) -> list[Any]:
+        """allowed_mentions of every message-creating request (None when a request had none)."""
+        sends = [c for c in self.calls if c.method in ("POST", "PATCH") and c.route.endswith("/messages")]
+        return [c.payload.get("allowed_mentions") if isinstance(c.payload, dict) else None for c in sends]
+
+    # -- request handling -------------------------------------------------------------------------
+    def _handle(self, request: Request) -> Response:
+        if self.latency:
+            time.sleep(self.latency)
+        path = request.path.removeprefix(API_PREFIX)
+        template, major = _id_template(path)
+        route = f"{request.method} {template}"
+        payload, files = self._body(request)
+        response = self._respond(request, path, route, major, payload, files)
+        with self._lock:
+            self.by_route[route] += 1
+            self.calls.append(Call(request.method, path, route, response.status_code, payload, tuple(files)))
+            if response.status_code == 429:
+                self.rate_limited += 1
+        response.headers["Via"] = "1.1 google"
+        return response
+
+    def _body(self, request: Request) -> tuple[Any, list[tuple[str, bytes]]]:
+        if request.mimetype == "multipart/form-data":
+            payload = json.loads(request.form.get("payload_json") or "{}")
+            files = [(f.filename or "", f.read()) for _, f in sorted(request.files.items(multi=True))]
+            return payload, files
+        data = request.get_data()
+        return (json.loads(data) if data else None), []
+
+    def _respond(
+        self,
+        request: Request,
+        path: str,
+        route: str,
+        major: str,
+        payload: Any,
+        files: list[tuple[str, bytes]],
+    ) -> Response:
+        if not request.path.startswith(API_PREFIX + "/"):
+            return _json({"message": "404: Not Found", "code": 0}, 404)
+        if request.headers.get("Authorization") != f"Bot {self.token}":
+            return _json({"message": "401: Unauthorized", "code": 0}, 401)
+        fault = self._take_fault(route)
+        if fault is not None:
+            return _json(fault.body, fault.status, fault.headers)
+        bucket_key = f"{route}:{major}"
+        allowed, remaining, reset_after = self._bucket(bucket_key).take(time.monotonic())
+        headers = self._ratelimit_headers(route, remaining, reset_after)
+        if not allowed:  # a client that ignored the headers: Discord answers 429
+            body = {"message": "You are being rate limited.", "retry_after": reset_after, "global": False}
+            return _json(body, 429, headers | {"Retry-After": str(max(1, round(reset_after)))})
+        response = self._route(request, path, route, payload, files)
+        response.headers.update(headers)
+        return response
+
+    def _bucket(self, key: str) -> _Bucket:
+        with self._lock:
+            if key not in self._buckets:
+                self._buckets[key] = _Bucket(self.bucket_limit, self.bucket_per)
+            return self._buckets[key]
+
+    def _ratelimit_headers(self, route: str, remaining: int, reset_after: float) -> dict[str, str]:
+        return {
+            "X-RateLimit-Bucket": hashlib.sha1(route.encode()).hexdigest()[:16],
+            "X-RateLimit-Limit": str(self.bucket_limit),
+            "X-RateLimit-Remaining": str(remaining),
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+        }
+
+    def _take_fault(self, route: str) -> Fault | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.route is None or route.endswith(fault.route):
+                    if fault.after > 0:
+                        fault.after -= 1
+                        continue
+                    fault.count -= 1
+                    if fault.count <= 0:
+                        self._faults.remove(fault)
+                    return fault
+        return None
+
+    def _route(
+        self, request: Request, path: str, route: str, payload: Any, files: list[tuple[str, bytes]]
+    ) -> Response:
+        parts = path.strip("/").split("/")
+        if route == "GET /users/@me":
+            return _json(self.user)
+        if route == "GET /oauth2/applications/@me":
+            return _json(self._application())
+        if route.startswith("PUT /applications/{application_id}/"):
+            return self._sync_commands(parts, payload)
+        if parts[0] != "channels" or len(parts) < 2:
+            return _json({"message": "404: Not Found", "code": 0}, 404)
+        channel_id = parts[1]
+        if channel_id not in self.channels:
+            return _json({"message": "Unknown Channel", "code": 10003}, 404)
+        if route == "GET /channels/{channel_id}":
+            return _json(self.channels[channel_id])
+        if route == "POST /channels/{channel_id}/messages":
+            return self._create_message(channel_id, payload or {}, files)
+        if route == "GET /channels/{channel_id}/messages":
+            return self._history(channel_id, request.args.get("before"), int(request.args.get("limit", 50)))
+        if route == "POST /channels/{channel_id}/messages/{message_id}/threads":
+            return self._start_thread(channel_id, parts[3], payload or {})
+        if route == "DELETE /channels/{channel_id}/messages/{message_id}":
+            return self._delete_message(channel_id, parts[3])
+        return _json({"message": "404: Not Found", "code": 0}, 404)
+
+    # -- endpoints --------------------------------------------------------------------------------
+    def _application(self) -> dict[str, Any]:
+        return {
+            "id": str(self.application_id),
+            "name": "digestbot",
+            "description": "",
+            "icon": None,
+            "bot_public": False,
+            "bot_require_code_grant": False,
+            "owner": self.user,
+            "verify_key": "0" * 64,
+            "flags": 0,
+        }
+
+    def _sync_commands(self, parts: list[str], payload: Any) -> Response:
+        scope = parts[3] if len(parts) > 3 and parts[2] == "guilds" else "global"
+        synced = [
+            {
+                "id": self.snowflake(),
+                "application_id": str(self.application_id),
+                "version": "1",
+                "type": 1,
+                **command,
+                **({"guild_id": scope} if scope != "global" else {}),
+            }
+            for command in payload or []
+        ]
+        with self._lock:
+            self.commands[scope] = synced
+        return _json(synced)
+
+    def _create_message(
+        self, channel_id: str, payload: dict[str, Any], files: list[tuple[str, bytes]]
+    ) -> Response:
+        errors = self.validate_message(payload, files)
+        if errors:
+            body = errors if "code" in errors else _error(errors)
+            with self._lock:
+                self.rejected.append((channel_id, body))
+            status = 413 if body.get("code") == 40005 else 400
+            return _json(body, status)
+        message = self._message(channel_id, payload, files)
+        with self._lock:
+            self.messages[channel_id].append(message)
+        return _json(message)
+
+    def validate_message(self, payload: dict[str, Any], files: list[tuple[str, bytes]]) -> dict[str, Any]:
+        """Discord's checks of a message body; {} when it is acceptable."""
+        errors: dict[str, Any] = {}
+        content = payload.get("content") or ""
+        embeds = payload.get("embeds") or []
+        if not content and not embeds and not files:
+            return {"code": 50006, "message": "Cannot send an empty message"}
+        if any(len(data) > self.max_file_bytes for _, data in files):
+            return {"code": 40005, "message": "Request entity too large"}
+        if len(content) > CONTENT_MAX:
+            errors["content"] = _max_length(CONTENT_MAX)
+        if len(embeds) > EMBEDS_MAX:
+            errors["embeds"] = _max_length(EMBEDS_MAX)
+        if len(files) > ATTACHMENTS_MAX:
+            errors["files"] = _max_length(ATTACHMENTS_MAX)
+        total = 0
+        for i, embed in enumerate(embeds):
+            total += self._check_embed(errors, str(i), embed)
+        if total > EMBED_TOTAL_MAX:
+            too_big = {
+                "code": "MAX_EMBED_SIZE_EXCEEDED",
+                "message": "Embed size exceeds maximum size of 6000",
+            }
+            _nest(errors, ["embeds", "_errors"], [too_big])
+        return errors
+
+    def _check_embed(self, errors: dict[str, Any], i: str, embed: dict[str, Any]) -> int:
+        size = 0
+        for key, limit in _EMBED_LIMITS.items():
+            text = embed.get(key)
+            if text is not None:
+                size += len(text)
+                if len(text) > limit:
+                    _nest(errors, ["embeds", i, key], _max_length(limit))
+        for key, limit in (("footer", 2048), ("author", 256)):
+            text = (embed.get(key) or {}).get("text" if key == "footer" else "name")
+            if text is not None:
+                size += len(text)
+                if len(text) > limit:
+                    _nest(errors, ["embeds", i, key], _max_length(limit))
+        fields = embed.get("fields") or []
+        if len(fields) > FIELDS_MAX:
+            _nest(errors, ["embeds", i, "fields"], _max_length(FIELDS_MAX))
+        for j, f in enumerate(fields):
+            for key, limit in _FIELD_LIMITS.items():
+                text = f.get(key) or ""
+                size += len(text)
+                if not text.strip():
+                    _nest(errors, ["embeds", i, "fields", str(j), key], _required())
+                elif len(text) > limit:
+                    _nest(errors, ["embeds", i, "fields", str(j), key], _max_length(limit))
+        return size
+
+    def _message(
+        self, channel_id: str, payload: dict[str, Any], files: list[tuple[str, bytes]]
+    ) -> dict[str, Any]:
+        message_id = self.snowflake()
+        message: dict[str, Any] = {
+            "id": message_id,
+            "channel_id": channel_id,
+            "type": 19 if payload.get("message_reference") else 0,
+            "content": payload.get("content") or "",
+            "embeds": [{"type": "rich", **e} for e in payload.get("embeds") or []],
+            "attachments": [
+                {
+                    "id": self.snowflake(),
+                    "filename": name,
+                    "size": len(data),
+                    "url": f"https://cdn.example.invalid/attachments/{channel_id}/{message_id}/{name}",
+                    "proxy_url": f"https://media.example.invalid/{message_id}/{name}",
+                    "content_type": "text/markdown; charset=utf-8",
+                }
+                for name, data in files
+            ],
+            "author": self.user,
+            "timestamp": datetime.now(UTC).isoformat(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "pinned": False,
+            "flags": 0,
+            "components": [],
+            "allowed_mentions": payload.get("allowed_mentions"),  # not Discord's: kept for assertions
+        }
+        if payload.get("message_reference"):
+            message["message_reference"] = payload["message_reference"]
+        return message
+
+    def _history(self, channel_id: str, before: str | None, limit: int) -> Response:
+        """Newest first, as Discord answers."""
+        older = [m for m in self.messages_in(channel_id) if before is None or int(m["id"]) < int(before)]
+        return _json(list(reversed(older))[:limit])
+
+    def _start_thread(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> Response:
+        parent = next((m for m in self.messages_in(channel_id) if m["id"] == message_id), None)
+        if parent is None:
+            return _json({"message": "Unknown Message", "code": 10008}, 404)
+        if self.channels[channel_id]["type"] not in (0, 5):
+            return _json({"message": "Cannot execute action on this channel type", "code": 50024}, 400)
+        if message_id in self.channels:
+            return _json(
+                {"message": "A thread has already been created for this message", "code": 160004}, 400
+            )
+        name = payload.get("name") or ""
+        if not name or len(name) > THREAD_NAME_MAX:
+            return _json(_error({"name": _max_length(THREAD_NAME_MAX)}), 400)
+        thread = {
+            "id": message_id,  # a thread started from a message shares its id
+            "type": 11,
+            "guild_id": str(self.guild_id),
+            "parent_id": channel_id,
+            "owner_id": self.user["id"],
+            "name": name,
+            "rate_limit_per_user": payload.get("rate_limit_per_user") or 0,
+            "message_count": 0,
+            "member_count": 1,
+            "thread_metadata": {
+                "archived": False,
+                "auto_archive_duration": payload.get("auto_archive_duration") or 1440,
+                "archive_timestamp": datetime.now(UTC).isoformat(),
+                "locked": False,
+            },
+        }
+        with self._lock:
+            self.channels[message_id] = thread
+            self.messages[message_id] = []
+        return _json(thread, 201)
+
+    def _delete_message(self, channel_id: str, message_id: str) -> Response:
+        with self._lock:
+            before = len(self.messages[channel_id])
+            self.messages[channel_id] = [m for m in self.messages[channel_id] if m["id"] != message_id]
+            if len(self.messages[channel_id]) == before:
+                return _json({"message": "Unknown Message", "code": 10008}, 404)
+        return Response(status=204)
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(json.dumps(data), status=status, headers=headers or {}, content_type="application/json")
