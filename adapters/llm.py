@@ -9,6 +9,7 @@ through an injectable sleep), structured output with a graceful downgrade for se
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import math
 import random
@@ -67,7 +68,9 @@ class RateLimiter:
     """At most `rpm` request starts per minute, evenly spaced (60/rpm s apart): simple, no bursts,
     and it never lets more than rpm starts fall into any 60-second window."""
 
-    def __init__(self, rpm: int, *, sleep: Sleep = asyncio.sleep, clock: Callable[[], float] = time.monotonic):
+    def __init__(
+        self, rpm: int, *, sleep: Sleep = asyncio.sleep, clock: Callable[[], float] = time.monotonic
+    ):
         if rpm < 1:
             raise ValueError("rpm must be at least 1")
         self.interval = 60.0 / rpm
@@ -110,13 +113,24 @@ def _http_date_wait(value: str, now: float | None) -> float | None:
     return moment.timestamp() - (time.time() if now is None else now)
 
 
-def backoff_delay(attempt: int, retry_after: float | None, *, rng: Callable[[], float] = random.random) -> float:
+def backoff_delay(
+    attempt: int, retry_after: float | None, *, rng: Callable[[], float] = random.random
+) -> float:
     """Seconds to wait before attempt `attempt + 1`: the server's Retry-After when it gave one (it knows
     best), else exponential backoff with full jitter so parallel callers do not retry in lockstep."""
     if retry_after is not None:
         return retry_after
     ceiling = min(MAX_DELAY, BASE_DELAY * 2**attempt)
     return ceiling / 2 + rng() * ceiling / 2
+
+
+@functools.cache
+def _response_format(model: type[BaseModel]) -> dict[str, Any]:
+    """The strict json_schema parameter of a reply model: built once per model (pydantic's schema
+    generation costs about a millisecond, on every call otherwise)."""
+    from analysis.schemas import response_format
+
+    return response_format(model)
 
 
 def _one_line(text: object, limit: int = 300) -> str:
@@ -164,7 +178,7 @@ class LLMClient:
         self.price_in = price_in
         self.price_out = price_out
         self.max_wait = max_wait  # a server asking for a longer pause than this is a failure, not a wait
-        self._on_call = on_call
+        self.on_call = on_call
         self._sleep = sleep
         self._sem = asyncio.Semaphore(concurrency)
         self._limiter = RateLimiter(rpm, sleep=sleep) if rpm else None
@@ -172,7 +186,7 @@ class LLMClient:
         self.structured_output = True  # False once the server rejected response_format
         self._token_param = "max_tokens"
         self._send_temperature = True
-        self._where = self._describe(base_url)
+        self.where = self._describe(base_url)
         self._secret = api_key if api_key and len(api_key) >= 6 else None
         # max_retries=0: the SDK must not retry behind our back (we log and pace every attempt).
         self._client = openai.AsyncOpenAI(
@@ -211,7 +225,13 @@ class LLMClient:
     ) -> ChatReply:
         """The model's reply. A reply cut by the output cap comes back with finish_reason "length": the
         caller decides what to do with it. Raises LLMError when every attempt failed."""
-        record = {"model": self.model, "prompt_version": prompt_version, "purpose": purpose, "repo": repo, "sha": sha}
+        record = {
+            "model": self.model,
+            "prompt_version": prompt_version,
+            "purpose": purpose,
+            "repo": repo,
+            "sha": sha,
+        }
         attempts = 0
         last: _Retry | None = None
         while attempts <= self.max_retries:
@@ -230,7 +250,7 @@ class LLMClient:
                 wait = backoff_delay(attempts - 1, retry.retry_after)
                 if wait > self.max_wait:
                     raise LLMError(
-                        f"LLM {self.model} at {self._where}: {retry.outcome}, asked to wait {wait:.0f}s"
+                        f"LLM {self.model} at {self.where}: {retry.outcome}, asked to wait {wait:.0f}s"
                         f" (more than {self.max_wait:.0f}s)",
                         outcome=retry.outcome,
                     ) from None
@@ -238,7 +258,7 @@ class LLMClient:
                 await self._sleep(wait)
         assert last is not None
         raise LLMError(
-            f"LLM {self.model} at {self._where}: {last.error} ({last.outcome}) after {attempts} attempt(s)",
+            f"LLM {self.model} at {self.where}: {last.error} ({last.outcome}) after {attempts} attempt(s)",
             outcome=last.outcome,
         )
 
@@ -270,13 +290,15 @@ class LLMClient:
         max_tokens: int,
         temperature: float,
     ) -> dict[str, Any]:
-        params: dict[str, Any] = {"model": self.model, "messages": list(messages), self._token_param: max_tokens}
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            self._token_param: max_tokens,
+        }
         if self._send_temperature:
             params["temperature"] = temperature
         if response_model is not None and self.structured_output:
-            from analysis.schemas import response_format
-
-            params["response_format"] = response_format(response_model)
+            params["response_format"] = _response_format(response_model)
         return params
 
     def _status_failure(
@@ -291,8 +313,16 @@ class LLMClient:
         if status in RETRYABLE_STATUS or status >= 500:
             return self._failed(record, started, outcome, detail, retry_after_seconds(exc.response.headers))
         self._log(record, started, outcome=outcome, error=detail)
-        hint = " (check OPENAI_API_KEY)" if status in (401, 403) else " (check DIGEST_MODEL)" if status == 404 else ""
-        return LLMError(f"LLM {self.model} at {self._where} answered {status}: {detail}{hint}", outcome=outcome)
+        hint = (
+            " (check OPENAI_API_KEY)"
+            if status in (401, 403)
+            else " (check DIGEST_MODEL)"
+            if status == 404
+            else ""
+        )
+        return LLMError(
+            f"LLM {self.model} at {self.where} answered {status}: {detail}{hint}", outcome=outcome
+        )
 
     def _scrub(self, text: str) -> str:
         """Server messages sometimes echo the key they were sent (401s): never pass it on."""
@@ -314,12 +344,19 @@ class LLMClient:
         return False
 
     def _failed(
-        self, record: dict[str, Any], started: float, outcome: str, error: str, retry_after: float | None = None
+        self,
+        record: dict[str, Any],
+        started: float,
+        outcome: str,
+        error: str,
+        retry_after: float | None = None,
     ) -> _Retry:
         self._log(record, started, outcome=outcome, error=error)
         return _Retry(outcome, error, retry_after)
 
-    def _reply(self, completion: Any, messages: Sequence[Message], record: dict[str, Any], started: float) -> ChatReply:
+    def _reply(
+        self, completion: Any, messages: Sequence[Message], record: dict[str, Any], started: float
+    ) -> ChatReply:
         from analysis.tokens import estimate_messages, estimate_tokens
 
         choices = getattr(completion, "choices", None) or []
@@ -333,10 +370,21 @@ class LLMClient:
         tokens_in = getattr(usage, "prompt_tokens", None) or estimate_messages(list(messages))
         tokens_out = getattr(usage, "completion_tokens", None) or estimate_tokens(content)
         latency_ms = self._log(
-            record, started, outcome="ok" if finish == "stop" else finish, tokens_in=tokens_in,
-            tokens_out=tokens_out, finish_reason=finish,
+            record,
+            started,
+            outcome="ok" if finish == "stop" else finish,
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
+            finish_reason=finish,
         )
-        return ChatReply(content, finish, tokens_in, tokens_out, latency_ms, getattr(completion, "model", None) or self.model)
+        return ChatReply(
+            content,
+            finish,
+            tokens_in,
+            tokens_out,
+            latency_ms,
+            getattr(completion, "model", None) or self.model,
+        )
 
     def _log(
         self,
@@ -360,9 +408,9 @@ class LLMClient:
             "error": error,
             "cost_usd": self.cost(tokens_in, tokens_out),
         }
-        if self._on_call is not None:
+        if self.on_call is not None:
             try:
-                self._on_call(fields)
+                self.on_call(fields)
             except Exception:  # bookkeeping must never fail an analysis
                 log.warning("could not record an LLM call", exc_info=True)
         return latency_ms

@@ -1466,12 +1466,15 @@ def _ins_resources(facts: _Facts, sig: dict[str, _Signal], lang: str) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def analyze(commit: Commit, lang: str = "zh") -> Analysis:
-    """A complete analysis for the commit's tier (DESIGN.md §3), built only from its facts."""
+def analyze(commit: Commit, lang: str = "zh", tier: Importance | None = None) -> Analysis:
+    """A complete analysis for the commit's tier (DESIGN.md §3), built only from its facts. `tier`
+    overrides the rubric's rank (an LLM ranked the commit but could not analyse it): the fields of
+    that tier are filled all the same."""
     lang = _lang(lang)
     facts = _facts(commit)
     change = _classify(facts)
     importance, reason, signals = _rank(facts, lang)
+    importance = tier or importance
     notes = [_t(lang, "note")]
     if commit.files_truncated:
         notes.append(_t(lang, "note_truncated", shown=_num(len(facts.files)), total=_num(commit.file_count)))

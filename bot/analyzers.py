@@ -28,6 +28,10 @@ class Analyzer(Protocol):
         a commit that could not be analysed gets a fallback analysis that says so."""
         ...
 
+    async def aclose(self) -> None:
+        """Release clients (an LLM analyser's HTTP client belongs to one event loop)."""
+        ...
+
 
 class HeuristicAnalyzer:
     """The embedded default: no model, no network, deterministic."""
@@ -44,6 +48,9 @@ class HeuristicAnalyzer:
             if progress:
                 progress(done, len(commits))
         return results
+
+    async def aclose(self) -> None:
+        return None
 
 
 def make_analyzer(settings: Settings, store: Store, choice: str = "auto") -> Analyzer:

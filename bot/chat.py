@@ -326,10 +326,19 @@ class ChatService:
                 break
         return ctx
 
+    @property
+    def answerer(self):
+        """The LLM answerer when a model is configured; None: answers come from the stored analysis."""
+        if self._answerer is None and self.settings.llm_configured:
+            from bot.qa_llm import LLMAnswerer
+
+            self._answerer = LLMAnswerer.from_settings(self.settings, self.store)
+        return self._answerer
+
     async def answer(self, ctx: ThreadContext, question: str) -> str:
         from bot.qa import answer_question
 
-        return await answer_question(self.focus(ctx, question), question, self._answerer, self.settings)
+        return await answer_question(self.focus(ctx, question), question, self.answerer, self.settings)
 
     def record_card(self, platform: str, channel: str, commit: Commit, lang: str, posted: Any) -> None:
         """Remember a standalone card so replies in its thread find the commit."""

@@ -206,11 +206,12 @@ def digest(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, day, tz, fm
         from bot.sources import open_source
 
         source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
+        chosen = make_analyzer(settings, obj.store, analyzer)
         try:
             return await build_digest(
                 source,
                 obj.store,
-                make_analyzer(settings, obj.store, analyzer),
+                chosen,
                 branch=await pick_branch(source, branch, settings),
                 day=the_day,
                 tz=zone_info,
@@ -221,6 +222,7 @@ def digest(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, day, tz, fm
         finally:
             bars.close()
             await source.aclose()
+            await chosen.aclose()
 
     result = run_async(go())
     text = dumps(render_json(result)) if fmt == "json" else render_report([result], lang)
@@ -254,11 +256,12 @@ def analyze(obj: Ctx, ref, repo, git_dir, branch, lang, analyzer, refresh, fmt) 
         from bot.sources import open_source
 
         source = open_source(settings, obj.store, parsed.repo, git_dir)
+        chosen = make_analyzer(settings, obj.store, analyzer)
         try:
             return await analyse_ref(
                 source,
                 obj.store,
-                make_analyzer(settings, obj.store, analyzer),
+                chosen,
                 parsed,
                 branch=await pick_branch(source, branch, settings),
                 lang=lang,
@@ -266,6 +269,7 @@ def analyze(obj: Ctx, ref, repo, git_dir, branch, lang, analyzer, refresh, fmt) 
             )
         finally:
             await source.aclose()
+            await chosen.aclose()
 
     commit, analysis = run_async(go())
     from bot.settings import zone
@@ -308,11 +312,12 @@ def post(obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, ref
 
         async with open_poster(platform, settings) as poster:  # fail on a bad token before any work
             source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
+            chosen = make_analyzer(settings, obj.store, analyzer)
             try:
                 result = await build_digest(
                     source,
                     obj.store,
-                    make_analyzer(settings, obj.store, analyzer),
+                    chosen,
                     branch=await pick_branch(source, branch, settings),
                     day=the_day,
                     tz=zone_info,
@@ -323,6 +328,7 @@ def post(obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, ref
             finally:
                 bars.close()
                 await source.aclose()
+                await chosen.aclose()
             return result, await post_digest(poster, obj.store, channel, result)
 
     result, posted = run_async(go())

@@ -131,7 +131,7 @@ async def serve(
     subscriptions: list[Subscription],
     *,
     stop: asyncio.Event | None = None,
-    runtimes: list[Any] | None = None,
+    make_runtimes: Callable[[Settings, ChatService], list[Any]] | None = None,
     runner: DigestRunner | None = None,
     clock: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> None:
@@ -139,7 +139,7 @@ async def serve(
     registry = Registry(store, subscriptions)
     service = ChatService(settings, store, git_dirs=registry.git_dirs())
     service.subscriptions = registry
-    runtimes = chat_runtimes(settings, service) if runtimes is None else runtimes
+    runtimes = (make_runtimes or chat_runtimes)(settings, service)
     platforms = {d.platform for s in registry.all() for d in s.destinations}
     if not runtimes:
         raise ConfigError(

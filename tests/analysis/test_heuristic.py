@@ -692,3 +692,12 @@ def test_long_message_body_is_quoted_in_whole_sentences_never_cut(lang):
     out = analyze(make("[Feature] Rework scheduler (#1)\n\n" + body, *files), lang)
     assert "…" not in out.summary and "..." not in out.summary
     assert "long sentences survive intact." in out.summary  # the first sentence whole, however long
+
+
+def test_a_forced_tier_gets_that_tiers_fields():
+    small = make("[Bugfix] Fix x (#1)", fc("src/a.py", add=3, dele=1, patch="@@ -1 +1 @@\n-a\n+b"))
+    assert analyze(small).importance == LOW and not analyze(small).risks
+    forced = analyze(small, "en", tier=HIGH)
+    assert forced.importance == HIGH
+    assert forced.scope and forced.risks and forced.recommendations
+    assert set(forced.insights) == set(INSIGHT_DIMENSIONS)

@@ -293,6 +293,10 @@ class FakeSlack:
         """The next `times` calls of `method` answer {"ok": false, "error": error} (status 200 like Slack)."""
         self._queue(method, times, Fault(status, error))
 
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
     def _queue(self, method: str, times: int, fault: Fault) -> None:
         with self._lock:
             self._faults[method].extend([fault] * times)

@@ -1,0 +1,91 @@
+"""Thread questions answered by the LLM (the Answerer of bot/qa.py).
+
+The model sees the stored analysis, the commit and as much of its diff as the context allows (or the
+day's commits with their analyses) plus the thread so far, and answers in plain text. An answer cut
+by the output cap is never posted: we ask again with less context, then give up and let bot/qa fall
+back to the stored answer.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from adapters.llm import LLMClient, LLMError, Message
+from analysis.budget import DiffSelection, select_diff
+from analysis.prompts import PROMPT_VERSION, qa_messages
+from analysis.text import neutralize_mentions
+from analysis.tokens import estimate_messages
+from bot.chat import ThreadContext
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
+    from bot.store import Store
+
+HISTORY_TURNS = 12  # the thread's most recent messages given to the model
+_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
+
+
+class LLMAnswerer:
+    def __init__(self, client: LLMClient, context_tokens: int = 8192, output_tokens: int = 1536):
+        self.client = client
+        self.context_tokens = context_tokens
+        # An answer is short: cap its allowance so the data (diff, day, thread) keeps most of the context.
+        self.output_tokens = min(output_tokens, context_tokens // 4)
+        self.margin = max(256, context_tokens // 20)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, store: Store) -> LLMAnswerer:
+        from bot.llm_analyzer import LLMAnalyzer
+
+        analyzer = LLMAnalyzer.from_settings(settings, store)  # the same client wiring and call log
+        return cls(analyzer.client, settings.llm_context_tokens, settings.llm_output_tokens)
+
+    async def answer(self, ctx: ThreadContext, question: str, lang: str) -> str:
+        history = ctx.history[-HISTORY_TURNS:]
+        diff_budget: int | None = None  # None: as much as the context allows
+        for _ in range(2):
+            messages, diff_budget = self._messages(ctx, question, lang, history, diff_budget)
+            reply = await self.client.complete(
+                messages,
+                max_tokens=self.output_tokens,
+                purpose="qa",
+                sha=ctx.commit.sha if ctx.commit else None,
+                repo=ctx.commit.repo if ctx.commit else ctx.digest.repo if ctx.digest else None,
+                prompt_version=PROMPT_VERSION,
+            )
+            if reply.finish_reason != "length":
+                text = _THINK.sub("", reply.content).strip()
+                if not text:
+                    raise LLMError(f"LLM {self.client.model} sent an empty answer", outcome="empty reply")
+                return neutralize_mentions(text)
+            # Cut off: never post half an answer. Retry once with half the diff and the latest turns only.
+            diff_budget, history = diff_budget // 2, history[-2:]
+        raise LLMError(
+            f"LLM {self.client.model}: the answer exceeded the output limit twice", outcome="length"
+        )
+
+    def _messages(
+        self,
+        ctx: ThreadContext,
+        question: str,
+        lang: str,
+        history: list[tuple[str, str]],
+        diff_budget: int | None,
+    ) -> tuple[list[Message], int]:
+        day = None
+        if ctx.commit is None and ctx.digest is not None:
+            d = ctx.digest
+            day = [(c, d.analyses[c.sha]) for c in d.commits if c.sha in d.analyses]
+
+        def build(diff: DiffSelection | None) -> list[Message]:
+            return qa_messages(
+                question, lang, commit=ctx.commit, analysis=ctx.analysis, diff=diff, day=day, history=history
+            )
+
+        if ctx.commit is None:
+            return build(None), 0
+        if diff_budget is None:  # what the prompt costs without the diff, measured; the rest is the diff's
+            overhead = estimate_messages(build(DiffSelection(text="", files_total=ctx.commit.file_count)))
+            diff_budget = max(0, self.context_tokens - self.output_tokens - overhead - self.margin)
+        return build(select_diff(ctx.commit, diff_budget)), diff_budget

@@ -1,0 +1,535 @@
+"""A fake OpenAI-compatible chat-completions server on 127.0.0.1, for tests and benchmarks.
+
+POST /v1/chat/completions answers, by default, VALID content for whatever is asked: the JSON schema
+sent as `response_format` (or, when none was sent, the schema the prompt asks for, recognised from its
+key names), filled from the request itself: importance chosen deterministically from the commit text,
+change type from the title tag, summaries naming a file the prompt shows. A request without any schema
+gets a plain-text answer.
+
+Faults are scripted per call (`script(...)`, matched by a substring of the prompt and/or the purpose),
+or set for the whole server (`ignore_schema`, `reject_schema`, `usage`, `latency`). Counters: calls by
+purpose, max in flight, prompt tokens received, and a log of every request with its start/end times.
+
+Usable as a pytest fixture (tests/bot/test_llm_analyzer.py) or standalone (bench/bench_llm.py):
+
+    with FakeLLM(latency=0.2) as fake:
+        client = LLMClient(model=fake.model, base_url=fake.base_url)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import logging
+import re
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from analysis.tokens import estimate_messages, estimate_tokens
+
+_ANSWERING = ("delay", "length")  # fault actions that still build a (possibly cut) valid answer
+PURPOSES = ("triage", "analysis-high", "analysis-medium", "repair", "qa")
+# A path in prose: folders and a file with an extension, or a bare file name with a common extension.
+_PATH = re.compile(
+    r"(?<![\w/.@:-])((?:[\w.-]+/)+[\w.-]*\w\.[A-Za-z0-9]{1,8}"
+    r"|[\w-]+\.(?:py|md|txt|toml|yaml|yml|json|cu|cuh|cpp|h|rs|go|sh|cfg))\b"
+)
+_DIFF_PATH = re.compile(r"^(?:\+\+\+ b/|--- a/|diff --git a/)(\S+)", re.MULTILINE)
+_TAG = re.compile(r"\[([A-Za-z/ _-]{2,20})\]")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+TAG_TYPES = {
+    "bugfix": "bugfix",
+    "bug": "bugfix",
+    "fix": "bugfix",
+    "hotfix": "bugfix",
+    "feature": "feature",
+    "feat": "feature",
+    "perf": "performance",
+    "performance": "performance",
+    "refactor": "refactor",
+    "doc": "docs",
+    "docs": "docs",
+    "test": "tests",
+    "tests": "tests",
+    "ci": "ci/build",
+    "build": "ci/build",
+    "ci/build": "ci/build",
+    "misc": "other",
+    "chore": "other",
+    "security": "security",
+    "revert": "revert",
+    "deps": "dependency",
+    "dependency": "dependency",
+    "config": "config",
+}
+
+
+@dataclass
+class Rule:
+    """One scripted behaviour. Matches a request when `match` occurs in the prompt (any message) and
+    `purpose` equals the request's purpose (each when set); used `times` times (None: forever)."""
+
+    action: str  # "invalid" | "length" | "status" | "delay" | "content" | "answer"
+    match: str | None = None
+    purpose: str | None = None
+    times: int | None = 1
+    below: int | None = None  # "length" only when the request's max_tokens is below this
+    status: int = 500
+    headers: dict[str, str] = field(default_factory=dict)
+    body: Any = None
+    seconds: float = 0.0
+    content: str = ""
+    overrides: dict[str, Any] = field(default_factory=dict)  # "answer": fields forced in the JSON
+
+    def matches(self, req: _Req) -> bool:
+        if self.times is not None and self.times <= 0:
+            return False
+        if self.purpose is not None and self.purpose != req.purpose:
+            return False
+        if self.match is not None and self.match not in req.text:
+            return False
+        return not (self.below is not None and (req.max_tokens or 0) >= self.below)
+
+
+@dataclass
+class _Req:
+    body: dict[str, Any]
+    messages: list[dict[str, Any]]
+    text: str  # every message's content, joined
+    schema: dict[str, Any] | None  # the JSON schema asked for (response_format, or recognised)
+    schema_sent: bool
+    purpose: str
+    max_tokens: int | None
+    prompt_tokens: int
+
+
+@dataclass
+class Logged:
+    purpose: str
+    max_tokens: int | None
+    schema_sent: bool
+    prompt_tokens: int
+    started: float
+    ended: float = 0.0
+    status: int = 200
+    finish_reason: str | None = None
+    text: str = ""
+
+
+class _Server(HTTPServer):
+    def __init__(self, fake: FakeLLM, host: str, port: int):
+        super().__init__(host=host, port=port, threaded=True)  # threaded: concurrent requests overlap
+        self._fake = fake
+
+    def dispatch(self, request: Request) -> Response:
+        try:
+            return self._fake._handle(request)
+        except Exception as exc:  # surfaced to tests through check()
+            self.handler_errors.append(exc)
+            return _error(500, f"fake LLM error: {exc!r}")
+
+    def application(self, request: Request) -> Response:
+        request.get_data()
+        return self.dispatch(request)
+
+    def thread_target(self) -> None:
+        # A short poll interval: stop() returns in ~0.05 s instead of 0.5 s (many fakes per test run).
+        assert self.server is not None
+        self.server.serve_forever(poll_interval=0.05)
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(json.dumps(data), status=status, headers=headers or {}, content_type="application/json")
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None, body: Any = None) -> Response:
+    return _json(
+        body if body is not None else {"error": {"message": message, "type": "fake_error"}}, status, headers
+    )
+
+
+class FakeLLM:
+    def __init__(
+        self,
+        *,
+        model: str = "fake-model",
+        latency: float = 0.0,
+        ignore_schema: bool = False,
+        reject_schema: bool = False,
+        usage: bool = True,
+        enforce_max_tokens: bool = True,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        quiet: bool = True,
+    ):
+        if quiet:  # werkzeug prints one access-log line per request otherwise
+            logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        self.model = model
+        self.latency = latency  # seconds every request takes (benchmarks)
+        self.ignore_schema = ignore_schema  # accept response_format but answer JSON in prose and fences
+        self.reject_schema = reject_schema  # 400 for any request carrying response_format
+        self.usage = usage  # False: omit `usage`, as some servers do
+        self.enforce_max_tokens = enforce_max_tokens  # a reply longer than max_tokens is cut: "length"
+        self.rules: list[Rule] = []
+        self.server = _Server(self, host, port)
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._ids = itertools.count(1)
+        self.reset_counters()
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    def start(self) -> FakeLLM:
+        if not self.server.is_running():
+            self._stopping.clear()
+            self.server.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()  # wakes delayed handlers so shutdown does not wait for them
+        if self.server.is_running():
+            self.server.stop()
+
+    def __enter__(self) -> FakeLLM:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """What OPENAI_BASE_URL is set to."""
+        return self.server.url_for("/v1")
+
+    def check(self) -> None:
+        """Re-raise the first error the fake itself hit while handling a request."""
+        self.server.check_handler_errors()
+
+    # -- scripting --------------------------------------------------------------------------------
+    def script(
+        self,
+        action: str,
+        *,
+        match: str | None = None,
+        purpose: str | None = None,
+        times: int | None = 1,
+        **kw: Any,
+    ) -> Rule:
+        rule = Rule(action, match=match, purpose=purpose, times=times, **kw)
+        with self._lock:
+            self.rules.append(rule)
+        return rule
+
+    def invalid_json(self, **kw: Any) -> Rule:
+        return self.script("invalid", **kw)
+
+    def truncate(self, *, below: int | None = None, **kw: Any) -> Rule:
+        """finish_reason "length" (optionally only while max_tokens < below)."""
+        return self.script("length", below=below, **kw)
+
+    def rate_limit(
+        self, *, retry_after: float | None = 1, retry_after_ms: float | None = None, **kw: Any
+    ) -> Rule:
+        headers = {}
+        if retry_after is not None:
+            headers["Retry-After"] = f"{retry_after:g}"
+        if retry_after_ms is not None:
+            headers["retry-after-ms"] = f"{retry_after_ms:g}"
+        return self.script("status", status=429, headers=headers, **kw)
+
+    def fail(self, status: int = 500, **kw: Any) -> Rule:
+        return self.script("status", status=status, **kw)
+
+    def delay(self, seconds: float, **kw: Any) -> Rule:
+        """Answer normally, but only after `seconds` (longer than a client timeout: a timeout)."""
+        return self.script("delay", seconds=seconds, **kw)
+
+    def reply(self, content: str, **kw: Any) -> Rule:
+        """Answer exactly `content` (e.g. hostile model output)."""
+        return self.script("content", content=content, **kw)
+
+    def force(
+        self, *, match: str | None = None, purpose: str | None = None, times: int | None = None, **fields: Any
+    ) -> Rule:
+        """Valid answers with these fields forced (e.g. importance="high" for one commit)."""
+        return self.script("answer", match=match, purpose=purpose, times=times, overrides=fields)
+
+    # -- counters ---------------------------------------------------------------------------------
+    def reset_counters(self) -> None:
+        with self._lock:
+            self.calls = 0
+            self.by_purpose: Counter[str] = Counter()
+            self.in_flight = 0
+            self.max_in_flight = 0
+            self.prompt_tokens = 0
+            self.log: list[Logged] = []
+
+    def calls_for(self, match: str) -> list[Logged]:
+        """Logged requests whose prompt contains `match`."""
+        with self._lock:
+            return [entry for entry in self.log if match in entry.text]
+
+    # -- request handling -------------------------------------------------------------------------
+    def _handle(self, request: Request) -> Response:
+        if request.method != "POST" or not request.path.rstrip("/").endswith("/chat/completions"):
+            return _error(404, f"no route {request.method} {request.path}")
+        body = request.get_json(force=True, silent=True)
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            return _error(400, "body must be a JSON object with messages")
+        req = self._parse(body)
+        entry = Logged(
+            req.purpose,
+            req.max_tokens,
+            req.schema_sent,
+            req.prompt_tokens,
+            time.monotonic(),
+            text=req.text,
+        )
+        with self._lock:
+            self.calls += 1
+            self.by_purpose[req.purpose] += 1
+            self.prompt_tokens += entry.prompt_tokens
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.log.append(entry)
+            fault = self._take_rule(req, answer=False)
+            override = (
+                self._take_rule(req, answer=True) if fault is None or fault.action in _ANSWERING else None
+            )
+        response = _error(500, "fake LLM failed")
+        try:
+            if self.latency:
+                self._stopping.wait(self.latency)
+            response = self._respond(req, fault, override.overrides if override else {})
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+                entry.ended = time.monotonic()
+                entry.status = response.status_code
+        if response.status_code == 200:
+            entry.finish_reason = json.loads(response.get_data())["choices"][0]["finish_reason"]
+        return response
+
+    def _take_rule(self, req: _Req, *, answer: bool) -> Rule | None:
+        """The first matching fault rule (answer=False) or field override (answer=True): an override
+        and a fault scripted for the same call both apply (e.g. forced importance after a 429)."""
+        for rule in self.rules:
+            if (rule.action == "answer") == answer and rule.matches(req):
+                if rule.times is not None:
+                    rule.times -= 1
+                return rule
+        return None
+
+    def _parse(self, body: dict[str, Any]) -> _Req:
+        messages = body["messages"]
+        text = "\n".join(str(m.get("content") or "") for m in messages)
+        sent = _schema_of(body.get("response_format"))
+        system = "\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
+        schema = sent or _recognised_schema(system)
+        has_reply = any(m.get("role") == "assistant" for m in messages)
+        purpose = _purpose(schema, repair=has_reply and schema is not None)
+        max_tokens = body.get("max_tokens") or body.get("max_completion_tokens")
+        tokens = estimate_messages(messages)
+        return _Req(body, messages, text, schema, sent is not None, purpose, max_tokens, tokens)
+
+    def _respond(self, req: _Req, rule: Rule | None, overrides: dict[str, Any]) -> Response:
+        if self.reject_schema and req.schema_sent:
+            return _error(400, "response_format of type json_schema is not supported by this server")
+        action = rule.action if rule else "answer"
+        if action == "status":
+            assert rule is not None
+            return _error(rule.status, f"scripted {rule.status}", rule.headers, rule.body)
+        if action == "delay":
+            assert rule is not None
+            self._stopping.wait(rule.seconds)
+        if action == "invalid":
+            return self._completion(
+                req, "Sure! Here is the analysis: {importance: high, summary: 'oops'", "stop"
+            )
+        if action == "content":
+            assert rule is not None
+            return self._completion(req, rule.content, "stop")
+        content = self._content(req, overrides)
+        if action == "length":
+            return self._completion(req, content[: max(1, len(content) // 2)], "length")
+        if self.enforce_max_tokens and req.max_tokens and estimate_tokens(content) > req.max_tokens:
+            return self._completion(req, _cut(content, req.max_tokens), "length")
+        return self._completion(req, content, "stop")
+
+    def _content(self, req: _Req, overrides: dict[str, Any]) -> str:
+        if req.schema is None:
+            return _plain_answer(req)
+        value = _instance(req.schema, req.schema, _Filler(req), "")
+        if isinstance(value, dict):
+            value.update({k: v for k, v in overrides.items() if k in value})
+        text = json.dumps(value, ensure_ascii=False)
+        if self.ignore_schema or not req.schema_sent:
+            # What chatty models do without enforced structure: prose around a fenced block.
+            return f"Here is the analysis you asked for.\n\n```json\n{json.dumps(value, ensure_ascii=False, indent=2)}\n```\nHope this helps!"
+        return text
+
+    def _completion(self, req: _Req, content: str, finish: str) -> Response:
+        data: dict[str, Any] = {
+            "id": f"chatcmpl-fake-{next(self._ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": req.body.get("model") or self.model,
+            "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}
+            ],
+        }
+        if self.usage:
+            tokens_in, tokens_out = req.prompt_tokens, estimate_tokens(content)
+            data["usage"] = {
+                "prompt_tokens": tokens_in,
+                "completion_tokens": tokens_out,
+                "total_tokens": tokens_in + tokens_out,
+            }
+        return _json(data)
+
+
+# -- understanding the request --------------------------------------------------------------------
+def _schema_of(response_format: Any) -> dict[str, Any] | None:
+    if not isinstance(response_format, dict) or response_format.get("type") != "json_schema":
+        return None
+    spec = response_format.get("json_schema") or {}
+    schema = spec.get("schema")
+    return schema if isinstance(schema, dict) else None
+
+
+def _recognised_schema(system: str) -> dict[str, Any] | None:
+    """The schema a request without response_format asks for, from the JSON shape its system prompt
+    describes (key names in quotes followed by a colon). None: a plain-text question."""
+    if '"insights":' in system:
+        name = "HighOut"
+    elif '"recommendations":' in system:
+        name = "MediumOut"
+    elif '"change_type":' in system:
+        name = "TriageOut"
+    else:
+        return None
+    from analysis import schemas
+
+    return getattr(schemas, name).model_json_schema()
+
+
+def _purpose(schema: dict[str, Any] | None, *, repair: bool) -> str:
+    if schema is None:
+        return "qa"
+    if repair:
+        return "repair"
+    props = schema.get("properties") or {}
+    if "insights" in props:
+        return "analysis-high"
+    if "recommendations" in props:
+        return "analysis-medium"
+    return "triage"
+
+
+class _Filler:
+    """Field contents built from the request: deterministic, grounded in what the prompt shows."""
+
+    def __init__(self, req: _Req):
+        self.req = req
+        user = "\n".join(str(m.get("content") or "") for m in req.messages if m.get("role") == "user")
+        self.user = user
+        self.zh = bool(_CJK.search("\n".join(str(m.get("content") or "") for m in req.messages[:1])))
+        paths = _DIFF_PATH.findall(user) or _PATH.findall(user)
+        self.paths = list(dict.fromkeys(p for p in paths if "://" not in p))
+        self.digest = int(hashlib.sha1(user.encode("utf-8")).hexdigest(), 16)
+
+    @property
+    def path(self) -> str:
+        return self.paths[0] if self.paths else ""
+
+    def importance(self, options: list[str]) -> str:
+        # Roughly the reference share (10 % high, 45 % medium, 45 % low), fixed per commit text.
+        bucket = self.digest % 20
+        wanted = "high" if bucket < 2 else "medium" if bucket < 11 else "low"
+        return wanted if wanted in options else options[self.digest % len(options)]
+
+    def change_type(self, options: list[str]) -> str:
+        for tag in _TAG.findall(self.user):
+            kind = TAG_TYPES.get(tag.strip().lower())
+            if kind in options:
+                return kind
+        return "feature" if "feature" in options else options[0]
+
+    def text(self, name: str) -> str:
+        where = f"`{self.path}`" if self.path else ("该提交" if self.zh else "the change")
+        if self.zh:
+            return {
+                "reason": f"修改了 {where} 中的运行时代码。",
+                "summary": f"更新 {where} 的实现。",
+                "scope": f"{where} 及其调用方",
+                "risks": f"{where} 的行为变化可能影响调用方。",
+                "recommendations": f"审查 {where} 的改动并补充测试。",
+            }.get(name, f"{where} 的改动对 {name} 的影响在差异中没有说明，未知。")
+        return {
+            "reason": f"Changes runtime code in {where}.",
+            "summary": f"Updates the implementation in {where}.",
+            "scope": f"{where} and its callers",
+            "risks": f"Behaviour changes in {where} may affect callers.",
+            "recommendations": f"Review the change to {where} and add tests.",
+        }.get(name, f"The diff of {where} does not state its {name} impact: unknown.")
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if not ref:
+        return schema
+    node: Any = root
+    for part in ref.lstrip("#/").split("/"):
+        node = node[part]
+    return _resolve(node, root)
+
+
+def _instance(schema: dict[str, Any], root: dict[str, Any], fill: _Filler, name: str) -> Any:
+    """A value valid for the (JSON Schema subset used by pydantic / strict mode) schema."""
+    schema = _resolve(schema, root)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            options = [s for s in schema[key] if _resolve(s, root).get("type") != "null"] or schema[key]
+            return _instance(options[0], root, fill, name)
+    if "enum" in schema or "const" in schema:
+        options = [str(v) for v in schema.get("enum", [schema.get("const")])]
+        if name == "importance":
+            return fill.importance(options)
+        if name == "change_type":
+            return fill.change_type(options)
+        return options[0]
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind == "object":
+        props = schema.get("properties") or {}
+        return {key: _instance(sub, root, fill, key) for key, sub in props.items()}
+    if kind == "array":
+        items = schema.get("items") or {"type": "string"}
+        count = max(1, min(2, int(schema.get("minItems", 1))))
+        return [_instance(items, root, fill, name) for _ in range(count)]
+    if kind in ("integer", "number"):
+        return int(schema.get("minimum", 0))
+    if kind == "boolean":
+        return False
+    return fill.text(name)
+
+
+def _plain_answer(req: _Req) -> str:
+    fill = _Filler(req)
+    where = f"`{fill.path}`" if fill.path else ("这个提交" if fill.zh else "this commit")
+    if _CJK.search(req.messages[-1].get("content") or ""):
+        return f"根据已存储的分析，主要风险在 {where}：行为变化可能影响调用方。"
+    return f"From the stored analysis, the main risk is in {where}: behaviour changes may affect callers."
+
+
+def _cut(content: str, max_tokens: int) -> str:
+    """Roughly the first max_tokens tokens of content (a server stopping at its output cap)."""
+    keep = max(1, int(len(content) * max_tokens / max(1, estimate_tokens(content))))
+    return content[:keep]
