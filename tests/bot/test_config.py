@@ -32,18 +32,35 @@ def test_defaults_and_numeric_discord_ids(tmp_path):
     ("body", "expected"),
     [
         ('[[subscription]]\nrepo = "nope"\nslack_channels = ["C1"]', "subscription[0].repo"),
-        ('[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\ntimezone = "Mars/X"', "subscription[0].timezone"),
-        ('[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nschedule = "25:99"', "subscription[0].schedule"),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\ntimezone = "Mars/X"',
+            "subscription[0].timezone",
+        ),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nschedule = "25:99"',
+            "subscription[0].schedule",
+        ),
         ('[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nlang = "fr"', "subscription[0].lang"),
         ('[[subscription]]\nrepo = "o/n"', "slack_channels / discord_channels"),
-        ('[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\ncolour = "red"', "subscription[0].colour: unknown field"),
-        ('[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\n[subscription.filters]\nignore_titles = ["(["]',
-         "subscription[0].filters.ignore_titles"),
-        ('[[subscription]]\nrepo = "o/n"\ndiscord_channels = ["general"]', "subscription[0].discord_channels"),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\ncolour = "red"',
+            "subscription[0].colour: unknown field",
+        ),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\n[subscription.filters]\nignore_titles = ["(["]',
+            "subscription[0].filters.ignore_titles",
+        ),
+        (
+            '[[subscription]]\nrepo = "o/n"\ndiscord_channels = ["general"]',
+            "subscription[0].discord_channels",
+        ),
         ("[defaults]\ntimezone = 'Nowhere/Else'", "defaults.timezone"),
         ("this is = = not toml", "not valid TOML"),
-        ('[[subscription]]\nname="a"\nrepo="o/n"\nslack_channels=["C"]\n[[subscription]]\nname="a"\nrepo="o/m"\n'
-         'slack_channels=["C"]', "unique: a"),
+        (
+            '[[subscription]]\nname="a"\nrepo="o/n"\nslack_channels=["C"]\n[[subscription]]\nname="a"\nrepo="o/m"\n'
+            'slack_channels=["C"]',
+            "unique: a",
+        ),
     ],
 )
 def test_errors_name_the_field(tmp_path, body, expected):
@@ -58,5 +75,7 @@ def test_missing_file(tmp_path):
 
 
 def test_cron_schedule_accepted(tmp_path):
-    (sub,) = load(tmp_path, '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nschedule = "30 8 * * 1-5"')
+    (sub,) = load(
+        tmp_path, '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nschedule = "30 8 * * 1-5"'
+    )
     assert sub.schedule == "30 8 * * 1-5"

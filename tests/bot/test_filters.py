@@ -6,7 +6,11 @@ from bot.subscriptions import Filters
 
 def commit(title="feat: x", author="Alice", login="alice", paths=("src/a.py",)):
     return Commit(
-        repo="o/n", sha="a" * 40, message=title, author=author, author_login=login,
+        repo="o/n",
+        sha="a" * 40,
+        message=title,
+        author=author,
+        author_login=login,
         committed_at=datetime(2026, 1, 1, tzinfo=UTC),
         files=tuple(FileChange(p, "modified", 1, 1, "@@") for p in paths),
     )

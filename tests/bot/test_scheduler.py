@@ -16,7 +16,11 @@ SH = ZoneInfo("Asia/Shanghai")
 
 def sub(name="vllm", schedule="09:00", tz="Asia/Shanghai"):
     return Subscription(
-        name=name, repo="o/n", timezone=tz, schedule=schedule, lang="zh",
+        name=name,
+        repo="o/n",
+        timezone=tz,
+        schedule=schedule,
+        lang="zh",
         destinations=(Destination("slack", "C1"),),
     )
 

@@ -34,14 +34,20 @@ SLACK_CHANNEL = "C0DIGEST"
 def day_commits():
     big = [make_file(f"src/widgets/engine/part{i}.py", status="added", additions=300) for i in range(4)]
     return [
-        make_commit("[Feature] New widget engine (#1001)", "2026-01-28T12:00:00+08:00", files=big, repo="acme/widgets"),
         make_commit(
-            "[Bugfix] Fix cache eviction (#1002)", "2026-01-28T10:00:00+08:00",
-            files=[make_file("src/widgets/cache.py", additions=120, deletions=40)], repo="acme/widgets",
+            "[Feature] New widget engine (#1001)", "2026-01-28T12:00:00+08:00", files=big, repo="acme/widgets"
         ),
         make_commit(
-            "[Doc] Typo (#1003)", "2026-01-28T09:00:00+08:00",
-            files=[make_file("docs/README.md", additions=1, deletions=1)], repo="acme/widgets",
+            "[Bugfix] Fix cache eviction (#1002)",
+            "2026-01-28T10:00:00+08:00",
+            files=[make_file("src/widgets/cache.py", additions=120, deletions=40)],
+            repo="acme/widgets",
+        ),
+        make_commit(
+            "[Doc] Typo (#1003)",
+            "2026-01-28T09:00:00+08:00",
+            files=[make_file("docs/README.md", additions=1, deletions=1)],
+            repo="acme/widgets",
         ),
     ]
 
@@ -59,7 +65,12 @@ def runtimes(settings, service):
 
 @pytest.fixture
 def fakes():
-    with FakeGitHub("acme/widgets", day_commits()) as gh, FakeLLM() as llm, FakeSlack() as slack, FakeDiscord() as dc:
+    with (
+        FakeGitHub("acme/widgets", day_commits()) as gh,
+        FakeLLM() as llm,
+        FakeSlack() as slack,
+        FakeDiscord() as dc,
+    ):
         dc.add_channel(DISCORD_CHANNEL)
         yield gh, llm, slack, dc
         for fake in (slack, dc, llm):
@@ -96,7 +107,9 @@ SUB = Subscription(
 async def run_service(settings, until, *, seconds=None):
     """Run the service until `until()` is true (or for `seconds`), then stop it like SIGTERM does."""
     stop = asyncio.Event()
-    task = asyncio.create_task(serve(settings, Store(settings.digest_db), [SUB], stop=stop, make_runtimes=runtimes))
+    task = asyncio.create_task(
+        serve(settings, Store(settings.digest_db), [SUB], stop=stop, make_runtimes=runtimes)
+    )
     loop = asyncio.get_running_loop()
     deadline = loop.time() + (seconds or 20)
     while loop.time() < deadline and not (seconds is None and until()):
@@ -125,7 +138,7 @@ def runs(settings):
 
 
 async def test_the_morning_digest_appears_once_per_destination_on_schedule(fakes, settings):
-    gh, llm, slack, dc = fakes
+    _gh, llm, slack, dc = fakes
     with time_machine.travel(datetime(2026, 1, 29, 8, 59, 59, 400000, tzinfo=SH), tick=True):
         await run_service(settings, lambda: runs(settings).get("2026-01-28", {}).get("status") == "done")
     parents, replies = slack_posts(slack)
@@ -145,7 +158,7 @@ async def test_the_morning_digest_appears_once_per_destination_on_schedule(fakes
 
 
 async def test_downtime_is_caught_up_and_restarts_never_post_twice(fakes, settings):
-    gh, llm, slack, dc = fakes
+    _gh, llm, slack, dc = fakes
     # first start the evening before: the subscription is seen, nothing is due yet
     with time_machine.travel(datetime(2026, 1, 28, 20, 0, tzinfo=SH), tick=True):
         await run_service(settings, None, seconds=0.5)
@@ -165,13 +178,15 @@ async def test_downtime_is_caught_up_and_restarts_never_post_twice(fakes, settin
 
 
 async def test_restart_in_the_middle_of_posting_posts_only_what_is_missing(fakes, settings):
-    gh, llm, slack, dc = fakes
+    _gh, _llm, slack, dc = fakes
     with time_machine.travel(datetime(2026, 1, 28, 20, 0, tzinfo=SH), tick=True):
         await run_service(settings, None, seconds=0.5)
     # Slack breaks after the parent and the first card: the run is left partial
     slack.fail("files.getUploadURLExternal", error="fatal_error", times=50)
     with time_machine.travel(datetime(2026, 1, 29, 9, 30, tzinfo=SH), tick=True):
-        await run_service(settings, lambda: runs(settings).get("2026-01-28", {}).get("status") in ("partial", "failed"))
+        await run_service(
+            settings, lambda: runs(settings).get("2026-01-28", {}).get("status") in ("partial", "failed")
+        )
     assert runs(settings)["2026-01-28"]["status"] == "partial"
     assert "slack" in runs(settings)["2026-01-28"]["error"]
     assert len(discord_posts(dc)[0]) == 1  # the other destination was not held back

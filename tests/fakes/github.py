@@ -466,7 +466,9 @@ class FakeGitHub:
         items = [{k: c[k] for k in _LIST_ONLY_KEYS if k in c} for c in chunk]
         headers = self._links(request, page, last)
         if chunk:
-            headers["Last-Modified"] = format_datetime(self._dates[chunk[0]["sha"]].astimezone(UTC), usegmt=True)
+            headers["Last-Modified"] = format_datetime(
+                self._dates[chunk[0]["sha"]].astimezone(UTC), usegmt=True
+            )
         return self._ok(request, items, headers)
 
     def _resolve(self, ref: str) -> tuple[dict[str, Any] | None, Response | None]:
