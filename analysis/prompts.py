@@ -14,6 +14,7 @@ Principles (DESIGN.md §3–4, issue 3 items 5, 6, 9):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterable, Sequence
@@ -269,6 +270,7 @@ def output_model(tier: Importance) -> type[BaseModel]:
     return HighOut if tier == Importance.HIGH else MediumOut
 
 
+@functools.cache  # constant per language: built once, not per commit
 def triage_system(lang: str) -> str:
     lang = _lang(lang)
     return _TRIAGE_SYSTEM[lang].format(
@@ -282,6 +284,7 @@ def triage_system(lang: str) -> str:
     )
 
 
+@functools.cache
 def analysis_system(tier: Importance, lang: str) -> str:
     lang = _lang(lang)
     high = tier == Importance.HIGH

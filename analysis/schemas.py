@@ -11,6 +11,7 @@ synonyms, a string where a list belongs, a field label the model prefixed). Anyt
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import re
 from typing import Any, Literal, TypeVar, get_args
@@ -289,6 +290,12 @@ def strict_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The model's JSON schema for strict mode: $refs inlined (llama.cpp and some vLLM backends handle
     them poorly), every object closed (additionalProperties false) with every property required,
     and no 'title' / 'default' keywords."""
+    return copy.deepcopy(_strict_schema(model))
+
+
+@functools.cache
+def _strict_schema(model: type[BaseModel]) -> dict[str, Any]:
+    # Generating a pydantic schema costs ~1 ms; every LLM call asks for one of four.
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
     return _strict(raw, defs)
@@ -327,6 +334,7 @@ def response_format(model: type[BaseModel]) -> dict[str, Any]:
     }
 
 
+@functools.cache
 def json_shape(model: type[BaseModel]) -> str:
     """A compact one-line picture of the expected object for prompts, e.g.
     {"importance": "high"|"medium"|"low", "reason": string, ...}: servers that ignore the schema

@@ -19,6 +19,7 @@ symbols). Chinese prose: ~1.15 per character, against ~1.1 (cl100k) and ~0.75 (o
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -45,6 +46,12 @@ def estimate_tokens(text: str) -> int:
     """A conservative token count for `text` (see the module docstring); at least 1 for any text."""
     if not text:
         return 0
+    return _estimate(text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _estimate(text: str) -> int:
+    # Cached: the same system prompts, patches and hunks are measured again on every budget pass.
     n_ascii = len(text.encode("ascii", "ignore"))
     pieces = len(_PIECE.findall(text))
     pieces += sum(map(len, _LONG_WORD.findall(text))) // _LONG_WORD_LETTERS_PER_EXTRA
