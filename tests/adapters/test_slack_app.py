@@ -739,3 +739,28 @@ def test_manifest_declares_what_the_app_uses():
     for event in ("app_mention", "message.channels", "message.groups"):
         assert f"- {event}\n" in active
     assert "socket_mode_enabled: true" in active
+
+
+async def test_subscriptions_are_managed_from_the_channel(app, service, slack):
+    await send_command(app, slack, "subscribe acme/widgets 08:30 Europe/Berlin en")
+    await app.bot.tasks.drain(10)
+    assert "Subscribed to acme/widgets" in slack.responses[-1]["text"]
+    assert slack.responses[-1]["response_type"] == "ephemeral"
+    [sub] = service.subscriptions.for_channel("slack", CHANNEL)
+    assert (sub.repo, sub.schedule, sub.timezone, sub.lang) == (
+        "acme/widgets",
+        "08:30",
+        "Europe/Berlin",
+        "en",
+    )
+    assert service.channel_repo("slack", CHANNEL) == "acme/widgets"  # bare SHAs now resolve against it
+    await send_command(app, slack, "list")
+    await app.bot.tasks.drain(10)
+    assert (
+        "acme/widgets" in slack.responses[-1]["text"] and "08:30 Europe/Berlin" in slack.responses[-1]["text"]
+    )
+    await send_command(app, slack, "unsubscribe acme/widgets")
+    await app.bot.tasks.drain(10)
+    assert "Unsubscribed" in slack.responses[-1]["text"]
+    assert service.subscriptions.for_channel("slack", CHANNEL) == []
+    assert slack.messages == []  # all of it private to the asker
