@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from analysis.heuristic.change_type import CONVENTIONAL_TYPES, PRECEDENCE, STRONG_TAGS, tag_types
+from analysis.heuristic.title import REVERT_TITLE, conventional_prefix, leading_tags
 from analysis.labels import label
 from analysis.models import Analysis, ChangeType, Commit
 from analysis.text import EMAIL, neutralize_mentions
@@ -262,76 +264,40 @@ def ground(analysis: Analysis, commit: Commit, lang: str, *, allowed_text: str =
 # Change type from the title
 # --------------------------------------------------------------------------------------------
 
-_TAG_TYPES: dict[str, ChangeType] = {
-    **dict.fromkeys(("bugfix", "bugfixes", "fix", "fixes", "bug", "hotfix", "bugfixing"), ChangeType.BUGFIX),
-    **dict.fromkeys(
-        ("perf", "performance", "optimization", "optimisation", "speedup"), ChangeType.PERFORMANCE
-    ),
-    **dict.fromkeys(("doc", "docs", "documentation"), ChangeType.DOCS),
-    **dict.fromkeys(("test", "tests", "testing"), ChangeType.TESTS),
-    **dict.fromkeys(("ci", "build", "ci/build", "cicd"), ChangeType.CI_BUILD),
-    **dict.fromkeys(("feature", "feat", "newfeature"), ChangeType.FEATURE),
-    **dict.fromkeys(("refactor", "refactoring"), ChangeType.REFACTOR),
-    **dict.fromkeys(("security", "cve"), ChangeType.SECURITY),
-    **dict.fromkeys(("deps", "dependency", "dependencies"), ChangeType.DEPENDENCY),
-    **dict.fromkeys(("revert",), ChangeType.REVERT),
-}
-_CONVENTIONAL_TYPES: dict[str, ChangeType] = {
-    **dict.fromkeys(("fix", "bugfix", "hotfix"), ChangeType.BUGFIX),
-    **dict.fromkeys(("feat", "feature"), ChangeType.FEATURE),
-    "perf": ChangeType.PERFORMANCE,
-    **dict.fromkeys(("docs", "doc"), ChangeType.DOCS),
-    **dict.fromkeys(("test", "tests"), ChangeType.TESTS),
-    **dict.fromkeys(("ci", "build"), ChangeType.CI_BUILD),
-    "refactor": ChangeType.REFACTOR,
-    "revert": ChangeType.REVERT,
-    "security": ChangeType.SECURITY,
-    "deps": ChangeType.DEPENDENCY,
-}
-# With several stated types ("[CI/Build][Bugfix]") the most meaningful wins, as in the heuristic.
-_PRECEDENCE = (
-    ChangeType.REVERT,
-    ChangeType.SECURITY,
-    ChangeType.BUGFIX,
-    ChangeType.PERFORMANCE,
-    ChangeType.FEATURE,
-    ChangeType.REFACTOR,
-    ChangeType.CONFIG,
-    ChangeType.DEPENDENCY,
-    ChangeType.TESTS,
-    ChangeType.DOCS,
-    ChangeType.CI_BUILD,
-    ChangeType.OTHER,
+# The tags and prefixes that overrule the model: fewer words than the heuristic reads (it also takes
+# [Typo], [Release], [Config], "style:" and more as hints), meaning what they mean there.
+_TAG_WORDS = (
+    "bugfix bugfixes fix fixes bug hotfix bugfixing perf performance optimization optimisation speedup "
+    "doc docs documentation test tests testing ci build ci/build cicd feature feat newfeature "
+    "refactor refactoring security cve deps dependency dependencies revert"
 )
+_PREFIX_WORDS = (
+    "fix bugfix hotfix feat feature perf docs doc test tests ci build refactor revert security deps"
+)
+_TAG_TYPES = {word: STRONG_TAGS[word] for word in _TAG_WORDS.split()}
+_PREFIX_TYPES = {word: CONVENTIONAL_TYPES[word] for word in _PREFIX_WORDS.split()}
+_LONGEST_TAG = 40  # characters in one tag; the heuristic reads tags up to title.TAG_MAX
+# "chore(deps): bump x" states a dependency change; other scopes say nothing about the type.
+_DEP_SCOPES = frozenset({"deps", "dep", "deps-dev"})
+_DEP_KINDS = frozenset({"chore", "build", "fix"})
 # A more specific type the model may keep under a tag: a [Bugfix] that fixes a vulnerability.
 _REFINEMENTS = {ChangeType.BUGFIX: {ChangeType.SECURITY}}
-_TAGS = re.compile(r"^\s*((?:\[[^\[\]\n]{1,40}\]\s*:?\s*)+)")
-_CONVENTIONAL = re.compile(r"^(?P<type>[A-Za-z]+)(?:\((?P<scope>[^)\n]*)\))?!?:\s*\S")
-_REVERT = re.compile(r"^\s*revert(?:s|ed)?\b", re.I)
 
 
 def title_change_types(title: str) -> list[ChangeType]:
     """The change types an explicit title tag ("[Bugfix]", "[CI/Build]") or conventional prefix
     ("fix:", "feat(api)!:") states, in title order; a leading "Revert" states a revert."""
-    rest = title
-    found: list[ChangeType] = []
-    m = _TAGS.match(title)
-    if m:
-        for tag in re.findall(r"\[([^\[\]\n]+)\]", m.group(1)):
-            key = re.sub(r"[\s_-]+", "", tag.lower())
-            parts = [key] if key in _TAG_TYPES else re.split(r"[/+,&|]", key)
-            found.extend(_TAG_TYPES[p] for p in parts if p in _TAG_TYPES)
-        rest = title[m.end() :]
-    if _REVERT.match(rest) or _REVERT.match(title):
+    tags, rest = leading_tags(title, longest=_LONGEST_TAG)
+    found = tag_types(tags, _TAG_TYPES)
+    if REVERT_TITLE.match(rest) or REVERT_TITLE.match(title):
         return [ChangeType.REVERT]
-    c = _CONVENTIONAL.match(rest.strip())
-    if c:
-        scope = (c.group("scope") or "").strip().lower()
-        kind = c.group("type").lower()
-        if scope in ("deps", "dep", "deps-dev") and kind in ("chore", "build", "fix"):
+    prefix = conventional_prefix(rest.strip())
+    if prefix is not None:
+        kind, scope = prefix
+        if scope in _DEP_SCOPES and kind in _DEP_KINDS:
             found.append(ChangeType.DEPENDENCY)
-        elif kind in _CONVENTIONAL_TYPES:
-            found.append(_CONVENTIONAL_TYPES[kind])
+        elif kind in _PREFIX_TYPES:
+            found.append(_PREFIX_TYPES[kind])
     return list(dict.fromkeys(found))
 
 
@@ -343,4 +309,4 @@ def consistent_change_type(commit: Commit, proposed: ChangeType) -> ChangeType:
         return proposed
     if any(proposed in _REFINEMENTS.get(t, ()) for t in stated) and ChangeType.REVERT not in stated:
         return proposed
-    return min(stated, key=_PRECEDENCE.index)
+    return min(stated, key=PRECEDENCE.index)

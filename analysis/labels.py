@@ -128,6 +128,12 @@ _IMPORTANCE = {
     "en": {Importance.HIGH: "🔴 High", Importance.MEDIUM: "🟡 Medium", Importance.LOW: "🟢 Low"},
 }
 
+# The tier as a plain word, inside a sentence ("size prior: medium", "rated high importance").
+_IMPORTANCE_WORDS = {
+    "zh": {Importance.HIGH: "高", Importance.MEDIUM: "中", Importance.LOW: "低"},
+    "en": {Importance.HIGH: "high", Importance.MEDIUM: "medium", Importance.LOW: "low"},
+}
+
 _CHANGE_TYPES = {
     "zh": {
         ChangeType.FEATURE: "功能",
@@ -194,6 +200,10 @@ def label(lang: str, key: str, **fmt: object) -> str:
 
 def importance_label(lang: str, level: Importance) -> str:
     return _IMPORTANCE[lang][level]
+
+
+def importance_word(lang: str, level: Importance) -> str:
+    return _IMPORTANCE_WORDS[lang][level]
 
 
 def change_type_label(lang: str, kind: ChangeType) -> str:

@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from analysis.budget import DiffSelection, file_list
 from analysis.grounding import title_change_types
-from analysis.labels import change_type_label, dimension_label, importance_label
+from analysis.labels import change_type_label, dimension_label, importance_label, importance_word
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, ChangeType, Commit, Importance
 from analysis.schemas import HighOut, MediumOut, TriageOut, json_shape
 from analysis.text import neutralize_mentions, strip_trailers
@@ -255,12 +255,6 @@ _TEXT = {
 }
 
 
-_TIER_WORD = {
-    "en": {Importance.HIGH: "high", Importance.MEDIUM: "medium", Importance.LOW: "low"},
-    "zh": {Importance.HIGH: "高", Importance.MEDIUM: "中", Importance.LOW: "低"},
-}
-
-
 def _lang(lang: str) -> str:
     return lang if lang in _TEXT else "en"
 
@@ -387,7 +381,7 @@ def analysis_messages(
     triage_line = f"{t['triage']}{sep}{Importance(triage.importance).value}, {kind.value} — {triage.reason} {triage.summary}"
     tag = _tag(commit.sha)
     data = _commit_data(commit, files, diff, lang, [triage_line])
-    ask = t["ask_analysis"].format(tier=_TIER_WORD[lang][Importance(tier)])
+    ask = t["ask_analysis"].format(tier=importance_word(lang, Importance(tier)))
     user = "\n\n".join([_framing(tag, lang), _block(tag, data), *_notes(commit, diff, lang), ask])
     return [{"role": "system", "content": analysis_system(tier, lang)}, {"role": "user", "content": user}]
 

@@ -19,7 +19,7 @@ from typing import Any
 from analysis.labels import change_type_label, check_lang, importance_label, label
 from analysis.models import Analysis, Commit, Digest, Importance
 from analysis.render_markdown import analyzer_name, display_author, display_title, inline, redact, safe_url
-from analysis.text import ZWSP, neutralize_mentions, one_line
+from analysis.text import ZWSP, escape_block_start, neutralize_mentions, one_line
 
 CONTENT_MAX = 2000
 TITLE_MAX = 256
@@ -48,6 +48,7 @@ Embed = dict[str, Any]
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # Read left to right as Discord does: an escape pair, a code span, or a run of unmatched backticks.
 _TOKEN = re.compile(r"\\.|(`+)(.+?)\1|`+", re.DOTALL)
+# What opens a heading, quote or list at the start of a field; Discord also lists "* ".
 _BLOCK_START = re.compile(r"^(\s*)(?:([#>+=*-])|(\d+)([.)]))")
 _ESCAPED_NUMBER = re.compile(r"^(\s*)\\(\d+)([.)])")
 _AUTOLINK = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*):(//)")
@@ -129,21 +130,11 @@ def split_markdown(text: str, limit: int) -> list[str]:
             head, rest = _split_code_span(rest, limit)
         if head:
             pieces.append(head)
-        rest = _escape_block_start(rest)
+        # The piece now starts a field: it must not open a heading, quote or list.
+        rest = escape_block_start(rest, _BLOCK_START)
     if rest:
         pieces.append(rest)
     return pieces or ["\u200b"]
-
-
-def _escape_block_start(text: str) -> str:
-    """A piece that now starts a field must not open a heading, quote or list (`# `, `> `, `- `, `1.`)."""
-
-    def escape(m: re.Match[str]) -> str:
-        if m.group(2):
-            return m.group(1) + "\\" + m.group(2)
-        return m.group(1) + m.group(3) + "\\" + m.group(4)
-
-    return _BLOCK_START.sub(escape, text, count=1)
 
 
 def pack_lines(lines: Iterable[str], limit: int) -> list[str]:

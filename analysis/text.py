@@ -58,12 +58,16 @@ def md_inline(text: str) -> str:
         out.append(m.group(0))
         pos = m.end()
     out.append(_MD_SPECIAL.sub(r"\\\1", text[pos:]).replace("`", "\\`"))
-    result = "".join(out)
-    # A leading '#', '>', '-' or '1.' would turn the line into a heading, quote or list.
-    return _BLOCK_START.sub(_escape_block_start, result, count=1)
+    return escape_block_start("".join(out))
 
 
-def _escape_block_start(m: re.Match[str]) -> str:
+def escape_block_start(text: str, syntax: re.Pattern[str] = _BLOCK_START) -> str:
+    """Text that cannot open a heading, quote or list: a leading '#', '>', '-' or the dot of '1.'
+    escaped. `syntax` says what opens one (Discord also takes '*'); its groups are those of _BLOCK_START."""
+    return syntax.sub(_escaped_block_start, text, count=1)
+
+
+def _escaped_block_start(m: re.Match[str]) -> str:
     # "1." is an ordered list only because of the dot: escape the punctuation, not the digit
     # (a backslash before a digit is not an escape and would show).
     if m.group(2):

@@ -236,3 +236,31 @@ def test_stdout_is_utf8_whatever_the_locale(repo, tmp_path, monkeypatch):
     )
     assert result.exit_code == 0
     assert "每日更新报告" in result.stdout_bytes.decode("utf-8")
+
+
+def test_post_to_slack_from_the_cli_then_nothing_twice(repo, tmp_path, monkeypatch):
+    from tests.fakes.slack_api import FakeSlack
+
+    with FakeSlack() as slack:
+        monkeypatch.setenv("SLACK_BOT_TOKEN", slack.token)
+        monkeypatch.setenv("SLACK_API_URL", slack.api_url)
+        args = ("post", "--platform", "slack", "--channel", "C0DIGEST", "--git-dir", str(repo.path),
+                "--date", DAY, "--tz", "Asia/Shanghai")  # fmt: skip
+        first = run(*args, db=tmp_path / "d.db")
+        assert first.exit_code == 0, first.output
+        assert "acme/widgets 2026-01-26: 3 commits" in first.stderr and "already there" in first.stderr
+        [parent] = slack.channel_messages("C0DIGEST")
+        replies = slack.thread("C0DIGEST", parent.ts)
+        again = run(*args, db=tmp_path / "d.db")
+        assert again.exit_code == 0 and "posted 0 item(s)" in again.stderr
+        assert (
+            slack.channel_messages("C0DIGEST") == [parent] and slack.thread("C0DIGEST", parent.ts) == replies
+        )
+        assert slack.token not in first.output + again.output
+
+
+def test_post_without_a_token_is_one_line(repo, tmp_path):
+    result = run(
+        "post", "--platform", "slack", "--channel", "C1", "--git-dir", str(repo.path), db=tmp_path / "d.db"
+    )
+    assert_one_line_error(result, "SLACK_BOT_TOKEN")

@@ -71,13 +71,6 @@ class Recorder:
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        yield server
-        server.check()
-
-
-@pytest.fixture
 def store() -> Iterator[Store]:
     s = Store(":memory:")
     yield s

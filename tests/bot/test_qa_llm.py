@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -17,13 +17,6 @@ from tests.fakes.openai_server import FakeLLM
 
 async def no_wait(seconds: float) -> None:
     return None
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeLLM]:
-    with FakeLLM() as server:
-        yield server
-        server.check()
 
 
 @pytest.fixture

@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import logging
 import threading
 import time
 from collections import Counter, deque
@@ -33,8 +32,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
+
+from tests.fakes.server import FakeServer
 
 API_PREFIX = "/api/v10"
 DISCORD_EPOCH_MS = 1_420_070_400_000
@@ -68,29 +68,6 @@ class Call:
     status: int
     payload: Any  # the JSON body, or the multipart payload_json
     files: tuple[tuple[str, bytes], ...] = ()  # (filename, content)
-
-
-class _Server(HTTPServer):
-    """pytest-httpserver with one dispatcher for every path."""
-
-    def __init__(self, fake: FakeDiscord, host: str, port: int):
-        super().__init__(host=host, port=port, threaded=True)
-        self._fake = fake
-
-    def thread_target(self) -> None:
-        assert self.server is not None
-        self.server.serve_forever(poll_interval=0.02)
-
-    def dispatch(self, request: Request) -> Response:
-        try:
-            return self._fake._handle(request)
-        except Exception as exc:  # surfaced to tests through check()
-            self.handler_errors.append(exc)
-            return Response(f"fake Discord error: {exc!r}", status=500)
-
-    def application(self, request: Request) -> Response:
-        request.get_data()
-        return self.dispatch(request)
 
 
 class _Bucket:
@@ -148,7 +125,9 @@ def _nest(errors: dict[str, Any], path: list[str], leaf: dict[str, Any]) -> None
     node[path[-1]] = leaf
 
 
-class FakeDiscord:
+class FakeDiscord(FakeServer):
+    name = "Discord"
+
     def __init__(
         self,
         *,
@@ -163,8 +142,7 @@ class FakeDiscord:
         port: int = 0,
         quiet: bool = True,
     ):
-        if quiet:
-            logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        super().__init__(host, port, quiet)
         self.token = token
         self.guild_id = guild_id
         self.application_id = 800_000_000_000_000_001
@@ -179,7 +157,6 @@ class FakeDiscord:
         self.bucket_limit, self.bucket_per = bucket_limit, bucket_per  # Discord: 5 messages / 5 s per channel
         self.max_file_bytes = max_file_bytes
         self.latency = latency
-        self.server = _Server(self, host, port)
         self.channels: dict[str, dict[str, Any]] = {}
         self.messages: dict[str, list[dict[str, Any]]] = {}  # channel or thread id → messages, oldest first
         self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → synced commands
@@ -191,22 +168,7 @@ class FakeDiscord:
             self.add_channel(channel_id)
         self.reset_counters()
 
-    # -- lifecycle --------------------------------------------------------------------------------
-    def start(self) -> FakeDiscord:
-        if not self.server.is_running():
-            self.server.start()
-        return self
-
-    def stop(self) -> None:
-        if self.server.is_running():
-            self.server.stop()
-
-    def __enter__(self) -> FakeDiscord:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
+    # -- addresses --------------------------------------------------------------------------------
     @property
     def base_url(self) -> str:
         """What DISCORD_API_URL (discord.http.Route.BASE) is set to."""
@@ -223,10 +185,6 @@ class FakeDiscord:
             yield self
         finally:
             Route.BASE = previous
-
-    def check(self) -> None:
-        """Re-raise the first error the fake itself hit while handling a request."""
-        self.server.check_handler_errors()
 
     # -- data -------------------------------------------------------------------------------------
     def snowflake(self) -> str:

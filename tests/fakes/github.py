@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import re
 import threading
 import time
@@ -27,8 +26,9 @@ from email.utils import format_datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
+
+from tests.fakes.server import FakeServer
 
 FILE_CAP = 3000  # GitHub lists at most 3000 files of a commit
 FILES_PER_PAGE = 300
@@ -163,30 +163,9 @@ _LIST_ONLY_KEYS = (
 _PR_TITLE = re.compile(r"\(#(\d+)\)\s*$")
 
 
-class _Server(HTTPServer):
-    """pytest-httpserver with one dispatcher for every path and no unbounded request log."""
+class FakeGitHub(FakeServer):
+    name = "GitHub"
 
-    def __init__(self, fake: FakeGitHub, host: str, port: int):
-        super().__init__(host=host, port=port, threaded=True)  # threaded: concurrent requests overlap
-        self._fake = fake
-
-    def thread_target(self) -> None:
-        assert self.server is not None
-        self.server.serve_forever(poll_interval=0.02)  # stop() waits one poll: keep it short
-
-    def dispatch(self, request: Request) -> Response:
-        try:
-            return self._fake._handle(request)
-        except Exception as exc:  # surfaced to tests through check()
-            self.handler_errors.append(exc)
-            return Response(f"fake GitHub error: {exc!r}", status=500)
-
-    def application(self, request: Request) -> Response:
-        request.get_data()
-        return self.dispatch(request)
-
-
-class FakeGitHub:
     def __init__(
         self,
         repo: str = "octo/demo",
@@ -202,18 +181,15 @@ class FakeGitHub:
         port: int = 0,
         quiet: bool = True,
     ):
-        if quiet:  # werkzeug prints one access-log line per request to stderr otherwise
-            logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        super().__init__(host, port, quiet)
         self.repo = repo
         self.branches = set(branches)
-        self.default_branch = next(iter(branches), "main")
         self.default_branch = next(iter(branches), "main")
         self.path_prefix = "/" + path_prefix.strip("/") if path_prefix.strip("/") else ""
         self.token = token  # when set, every request must carry "Bearer <token>" or gets 401
         self.files_per_page = files_per_page
         self.file_cap = file_cap
         self.latency = latency  # seconds each request takes, to make overlap measurable
-        self.server = _Server(self, host, port)
         self.pulls: dict[int, dict[str, Any]] = {}
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
@@ -224,30 +200,11 @@ class FakeGitHub:
         self.reset_counters()
         self.set_commits(commits)
 
-    # -- lifecycle --------------------------------------------------------------------------------
-    def start(self) -> FakeGitHub:
-        if not self.server.is_running():
-            self.server.start()
-        return self
-
-    def stop(self) -> None:
-        if self.server.is_running():
-            self.server.stop()
-
-    def __enter__(self) -> FakeGitHub:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
+    # -- addresses --------------------------------------------------------------------------------
     @property
     def base_url(self) -> str:
         """What GitHubSource takes as base_url (GITHUB_API_URL)."""
         return self.server.url_for(self.path_prefix or "/").rstrip("/")
-
-    def check(self) -> None:
-        """Re-raise the first error the fake itself hit while handling a request."""
-        self.server.check_handler_errors()
 
     # -- data -------------------------------------------------------------------------------------
     def set_commits(self, commits: Iterable[dict[str, Any]]) -> None:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import logging
 import re
 import threading
 import time
@@ -29,10 +28,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from analysis.tokens import estimate_messages, estimate_tokens
+from tests.fakes.server import FakeServer
 
 _ANSWERING = ("delay", "length")  # fault actions that still build a (possibly cut) valid answer
 PURPOSES = ("triage", "analysis-high", "analysis-medium", "repair", "qa")
@@ -123,28 +122,6 @@ class Logged:
     text: str = ""
 
 
-class _Server(HTTPServer):
-    def __init__(self, fake: FakeLLM, host: str, port: int):
-        super().__init__(host=host, port=port, threaded=True)  # threaded: concurrent requests overlap
-        self._fake = fake
-
-    def dispatch(self, request: Request) -> Response:
-        try:
-            return self._fake._handle(request)
-        except Exception as exc:  # surfaced to tests through check()
-            self.handler_errors.append(exc)
-            return _error(500, f"fake LLM error: {exc!r}")
-
-    def application(self, request: Request) -> Response:
-        request.get_data()
-        return self.dispatch(request)
-
-    def thread_target(self) -> None:
-        # A short poll interval: stop() returns in ~0.05 s instead of 0.5 s (many fakes per test run).
-        assert self.server is not None
-        self.server.serve_forever(poll_interval=0.05)
-
-
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     return Response(json.dumps(data), status=status, headers=headers or {}, content_type="application/json")
 
@@ -155,7 +132,10 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None, bod
     )
 
 
-class FakeLLM:
+class FakeLLM(FakeServer):
+    name = "LLM"
+    poll_interval = 0.05
+
     def __init__(
         self,
         *,
@@ -169,8 +149,7 @@ class FakeLLM:
         port: int = 0,
         quiet: bool = True,
     ):
-        if quiet:  # werkzeug prints one access-log line per request otherwise
-            logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        super().__init__(host, port, quiet)
         self.model = model
         self.latency = latency  # seconds every request takes (benchmarks)
         self.ignore_schema = ignore_schema  # accept response_format but answer JSON in prose and fences
@@ -178,7 +157,6 @@ class FakeLLM:
         self.usage = usage  # False: omit `usage`, as some servers do
         self.enforce_max_tokens = enforce_max_tokens  # a reply longer than max_tokens is cut: "length"
         self.rules: list[Rule] = []
-        self.server = _Server(self, host, port)
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._ids = itertools.count(1)
@@ -188,28 +166,19 @@ class FakeLLM:
     def start(self) -> FakeLLM:
         if not self.server.is_running():
             self._stopping.clear()
-            self.server.start()
-        return self
+        return super().start()
 
     def stop(self) -> None:
         self._stopping.set()  # wakes delayed handlers so shutdown does not wait for them
-        if self.server.is_running():
-            self.server.stop()
+        super().stop()
 
-    def __enter__(self) -> FakeLLM:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def _handler_error(self, exc: Exception) -> Response:
+        return _error(500, f"fake {self.name} error: {exc!r}")
 
     @property
     def base_url(self) -> str:
         """What OPENAI_BASE_URL is set to."""
         return self.server.url_for("/v1")
-
-    def check(self) -> None:
-        """Re-raise the first error the fake itself hit while handling a request."""
-        self.server.check_handler_errors()
 
     # -- scripting --------------------------------------------------------------------------------
     def script(

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import logging
 import threading
 import time
 from collections import Counter, defaultdict, deque
@@ -28,11 +27,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from analysis.errors import AmbiguousRef, RefNotFound
 from analysis.models import Commit
+from tests.fakes.server import FakeServer
 
 BOT_USER = "UDIGESTBOT"
 BOT_ID = "BDIGESTBOT"
@@ -194,30 +193,9 @@ class Message:
         return out
 
 
-class _Server(HTTPServer):
-    """pytest-httpserver with one dispatcher for every path and no unbounded request log."""
+class FakeSlack(FakeServer):
+    name = "Slack"
 
-    def __init__(self, fake: FakeSlack, host: str, port: int):
-        super().__init__(host=host, port=port, threaded=True)
-        self._fake = fake
-
-    def thread_target(self) -> None:
-        assert self.server is not None
-        self.server.serve_forever(poll_interval=0.02)
-
-    def dispatch(self, request: Request) -> Response:
-        try:
-            return self._fake._handle(request)
-        except Exception as exc:  # surfaced to tests through check()
-            self.handler_errors.append(exc)
-            return Response(f"fake Slack error: {exc!r}", status=500)
-
-    def application(self, request: Request) -> Response:
-        request.get_data()
-        return self.dispatch(request)
-
-
-class FakeSlack:
     def __init__(
         self,
         *,
@@ -228,35 +206,18 @@ class FakeSlack:
         port: int = 0,
         quiet: bool = True,
     ):
-        if quiet:
-            logging.getLogger("werkzeug").setLevel(logging.WARNING)
+        super().__init__(host, port, quiet)
         self.token = token  # requests must carry "Bearer <token>", else invalid_auth
         self.app_token = app_token
         self.latency = latency  # seconds each Web API call takes
         self.socket_url: str | None = None  # what apps.connections.open hands out
         self.not_in_channel: set[str] = set()  # channels the bot is not a member of
-        self.server = _Server(self, host, port)
         self._lock = threading.Lock()
         self._seq = itertools.count(1)
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
         self.reset()
 
-    # -- lifecycle ----------------------------------------------------------------------------------
-    def start(self) -> FakeSlack:
-        if not self.server.is_running():
-            self.server.start()
-        return self
-
-    def stop(self) -> None:
-        if self.server.is_running():
-            self.server.stop()
-
-    def __enter__(self) -> FakeSlack:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
+    # -- addresses and state ------------------------------------------------------------------------
     @property
     def api_url(self) -> str:
         """SLACK_API_URL for this fake (with the trailing slash slack_sdk expects)."""
@@ -267,7 +228,7 @@ class FakeSlack:
         return self.server.url_for(f"/response/{name}")
 
     def check(self) -> None:
-        """Re-raise the first error the fake itself hit while handling a request."""
+        """Re-raise the first error the fake itself hit while handling a request; it stays recorded."""
         if self.server.handler_errors:
             raise self.server.handler_errors[0]
 

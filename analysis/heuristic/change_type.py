@@ -1,0 +1,233 @@
+"""The change type of a commit, from its facts by fixed rules: a revert first, then a CVE / GHSA id
+in the message, title tags (the most meaningful of several wins), a conventional-commit prefix,
+security words, the paths when they are all of one kind, the title's first word and keywords, weak
+tags ([Chore], [Model]), new source files; else `other`. The tag vocabularies and their precedence
+are shared with grounding, which lets a stated type overrule the model's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from analysis.heuristic.facts import NON_RUNTIME, Facts, commit_facts
+from analysis.heuristic.title import REVERT_TITLE, REVERTS_SHA, conventional_prefix
+from analysis.models import ChangeType, Commit
+from analysis.paths import PathKind
+
+# Most meaningful first: with several tags ("[ROCm][Bugfix]", "[CI/Build][BugFix]") the earliest wins.
+PRECEDENCE = (
+    ChangeType.REVERT,
+    ChangeType.SECURITY,
+    ChangeType.BUGFIX,
+    ChangeType.PERFORMANCE,
+    ChangeType.FEATURE,
+    ChangeType.REFACTOR,
+    ChangeType.CONFIG,
+    ChangeType.DEPENDENCY,
+    ChangeType.TESTS,
+    ChangeType.DOCS,
+    ChangeType.CI_BUILD,
+    ChangeType.OTHER,  # stated by no tag: listed so that every type has a rank
+)
+
+
+def _words(table: dict[ChangeType, str]) -> dict[str, ChangeType]:
+    """{type: "word word ..."} → {word: type}: keeps the vocabularies readable."""
+    return {word: change for change, words in table.items() for word in words.split()}
+
+
+STRONG_TAGS = _words(
+    {
+        ChangeType.REVERT: "revert reverts rollback",
+        ChangeType.SECURITY: "security sec cve vuln vulnerability securityfix",
+        ChangeType.BUGFIX: "bugfix bugfixes fix fixes bug hotfix bugfixing fixbug regression",
+        ChangeType.PERFORMANCE: "perf performance optim optimization optimisation optimize speedup",
+        ChangeType.FEATURE: "feature feat features newmodel newfeature",
+        ChangeType.REFACTOR: "refactor refactoring cleanup codestyle style lint",
+        ChangeType.CONFIG: "config configuration settings",
+        ChangeType.DEPENDENCY: "dependency dependencies deps dep bump dependabot renovate",
+        ChangeType.TESTS: "test tests testing unittest e2e",
+        ChangeType.DOCS: "doc docs documentation readme typo typos",
+        ChangeType.CI_BUILD: "ci build ci/build cicd release docker packaging",
+    }
+)
+# Area-like tags that only hint at a type: used when nothing more specific is known.
+_WEAK_TAGS: dict[str, ChangeType] = {
+    "chore": ChangeType.REFACTOR,
+    "model": ChangeType.FEATURE,
+    "models": ChangeType.FEATURE,
+}
+
+CONVENTIONAL_TYPES = _words(
+    {
+        ChangeType.FEATURE: "feat feature",
+        ChangeType.BUGFIX: "fix bugfix hotfix bug",
+        ChangeType.PERFORMANCE: "perf",
+        ChangeType.DOCS: "docs doc",
+        ChangeType.TESTS: "test tests",
+        ChangeType.CI_BUILD: "ci build",
+        ChangeType.REFACTOR: "refactor style",
+        ChangeType.REVERT: "revert",
+        ChangeType.SECURITY: "security sec",
+        ChangeType.DEPENDENCY: "deps dep",
+        ChangeType.CONFIG: "config",
+    }
+)
+_DEP_SCOPES = frozenset({"deps", "dep", "deps-dev", "dependencies", "dependency"})
+
+ADVISORY = re.compile(r"\b(CVE-\d{4}-\d{4,}|GHSA(?:-[0-9a-z]{4}){3})\b", re.IGNORECASE)
+SECURITY_WORDS = re.compile(
+    r"\b(security|vulnerab\w*|exploit\w*|xss|csrf|ssrf|rce|privilege escalation|auth(?:entication)? bypass|"
+    r"path traversal|directory traversal|arbitrary code|unsafe deseriali[sz]ation|sandbox escape)\b",
+    re.IGNORECASE,
+)
+
+_FIRST_WORD_TYPES = _words(
+    {
+        ChangeType.BUGFIX: "fix fixes fixed fixing bugfix hotfix resolve resolves correct corrects",
+        ChangeType.PERFORMANCE: "optimize optimise optimized optimizes speed speedup accelerate tune tuning",
+        ChangeType.FEATURE: "add adds added adding support supports introduce introduces implement implements "
+        "enable enables allow allows initial new create",
+        ChangeType.REFACTOR: "refactor rename renames cleanup clean simplify simplifies remove removes delete "
+        "deletes drop drops move moves reorganize restructure replace replaces consolidate deduplicate dedupe "
+        "refine tidy extract unify migrate",
+        ChangeType.DOCS: "document documents docs doc typo typos",
+    }
+)
+_DEP_WORDS = frozenset(["bump", "bumps", "upgrade", "upgrades", "pin", "pins", "unpin", "downgrade"])
+_KEYWORD_TYPES: tuple[tuple[re.Pattern[str], ChangeType], ...] = (
+    (
+        re.compile(r"\b(bug|crash\w*|regression|broken|race condition|incorrect|wrong)\b", re.I),
+        ChangeType.BUGFIX,
+    ),
+    (
+        re.compile(
+            r"\b(performance|throughput|latency|faster|speed ?up|optimi[sz]\w*|memory access)\b", re.I
+        ),
+        ChangeType.PERFORMANCE,
+    ),
+    (re.compile(r"\b(refactor\w*|simplif\w*|clean ?ups?|dedup\w*|renam\w*)\b", re.I), ChangeType.REFACTOR),
+)
+
+
+def classify_change(commit: Commit) -> ChangeType:
+    """The change type: revert, then a CVE / advisory id, title tags, a conventional-commit prefix,
+    security words, what the paths say when they are all of one kind, words in the title, weak
+    tags ([Chore], [Model]), new source files; `other` when nothing applies."""
+    return classify(commit_facts(commit))
+
+
+def classify(facts: Facts) -> ChangeType:
+    steps = (
+        type_from_revert,
+        _type_from_advisory,  # a CVE fix is a security fix even when tagged [Bugfix]
+        _type_from_tags,
+        _type_from_prefix,
+        _type_from_security_words,
+        _type_from_paths,
+        _type_from_words,
+        _type_from_weak_tags,
+        _type_from_new_files,
+    )
+    for step in steps:
+        found = step(facts)
+        if found is not None:
+            return found
+    return ChangeType.OTHER
+
+
+def type_from_revert(facts: Facts) -> ChangeType | None:
+    revert = REVERT_TITLE.match(facts.commit.title) or "revert" in facts.tags
+    return ChangeType.REVERT if revert or REVERTS_SHA.search(facts.commit.message) else None
+
+
+def tag_types(tags: Iterable[str], table: dict[str, ChangeType]) -> list[ChangeType]:
+    """The types normalised tags name in `table`, in tag order."""
+    found: list[ChangeType] = []
+    for tag in tags:
+        if tag in table:
+            found.append(table[tag])
+            continue
+        # "[CI/Build]" is in the table; "[Doc/Test]" or "[Perf+Fix]" are read part by part.
+        found.extend(table[p] for p in re.split(r"[/+,&|]", tag) if p in table)
+    return found
+
+
+def most_meaningful(types: list[ChangeType]) -> ChangeType | None:
+    """The first of `types` in PRECEDENCE; None for none."""
+    ranked = [t for t in PRECEDENCE if t in types]
+    return ranked[0] if ranked else None
+
+
+def _type_from_tags(facts: Facts) -> ChangeType | None:
+    return most_meaningful(tag_types(facts.tags, STRONG_TAGS))
+
+
+def _type_from_advisory(facts: Facts) -> ChangeType | None:
+    return ChangeType.SECURITY if ADVISORY.search(facts.commit.message) else None
+
+
+def _type_from_prefix(facts: Facts) -> ChangeType | None:
+    prefix = conventional_prefix(facts.subject)
+    if prefix is None:
+        return None
+    kind, scope = prefix
+    if scope in _DEP_SCOPES:
+        return ChangeType.DEPENDENCY
+    if kind == "chore":
+        return None  # chore alone says little: let the paths and words decide
+    return CONVENTIONAL_TYPES.get(kind)
+
+
+def _type_from_security_words(facts: Facts) -> ChangeType | None:
+    return ChangeType.SECURITY if SECURITY_WORDS.search(facts.subject) else None
+
+
+def _type_from_paths(facts: Facts) -> ChangeType | None:
+    kinds = {k for _, k in facts.meaningful()} | (
+        facts.kinds_present() & {PathKind.LOCKFILE, PathKind.VENDORED}
+    )
+    if not kinds:
+        return None
+    groups = (
+        ({PathKind.DOCS, PathKind.EXAMPLE}, ChangeType.DOCS),
+        ({PathKind.TESTS, PathKind.BENCHMARK}, ChangeType.TESTS),
+        ({PathKind.CI, PathKind.BUILD, PathKind.TOOLING}, ChangeType.CI_BUILD),
+        ({PathKind.DEPENDENCY_MANIFEST, PathKind.LOCKFILE, PathKind.VENDORED}, ChangeType.DEPENDENCY),
+        ({PathKind.CONFIG}, ChangeType.CONFIG),
+    )
+    for group, change in groups:
+        if kinds <= group:
+            return change
+    if kinds <= NON_RUNTIME:
+        # Mixed docs / tests / CI: the kind with the most changed lines names it.
+        weights = {
+            ChangeType.TESTS: facts.lines_of(PathKind.TESTS, PathKind.BENCHMARK),
+            ChangeType.DOCS: facts.lines_of(PathKind.DOCS, PathKind.EXAMPLE),
+            ChangeType.CI_BUILD: facts.lines_of(PathKind.CI, PathKind.TOOLING),
+        }
+        return max(weights, key=lambda t: weights[t])
+    return None
+
+
+def _type_from_words(facts: Facts) -> ChangeType | None:
+    words = re.findall(r"[a-z]+", facts.subject.lower())
+    if not words:
+        return None
+    if words[0] in _DEP_WORDS and facts.files_of(PathKind.DEPENDENCY_MANIFEST, PathKind.LOCKFILE):
+        return ChangeType.DEPENDENCY
+    if words[0] in _FIRST_WORD_TYPES:
+        return _FIRST_WORD_TYPES[words[0]]
+    for pattern, change in _KEYWORD_TYPES:
+        if pattern.search(facts.subject):
+            return change
+    return None
+
+
+def _type_from_weak_tags(facts: Facts) -> ChangeType | None:
+    return most_meaningful(tag_types(facts.tags, _WEAK_TAGS))
+
+
+def _type_from_new_files(facts: Facts) -> ChangeType | None:
+    added_source = any(f.status == "added" and k == PathKind.SOURCE for f, k in facts.meaningful())
+    return ChangeType.FEATURE if added_source else None

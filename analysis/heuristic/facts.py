@@ -1,0 +1,170 @@
+"""The facts every rule looks at, computed once per commit: path kinds, areas (folders), the title's
+tags and subject, the message body, the size for the prior, kernel files and the patches read."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA_LINE, leading_tags
+from analysis.models import Commit, FileChange
+from analysis.paths import PathKind, classify_path, is_low_value, review_priority
+from analysis.text import strip_trailers
+
+# Patch text scanned per signal: keeps a 3000-file commit fast; the rest is counted but not read.
+_PATCH_BUDGET = 250_000
+_PER_FILE_PATCH_CAP = 60_000
+AREA_DEPTH = 3  # folder segments that name an area
+
+NON_RUNTIME = frozenset(
+    {PathKind.DOCS, PathKind.EXAMPLE, PathKind.TESTS, PathKind.BENCHMARK, PathKind.CI, PathKind.TOOLING}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Area:
+    name: str  # folder path, "" for the repository root
+    files: int
+    lines: int
+    kinds: tuple[PathKind, ...]  # most common first
+
+
+def _areas(files: tuple[FileChange, ...], kinds: tuple[PathKind, ...]) -> list[Area]:
+    """Folders touched (up to three segments deep: `vllm/model_executor/models`), most files first."""
+    groups: dict[str, list[tuple[FileChange, PathKind]]] = {}
+    for f, k in zip(files, kinds, strict=True):
+        groups.setdefault(folder(f.path, AREA_DEPTH), []).append((f, k))
+    areas = [
+        Area(name, len(members), sum(f.changes for f, _ in members), common_kinds(k for _, k in members))
+        for name, members in groups.items()
+    ]
+    return sorted(areas, key=lambda a: (-a.files, -a.lines, a.name))
+
+
+def folder(path: str, depth: int) -> str:
+    segments = [s for s in path.replace("\\", "/").split("/") if s]
+    return "/".join(segments[:-1][:depth])
+
+
+def common_kinds(kinds: Iterable[PathKind]) -> tuple[PathKind, ...]:
+    return tuple(k for k, _ in Counter(kinds).most_common())
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    commit: Commit
+    files: tuple[FileChange, ...]
+    kinds: tuple[PathKind, ...]  # parallel to files
+    tags: tuple[str, ...]  # title tags, normalised ("bugfix", "ci/build", ...)
+    subject: str  # title without tags and "(#123)"
+    body: str  # message body without title and trailers
+    counted_lines: int  # size for the prior: commit totals minus low-value files' lines
+    ignored_lines: int
+    areas: tuple[Area, ...]  # folders touched, most files first
+    kernels: tuple[str, ...]  # paths of GPU / native kernel code
+    by_path: dict[str, FileChange]
+    diffs: dict[str, Diff]  # patches read within the scan budget, by path
+
+    def kinds_present(self) -> set[PathKind]:
+        return set(self.kinds)
+
+    def meaningful(self) -> Iterator[tuple[FileChange, PathKind]]:
+        return ((f, k) for f, k in zip(self.files, self.kinds, strict=True) if not is_low_value(k))
+
+    def lines_of(self, *kinds: PathKind) -> int:
+        return sum(f.changes for f, k in zip(self.files, self.kinds, strict=True) if k in kinds)
+
+    def files_of(self, *kinds: PathKind) -> list[FileChange]:
+        return [f for f, k in zip(self.files, self.kinds, strict=True) if k in kinds]
+
+
+def commit_facts(commit: Commit) -> Facts:
+    files = tuple(commit.files)
+    kinds = tuple(classify_path(f.path) for f in files)
+    ignored = sum(f.changes for f, k in zip(files, kinds, strict=True) if is_low_value(k))
+    tags, subject = _split_title(commit.title)
+    body = _body(commit.message)
+    counted = max(0, commit.changed_lines - ignored)
+    diffs = _read_diffs(files, kinds)
+    kernels = tuple(f.path for f, k in zip(files, kinds, strict=True) if _is_kernel(f, k, diffs.get(f.path)))
+    by_path = {f.path: f for f in files}
+    areas = tuple(_areas(files, kinds))
+    return Facts(commit, files, kinds, tags, subject, body, counted, ignored, areas, kernels, by_path, diffs)
+
+
+@dataclass(frozen=True, slots=True)
+class Diff:
+    """One file's patch, split once: rules run their patterns over whole texts, which is what
+    keeps them fast on huge commits."""
+
+    text: str  # the whole patch, context lines included
+    removed: str  # removed lines without their "-", newline-joined
+    added: str  # added lines without their "+", newline-joined
+
+    def changed_lines(self) -> list[str]:
+        return [*self.removed.split("\n"), *self.added.split("\n")]
+
+
+def _read_diffs(files: tuple[FileChange, ...], kinds: tuple[PathKind, ...]) -> dict[str, Diff]:
+    """Patches the rules may read: whole patches only, most reviewable kinds first, until the
+    budget is spent. Keeps a 3000-file commit fast; unread files are counted but not inspected."""
+    budget = _PATCH_BUDGET
+    diffs: dict[str, Diff] = {}
+    for i in sorted(range(len(files)), key=lambda i: review_priority(kinds[i])):
+        patch = files[i].patch
+        if not patch or is_low_value(kinds[i]) or len(patch) > min(budget, _PER_FILE_PATCH_CAP):
+            continue
+        budget -= len(patch)
+        diffs[files[i].path] = _split_diff(patch)
+    return diffs
+
+
+def _split_diff(patch: str) -> Diff:
+    # File headers ("--- a/x", "+++ b/x"), if a source left them in, come before the first hunk.
+    start = patch.find("@@")
+    body = patch[start:] if start >= 0 else patch
+    removed = "\n".join(_REMOVED_LINE.findall(body))
+    added = "\n".join(_ADDED_LINE.findall(body))
+    return Diff(patch, removed, added)
+
+
+_REMOVED_LINE = re.compile(r"^-(.*)$", re.M)
+_ADDED_LINE = re.compile(r"^\+(.*)$", re.M)
+
+
+_GPU_EXT = (".cu", ".cuh", ".hip", ".metal", ".cl", ".ptx")
+_KERNEL_DIRS = frozenset({"csrc", "triton_ops", "cuda_kernels"})
+# Markers of kernel code inside a patch (its context lines included): Triton and CUDA.
+_KERNEL_HINTS = ("triton", "tl.", "num_warps", "__global__", "<<<")
+_KERNEL_MARKERS = re.compile(
+    r"@triton\.jit|\btl\.(constexpr|load|store|program_id)\b|\bnum_warps\b|__global__|<<<"
+)
+
+
+def _is_kernel(f: FileChange, kind: PathKind, diff: Diff | None) -> bool:
+    if kind != PathKind.SOURCE:
+        return False
+    path = f.path.lower()
+    if path.endswith(_GPU_EXT) or set(path.split("/")[:-1]) & _KERNEL_DIRS:
+        return True
+    if diff is None or not any(hint in diff.text for hint in _KERNEL_HINTS):
+        return False  # a plain substring test first: far cheaper than the regex on big patches
+    return bool(_KERNEL_MARKERS.search(diff.text))
+
+
+def _split_title(title: str) -> tuple[tuple[str, ...], str]:
+    if title == "(no message)":  # Commit.title's placeholder for an empty message
+        return (), ""
+    tags, rest = leading_tags(title)
+    rest = PR_SUFFIX.sub("", rest).strip(" :-\t")
+    return tags, rest or title.strip()
+
+
+def _body(message: str) -> str:
+    parts = message.strip().split("\n", 1)
+    if len(parts) < 2:
+        return ""
+    # git's own revert line is said by the summary already, more readably.
+    return REVERTS_SHA_LINE.sub("", strip_trailers(parts[1])).strip()

@@ -1,0 +1,429 @@
+"""The heuristic analysis's text in Chinese or English: the importance reason, summary, scope,
+risks, recommendations, insights and notes. Everything here only formats facts computed by the
+other modules; untrusted commit text is cut, stripped of trailers, e-mails, mentions and Markdown
+constructs before use."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from analysis.heuristic.facts import AREA_DEPTH, Area, Facts, common_kinds, folder
+from analysis.heuristic.phrases import KIND_NAMES, t
+from analysis.heuristic.signals import SIZE_MEDIUM_MAX, Signal
+from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA
+from analysis.labels import importance_word
+from analysis.models import INSIGHT_DIMENSIONS, ChangeType, FileChange, Importance
+from analysis.paths import PathKind
+from analysis.text import neutralize_mentions, one_line, strip_trailers
+
+_MAX_AREAS = 6  # folders listed in a scope before "N other folders"
+_PERF_CLAIM = re.compile(
+    r"\b(perf|performance|throughput|latency|faster|slower|speed ?up|optimi[sz]\w*|tpot|ttft|memory usage)\b",
+    re.I,
+)
+_MAX_ITEMS = 3
+
+
+def _num(n: int) -> str:
+    return f"{n:,}"
+
+
+def _code(text: str) -> str:
+    """An identifier or path as a code span. Paths and names come from the commit too: no backticks
+    (they would break the span) and no mentions."""
+    return "`" + neutralize_mentions(one_line(text).replace("`", "'")) + "`"
+
+
+def _items(lang: str, items: Iterable[str]) -> str:
+    """Up to three facts as code spans, then how many more there are."""
+    values = list(items)
+    shown = [_code(v) for v in values[:_MAX_ITEMS]]
+    if len(values) > _MAX_ITEMS:
+        return t(lang, "list_sep").join(shown) + t(
+            lang, "more", total=_num(len(values)), rest=_num(len(values) - _MAX_ITEMS)
+        )
+    return t(lang, "list_sep").join(shown)
+
+
+def _untrusted(text: str, limit: int) -> str:
+    """Commit text as plain prose: one line, no trailers or e-mails, no mentions, no Markdown
+    constructs (links, headings, HTML), balanced backticks. Over `limit`, whole sentences are kept
+    (at least the first, however long): we quote, we never cut mid-sentence."""
+    text = strip_trailers(text)
+    text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+    text = re.sub(r"!?\[([^\]\n]*)\]\([^)\n]*\)", r"\1", text)  # [label](url) → label
+    text = re.sub(r"https?://\S+", "", text)
+    # Line-level Markdown (headings, quotes, bullets, checkboxes) would be noise once joined.
+    text = re.sub(r"^[ \t]*(#{1,6}|>|[-*+]|\d+[.)])[ \t]+(\[[ xX]\][ \t]+)?", "", text, flags=re.M)
+    text = neutralize_mentions(one_line(text))
+    if text.count("`") % 2:
+        text = text.replace("`", "'")
+    if len(text) > limit:
+        text = _whole_sentences(text, limit)
+    return text.strip()
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+
+
+def _whole_sentences(text: str, limit: int) -> str:
+    sentences = _SENTENCE_END.split(text)
+    kept = [sentences[0]]
+    for sentence in sentences[1:]:
+        if len(" ".join([*kept, sentence])) > limit:
+            break
+        kept.append(sentence)
+    result = " ".join(kept)
+    return result.replace("`", "'") if result.count("`") % 2 else result
+
+
+def _join_clauses(parts: list[str], lang: str) -> str:
+    """Clauses joined by "; ": in English the later ones start lower-case, mid-sentence."""
+    if lang == "en":
+        parts = parts[:1] + [p[:1].lower() + p[1:] for p in parts[1:]]
+    return t(lang, "sep").join(parts)
+
+
+def reason(facts: Facts, prior: Importance, signals: list[Signal], lang: str) -> str:
+    parts = [
+        t(
+            lang,
+            "size",
+            lines=_num(facts.counted_lines),
+            files=_num(facts.commit.file_count),
+            prior=importance_word(lang, prior),
+        )
+    ]
+    if facts.ignored_lines:
+        parts[0] += t(lang, "ignored", n=_num(facts.ignored_lines))
+    parts.extend(_signal_text(s, lang) + t(lang, "up" if s.step > 0 else "down") for s in signals)
+    return t(lang, "sep").join(parts)
+
+
+def _signal_text(signal: Signal, lang: str) -> str:
+    if signal.key == "mechanical":
+        names = [t(lang, f"mech_{k}") for k in signal.items]
+        return t(lang, "mechanical", items=t(lang, "list_sep").join(names))
+    return t(lang, signal.key, items=_items(lang, signal.items))
+
+
+# -- areas ------------------------------------------------------------------------------------
+
+
+def _area_name(area: Area, lang: str) -> str:
+    return _code(area.name) if area.name else t(lang, "root")
+
+
+# -- summary ----------------------------------------------------------------------------------
+
+
+def summary(facts: Facts, change: ChangeType, importance: Importance, lang: str) -> str:
+    sentences = [_files_sentence(facts, lang)]
+    if change == ChangeType.REVERT:
+        sentences.append(_revert_sentence(facts, lang))
+    if importance == Importance.HIGH:
+        sentences.append(_added_deleted(facts, lang))
+    if importance != Importance.LOW:
+        body = _untrusted(facts.body, 240)
+        sentences.append(t(lang, "body", text=body) if body else "")
+    return (" " if lang == "en" else "").join(s for s in sentences if s)
+
+
+def _added_deleted(facts: Facts, lang: str) -> str:
+    parts = [
+        t(lang, key, n=_num(n))
+        for key, n in (("adds", _count_status(facts, "added")), ("deletes", _count_status(facts, "removed")))
+        if n
+    ]
+    if not parts:
+        return ""
+    text = t(lang, "and").join(parts)
+    return text[0].upper() + text[1:] + t(lang, "end")
+
+
+def _revert_sentence(facts: Facts, lang: str) -> str:
+    m = re.match(r'^\s*revert(?:s|ed)?\s*:?\s*"(.+)"\s*$', PR_SUFFIX.sub("", facts.commit.title), re.I)
+    what = _untrusted(m.group(1) if m else facts.subject, 160)
+    sha = REVERTS_SHA.search(facts.commit.message)
+    sha_text = t(lang, "reverts_sha", sha=sha.group(1)[:10]) if sha else ""
+    return t(lang, "reverts", what=what, sha=sha_text)
+
+
+def _files_sentence(facts: Facts, lang: str) -> str:
+    subject = _untrusted(facts.subject, 200) or t(lang, "empty_subject")
+    if not facts.commit.file_count:
+        return t(lang, "summary_no_files", subject=subject)
+    areas = facts.areas
+    if not areas:
+        where = ""
+    elif len(areas) == 1:
+        where = t(lang, "where_one", area=_code(areas[0].name)) if areas[0].name else t(lang, "where_root")
+    else:
+        names = t(lang, "list_sep").join(_area_name(a, lang) for a in areas[:2])
+        where = t(lang, "where_many", areas=names)
+    return t(
+        lang,
+        "summary",
+        subject=subject,
+        files=_num(facts.commit.file_count),
+        add=_num(facts.commit.total_additions),
+        dele=_num(facts.commit.total_deletions),
+        where=where,
+    )
+
+
+def _count_status(facts: Facts, status: str) -> int:
+    return sum(1 for f in facts.files if f.status == status)
+
+
+# -- scope, risks, recommendations --------------------------------------------------------------
+
+
+def scope(facts: Facts, lang: str) -> list[str]:
+    areas = facts.areas
+    lines = [
+        t(
+            lang,
+            "scope_line",
+            area=_area_name(a, lang),
+            n=_num(a.files),
+            kinds=t(lang, "list_sep").join(KIND_NAMES[lang][k] for k in a.kinds),
+        )
+        for a in areas[:_MAX_AREAS]
+    ]
+    rest = areas[_MAX_AREAS:]
+    if rest:
+        lines.append(t(lang, "scope_more", areas=_num(len(rest)), n=_num(sum(a.files for a in rest))))
+    if facts.commit.files_truncated:
+        lines.append(t(lang, "truncated", shown=_num(len(facts.files)), total=_num(facts.commit.file_count)))
+    return lines or [t(lang, "scope_none")]
+
+
+def _by_key(signals: list[Signal]) -> dict[str, Signal]:
+    return {s.key: s for s in signals}
+
+
+def _signal_phrases(sig: dict[str, Signal], lang: str, phrases: dict[str, str]) -> list[str]:
+    """{signal key: phrase key}: for each signal found, in that order, its phrase naming its items."""
+    return [
+        t(lang, phrase, items=_items(lang, sig[key].items)) for key, phrase in phrases.items() if key in sig
+    ]
+
+
+def _status_phrases(facts: Facts, lang: str, phrases: dict[str, str]) -> list[str]:
+    """{file status: phrase key}: for each status some files have, its phrase with their number."""
+    counts = {status: _count_status(facts, status) for status in phrases}
+    return [t(lang, phrase, n=_num(counts[status])) for status, phrase in phrases.items() if counts[status]]
+
+
+def risks(facts: Facts, signals: list[Signal], lang: str) -> list[str]:
+    sig = _by_key(signals)
+    found: list[str] = []
+    source_lines = facts.lines_of(PathKind.SOURCE)
+    if source_lines >= 20 and not facts.files_of(PathKind.TESTS):
+        found.append(t(lang, "risk_no_tests", lines=_num(source_lines)))
+    found += _signal_phrases(
+        sig,
+        lang,
+        {
+            "public_api": "risk_api",
+            "config_default": "risk_defaults",
+            "dependency": "risk_deps",
+            "security": "risk_security",
+            "new_model": "risk_new_model",
+        },
+    )
+    if "revert" in sig:
+        found.append(t(lang, "risk_revert"))
+    found.extend(_file_risks(facts, sig, lang))
+    if not found:
+        found.append(t(lang, "risk_none", lines=_num(facts.counted_lines)))
+    return found
+
+
+def _file_risks(facts: Facts, sig: dict[str, Signal], lang: str) -> list[str]:
+    found: list[str] = []
+    if "kernel" in sig:
+        found.append(t(lang, "risk_kernel", items=_items(lang, sig["kernel"].items)))
+    found += _status_phrases(facts, lang, {"removed": "risk_deleted", "renamed": "risk_renamed"})
+    areas = facts.areas
+    if facts.counted_lines > SIZE_MEDIUM_MAX and len(areas) >= 3:
+        found.append(t(lang, "risk_large", lines=_num(facts.counted_lines), areas=_num(len(areas))))
+    binary = len(facts.files_of(PathKind.BINARY))
+    if binary:
+        found.append(t(lang, "risk_binary", n=_num(binary)))
+    no_patch = sum(1 for f, k in facts.meaningful() if f.patch is None and f.changes > 0)
+    if no_patch:
+        found.append(t(lang, "risk_no_patch", n=_num(no_patch)))
+    return found
+
+
+def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]:
+    sig = _by_key(signals)
+    recs: list[str] = []
+    review = _review_areas(facts)
+    if review:
+        recs.append(t(lang, "rec_review_first", areas=_items(lang, review)))
+    test_dirs = list(
+        dict.fromkeys(f.path.rsplit("/", 1)[0] if "/" in f.path else f.path for f in _tests(facts))
+    )
+    if test_dirs:
+        recs.append(t(lang, "rec_run_tests", items=_items(lang, test_dirs)))
+    elif facts.lines_of(PathKind.SOURCE):
+        recs.append(t(lang, "rec_add_tests", areas=_items(lang, review or ["."])))
+    recs += _signal_phrases(
+        sig,
+        lang,
+        {
+            "public_api": "rec_api",
+            "config_default": "rec_defaults",
+            "dependency": "rec_deps",
+            "new_model": "rec_new_model",
+        },
+    )
+    if "security" in sig:
+        # Review files, not CVE ids: the flagged paths, else the folders with runtime changes.
+        paths = [i for i in sig["security"].items if i in facts.by_path] or review or ["."]
+        recs.append(t(lang, "rec_security", items=_items(lang, paths)))
+    if "revert" in sig:
+        recs.append(t(lang, "rec_revert"))
+    if "kernel" in sig:
+        recs.append(t(lang, "rec_kernel"))
+    if not recs and facts.files:
+        largest = max(facts.files, key=lambda f: f.changes)
+        recs.append(t(lang, "rec_largest", path=_code(largest.path)))
+    return recs or [t(lang, "rec_none")]
+
+
+def _tests(facts: Facts) -> list[FileChange]:
+    return [f for f in facts.files_of(PathKind.TESTS) if f.status != "removed"]
+
+
+def _review_areas(facts: Facts) -> list[str]:
+    """Folders with source or config changes, most changed lines first: where a reviewer starts."""
+    runtime = {PathKind.SOURCE, PathKind.CONFIG, PathKind.DEPENDENCY_MANIFEST, PathKind.BUILD}
+    lines: Counter[str] = Counter()
+    for f, k in facts.meaningful():
+        if k in runtime:
+            lines[folder(f.path, AREA_DEPTH) or f.path] += f.changes + 1
+    return [name for name, _ in lines.most_common(_MAX_ITEMS)]
+
+
+# -- insights (high tier) ---------------------------------------------------------------------
+
+
+def insights(facts: Facts, signals: list[Signal], lang: str) -> dict[str, str]:
+    sig = _by_key(signals)
+    builders = {
+        "architecture": _ins_architecture,
+        "performance": _ins_performance,
+        "security": _ins_security,
+        "maintainability": _ins_maintainability,
+        "compatibility": _ins_compatibility,
+        "resources": _ins_resources,
+    }
+    return {dim: builders[dim](facts, sig, lang) for dim in INSIGHT_DIMENSIONS if dim in builders}
+
+
+def _ins_architecture(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
+    areas = facts.areas
+    names = [a.name or "." for a in areas]
+    text = t(lang, "ins_arch_areas", areas=_num(len(areas)), list=_items(lang, names))
+    changed_set = _added_deleted(facts, lang).rstrip("。.")
+    if changed_set:
+        text += t(lang, "ins_arch_files", text=changed_set[0].lower() + changed_set[1:])
+    elif facts.files:
+        text += t(lang, "ins_arch_modify")
+    if "new_model" in sig:
+        text += t(lang, "ins_arch_new_model", items=_items(lang, sig["new_model"].items))
+    return text
+
+
+def _ins_performance(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
+    claim = _perf_claim(facts)
+    parts = []
+    if claim:
+        parts.append(t(lang, "ins_perf_claim", text=claim))
+    if "kernel" in sig:
+        parts.append(t(lang, "ins_perf_kernel", items=_items(lang, sig["kernel"].items)))
+    return _join_clauses(parts, lang) if parts else t(lang, "ins_perf_none")
+
+
+def _perf_claim(facts: Facts) -> str:
+    """The first title or body sentence that talks about performance, quoted as the author's claim."""
+    for sentence in re.split(r"(?<=[.!?。])\s+|\n+", facts.subject + "\n" + facts.body):
+        if _PERF_CLAIM.search(sentence):
+            return _untrusted(sentence, 160)
+    return ""
+
+
+def _ins_security(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
+    if "security" in sig:
+        return t(lang, "ins_sec", items=_items(lang, sig["security"].items))
+    return t(lang, "ins_sec_none")
+
+
+def _ins_maintainability(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
+    tests = facts.files_of(PathKind.TESTS)
+    source_lines = facts.lines_of(PathKind.SOURCE)
+    if tests:
+        text = t(
+            lang,
+            "ins_maint_tests" if source_lines else "ins_maint_tests_only",
+            tests=_num(len(tests)),
+            tlines=_num(sum(f.changes for f in tests)),
+            slines=_num(source_lines),
+        )
+    elif source_lines:
+        text = t(lang, "ins_maint_no_tests", slines=_num(source_lines))
+    else:
+        kinds = common_kinds(facts.kinds)
+        text = t(
+            lang, "ins_maint_no_source", kinds=t(lang, "list_sep").join(KIND_NAMES[lang][k] for k in kinds)
+        )
+    text += t(
+        lang, "ins_maint_net", add=_num(facts.commit.total_additions), dele=_num(facts.commit.total_deletions)
+    )
+    if "mechanical" in sig:
+        text += t(lang, "sep") + _signal_text(sig["mechanical"], lang)
+    return text
+
+
+def _ins_compatibility(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
+    items = _signal_phrases(
+        sig,
+        lang,
+        {"public_api": "compat_api", "config_default": "compat_defaults", "dependency": "compat_deps"},
+    )
+    items += _status_phrases(facts, lang, {"removed": "compat_removed", "renamed": "compat_renamed"})
+    if not items:
+        return t(lang, "ins_compat_none")
+    return t(lang, "ins_compat", items=t(lang, "sep").join(items))
+
+
+def _ins_resources(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
+    items = []
+    if "dependency" in sig:
+        items.append(t(lang, "res_deps", items=_items(lang, sig["dependency"].items)))
+    binary = len(facts.files_of(PathKind.BINARY))
+    if binary:
+        items.append(t(lang, "res_binary", n=_num(binary)))
+    if "kernel" in sig:
+        items.append(t(lang, "res_kernel", items=_items(lang, sig["kernel"].items)))
+    if not items:
+        return t(lang, "ins_res_none")
+    return t(lang, "ins_res", items=t(lang, "sep").join(items))
+
+
+# -- notes ------------------------------------------------------------------------------------
+
+
+def notes(facts: Facts, lang: str) -> list[str]:
+    found = [t(lang, "note")]
+    if facts.commit.files_truncated:
+        found.append(
+            t(lang, "note_truncated", shown=_num(len(facts.files)), total=_num(facts.commit.file_count))
+        )
+    return found
