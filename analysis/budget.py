@@ -13,7 +13,9 @@ Rules (DESIGN.md §3, issue 3 item 4):
 - A commit without high-priority files (docs only, tests only) may clip its top-ranked file alone.
 - When nothing at all fits (one huge patch), the top file is clipped to the whole hunks that fit;
   if even its first hunk is larger than the budget, that hunk is cut at a line boundary and the cut
-  is marked: the only place we ever cut inside a hunk.
+  is marked. The same cut, to half the budget, serves the top-ranked file when its first hunk alone
+  is too big but smaller files would fit (a new 600-line module beside small edits): the commit's
+  central file is never left unseen. These are the only places we cut inside a hunk.
 - The text ends with a line naming what was left out, so the model (and the reader, through
   `coverage_note`) knows the analysis covers N of M files.
 
@@ -33,6 +35,7 @@ from analysis.tokens import estimate_tokens
 # Files at or above this priority (lower number) may be shown in part.
 _CLIP_PRIORITY = review_priority(PathKind.DEPENDENCY_MANIFEST)
 _TRAILER_NAMES = 4  # paths named in the diff's closing line
+_CENTRAL_SHARE = 0.5  # of the budget, for the top file when even its first hunk does not fit
 _NOTE_NAMES = 2  # paths named per reason in a reader's coverage note
 
 REASON_UNAVAILABLE = "diff unavailable"
@@ -331,6 +334,10 @@ def _choose(cands: list[_Candidate], avail: int) -> dict[int, _Part]:
     big = [i for i in clippable if cands[i].whole_cost > avail]
     for i in big:  # 1. one hunk of each clippable file too big to show whole: never crowded out
         take(i, _by_hunks(cands[i], avail, limit=1))
+    if big and big[0] not in parts and big[0] == clippable[0]:
+        # The commit's central file is one hunk larger than the budget (typically a new module):
+        # the one huge patch we clip, to a share of the budget, rather than leave it unseen.
+        take(big[0], _cut_first_hunk(cands[big[0]], int(avail * _CENTRAL_SHARE)))
     for i in clippable:  # 2. the other clippable files whole
         if i not in parts and i not in big:
             take(i, _whole(cands[i]))

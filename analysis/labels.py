@@ -46,7 +46,6 @@ _LABELS: dict[str, dict[str, str]] = {
         "more": "更多",
         # Report renderer (analysis/render_markdown.py)
         "field_sep": "：",
-        "note_sep": "；",
         "analyzer_none": "无",
         # Slack (analysis/render_slack.py, adapters/slack_app.py)
         "slack_ask": "💬 在此讨论串中回复（或提及我）即可询问这些提交",
@@ -101,7 +100,6 @@ _LABELS: dict[str, dict[str, str]] = {
         "more": "more",
         # Report renderer (analysis/render_markdown.py)
         "field_sep": ": ",
-        "note_sep": "; ",
         "analyzer_none": "none",
         # Slack (analysis/render_slack.py, adapters/slack_app.py)
         "slack_ask": "💬 Reply in this thread (or mention me) to ask about these commits",
@@ -212,3 +210,10 @@ def change_type_label(lang: str, kind: ChangeType) -> str:
 
 def dimension_label(lang: str, key: str) -> str:
     return _DIMENSIONS[lang].get(key, key)
+
+
+def join_notes(lang: str, notes: list[str]) -> str:
+    """Notes as one run of sentences: each ends with its full stop, none gets a second one."""
+    stop, sep = ("。", "") if lang == "zh" else (".", " ")
+    ends = ("。", "！", "？", ".", "!", "?", "）", ")")
+    return sep.join(n if n.endswith(ends) else n + stop for n in (n.strip() for n in notes) if n)

@@ -29,7 +29,7 @@ from analysis.schemas import HighOut, MediumOut, TriageOut, json_shape
 from analysis.text import neutralize_mentions, strip_trailers
 from analysis.tokens import estimate_messages, estimate_tokens
 
-PROMPT_VERSION = "p1"
+PROMPT_VERSION = "p2"  # p2: replies are tidied of echoed instructions and repeats
 
 MAX_TITLE_CHARS = 300
 MAX_MESSAGE_TOKENS = 800  # a squash commit can carry every message of its branch

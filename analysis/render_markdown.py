@@ -16,7 +16,14 @@ from datetime import datetime, tzinfo
 from urllib.parse import quote, urlsplit
 from zoneinfo import ZoneInfo
 
-from analysis.labels import change_type_label, check_lang, dimension_label, importance_label, label
+from analysis.labels import (
+    change_type_label,
+    check_lang,
+    dimension_label,
+    importance_label,
+    join_notes,
+    label,
+)
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
 from analysis.text import EMAIL, TRAILER, md_cell, md_inline
 
@@ -140,7 +147,7 @@ def _card_blocks(
         blocks.append(_list_field(lang, "recommendations", analysis.recommendations))
     notes = [inline(n) for n in analysis.notes if n.strip()]
     if notes:
-        blocks.append(_field(lang, "notes", label(lang, "note_sep").join(notes)))
+        blocks.append(_field(lang, "notes", join_notes(lang, notes)))
     return blocks
 
 

@@ -16,7 +16,14 @@ from datetime import tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from analysis.labels import change_type_label, check_lang, dimension_label, importance_label, label
+from analysis.labels import (
+    change_type_label,
+    check_lang,
+    dimension_label,
+    importance_label,
+    join_notes,
+    label,
+)
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
 from analysis.render_markdown import (
     analyzer_name,
@@ -334,7 +341,7 @@ def card_messages(
     blocks += _card_body(analysis, lang, detail)
     notes = [safe(n.strip()) for n in analysis.notes if n.strip()]
     if notes:
-        blocks += sections(_field(lang, "notes", label(lang, "note_sep").join(notes)))
+        blocks += sections(_field(lang, "notes", join_notes(lang, notes)))
     title = safe(display_title(commit))
     fallback = f"{importance_label(lang, analysis.importance)} {title} ({escape(commit.short_sha)})"
     return pack(blocks, elide(fallback, FALLBACK_MAX), _continued(commit, lang))

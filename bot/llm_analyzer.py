@@ -20,9 +20,17 @@ from pydantic import BaseModel
 from adapters.llm import LLMClient, LLMError, Message
 from analysis import heuristic
 from analysis.budget import DiffSelection, file_list, select_diff
+from analysis.echo import tidy
 from analysis.grounding import consistent_change_type, ground
 from analysis.models import Analysis, ChangeType, Commit, Importance
-from analysis.prompts import PROMPT_VERSION, analysis_messages, repair_messages, triage_messages
+from analysis.prompts import (
+    PROMPT_VERSION,
+    analysis_messages,
+    analysis_system,
+    repair_messages,
+    triage_messages,
+    triage_system,
+)
 from analysis.schemas import HighOut, MediumOut, ReplyInvalid, TriageOut, parse_reply
 from analysis.text import neutralize_mentions
 from analysis.tokens import estimate_messages
@@ -280,6 +288,9 @@ class LLMAnalyzer:
             analysis.recommendations = [_safe(s) for s in detail.recommendations]
             if isinstance(detail, HighOut):
                 analysis.insights = {k: _safe(v) for k, v in detail.insights.model_dump().items()}
+        tier = Importance(triage.importance)
+        instructions = triage_system(lang) + (analysis_system(tier, lang) if detail else "")
+        analysis = tidy(analysis, instructions, lang, reason_fallback=prior_reason)
         # The prior's reason was our own text in the prompt: figures the model took from it are grounded.
         analysis = ground(analysis, commit, lang, allowed_text=prior_reason)
         note = selection.coverage_note(lang)
@@ -316,6 +327,7 @@ class LLMAnalyzer:
             lang=lang,
         )
         allowed = "\n".join([*rules.scope, *rules.risks, *rules.recommendations, *rules.insights.values()])
+        analysis = tidy(analysis, triage_system(lang), lang, reason_fallback=rules.importance_reason)
         analysis = ground(analysis, commit, lang, allowed_text=allowed)
         analysis.notes.insert(0, _text(lang, "partial", reason=failure_reason(exc, lang)))
         return analysis

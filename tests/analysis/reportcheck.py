@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from zoneinfo import ZoneInfo
 
-from analysis.labels import LANGS, change_type_label, dimension_label, importance_label, label
+from analysis.labels import LANGS, change_type_label, dimension_label, importance_label, join_notes, label
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
 from analysis.render_markdown import cell, display_author, display_title, format_time, inline, safe_url
 
@@ -551,7 +551,7 @@ def _check_value(
     elif key in ("summary", "summary_low"):
         expected = inline(analysis.summary) or label(lang, "none_stated")
     elif key == "notes":
-        expected = label(lang, "note_sep").join(inline(n) for n in analysis.notes if n.strip())
+        expected = join_notes(lang, [inline(n) for n in analysis.notes if n.strip()])
     elif key in LIST_FIELDS:
         _check_list(report, where, key, shown, after, getattr(analysis, key), lang)
     elif key == "insights":

@@ -298,3 +298,16 @@ def test_docs_only_commit_clips_its_main_file_and_keeps_the_small_ones():
     sel = select_diff(commit(big, *small), 1200)
     assert sel.clipped == ["docs/guide.md"]
     assert sorted(sel.shown) == ["docs/s0.md", "docs/s1.md", "docs/s2.md"]
+
+
+def test_a_new_central_module_larger_than_the_budget_is_cut_not_dropped():
+    module = hunk(1, 600, "model")  # a new file: one hunk, far over the budget
+    neighbours = [fc(f"pkg/registry{i}.py", patch(hunk(10, 4, f"r{i}"))) for i in range(5)]
+    c = commit(fc("pkg/models/new_model.py", patch(module), status="added"), *neighbours)
+    budget = 1500
+    sel = select_diff(c, budget)
+    assert estimate_tokens(sel.text) <= budget
+    assert "pkg/models/new_model.py" in sel.clipped  # seen in part, never left out
+    assert re.search(r"\[… hunk cut after \d+ of 601 lines: length budget\]", sel.text)
+    assert len(sel.shown) >= 3  # the small neighbours still fit beside it
+    assert "covered" in sel.coverage_note("en")

@@ -7,7 +7,6 @@ from analysis import prompts
 from analysis.budget import file_list, select_diff
 from analysis.models import Analysis, ChangeType, Commit, FileChange, Importance
 from analysis.prompts import (
-    PROMPT_VERSION,
     analysis_messages,
     analysis_system,
     diff_budget,
@@ -60,10 +59,6 @@ def all_systems() -> list[str]:
         out += [triage_system(lang), prompts._QA_SYSTEM[lang]]
         out += [analysis_system(tier, lang) for tier in (Importance.HIGH, Importance.MEDIUM)]
     return out
-
-
-def test_prompt_version():
-    assert PROMPT_VERSION == "p1"
 
 
 def test_output_model_per_tier():

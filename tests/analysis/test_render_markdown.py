@@ -112,7 +112,7 @@ def test_empty_list_fields_say_none_and_notes_appear_only_when_present() -> None
     assert "**🎯 Impact scope**: None identified\n" in bare
     assert "**⚠️ Potential risks**: None identified\n" in bare
     assert label("en", "notes") not in bare
-    assert noted.rstrip("\n").endswith("**ℹ️ Notes**: heuristic; covered 12 of 14 files")
+    assert noted.rstrip("\n").endswith("**ℹ️ Notes**: heuristic. covered 12 of 14 files.")
 
 
 def test_missing_insight_dimension_says_none_and_table_keeps_its_shape() -> None:
@@ -441,3 +441,14 @@ def test_hostile_texts_cover_the_brief() -> None:
     for needle in ("<!here>", "<@U123>"):
         assert needle in joined
     assert len(LONG_TEXT) > 2000
+
+
+def test_notes_never_get_a_doubled_full_stop():
+    from analysis.labels import join_notes
+
+    assert join_notes("zh", ["LLM 分析失败：超出长度；以下为启发式分析。", "启发式分析"]) == (
+        "LLM 分析失败：超出长度；以下为启发式分析。启发式分析。"
+    )
+    assert join_notes("en", ["Heuristic analysis shown.", "covered 3 of 4 files (1 left out)"]) == (
+        "Heuristic analysis shown. covered 3 of 4 files (1 left out)"
+    )

@@ -532,3 +532,30 @@ async def test_make_analyzer_builds_the_llm_analyzer_from_settings(fake, store, 
     assert row["outcome"] == "ok" and row["cost_usd"] == pytest.approx(
         (row["tokens_in"] + 2 * row["tokens_out"]) / 1e6
     )
+
+
+async def test_a_model_echoing_its_instructions_is_tidied(fake, analyzer_for) -> None:
+    c = commit("[Feature] Add a hub resolver", path="src/resolver.py")
+    fake.force(
+        importance="medium",
+        recommendations=[
+            "What reviewers, operators or users should check or do: 1. run the resolver tests; 2. try a private repo"
+        ],
+        summary="Adds a hub resolver. Adds a hub resolver.",
+    )
+    a = await analyzer_for(fake).analyze_commit(c, "en")
+    assert_llm(a, c)
+    assert a.recommendations == ["run the resolver tests", "try a private repo"]
+    assert a.summary == "Adds a hub resolver."
+    assert any(n.startswith("Tidied") for n in a.notes)
+
+
+async def test_a_new_prompt_version_is_a_cache_miss(fake, store, analyzer_for) -> None:
+    commits = day_commits(3)
+    source = MemorySource(REPO, commits)
+    analyzer = analyzer_for(fake)
+    await run_day(source, store, analyzer)
+    made = fake.calls
+    analyzer.prompt_version = "next"  # what bumping PROMPT_VERSION does
+    _, stats = await run_day(source, store, analyzer)
+    assert stats.cached_analyses == 0 and fake.calls > made

@@ -1,0 +1,142 @@
+"""Model text that repeats our instructions or itself.
+
+Small models copy their instructions into the answer ("reviewers should check or do, one to four
+items") and repeat sentences; the reports we replace leaked prompt text this way (DESIGN.md §4).
+Whatever the model, a clause made mostly of our own instruction wording is removed, a sentence or
+item said twice is kept once, and a list item that enumerates "1. … 2. …" becomes several items.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from analysis.labels import label
+from analysis.models import Analysis
+
+SHINGLE = 4  # tokens (a CJK character or an ASCII word) in one instruction shingle
+ECHO_SHARE = 0.6  # a clause with this share of its tokens inside instruction shingles is an echo
+
+_TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+")
+# A clause ends at these; the delimiter stays with the clause before it.
+_CLAUSE = re.compile(r"[^，,；;：:。！？!?\n]*(?:[，,；;：:。！？!?\n]|$)")
+_SENTENCE = re.compile(r".*?(?:[。！？!?\n]|\.(?=\s|$)|$)", re.S)
+_ENUM_MARK = re.compile(r"(?:^|(?<=[\s；;：:，,。]))(?:\(|（)?(\d{1,2})[.、)）](?!\d)\s*")
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.lower() for t in _TOKEN.findall(text)]
+
+
+def shingles(instructions: str) -> frozenset[tuple[str, ...]]:
+    """Every run of SHINGLE tokens in our instruction text."""
+    tokens = _tokens(instructions)
+    return frozenset(tuple(tokens[i : i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1))
+
+
+def is_echo(clause: str, known: frozenset[tuple[str, ...]]) -> bool:
+    tokens = _tokens(clause)
+    if len(tokens) < SHINGLE:
+        return False
+    covered = [False] * len(tokens)
+    for i in range(len(tokens) - SHINGLE + 1):
+        if tuple(tokens[i : i + SHINGLE]) in known:
+            covered[i : i + SHINGLE] = [True] * SHINGLE
+    return sum(covered) >= ECHO_SHARE * len(tokens)
+
+
+def _norm(text: str) -> str:
+    return "".join(_tokens(text))
+
+
+class _Tidier:
+    def __init__(self, known: frozenset[tuple[str, ...]]):
+        self.known = known
+        self.removed = 0
+
+    def text(self, text: str) -> str:
+        """Prose without echoed clauses and without a sentence said twice."""
+        kept, seen = [], set()
+        for sentence in (s for s in _SENTENCE.findall(text) if s.strip()):
+            cleaned = self._without_echo(sentence)
+            key = _norm(cleaned)
+            if not key:
+                continue
+            if key in seen:
+                self.removed += 1
+                continue
+            seen.add(key)
+            kept.append(cleaned.strip())
+        joiner = "" if re.search(r"[\u3400-\u9fff]", text) else " "
+        return joiner.join(kept).strip()
+
+    def items(self, items: list[str]) -> list[str]:
+        out, seen = [], set()
+        for item in items:
+            for part in _enumeration(item):
+                cleaned = self.text(part).strip(" ；;，,")
+                key = _norm(cleaned)
+                if not key or key in seen:
+                    self.removed += bool(key)
+                    continue
+                seen.add(key)
+                out.append(cleaned)
+        return out
+
+    def _without_echo(self, sentence: str) -> str:
+        clauses = _merge_short([c for c in _CLAUSE.findall(sentence) if c])
+        kept = [c for c in clauses if not is_echo(c, self.known)]
+        self.removed += len(clauses) - len(kept)
+        text = re.sub(r"^[，,；;：:、\s]+", "", "".join(kept).strip())
+        if kept and kept[0] is not clauses[0]:
+            text = text[:1].upper() + text[1:]  # the sentence now starts mid-way
+        return text
+
+
+def _merge_short(clauses: list[str]) -> list[str]:
+    """A clause too short to judge ("What reviewers,") is judged with the clause after it."""
+    merged: list[str] = []
+    carry = ""
+    for clause in clauses:
+        carry += clause
+        if len(_tokens(carry)) >= SHINGLE:
+            merged.append(carry)
+            carry = ""
+    if carry:
+        merged.append(carry)
+    return merged
+
+
+def _enumeration(item: str) -> list[str]:
+    """'a: 1. x; 2. y; 3. z' → ['a:', 'x', 'y', 'z'] when the numbers run 1, 2, 3…; else [item]."""
+    marks = list(_ENUM_MARK.finditer(item))
+    numbers = [int(m.group(1)) for m in marks]
+    if len(marks) < 2 or numbers != list(range(1, len(marks) + 1)):
+        return [item]
+    parts = [item[: marks[0].start()]]
+    for mark, nxt in zip(marks, [*marks[1:], None], strict=True):
+        parts.append(item[mark.end() : nxt.start() if nxt else len(item)])
+    return [p.strip().rstrip("；;，,") for p in parts if p.strip()]
+
+
+def tidy(analysis: Analysis, instructions: str, lang: str, *, reason_fallback: str = "") -> Analysis:
+    """A copy without echoed instructions or repeats, with a note when anything was removed. A reason
+    left empty takes `reason_fallback` (our own stated prior); other emptied prose becomes "unknown"."""
+    t = _Tidier(shingles(instructions))
+    unknown = label(lang, "unknown")
+    update: dict[str, Any] = {
+        "summary": t.text(analysis.summary) or unknown,
+        "importance_reason": t.text(analysis.importance_reason) or reason_fallback or unknown,
+        "scope": t.items(analysis.scope),
+        "risks": t.items(analysis.risks),
+        "recommendations": t.items(analysis.recommendations),
+        "insights": {k: t.text(v) or unknown for k, v in analysis.insights.items()},
+    }
+    if t.removed:
+        note = (
+            f"整理：删除了 {t.removed} 处复述提示词或重复的文字。"
+            if lang == "zh"
+            else f"Tidied: removed {t.removed} passage(s) repeating the instructions or themselves."
+        )
+        update["notes"] = [*analysis.notes, note]
+    return analysis.model_copy(update=update)
