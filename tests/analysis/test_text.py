@@ -45,3 +45,11 @@ def test_leading_list_markers_are_escaped():
     assert md_inline("- item").startswith("\\-")
     assert md_inline("1. item").startswith("1\\.")
     assert md_inline("12) item").startswith("12\\)")
+
+
+def test_terminal_escapes_and_bidi_overrides_never_come_out():
+    hostile = "Fix \x1b[2J\x1b[31mred\x1b[0m \u202eevil\u202c bell\x07 nul\x00 kept\ttab"
+    for out in (neutralize_mentions(hostile), md_inline(hostile), md_cell(hostile)):
+        assert not any(c in out for c in "\x1b\u202e\u202c\x07\x00")
+        assert "red" in out and "evil" in out
+    assert "\t" in neutralize_mentions(hostile)
