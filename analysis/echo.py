@@ -90,6 +90,9 @@ class _Tidier:
         text = re.sub(r"^[，,；;：:、\s]+", "", "".join(kept).strip())
         if kept and kept[0] is not clauses[0]:
             text = text[:1].upper() + text[1:]  # the sentence now starts mid-way
+        if kept and kept[-1] is not clauses[-1]:  # it now ends mid-way: close it
+            stop = "。" if re.search(r"[\u3400-\u9fff]", text) else "."
+            text = text.rstrip(" ，,；;：:、") + stop
         return text
 
 
@@ -119,18 +122,39 @@ def _enumeration(item: str) -> list[str]:
     return [p.strip().rstrip("；;，,") for p in parts if p.strip()]
 
 
+def _distinct_insights(insights: dict[str, str], t: _Tidier, unknown: str) -> dict[str, str]:
+    """The same sentence under every dimension says nothing about five of them: keep it once."""
+    seen: set[str] = set()
+    out: dict[str, str] = {}
+    for key, text in insights.items():
+        norm = _norm(text)
+        if text != unknown and norm in seen:
+            t.removed += 1
+            text = unknown
+        seen.add(norm)
+        out[key] = text
+    return out
+
+
 def tidy(analysis: Analysis, instructions: str, lang: str, *, reason_fallback: str = "") -> Analysis:
     """A copy without echoed instructions or repeats, with a note when anything was removed. A reason
     left empty takes `reason_fallback` (our own stated prior); other emptied prose becomes "unknown"."""
     t = _Tidier(shingles(instructions))
     unknown = label(lang, "unknown")
+
+    def listed(items: list[str]) -> list[str]:
+        # A list the model filled with echoes is not a list of nothing: it is unknown.
+        return t.items(items) or ([unknown] if items else [])
+
     update: dict[str, Any] = {
         "summary": t.text(analysis.summary) or unknown,
         "importance_reason": t.text(analysis.importance_reason) or reason_fallback or unknown,
-        "scope": t.items(analysis.scope),
-        "risks": t.items(analysis.risks),
-        "recommendations": t.items(analysis.recommendations),
-        "insights": {k: t.text(v) or unknown for k, v in analysis.insights.items()},
+        "scope": listed(analysis.scope),
+        "risks": listed(analysis.risks),
+        "recommendations": listed(analysis.recommendations),
+        "insights": _distinct_insights(
+            {k: t.text(v) or unknown for k, v in analysis.insights.items()}, t, unknown
+        ),
     }
     if t.removed:
         note = (

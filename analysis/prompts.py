@@ -255,6 +255,22 @@ _TEXT = {
 }
 
 
+@functools.cache
+def instruction_text(lang: str) -> str:
+    """All our own wording a model sees in this language (system prompts, the framing around the
+    data): what a reply must not merely repeat (analysis/echo.py)."""
+    lang = _lang(lang)
+    framing = [re.sub(r"\{\w+\}", " ", v) for v in _TEXT[lang].values()]
+    return "\n".join(
+        [
+            triage_system(lang),
+            analysis_system(Importance.HIGH, lang),
+            analysis_system(Importance.MEDIUM, lang),
+            *framing,
+        ]
+    )
+
+
 def _lang(lang: str) -> str:
     return lang if lang in _TEXT else "en"
 

@@ -26,10 +26,9 @@ from analysis.models import Analysis, ChangeType, Commit, Importance
 from analysis.prompts import (
     PROMPT_VERSION,
     analysis_messages,
-    analysis_system,
+    instruction_text,
     repair_messages,
     triage_messages,
-    triage_system,
 )
 from analysis.schemas import HighOut, MediumOut, ReplyInvalid, TriageOut, parse_reply
 from analysis.text import neutralize_mentions
@@ -177,12 +176,12 @@ class LLMAnalyzer:
             return self._fallback(commit, lang, exc)
         importance = Importance(triage.importance)
         if importance == Importance.LOW:
-            return self._compose(commit, lang, triage, None, excerpt, prior[1])
+            return self._compose(commit, lang, triage, None, excerpt, prior[1], excerpt)
         try:
             detail, selection = await self._detail(commit, lang, triage, importance)
         except Exception as exc:
             return self._partial(commit, lang, triage, exc)
-        return self._compose(commit, lang, triage, detail, selection, prior[1])
+        return self._compose(commit, lang, triage, detail, selection, prior[1], excerpt)
 
     # -- stage a: triage --------------------------------------------------------------------------
     async def _triage(
@@ -270,6 +269,7 @@ class LLMAnalyzer:
         detail: MediumOut | None,
         selection: DiffSelection,
         prior_reason: str,
+        excerpt: DiffSelection,
     ) -> Analysis:
         analysis = Analysis(
             sha=commit.sha,
@@ -288,9 +288,11 @@ class LLMAnalyzer:
             analysis.recommendations = [_safe(s) for s in detail.recommendations]
             if isinstance(detail, HighOut):
                 analysis.insights = {k: _safe(v) for k, v in detail.insights.model_dump().items()}
-        tier = Importance(triage.importance)
-        instructions = triage_system(lang) + (analysis_system(tier, lang) if detail else "")
-        analysis = tidy(analysis, instructions, lang, reason_fallback=prior_reason)
+        # Our own words the model saw, coverage notes included: a reply that only repeats them says nothing.
+        ours = "\n".join(
+            [instruction_text(lang), excerpt.coverage_note(lang) or "", selection.coverage_note(lang) or ""]
+        )
+        analysis = tidy(analysis, ours, lang, reason_fallback=prior_reason)
         # The prior's reason was our own text in the prompt: figures the model took from it are grounded.
         analysis = ground(analysis, commit, lang, allowed_text=prior_reason)
         note = selection.coverage_note(lang)
@@ -327,7 +329,7 @@ class LLMAnalyzer:
             lang=lang,
         )
         allowed = "\n".join([*rules.scope, *rules.risks, *rules.recommendations, *rules.insights.values()])
-        analysis = tidy(analysis, triage_system(lang), lang, reason_fallback=rules.importance_reason)
+        analysis = tidy(analysis, instruction_text(lang), lang, reason_fallback=rules.importance_reason)
         analysis = ground(analysis, commit, lang, allowed_text=allowed)
         analysis.notes.insert(0, _text(lang, "partial", reason=failure_reason(exc, lang)))
         return analysis

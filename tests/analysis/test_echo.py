@@ -70,3 +70,27 @@ def test_ordinary_analysis_text_is_left_alone(text):
 def test_numbers_that_do_not_enumerate_stay_in_one_item():
     a = analysis(recommendations=["Upgrade to 2. then 3. as the release notes say"])
     assert tidy(a, instructions("en"), "en").recommendations == a.recommendations
+
+
+def test_a_list_of_nothing_but_echoes_reads_unknown_not_none():
+    a = analysis(recommendations=["评审者、运维人员或用户应检查或采取的行动，一到四项。"])
+    assert tidy(a, instructions("zh"), "zh").recommendations == ["未知"]
+    assert tidy(analysis(), instructions("zh"), "zh").recommendations == []  # nothing given stays nothing
+
+
+def test_one_sentence_under_every_insight_is_kept_once():
+    same = "Adds a new model architecture that must meet performance and safety expectations."
+    a = analysis(insights={"architecture": same, "performance": same, "security": "Loads no remote code."})
+    out = tidy(a, instructions("en"), "en")
+    assert out.insights == {
+        "architecture": same,
+        "performance": "Unknown",
+        "security": "Loads no remote code.",
+    }
+
+
+def test_our_coverage_note_copied_into_a_reason_is_removed():
+    note = "covered 3 of 14 files (11 left out — over the length budget: pkg/a.py, pkg/b.py and 9 more)"
+    a = analysis(importance_reason=f"Adds a model in 14 files; {note}.")
+    out = tidy(a, instructions("en") + "\n" + note, "en")
+    assert out.importance_reason == "Adds a model in 14 files."
