@@ -40,7 +40,7 @@ from analysis.render_discord import (
     split_utf8,
     thread_name,
 )
-from bot.chat import ChatService, CommandResult
+from bot.chat import ChatService, CommandResult, is_question
 from bot.posting import Posted, post_digest
 
 log = logging.getLogger(__name__)
@@ -414,9 +414,13 @@ class DigestBot(discord.Client):
         if not self._wants(message):
             return
         if not self._mentioned(message) and not (
-            self.message_content and isinstance(message.channel, discord.Thread)
+            self.message_content
+            and isinstance(message.channel, discord.Thread)
+            and is_question(message.content or "")
         ):
-            return  # without a mention (or the content intent in a thread) there is no text to answer
+            # Without a mention: only a question in one of our threads, and only with the content
+            # intent (no text otherwise); "thanks!" is not a question.
+            return
         reference = message.reference.message_id if message.reference else None
         ctx = self.service.thread_context(
             PLATFORM, str(message.channel.id), str(reference) if reference else None

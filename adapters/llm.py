@@ -9,7 +9,6 @@ through an injectable sleep), structured output with a graceful downgrade for se
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import math
 import random
@@ -24,6 +23,7 @@ import openai
 from pydantic import BaseModel
 
 from analysis.errors import ServiceError
+from analysis.schemas import response_format
 
 log = logging.getLogger(__name__)
 
@@ -122,15 +122,6 @@ def backoff_delay(
         return retry_after
     ceiling = min(MAX_DELAY, BASE_DELAY * 2**attempt)
     return ceiling / 2 + rng() * ceiling / 2
-
-
-@functools.cache
-def _response_format(model: type[BaseModel]) -> dict[str, Any]:
-    """The strict json_schema parameter of a reply model: built once per model (pydantic's schema
-    generation costs about a millisecond, on every call otherwise)."""
-    from analysis.schemas import response_format
-
-    return response_format(model)
 
 
 def _one_line(text: object, limit: int = 300) -> str:
@@ -298,7 +289,7 @@ class LLMClient:
         if self._send_temperature:
             params["temperature"] = temperature
         if response_model is not None and self.structured_output:
-            params["response_format"] = _response_format(response_model)
+            params["response_format"] = response_format(response_model)  # the schema is cached there
         return params
 
     def _status_failure(

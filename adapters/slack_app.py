@@ -41,7 +41,15 @@ from analysis.render_slack import (
     text_message,
     text_messages,
 )
-from bot.chat import ChatCommand, ChatService, CommandResult, ThreadContext, question_lang, usage
+from bot.chat import (
+    ChatCommand,
+    ChatService,
+    CommandResult,
+    ThreadContext,
+    is_question,
+    question_lang,
+    usage,
+)
 from bot.pipeline import key_of
 from bot.posting import Posted, post_digest
 from bot.qa import stored_answer
@@ -525,7 +533,11 @@ class SlackBot:
     async def _post_card(self, channel: str, result: CommandResult) -> None:
         assert result.commit is not None and result.analysis is not None
         posted = await self.poster.post_standalone_card(
-            channel, result.commit, result.analysis, result.lang, self.settings.digest_tz
+            channel,
+            result.commit,
+            result.analysis,
+            result.lang,
+            self.service.channel_tz(PLATFORM, channel, result.commit.repo),
         )
         self.service.record_card(PLATFORM, channel, result.commit, result.lang, posted)
 
@@ -550,6 +562,8 @@ class SlackBot:
         me = context.get("bot_user_id")
         if me and f"<@{me}>" in event.get("text", ""):
             return  # a mention: the app_mention event answers it
+        if not is_question(event.get("text", "")):
+            return  # "thanks!" in our thread is not a question: only mentions always get an answer
         ctx = self.service.thread_context(PLATFORM, thread)
         if ctx is None or not self.seen.claim(event.get("channel", ""), ts):
             return  # not one of our threads: stay silent

@@ -93,6 +93,18 @@ def _parse_subscribe(args: list[str]) -> ChatCommand:
     return ChatCommand("subscribe", repo=check_repo(args[0]), options=options)
 
 
+_QUESTION = re.compile(
+    r"[?？]|\b(what|why|how|which|who|when|where|should|could|would|can|does|do|is|are|will|risk\w*)\b"
+    r"|什么|为什么|为何|怎么|怎样|如何|哪|吗|呢|是否|有没有|风险|影响",
+    re.IGNORECASE,
+)
+
+
+def is_question(text: str) -> bool:
+    """A reply worth an answer when nobody mentioned the bot: a question, not "thanks!" or "+1"."""
+    return bool(_QUESTION.search(text))
+
+
 def question_lang(text: str) -> str:
     """Answer in the asker's language: any CJK ideograph means Chinese."""
     return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
@@ -199,16 +211,17 @@ class ChatService:
                 if not repo:
                     raise InputError("which repository? /digest YYYY-MM-DD owner/name")
                 digest = await self.day_digest(
-                    repo, cmd.ref.day, lang, self._channel_tz(platform, channel, repo)
+                    repo, cmd.ref.day, lang, self.channel_tz(platform, channel, repo)
                 )
                 return CommandResult("digest", lang, digest=digest)
             return CommandResult("message", lang, text=self.manage(platform, channel, cmd, user, lang))
         except DigestError as exc:
             return CommandResult("error", lang, text=str(exc))
 
-    def _channel_tz(self, platform: str, channel: str, repo: str) -> str:
+    def channel_tz(self, platform: str, channel: str, repo: str | None = None) -> str:
+        """The zone of the channel's subscription (to `repo` when given), else DIGEST_TZ."""
         for sub in self.subscriptions.for_channel(platform, channel):
-            if sub.repo == repo:
+            if repo is None or sub.repo == repo:
                 return sub.timezone
         return self.settings.digest_tz
 

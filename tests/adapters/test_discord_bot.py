@@ -685,3 +685,13 @@ def test_cli_posts_a_threaded_digest_and_reposts_nothing(fake, tmp_path, monkeyp
     assert card["embeds"][0]["title"].startswith("🔴 \\[Feature\\] Big engine @\u200beveryone")
     assert report["attachments"][0]["filename"] == "digest-octo-demo-2026-01-26.zh.md"
     assert bad.exit_code == 2 and "rejected DISCORD_BOT_TOKEN" in bad.stderr and "wrong" not in bad.stderr
+
+
+async def test_with_the_content_intent_a_thank_you_is_not_answered(bot, posted):
+    _, thread_id = posted
+    channel = thread_channel(thread_id)
+    bot.message_content = True
+    await bot.on_message(message(bot, channel, "thanks!", mention=False))
+    channel.send.assert_not_called()
+    await bot.on_message(message(bot, channel, "what could break?", mention=False))
+    channel.send.assert_awaited_once()

@@ -764,3 +764,27 @@ async def test_subscriptions_are_managed_from_the_channel(app, service, slack):
     assert "Unsubscribed" in slack.responses[-1]["text"]
     assert service.subscriptions.for_channel("slack", CHANNEL) == []
     assert slack.messages == []  # all of it private to the asker
+
+
+async def test_a_thank_you_in_our_thread_gets_no_answer_but_a_mention_does(app, service, slack):
+    _, thread = await posted_day(app, service)
+    before = len(slack.thread(CHANNEL, thread))
+    thanks = slack.add_user_message(CHANNEL, "thanks!", thread_ts=thread)
+    await send_event(
+        app, {"type": "message", "user": "UHUMAN1", "text": thanks.text, "ts": thanks.ts, "thread_ts": thread}
+    )
+    await app.bot.tasks.drain(10)
+    assert len(slack.thread(CHANNEL, thread)) == before + 1  # only the thank-you itself
+    mention = slack.add_user_message(CHANNEL, f"<@{BOT_USER}> thanks", thread_ts=thread)
+    await send_event(
+        app,
+        {
+            "type": "app_mention",
+            "user": "UHUMAN1",
+            "text": mention.text,
+            "ts": mention.ts,
+            "thread_ts": thread,
+        },
+    )
+    await app.bot.tasks.drain(10)
+    assert len(slack.thread(CHANNEL, thread)) == before + 3  # the mention is always answered

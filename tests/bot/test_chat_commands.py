@@ -44,3 +44,22 @@ def test_bad_commands_are_clear(text):
 def test_question_language():
     assert question_lang("这个提交有什么风险？") == "zh"
     assert question_lang("what are the risks?") == "en"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("what could this break?", True),
+        ("Which commit is riskiest", True),
+        ("这个提交有什么风险", True),
+        ("会影响旧的检查点吗", True),
+        ("thanks!", False),
+        ("+1", False),
+        ("谢谢", False),
+        ("lgtm", False),
+    ],
+)
+def test_replies_that_are_questions(text, expected):
+    from bot.chat import is_question
+
+    assert is_question(text) is expected
