@@ -19,7 +19,7 @@ from typing import Any
 from analysis.labels import change_type_label, check_lang, importance_label, label
 from analysis.models import Analysis, Commit, Digest, Importance
 from analysis.render_markdown import analyzer_name, display_author, display_title, inline, redact, safe_url
-from analysis.text import ZWSP, escape_block_start, neutralize_mentions, one_line
+from analysis.text import CODE_SPAN, ZWSP, escape_block_start, neutralize_mentions, one_line
 
 CONTENT_MAX = 2000
 TITLE_MAX = 256
@@ -45,7 +45,6 @@ ICONS = {Importance.HIGH: "🔴", Importance.MEDIUM: "🟡", Importance.LOW: "�
 Message = dict[str, Any]  # {"content"?: str, "embeds": [embed dict, …]}
 Embed = dict[str, Any]
 
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 # Read left to right as Discord does: an escape pair, a code span, or a run of unmatched backticks.
 _TOKEN = re.compile(r"\\.|(`+)(.+?)\1|`+", re.DOTALL)
 # What opens a heading, quote or list at the start of a field; Discord also lists "* ".
@@ -105,7 +104,7 @@ def _cut_at(text: str, limit: int) -> int:
 
 def _split_code_span(text: str, limit: int) -> tuple[str, str]:
     """text starts with a code span longer than limit: close it at the limit and reopen it after."""
-    m = _CODE_SPAN.match(text)
+    m = CODE_SPAN.match(text)
     if m is None or limit <= 2 * len(m.group(1)) + 1:  # a run of bare backticks: any cut is harmless
         return text[:limit], text[limit:]
     fence = m.group(1)

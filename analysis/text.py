@@ -23,7 +23,7 @@ _MENTION_SYNTAX = re.compile(r"<([!@#])")
 _MASS_MENTION = re.compile(r"@(everyone|here|channel|all)\b", re.IGNORECASE)
 # A code span as CommonMark sees it: a whole run of N backticks closed by a whole run of exactly N
 # (else "``<img …>`" would be kept raw while Markdown renders the <img> as live HTML).
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _MD_SPECIAL = re.compile(r"([\\*_\[\]<>~|])")
 _BLOCK_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")
 
@@ -60,7 +60,7 @@ def md_inline(text: str) -> str:
     text = neutralize_mentions(one_line(text))
     out: list[str] = []
     pos = 0
-    for m in _CODE_SPAN.finditer(text):
+    for m in CODE_SPAN.finditer(text):
         out.append(_MD_SPECIAL.sub(r"\\\1", text[pos : m.start()]).replace("`", "\\`"))
         out.append(m.group(0))
         pos = m.end()
