@@ -198,33 +198,20 @@ def digest(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, day, tz, fm
     zone_info = zone(tz or settings.digest_tz)
     the_day = parse_day(day) if day else yesterday(zone_info)
     lang = lang or settings.digest_lang
-    bars = StageBars(sys.stderr.isatty())
-
-    async def go():
-        from bot.analyzers import make_analyzer
-        from bot.pipeline import build_digest
-        from bot.sources import open_source
-
-        source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
-        chosen = make_analyzer(settings, obj.store, analyzer)
-        try:
-            return await build_digest(
-                source,
-                obj.store,
-                chosen,
-                branch=await pick_branch(source, branch, settings),
-                day=the_day,
-                tz=zone_info,
-                lang=lang,
-                refresh=refresh,
-                progress=bars,
-            )
-        finally:
-            bars.close()
-            await source.aclose()
-            await chosen.aclose()
-
-    result = run_async(go())
+    result = run_async(
+        build_day(
+            obj,
+            repo,
+            git_dir,
+            branch,
+            analyzer,
+            the_day,
+            zone_info,
+            lang,
+            refresh,
+            StageBars(sys.stderr.isatty()),
+        )
+    )
     text = dumps(render_json(result)) if fmt == "json" else render_report([result], lang)
     write_output(text, out)
 
@@ -255,8 +242,8 @@ def analyze(obj: Ctx, ref, repo, git_dir, branch, lang, analyzer, refresh, fmt) 
         from bot.pipeline import analyse_ref
         from bot.sources import open_source
 
+        chosen = make_analyzer(settings, obj.store, analyzer)  # a configuration error before any connection
         source = open_source(settings, obj.store, parsed.repo, git_dir)
-        chosen = make_analyzer(settings, obj.store, analyzer)
         try:
             return await analyse_ref(
                 source,
@@ -305,30 +292,12 @@ def post(obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, ref
     bars = StageBars(sys.stderr.isatty())
 
     async def go():
-        from bot.analyzers import make_analyzer
-        from bot.pipeline import build_digest
         from bot.posting import post_digest
-        from bot.sources import open_source
 
         async with open_poster(platform, settings) as poster:  # fail on a bad token before any work
-            source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
-            chosen = make_analyzer(settings, obj.store, analyzer)
-            try:
-                result = await build_digest(
-                    source,
-                    obj.store,
-                    chosen,
-                    branch=await pick_branch(source, branch, settings),
-                    day=the_day,
-                    tz=zone_info,
-                    lang=lang,
-                    refresh=refresh,
-                    progress=bars,
-                )
-            finally:
-                bars.close()
-                await source.aclose()
-                await chosen.aclose()
+            result = await build_day(
+                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars
+            )
             return result, await post_digest(poster, obj.store, channel, result)
 
     result, posted = run_async(go())
@@ -380,6 +349,35 @@ def status(obj: Ctx, config: Path | None) -> None:
 
     settings = obj.settings
     write_output(render_status(settings, obj.store, load_subscriptions(settings, config)), None)
+
+
+async def build_day(
+    obj: Ctx, repo, git_dir, branch, analyzer, day, zone_info, lang, refresh, bars: StageBars
+):
+    """The day's digest from the source options (shared by `digest` and `post`)."""
+    from bot.analyzers import make_analyzer
+    from bot.pipeline import build_digest
+    from bot.sources import open_source
+
+    settings = obj.settings
+    chosen = make_analyzer(settings, obj.store, analyzer)  # a configuration error before any connection
+    source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
+    try:
+        return await build_digest(
+            source,
+            obj.store,
+            chosen,
+            branch=await pick_branch(source, branch, settings),
+            day=day,
+            tz=zone_info,
+            lang=lang,
+            refresh=refresh,
+            progress=bars,
+        )
+    finally:
+        bars.close()
+        await source.aclose()
+        await chosen.aclose()
 
 
 def open_poster(platform: str, settings: Any):
