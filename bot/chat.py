@@ -214,6 +214,9 @@ class ChatService:
                     repo, cmd.ref.day, lang, self.channel_tz(platform, channel, repo)
                 )
                 return CommandResult("digest", lang, digest=digest)
+            if cmd.action == "subscribe":
+                assert cmd.repo is not None
+                await self.check_repo(cmd.repo)  # now, not at tomorrow's run
             return CommandResult("message", lang, text=self.manage(platform, channel, cmd, user, lang))
         except DigestError as exc:
             return CommandResult("error", lang, text=str(exc))
@@ -288,6 +291,14 @@ class ChatService:
                 tz=zone(tz_name or self.settings.digest_tz),
                 lang=lang,
             )
+        finally:
+            await source.aclose()
+
+    async def check_repo(self, repo: str) -> None:
+        """Raises SourceError when the repository cannot be read (unknown, private without a token)."""
+        source = self.source(repo)
+        try:
+            await self._branch(source)
         finally:
             await source.aclose()
 

@@ -118,3 +118,26 @@ async def test_a_day_without_a_repository_is_a_clear_error(store):
         service.prepare("slack", "C1", "abc1234 extra")
     result = await service.execute("slack", "C1", service.prepare("slack", "C1", "2026-01-26"))
     assert result.kind == "error" and "which repository" in result.text
+
+
+class MissingRepo:
+    """A source whose repository does not exist (what GitHub answers 404 for)."""
+
+    repo = "nobody/nothing"
+
+    async def default_branch(self) -> str:
+        from analysis.errors import SourceError
+
+        raise SourceError(
+            "repository nobody/nothing not found on GitHub; private repositories need GITHUB_TOKEN"
+        )
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_subscribing_to_an_unknown_repository_says_so_at_once(store):
+    service = ChatService(Settings(), store, source_factory=lambda repo: MissingRepo())
+    result = await service.execute("slack", "C1", parse_command("subscribe nobody/nothing 08:00"))
+    assert result.kind == "error" and "not found" in result.text
+    assert service.subscriptions.for_channel("slack", "C1") == []  # nothing half-made
