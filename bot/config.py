@@ -23,10 +23,10 @@ def check_schedule(value: str) -> str:
     value = value.strip()
     if _HHMM.match(value):
         return value
-    from apscheduler.triggers.cron import CronTrigger
+    from bot.scheduler import cron_trigger
 
     try:
-        CronTrigger.from_crontab(value)
+        cron_trigger(value)
     except ValueError as exc:
         raise ValueError(f"not HH:MM or a cron expression ({exc})") from None
     return value

@@ -49,7 +49,40 @@ def trigger_for(sub: Subscription) -> CronTrigger:
     if ":" in sub.schedule and len(sub.schedule.split()) == 1:
         hour, minute = sub.schedule.split(":")
         return CronTrigger(hour=int(hour), minute=int(minute), timezone=tz)
-    return CronTrigger.from_crontab(sub.schedule, timezone=tz)
+    return cron_trigger(sub.schedule, tz)
+
+
+_DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+
+
+def cron_trigger(expr: str, tz: ZoneInfo | None = None) -> CronTrigger:
+    """A standard five-field crontab expression as a CronTrigger. APScheduler 3's own from_crontab
+    numbers weekdays from Monday = 0 (apscheduler#286, unfixable in 3.x), so "1-5" would mean Tuesday
+    to Saturday; numeric weekdays are rewritten as names, which it reads right."""
+    fields = expr.split()
+    if len(fields) != 5:
+        raise ValueError(f"a cron expression has 5 fields (minute hour day month weekday), got {len(fields)}")
+    minute, hour, day, month, weekday = fields
+    return CronTrigger(
+        minute=minute, hour=hour, day=day, month=month, day_of_week=_weekday_names(weekday), timezone=tz
+    )
+
+
+def _weekday_names(field: str) -> str:
+    """Cron's numeric day-of-week field (0 or 7 = Sunday) as APScheduler weekday names."""
+    if field == "*" or any(c.isalpha() for c in field):
+        return field  # names (and "*") mean the same to both
+    days: set[int] = set()
+    for item in field.split(","):
+        span, _, step = item.partition("/")
+        first, _, last = span.partition("-")
+        if span == "*":
+            first, last = "0", "6"
+        start, stop = int(first), int(last or (6 if step else first))
+        if not (0 <= start <= 7 and 0 <= stop <= 7 and start <= stop) or (step and int(step) < 1):
+            raise ValueError(f"bad day of week {item!r} (0-7, 0 and 7 are Sunday)")
+        days.update(d % 7 for d in range(start, stop + 1, int(step or 1)))
+    return "*" if len(days) == 7 else ",".join(_DAY_NAMES[d] for d in sorted(days))
 
 
 def day_for_fire(sub: Subscription, fired_at: datetime) -> date:

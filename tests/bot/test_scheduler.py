@@ -178,3 +178,34 @@ async def test_chat_subscriptions_get_jobs_without_restart(store):
     sched.sync_jobs()
     assert not [j for j in sched.scheduler.get_jobs() if j.id.startswith("sub:")]
     await sched.stop()
+
+
+@pytest.mark.parametrize(
+    ("cron", "weekdays"),
+    [
+        ("0 18 * * 1-5", {0, 1, 2, 3, 4}),  # Monday to Friday (Python: Monday = 0)
+        ("0 18 * * 0", {6}),  # Sunday
+        ("0 18 * * 7", {6}),  # Sunday too
+        ("0 18 * * 6,0", {5, 6}),  # the weekend
+        ("0 18 * * */2", {6, 1, 3, 5}),  # Sun, Tue, Thu, Sat
+        ("0 18 * * mon-fri", {0, 1, 2, 3, 4}),  # names pass through
+        ("0 18 * * *", set(range(7))),
+    ],
+)
+def test_cron_weekdays_follow_the_crontab_standard(cron, weekdays):
+    s = sub(schedule=cron, tz="UTC")
+    trig = trigger_for(s)
+    fire, seen = datetime(2026, 11, 1, tzinfo=UTC), set()
+    for _ in range(14):
+        fire = trig.get_next_fire_time(None, fire + timedelta(minutes=1))
+        seen.add(fire.weekday())
+        assert (fire.hour, fire.minute) == (18, 0)
+    assert seen == weekdays
+
+
+def test_bad_cron_weekday_is_refused():
+    from bot.scheduler import cron_trigger
+
+    for bad in ("0 18 * * 8", "0 18 * * 5-1", "0 18 * *"):
+        with pytest.raises(ValueError):
+            cron_trigger(bad)
