@@ -16,6 +16,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "toc": "📋 目录",
         "stats": "📊 统计摘要",
         "stats_line": "本日共 {total} 个提交 | 🔴 高 {high} | 🟡 中 {medium} | 🟢 低 {low}",
+        "filtered_line": "另有 {n} 个提交按本订阅的过滤规则（路径、作者或标题）未列入。",
         "no_commits": "该时间窗口内没有提交。",
         "window": "时间窗口",
         "analyzer": "分析方式",
@@ -70,6 +71,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "toc": "📋 Contents",
         "stats": "📊 Summary",
         "stats_line": "{total} commits today | 🔴 High {high} | 🟡 Medium {medium} | 🟢 Low {low}",
+        "filtered_line": "{n} more commit(s) of the day left out by this subscription's filters (paths, authors or titles).",
         "no_commits": "No commits in this window.",
         "window": "Window",
         "analyzer": "Analysis",
@@ -217,3 +219,12 @@ def join_notes(lang: str, notes: list[str]) -> str:
     stop, sep = ("。", "") if lang == "zh" else (".", " ")
     ends = ("。", "！", "？", ".", "!", "?", "）", ")")
     return sep.join(n if n.endswith(ends) else n + stop for n in (n.strip() for n in notes) if n)
+
+
+def stats_lines(lang: str, stats: dict[str, int], filtered_out: int = 0) -> list[str]:
+    """The counts line, and the filtered-out line when a subscription's filters left commits out:
+    a commit is never dropped without saying so."""
+    lines = [label(lang, "stats_line", **stats)]
+    if filtered_out:
+        lines.append(label(lang, "filtered_line", n=filtered_out))
+    return lines

@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from analysis.labels import change_type_label, check_lang, importance_label, label
+from analysis.labels import change_type_label, check_lang, importance_label, label, stats_lines
 from analysis.models import Analysis, Commit, Digest, Importance
 from analysis.render_markdown import analyzer_name, display_author, display_title, inline, redact, safe_url
 from analysis.text import CODE_SPAN, ZWSP, escape_block_start, neutralize_mentions, one_line
@@ -295,7 +295,7 @@ def parent_embed(digest: Digest) -> Embed:
     )
     stats = digest.stats
     lines = [f"**{full_title}**"] if full_title else []
-    lines += [label(lang, "stats_line", **stats), _window_line(digest)]
+    lines += [*stats_lines(lang, stats, digest.filtered_out), _window_line(digest)]
     highs = digest.by_importance(Importance.HIGH)
     if not digest.commits:
         lines.append(label(lang, "no_commits"))

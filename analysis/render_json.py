@@ -45,6 +45,7 @@ def render_json(digest: Digest) -> dict[str, Any]:
         "generated_at": _iso(digest.generated_at, tz),
         "analyzer": analyzer_name(digest.analyses[c.sha].analyzer for c in digest.commits),
         "stats": {**stats, "total": len(commits)},
+        "filtered_out": digest.filtered_out,  # commits of the window a subscription's filters left out
         "commits": commits,
     }
 

@@ -23,6 +23,7 @@ from analysis.labels import (
     importance_label,
     join_notes,
     label,
+    stats_lines,
 )
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
 from analysis.text import EMAIL, TRAILER, md_cell, md_inline
@@ -318,7 +319,8 @@ def _repo_blocks(repo: _Repo, lang: str, with_meta: bool) -> list[str]:
     blocks.append(_commit_table(repo, lang) if digest.commits else label(lang, "no_commits"))
     counts = {tier.value: len(repo.tiers[tier]) for tier in TIERS}
     blocks.append(f'<a id="{repo.anchor("stats")}"></a>\n### {label(lang, "stats")}')
-    blocks.append("> " + label(lang, "stats_line", total=len(digest.commits), **counts))
+    lines = stats_lines(lang, {"total": len(digest.commits), **counts}, digest.filtered_out)
+    blocks.append("\n>\n".join("> " + line for line in lines))
     for tier in TIERS:
         entries = repo.tiers[tier]
         if not entries:

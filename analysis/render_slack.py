@@ -23,6 +23,7 @@ from analysis.labels import (
     importance_label,
     join_notes,
     label,
+    stats_lines,
 )
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
 from analysis.render_markdown import (
@@ -267,7 +268,7 @@ def parent_message(digest: Digest) -> Message:
     day = digest.day.isoformat()
     top = [
         header(f"📰 {digest.repo} · {label(lang, 'report_title', date=day)}"),
-        section(label(lang, "stats_line", **stats)),
+        section("\n".join(stats_lines(lang, stats, digest.filtered_out))),
         *context([_window_line(digest, lang)]),
     ]
     bottom = context([label(lang, "slack_ask")])

@@ -33,7 +33,6 @@ import discord  # noqa: E402
 
 from adapters.discord_bot import DigestBot, open_discord_poster  # noqa: E402
 from adapters.github import commit_from_api  # noqa: E402
-from analysis.errors import RefNotFound  # noqa: E402
 from analysis.models import Commit, Digest  # noqa: E402
 from analysis.window import day_window  # noqa: E402
 from bot.analyzers import HeuristicAnalyzer  # noqa: E402
@@ -43,6 +42,7 @@ from bot.posting import post_digest  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store import Store  # noqa: E402
 from tests.fakes.discord_api import FakeDiscord  # noqa: E402
+from tests.fakes.sources import MemorySource  # noqa: E402
 
 REPO = "vllm-project/vllm"
 TZ = ZoneInfo("Asia/Shanghai")
@@ -128,33 +128,6 @@ async def bench_posting(digest: Digest, db: Path) -> None:
 # --- 2. time to defer -------------------------------------------------------------------------------
 
 
-class SlowSource:
-    """The commit source behind /digest, with a network-like delay on every lookup."""
-
-    def __init__(self, commits: list[Commit], delay: float):
-        self.repo = REPO
-        self.commits = commits
-        self.delay = delay
-
-    async def get_commit(self, ref: str) -> Commit:
-        await asyncio.sleep(self.delay)
-        for commit in self.commits:
-            if commit.sha.startswith(ref):
-                return commit
-        raise RefNotFound(ref)
-
-    async def commits_in_window(self, branch, start, end, progress=None) -> list[Commit]:
-        await asyncio.sleep(self.delay)
-        return [c for c in self.commits if start <= c.committed_at < end]
-
-    async def commit_for_pr(self, number: int, branch: str) -> Commit:
-        await asyncio.sleep(self.delay)
-        raise RefNotFound(f"#{number}")
-
-    async def aclose(self) -> None:
-        return None
-
-
 class _Response:
     """interaction.response: records when defer() is called."""
 
@@ -195,7 +168,10 @@ async def bench_defer(commits: list[Commit], db: Path, invocations: int, delay: 
     store = Store(db.with_name(f"{db.stem}-defer.db"))
     settings = Settings(digest_repo=REPO, digest_db=db)
     service = ChatService(
-        settings, store, source_factory=lambda repo: SlowSource(commits, delay), analyzer=HeuristicAnalyzer()
+        settings,
+        store,
+        source_factory=lambda repo: MemorySource(REPO, commits, delay=delay),
+        analyzer=HeuristicAnalyzer(),
     )
     bot = DigestBot(service)  # not logged in: /digest <sha> needs no REST of its own (follow-ups are mocked)
     command = bot.tree.get_command("digest")

@@ -29,7 +29,6 @@ sys.path.insert(0, str(ROOT))
 from adapters.github import commit_from_api  # noqa: E402
 from adapters.llm import LLMClient  # noqa: E402
 from analysis.budget import file_list, select_diff  # noqa: E402
-from analysis.errors import RefNotFound  # noqa: E402
 from analysis.models import Commit, Importance  # noqa: E402
 from analysis.prompts import analysis_messages  # noqa: E402
 from analysis.render_markdown import render_commit  # noqa: E402
@@ -39,6 +38,7 @@ from bot.llm_analyzer import LLMAnalyzer  # noqa: E402
 from bot.pipeline import RunStats, build_digest  # noqa: E402
 from bot.store import Store  # noqa: E402
 from tests.fakes.openai_server import FakeLLM  # noqa: E402
+from tests.fakes.sources import MemorySource  # noqa: E402
 
 REPO = "vllm-project/vllm"
 TZ = ZoneInfo("Asia/Shanghai")
@@ -51,27 +51,6 @@ def load_commits(path: Path) -> list[Commit]:
     return [
         commit_from_api(REPO, item, item.get("files") or [], len(item.get("files") or [])) for item in data
     ]
-
-
-class DaySource:
-    """A CommitSource over the loaded day (the pipeline's re-run check needs one)."""
-
-    repo = REPO
-
-    def __init__(self, commits: list[Commit]):
-        self.commits = commits
-
-    async def commits_in_window(self, branch, start, end, progress=None) -> list[Commit]:
-        return [c for c in self.commits if start <= c.committed_at < end]
-
-    async def get_commit(self, ref: str) -> Commit:
-        raise RefNotFound(ref)
-
-    async def commit_for_pr(self, number: int, branch: str) -> Commit:
-        raise RefNotFound(f"#{number}")
-
-    async def aclose(self) -> None:
-        return None
 
 
 def analyzer_on(fake: FakeLLM, concurrency: int, on_call: Any = None) -> LLMAnalyzer:
@@ -125,7 +104,7 @@ async def cached_rerun(fake: FakeLLM, commits: list[Commit], day: date) -> dict[
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "bench.db")
         analyzer = analyzer_on(fake, 8, on_call=lambda f: store.log_llm_call(**f))
-        source = DaySource(commits)
+        source = MemorySource(REPO, commits)
         fake.latency = 0.0  # this part counts calls and tokens, not time
         for run in ("first", "rerun"):
             fake.reset_counters()

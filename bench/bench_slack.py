@@ -40,7 +40,8 @@ from bot.pipeline import build_digest  # noqa: E402
 from bot.posting import post_digest  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store import Store  # noqa: E402
-from tests.fakes.slack_api import FakeSlack, MemorySource  # noqa: E402
+from tests.fakes.slack_api import FakeSlack  # noqa: E402
+from tests.fakes.sources import MemorySource  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 SECRET = "bench-signing-secret"

@@ -26,7 +26,7 @@ from adapters.discord_bot import (
     login,
     open_discord_poster,
 )
-from analysis.errors import AmbiguousRef, ConfigError, InputError, RefNotFound, ServiceError
+from analysis.errors import ConfigError, InputError, ServiceError
 from analysis.models import Commit, Digest, FileChange, Importance
 from analysis.render_markdown import render_report
 from bot.analyzers import HeuristicAnalyzer
@@ -37,6 +37,7 @@ from bot.settings import Settings
 from bot.store import Store
 from tests.fakes.digests import LONG_TEXT, make_analysis, make_commit, make_digest
 from tests.fakes.discord_api import FakeDiscord
+from tests.fakes.sources import MemorySource
 
 CHANNEL = "900000000000000100"
 REPO = "acme/widgets"
@@ -47,41 +48,6 @@ ORIGINAL_BASE = Route.BASE
 
 
 # --- fixtures ---------------------------------------------------------------------------------------
-
-
-class MemorySource:
-    """A CommitSource over a list of commits (no network)."""
-
-    def __init__(self, repo: str, commits: list[Commit], events: list[Any] | None = None):
-        self.repo = repo
-        self.commits = commits
-        self.events = events if events is not None else []
-
-    async def commits_in_window(self, branch, start, end, progress=None) -> list[Commit]:
-        self.events.append("fetch")
-        return sorted(
-            (c for c in self.commits if start <= c.committed_at < end),
-            key=lambda c: c.committed_at,
-            reverse=True,
-        )
-
-    async def get_commit(self, ref: str) -> Commit:
-        self.events.append("fetch")
-        found = [c for c in self.commits if c.sha.startswith(ref.lower())]
-        if not found:
-            raise RefNotFound(f"no commit {ref} in {self.repo}")
-        if len(found) > 1:
-            raise AmbiguousRef(f"{ref} is ambiguous in {self.repo}")
-        return found[0]
-
-    async def commit_for_pr(self, number: int, branch: str) -> Commit:
-        found = [c for c in self.commits if c.pr_number == number]
-        if not found:
-            raise RefNotFound(f"pull request #{number} did not land on {branch}")
-        return found[0]
-
-    async def aclose(self) -> None:
-        return None
 
 
 class SlowAnalyzer(HeuristicAnalyzer):
@@ -162,7 +128,7 @@ def service(settings: Settings, store: Store, events: list[Any]) -> ChatService:
     return ChatService(
         settings,
         store,
-        source_factory=lambda repo: MemorySource(repo, commits, events),
+        source_factory=lambda repo: MemorySource(repo, commits, events=events),
         analyzer=SlowAnalyzer(events),
     )
 

@@ -40,7 +40,8 @@ from bot.posting import Posted, post_digest, report_filename
 from bot.settings import Settings
 from bot.store import Store
 from tests.fakes.digests import make_analysis, make_commit
-from tests.fakes.slack_api import BOT_ID, BOT_USER, TEAM, FakeSlack, MemorySource, eventually
+from tests.fakes.slack_api import BOT_ID, BOT_USER, TEAM, FakeSlack, eventually
+from tests.fakes.sources import MemorySource
 
 REPO = "acme/widgets"
 DAY = date(2026, 1, 26)

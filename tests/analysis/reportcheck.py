@@ -475,6 +475,12 @@ def _check_stats(
     in_sections = {t.value: sections[t] for t in TIERS}
     if {k: shown[k] for k in in_sections} != in_sections or shown["total"] != sum(in_sections.values()):
         report.add(f"{digest.repo}: stats line says {shown}, the sections hold {in_sections}")
+    filtered = label(lang, "filtered_line", n=digest.filtered_out)
+    stated = any(line == "> " + filtered for line in following[1:3])
+    if digest.filtered_out and not stated:
+        report.add(
+            f"{digest.repo}: {digest.filtered_out} filtered-out commit(s) not stated under the stats line"
+        )
 
 
 # --- one commit card ------------------------------------------------------------------------------

@@ -12,7 +12,9 @@ from analysis.models import INSIGHT_DIMENSIONS, Importance
 from analysis.render_json import dumps, render_commit_json, render_json
 from tests.fakes.digests import hostile_digest, make_analysis, make_commit, make_digest
 
-TOP_KEYS = {"repo", "branch", "date", "timezone", "window", "generated_at", "analyzer", "stats", "commits"}
+TOP_KEYS = {
+    "repo", "branch", "date", "timezone", "window", "generated_at", "analyzer", "stats", "filtered_out", "commits",
+}  # fmt: skip
 COMMIT_KEYS = {
     "sha",
     "short_sha",

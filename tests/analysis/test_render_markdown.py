@@ -452,3 +452,23 @@ def test_notes_never_get_a_doubled_full_stop():
     assert join_notes("en", ["Heuristic analysis shown.", "covered 3 of 4 files (1 left out)"]) == (
         "Heuristic analysis shown. covered 3 of 4 files (1 left out)"
     )
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_commits_left_out_by_filters_are_stated_everywhere(lang):
+    from dataclasses import replace
+
+    from analysis import render_discord, render_json, render_slack
+
+    digest = replace(make_digest(("high", "low"), lang=lang), filtered_out=3)
+    report = render_report([digest], lang)
+    assert check_report(report, [digest], lang) == []
+    assert ("另有 3 个提交" if lang == "zh" else "3 more commit(s) of the day left out") in report
+    assert check_report(
+        render_report([replace(digest, filtered_out=0)], lang).replace("x", "x"), [digest], lang
+    )
+    assert render_json.render_json(digest)["filtered_out"] == 3
+    slack_text = str(render_slack.parent_message(digest)["blocks"])
+    discord_text = str(render_discord.parent_embed(digest))
+    for text in (slack_text, discord_text):
+        assert "3" in text and ("过滤" in text if lang == "zh" else "filters" in text)

@@ -12,7 +12,6 @@ import pytest
 
 from adapters.llm import LLMClient
 from analysis import heuristic
-from analysis.errors import RefNotFound
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, FileChange, Importance
 from analysis.prompts import PROMPT_VERSION
 from analysis.render_markdown import render_commit, render_report
@@ -25,6 +24,7 @@ from bot.store import Store
 from tests.analysis.reportcheck import check_report
 from tests.fakes.digests import make_commit
 from tests.fakes.openai_server import FakeLLM
+from tests.fakes.sources import MemorySource
 
 TZ = ZoneInfo("Asia/Shanghai")
 DAY = date(2026, 1, 26)
@@ -399,32 +399,6 @@ async def test_every_prompt_fits_the_context(fake, analyzer_for) -> None:
 
 
 # --- whole days through the pipeline ------------------------------------------------------------------------------
-
-
-class MemorySource:
-    """A CommitSource over a list of commits (newest first in the window, as the contract says)."""
-
-    def __init__(self, repo: str, commits: list[Commit]):
-        self.repo = repo
-        self.commits = commits
-
-    async def commits_in_window(
-        self, branch: str, start: datetime, end: datetime, progress=None
-    ) -> list[Commit]:
-        found = [c for c in self.commits if start <= c.committed_at < end]
-        return sorted(found, key=lambda c: c.committed_at, reverse=True)
-
-    async def get_commit(self, ref: str) -> Commit:
-        for c in self.commits:
-            if c.sha.startswith(ref):
-                return c
-        raise RefNotFound(ref)
-
-    async def commit_for_pr(self, number: int, branch: str) -> Commit:
-        raise RefNotFound(f"#{number}")
-
-    async def aclose(self) -> None:
-        return None
 
 
 def day_commits(n: int) -> list[Commit]:

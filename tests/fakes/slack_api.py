@@ -9,9 +9,6 @@ limit fails here as it would in production. Faults can be queued per method (429
 
     with FakeSlack() as slack:
         settings = Settings(slack_bot_token=slack.token, slack_api_url=slack.api_url, ...)
-
-It also holds `MemorySource`, an in-memory CommitSource the Slack tests and benchmark feed the chat
-service with.
 """
 
 from __future__ import annotations
@@ -22,15 +19,12 @@ import json
 import threading
 import time
 from collections import Counter, defaultdict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from werkzeug import Request, Response
 
-from analysis.errors import AmbiguousRef, RefNotFound
-from analysis.models import Commit
 from tests.fakes.server import FakeServer
 
 BOT_USER = "UDIGESTBOT"
@@ -516,38 +510,3 @@ async def eventually(predicate: Callable[[], Any], timeout: float = 5.0, interva
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s")
         await asyncio.sleep(interval)
-
-
-# -- an in-memory commit source ------------------------------------------------------------------------
-class MemorySource:
-    """A CommitSource over a fixed list of commits (no git, no network); `delay` slows every call."""
-
-    def __init__(self, repo: str, commits: Iterable[Commit], *, delay: float = 0.0):
-        self.repo = repo
-        self.commits = sorted(commits, key=lambda c: c.committed_at, reverse=True)
-        self.delay = delay
-
-    async def commits_in_window(
-        self, branch: str, start: datetime, end: datetime, progress: Callable[[int, int], None] | None = None
-    ) -> list[Commit]:
-        await asyncio.sleep(self.delay)
-        return [c for c in self.commits if start <= c.committed_at < end]
-
-    async def get_commit(self, ref: str) -> Commit:
-        await asyncio.sleep(self.delay)
-        found = [c for c in self.commits if c.sha.startswith(ref.lower())]
-        if not found:
-            raise RefNotFound(f"no commit {ref} in {self.repo}")
-        if len(found) > 1:
-            raise AmbiguousRef(f"{ref} matches {len(found)} commits in {self.repo}: give more of the SHA")
-        return found[0]
-
-    async def commit_for_pr(self, number: int, branch: str) -> Commit:
-        await asyncio.sleep(self.delay)
-        for commit in self.commits:
-            if commit.pr_number == number:
-                return commit
-        raise RefNotFound(f"no commit on {branch} of {self.repo} merged pull request #{number}")
-
-    async def aclose(self) -> None:
-        return None
