@@ -18,8 +18,8 @@ SHINGLE = 4  # tokens (a CJK character or an ASCII word) in one instruction shin
 ECHO_SHARE = 0.6  # a clause with this share of its tokens inside instruction shingles is an echo
 
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+")
-# A clause ends at these; the delimiter stays with the clause before it.
-_CLAUSE = re.compile(r"[^，,；;：:。！？!?\n]*(?:[，,；;：:。！？!?\n]|$)")
+_CLAUSE_END = set("，,；;：:。！？!?\n")  # a clause ends after one of these…
+_OPEN, _CLOSE = set("(（[【「"), set(")）]】」")  # …unless it is inside brackets or a code span
 _SENTENCE = re.compile(r".*?(?:[。！？!?\n]|\.(?=\s|$)|$)", re.S)
 _ENUM_MARK = re.compile(r"(?:^|(?<=[\s；;：:，,。]))(?:\(|（)?(\d{1,2})[.、)）](?!\d)\s*")
 
@@ -84,7 +84,7 @@ class _Tidier:
         return out
 
     def _without_echo(self, sentence: str) -> str:
-        clauses = _merge_short([c for c in _CLAUSE.findall(sentence) if c])
+        clauses = _merge_short(_clauses(sentence))
         kept = [c for c in clauses if not is_echo(c, self.known)]
         self.removed += len(clauses) - len(kept)
         text = re.sub(r"^[，,；;：:、\s]+", "", "".join(kept).strip())
@@ -94,6 +94,25 @@ class _Tidier:
             stop = "。" if re.search(r"[\u3400-\u9fff]", text) else "."
             text = text.rstrip(" ，,；;：:、") + stop
         return text
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The sentence cut after clause punctuation, never inside (…) or `code`: removing a clause must
+    not leave half a parenthesis behind. The delimiter stays with the clause before it."""
+    clauses, start, depth, code = [], 0, 0, False
+    for i, ch in enumerate(sentence):
+        if ch == "`":
+            code = not code
+        elif not code and ch in _OPEN:
+            depth += 1
+        elif not code and ch in _CLOSE:
+            depth = max(0, depth - 1)
+        elif not code and depth == 0 and ch in _CLAUSE_END:
+            clauses.append(sentence[start : i + 1])
+            start = i + 1
+    if start < len(sentence):
+        clauses.append(sentence[start:])
+    return [c for c in clauses if c]
 
 
 def _merge_short(clauses: list[str]) -> list[str]:
@@ -116,7 +135,9 @@ def _enumeration(item: str) -> list[str]:
     numbers = [int(m.group(1)) for m in marks]
     if len(marks) < 2 or numbers != list(range(1, len(marks) + 1)):
         return [item]
-    parts = [item[: marks[0].start()]]
+    lead_in = item[: marks[0].start()].strip()
+    # "Reviewers should do the following:" says nothing once its points are items of their own.
+    parts = [] if lead_in.endswith((":", "：")) else [lead_in]
     for mark, nxt in zip(marks, [*marks[1:], None], strict=True):
         parts.append(item[mark.end() : nxt.start() if nxt else len(item)])
     return [p.strip().rstrip("；;，,") for p in parts if p.strip()]

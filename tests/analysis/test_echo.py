@@ -94,3 +94,16 @@ def test_our_coverage_note_copied_into_a_reason_is_removed():
     a = analysis(importance_reason=f"Adds a model in 14 files; {note}.")
     out = tidy(a, instructions("en") + "\n" + note, "en")
     assert out.importance_reason == "Adds a model in 14 files."
+
+
+def test_a_clause_is_never_cut_inside_parentheses_or_code():
+    reason = "涉及 14 个文件（规模先验：高），新增 `a.py: b`，一到四项。"
+    out = tidy(analysis(importance_reason=reason), instructions("zh"), "zh")
+    assert out.importance_reason == "涉及 14 个文件（规模先验：高），新增 `a.py: b`。"
+    assert out.importance_reason.count("（") == out.importance_reason.count("）")
+
+
+def test_a_bare_lead_in_before_numbered_points_is_dropped():
+    item = "评审者和运维人员应检查或采取以下行动：1. 确保修改符合预期；2. 重新运行测试"
+    out = tidy(analysis(recommendations=[item]), instructions("zh"), "zh")
+    assert out.recommendations == ["确保修改符合预期", "重新运行测试"]
