@@ -1,4 +1,4 @@
-"""The Markdown daily report (reference format of ../shared/reference, minus DESIGN.md §4's defects)
+"""The Markdown daily report (the format of the reports we replace, minus DESIGN.md §4's defects)
 and the single-commit card.
 
 Layout is fixed: `#` title, `##` contents and repositories, `###` stats and tiers, `####` commits;
