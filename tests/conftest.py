@@ -2,8 +2,11 @@
 environment, no .env from the working directory, no real database."""
 
 import os
+from collections.abc import Iterator
 
 import pytest
+
+from bot.store import Store
 
 _PREFIXES = ("GITHUB_", "OPENAI_", "DIGEST_", "LLM_", "SLACK_", "DISCORD_")
 
@@ -16,3 +19,11 @@ def _isolated_settings(monkeypatch, tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.chdir(home)  # pydantic-settings reads ./.env
+
+
+@pytest.fixture
+def store(tmp_path) -> Iterator[Store]:
+    """A fresh database in the test's folder (the same file a test's Settings may name)."""
+    s = Store(tmp_path / "digest.db")
+    yield s
+    s.close()

@@ -94,13 +94,6 @@ def fake() -> Iterator[FakeDiscord]:
 
 
 @pytest.fixture
-def store(tmp_path) -> Iterator[Store]:
-    s = Store(tmp_path / "digest.db")
-    yield s
-    s.close()
-
-
-@pytest.fixture
 def settings(fake: FakeDiscord, tmp_path) -> Settings:
     return Settings(
         discord_bot_token=fake.token,

@@ -33,13 +33,6 @@ class Sleeps:
 
 
 @pytest.fixture
-def store(tmp_path) -> Iterator[Store]:
-    s = Store(tmp_path / "digest.db")
-    yield s
-    s.close()
-
-
-@pytest.fixture
 def fake() -> Iterator[FakeGitHub]:
     with FakeGitHub(REPO) as gh:
         yield gh
@@ -475,9 +468,8 @@ async def test_squash_merge_history_needs_no_extra_listing(fake, source_for):
     assert len(list_requests(fake)) == 1
 
 
-async def test_default_branch_is_read_once_then_revalidated(tmp_path):
+async def test_default_branch_is_read_once_then_revalidated(store):
     with FakeGitHub("octo/demo", branches=("trunk",)) as fake:
-        store = Store(tmp_path / "d.db")
         for _ in range(2):
             source = GitHubSource("octo/demo", store=store, base_url=fake.base_url)
             assert await source.default_branch() == "trunk"
@@ -485,9 +477,9 @@ async def test_default_branch_is_read_once_then_revalidated(tmp_path):
         assert fake.not_modified == 1  # the second run cost a 304, no quota
 
 
-async def test_default_branch_of_missing_repo(tmp_path):
+async def test_default_branch_of_missing_repo(store):
     with FakeGitHub("octo/demo") as fake:
-        source = GitHubSource("octo/nope", store=Store(tmp_path / "d.db"), base_url=fake.base_url)
+        source = GitHubSource("octo/nope", store=store, base_url=fake.base_url)
         with pytest.raises(SourceError, match="octo/nope not found"):
             await source.default_branch()
         await source.aclose()

@@ -9,14 +9,8 @@ from bot.chat import ChatService, ThreadContext, parse_command
 from bot.pipeline import key_of, save_digest
 from bot.posting import Posted
 from bot.settings import Settings
-from bot.store import Store
 from bot.subscriptions import Destination, Registry, Subscription
 from tests.fakes.digests import make_digest
-
-
-@pytest.fixture
-def store(tmp_path):
-    return Store(tmp_path / "d.db")
 
 
 @pytest.fixture

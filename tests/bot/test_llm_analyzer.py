@@ -3,7 +3,7 @@ issue 3 item 10, the call log, concurrency and pipelining, and whole days throug
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -68,13 +68,6 @@ class Recorder:
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
-
-
-@pytest.fixture
-def store() -> Iterator[Store]:
-    s = Store(":memory:")
-    yield s
-    s.close()
 
 
 @pytest.fixture

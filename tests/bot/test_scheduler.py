@@ -8,7 +8,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.scheduler import DigestScheduler, RunOutcome, day_for_fire, trigger_for
-from bot.store import Store
 from bot.subscriptions import Destination, Registry, Subscription
 
 SH = ZoneInfo("Asia/Shanghai")
@@ -57,11 +56,6 @@ async def first_seen(store, subs, clock):
     await sched.start()
     await sched.idle()
     await sched.stop()
-
-
-@pytest.fixture
-def store(tmp_path):
-    return Store(tmp_path / "d.db")
 
 
 async def test_first_start_does_not_backfill_then_fires_across_the_day_boundary(store):
