@@ -53,31 +53,13 @@ class FiltersModel(_Strict):
         return patterns
 
 
-class Defaults(_Strict):
+class _When(_Strict):
+    """What [defaults] and each [[subscription]] may both set, validated the same way in both."""
+
     timezone: str | None = None
     schedule: str | None = None
     lang: str | None = None
     branch: str | None = None
-
-
-class SubscriptionModel(_Strict):
-    name: str | None = None
-    repo: str
-    branch: str | None = None
-    git_dir: Path | None = None
-    timezone: str | None = None
-    schedule: str | None = None
-    lang: str | None = None
-    slack_channels: list[str] = Field(default_factory=list)
-    discord_channels: list[str] = Field(default_factory=list)
-    filters: FiltersModel = Field(default_factory=FiltersModel)
-
-    @field_validator("repo")
-    @classmethod
-    def _repo(cls, v: str) -> str:
-        if not REPO.match(v):
-            raise ValueError("must be OWNER/NAME, e.g. vllm-project/vllm")
-        return v
 
     @field_validator("timezone")
     @classmethod
@@ -99,6 +81,26 @@ class SubscriptionModel(_Strict):
     def _lang(cls, v: str | None) -> str | None:
         if v is not None and v not in ("zh", "en"):
             raise ValueError("must be zh or en")
+        return v
+
+
+class Defaults(_When):
+    pass
+
+
+class SubscriptionModel(_When):
+    name: str | None = None
+    repo: str
+    git_dir: Path | None = None
+    slack_channels: list[str] = Field(default_factory=list)
+    discord_channels: list[str] = Field(default_factory=list)
+    filters: FiltersModel = Field(default_factory=FiltersModel)
+
+    @field_validator("repo")
+    @classmethod
+    def _repo(cls, v: str) -> str:
+        if not REPO.match(v):
+            raise ValueError("must be OWNER/NAME, e.g. vllm-project/vllm")
         return v
 
     @field_validator("discord_channels")
@@ -139,13 +141,6 @@ def load_config(path: Path, *, default_tz: str, default_lang: str) -> list[Subsc
         config = ConfigFile.model_validate(raw)
     except ValidationError as exc:
         raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in exc.errors())) from None
-    for field_name in ("timezone", "schedule", "lang"):
-        value = getattr(config.defaults, field_name)
-        if value is not None:
-            try:
-                getattr(SubscriptionModel, f"_{'tz' if field_name == 'timezone' else field_name}")(value)
-            except ValueError as exc:
-                raise ConfigError(f"{path}: defaults.{field_name}: {exc}") from None
     subs = [
         _to_subscription(i, s, config.defaults, default_tz, default_lang)
         for i, s in enumerate(config.subscription)

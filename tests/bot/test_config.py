@@ -55,6 +55,7 @@ def test_defaults_and_numeric_discord_ids(tmp_path):
             "subscription[0].discord_channels",
         ),
         ("[defaults]\ntimezone = 'Nowhere/Else'", "defaults.timezone"),
+        ("[defaults]\nschedule = '99:99'\nlang = 'fr'", "defaults.schedule: not HH:MM or a cron expression"),
         ("this is = = not toml", "not valid TOML"),
         (
             '[[subscription]]\nname="a"\nrepo="o/n"\nslack_channels=["C"]\n[[subscription]]\nname="a"\nrepo="o/m"\n'
