@@ -387,7 +387,7 @@ _KEY_ALIASES = {
 }
 
 
-def _strip_reasoning(text: str) -> str:
+def strip_reasoning(text: str) -> str:
     """The reply without a leading <think>…</think> block (or its tail, when the server dropped the
     opening tag); an unclosed block means the model never got to the answer."""
     closes = list(_THINK_CLOSE.finditer(text))
@@ -447,7 +447,7 @@ def _matching_brace(text: str, pos: int) -> int | None:
 
 
 def _candidates(text: str) -> list[Any]:
-    body = _strip_reasoning(text)
+    body = strip_reasoning(text)
     fenced = [m.group(1) for m in _FENCE.finditer(body)]
     found: list[Any] = []
     for chunk in [*fenced, body]:

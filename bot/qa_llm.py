@@ -8,12 +8,12 @@ back to the stored answer.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from adapters.llm import LLMClient, LLMError, Message
 from analysis.budget import DiffSelection, select_diff
 from analysis.prompts import PROMPT_VERSION, qa_messages
+from analysis.schemas import strip_reasoning
 from analysis.text import neutralize_mentions
 from analysis.tokens import estimate_messages
 from bot.chat import ThreadContext
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from bot.store import Store
 
 HISTORY_TURNS = 12  # the thread's most recent messages given to the model
-_THINK = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
 
 
 class LLMAnswerer:
@@ -55,7 +54,7 @@ class LLMAnswerer:
                 prompt_version=PROMPT_VERSION,
             )
             if reply.finish_reason != "length":
-                text = _THINK.sub("", reply.content).strip()
+                text = strip_reasoning(reply.content).strip()
                 if not text:
                     raise LLMError(f"LLM {self.client.model} sent an empty answer", outcome="empty reply")
                 return neutralize_mentions(text)
