@@ -26,6 +26,7 @@ from analysis.models import Analysis, ChangeType, Commit, Importance
 from analysis.prompts import (
     PROMPT_VERSION,
     analysis_messages,
+    diff_budget,
     instruction_text,
     repair_messages,
     triage_messages,
@@ -211,9 +212,10 @@ class LLMAnalyzer:
         # What the prompt costs without any diff, measured rather than guessed: the rest is the diff's.
         # (An empty selection, not select_diff(commit, 0): that would rank and cost every patch again.)
         empty = DiffSelection(text="", files_total=commit.file_count)
-        overhead = estimate_messages(analysis_messages(commit, triage, tier, files, empty, lang))
-        diff_budget = max(0, b.context - b.output - overhead - b.margin)
-        return await self._ask(commit, f"analysis-{tier.value}", build, model, diff_budget, b.output)
+        budget = diff_budget(
+            b.context, b.output, analysis_messages(commit, triage, tier, files, empty, lang), b.margin
+        )
+        return await self._ask(commit, f"analysis-{tier.value}", build, model, budget, b.output)
 
     # -- one structured exchange ------------------------------------------------------------------
     async def _ask(

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING
 
 from adapters.llm import LLMClient, LLMError, Message
 from analysis.budget import DiffSelection, select_diff
-from analysis.prompts import PROMPT_VERSION, qa_messages
+from analysis.prompts import PROMPT_VERSION, diff_budget, qa_messages
 from analysis.schemas import strip_reasoning
 from analysis.text import neutralize_mentions
-from analysis.tokens import estimate_messages
 from bot.chat import ThreadContext
 
 if TYPE_CHECKING:
@@ -42,9 +41,9 @@ class LLMAnswerer:
 
     async def answer(self, ctx: ThreadContext, question: str, lang: str) -> str:
         history = ctx.history[-HISTORY_TURNS:]
-        diff_budget: int | None = None  # None: as much as the context allows
+        budget: int | None = None  # None: as much as the context allows
         for _ in range(2):
-            messages, diff_budget = self._messages(ctx, question, lang, history, diff_budget)
+            messages, budget = self._messages(ctx, question, lang, history, budget)
             reply = await self.client.complete(
                 messages,
                 max_tokens=self.output_tokens,
@@ -59,7 +58,7 @@ class LLMAnswerer:
                     raise LLMError(f"LLM {self.client.model} sent an empty answer", outcome="empty reply")
                 return neutralize_mentions(text)
             # Cut off: never post half an answer. Retry once with half the diff and the latest turns only.
-            diff_budget, history = diff_budget // 2, history[-2:]
+            budget, history = budget // 2, history[-2:]
         raise LLMError(
             f"LLM {self.client.model}: the answer exceeded the output limit twice", outcome="length"
         )
@@ -70,7 +69,7 @@ class LLMAnswerer:
         question: str,
         lang: str,
         history: list[tuple[str, str]],
-        diff_budget: int | None,
+        budget: int | None,
     ) -> tuple[list[Message], int]:
         day = None
         if ctx.commit is None and ctx.digest is not None:
@@ -84,7 +83,7 @@ class LLMAnswerer:
 
         if ctx.commit is None:
             return build(None), 0
-        if diff_budget is None:  # what the prompt costs without the diff, measured; the rest is the diff's
-            overhead = estimate_messages(build(DiffSelection(text="", files_total=ctx.commit.file_count)))
-            diff_budget = max(0, self.context_tokens - self.output_tokens - overhead - self.margin)
-        return build(select_diff(ctx.commit, diff_budget)), diff_budget
+        if budget is None:  # what the prompt costs without the diff, measured; the rest is the diff's
+            empty = DiffSelection(text="", files_total=ctx.commit.file_count)
+            budget = diff_budget(self.context_tokens, self.output_tokens, build(empty), self.margin)
+        return build(select_diff(ctx.commit, budget)), budget
