@@ -23,6 +23,7 @@ from pydantic import BaseModel
 
 from analysis.budget import DiffSelection, file_list
 from analysis.grounding import title_change_types
+from analysis.heuristic.title import REVERTS_SHA
 from analysis.labels import change_type_label, dimension_label, importance_label, importance_word
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, ChangeType, Commit, Importance
 from analysis.schemas import HighOut, MediumOut, TriageOut, json_shape
@@ -356,9 +357,7 @@ def _framing(tag: str, lang: str) -> str:
 
 
 def _is_revert(commit: Commit) -> bool:
-    return ChangeType.REVERT in title_change_types(commit.title) or bool(
-        re.search(r"This reverts commit [0-9a-f]{7,40}", commit.message, re.I)
-    )
+    return ChangeType.REVERT in title_change_types(commit.title) or bool(REVERTS_SHA.search(commit.message))
 
 
 def _notes(commit: Commit, diff: DiffSelection | None, lang: str) -> list[str]:

@@ -4,24 +4,23 @@ from __future__ import annotations
 
 import re
 
+from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA
 from analysis.models import Analysis, Commit
 
-_REVERTS_SHA = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)
-_REVERT_TITLE = re.compile(r'^Revert\s+"(.+)"', re.IGNORECASE)
-_PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
+_REVERT_OF = re.compile(r'^Revert\s+"(.+)"', re.IGNORECASE)  # the title git writes, naming the original
 
 
 def reverted_by(commits: list[Commit]) -> dict[str, Commit]:
     """{sha of a reverted commit: the commit that reverts it}, for reverts among these commits, by the
     "This reverts commit <sha>" line git writes or a `Revert "<title>"` title."""
-    by_title = {_PR_SUFFIX.sub("", c.title): c for c in commits}
+    by_title = {PR_SUFFIX.sub("", c.title): c for c in commits}
     result: dict[str, Commit] = {}
     for commit in commits:
-        for prefix in _REVERTS_SHA.findall(commit.message):
+        for prefix in REVERTS_SHA.findall(commit.message):
             target = next((c for c in commits if c.sha.startswith(prefix.lower()) and c is not commit), None)
             if target is not None:
                 result[target.sha] = commit
-        m = _REVERT_TITLE.match(_PR_SUFFIX.sub("", commit.title))
+        m = _REVERT_OF.match(PR_SUFFIX.sub("", commit.title))
         if m and (target := by_title.get(m.group(1).strip())) is not None and target is not commit:
             result.setdefault(target.sha, commit)
     return result
