@@ -16,6 +16,7 @@ from analysis.models import Analysis, Commit, Digest
 from bot.refs import Ref, check_repo, parse_ref
 from bot.settings import Settings, zone
 from bot.store import Store
+from bot.subscriptions import HHMM, Registry
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +40,6 @@ USAGE = {
         "• 在摘要的讨论串中回复（并提及我）即可询问某个提交的风险。"
     ),
 }
-_HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +81,7 @@ def _parse_subscribe(args: list[str]) -> ChatCommand:
         raise InputError("usage: /digest subscribe owner/name [HH:MM] [Zone/Name] [zh|en]")
     options: dict[str, Any] = {}
     for word in args[1:]:
-        if _HHMM.match(word):
+        if HHMM.match(word):
             options["time"] = word
         elif word in ("zh", "en"):
             options["lang"] = word
@@ -152,8 +152,6 @@ class ChatService:
         self._source_factory = source_factory
         self._analyzer = analyzer
         self._answerer = answerer
-        from bot.subscriptions import Registry
-
         self.subscriptions = Registry(store)  # the service replaces it with one that knows the config file
 
     # -- wiring ---------------------------------------------------------------------------------

@@ -13,15 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analysis.errors import ConfigError
 from bot.refs import REPO
 from bot.settings import zone
-from bot.subscriptions import DEFAULT_TIME, Destination, Filters, Subscription
-
-_HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+from bot.subscriptions import DEFAULT_TIME, HHMM, Destination, Filters, Subscription
 
 
 def check_schedule(value: str) -> str:
     """HH:MM, or a five-field cron expression (minute hour day month weekday)."""
     value = value.strip()
-    if _HHMM.match(value):
+    if HHMM.match(value):
         return value
     from bot.scheduler import cron_trigger
 

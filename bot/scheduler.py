@@ -22,7 +22,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from analysis.window import day_window
 from bot.store import Store
-from bot.subscriptions import Registry, Subscription
+from bot.subscriptions import HHMM, Registry, Subscription
 
 log = logging.getLogger(__name__)
 
@@ -46,9 +46,8 @@ Runner = Callable[[Subscription, date], Awaitable[RunOutcome]]
 
 def trigger_for(sub: Subscription) -> CronTrigger:
     tz = ZoneInfo(sub.timezone)
-    if ":" in sub.schedule and len(sub.schedule.split()) == 1:
-        hour, minute = sub.schedule.split(":")
-        return CronTrigger(hour=int(hour), minute=int(minute), timezone=tz)
+    if m := HHMM.match(sub.schedule):
+        return CronTrigger(hour=int(m.group(1)), minute=int(m.group(2)), timezone=tz)
     return cron_trigger(sub.schedule, tz)
 
 

@@ -16,6 +16,7 @@ from analysis.models import Commit
 from bot.store import Store, utcnow
 
 DEFAULT_TIME = "09:00"
+HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")  # a daily time; any other schedule is a cron expression
 
 
 @dataclass(frozen=True, slots=True)
