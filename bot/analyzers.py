@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from analysis import heuristic
@@ -10,6 +10,7 @@ from analysis.errors import ConfigError, InputError
 from analysis.models import Analysis, Commit
 
 if TYPE_CHECKING:
+    from analysis.history import HistoryFacts
     from bot.settings import Settings
     from bot.store import Store
 
@@ -22,10 +23,15 @@ class Analyzer(Protocol):
     prompt_version: str  # part of the cache key: bump when prompts or rubric change
 
     async def analyze(
-        self, commits: list[Commit], lang: str, progress: Progress | None = None
+        self,
+        commits: list[Commit],
+        lang: str,
+        progress: Progress | None = None,
+        history: Mapping[str, HistoryFacts] | None = None,
     ) -> dict[str, Analysis]:
         """An analysis for every commit given, by sha. Never raises for one commit's failure:
-        a commit that could not be analysed gets a fallback analysis that says so."""
+        a commit that could not be analysed gets a fallback analysis that says so. `history`: what
+        the branch's past says about each commit (by sha), for the ranking."""
         ...
 
     async def aclose(self) -> None:
@@ -40,11 +46,15 @@ class HeuristicAnalyzer:
     prompt_version = heuristic.RUBRIC_VERSION
 
     async def analyze(
-        self, commits: list[Commit], lang: str, progress: Progress | None = None
+        self,
+        commits: list[Commit],
+        lang: str,
+        progress: Progress | None = None,
+        history: Mapping[str, HistoryFacts] | None = None,
     ) -> dict[str, Analysis]:
         results: dict[str, Analysis] = {}
         for done, commit in enumerate(commits, start=1):
-            results[commit.sha] = heuristic.analyze(commit, lang)
+            results[commit.sha] = heuristic.analyze(commit, lang, history=(history or {}).get(commit.sha))
             if progress:
                 progress(done, len(commits))
         return results

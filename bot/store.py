@@ -16,6 +16,7 @@ from typing import Any
 import sqlite_utils
 
 from analysis.errors import ConfigError
+from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
 from analysis.models import Analysis, Commit, FileChange
 
 
@@ -171,7 +172,43 @@ def _m2_subscriptions(db: sqlite_utils.Database) -> None:
     db["subscription_seen"].create({"name": str, "first_seen": str}, pk="name")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_subscriptions]
+def _m3_leases(db: sqlite_utils.Database) -> None:
+    """Reserved for the posting lease (kept in order so every database numbers migrations alike)."""
+
+
+def _m4_history(db: sqlite_utils.Database) -> None:
+    # The branch's history as the judgment signals need it (messages and touched paths, no patches),
+    # and the follow-up links mined from it (DESIGN.md §3b).
+    db["history"].create(
+        {"repo": str, "branch": str, "sha": str, "committed_at": str, "message": str, "files": str},
+        pk=("repo", "branch", "sha"),
+    )
+    db["history"].create_index(["repo", "branch", "committed_at"])
+    db["history_range"].create(
+        {"repo": str, "branch": str, "oldest": str, "newest": str, "synced_at": str}, pk=("repo", "branch")
+    )
+    db["followups"].create(
+        {
+            "repo": str,
+            "original": str,
+            "follow_up": str,
+            "kind": str,
+            "evidence": str,
+            "original_at": str,
+            "follow_up_at": str,
+        },
+        pk=("repo", "original", "follow_up"),
+    )
+    db["followups"].create_index(["repo", "follow_up"])
+    db["followups"].create_index(["repo", "follow_up_at"])
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
+    _m1_initial,
+    _m2_subscriptions,
+    _m3_leases,
+    _m4_history,
+]
 
 
 def digest_key(repo: str, branch: str, day: str, timezone: str, lang: str) -> str:
@@ -424,6 +461,114 @@ class Store:
                 )
             )
         return rows[0] if rows else None
+
+    # -- history and follow-ups ---------------------------------------------------------------
+    def save_history(self, repo: str, branch: str, commits: Iterable[PastCommit]) -> int:
+        rows = [
+            {
+                "repo": repo,
+                "branch": branch,
+                "sha": c.sha,
+                "committed_at": _iso(c.committed_at.astimezone(UTC)),
+                "message": c.message,
+                "files": json.dumps(c.files),
+            }
+            for c in commits
+        ]
+        with self.transaction():
+            self.db["history"].upsert_all(rows, pk=("repo", "branch", "sha"))
+        return len(rows)
+
+    def history(self, repo: str, branch: str, since: datetime, until: datetime) -> list[PastCommit]:
+        """The stored history with committer dates in [since, until), oldest first."""
+        with self._lock:
+            rows = self.db.query(
+                "SELECT sha, committed_at, message, files FROM history WHERE repo = ? AND branch = ?"
+                " AND committed_at >= ? AND committed_at < ? ORDER BY committed_at, sha",
+                [repo, branch, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
+            )
+            return [
+                PastCommit(
+                    r["sha"],
+                    datetime.fromisoformat(r["committed_at"]),
+                    r["message"],
+                    tuple((p, n) for p, n in json.loads(r["files"] or "[]")),
+                )
+                for r in rows
+            ]
+
+    def history_range(self, repo: str, branch: str) -> tuple[datetime, datetime] | None:
+        """The span [oldest, newest) the stored history is complete for, when any."""
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT oldest, newest FROM history_range WHERE repo = ? AND branch = ?", [repo, branch]
+                )
+            )
+        if not rows:
+            return None
+        return datetime.fromisoformat(rows[0]["oldest"]), datetime.fromisoformat(rows[0]["newest"])
+
+    def set_history_range(self, repo: str, branch: str, oldest: datetime, newest: datetime) -> None:
+        with self._lock:
+            self.db["history_range"].upsert(
+                {
+                    "repo": repo,
+                    "branch": branch,
+                    "oldest": _iso(oldest.astimezone(UTC)),
+                    "newest": _iso(newest.astimezone(UTC)),
+                    "synced_at": _iso(utcnow()),
+                },
+                pk=("repo", "branch"),
+            )
+
+    def save_followups(self, repo: str, links: Iterable[FollowUpLink]) -> None:
+        rows = [
+            {
+                "repo": repo,
+                "original": link.original,
+                "follow_up": link.follow_up,
+                "kind": link.kind.value,
+                "evidence": link.evidence,
+                "original_at": _iso(link.original_at.astimezone(UTC)),
+                "follow_up_at": _iso(link.follow_up_at.astimezone(UTC)),
+            }
+            for link in links
+        ]
+        with self.transaction():
+            self.db["followups"].upsert_all(rows, pk=("repo", "original", "follow_up"))
+
+    def followups_of(self, repo: str, sha: str) -> list[FollowUpLink]:
+        """The later commits that reverted or fixed `sha`, in landing order."""
+        return self._followups("original = ?", [repo, sha])
+
+    def followed_up_by(self, repo: str, sha: str) -> list[FollowUpLink]:
+        """The earlier commits that `sha` itself reverts or fixes."""
+        return self._followups("follow_up = ?", [repo, sha])
+
+    def followups_landed(self, repo: str, since: datetime, until: datetime) -> list[FollowUpLink]:
+        """Links whose follow-up landed in [since, until)."""
+        return self._followups(
+            "follow_up_at >= ? AND follow_up_at < ?",
+            [repo, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
+        )
+
+    def _followups(self, where: str, params: list[Any]) -> list[FollowUpLink]:
+        with self._lock:
+            rows = self.db.query(
+                f"SELECT * FROM followups WHERE repo = ? AND {where} ORDER BY follow_up_at, original", params
+            )
+            return [
+                FollowUpLink(
+                    original=r["original"],
+                    follow_up=r["follow_up"],
+                    kind=FollowUpKind(r["kind"]),
+                    evidence=r["evidence"],
+                    original_at=datetime.fromisoformat(r["original_at"]),
+                    follow_up_at=datetime.fromisoformat(r["follow_up_at"]),
+                )
+                for r in rows
+            ]
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:

@@ -32,12 +32,17 @@ Modules: `title` (what a title states by convention), `facts` (what the rules lo
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from analysis.heuristic import prose
 from analysis.heuristic.change_type import classify, classify_change
 from analysis.heuristic.facts import commit_facts
 from analysis.heuristic.signals import SIZE_LOW_MAX, SIZE_MEDIUM_MAX, size_prior, weigh
 from analysis.labels import LANGS
 from analysis.models import Analysis, Commit, Importance
+
+if TYPE_CHECKING:
+    from analysis.history import HistoryFacts
 
 RUBRIC_VERSION = "h1"
 
@@ -47,14 +52,16 @@ def counted_lines(commit: Commit) -> int:
     return commit_facts(commit).counted_lines
 
 
-def rank(commit: Commit, lang: str = "zh") -> tuple[Importance, str]:
+def rank(commit: Commit, lang: str = "zh", history: HistoryFacts | None = None) -> tuple[Importance, str]:
     """Importance and the reason for it, naming the facts used, in the report language."""
     facts = commit_facts(commit)
     importance, prior, signals = weigh(facts)
     return importance, prose.reason(facts, prior, signals, _lang(lang))
 
 
-def analyze(commit: Commit, lang: str = "zh", tier: Importance | None = None) -> Analysis:
+def analyze(
+    commit: Commit, lang: str = "zh", tier: Importance | None = None, history: HistoryFacts | None = None
+) -> Analysis:
     """A complete analysis for the commit's tier (DESIGN.md §3), built only from its facts. `tier`
     overrides the rubric's rank (an LLM ranked the commit but could not analyse it): the fields of
     that tier are filled all the same."""
