@@ -30,9 +30,11 @@ from analysis.errors import ConfigError, DigestError, InputError, ServiceError
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
 from analysis.render_discord import (
+    CONTENT_MAX,
     Message,
     card_messages,
     content_chunks,
+    dc_text,
     help_text,
     medium_list_messages,
     parent_embed,
@@ -40,6 +42,7 @@ from analysis.render_discord import (
     split_utf8,
     thread_name,
 )
+from analysis.render_markdown import safe_url
 from bot.chat import ChatService, CommandResult, is_question
 from bot.posting import Posted, post_digest
 
@@ -114,6 +117,10 @@ def _reason(exc: discord.HTTPException) -> str:
 # --- posting ----------------------------------------------------------------------------------------
 
 
+# Discord's codes for a message the radar may not edit any more: archived or locked thread, not ours.
+UNEDITABLE_CODES = {50083, 50005, 50001, 50013, 10008, 10003}
+
+
 class DiscordPoster:
     """The Poster of bot/posting.py over discord.py's REST client. Thread items are sent to the thread
     by id (a PartialMessageable), so a post resumed after a restart needs nothing but the stored id."""
@@ -180,6 +187,45 @@ class DiscordPoster:
         if first is None:
             raise ValueError("nothing to send")
         return Posted(first, thread)
+
+    # -- the radar (bot.radar.BannerEditor) ----------------------------------------------------------
+    async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
+        """Our message with `text` as its first line (once). False when Discord says the message is gone,
+        not ours to edit, or in an archived thread."""
+        partial = self._thread(where).get_partial_message(_snowflake(message_id))
+        try:
+            message = await partial.fetch()
+            if message.content.startswith(text):
+                return True
+            content = f"{text}\n{message.content}" if message.content else text
+            if len(content) > CONTENT_MAX:
+                log.info("Discord message %s: no room for a banner in its content", message_id)
+                return False
+            await partial.edit(content=content, allowed_mentions=NO_MENTIONS)
+            return True
+        except (discord.NotFound, discord.Forbidden):
+            return False
+        except discord.HTTPException as exc:
+            if exc.code in UNEDITABLE_CODES:
+                return False
+            raise
+
+    async def reply_in_thread(
+        self, channel: str, thread: str, text: str, url: str | None = None, key: str | None = None
+    ) -> str:
+        """A reply in a thread; with a key, the same reply found among the thread's latest messages is
+        not posted again (a crash between Discord accepting it and the store recording it)."""
+        link = safe_url(url)
+        content = (dc_text(text) + (f" <{link}>" if link else ""))[:CONTENT_MAX]
+        target = self._thread(thread)
+        if key:
+            me = self.client.user.id if self.client.user else None
+            with suppress(discord.HTTPException):
+                async for message in target.history(limit=100):
+                    if message.content == content and (me is None or message.author.id == me):
+                        return str(message.id)
+        posted = await self._send_all(thread, [{"content": content}])
+        return posted.message_id
 
     def _thread(self, thread: str) -> discord.PartialMessageable:
         return self.client.get_partial_messageable(_snowflake(thread), type=discord.ChannelType.public_thread)

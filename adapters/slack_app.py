@@ -33,9 +33,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 from analysis.errors import ConfigError, DigestError, ServiceError
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
+from analysis.render_markdown import safe_url
 from analysis.render_slack import (
     Message,
     card_messages,
+    escape,
+    link,
     medium_list_messages,
     parent_message,
     text_message,
@@ -256,6 +259,32 @@ class SlackPoster:
         """Plain messages (answers, notices) in order; returns their ts."""
         return [await self._post(channel, m, thread=thread) for m in messages]
 
+    # -- the radar (bot.radar.BannerEditor) ----------------------------------------------------------
+    async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
+        return await add_banner(self, channel, message_id, text)
+
+    async def reply_in_thread(
+        self, channel: str, thread: str, text: str, url: str | None = None, key: str | None = None
+    ) -> str:
+        """A reply in a thread; with a key, a reply already there under that key (metadata) is not
+        posted again, so a crash between Slack accepting it and the store recording it costs nothing."""
+        if key:
+            known = await self._thread(channel, thread) if self.reconcile else _Thread()
+            found = known.items.get((key, "reply"))
+            if found and found.ts:
+                return found.ts[min(found.ts)]
+        body = escape(text) + (f" {link(url, '🔗')}" if safe_url(url) else "")
+        message = {
+            "text": escape(text),
+            "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": body}}],
+        }
+        ts = await self._post(
+            channel, message, thread=thread, metadata=_metadata(key, "reply", 0, 1) if key else None
+        )
+        if key:
+            known.items.setdefault((key, "reply"), _Item(1)).ts[0] = ts
+        return ts
+
     # -- internals ------------------------------------------------------------------------------------
     async def _post_item(
         self, channel: str, thread: str, key: str, item: str, messages: list[Message]
@@ -374,6 +403,68 @@ class SlackPoster:
         self._threads[(channel, thread)] = known
         while len(self._threads) > self.MAX_THREADS:
             self._threads.popitem(last=False)
+
+
+# --- the radar: banners on earlier cards (bot/radar.py) ------------------------------------------------
+
+# Slack's answers for a message we may not (or no longer) edit: skipped, never retried.
+UNEDITABLE = {
+    "message_not_found",
+    "cant_update_message",
+    "edit_window_closed",
+    "thread_not_found",
+    "not_in_channel",
+    "channel_not_found",
+    "is_archived",
+    "missing_scope",
+    "restricted_action",
+}
+BLOCKS_MAX = 50
+
+
+async def add_banner(poster: SlackPoster, channel: str, message_id: str, text: str) -> bool:
+    """chat.update the message with `text` as its first block (once: a message starting with it is left
+    as it is). False when Slack says the message cannot be edited."""
+    try:
+        current = await _find_message(poster, channel, message_id)
+        if current is None:
+            return False
+        blocks = list(current.get("blocks") or [])
+        if _has_banner(current, text):
+            return True
+        if len(blocks) >= BLOCKS_MAX:
+            log.info(
+                "Slack message %s in %s has %d blocks: no room for a banner", message_id, channel, len(blocks)
+            )
+            return False
+        banner = {"type": "section", "text": {"type": "mrkdwn", "text": escape(text)}}
+        fallback = f"{text}\n{current.get('text') or ''}".strip()
+        await _call(
+            "chat.update",
+            poster.client.chat_update(
+                channel=channel, ts=message_id, text=fallback, blocks=[banner, *blocks]
+            ),
+            channel,
+        )
+        return True
+    except SlackError as exc:
+        if exc.code in UNEDITABLE:
+            return False
+        raise
+
+
+async def _find_message(poster: SlackPoster, channel: str, ts: str) -> dict[str, Any] | None:
+    """The message with this ts (a parent or a reply), as conversations.replies shows it."""
+    async for message in poster._replies(channel, ts):
+        if str(message.get("ts")) == ts:
+            return message
+    return None
+
+
+def _has_banner(message: dict[str, Any], text: str) -> bool:
+    blocks = message.get("blocks") or []
+    first = blocks[0].get("text", {}).get("text") if blocks and isinstance(blocks[0], dict) else None
+    return first == escape(text) or str(message.get("text") or "").startswith(text)
 
 
 @asynccontextmanager

@@ -10,8 +10,12 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
+
+if TYPE_CHECKING:
+    from analysis.followup_view import DayFollowUp
 
 PR_IN_TITLE = re.compile(r"\(#(\d+)\)\s*$")
 
@@ -153,6 +157,9 @@ class Digest:
     analyses: dict[str, Analysis] = field(default_factory=dict)  # by sha
     lang: str = "zh"
     filtered_out: int = 0  # commits of the window left out by a subscription's filters (stated, not hidden)
+    followups: list[DayFollowUp] = field(
+        default_factory=list
+    )  # the day's reverts/fix-forwards of earlier commits
 
     def analysis_of(self, commit: Commit) -> Analysis:
         return self.analyses[commit.sha]

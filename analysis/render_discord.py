@@ -15,7 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from analysis.followup_view import entry_parts
+from analysis.followup_view import word as followup_word
 from analysis.labels import change_type_label, check_lang, importance_label, label, stats_lines
 from analysis.models import Analysis, Commit, Digest, Importance
 from analysis.render_markdown import analyzer_name, display_author, display_title, inline, redact, safe_url
@@ -301,7 +304,10 @@ def parent_embed(digest: Digest) -> Embed:
         lines.append(label(lang, "no_commits"))
     elif highs:
         lines += ["", f"**{label(lang, 'tier_high')}**"]
-    description = _fill(lines, [_one_liner(c) for c in highs], lang)
+    extra = followup_fields(digest)
+    # Follow-ups take their room from the description: one embed holds at most 6000 characters.
+    room = EMBED_TOTAL_MAX - 1000 - sum(len(f["name"]) + len(f["value"]) for f in extra)
+    description = _fill(lines, [_one_liner(c) for c in highs], lang, min(DESCRIPTION_MAX, room))
     footer = f"{label(lang, 'analyzer')}: {analyzer_name(digest.analyzers)}"
     embed: Embed = {
         "title": title,
@@ -310,7 +316,8 @@ def parent_embed(digest: Digest) -> Embed:
         "fields": [
             _field(importance_label(lang, level), str(stats[level.value]), True)
             for level in (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
-        ],
+        ]
+        + extra,
         "footer": {"text": footer},
         "timestamp": digest.generated_at.isoformat(),
     }
@@ -318,6 +325,36 @@ def parent_embed(digest: Digest) -> Embed:
     if url:
         embed["url"] = url
     return embed
+
+
+FOLLOWUP_FIELDS_MAX = 2  # fields of the parent embed given to Follow-ups (25 in all, 6000 characters)
+
+
+def followup_fields(digest: Digest) -> list[dict[str, Any]]:
+    """The parent's Follow-ups: what today's commits revert or fix of earlier days, as embed fields."""
+    if not digest.followups:
+        return []
+    lang, tz = digest.lang, ZoneInfo(digest.timezone)
+    lines = []
+    for entry in digest.followups:
+        p = entry_parts(lang, entry, tz)
+        follow_up = dc_text(p.follow_up_ref)
+        url = _url(entry.follow_up.url)
+        follow_up = f"[{follow_up}]({url})" if url else follow_up
+        original = dc_text(shorten(p.original_title, ONE_LINER_MAX))
+        url = _url(entry.original_url)
+        original = f"[{original}]({url})" if url else original
+        lines.append(
+            f"{p.icon} {follow_up} {dc_text(p.verb)} {original} ({dc_text(p.original_ref)}, {dc_text(p.detail)})"
+        )
+    name = followup_word(lang, "section")
+    for shown in range(len(lines), 0, -1):  # as many as fit; the report in the thread lists every one
+        fields = _fields(lang, name, lines[:shown])
+        if len(fields) <= FOLLOWUP_FIELDS_MAX:
+            break
+    if shown < len(lines):
+        fields.append(_field("…", label(lang, "discord_more_in_thread", count=len(lines) - shown)))
+    return fields
 
 
 def _window_line(digest: Digest) -> str:
@@ -328,14 +365,14 @@ def _window_line(digest: Digest) -> str:
     )
 
 
-def _fill(head: list[str], items: list[str], lang: str) -> str:
+def _fill(head: list[str], items: list[str], lang: str, limit: int = DESCRIPTION_MAX) -> str:
     """head lines plus as many items as fit in a description, then "… and N more in the thread"."""
     text = "\n".join(head)
     for i, item in enumerate(items):
         left_after = len(items) - i - 1
         # Keep room for the "N more" line this item would need if the next one does not fit.
         tail = 1 + len(label(lang, "discord_more_in_thread", count=left_after)) if left_after else 0
-        if len(text) + 1 + len(item) + tail > DESCRIPTION_MAX:
+        if len(text) + 1 + len(item) + tail > limit:
             return text + "\n" + label(lang, "discord_more_in_thread", count=len(items) - i)
         text += "\n" + item
     return text

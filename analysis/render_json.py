@@ -15,6 +15,7 @@ from datetime import datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from analysis.followup_view import DayFollowUp
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
 from analysis.render_markdown import (
     analyzer_name,
@@ -46,7 +47,26 @@ def render_json(digest: Digest) -> dict[str, Any]:
         "analyzer": analyzer_name(digest.analyses[c.sha].analyzer for c in digest.commits),
         "stats": {**stats, "total": len(commits)},
         "filtered_out": digest.filtered_out,  # commits of the window a subscription's filters left out
+        "followups": [_followup_json(entry, tz) for entry in digest.followups],
         "commits": commits,
+    }
+
+
+def _followup_json(entry: DayFollowUp, tz: tzinfo) -> dict[str, Any]:
+    """One of the day's follow-ups: which of its commits reverts or fixes which earlier one."""
+    return {
+        "kind": entry.kind.value,  # revert | fix
+        "follow_up": entry.follow_up.sha,
+        "evidence": redact(entry.evidence),
+        "original": {
+            "sha": entry.original_sha,
+            "title": redact(entry.original_title),
+            "committed_at": _iso(entry.original_at, tz),
+            "url": safe_url(entry.original_url),
+            "pr_number": entry.original_pr,
+            "importance": entry.original_rank.value if entry.original_rank else None,  # the rank we gave it
+            "report": entry.original_report,  # its section in its day's report, when we wrote one
+        },
     }
 
 

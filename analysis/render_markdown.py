@@ -16,6 +16,8 @@ from datetime import datetime, tzinfo
 from urllib.parse import quote, urlsplit
 from zoneinfo import ZoneInfo
 
+from analysis.followup_view import entry_parts
+from analysis.followup_view import word as followup_word
 from analysis.labels import (
     change_type_label,
     check_lang,
@@ -300,6 +302,8 @@ def _toc(repos: list[_Repo], lang: str) -> str:
     lines = [f"## {label(lang, 'toc')}", ""]
     for repo in repos:
         lines.append(f"- [{inline(repo.digest.repo)}](#{repo.anchor('repo')})")
+        if repo.digest.followups:
+            lines.append(f"  - [{followup_word(lang, 'section')}](#{repo.anchor('followups')})")
         lines.append(f"  - [{label(lang, 'stats')}](#{repo.anchor('stats')})")
         for tier in TIERS:
             entries = repo.tiers[tier]
@@ -316,6 +320,8 @@ def _repo_blocks(repo: _Repo, lang: str, with_meta: bool) -> list[str]:
     blocks = [f'<a id="{repo.anchor("repo")}"></a>\n## {inline(digest.repo)}']
     if with_meta:
         blocks.append(_meta_line([digest], lang))
+    if digest.followups:  # the day opens with what it reverted or fixed of earlier days
+        blocks += _followup_blocks(repo, lang)
     blocks.append(_commit_table(repo, lang) if digest.commits else label(lang, "no_commits"))
     counts = {tier.value: len(repo.tiers[tier]) for tier in TIERS}
     blocks.append(f'<a id="{repo.anchor("stats")}"></a>\n### {label(lang, "stats")}')
@@ -332,6 +338,29 @@ def _repo_blocks(repo: _Repo, lang: str, with_meta: bool) -> list[str]:
             blocks += _card_blocks(commit, analysis, lang, 4, repo.tz, anchor=repo.commit_ids[commit.sha])
             blocks.append("---")
     return blocks
+
+
+def _followup_blocks(repo: _Repo, lang: str) -> list[str]:
+    """The Follow-ups section: each of the day's commits that reverts or fixes an earlier one, linked to
+    its card below, and the original with its date, the rank we gave it and its section of its day's
+    report when we wrote one."""
+    lines = []
+    for entry in repo.digest.followups:
+        parts = entry_parts(lang, entry, repo.tz)
+        anchor = repo.commit_ids.get(entry.follow_up.sha)
+        follow_up = f"**{inline(parts.follow_up_ref)}** {inline(parts.follow_up_title)}"
+        if anchor:
+            follow_up = f"[{follow_up}](#{anchor})"
+        original = inline(parts.original_title)
+        url = safe_url(entry.original_url)
+        original = f"[{original}]({url})" if url else original
+        line = f"- {parts.icon} {follow_up} — {inline(parts.verb)} {original} ({inline(parts.original_ref)}, "
+        line += inline(parts.detail) + ")"
+        if entry.original_report:  # a relative link: the earlier report sits beside this one
+            line += f" · [{followup_word(lang, 'report')}]({quote(entry.original_report, safe='/#.-_')})"
+        lines.append(line)
+    heading = f'<a id="{repo.anchor("followups")}"></a>\n### {followup_word(lang, "section")}'
+    return [heading, "\n".join(lines)]
 
 
 def _commit_table(repo: _Repo, lang: str) -> str:

@@ -16,6 +16,8 @@ from datetime import tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from analysis.followup_view import entry_parts
+from analysis.followup_view import word as followup_word
 from analysis.labels import (
     change_type_label,
     check_lang,
@@ -271,6 +273,8 @@ def parent_message(digest: Digest) -> Message:
         section("\n".join(stats_lines(lang, stats, digest.filtered_out))),
         *context([_window_line(digest, lang)]),
     ]
+    if digest.followups:
+        top += followup_blocks(digest, lang)
     bottom = context([label(lang, "slack_ask")])
     highs = digest.by_importance(Importance.HIGH)
     if not digest.commits:
@@ -281,6 +285,26 @@ def parent_message(digest: Digest) -> Message:
         middle = _high_one_liners(digest, highs, lang, budget=_budget_left(top + bottom))
     fallback = f"{escape(digest.repo)} {day}: {label(lang, 'stats_line', **stats)}"
     return {"text": elide(fallback, FALLBACK_MAX), "blocks": top + middle + bottom}
+
+
+FOLLOWUPS_SHOWN = 10  # in the parent; the report lists every one
+
+
+def followup_blocks(digest: Digest, lang: str) -> list[Block]:
+    """The parent's Follow-ups: what today's commits revert or fix of earlier days (DESIGN.md §3b)."""
+    tz = ZoneInfo(digest.timezone)
+    lines = [f"*{followup_word(lang, 'section')}* ({len(digest.followups)})"]
+    for entry in digest.followups[:FOLLOWUPS_SHOWN]:
+        p = entry_parts(lang, entry, tz)
+        follow_up = link(entry.follow_up.url, safe(elide(p.follow_up_ref, ONE_LINER_TITLE_MAX)))
+        original = link(entry.original_url, safe(elide(p.original_title, ONE_LINER_TITLE_MAX)))
+        lines.append(
+            f"{p.icon} {follow_up} {safe(p.verb)} {original} ({safe(p.original_ref)}, {safe(p.detail)})"
+        )
+    more = len(digest.followups) - FOLLOWUPS_SHOWN
+    return sections("\n".join(lines)) + (
+        context([label(lang, "slack_more_high", n=more)]) if more > 0 else []
+    )
 
 
 def _window_line(digest: Digest, lang: str) -> str:

@@ -325,7 +325,7 @@ class ChatService:
             ctx.analysis = self.store.latest_analysis(repo, sha, lang) or self.store.latest_analysis(
                 repo, sha
             )
-            return ctx if ctx.commit else None
+            return _with_followups(self.store, ctx) if ctx.commit else None
         ctx.digest = load_digest(self.store, key)
         if ctx.digest is None:
             return None
@@ -334,7 +334,7 @@ class ChatService:
             sha = item.removeprefix("card:")
             ctx.commit = next((c for c in ctx.digest.commits if c.sha == sha), None)
             ctx.analysis = ctx.digest.analyses.get(sha)
-        return ctx
+        return _with_followups(self.store, ctx)
 
     def focus(self, ctx: ThreadContext, question: str) -> ThreadContext:
         """In a day thread, a question naming a commit (short SHA, #PR) is about that commit."""
@@ -368,6 +368,20 @@ class ChatService:
         self.store.record_post(
             platform, channel, key, f"card:{commit.sha}", posted.message_id, posted.thread_id
         )
+
+
+def _with_followups(store: Any, ctx: ThreadContext) -> ThreadContext:
+    """Answers about a commit say when a later commit reverted or fixed it (bot/radar.py)."""
+    from bot.radar import with_original_notes
+
+    if ctx.digest is not None:
+        d = ctx.digest
+        d.analyses = {sha: with_original_notes(store, d.repo, a, d.lang) for sha, a in d.analyses.items()}
+        if ctx.commit is not None:
+            ctx.analysis = d.analyses.get(ctx.commit.sha, ctx.analysis)
+    elif ctx.commit is not None and ctx.analysis is not None:
+        ctx.analysis = with_original_notes(store, ctx.commit.repo, ctx.analysis, ctx.analysis.lang)
+    return ctx
 
 
 def usage(lang: str) -> str:

@@ -20,6 +20,7 @@ from analysis.models import Analysis, Commit, Digest
 from analysis.reverts import mark_reverted
 from analysis.window import day_window
 from bot.analyzers import Analyzer
+from bot.radar import attach_followups, with_original_notes
 from bot.refs import Ref
 from bot.sources import CommitSource
 from bot.store import Store, digest_key, utcnow
@@ -88,6 +89,7 @@ async def build_digest(
         lang=lang,
         filtered_out=window_total - len(commits),
     )
+    attach_followups(store, digest)  # after the day's links are stored: the Follow-ups section and notes
     save_digest(store, digest)
     stats.commits = len(commits)
     stats.seconds = time.monotonic() - began
@@ -231,4 +233,4 @@ async def analyse_ref(
     commit = await resolve_commit(source, ref, branch)
     keep_commits(store, [commit])
     analyses = await analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh)
-    return commit, analyses[commit.sha]
+    return commit, with_original_notes(store, source.repo, analyses[commit.sha], lang)

@@ -83,7 +83,16 @@ async def post_digest(poster: Poster, store: Store, channel: str, digest: Digest
     if lock is None:
         lock = _posting[(poster.platform, channel, key)] = asyncio.Lock()
     async with lock:
-        return await _post_missing(poster, store, channel, digest, key)
+        result = await _post_missing(poster, store, channel, digest, key)
+        await _correct_originals(poster, store, channel, digest)
+        return result
+
+
+async def _correct_originals(poster: Poster, store: Store, channel: str, digest: Digest) -> None:
+    """The radar: banner the cards of earlier commits this digest reverts or fixes (bot/radar.py)."""
+    from bot.radar import correct_originals
+
+    await correct_originals(poster, store, channel, digest)
 
 
 async def _post_missing(poster: Poster, store: Store, channel: str, digest: Digest, key: str) -> PostResult:

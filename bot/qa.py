@@ -47,6 +47,8 @@ def stored_answer(ctx: ThreadContext, lang: str) -> str:
             change_type_label(lang, a.change_type)
         )
         lines = [prefix + head]
+        if a.notes:  # reverted / fixed forward later, coverage, fallbacks: facts a reader must not miss
+            lines.append(("说明：" if zh else "Notes: ") + " ".join(a.notes))
         if a.risks:
             lines.append(("潜在风险：" if zh else "Risks:") + "".join(f"\n• {r}" for r in a.risks))
         if a.recommendations:

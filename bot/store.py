@@ -203,11 +203,30 @@ def _m4_history(db: sqlite_utils.Database) -> None:
     db["followups"].create_index(["repo", "follow_up_at"])
 
 
+def _m5_radar(db: sqlite_utils.Database) -> None:
+    # Banners the radar put on an original's card (one per message and follow-up): edited, then replied,
+    # or skipped when the message could no longer be edited. Weekly roll-ups posted go in `posts`.
+    db["radar_banners"].create(
+        {
+            "platform": str,
+            "channel": str,
+            "message_id": str,
+            "follow_up": str,
+            "original": str,
+            "state": str,
+            "reply_id": str,
+            "updated_at": str,
+        },
+        pk=("platform", "channel", "message_id", "follow_up"),
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
     _m3_leases,
     _m4_history,
+    _m5_radar,
 ]
 
 
@@ -569,6 +588,41 @@ class Store:
                 )
                 for r in rows
             ]
+
+    # -- radar banners ------------------------------------------------------------------------------
+    def banner_record(
+        self, platform: str, channel: str, message_id: str, follow_up: str
+    ) -> dict[str, Any] | None:
+        rows = self.query(
+            "SELECT * FROM radar_banners WHERE platform = ? AND channel = ? AND message_id = ? AND follow_up = ?",
+            [platform, channel, message_id, follow_up],
+        )
+        return rows[0] if rows else None
+
+    def record_banner(
+        self,
+        platform: str,
+        channel: str,
+        message_id: str,
+        follow_up: str,
+        original: str,
+        state: str,
+        reply_id: str | None = None,
+    ) -> None:
+        with self._lock:
+            self.db["radar_banners"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "message_id": message_id,
+                    "follow_up": follow_up,
+                    "original": original,
+                    "state": state,
+                    "reply_id": reply_id,
+                    "updated_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "message_id", "follow_up"),
+            )
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:

@@ -262,6 +262,7 @@ class FakeDiscord(FakeServer):
         self.by_route: Counter[str] = Counter()
         self.rate_limited = 0
         self.rejected: list[tuple[str, dict[str, Any]]] = []
+        self.edits: Counter[str] = Counter()  # message edits per message id
 
     @property
     def requests(self) -> int:
@@ -379,6 +380,10 @@ class FakeDiscord(FakeServer):
             return self._start_thread(channel_id, parts[3], payload or {})
         if route == "DELETE /channels/{channel_id}/messages/{message_id}":
             return self._delete_message(channel_id, parts[3])
+        if route == "GET /channels/{channel_id}/messages/{message_id}":
+            return self._get_message(channel_id, parts[3])
+        if route == "PATCH /channels/{channel_id}/messages/{message_id}":
+            return self._edit_message(channel_id, parts[3], payload or {})
         return _json({"message": "404: Not Found", "code": 0}, 404)
 
     # -- endpoints --------------------------------------------------------------------------------
@@ -564,6 +569,31 @@ class FakeDiscord(FakeServer):
             if len(self.messages[channel_id]) == before:
                 return _json({"message": "Unknown Message", "code": 10008}, 404)
         return Response(status=204)
+
+    def _get_message(self, channel_id: str, message_id: str) -> Response:
+        found = next((m for m in self.messages_in(channel_id) if m["id"] == message_id), None)
+        return _json(found) if found else _json({"message": "Unknown Message", "code": 10008}, 404)
+
+    def _edit_message(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> Response:
+        """Edits the fields given (content, embeds), as Discord does; `edits` counts them per message."""
+        with self._lock:
+            found = next((m for m in self.messages.get(channel_id, []) if m["id"] == message_id), None)
+        if found is None:
+            return _json({"message": "Unknown Message", "code": 10008}, 404)
+        if found["author"]["id"] != self.user["id"]:
+            return _json({"message": "Cannot edit a message authored by another user", "code": 50005}, 403)
+        merged = {"content": found["content"], "embeds": found["embeds"], **payload}
+        errors = self.validate_message(merged, [])
+        if errors:
+            return _json(errors if "code" in errors else _error(errors), 400)
+        with self._lock:
+            if "content" in payload:
+                found["content"] = payload["content"] or ""
+            if "embeds" in payload:
+                found["embeds"] = [{"type": "rich", **e} for e in payload["embeds"] or []]
+            found["edited_timestamp"] = datetime.now(UTC).isoformat()
+            self.edits[message_id] += 1
+        return _json(found)
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

@@ -233,6 +233,7 @@ class FakeSlack(FakeServer):
             self.ephemerals: list[dict[str, Any]] = []
             self.responses: list[dict[str, Any]] = []
             self.uploads: dict[str, Upload] = {}
+            self.edits: Counter[str] = Counter()  # chat.update calls per message ts
             self._faults.clear()
 
     def reset_counters(self) -> None:
@@ -367,6 +368,25 @@ class FakeSlack(FakeServer):
         )
         self.messages.append(msg)
         return {"ok": True, "channel": channel, "ts": msg.ts, "message": msg.as_api(True)}
+
+    def _m_chat_update(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Edits one of the bot's own messages (text and blocks); `edits` counts them per ts."""
+        channel, ts = str(args.get("channel") or ""), str(args.get("ts") or "")
+        if problem := self._channel_problem(channel):
+            return {"ok": False, "error": problem}
+        msg = next((m for m in self.messages if m.channel == channel and m.ts == ts), None)
+        if msg is None:
+            return {"ok": False, "error": "message_not_found"}
+        if msg.bot_id != BOT_ID:
+            return {"ok": False, "error": "cant_update_message"}
+        error, errors = message_error(args)
+        if error:
+            return {"ok": False, "error": error, **({"errors": errors} if errors else {})}
+        msg.text = str(args.get("text") or "")
+        if "blocks" in args:
+            msg.blocks = args.get("blocks")
+        self.edits[ts] += 1
+        return {"ok": True, "channel": channel, "ts": ts, "text": msg.text}
 
     def _m_chat_postEphemeral(self, args: dict[str, Any]) -> dict[str, Any]:
         channel = str(args.get("channel") or "")

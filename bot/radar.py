@@ -1,0 +1,248 @@
+"""The follow-up radar: a day's reverts and fix-forwards of earlier commits, read from the stored links,
+shown in the day's digest, noted on both commits' analyses, and flagged on the original's card where
+we posted it (a one-line banner edited in, and a reply in that card's thread).
+
+Banners are idempotent and restart-safe like every post: each (message, follow-up) is recorded in the
+`radar_banners` table as soon as the edit is done and again when the reply is up, and the edit itself
+checks the message first, so a crash between the two never adds a banner twice. A message we can no
+longer edit (deleted, too old, no permission) is recorded as skipped with a log line; the digest never
+fails because of it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from analysis.followup_view import DayFollowUp, banner, commit_ref, follow_up_note, original_note, word
+from analysis.followups import FollowUpLink
+from analysis.models import Analysis, Commit, Digest
+from bot.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class BannerEditor(Protocol):
+    """What a chat adapter implements for the radar (beside bot.posting.Poster)."""
+
+    platform: str
+
+    async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
+        """Put `text` as the first line of the message (once: a message that has it is left alone).
+        `where` is the channel or thread the message lives in. False when the message cannot be edited
+        any more (deleted, too old, missing permission); other failures raise."""
+        ...
+
+    async def reply_in_thread(
+        self, channel: str, thread: str, text: str, url: str | None = None, key: str | None = None
+    ) -> str:
+        """A plain reply in a thread, with a link to url when given; returns its id. With a key, a reply
+        already in the thread under that key is found and not posted again."""
+        ...
+
+
+# --- the day's follow-ups ------------------------------------------------------------------------------
+
+
+def day_followups(store: Store, digest: Digest) -> list[DayFollowUp]:
+    """The stored links whose follow-up is one of the digest's commits, oldest original first per commit,
+    in the digest's commit order."""
+    by_sha = {c.sha: c for c in digest.commits}
+    links = [
+        link
+        for link in store.followups_landed(digest.repo, digest.window_start, digest.window_end)
+        if link.follow_up in by_sha
+    ]
+    order = {c.sha: i for i, c in enumerate(digest.commits)}
+    links.sort(key=lambda link: (order[link.follow_up], link.original_at))
+    return [_entry(store, digest, by_sha[link.follow_up], link) for link in links]
+
+
+def attach_followups(store: Store, digest: Digest) -> Digest:
+    """The digest with its Follow-ups, each follow-up's analysis saying what it follows up (and each
+    original among the day's own commits saying it was followed up). The pipeline calls it after the
+    links of the day are stored; the notes live in the digest record, not in the analysis cache."""
+    digest.followups = day_followups(store, digest)
+    tz = ZoneInfo(digest.timezone)
+    for entry in digest.followups:
+        sha = entry.follow_up.sha
+        if sha in digest.analyses:
+            digest.analyses[sha] = _with_note(digest.analyses[sha], follow_up_note(digest.lang, entry, tz))
+    for commit in digest.commits:
+        if commit.sha in digest.analyses:
+            digest.analyses[commit.sha] = with_original_notes(
+                store, digest.repo, digest.analyses[commit.sha], digest.lang, tz
+            )
+    return digest
+
+
+def with_original_notes(store: Store, repo: str, analysis: Analysis, lang: str, tz: Any = None) -> Analysis:
+    """An analysis that says which later commits reverted or fixed it forward, by what and when (for
+    `digestbot analyze`, `/digest <sha>` and thread answers)."""
+    for link in store.followups_of(repo, analysis.sha):
+        title, ref = _commit_title_ref(store, repo, link.follow_up)
+        analysis = _with_note(analysis, original_note(lang, link, ref, title, tz))
+    return analysis
+
+
+def _with_note(analysis: Analysis, note: str) -> Analysis:
+    if note in analysis.notes:
+        return analysis
+    return analysis.model_copy(update={"notes": [note, *analysis.notes]})
+
+
+def _entry(store: Store, digest: Digest, follow_up: Commit, link: FollowUpLink) -> DayFollowUp:
+    original = store.get_commit(digest.repo, link.original)
+    title, _ref = _commit_title_ref(store, digest.repo, link.original)
+    analysis = store.latest_analysis(digest.repo, link.original, digest.lang) or store.latest_analysis(
+        digest.repo, link.original
+    )
+    return DayFollowUp(
+        follow_up=follow_up,
+        kind=link.kind,
+        evidence=link.evidence,
+        original_sha=link.original,
+        original_title=title,
+        original_at=link.original_at,
+        original_url=original.url if original else _sibling_url(follow_up.url, link.original),
+        original_pr=_pr_of(title),
+        original_rank=analysis.importance if analysis else None,
+        original_report=report_link(store, digest.repo, link.original, digest.lang),
+    )
+
+
+def _commit_title_ref(store: Store, repo: str, sha: str) -> tuple[str, str]:
+    """(title, "#N" or short sha) of a commit we know from the commits or the history table."""
+    commit = store.get_commit(repo, sha)
+    if commit is not None:
+        return commit.title, commit_ref(commit)
+    rows = store.query("SELECT message FROM history WHERE repo = ? AND sha = ? LIMIT 1", [repo, sha])
+    title = rows[0]["message"].strip().split("\n", 1)[0].strip() if rows and rows[0]["message"] else sha[:7]
+    pr = _pr_of(title)
+    return title, f"#{pr}" if pr else sha[:7]
+
+
+_PR_SUFFIX = re.compile(r"\(#(\d+)\)\s*$")
+
+
+def _pr_of(title: str) -> int | None:
+    m = _PR_SUFFIX.search(title)
+    return int(m.group(1)) if m else None
+
+
+def _sibling_url(url: str | None, sha: str) -> str | None:
+    """The original's web page, from the follow-up's (same repository, same host)."""
+    if url and "/commit/" in url:
+        return url.split("/commit/", 1)[0] + "/commit/" + sha
+    return None
+
+
+def report_link(store: Store, repo: str, sha: str, lang: str) -> str | None:
+    """`<report file>#<anchor>` of the commit's section in the report of the day we digested it (the
+    same names as bot.posting.report_filename and the report's `c-<sha>` anchors), when we did."""
+    rows = store.query(
+        "SELECT day, lang FROM digests WHERE repo = ? AND EXISTS"
+        " (SELECT 1 FROM json_each(digests.shas) WHERE value = ?) ORDER BY lang = ? DESC, day LIMIT 1",
+        [repo, sha, lang],
+    )
+    if not rows:
+        return None
+    day, its_lang = rows[0]["day"], rows[0]["lang"]
+    hex_sha = re.sub(r"[^0-9a-z]", "", sha.lower())
+    return f"digest-{repo.replace('/', '-')}-{day}.{its_lang}.md#c-{hex_sha[:12]}"
+
+
+# --- banners on the original's card ----------------------------------------------------------------------
+
+
+def banner_targets(store: Store, platform: str, channel: str, repo: str, sha: str) -> list[dict[str, Any]]:
+    """Where the original shows in this channel: its card (a digest's or a standalone one), else the
+    parent message of each digest that listed it (medium and low commits have no card of their own)."""
+    cards = store.query(
+        "SELECT * FROM posts WHERE platform = ? AND channel = ? AND item = ?"
+        " AND (digest_key LIKE ? OR digest_key LIKE ?)",
+        [platform, channel, f"card:{sha}", f"{repo}@%", f"card:{repo}@%"],
+    )
+    if cards:
+        return cards
+    keys = [
+        r["key"]
+        for r in store.query(
+            "SELECT key FROM digests WHERE repo = ? AND EXISTS"
+            " (SELECT 1 FROM json_each(digests.shas) WHERE value = ?)",
+            [repo, sha],
+        )
+    ]
+    if not keys:
+        return []
+    return store.query(
+        "SELECT * FROM posts WHERE platform = ? AND channel = ? AND item = 'parent'"
+        " AND digest_key IN (SELECT value FROM json_each(?))",
+        [platform, channel, json.dumps(keys)],
+    )
+
+
+async def correct_originals(editor: Any, store: Store, channel: str, digest: Digest) -> int:
+    """Banner every original of this digest's follow-ups that was posted in this channel; returns the
+    number of banners added now. Never raises: the digest is posted whatever happens here."""
+    if not hasattr(editor, "add_banner") or not hasattr(editor, "reply_in_thread"):
+        return 0
+    try:
+        entries = digest.followups or day_followups(store, digest)
+    except Exception:  # a broken store row must not fail a post
+        log.exception("radar: cannot read the follow-ups of %s %s", digest.repo, digest.day)
+        return 0
+    tz = ZoneInfo(digest.timezone)
+    added = 0
+    for entry in entries:
+        text = banner(digest.lang, entry.kind, entry.follow_up_ref, entry.follow_up.committed_at, tz)
+        for target in banner_targets(store, editor.platform, channel, digest.repo, entry.original_sha):
+            try:
+                added += await _correct_one(editor, store, channel, target, entry, text, digest.lang)
+            except Exception as exc:  # transient: not recorded, so the next post of the day retries
+                log.warning(
+                    "radar: could not banner %s in %s:%s (%s: %s); will retry on the next post",
+                    entry.original_sha[:7],
+                    editor.platform,
+                    channel,
+                    type(exc).__name__,
+                    exc,
+                )
+    return added
+
+
+async def _correct_one(
+    editor: Any, store: Store, channel: str, target: dict[str, Any], entry: DayFollowUp, text: str, lang: str
+) -> int:
+    platform, message_id = editor.platform, str(target["message_id"])
+    done = store.banner_record(platform, channel, message_id, entry.follow_up.sha)
+    if done is not None and done["state"] in ("replied", "skipped"):
+        return 0
+    added = 0
+    if done is None:
+        where = channel if target["item"] == "parent" else str(target["thread_id"] or channel)
+        if not await editor.add_banner(channel, where, message_id, text):
+            log.info(
+                "radar: %s:%s message %s can no longer be edited; banner for %s skipped",
+                platform,
+                channel,
+                message_id,
+                entry.original_sha[:7],
+            )
+            store.record_banner(
+                platform, channel, message_id, entry.follow_up.sha, entry.original_sha, "skipped"
+            )
+            return 0
+        store.record_banner(platform, channel, message_id, entry.follow_up.sha, entry.original_sha, "edited")
+        added = 1
+    thread = str(target["thread_id"] or message_id)
+    reply = word(lang, "reply", banner=text, title=entry.follow_up.title)
+    key = f"radar:{message_id}:{entry.follow_up.sha}"
+    reply_id = await editor.reply_in_thread(channel, thread, reply, entry.follow_up.url, key)
+    store.record_banner(
+        platform, channel, message_id, entry.follow_up.sha, entry.original_sha, "replied", reply_id
+    )
+    return added
