@@ -351,6 +351,80 @@ def status(obj: Ctx, config: Path | None) -> None:
     write_output(render_status(settings, obj.store, load_subscriptions(settings, config)), None)
 
 
+@cli.command()
+@source_options
+@click.option("--week", metavar="YYYY-Www", help="ISO week in --tz (default: the last complete week).")
+@click.option("--tz", metavar="ZONE", help="IANA time zone of the week (default: DIGEST_TZ, Asia/Shanghai).")
+@click.option(
+    "--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True
+)
+@click.option("--out", type=click.Path(path_type=Path), help="Write to this file instead of stdout.")
+@click.option(
+    "--chart",
+    type=click.Path(path_type=Path),
+    help="Where the chart PNG goes (default: beside --out, else the current folder).",
+)
+@click.pass_obj
+@user_errors
+def weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, tz, fmt, out, chart) -> None:
+    """A week of a branch in one roll-up: commits per day by tier, the follow-ups that landed (and how
+    we had ranked what they reverted or fixed), the busiest areas, LLM cost, and a chart PNG."""
+    run_weekly(obj, repo, git_dir, branch, lang, analyzer, refresh, week, tz, fmt, out, chart)
+
+
+def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, tz, fmt, out, chart) -> None:
+    from adapters.chart import render_week_chart
+    from analysis.render_json import dumps
+    from analysis.render_weekly import render_weekly_json, render_weekly_markdown, weekly_filename
+    from analysis.weekly import last_full_week, parse_week
+    from bot.analyzers import make_analyzer
+    from bot.settings import zone
+    from bot.sources import open_source
+    from bot.weekly import build_week
+
+    settings = obj.settings
+    zone_info = zone(tz or settings.digest_tz)
+    year, number = parse_week(week) if week else last_full_week(yesterday(zone_info))
+    lang = lang or settings.digest_lang
+
+    async def go():
+        chosen = make_analyzer(settings, obj.store, analyzer)
+        source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
+        bars = StageBars(sys.stderr.isatty())
+        try:
+            return await build_week(
+                source,
+                obj.store,
+                chosen,
+                branch=await pick_branch(source, branch, settings),
+                year=year,
+                week=number,
+                tz=zone_info,
+                lang=lang,
+                progress=bars,
+            )
+        finally:
+            bars.close()
+            await source.aclose()
+            await chosen.aclose()
+
+    rollup = run_async(go())
+    chart_path = chart or (out.parent if out else Path.cwd()) / weekly_filename(rollup, "png")
+    try:
+        chart_path.parent.mkdir(parents=True, exist_ok=True)
+        chart_path.write_bytes(render_week_chart(rollup))
+    except OSError as exc:
+        raise DigestError(f"cannot write {chart_path}: {exc.strerror or exc}") from None
+    base = (out.parent if out else Path.cwd()).resolve()
+    link = os.path.relpath(chart_path.resolve(), base).replace(os.sep, "/")
+    if fmt == "json":
+        text = dumps(render_weekly_json(rollup, link)) + "\n"
+    else:
+        text = render_weekly_markdown(rollup, link)
+    write_output(text, out)
+    click.echo(f"chart: {chart_path}", err=True)
+
+
 async def build_day(
     obj: Ctx, repo, git_dir, branch, analyzer, day, zone_info, lang, refresh, bars: StageBars
 ):

@@ -83,7 +83,7 @@ def with_original_notes(store: Store, repo: str, analysis: Analysis, lang: str, 
     """An analysis that says which later commits reverted or fixed it forward, by what and when (for
     `digestbot analyze`, `/digest <sha>` and thread answers)."""
     for link in store.followups_of(repo, analysis.sha):
-        title, ref = _commit_title_ref(store, repo, link.follow_up)
+        title, ref = commit_title_ref(store, repo, link.follow_up)
         analysis = _with_note(analysis, original_note(lang, link, ref, title, tz))
     return analysis
 
@@ -96,7 +96,7 @@ def _with_note(analysis: Analysis, note: str) -> Analysis:
 
 def _entry(store: Store, digest: Digest, follow_up: Commit, link: FollowUpLink) -> DayFollowUp:
     original = store.get_commit(digest.repo, link.original)
-    title, _ref = _commit_title_ref(store, digest.repo, link.original)
+    title, _ref = commit_title_ref(store, digest.repo, link.original)
     analysis = store.latest_analysis(digest.repo, link.original, digest.lang) or store.latest_analysis(
         digest.repo, link.original
     )
@@ -114,7 +114,7 @@ def _entry(store: Store, digest: Digest, follow_up: Commit, link: FollowUpLink) 
     )
 
 
-def _commit_title_ref(store: Store, repo: str, sha: str) -> tuple[str, str]:
+def commit_title_ref(store: Store, repo: str, sha: str) -> tuple[str, str]:
     """(title, "#N" or short sha) of a commit we know from the commits or the history table."""
     commit = store.get_commit(repo, sha)
     if commit is not None:

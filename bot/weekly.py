@@ -1,0 +1,188 @@
+"""The weekly roll-up: a branch's ISO week from its seven daily digests (cached analyses are reused, so
+a week the bot already digested costs no LLM call), the follow-ups that landed in it with how we had
+ranked each original, LLM usage, and the chart; and posting it into a chat channel once.
+
+Follow-up links come from the store. When the stored history does not cover the week (no history step
+ran for it), the week and the FOLLOWUP_LOOKBACK_DAYS before it are read from the source and the links
+among them are found with analysis.followups.find_links and stored, so the roll-up works either way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from analysis.followups import find_links
+from analysis.history import as_past
+from analysis.models import Commit, Importance
+from analysis.weekly import Usage, Week, WeekFollowUp, summarize, week_days, week_label, week_window
+from bot.analyzers import Analyzer
+from bot.pipeline import analyse_commits, build_digest
+from bot.radar import commit_title_ref
+from bot.sources import CommitSource
+from bot.store import Store, utcnow
+
+log = logging.getLogger(__name__)
+
+FOLLOWUP_LOOKBACK_DAYS = 28  # how far before the week an original may have landed, when we mine ourselves
+
+
+async def build_week(
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    *,
+    branch: str,
+    year: int,
+    week: int,
+    tz: ZoneInfo,
+    lang: str,
+    keep: Callable[[Commit], bool] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Week:
+    start, end = week_window(year, week, tz)
+    await ensure_links(source, store, branch, start - timedelta(days=FOLLOWUP_LOOKBACK_DAYS), end)
+    digests = []
+    for number, day in enumerate(week_days(year, week), start=1):
+        digests.append(
+            await build_digest(source, store, analyzer, branch=branch, day=day, tz=tz, lang=lang, keep=keep)
+        )
+        if progress:
+            progress("days", number, 7)
+    shas = [c.sha for d in digests for c in d.commits]
+    followups = await week_followups(source, store, analyzer, digests[0].repo, start, end, lang)
+    return summarize(
+        digests,
+        followups,
+        followed_up_among(store, source.repo, shas),
+        year=year,
+        week=week,
+        usage=llm_usage(store, source.repo, shas),
+        generated_at=utcnow().astimezone(tz),
+    )
+
+
+async def ensure_links(source: CommitSource, store: Store, branch: str, since: Any, until: Any) -> int:
+    """Find and store the follow-up links of [since, until) unless the stored history covers it."""
+    covered = store.history_range(source.repo, branch)
+    if covered is not None and covered[0] <= since and covered[1] >= until:
+        return 0
+    commits = await source.commits_in_window(branch, since, until)
+    past = [as_past(c) for c in commits]
+    links = find_links(past)
+    store.save_history(source.repo, branch, past)  # titles of originals; the range stays unclaimed
+    store.save_followups(source.repo, links)
+    log.info("weekly: %d follow-up links among %d commits of %s", len(links), len(commits), source.repo)
+    return len(links)
+
+
+async def week_followups(
+    source: CommitSource, store: Store, analyzer: Analyzer, repo: str, start: Any, end: Any, lang: str
+) -> list[WeekFollowUp]:
+    """The links whose follow-up landed in the week, each with the rank we gave (or now give, when we
+    never analysed it) its original."""
+    out = []
+    for link in store.followups_landed(repo, start, end):
+        title, ref = commit_title_ref(store, repo, link.follow_up)
+        original_title, original_ref = commit_title_ref(store, repo, link.original)
+        rank = await original_rank(source, store, analyzer, repo, link.original, lang)
+        follow_up = store.get_commit(repo, link.follow_up)
+        original = store.get_commit(repo, link.original)
+        out.append(
+            WeekFollowUp(
+                link=link,
+                follow_up_title=title,
+                follow_up_ref=ref,
+                original_title=original_title,
+                original_ref=original_ref,
+                original_rank=rank,
+                original_url=original.url if original else None,
+                follow_up_url=follow_up.url if follow_up else None,
+            )
+        )
+    return out
+
+
+async def original_rank(
+    source: CommitSource, store: Store, analyzer: Analyzer, repo: str, sha: str, lang: str
+) -> Importance | None:
+    stored = store.latest_analysis(repo, sha, lang) or store.latest_analysis(repo, sha)
+    if stored is not None:
+        return stored.importance
+    try:
+        commit = await source.get_commit(sha)
+    except Exception as exc:  # gone from the branch, or the source refuses: unranked, said so
+        log.warning("weekly: cannot read %s to rank it (%s)", sha[:7], exc)
+        return None
+    analyses = await analyse_commits(store, analyzer, repo, [commit], lang)
+    return analyses[commit.sha].importance
+
+
+def followed_up_among(store: Store, repo: str, shas: list[str]) -> set[str]:
+    rows = store.query(
+        "SELECT DISTINCT original FROM followups WHERE repo = ? AND original IN (SELECT value FROM json_each(?))",
+        [repo, json.dumps(shas)],
+    )
+    return {r["original"] for r in rows}
+
+
+def llm_usage(store: Store, repo: str, shas: list[str]) -> Usage:
+    """What analysing these commits cost, whenever it happened (a cached analysis was paid for once)."""
+    [row] = store.query(
+        "SELECT count(*) AS calls, coalesce(sum(tokens_in), 0) AS tin, coalesce(sum(tokens_out), 0) AS tout,"
+        " sum(cost_usd) AS cost FROM llm_calls WHERE repo = ? AND sha IN (SELECT value FROM json_each(?))",
+        [repo, json.dumps(shas)],
+    )
+    return Usage(row["calls"], row["tin"], row["tout"], row["cost"])
+
+
+# --- posting ------------------------------------------------------------------------------------------
+
+
+class WeeklyPoster(Protocol):
+    """What a chat adapter implements to post a roll-up: the text, then the chart in its thread."""
+
+    platform: str
+
+    async def post_weekly(self, channel: str, week: Week, markdown: str) -> tuple[str, str]:
+        """The roll-up message; returns (message id, thread id)."""
+        ...
+
+    async def post_chart(self, channel: str, thread: str, week: Week, filename: str, png: bytes) -> str: ...
+
+
+@dataclass(slots=True)
+class WeeklyPost:
+    key: str
+    posted: list[str]
+
+
+def weekly_key(week: Week) -> str:
+    return f"weekly:{week.repo}@{week.branch}/{week_label(week.year, week.week)}/{week.timezone}/{week.lang}"
+
+
+async def post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: Week) -> WeeklyPost:
+    """Post the roll-up and its chart where they are missing; each recorded as soon as it is up."""
+    from adapters.chart import render_week_chart
+    from analysis.render_weekly import render_weekly_markdown, weekly_filename
+
+    key = weekly_key(week)
+    done = store.get_posts(poster.platform, channel, key)
+    result = WeeklyPost(key, [])
+    if "parent" in done:
+        thread = done["parent"]["thread_id"]
+    else:
+        message_id, thread = await poster.post_weekly(channel, week, render_weekly_markdown(week))
+        store.record_post(poster.platform, channel, key, "parent", message_id, thread)
+        result.posted.append("parent")
+    if "chart" not in done:
+        name = weekly_filename(week, "png")
+        chart_id = await poster.post_chart(channel, thread, week, name, render_week_chart(week))
+        store.record_post(poster.platform, channel, key, "chart", chart_id, thread)
+        result.posted.append("chart")
+    return result

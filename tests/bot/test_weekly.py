@@ -1,0 +1,184 @@
+"""The weekly roll-up of a throw-away repository with known counts: per day by tier, the week's
+follow-ups with how we had ranked each original, the areas, LLM usage; the CLI writes the Markdown and
+its chart beside it with a relative link; the chart is a valid PNG of the expected size whose Chinese
+labels are drawn with a CJK font."""
+
+from __future__ import annotations
+
+import json
+import struct
+import warnings
+from zoneinfo import ZoneInfo
+
+import pytest
+from click.testing import CliRunner
+
+from adapters.chart import HEIGHT_PX, WIDTH_PX, cjk_family, render_week_chart, shipped_cjk_font
+from adapters.local_git import LocalGitSource
+from analysis.errors import InputError
+from analysis.models import Analysis, Commit, Importance
+from analysis.render_weekly import render_weekly_json, render_weekly_markdown, weekly_summary
+from analysis.weekly import Area, parse_week
+from bot.cli import cli
+from bot.weekly import build_week
+from tests.fakes.digests import make_analysis
+from tests.fakes.gitrepo import GitRepo, isolate_git_env
+
+TZ = ZoneInfo("Asia/Shanghai")
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+RANKS = {"#10": "high", "#11": "high", "#12": "low", "#13": "medium", "#14": "medium", "#15": "low"}
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch) -> GitRepo:
+    isolate_git_env(monkeypatch, tmp_path / "home")
+    r = GitRepo.init(tmp_path / "widgets", remote="https://github.com/acme/widgets.git")
+    r.commit("[Core] Fast path (#10)", {"src/core/fast.py": "x = 1\n"}, when="2026-01-20T10:00:00+08:00")
+    # ISO week 2026-W05: Monday 2026-01-26 … Sunday 2026-02-01
+    r.commit("[Feature] Widgets (#11)", {"src/widgets/a.py": "a = 1\n"}, when="2026-01-26T10:00:00+08:00")
+    r.commit("[Docs] Readme (#12)", {"README.md": "hi\n"}, when="2026-01-26T11:00:00+08:00")
+    r.commit('Revert "[Core] Fast path (#10)" (#13)', {"src/core/fast.py": "x = 0\n"},
+             when="2026-01-27T09:00:00+08:00")  # fmt: skip
+    r.commit("[Perf] Cache (#14)", {"src/core/cache.py": "c = {}\n"}, when="2026-01-28T09:00:00+08:00")
+    r.commit("[Bugfix] Fix stale entries after #14 (#15)", {"src/core/cache.py": "c = dict()\n"},
+             when="2026-01-29T09:00:00+08:00")  # fmt: skip
+    r.commit(
+        "[Feature] More widgets (#16)", {"src/widgets/b.py": "b = 1\n"}, when="2026-01-31T23:59:59+08:00"
+    )
+    r.commit(
+        'Revert "[Feature] Widgets (#11)" (#17)', {"src/widgets/a.py": ""}, when="2026-02-02T00:00:00+08:00"
+    )
+    return r
+
+
+class FixedAnalyzer:
+    """Known tiers by pull request: the roll-up's counts are then known too."""
+
+    model = "fixed"
+    prompt_version = "1"
+
+    async def analyze(self, commits: list[Commit], lang: str, progress=None) -> dict[str, Analysis]:
+        return {c.sha: make_analysis(c, RANKS.get(f"#{c.pr_number}", "medium"), lang=lang) for c in commits}
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def week_of(repo: GitRepo, store, lang: str = "en"):
+    source = LocalGitSource(repo.path)
+    try:
+        return await build_week(
+            source, store, FixedAnalyzer(), branch="main", year=2026, week=5, tz=TZ, lang=lang
+        )
+    finally:
+        await source.aclose()
+
+
+async def test_week_counts_followups_areas_and_usage(repo, store):
+    # What analysing two of the week's commits cost earlier, and a call for a commit of another week.
+    fast, widgets = repo.rev_parse("HEAD~7"), repo.rev_parse("HEAD~6")
+    store.log_llm_call(repo="acme/widgets", sha=widgets, tokens_in=1000, tokens_out=200, cost_usd=0.01)
+    store.log_llm_call(repo="acme/widgets", sha=repo.rev_parse("HEAD~4"), tokens_in=500, tokens_out=50)
+    store.log_llm_call(repo="acme/widgets", sha=fast, tokens_in=9999, tokens_out=9999, cost_usd=9.0)
+
+    week = await week_of(repo, store)
+
+    assert [(d.isoformat(), c["total"]) for d, c in week.days] == [
+        ("2026-01-26", 2), ("2026-01-27", 1), ("2026-01-28", 1), ("2026-01-29", 1),
+        ("2026-01-30", 0), ("2026-01-31", 1), ("2026-02-01", 0),
+    ]  # fmt: skip
+    assert week.totals == {"high": 1, "medium": 3, "low": 2, "total": 6}
+    assert [
+        (f.follow_up_ref, f.link.kind.value, f.original_ref, f.original_rank) for f in week.followups
+    ] == [
+        ("#13", "revert", "#10", Importance.HIGH),  # an original from before the week, ranked now
+        ("#15", "fix", "#14", Importance.MEDIUM),
+    ]
+    assert week.followups[0].original_title == "[Core] Fast path (#10)"
+    assert week.scored(week.followups[0].link.kind) == (1, 1, 1)
+    assert week.areas == [Area("src/core/", 3, 0, 1), Area("src/widgets/", 2, 1, 0)]
+    assert (week.usage.calls, week.usage.tokens_in, week.usage.tokens_out) == (2, 1500, 250)
+    assert week.usage.cost_usd == pytest.approx(0.01)
+
+    text = render_weekly_markdown(week, "weekly.png")
+    assert "![2026-W05: commits per day by importance, and follow-ups](weekly.png)" in text
+    assert "| 2026-01-26 Mon | 1 | 0 | 1 | 2 | 0 |" in text
+    assert "| **Total** | 1 | 3 | 2 | 6 | 2 |" in text
+    assert "> 1 reverted this week; we had ranked 1 of them medium or high (1 high)." in text
+    assert "> 1 fixed forward this week; we had ranked 1 of them medium or high (0 high)." in text
+    assert "took 2 LLM call(s), 1500 tokens in / 250 out, $0.0100." in text
+    data = render_weekly_json(week, "weekly.png")
+    assert data["totals"]["total"] == 6 and data["chart"] == "weekly.png"
+    assert data["scores"] == {
+        "revert": {"count": 1, "ranked_medium_or_high": 1, "ranked_high": 1},
+        "fix": {"count": 1, "ranked_medium_or_high": 1, "ranked_high": 0},
+    }
+    assert weekly_summary(week)[2] == "1 reverted this week; we had ranked 1 of them medium or high (1 high)."
+
+
+async def test_chinese_week_and_the_chart(repo, store):
+    week = await week_of(repo, store, "zh")
+    text = render_weekly_markdown(week)
+    assert "# 每周回顾 · acme/widgets · 2026-W05（2026-01-26 – 2026-02-01）" in text
+    assert "本周 1 个回滚；其中 1 个原提交我们曾评为中或高（1 个为高）。" in text
+    assert "| 2026-01-26 周一 |" in text
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        png = render_week_chart(week)
+    assert not [w for w in caught if "missing from font" in str(w.message)]  # no box for any label
+    assert png_size(png) == (WIDTH_PX, HEIGHT_PX)
+
+
+def test_chinese_labels_render_as_glyphs_not_boxes():
+    from matplotlib.ft2font import FT2Font
+
+    assert shipped_cjk_font() is not None  # from the pip-installed font package, not the system
+    assert cjk_family() == "Noto Sans SC"
+    font = FT2Font(str(shipped_cjk_font()))
+
+    def bitmap(char: str) -> bytes:
+        font.set_size(32, 72)
+        font.set_text(char)
+        font.draw_glyphs_to_bitmap()
+        return bytes(font.get_image())
+
+    labels = "每日提交回滚修复跟进落地日高中低周一二三四五六"
+    assert all(font.get_char_index(ord(c)) for c in labels)  # a glyph for each, not .notdef
+    drawn = {c: bitmap(c) for c in "高中低回"}
+    assert all(any(b) for b in drawn.values())  # ink on the page
+    assert len(set(drawn.values())) == 4  # four different shapes: tofu boxes would all be the same
+
+
+def test_cli_writes_the_rollup_and_its_chart_beside_it(repo, tmp_path):
+    out = tmp_path / "reports" / "week.md"
+    args = ["--db", str(tmp_path / "d.db"), "weekly", "--git-dir", str(repo.path), "--week", "2026-W05",
+            "--tz", "Asia/Shanghai", "--lang", "en", "--out", str(out)]  # fmt: skip
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    chart = tmp_path / "reports" / "weekly-acme-widgets-2026-W05.en.png"
+    text = out.read_text(encoding="utf-8")
+    assert f"]({chart.name})" in text  # a relative link that resolves beside the Markdown
+    assert png_size(chart.read_bytes()) == (WIDTH_PX, HEIGHT_PX)
+    assert "| **Total** | " in text and "| 6 | 2 |" in text
+
+    result = CliRunner().invoke(cli, [*args[:-2], "--format", "json", "--out", str(tmp_path / "w.json")])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))
+    assert data["chart"] == chart.name and (tmp_path / chart.name).is_file()
+    assert [f["kind"] for f in data["followups"]] == ["revert", "fix"]
+
+
+def test_bad_week_is_one_line_and_exit_2(tmp_path):
+    result = CliRunner().invoke(
+        cli, ["--db", str(tmp_path / "d.db"), "weekly", "--git-dir", ".", "--week", "2025-W54"]
+    )
+    assert result.exit_code == 2 and "2025 has no ISO week 54" in result.output
+    with pytest.raises(InputError, match="ISO form"):
+        parse_week("45")
+    assert parse_week("2020-W53") == (2020, 53)
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from a PNG's IHDR chunk, after checking the signature and the chunk type."""
+    assert data[:8] == PNG_MAGIC and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
