@@ -188,6 +188,31 @@ class DiscordPoster:
             raise ValueError("nothing to send")
         return Posted(first, thread)
 
+    # -- the weekly roll-up (bot.weekly.WeeklyPoster) -------------------------------------------------
+    async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
+        """The roll-up's summary as an embed in the channel; the chart follows in the same channel."""
+        from analysis.render_discord import shorten
+        from analysis.render_weekly import weekly_summary
+
+        title, *lines = weekly_summary(week)
+        embed = {
+            "title": shorten(title, 256),
+            "description": "\n".join(dc_text(line) for line in lines)[:4096],
+        }
+        target = await self._text_channel(channel)
+        sent = await self._call(
+            channel, target.send(embed=discord.Embed.from_dict(embed), allowed_mentions=NO_MENTIONS)
+        )
+        return str(sent.id), channel
+
+    async def post_chart(self, channel: str, thread: str, week: Any, filename: str, png: bytes) -> str:
+        """The chart attached and shown as the embed's image."""
+        file = discord.File(io.BytesIO(png), filename=filename)
+        embed = discord.Embed.from_dict({"title": week.label, "image": {"url": f"attachment://{filename}"}})
+        target = await self._text_channel(channel)
+        sent = await self._call(channel, target.send(embed=embed, file=file, allowed_mentions=NO_MENTIONS))
+        return str(sent.id)
+
     # -- the radar (bot.radar.BannerEditor) ----------------------------------------------------------
     async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
         """Our message with `text` as its first line (once). False when Discord says the message is gone,

@@ -285,6 +285,41 @@ class SlackPoster:
             known.items.setdefault((key, "reply"), _Item(1)).ts[0] = ts
         return ts
 
+    # -- the weekly roll-up (bot.weekly.WeeklyPoster) -------------------------------------------------
+    async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
+        """The roll-up's summary as the parent (found again by its metadata after a crash)."""
+        from analysis.render_weekly import weekly_summary
+        from bot.weekly import weekly_key
+
+        key = weekly_key(week)
+        found = await self._find_parent(channel, key) if self.reconcile else None
+        if found:
+            return found, found
+        messages = text_messages("\n".join(weekly_summary(week)))
+        first = await self._post(channel, messages[0], metadata=_metadata(key, "parent", 0, len(messages)))
+        for part, message in enumerate(messages[1:], start=1):
+            await self._post(
+                channel, message, thread=first, metadata=_metadata(key, "parent", part, len(messages))
+            )
+        self._remember(channel, first, _Thread())
+        return first, first
+
+    async def post_chart(self, channel: str, thread: str, week: Any, filename: str, png: bytes) -> str:
+        """The chart PNG into the roll-up's thread (files upload v2), once per file name."""
+        known = await self._thread(channel, thread) if self.reconcile else _Thread()
+        if filename in known.files:
+            return known.files[filename]
+        response = await _call(
+            "files.completeUploadExternal",
+            self.client.files_upload_v2(
+                channel=channel, thread_ts=thread, filename=filename, title=filename, content=png
+            ),
+            channel,
+        )
+        file_id = str(response["files"][0]["id"])
+        known.files[filename] = file_id
+        return file_id
+
     # -- internals ------------------------------------------------------------------------------------
     async def _post_item(
         self, channel: str, thread: str, key: str, item: str, messages: list[Message]

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analysis.errors import ConfigError
 from bot.refs import REPO
 from bot.settings import zone
-from bot.subscriptions import DEFAULT_TIME, HHMM, Destination, Filters, Subscription
+from bot.subscriptions import DEFAULT_TIME, HHMM, Destination, Filters, Subscription, check_weekly
 
 
 def check_schedule(value: str) -> str:
@@ -58,6 +58,12 @@ class _When(_Strict):
     schedule: str | None = None
     lang: str | None = None
     branch: str | None = None
+    weekly: str | None = None  # "mon 09:00": the weekly roll-up, in the subscription's zone
+
+    @field_validator("weekly")
+    @classmethod
+    def _weekly(cls, v: str | None) -> str | None:
+        return check_weekly(v) if v is not None else v
 
     @field_validator("timezone")
     @classmethod
@@ -183,4 +189,5 @@ def _to_subscription(
             ignore_titles=tuple(s.filters.ignore_titles),
         ),
         origin="file",
+        weekly=s.weekly or d.weekly,
     )

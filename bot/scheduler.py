@@ -22,7 +22,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from analysis.window import day_window
 from bot.store import Store
-from bot.subscriptions import HHMM, Registry, Subscription
+from bot.subscriptions import HHMM, WEEKLY, Registry, Subscription
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +42,7 @@ class RunOutcome:
 
 
 Runner = Callable[[Subscription, date], Awaitable[RunOutcome]]
+WeeklyRunner = Callable[[Subscription, int, int], Awaitable[RunOutcome]]  # (subscription, ISO year, week)
 
 
 def trigger_for(sub: Subscription) -> CronTrigger:
@@ -84,6 +85,22 @@ def _weekday_names(field: str) -> str:
     return "*" if len(days) == 7 else ",".join(_DAY_NAMES[d] for d in sorted(days))
 
 
+def weekly_trigger(sub: Subscription) -> CronTrigger:
+    """The subscription's `weekly = "mon 09:00"` as a trigger in its zone."""
+    assert sub.weekly is not None
+    m = WEEKLY.match(sub.weekly)
+    if m is None:
+        raise ValueError(f"bad weekly time {sub.weekly!r}")
+    day, hour, minute = m.group(1).lower(), int(m.group(2)), int(m.group(3))
+    return CronTrigger(day_of_week=day, hour=hour, minute=minute, timezone=ZoneInfo(sub.timezone))
+
+
+def week_for_fire(sub: Subscription, fired_at: datetime) -> tuple[int, int]:
+    """A weekly fire posts the last complete ISO week before the fire's day, in the subscription's zone."""
+    year, week, _ = (fired_at.astimezone(ZoneInfo(sub.timezone)).date() - timedelta(days=7)).isocalendar()
+    return year, week
+
+
 def day_for_fire(sub: Subscription, fired_at: datetime) -> date:
     """A fire posts the previous calendar day of the subscription's zone."""
     return fired_at.astimezone(ZoneInfo(sub.timezone)).date() - timedelta(days=1)
@@ -98,7 +115,11 @@ class DigestScheduler:
         *,
         catchup_days: int = 3,
         clock: Clock = lambda: datetime.now(UTC),
+        weekly_runner: WeeklyRunner | None = None,
     ):
+        self.weekly_runner = weekly_runner
+        self._weekly_jobs: dict[str, str] = {}
+        self._weekly_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.registry = registry
         self.store = store
         self.runner = runner
@@ -170,6 +191,77 @@ class DigestScheduler:
                 self.scheduler.remove_job(f"sub:{name}")
                 del self._jobs[name]
                 log.info("unscheduled %s", name)
+        self._sync_weekly_jobs(current)
+
+    # -- the weekly roll-up -----------------------------------------------------------------------
+    def _sync_weekly_jobs(self, current: dict[str, Subscription]) -> None:
+        """One job per subscription with `weekly` set; it posts the previous ISO week's roll-up."""
+        assert self.scheduler is not None
+        wanted = {n: s for n, s in current.items() if s.weekly} if self.weekly_runner else {}
+        for name, sub in wanted.items():
+            signature = f"{sub.weekly}|{sub.timezone}"
+            if self._weekly_jobs.get(name) == signature:
+                continue
+            self.scheduler.add_job(
+                self._fire_weekly,
+                weekly_trigger(sub),
+                args=[name],
+                id=f"weekly:{name}",
+                replace_existing=True,
+                coalesce=True,
+                max_instances=1,
+                misfire_grace_time=3600,
+            )
+            self._weekly_jobs[name] = signature
+            log.info("scheduled the weekly roll-up of %s: %s %s", name, sub.weekly, sub.timezone)
+        for name in list(self._weekly_jobs):
+            if name not in wanted:
+                self.scheduler.remove_job(f"weekly:{name}")
+                del self._weekly_jobs[name]
+
+    async def _fire_weekly(self, name: str) -> None:
+        sub = next((s for s in self.registry.all() if s.name == name), None)
+        if sub is None or self.stopping:
+            return
+        year, week = week_for_fire(sub, self.clock())
+        self._track(asyncio.create_task(self.run_weekly_once(sub, year, week)))
+
+    async def run_weekly_once(self, sub: Subscription, year: int, week: int) -> RunOutcome | None:
+        """The roll-up of (subscription, week) unless done: recorded in `runs` as "<name>:weekly" and
+        the week's label, so a restart or a second fire posts nothing twice."""
+        assert self.weekly_runner is not None
+        name, label = f"{sub.name}:weekly", f"{year}-W{week:02d}"
+        lock = self._weekly_locks.setdefault((name, label), asyncio.Lock())
+        async with lock:
+            if label in self._done_days(name):
+                return None
+            self._record_key(name, label, {"status": "running", "started_at": self.clock().isoformat()})
+            try:
+                outcome = await self.weekly_runner(sub, year, week)
+            except Exception as exc:
+                log.exception("weekly roll-up %s %s failed", sub.name, label)
+                outcome = RunOutcome("failed", error=f"{type(exc).__name__}: {exc}")
+            self._record_key(
+                name,
+                label,
+                {
+                    "status": outcome.status,
+                    "finished_at": self.clock().isoformat(),
+                    "commits": outcome.commits,
+                    "stats": json.dumps(outcome.stats),
+                    "llm_calls": outcome.llm_calls,
+                    "tokens": outcome.tokens,
+                    "error": outcome.error,
+                },
+            )
+            log.info("weekly roll-up %s %s: %s", sub.name, label, outcome.status)
+            return outcome
+
+    def _record_key(self, name: str, key: str, fields: dict) -> None:
+        with self.store.transaction():
+            self.store.db["runs"].upsert(
+                {"subscription": name, "day": key, **fields}, pk=("subscription", "day")
+            )
 
     async def _fire_job(self, name: str) -> None:
         sub = next((s for s in self.registry.all() if s.name == name), None)

@@ -101,6 +101,56 @@ class DigestRunner:
             error="; ".join(errors) or None,
         )
 
+    async def weekly(self, sub: Subscription, year: int, week: int) -> RunOutcome:
+        """The subscription's roll-up of an ISO week, posted to every destination that can take it."""
+        from bot.weekly import build_week, post_weekly
+
+        with tracking() as usage:
+            source = self.source(sub)
+            try:
+                rollup = await build_week(
+                    source,
+                    self.store,
+                    self.analyzer,
+                    branch=await pick_branch(source, sub.branch, self.settings),
+                    year=year,
+                    week=week,
+                    tz=zone(sub.timezone),
+                    lang=sub.lang,
+                    keep=sub.filters.keep if sub.filters.active else None,
+                )
+            except DigestError as exc:
+                return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
+            finally:
+                await source.aclose()
+            errors: list[str] = []
+            for dest in sub.destinations:
+                poster = self.posters.get(dest.platform)
+                if poster is None or not hasattr(poster, "post_weekly"):
+                    errors.append(f"{dest.platform}:{dest.channel}: no {dest.platform} adapter running")
+                    continue
+                try:
+                    await post_weekly(poster, self.store, dest.channel, rollup)  # type: ignore[arg-type]
+                except Exception as exc:  # one destination failing must not stop the others
+                    log.warning(
+                        "posting the weekly %s to %s:%s failed: %s",
+                        sub.name,
+                        dest.platform,
+                        dest.channel,
+                        exc,
+                    )
+                    errors.append(f"{dest.platform}:{dest.channel}: {exc}")
+        status = "done" if not errors else ("failed" if len(errors) == len(sub.destinations) else "partial")
+        totals = rollup.totals
+        return RunOutcome(
+            status,
+            commits=totals["total"],
+            stats=totals,
+            llm_calls=usage.calls,
+            tokens=usage.tokens,
+            error="; ".join(errors) or None,
+        )
+
 
 def load_subscriptions(settings: Settings, config: Path | None) -> list[Subscription]:
     from bot.config import load_config
@@ -159,7 +209,12 @@ async def serve(
             )
         runner = runner or DigestRunner(settings, store, posters)
         scheduler = DigestScheduler(
-            registry, store, runner, catchup_days=settings.digest_catchup_days, clock=clock
+            registry,
+            store,
+            runner,
+            catchup_days=settings.digest_catchup_days,
+            clock=clock,
+            weekly_runner=getattr(runner, "weekly", None),
         )
         await scheduler.start()
         log.info(

@@ -17,6 +17,15 @@ from bot.store import Store, utcnow
 
 DEFAULT_TIME = "09:00"
 HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")  # a daily time; any other schedule is a cron expression
+# The weekly roll-up's time: a weekday and HH:MM in the subscription's zone ("mon 09:00").
+WEEKLY = re.compile(r"^(mon|tue|wed|thu|fri|sat|sun)\s+([01]?\d|2[0-3]):([0-5]\d)$", re.IGNORECASE)
+
+
+def check_weekly(value: str) -> str:
+    value = " ".join(value.split()).lower()
+    if not WEEKLY.match(value):
+        raise ValueError(f'weekly must be a weekday and HH:MM, e.g. "mon 09:00", not {value!r}')
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +81,7 @@ class Subscription:
     git_dir: Path | None = None  # read a local clone instead of GitHub
     filters: Filters = field(default_factory=Filters)
     origin: str = "file"  # file | chat
+    weekly: str | None = None  # "mon 09:00": post the previous ISO week's roll-up then (bot/weekly.py)
 
 
 class ChatSubscriptions:

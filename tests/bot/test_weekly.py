@@ -182,3 +182,105 @@ def png_size(data: bytes) -> tuple[int, int]:
     """(width, height) from a PNG's IHDR chunk, after checking the signature and the chunk type."""
     assert data[:8] == PNG_MAGIC and data[12:16] == b"IHDR"
     return struct.unpack(">II", data[16:24])
+
+
+# --- posting, the subscription option and its schedule -------------------------------------------------
+
+
+async def test_posted_once_to_slack_and_discord_with_the_chart(repo, store, tmp_path):
+    from adapters.discord_bot import open_discord_poster
+    from adapters.slack_app import SlackPoster, make_client
+    from bot.settings import Settings
+    from bot.weekly import post_weekly
+    from tests.fakes.discord_api import FakeDiscord
+    from tests.fakes.slack_api import FakeSlack
+
+    week = await week_of(repo, store)
+    name = "weekly-acme-widgets-2026-W05.en.png"
+    with FakeSlack() as slack:
+        settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
+        first = await post_weekly(SlackPoster(make_client(settings)), store, "C0WEEK", week)
+        again = await post_weekly(SlackPoster(make_client(settings)), store, "C0WEEK", week)
+        store.db.execute("DELETE FROM posts")  # a crash before anything was recorded: Slack is asked
+        after_crash = await post_weekly(SlackPoster(make_client(settings)), store, "C0WEEK", week)
+        slack.check()
+        [parent] = slack.channel_messages("C0WEEK")
+        [upload] = slack.uploads.values()
+    assert (
+        first.posted == ["parent", "chart"]
+        and again.posted == []
+        and after_crash.posted == ["parent", "chart"]
+    )
+    assert "1 reverted this week; we had ranked 1 of them medium or high" in parent.text + str(parent.blocks)
+    assert (
+        upload.filename == name and upload.thread_ts == parent.ts and png_size(upload.content) == (1200, 600)
+    )
+
+    with FakeDiscord() as discord_fake:
+        settings = Settings(
+            _env_file=None, discord_bot_token=discord_fake.token, discord_api_url=discord_fake.base_url
+        )
+        channel = str(next(iter(discord_fake.channels)))
+        async with open_discord_poster(settings) as poster:
+            await post_weekly(poster, store, channel, week)
+            await post_weekly(poster, store, channel, week)
+        discord_fake.check()
+        summary, chart = discord_fake.messages_in(channel)
+    assert summary["embeds"][0]["title"].startswith("Weekly roll-up · acme/widgets · 2026-W05")
+    assert chart["embeds"][0]["image"]["url"] == f"attachment://{name}"
+    [(filename, data)] = discord_fake.attachments(channel)
+    assert filename == name and png_size(data) == (1200, 600)
+    assert discord_fake.rejected == []
+
+
+def test_weekly_option_in_the_config_file(tmp_path):
+    from analysis.errors import ConfigError
+    from bot.config import load_config
+
+    path = tmp_path / "digest.toml"
+    path.write_text(
+        '[defaults]\ntimezone = "Asia/Shanghai"\n\n[[subscription]]\nrepo = "acme/widgets"\n'
+        'slack_channels = ["C1"]\nweekly = "Mon  09:30"\n\n[[subscription]]\nrepo = "acme/other"\n'
+        'slack_channels = ["C2"]\n',
+        encoding="utf-8",
+    )
+    first, second = load_config(path, default_tz="UTC", default_lang="en")
+    assert first.weekly == "mon 09:30" and second.weekly is None
+    path.write_text(
+        '[[subscription]]\nrepo = "a/b"\nslack_channels = ["C1"]\nweekly = "monday"\n', encoding="utf-8"
+    )
+    with pytest.raises(ConfigError, match=r"subscription\[0\]\.weekly: weekly must be a weekday and HH:MM"):
+        load_config(path, default_tz="UTC", default_lang="en")
+
+
+async def test_weekly_fires_in_the_zone_and_runs_each_week_once(store):
+    import asyncio
+    from datetime import UTC, datetime
+
+    from bot.scheduler import DigestScheduler, RunOutcome, week_for_fire, weekly_trigger
+    from bot.subscriptions import Destination, Registry, Subscription
+
+    sub = Subscription("w", "acme/widgets", "Asia/Shanghai", "09:00", "en", (Destination("slack", "C1"),),
+                       weekly="mon 09:30")  # fmt: skip
+    after = datetime(2026, 1, 28, tzinfo=UTC)
+    assert weekly_trigger(sub).get_next_fire_time(None, after) == datetime(2026, 2, 2, 9, 30, tzinfo=TZ)
+    assert week_for_fire(sub, datetime(2026, 2, 2, 1, 30, tzinfo=UTC)) == (2026, 5)
+
+    calls: list[tuple[int, int]] = []
+
+    async def weekly(s, year, week):
+        calls.append((year, week))
+        await asyncio.sleep(0.01)
+        return RunOutcome("done", commits=6)
+
+    async def daily(s, day):
+        return RunOutcome("done")
+
+    sched = DigestScheduler(Registry(store, [sub]), store, daily, weekly_runner=weekly)
+    results = await asyncio.gather(*(sched.run_weekly_once(sub, 2026, 5) for _ in range(3)))
+    restarted = DigestScheduler(Registry(store, [sub]), store, daily, weekly_runner=weekly)
+    assert await restarted.run_weekly_once(sub, 2026, 5) is None
+    assert calls == [(2026, 5)] and sum(r is not None for r in results) == 1
+    assert store.query("SELECT subscription, day, status FROM runs") == [
+        {"subscription": "w:weekly", "day": "2026-W05", "status": "done"}
+    ]
