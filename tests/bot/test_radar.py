@@ -327,3 +327,20 @@ def test_banner_dates_are_the_digest_zone_days():
     late = datetime(2026, 1, 6, 20, 0, tzinfo=ZoneInfo("UTC"))  # already the 7th in Shanghai
     assert banner("en", FollowUpKind.REVERT, "#7", late, TZ) == "⚠️ Reverted by #7 on 2026-01-07"
     assert banner("zh", FollowUpKind.FIX, "#7", late, TZ) == "🔧 已于 2026-01-07 由 #7 修复跟进"
+
+
+async def test_thread_answers_about_the_original_say_it_was_reverted(store, slack, tmp_path):
+    from bot.chat import ChatService
+    from bot.qa import stored_answer
+
+    first = await day(store, DAY1)
+    await post_digest(slack_poster(slack, tmp_path), store, CHANNEL, first)
+    posts = store.get_posts("slack", CHANNEL, "acme/widgets@main/2026-01-26/Asia/Shanghai/en")
+    card_ts, parent_ts = posts[f"card:{FAST.sha}"]["message_id"], posts["parent"]["message_id"]
+    service = ChatService(Settings(_env_file=None, digest_db=store.path), store)
+    before = stored_answer(service.thread_context("slack", parent_ts, card_ts), "en")
+    assert "Reverted" not in before
+    store_links(store)
+    ctx = service.thread_context("slack", parent_ts, card_ts)
+    assert ctx.commit.sha == FAST.sha
+    assert f"Reverted on 2026-01-27 by #2010 “{REVERT.title}”" in stored_answer(ctx, "en")
