@@ -133,11 +133,18 @@ class EntryParts:
     original_ref: str
     detail: str  # "committed 2026-01-06; we ranked it high"
 
+    @property
+    def aside(self) -> str:
+        """What goes in brackets after the original's title: its ref (unless the title already shows
+        it, as "(#N)" titles do) and the detail."""
+        shown = self.original_ref and self.original_ref not in self.original_title
+        return f"{self.original_ref}, {self.detail}" if shown else self.detail
+
     def plain(self, lang: str) -> str:
         lp, rp = ("（", "）") if lang == "zh" else (" (", ")")
         return (
             f"{self.icon} {self.follow_up_ref} {self.verb} {_quoted(lang, self.original_title)}"
-            f"{lp}{self.original_ref}, {self.detail}{rp}"
+            f"{lp}{self.aside}{rp}"
         )
 
 

@@ -344,9 +344,7 @@ def followup_fields(digest: Digest) -> list[dict[str, Any]]:
         original = dc_text(shorten(p.original_title, ONE_LINER_MAX))
         url = _url(entry.original_url)
         original = f"[{original}]({url})" if url else original
-        lines.append(
-            f"{p.icon} {follow_up} {dc_text(p.verb)} {original} ({dc_text(p.original_ref)}, {dc_text(p.detail)})"
-        )
+        lines.append(f"{p.icon} {follow_up} {dc_text(p.verb)} {original} ({dc_text(p.aside)})")
     name = followup_word(lang, "section")
     for shown in range(len(lines), 0, -1):  # as many as fit; the report in the thread lists every one
         fields = _fields(lang, name, lines[:shown])

@@ -354,8 +354,7 @@ def _followup_blocks(repo: _Repo, lang: str) -> list[str]:
         original = inline(parts.original_title)
         url = safe_url(entry.original_url)
         original = f"[{original}]({url})" if url else original
-        line = f"- {parts.icon} {follow_up} — {inline(parts.verb)} {original} ({inline(parts.original_ref)}, "
-        line += inline(parts.detail) + ")"
+        line = f"- {parts.icon} {follow_up} — {inline(parts.verb)} {original} ({inline(parts.aside)})"
         if entry.original_report:  # a relative link: the earlier report sits beside this one
             line += f" · [{followup_word(lang, 'report')}]({quote(entry.original_report, safe='/#.-_')})"
         lines.append(line)

@@ -298,9 +298,7 @@ def followup_blocks(digest: Digest, lang: str) -> list[Block]:
         p = entry_parts(lang, entry, tz)
         follow_up = link(entry.follow_up.url, safe(elide(p.follow_up_ref, ONE_LINER_TITLE_MAX)))
         original = link(entry.original_url, safe(elide(p.original_title, ONE_LINER_TITLE_MAX)))
-        lines.append(
-            f"{p.icon} {follow_up} {safe(p.verb)} {original} ({safe(p.original_ref)}, {safe(p.detail)})"
-        )
+        lines.append(f"{p.icon} {follow_up} {safe(p.verb)} {original} ({safe(p.aside)})")
     more = len(digest.followups) - FOLLOWUPS_SHOWN
     return sections("\n".join(lines)) + (
         context([label(lang, "slack_more_high", n=more)]) if more > 0 else []

@@ -6,6 +6,7 @@ commits), then the second day's post banners the first day's card once, and neve
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from datetime import date, datetime
 from typing import Any
@@ -297,6 +298,9 @@ async def test_discord_card_and_parent_are_edited_once(store, discord_fake, tmp_
     parent = next(m for m in discord_fake.messages_in(DISCORD_CHANNEL) if m["id"] == parent_id)
     assert parent["content"] == "🔧 Fixed forward by #2011 on 2026-01-27"
     assert discord_fake.edits == {card_id: 1, parent_id: 1}
+    second_parent = discord_fake.messages_in(DISCORD_CHANNEL)[1]
+    [field] = [f for f in second_parent["embeds"][0]["fields"] if f["name"] == "🔁 Follow-ups"]
+    assert field["value"].startswith("🔧 [\\#2011](https://github.com/acme/widgets/commit/")
     replies = [m for m in discord_fake.messages_in(thread) if m["content"].startswith(("⚠️", "🔧"))]
     assert len(replies) == 3  # the edited card, and one reply per follow-up
     assert all(am == {"parse": []} for am in discord_fake.allowed_mentions())
@@ -344,3 +348,33 @@ async def test_thread_answers_about_the_original_say_it_was_reverted(store, slac
     ctx = service.thread_context("slack", parent_ts, card_ts)
     assert ctx.commit.sha == FAST.sha
     assert f"Reverted on 2026-01-27 by #2010 “{REVERT.title}”" in stored_answer(ctx, "en")
+
+
+def test_many_hostile_followups_stay_within_every_chat_limit():
+    from analysis.followup_view import DayFollowUp
+    from analysis.followups import FollowUpKind
+    from analysis.render_discord import message_problems, parent_embed
+    from tests.fakes.digests import LONG_TEXT, make_digest
+    from tests.fakes.slack_api import message_error
+
+    digest = make_digest(lang="en")
+    hostile = "@everyone <!channel> [x](javascript:alert(1)) " + LONG_TEXT
+    digest.followups = [
+        DayFollowUp(
+            follow_up=digest.commits[i % len(digest.commits)],
+            kind=FollowUpKind.REVERT if i % 2 else FollowUpKind.FIX,
+            evidence=hostile,
+            original_sha=f"{i:040x}",
+            original_title=hostile,
+            original_at=datetime(2026, 1, 20, tzinfo=TZ),
+        )
+        for i in range(60)
+    ]
+    assert message_problems({"embeds": [parent_embed(digest)]}) == []
+    slack_parent = parent_message(digest)
+    assert message_error(slack_parent) == (None, [])
+    text = block_texts(slack_parent)
+    assert "<!channel>" not in text and "@everyone" not in text.replace("@\u200beveryone", "")
+    assert "…and 50 more" in str(slack_parent["blocks"])
+    report = render_report([digest], "en")
+    assert not re.search(r"(?<!\\)\]\(javascript", report)  # escaped: never a link
