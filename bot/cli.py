@@ -253,6 +253,7 @@ def analyze(obj: Ctx, ref, repo, git_dir, branch, lang, analyzer, refresh, fmt) 
                 branch=await pick_branch(source, branch, settings),
                 lang=lang,
                 refresh=refresh,
+                history_days=settings.history_days,
             )
         finally:
             await source.aclose()
@@ -373,6 +374,7 @@ async def build_day(
             lang=lang,
             refresh=refresh,
             progress=bars,
+            history_days=settings.history_days,
         )
     finally:
         bars.close()
@@ -392,6 +394,16 @@ def open_poster(platform: str, settings: Any):
 
 def main() -> None:
     cli(prog_name="digestbot")
+
+
+def _add_commands() -> None:
+    # Verbs in modules of their own import this one's helpers: registered once both are loaded.
+    from bot.cli_eval import eval_command
+
+    cli.add_command(eval_command)
+
+
+_add_commands()
 
 
 if __name__ == "__main__":

@@ -73,6 +73,7 @@ class DigestRunner:
                     tz=zone(sub.timezone),
                     lang=sub.lang,
                     keep=sub.filters.keep if sub.filters.active else None,
+                    history_days=self.settings.history_days,
                 )
             except DigestError as exc:
                 return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
