@@ -171,7 +171,17 @@ def _m2_subscriptions(db: sqlite_utils.Database) -> None:
     db["subscription_seen"].create({"name": str, "first_seen": str}, pk="name")
 
 
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_subscriptions]
+def _m7_ops(db: sqlite_utils.Database) -> None:
+    # `digestbot logs --full`: what each LLM call was asked and answered. Idempotent, so its place in
+    # the list does not matter.
+    columns = db["llm_calls"].columns_dict
+    for name in ("prompt", "reply"):
+        if name not in columns:
+            db["llm_calls"].add_column(name, str)
+    db["llm_calls"].create_index(["sha"], if_not_exists=True)
+
+
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_m1_initial, _m2_subscriptions, _m7_ops]
 
 
 def digest_key(repo: str, branch: str, day: str, timezone: str, lang: str) -> str:
