@@ -126,3 +126,33 @@ def test_status_flags_a_channel_without_its_token(repo, tmp_path):  # noqa: F811
     assert status.returncode == 1
     problems = [s["problem"] for s in json.loads(status.stdout)["subscriptions"]]
     assert problems == ["channels: posts to slack but SLACK_BOT_TOKEN is not set"] * 2
+
+
+def test_a_terminal_gets_the_report_rendered_a_pipe_plain_markdown(repo, tmp_path):  # noqa: F811
+    import os
+    import pty
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bot.cli", "--db", str(tmp_path / "d.db"), *digest_args(repo.path, "--lang", "en")],
+        stdout=secondary,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "100", "TERM": "xterm-256color"},
+    )  # fmt: skip
+    os.close(secondary)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # EIO: the child closed its end
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(primary)
+    assert proc.wait(timeout=120) == 0, proc.stderr.read()
+    shown = b"".join(chunks).decode("utf-8")
+    assert "\x1b[" in shown and "Daily Update Report (2026-01-26)" in shown
+    assert "\n# " not in shown and "\n## " not in shown  # headings rendered, not raw Markdown
+    piped = digestbot(*digest_args(repo.path, "--lang", "en"), db=tmp_path / "d.db").stdout.decode("utf-8")
+    assert piped.startswith("# ") and "\x1b[" not in piped
