@@ -106,6 +106,8 @@ class Ctx:
         from bot.output import STDOUT, store_files, write_text
 
         to_terminal = (out is None or out == STDOUT) and sys.stdout.isatty()
+        # rich writes text through the stream's own encoding: only where that can carry any report
+        to_terminal = to_terminal and (sys.stdout.encoding or "").lower().replace("-", "") == "utf8"
         if rich_markdown and to_terminal:
             from bot.output import show_markdown
 
@@ -481,7 +483,10 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
 @click.option("--tz", metavar="ZONE", help="Time zone of --date and of the times shown (default: DIGEST_TZ).")
 @click.option("--sha", metavar="PREFIX", help="Only calls about commits starting with PREFIX.")
 @click.option("--repo", metavar="OWNER/NAME", help="Only calls about this repository.")
-@click.option("--purpose", help="Only calls of this purpose (triage, analysis, repair, answer, …).")
+@click.option(
+    "--purpose",
+    help="Only calls of this purpose: triage, analysis (-high, -medium), repair, qa.",
+)
 @click.option("--outcome", help="Only calls with this outcome (ok, length, timeout, http 429, …).")
 @click.option(
     "-n",

@@ -43,10 +43,13 @@ def query_calls(store: Store, f: CallFilter, *, full: bool = False) -> list[dict
     if f.sha:
         where.append("sha LIKE ?")
         params.append(f.sha.strip().lower().replace("%", "").replace("_", "") + "%")
-    for column, value in (("repo", f.repo), ("purpose", f.purpose), ("outcome", f.outcome)):
+    for column, value in (("repo", f.repo), ("outcome", f.outcome)):
         if value:
             where.append(f"{column} = ?")
             params.append(value)
+    if f.purpose:  # "analysis" also matches analysis-high and analysis-medium
+        where.append("(purpose = ? OR purpose LIKE ? || '-%')")
+        params += [f.purpose, f.purpose.replace("%", "").replace("_", "")]
     has_text = {"prompt", "reply"} <= set(store.db["llm_calls"].columns_dict)
     columns = _SUMMARY + (", prompt, reply" if full and has_text else "")
     sql = f"SELECT {columns} FROM llm_calls"

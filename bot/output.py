@@ -4,8 +4,9 @@
 - a symlink is followed, deliberately, like a shell's `>`: its target is written, the link stays;
 - the store's own files (the database, its -wal, -shm and -journal) are refused;
 - a regular file (or a new one) is replaced atomically: a temporary file beside it, then a rename,
-  keeping the old file's permission bits (and owner, where we are allowed to), so a failed or
-  interrupted run leaves the old content whole;
+  keeping the old file's permission bits and owner, so a failed or interrupted run leaves the old
+  content whole; a file with other hard links, or another user's file we could not give back, is
+  written in place instead (a rename would split the links or take the file over);
 - anything else that exists (a FIFO, a character device such as /dev/null) is written in place,
   as `>` would; a directory or a socket is refused. Every refusal is one DigestError line.
 """
@@ -56,8 +57,8 @@ def write_text(text: str, out: str | Path | None, *, protected: Iterable[Path] =
     if info is not None and stat.S_ISSOCK(info.st_mode):
         raise InputError(f"cannot write {path}: it is a socket")
     try:
-        if info is not None and not stat.S_ISREG(info.st_mode):
-            _in_place(target, data)  # FIFO, character or block device: what `>` does
+        if info is not None and (not stat.S_ISREG(info.st_mode) or _must_keep_inode(info)):
+            _in_place(target, data)  # FIFO, device, shared or foreign file: what `>` does
         else:
             _atomic(target, data, info)
     except OSError as exc:
@@ -82,6 +83,13 @@ def _refuse_store(path: Path, target: Path, protected: Iterable[Path]) -> None:
                 same = os.path.samefile(real, target)
         if same:
             raise InputError(f"refusing to write over {path}: it is digestbot's database ({own.name})")
+
+
+def _must_keep_inode(info: os.stat_result) -> bool:
+    """A file with other hard links (a rename would split them), or owned by someone else when we
+    cannot give a new file away (a rename would take it over): written in place instead."""
+    foreign = info.st_uid != os.geteuid() and os.geteuid() != 0
+    return info.st_nlink > 1 or foreign
 
 
 def _in_place(target: Path, data: bytes) -> None:

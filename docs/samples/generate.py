@@ -111,7 +111,10 @@ def generate(out_dir: Path) -> list[Path]:
                  "--git-dir", str(repo), "--date", DAY, "--tz", "UTC", "--lang", lang,
                  "--analyzer", "heuristic", "--out", str(out)],
                 check=True,
-                env={k: v for k, v in os.environ.items() if not k.startswith(("DIGEST_", "OPENAI_"))},
+                env={
+                    **{k: v for k, v in os.environ.items() if not k.startswith(("DIGEST_", "OPENAI_"))},
+                    "PYTHONPATH": str(HERE.parents[1]),  # this tree's digestbot
+                },
             )  # fmt: skip
             written.append(out)
     return written

@@ -142,6 +142,11 @@ def test_logs_newest_first_with_filters(llm_db, repo):  # noqa: F811
     assert by_sha and {c["sha"] for c in by_sha} == {sha}
     triage = json.loads(run("logs", "--format", "json", "--purpose", "triage", db=llm_db).stdout)
     assert triage and {c["purpose"] for c in triage} == {"triage"}
+    analysis = json.loads(
+        run("logs", "--format", "json", "--purpose", "analysis", "-n", "0", db=llm_db).stdout
+    )
+    assert analysis and {c["purpose"] for c in analysis} <= {"analysis-high", "analysis-medium"}
+    assert len(analysis) == sum(1 for r in rows if r["purpose"].startswith("analysis-"))
     assert json.loads(run("logs", "--format", "json", "--outcome", "timeout", db=llm_db).stdout) == []
     assert len(json.loads(run("logs", "--format", "json", "-n", "2", db=llm_db).stdout)) == 2
 

@@ -4,6 +4,7 @@ line with exit code 2; a closed pipe ends it quietly; `--out` never loses a file
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,15 +14,20 @@ import pytest
 from bot.store import Store
 from tests.bot.test_cli import DAY, repo  # noqa: F401  (the throw-away clone fixture)
 
+ROOT = Path(__file__).resolve().parents[2]  # run this tree's code, whatever is installed
+
+
+def child_env(**more: str) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(ROOT), **more}
+
 
 def digestbot(*args: str, db: Path, stdout=subprocess.PIPE, env: dict | None = None):
-    import os
 
     return subprocess.run(
         [sys.executable, "-m", "bot.cli", "--db", str(db), *args],
         stdout=stdout,
         stderr=subprocess.PIPE,
-        env={**os.environ, **(env or {})},
+        env=child_env(**(env or {})),
         timeout=120,
     )
 
@@ -69,13 +75,11 @@ def test_a_day_past_the_calendar_is_one_line(tmp_path):
 
 
 def test_a_closed_pipe_ends_quietly(repo, tmp_path):  # noqa: F811
-    import os
-
     proc = subprocess.Popen(
         [sys.executable, "-m", "bot.cli", "--db", str(tmp_path / "d.db"), *digest_args(repo.path)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=dict(os.environ),
+        env=child_env(),
     )
     proc.stdout.close()  # like `| head` that has read what it wanted
     err = proc.stderr.read().decode("utf-8")
@@ -129,7 +133,6 @@ def test_status_flags_a_channel_without_its_token(repo, tmp_path):  # noqa: F811
 
 
 def test_a_terminal_gets_the_report_rendered_a_pipe_plain_markdown(repo, tmp_path):  # noqa: F811
-    import os
     import pty
 
     primary, secondary = pty.openpty()
@@ -137,7 +140,7 @@ def test_a_terminal_gets_the_report_rendered_a_pipe_plain_markdown(repo, tmp_pat
         [sys.executable, "-m", "bot.cli", "--db", str(tmp_path / "d.db"), *digest_args(repo.path, "--lang", "en")],
         stdout=secondary,
         stderr=subprocess.PIPE,
-        env={**os.environ, "COLUMNS": "100", "TERM": "xterm-256color"},
+        env=child_env(COLUMNS="100", TERM="xterm-256color"),
     )  # fmt: skip
     os.close(secondary)
     chunks = []

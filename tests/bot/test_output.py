@@ -141,3 +141,26 @@ def test_unwritable_folder_is_one_error_and_the_old_file_survives(tmp_path):
     finally:
         folder.chmod(0o700)
     assert out.read_text(encoding="utf-8") == "keep me"
+
+
+def test_a_hard_linked_file_is_written_in_place_so_both_names_agree(tmp_path):
+    first = tmp_path / "a.md"
+    first.write_text("old", encoding="utf-8")
+    os.link(first, tmp_path / "b.md")
+    write_text("new", first)
+    assert (tmp_path / "b.md").read_text(encoding="utf-8") == "new\n"
+    assert os.path.samefile(first, tmp_path / "b.md")
+
+
+def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
+    out = tmp_path / "r.md"
+    out.write_text("keep me", encoding="utf-8")
+
+    def boom(*_args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", boom)
+    with pytest.raises(InputError, match="No space left"):
+        write_text("new", out)
+    assert out.read_text(encoding="utf-8") == "keep me"
+    assert [p.name for p in tmp_path.iterdir()] == ["r.md"]
