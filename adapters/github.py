@@ -171,6 +171,17 @@ class GitHubSource:
         self.store.save_commit(commit)
         return commit
 
+    async def commit_named(self, name: str) -> Commit:
+        """The newest commit of a branch or tag (GitHub resolves names at /commits/{ref});
+        HEAD is the default branch's newest commit."""
+        from urllib.parse import quote
+
+        name = name.strip()
+        ref = await self.default_branch() if name == "HEAD" else name
+        commit = await self._fetch_commit(quote(ref, safe="/"), asked=True)
+        self.store.save_commit(commit)
+        return commit
+
     async def default_branch(self) -> str:
         """The repository's default branch (one cached, usually 304, request)."""
         try:

@@ -224,6 +224,13 @@ class LocalGitSource:
             raise AmbiguousRef(f"short SHA {ref} is ambiguous in {self.repo}: {listed}; give more digits")
         return (await self._load(commits))[0]
 
+    async def commit_named(self, name: str) -> Commit:
+        """The commit a git name resolves to: HEAD, HEAD~2, a branch, a tag (`digestbot analyze`)."""
+        sha = await self._commit_of(name.strip()) if name.strip() else None
+        if not sha:
+            raise RefNotFound(f"no commit named {name!r} in {self.repo}")
+        return (await self._load([sha]))[0]
+
     async def commit_for_pr(self, number: int, branch: str) -> Commit:
         if number <= 0:
             raise InputError(f"bad pull request number {number}")

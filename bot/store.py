@@ -203,11 +203,22 @@ def _m4_history(db: sqlite_utils.Database) -> None:
     db["followups"].create_index(["repo", "follow_up_at"])
 
 
+def _m7_ops(db: sqlite_utils.Database) -> None:
+    # `digestbot logs --full`: what each LLM call was asked and answered. Idempotent, so its place in
+    # the list does not matter.
+    columns = db["llm_calls"].columns_dict
+    for name in ("prompt", "reply"):
+        if name not in columns:
+            db["llm_calls"].add_column(name, str)
+    db["llm_calls"].create_index(["sha"], if_not_exists=True)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
     _m3_leases,
     _m4_history,
+    _m7_ops,
 ]
 
 
