@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
+from analysis.followups import PastCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange
 
 if TYPE_CHECKING:
@@ -39,6 +40,8 @@ MAX_FILES = 3000  # GitHub never lists more files of one commit
 PER_PAGE = 100
 MAX_WINDOW_PAGES = 100  # 10 000 commits in one window: surely a wrong window, not a day
 MAX_ABOVE_PAGES = 10  # history above the window read to settle the first-parent chain
+HISTORY_MAX_PAGES = 200  # 20 000 commits of history for the judgment signals; older ones are not read
+HISTORY_DETAILS = 200  # commit details fetched per history read for the paths they touched
 MAX_RETRIES = 3  # 5xx and network failures
 MAX_RATE_WAITS = 5
 SECONDARY_WAIT = 60.0  # GitHub's advice when a limit gives no time: wait at least a minute
@@ -168,6 +171,17 @@ class GitHubSource:
         self.store.save_commit(commit)
         return commit
 
+    async def commit_named(self, name: str) -> Commit:
+        """The newest commit of a branch or tag (GitHub resolves names at /commits/{ref});
+        HEAD is the default branch's newest commit."""
+        from urllib.parse import quote
+
+        name = name.strip()
+        ref = await self.default_branch() if name == "HEAD" else name
+        commit = await self._fetch_commit(quote(ref, safe="/"), asked=True)
+        self.store.save_commit(commit)
+        return commit
+
     async def default_branch(self) -> str:
         """The repository's default branch (one cached, usually 304, request)."""
         try:
@@ -203,9 +217,34 @@ class GitHubSource:
             )
         return await self.get_commit(merge_sha)
 
+    async def history(
+        self, branch: str, since: datetime, until: datetime, *, detail_budget: int = HISTORY_DETAILS
+    ) -> list[PastCommit]:
+        """The branch's commits with committer dates in [since, until), oldest first, from the list
+        endpoint (ETag-cached pages: a re-read costs 304s). The list has no files: the paths a commit
+        touched come from the store, and up to `detail_budget` commits the store lacks are fetched
+        (newest first) and stored, so the record fills in over a few runs without spending the quota."""
+        listed = await self._list(branch, since=since, until=until, max_pages=HISTORY_MAX_PAGES, strict=False)
+        nodes = [_node(item) for item in listed]
+        chain = first_parent_shas(nodes)
+        items = [(n, item) for n, item in zip(nodes, listed, strict=True) if n.sha in chain]
+        items = [(n, item) for n, item in items if since <= n.committed_at < until]
+        stored = {n.sha: self.store.get_commit(self.repo, n.sha) for n, _ in items}
+        missing = [sha for sha, commit in stored.items() if commit is None][: max(0, detail_budget)]
+        if missing:
+            for commit in await self._details(missing, None):
+                stored[commit.sha] = commit
+        history = []
+        for n, item in items:
+            commit = stored.get(n.sha)
+            message = ((item.get("commit") or {}).get("message")) or ""
+            files = tuple((f.path, f.changes) for f in commit.files) if commit is not None else ()
+            history.append(PastCommit(n.sha, n.committed_at, message, files))
+        return sorted(history, key=lambda c: c.committed_at)
+
     # -- listing -----------------------------------------------------------------------------------
     async def _list(
-        self, branch: str, *, since: datetime, until: datetime | None, max_pages: int
+        self, branch: str, *, since: datetime, until: datetime | None, max_pages: int, strict: bool = True
     ) -> list[dict[str, Any]]:
         params: dict[str, str | int] = {
             "sha": branch,
@@ -236,7 +275,7 @@ class GitHubSource:
                     seen.add(item["sha"])
                     items.append(item)
             url, params = page.next_url, {}
-        if until is not None and url is not None:
+        if strict and until is not None and url is not None:
             raise SourceError(
                 f"more than {max_pages * PER_PAGE} commits of {self.repo}@{branch} in one window: "
                 "narrow the window"

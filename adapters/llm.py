@@ -9,6 +9,7 @@ through an injectable sleep), structured output with a graceful downgrade for se
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import random
@@ -222,6 +223,7 @@ class LLMClient:
             "purpose": purpose,
             "repo": repo,
             "sha": sha,
+            "prompt": json.dumps(list(messages), ensure_ascii=False),  # for `digestbot logs --full`
         }
         attempts = 0
         last: _Retry | None = None
@@ -367,6 +369,7 @@ class LLMClient:
             tokens_in=tokens_in,
             tokens_out=tokens_out,
             finish_reason=finish,
+            reply=content,
         )
         return ChatReply(
             content,
@@ -387,6 +390,7 @@ class LLMClient:
         tokens_in: int = 0,
         tokens_out: int = 0,
         finish_reason: str | None = None,
+        reply: str | None = None,
     ) -> float:
         latency_ms = round((time.monotonic() - started) * 1000, 1)
         fields = {
@@ -398,6 +402,7 @@ class LLMClient:
             "outcome": outcome,
             "error": error,
             "cost_usd": self.cost(tokens_in, tokens_out),
+            "reply": reply,
         }
         if self.on_call is not None:
             try:

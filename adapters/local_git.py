@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
+from analysis.followups import PastCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange
 from analysis.window import in_window
 
@@ -223,6 +224,13 @@ class LocalGitSource:
             raise AmbiguousRef(f"short SHA {ref} is ambiguous in {self.repo}: {listed}; give more digits")
         return (await self._load(commits))[0]
 
+    async def commit_named(self, name: str) -> Commit:
+        """The commit a git name resolves to: HEAD, HEAD~2, a branch, a tag (`digestbot analyze`)."""
+        sha = await self._commit_of(name.strip()) if name.strip() else None
+        if not sha:
+            raise RefNotFound(f"no commit named {name!r} in {self.repo}")
+        return (await self._load([sha]))[0]
+
     async def commit_for_pr(self, number: int, branch: str) -> Commit:
         if number <= 0:
             raise InputError(f"bad pull request number {number}")
@@ -250,6 +258,19 @@ class LocalGitSource:
             if name:
                 return name.removeprefix(f"{self.remote}/") if args[-1] != "HEAD" else name
         return "main"
+
+    async def history(self, branch: str, since: datetime, until: datetime) -> list[PastCommit]:
+        """The branch's first-parent commits with committer dates in [since, until), oldest first,
+        with their messages and the paths they touched (no patches): one git call, no quota."""
+        tip = await self._resolve_branch(branch)
+        nonce = secrets.token_hex(16)
+        args = ["log", "--first-parent", "--no-renames", "--numstat", "--encoding=UTF-8"]
+        args.append(f"--format={nonce}%H %ct%n%B{nonce}")
+        pre = int(since.timestamp() - self.since_margin.total_seconds())
+        if pre > 0:
+            args.append(f"--since=@{pre}")  # a pre-filter only, as for the day window
+        out = await self._git_async(*args, tip)
+        return [c for c in _parse_history(_text(out), nonce) if since <= c.committed_at < until][::-1]
 
     async def aclose(self) -> None:
         return None
@@ -519,6 +540,27 @@ def _hunks(lines: list[bytes]) -> str | None:
     while body and not body[-1]:  # the output's final newline; a blank context line is " "
         body.pop()
     return _text(b"\n".join(body))
+
+
+def _parse_history(text: str, nonce: str) -> list[PastCommit]:
+    """`git log --numstat` output whose headers and messages are framed by nonce, newest first."""
+    parts = text.split(nonce)
+    # parts: ["", "<sha> <ct>\n<message>", "\n<numstat lines>\n", "<sha> <ct>\n<message>", ...]
+    result = []
+    for i in range(1, len(parts) - 1, 2):
+        head, _, message = parts[i].partition("\n")
+        sha, _, stamp = head.partition(" ")
+        files = []
+        for line in parts[i + 1].splitlines():
+            added, tab, rest = line.partition("\t")
+            deleted, tab2, path = rest.partition("\t")
+            if tab and tab2 and path:
+                lines = (int(added) if added.isdigit() else 0) + (int(deleted) if deleted.isdigit() else 0)
+                files.append((path, lines))
+        result.append(
+            PastCommit(sha, datetime.fromtimestamp(int(stamp), UTC), message.rstrip("\n"), tuple(files))
+        )
+    return result
 
 
 def _lands_pr(message: str, number: int) -> bool:

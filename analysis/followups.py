@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
-from analysis.heuristic.title import PR_SUFFIX, leading_tags
+from analysis.heuristic.title import PR_SUFFIX, REVERT_TITLE, leading_tags
 from analysis.models import PR_IN_TITLE
 from analysis.text import strip_trailers
 
@@ -76,7 +76,6 @@ class FollowUpLink:
 # so (GitHub's revert PRs write "Reverts owner/repo#123"): elsewhere it usually names another repository.
 _PR = r"(?:(?<![\w/])#(\d+)\b|https?://[^\s/]+/[^\s/]+/[^\s/]+/pull/(\d+)\b)"
 _PR_QUALIFIED = r"(?:(?<![\w/])(?:[\w.-]+/[\w.-]+)?#(\d+)\b|https?://[^\s/]+/[^\s/]+/[^\s/]+/pull/(\d+)\b)"
-_REVERT_WORD = re.compile(r"^\s*(?:partial(?:ly)?\s+)?revert(?:s|ed|ing)?\b", re.IGNORECASE)
 _REVERT_QUOTED = re.compile(r'^\s*revert(?:s|ed)?\s*:?\s*"(?P<title>.+)"\s*$', re.IGNORECASE)
 # GitHub cuts long titles with "…", leaving the quote open: `Revert "[Core] Use a fast pa…`
 _REVERT_CUT = re.compile(r'^\s*revert(?:s|ed)?\s*:?\s*"(?P<title>.+?)(?:…|\.\.\.)\s*$', re.IGNORECASE)
@@ -111,7 +110,7 @@ def references(message: str) -> list[Reference]:
     title, _, body = message.strip().partition("\n")
     bare_title = PR_SUFFIX.sub("", title.strip())
     _tags, untagged = leading_tags(bare_title)
-    revert = bool(_REVERT_WORD.match(untagged))
+    revert = bool(REVERT_TITLE.match(untagged))
     found: list[Reference] = []
     if revert:
         found.extend(_revert_title_refs(untagged, _evidence(bare_title)))
@@ -127,11 +126,6 @@ def references(message: str) -> list[Reference]:
     for m in _FIX_FORWARD.finditer(text):
         found.append(Reference(FollowUpKind.FIX, pr=_pr_of(m), evidence=_line_of(text, m)))
     return _unique(found)
-
-
-def is_revert_title(title: str) -> bool:
-    """A title that says it reverts something, tags first or not (`[Bugfix] Revert "…"`)."""
-    return bool(_REVERT_WORD.match(leading_tags(title.strip())[1]))
 
 
 def _revert_title_refs(untagged: str, evidence: str) -> list[Reference]:

@@ -13,14 +13,17 @@ Nothing here is specific to one repository, and nothing looks at who wrote a com
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
+from math import log, log1p
 
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit, find_links
 from analysis.models import Commit
-from analysis.paths import PathKind, classify_path
+from analysis.paths import PathKind, classify_path, is_low_value
 
 WINDOW_DAYS = 180  # trailing window of history, a setting (HISTORY_DAYS)
 CHURN_DAYS = 30
@@ -28,6 +31,22 @@ SMOOTHING = 20.0  # pseudo-commits at the base rate added to every path's record
 MIN_TOUCHES = 5  # a path touched fewer times says nothing on its own
 FOLDER_DEPTH = 4  # folders up to this many segments deep are scored
 TOP_PATHS = 3
+MIN_DISTRIBUTION = 200  # past commits needed before tiers follow the branch's own score distribution
+
+# Risk score weights (natural logs). Size and spread are the strongest single predictors of a later
+# revert or fix on real history; the touched paths' own record and recent churn add to them; a commit
+# that is itself a follow-up is fixed again more often than others.
+W_LINES = 1.0
+W_FILES = 1.0
+W_PATH_LIFT = 0.5
+W_CHURN = 0.3
+W_FOLLOW_UP = 1.0
+LIFT_FLOOR = 0.3
+
+_kind = lru_cache(maxsize=1 << 16)(classify_path)  # eval replays the same paths day after day
+_NON_RUNTIME = frozenset(
+    {PathKind.DOCS, PathKind.EXAMPLE, PathKind.TESTS, PathKind.BENCHMARK, PathKind.CI, PathKind.TOOLING}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +74,10 @@ class HistoryFacts:
     followed_originals: int = 0  # of those, how many were themselves follow-ups (fixes of fixes)
     source_without_tests: bool = False
     areas: int = 0  # top-level areas (first two folder levels) with runtime code
+    score: float = 0.0  # risk score (see `risk_score`)
+    percentile: float | None = (
+        None  # share of the window's past commits scoring below; None: too little history
+    )
     extra: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -90,6 +113,8 @@ class HistoryFacts:
             data["source_changed_without_tests"] = True
         if self.areas > 1:
             data["areas_spanned"] = self.areas
+        if self.percentile is not None:
+            data["risk_percentile_vs_past_commits"] = round(100 * self.percentile)
         return data
 
 
@@ -117,9 +142,12 @@ class HistoryIndex:
         self.recent: Counter[str] = Counter()
         self.commits_seen = 0
         self.followed_seen = 0
+        self._window: list[PastCommit] = []
+        self._scores: list[float] | None = None
         for commit in past:
             if not (start <= commit.committed_at < cutoff):
                 continue
+            self._window.append(commit)
             self.commits_seen += 1
             hit = commit.sha in self.followed
             self.followed_seen += hit
@@ -139,28 +167,75 @@ class HistoryIndex:
         rate = (hits + SMOOTHING * self.base_rate) / (touches + SMOOTHING)
         return PathRecord(path, touches, hits, rate)
 
-    def facts(self, commit: Commit, links: Iterable[FollowUpLink] = ()) -> HistoryFacts:
-        """`links`: what this commit itself follows up (mined with the history it can see)."""
-        paths = [f.path for f in commit.files]
+    def records(self, paths: Iterable[str]) -> list[PathRecord]:
+        """Records of the paths and their folders with enough history, riskiest first; among equally
+        risky ones the most specific (a file before its folder)."""
         records = [self.record(k) for k in _keys(paths)]
         records = [r for r in records if r.touches >= MIN_TOUCHES]
-        # Prefer the most specific path among equally risky ones: a file over its folder.
-        records.sort(key=lambda r: (-r.rate, r.is_folder, -r.path.count("/")))
+        records.sort(key=lambda r: (-r.rate, r.is_folder, -r.path.count("/"), r.path))
+        return records
+
+    def lift(self, records: Sequence[PathRecord]) -> float:
+        return records[0].rate / self.base_rate if records and self.base_rate else 1.0
+
+    def facts(self, commit: Commit, links: Iterable[FollowUpLink] = ()) -> HistoryFacts:
+        """`links`: what this commit itself follows up (mined with the history it can see)."""
+        files = [(f.path, f.changes) for f in commit.files]
+        paths = [p for p, _ in files]
+        records = self.records(paths)
         follows = tuple(links)
-        kinds = [classify_path(p) for p in paths]
+        kinds = [_kind(p) for p in paths]
         source = any(k == PathKind.SOURCE for k in kinds)
         tests = any(k == PathKind.TESTS for k in kinds)
+        churn = max((self.recent[p] for p in paths), default=0)
+        score = risk_score(files, self.lift(records), churn, bool(follows))
         return HistoryFacts(
             window_days=self.window_days,
             commits_seen=self.commits_seen,
             followed_seen=self.followed_seen,
             risky_paths=tuple(records[:TOP_PATHS]),
-            churn=max((self.recent[p] for p in paths), default=0),
+            churn=churn,
             follows_up=follows,
             followed_originals=sum(1 for link in follows if link.original in self._links_by_follow_up),
             source_without_tests=source and not tests,
             areas=len({_area(p) for p, k in zip(paths, kinds, strict=True) if k == PathKind.SOURCE}),
+            score=score,
+            percentile=self.percentile(score),
         )
+
+    def percentile(self, score: float) -> float | None:
+        """Share of the window's past commits that scored below `score` (scored with this index:
+        only what was known before the cutoff)."""
+        if self.commits_seen < MIN_DISTRIBUTION:
+            return None
+        if self._scores is None:
+            self._scores = sorted(self._past_score(c) for c in self._window)
+        return bisect_left(self._scores, score) / len(self._scores)
+
+    def _past_score(self, commit: PastCommit) -> float:
+        paths = [p for p, _ in commit.files]
+        churn = max((self.recent[p] for p in paths), default=0)
+        follows = bool(self._links_by_follow_up.get(commit.sha))
+        return risk_score(commit.files, self.lift(self.records(paths)), churn, follows)
+
+
+def risk_score(files: Sequence[tuple[str, int]], lift: float, churn: int, follows_up: bool) -> float:
+    """Higher is riskier: log size in counted lines and runtime files, the riskiest touched path's
+    lift over the base rate, recent churn on the same files, and being a follow-up itself."""
+    counted = runtime = 0
+    for path, lines in files:
+        kind = _kind(path)
+        if is_low_value(kind):
+            continue
+        counted += lines
+        runtime += kind not in _NON_RUNTIME
+    return (
+        W_LINES * log1p(counted)
+        + W_FILES * log1p(runtime)
+        + W_PATH_LIFT * log(max(lift, LIFT_FLOOR))
+        + W_CHURN * log1p(churn)
+        + W_FOLLOW_UP * follows_up
+    )
 
 
 def facts_for_day(
@@ -171,17 +246,23 @@ def facts_for_day(
     window_days: int = WINDOW_DAYS,
 ) -> dict[str, HistoryFacts]:
     """HistoryFacts for each of a day's commits, from history strictly before `cutoff` (the window's
-    start). What a day's commit follows up is mined from the past plus the day's own commits, so a
-    same-day revert is known as such."""
+    start). `links` are mined from the past and the day's commits together (see `day_links`): a link
+    counts for the past only when its follow-up landed before the cutoff, while what a day's commit
+    itself follows up is read from its own message, so a same-day revert is known as such."""
     links = list(links)
     index = HistoryIndex(past, links, cutoff, window_days)
-    own = find_links([*past, *(as_past(c) for c in commits)])
     shas = {c.sha for c in commits}
     mine: dict[str, list[FollowUpLink]] = {}
-    for link in own:
+    for link in links:
         if link.follow_up in shas:
             mine.setdefault(link.follow_up, []).append(link)
     return {c.sha: index.facts(c, mine.get(c.sha, ())) for c in commits}
+
+
+def day_links(commits: Sequence[Commit], past: Sequence[PastCommit]) -> list[FollowUpLink]:
+    """Links among the past and the day's commits: the input `facts_for_day` expects."""
+    known = {c.sha for c in past}
+    return find_links([*past, *(as_past(c) for c in commits if c.sha not in known)])
 
 
 def as_past(commit: Commit) -> PastCommit:

@@ -48,6 +48,7 @@ _LABELS: dict[str, dict[str, str]] = {
         # Report renderer (analysis/render_markdown.py)
         "field_sep": "：",
         "analyzer_none": "无",
+        "heuristic_note": "启发式分析（未使用大模型）：内容由规则根据文件、行数、提交说明和分支历史生成。",
         # Slack (analysis/render_slack.py, adapters/slack_app.py)
         "slack_ask": "💬 在此讨论串中回复（或提及我）即可询问这些提交",
         "slack_more_high": "……另有 {n} 个高重要度提交，见讨论串",
@@ -103,6 +104,8 @@ _LABELS: dict[str, dict[str, str]] = {
         # Report renderer (analysis/render_markdown.py)
         "field_sep": ": ",
         "analyzer_none": "none",
+        "heuristic_note": "Heuristic analysis (no LLM): derived by rules from the files, line counts, commit"
+        " message and branch history.",
         # Slack (analysis/render_slack.py, adapters/slack_app.py)
         "slack_ask": "💬 Reply in this thread (or mention me) to ask about these commits",
         "slack_more_high": "…and {n} more high-importance commits in the thread",

@@ -124,7 +124,10 @@ def render_commit(
     """One commit's card, fields chosen by its tier (DESIGN.md §3). Standalone use (`digestbot
     analyze`) passes another heading level; tz sets the zone of the commit time shown."""
     check_lang(lang)
-    return "\n\n".join(_card_blocks(commit, analysis, lang, heading_level, tz, anchor=None)) + "\n"
+    blocks = _card_blocks(commit, analysis, lang, heading_level, tz, anchor=None)
+    if analysis.analyzer == "heuristic":
+        blocks.append(f"> {label(lang, 'heuristic_note')}")
+    return "\n\n".join(blocks) + "\n"
 
 
 def _card_blocks(
@@ -287,11 +290,14 @@ def _meta_line(digests: list[Digest], lang: str) -> str:
     analyzers = analyzer_name(d.analyses[c.sha].analyzer for d in digests for c in d.commits)
     shown = inline(analyzers) if analyzers != "none" else label(lang, "analyzer_none")
     generated = max(d.generated_at for d in digests).astimezone(tz)
-    return (
+    line = (
         f"> {label(lang, 'window')} {start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M} "
         f"{inline(first.timezone)} ({' / '.join(offsets)}) · "
         f"{label(lang, 'analyzer')} {shown} · {label(lang, 'generated')} {format_time(generated)}"
     )
+    if "heuristic" in analyzers.split("+"):
+        line += f"\n>\n> {label(lang, 'heuristic_note')}"  # once per report, not on every card
+    return line
 
 
 def _tier_heading(lang: str, tier: Importance, count: int) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA
+from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA, leading_tags
 from analysis.models import Analysis, Commit
 
 _REVERT_OF = re.compile(r'^Revert\s+"(.+)"', re.IGNORECASE)  # the title git writes, naming the original
@@ -20,7 +20,7 @@ def reverted_by(commits: list[Commit]) -> dict[str, Commit]:
             target = next((c for c in commits if c.sha.startswith(prefix.lower()) and c is not commit), None)
             if target is not None:
                 result[target.sha] = commit
-        m = _REVERT_OF.match(PR_SUFFIX.sub("", commit.title))
+        m = _REVERT_OF.match(leading_tags(PR_SUFFIX.sub("", commit.title))[1])
         if m and (target := by_title.get(m.group(1).strip())) is not None and target is not commit:
             result.setdefault(target.sha, commit)
     return result

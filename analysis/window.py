@@ -7,12 +7,19 @@ from zoneinfo import ZoneInfo
 
 from analysis.errors import InputError
 
+# A day's window reaches a day past it, and a zone up to 14 h either side of UTC: keep one day clear of
+# the calendar's ends so no window overflows.
+FIRST_DAY, LAST_DAY = date.min + timedelta(days=1), date.max - timedelta(days=1)
+
 
 def parse_day(text: str) -> date:
     try:
-        return date.fromisoformat(text.strip()) if len(text.strip()) == 10 else _bad_day(text)
+        day = date.fromisoformat(text.strip()) if len(text.strip()) == 10 else _bad_day(text)
     except ValueError:
         return _bad_day(text)
+    if not FIRST_DAY <= day <= LAST_DAY:
+        raise InputError(f"date {day.isoformat()} is out of range: use a day from {FIRST_DAY} to {LAST_DAY}")
+    return day
 
 
 def _bad_day(text: str) -> date:

@@ -55,7 +55,7 @@ class SlowAnalyzer(HeuristicAnalyzer):
     def __init__(self, delay: float):
         self.delay = delay
 
-    async def analyze(self, commits, lang, progress=None):
+    async def analyze(self, commits, lang, progress=None, history=None):
         await asyncio.sleep(self.delay)
         return await super().analyze(commits, lang, progress)
 

@@ -271,7 +271,15 @@ class ChatService:
         source = self.source(ref.repo)
         try:
             branch = await self._branch(source)
-            return await analyse_ref(source, self.store, self.analyzer, ref, branch=branch, lang=lang)
+            return await analyse_ref(
+                source,
+                self.store,
+                self.analyzer,
+                ref,
+                branch=branch,
+                lang=lang,
+                history_days=self.settings.history_days,
+            )
         finally:
             await source.aclose()
 
@@ -288,6 +296,7 @@ class ChatService:
                 day=day,
                 tz=zone(tz_name or self.settings.digest_tz),
                 lang=lang,
+                history_days=self.settings.history_days,
             )
         finally:
             await source.aclose()

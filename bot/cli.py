@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -20,6 +22,10 @@ from bot.analyzers import ANALYZER_CHOICES
 from bot.sources import pick_branch
 
 log = logging.getLogger("digestbot")
+
+# HEAD, HEAD~2, main, origin/main, release/v1.2: git names `analyze` resolves on the source
+GIT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/~^-]*")
+BROKEN_PIPE_EXIT = 141  # what a shell reports for a process ended by SIGPIPE (128 + 13)
 
 
 class CliError(click.ClickException):
@@ -38,6 +44,8 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except DigestError as exc:
             raise CliError(str(exc)) from None
+        except BrokenPipeError:
+            quiet_broken_pipe()
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
@@ -51,6 +59,15 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def quiet_broken_pipe() -> None:
+    """The reader went away (`digestbot digest | head`): stop quietly, as Unix tools do. stdout is
+    pointed at /dev/null so the interpreter's final flush cannot complain either."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(BROKEN_PIPE_EXIT)
+
+
 def run_async(coro: Coroutine[Any, Any, Any]) -> Any:
     return asyncio.run(coro)
 
@@ -58,7 +75,7 @@ def run_async(coro: Coroutine[Any, Any, Any]) -> Any:
 class Ctx:
     """Lazily built settings and store, so `--help` works without any configuration."""
 
-    def __init__(self, db: Path | None, verbose: int):
+    def __init__(self, db: Path | None = None, verbose: int = 0):
         self.db_override = db
         self.verbose = verbose
         self._settings = None
@@ -82,6 +99,22 @@ class Ctx:
 
             self._store = Store(self.settings.digest_db)
         return self._store
+
+    def write(self, text: str, out: str | None = None, *, rich_markdown: bool = False) -> None:
+        """stdout or --out (bot/output.py), never over the store's own files. Markdown for a person at
+        a terminal is rendered for reading; piped or written to a file it stays plain Markdown."""
+        from bot.output import STDOUT, store_files, write_text
+
+        to_terminal = (out is None or out == STDOUT) and sys.stdout.isatty()
+        # rich writes text through the stream's own encoding: only where that can carry any report
+        to_terminal = to_terminal and (sys.stdout.encoding or "").lower().replace("-", "") == "utf8"
+        if rich_markdown and to_terminal:
+            from bot.output import show_markdown
+
+            show_markdown(text)
+            return
+        protected = store_files(self.settings.digest_db) if out not in (None, STDOUT) else []
+        write_text(text, out, protected=protected)
 
 
 class StageBars:
@@ -112,28 +145,35 @@ class StageBars:
                 bar.__exit__(None, None, None)
 
 
-def write_output(text: str, out: Path | None) -> None:
-    """UTF-8 always, whatever the locale; a file is replaced atomically so a failed run loses nothing."""
-    if not text.endswith("\n"):
-        text += "\n"
-    if out is None:
-        stream = getattr(sys.stdout, "buffer", None)
-        if stream is None:  # a text-only stream (embedding): it is its own encoder
-            sys.stdout.write(text)
-        else:
-            stream.write(text.encode("utf-8"))
-        sys.stdout.flush()
-        return
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(out)
-    except OSError as exc:
-        raise DigestError(f"cannot write {out}: {exc.strerror or exc}") from None
-
-
 # -- shared options ----------------------------------------------------------------------------
+def _set_db(ctx: click.Context, _param: click.Parameter, value: Path | None) -> None:
+    if value is not None:
+        ctx.ensure_object(Ctx).db_override = value
+
+
+def _add_verbose(ctx: click.Context, _param: click.Parameter, value: int) -> None:
+    ctx.ensure_object(Ctx).verbose += value or 0
+
+
+def global_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """-v and --db, accepted before the verb (`digestbot -v digest`) and after it (`digest -v`)."""
+    fn = click.option(
+        "--db",
+        type=click.Path(path_type=Path, dir_okay=False),
+        expose_value=False,
+        callback=_set_db,
+        help="SQLite database (default: DIGEST_DB).",
+    )(fn)
+    return click.option(
+        "-v",
+        "--verbose",
+        count=True,
+        expose_value=False,
+        callback=_add_verbose,
+        help="-v for progress logs, -vv for debug (tracebacks).",
+    )(fn)
+
+
 def source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     options = [
         click.option("--repo", metavar="OWNER/NAME", help="GitHub repository (default: DIGEST_REPO)."),
@@ -160,43 +200,65 @@ def source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def day_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    fn = click.option("--tz", metavar="ZONE", help="IANA time zone of the day (default: DIGEST_TZ).")(fn)
+    return click.option(
+        "--date", "day", metavar="YYYY-MM-DD", help="Calendar day in --tz (default: yesterday)."
+    )(fn)
+
+
+def format_option(*choices: str, default: str) -> Callable[..., Any]:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(choices),
+        default=default,
+        show_default=True,
+        help="json is for programs: its schema is in docs/json.md.",
+    )
+
+
+out_option = click.option(
+    "--out",
+    metavar="FILE",
+    help="Write to FILE instead of stdout (- is stdout). A regular file is replaced atomically,"
+    " keeping its mode; a symlink's target is written; the database is refused.",
+)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--db", type=click.Path(path_type=Path), help="SQLite database (default: DIGEST_DB).")
-@click.option("-v", "--verbose", count=True, help="-v for progress logs, -vv for debug.")
+@global_options
 @click.version_option(package_name="digestbot")
 @click.pass_context
-def cli(ctx: click.Context, db: Path | None, verbose: int) -> None:
+def cli(ctx: click.Context) -> None:
     """digestbot: a repository's daily commits as an LLM-ranked digest, for Slack, Discord or the console.
 
     Without any token it reads a local clone and ranks commits with a transparent heuristic:
 
-        digestbot digest --git-dir . --date 2026-01-29 --tz Asia/Shanghai
+        digestbot digest --git-dir . --date 2026-11-22 --tz UTC --lang en
     """
-    ctx.obj = Ctx(db, verbose)
+    ctx.ensure_object(Ctx)
 
 
 @cli.command()
 @source_options
-@click.option("--date", "day", metavar="YYYY-MM-DD", help="Calendar day in --tz (default: yesterday).")
-@click.option("--tz", metavar="ZONE", help="IANA time zone of the day (default: DIGEST_TZ, Asia/Shanghai).")
-@click.option(
-    "--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True
-)
-@click.option("--out", type=click.Path(path_type=Path), help="Write to this file instead of stdout.")
+@day_options
+@format_option("markdown", "json", default="markdown")
+@out_option
+@global_options
 @click.pass_obj
 @user_errors
 def digest(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, day, tz, fmt, out) -> None:
     """Print one day's digest of a branch: every commit of the day, ranked and analysed.
 
     The day is the calendar day in --tz by committer date, on the branch's first-parent history.
+    On a terminal the report is rendered for reading; piped or with --out it is plain Markdown.
     """
     from analysis.render_json import dumps, render_json
     from analysis.render_markdown import render_report
-    from bot.settings import zone
 
     settings = obj.settings
-    zone_info = zone(tz or settings.digest_tz)
-    the_day = parse_day(day) if day else yesterday(zone_info)
+    zone_info, the_day = the_day_of(settings, day, tz)
     lang = lang or settings.digest_lang
     result = run_async(
         build_day(
@@ -212,84 +274,120 @@ def digest(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, day, tz, fm
             StageBars(sys.stderr.isatty()),
         )
     )
-    text = dumps(render_json(result)) if fmt == "json" else render_report([result], lang)
-    write_output(text, out)
+    if fmt == "json":
+        obj.write(dumps(render_json(result)), out)
+    else:
+        obj.write(render_report([result], lang), out, rich_markdown=True)
 
 
 @cli.command()
-@click.argument("ref")
+@click.argument("refs", nargs=-1, required=True, metavar="REF...")
 @source_options
-@click.option(
-    "--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True
-)
+@click.option("--tz", metavar="ZONE", help="Time zone of the dates shown (default: DIGEST_TZ).")
+@format_option("markdown", "json", default="markdown")
+@out_option
+@global_options
 @click.pass_obj
 @user_errors
-def analyze(obj: Ctx, ref, repo, git_dir, branch, lang, analyzer, refresh, fmt) -> None:
-    """Analyse one commit and print its card.
+def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, fmt, out) -> None:
+    """Analyse commits and print their cards, in the order given.
 
-    REF is a full or short SHA, #PR (the commit that merged it), a commit URL or OWNER/NAME@SHA.
+    REF is a full or short SHA, #PR (the commit that merged it), a commit URL, OWNER/NAME@SHA, HEAD
+    or a branch name (its newest commit). With --format json, one REF gives an object and several
+    give an array.
     """
     from analysis.render_json import dumps, render_commit_json
     from analysis.render_markdown import render_commit
-    from bot.refs import parse_ref
+    from bot.settings import zone
 
     settings = obj.settings
     lang = lang or settings.digest_lang
-    parsed = parse_ref(ref, repo or settings.digest_repo)
+    zone_info = zone(tz or settings.digest_tz)
+    parsed = [parse_ref_or_name(r, repo or settings.digest_repo) for r in refs]
+    repos = {p.repo for p in parsed if not isinstance(p, str) and p.repo}
+    if len(repos) > 1:
+        raise CliError(f"REFs name several repositories ({', '.join(sorted(repos))}): analyse one at a time")
+    the_repo = repos.pop() if repos else repo or settings.digest_repo
 
     async def go():
         from bot.analyzers import make_analyzer
         from bot.pipeline import analyse_ref
+        from bot.refs import Ref
         from bot.sources import open_source
 
         chosen = make_analyzer(settings, obj.store, analyzer)  # a configuration error before any connection
-        source = open_source(settings, obj.store, parsed.repo, git_dir)
+        source = open_source(settings, obj.store, the_repo, git_dir)
         try:
-            return await analyse_ref(
-                source,
-                obj.store,
-                chosen,
-                parsed,
-                branch=await pick_branch(source, branch, settings),
-                lang=lang,
-                refresh=refresh,
-            )
+            the_branch = await pick_branch(source, branch, settings)
+            results = []
+            for ref in parsed:
+                if isinstance(ref, str):  # HEAD or a branch name: its newest commit
+                    ref = Ref("sha", (await commit_named(source, ref)).sha, the_repo)
+                results.append(
+                    await analyse_ref(
+                        source,
+                        obj.store,
+                        chosen,
+                        ref,
+                        branch=the_branch,
+                        lang=lang,
+                        refresh=refresh,
+                        history_days=settings.history_days,
+                    )
+                )
+            return results
         finally:
             await source.aclose()
             await chosen.aclose()
 
-    commit, analysis = run_async(go())
-    from bot.settings import zone
-
-    tz = zone(settings.digest_tz)
+    results = run_async(go())
     if fmt == "json":
-        write_output(dumps(render_commit_json(commit, analysis, tz=tz)), None)
+        cards = [render_commit_json(c, a, tz=zone_info) for c, a in results]
+        obj.write(dumps(cards[0] if len(cards) == 1 else cards), out)
     else:
-        write_output(render_commit(commit, analysis, lang, heading_level=2, tz=tz), None)
+        text = "\n".join(render_commit(c, a, lang, heading_level=2, tz=zone_info) for c, a in results)
+        obj.write(text, out, rich_markdown=True)
 
 
 @cli.command()
-@click.option("--platform", type=click.Choice(["slack", "discord"]), required=True)
+@click.option("--platform", type=click.Choice(["slack", "discord"]), required=True, help="Where to post.")
 @click.option("--channel", required=True, metavar="ID", help="Channel ID (Slack C…, Discord snowflake).")
 @source_options
-@click.option("--date", "day", metavar="YYYY-MM-DD", help="Calendar day in --tz (default: yesterday).")
-@click.option("--tz", metavar="ZONE", help="IANA time zone of the day (default: DIGEST_TZ, Asia/Shanghai).")
+@day_options
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print every message that would be posted, with its size; post nothing, need no token.",
+)
+@format_option("text", "json", default="text")
+@global_options
 @click.pass_obj
 @user_errors
-def post(obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, refresh, day, tz) -> None:
+def post(
+    obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, refresh, day, tz, dry_run, fmt
+) -> None:
     """Post a day's digest into a Slack or Discord channel now.
 
     A parent message with the counts and the high items; in its thread one card per high commit, the
     medium commits, and the full report as a file. Posting the same digest again posts nothing new; an
     interrupted post resumes with what is missing.
     """
-    from bot.settings import zone
+    from analysis.render_json import dumps
 
     settings = obj.settings
-    zone_info = zone(tz or settings.digest_tz)
-    the_day = parse_day(day) if day else yesterday(zone_info)
+    zone_info, the_day = the_day_of(settings, day, tz)
     lang = lang or settings.digest_lang
     bars = StageBars(sys.stderr.isatty())
+
+    if dry_run:
+        from bot.dry_run import preview, render_text
+
+        result = run_async(
+            build_day(obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars)
+        )
+        plan = preview(result, platform, channel, obj.store)
+        obj.write(dumps(plan) if fmt == "json" else render_text(plan))
+        return
 
     async def go():
         from bot.posting import post_digest
@@ -301,6 +399,23 @@ def post(obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, ref
             return result, await post_digest(poster, obj.store, channel, result)
 
     result, posted = run_async(go())
+    if fmt == "json":
+        obj.write(
+            dumps(
+                {
+                    "repo": result.repo,
+                    "date": result.day.isoformat(),
+                    "platform": platform,
+                    "channel": channel,
+                    "key": posted.key,
+                    "commits": result.stats["total"],
+                    "posted": posted.posted,
+                    "skipped": posted.skipped,
+                    "thread_id": posted.thread_id,
+                }
+            )
+        )
+        return
     click.echo(
         f"{result.repo} {result.day}: {result.stats['total']} commits; posted {len(posted.posted)} item(s)"
         f" to {platform}:{channel}, {len(posted.skipped)} already there",
@@ -308,25 +423,39 @@ def post(obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, ref
     )
 
 
-@cli.command()
-@click.option(
+config_option = click.option(
     "--config",
     type=click.Path(path_type=Path),
     help="Subscriptions file (default: DIGEST_CONFIG). See digest.example.toml.",
 )
+
+
+@cli.command()
+@config_option
+@global_options
 @click.pass_obj
 @user_errors
 def run(obj: Ctx, config: Path | None) -> None:
     """Run the bot: the daily schedule plus the Slack and/or Discord adapters whose tokens are set.
 
     Each subscription's digest is posted once a day at its time in its zone; missed days are caught
-    up at start-up (DIGEST_CATCHUP_DAYS). Stop with Ctrl-C or SIGTERM: in-flight posts finish.
+    up at start-up (DIGEST_CATCHUP_DAYS). Every subscription's source and channels are checked
+    first: a broken one in the config file stops the start with one line naming it. Stop with
+    Ctrl-C or SIGTERM: in-flight posts finish.
     """
     from bot.service import install_signal_handlers, load_subscriptions, serve
+    from bot.status import check_subscriptions
+    from bot.subscriptions import Registry
 
     obj.verbose = max(obj.verbose, 1)  # the service logs one line per digest
     settings = obj.settings
     subscriptions = load_subscriptions(settings, config)
+    problems = check_subscriptions(settings, Registry(obj.store, subscriptions).all())
+    for sub, problem in problems:
+        log.error("subscription %s is broken: %s", sub.name, problem)
+    broken = [f"{sub.name}: {problem}" for sub, problem in problems if sub.origin == "file"]
+    if broken:
+        raise CliError(f"{len(broken)} subscription(s) broken — " + "; ".join(broken))
 
     async def go() -> None:
         stop = asyncio.Event()
@@ -337,28 +466,114 @@ def run(obj: Ctx, config: Path | None) -> None:
 
 
 @cli.command()
-@click.option(
-    "--config", type=click.Path(path_type=Path), help="Subscriptions file (default: DIGEST_CONFIG)."
-)
+@config_option
+@format_option("text", "json", default="text")
+@global_options
 @click.pass_obj
 @user_errors
-def status(obj: Ctx, config: Path | None) -> None:
-    """Subscriptions, the last digest of each with its outcome, the next run, and LLM usage (7 days)."""
+def status(obj: Ctx, config: Path | None, fmt: str) -> None:
+    """Subscriptions with a check of each one's source and channels, the last digest of each with its
+    outcome, the next run, and LLM usage (7 days). Exits 1 when a subscription is broken."""
+    from analysis.render_json import dumps
     from bot.service import load_subscriptions
-    from bot.status import render_status
+    from bot.status import render_status_text, status_data
 
     settings = obj.settings
-    write_output(render_status(settings, obj.store, load_subscriptions(settings, config)), None)
+    data = status_data(settings, obj.store, load_subscriptions(settings, config))
+    obj.write(dumps(data) if fmt == "json" else render_status_text(data))
+    if any(s["problem"] for s in data["subscriptions"]):
+        sys.exit(1)
+
+
+@cli.command()
+@click.option("--date", "day", metavar="YYYY-MM-DD", help="Only calls made on this day (in --tz).")
+@click.option("--tz", metavar="ZONE", help="Time zone of --date and of the times shown (default: DIGEST_TZ).")
+@click.option("--sha", metavar="PREFIX", help="Only calls about commits starting with PREFIX.")
+@click.option("--repo", metavar="OWNER/NAME", help="Only calls about this repository.")
+@click.option(
+    "--purpose",
+    help="Only calls of this purpose: triage, analysis (-high, -medium), repair, qa.",
+)
+@click.option("--outcome", help="Only calls with this outcome (ok, length, timeout, http 429, …).")
+@click.option(
+    "-n",
+    "--count",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="Newest N calls (0: all).",
+)
+@click.option("--full", is_flag=True, help="Also show each call's prompt and reply.")
+@format_option("text", "json", default="text")
+@global_options
+@click.pass_obj
+@user_errors
+def logs(obj: Ctx, day, tz, sha, repo, purpose, outcome, count, full, fmt) -> None:
+    """The LLM calls recorded in the database, newest first: tokens, latency, cost and outcome."""
+    from analysis.render_json import dumps
+    from bot.llm_logs import CallFilter, query_calls, render_calls
+    from bot.settings import zone
+
+    settings = obj.settings
+    zone_info = zone(tz or settings.digest_tz)
+    calls = query_calls(
+        obj.store,
+        CallFilter(
+            day=parse_day(day) if day else None,
+            tz=zone_info,
+            sha=sha,
+            repo=repo,
+            purpose=purpose,
+            outcome=outcome,
+            limit=count,
+        ),
+        full=full or fmt == "json",
+    )
+    obj.write(dumps(calls) if fmt == "json" else render_calls(calls, zone_info, full=full))
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def the_day_of(settings: Any, day: str | None, tz: str | None):
+    from bot.settings import zone
+
+    zone_info = zone(tz or settings.digest_tz)
+    return zone_info, (parse_day(day) if day else yesterday(zone_info))
+
+
+def parse_ref_or_name(text: str, default_repo: str | None):
+    """A Ref (bot/refs.py) or, for HEAD and branch names, the name itself to resolve on the source."""
+    from analysis.errors import InputError
+    from bot.refs import parse_ref
+
+    try:
+        return parse_ref(text, default_repo)
+    except InputError:
+        if GIT_NAME.fullmatch(text.strip()) and ".." not in text:
+            return text.strip()
+        raise
+
+
+async def commit_named(source: Any, name: str):
+    named = getattr(source, "commit_named", None)
+    if named is None:
+        raise CliError(f"{name!r}: this source resolves only SHAs and #PR")
+    from analysis.errors import RefNotFound
+
+    try:
+        return await named(name)
+    except RefNotFound:
+        raise CliError(
+            f"cannot read {name!r} as a commit: not a SHA, #PR, commit URL or owner/name@sha, and no"
+            f" branch or tag of that name in {source.repo}"
+        ) from None
 
 
 @cli.command()
 @source_options
 @click.option("--week", metavar="YYYY-Www", help="ISO week in --tz (default: the last complete week).")
 @click.option("--tz", metavar="ZONE", help="IANA time zone of the week (default: DIGEST_TZ, Asia/Shanghai).")
-@click.option(
-    "--format", "fmt", type=click.Choice(["markdown", "json"]), default="markdown", show_default=True
-)
-@click.option("--out", type=click.Path(path_type=Path), help="Write to this file instead of stdout.")
+@format_option("markdown", "json", default="markdown")
+@out_option
 @click.option(
     "--chart",
     type=click.Path(path_type=Path),
@@ -409,19 +624,18 @@ def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, t
             await chosen.aclose()
 
     rollup = run_async(go())
-    chart_path = chart or (out.parent if out else Path.cwd()) / weekly_filename(rollup, "png")
+    folder = Path(out).parent if out not in (None, "-") else Path.cwd()  # the Markdown's own folder
+    chart_path = chart or folder / weekly_filename(rollup, "png")
     try:
         chart_path.parent.mkdir(parents=True, exist_ok=True)
         chart_path.write_bytes(render_week_chart(rollup))
     except OSError as exc:
         raise DigestError(f"cannot write {chart_path}: {exc.strerror or exc}") from None
-    base = (out.parent if out else Path.cwd()).resolve()
-    link = os.path.relpath(chart_path.resolve(), base).replace(os.sep, "/")
+    link = os.path.relpath(chart_path.resolve(), folder.resolve()).replace(os.sep, "/")
     if fmt == "json":
-        text = dumps(render_weekly_json(rollup, link)) + "\n"
+        obj.write(dumps(render_weekly_json(rollup, link)), out)
     else:
-        text = render_weekly_markdown(rollup, link)
-    write_output(text, out)
+        obj.write(render_weekly_markdown(rollup, link), out, rich_markdown=True)
     click.echo(f"chart: {chart_path}", err=True)
 
 
@@ -447,6 +661,7 @@ async def build_day(
             lang=lang,
             refresh=refresh,
             progress=bars,
+            history_days=settings.history_days,
         )
     finally:
         bars.close()
@@ -464,8 +679,85 @@ def open_poster(platform: str, settings: Any):
     return open_discord_poster(settings)
 
 
+@cli.command("eval")
+@global_options
+@source_options
+@click.option("--since", "since", required=True, metavar="YYYY-MM-DD", help="First day replayed.")
+@click.option("--until", "until", required=True, metavar="YYYY-MM-DD", help="Last day replayed (inclusive).")
+@click.option("--tz", metavar="ZONE", help="IANA time zone of the days (default: DIGEST_TZ).")
+@click.option(
+    "--horizon",
+    type=click.IntRange(1, 365),
+    default=30,
+    show_default=True,
+    help="Days after a commit within which a revert or fix counts against it.",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(0),
+    help="Rank every followed-up commit plus N others at random (weighted): for slow models.",
+)
+@format_option("table", "json", default="table")
+@out_option
+@click.pass_obj
+@user_errors
+def eval_command(
+    obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, since, until, tz, horizon, sample, fmt, out
+) -> None:
+    """Replay days as the bot would have seen them and score the ranks against the branch's own
+    reverts and fix-forwards: recall, share flagged, lift over chance, per month, and the misses.
+
+        digestbot eval --git-dir . --since 2025-09-01 --until 2025-12-31
+    """
+    import json
+
+    from analysis.render_eval import eval_json, eval_table
+    from bot.analyzers import make_analyzer
+    from bot.evaluate import evaluate
+    from bot.settings import zone
+    from bot.sources import open_source
+
+    settings = obj.settings
+    zone_info = zone(tz or settings.digest_tz)
+    first, last = parse_day(since), parse_day(until)
+    bars = StageBars(sys.stderr.isatty())
+
+    async def go():
+        chosen = make_analyzer(settings, obj.store, analyzer)
+        source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
+        try:
+            return await evaluate(
+                source,
+                obj.store,
+                chosen,
+                branch=await pick_branch(source, branch, settings),
+                since=first,
+                until=last,
+                tz=zone_info,
+                lang=lang or settings.digest_lang,
+                horizon_days=horizon,
+                history_days=settings.history_days,
+                sample=sample,
+                progress=lambda done, total: bars("analyse", done, total),
+            )
+        finally:
+            bars.close()
+            await source.aclose()
+            await chosen.aclose()
+
+    result = run_async(go())
+    if fmt == "json":
+        text = json.dumps(eval_json(result), ensure_ascii=False, indent=2)
+    else:
+        text = eval_table(result)
+    obj.write(text, out)
+
+
 def main() -> None:
-    cli(prog_name="digestbot")
+    try:
+        cli(prog_name="digestbot")
+    except BrokenPipeError:  # raised outside a verb (help text, version)
+        quiet_broken_pipe()
 
 
 if __name__ == "__main__":

@@ -152,7 +152,7 @@ class LLMAnalyzer:
 
     # -- the day ----------------------------------------------------------------------------------
     async def analyze(
-        self, commits: list[Commit], lang: str, progress: Progress | None = None
+        self, commits: list[Commit], lang: str, progress: Progress | None = None, history: Any = None
     ) -> dict[str, Analysis]:
         done = 0
 

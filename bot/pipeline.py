@@ -9,17 +9,19 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from zoneinfo import ZoneInfo
 
 from analysis import heuristic
 from analysis.errors import InputError
+from analysis.history import WINDOW_DAYS, HistoryFacts
 from analysis.models import Analysis, Commit, Digest
 from analysis.reverts import mark_reverted
 from analysis.window import day_window
 from bot.analyzers import Analyzer
+from bot.history import day_history
 from bot.radar import attach_followups, with_original_notes
 from bot.refs import Ref
 from bot.sources import CommitSource
@@ -60,8 +62,10 @@ async def build_digest(
     progress: StageProgress | None = None,
     stats: RunStats | None = None,
     keep: Callable[[Commit], bool] | None = None,
+    history_days: int = WINDOW_DAYS,
 ) -> Digest:
-    """keep: a subscription's filters; commits it rejects are counted in the digest, not analysed."""
+    """keep: a subscription's filters; commits it rejects are counted in the digest, not analysed.
+    history_days: the trailing window of branch history the ranking learns from (0: none)."""
     began = time.monotonic()
     stats = stats if stats is not None else RunStats()
     start, end = day_window(day, tz)
@@ -72,8 +76,17 @@ async def build_digest(
     window_total = len(commits)
     if keep is not None:
         commits = [c for c in commits if keep(c)]
+    history = await day_history(source, store, branch, commits, start, history_days)
     analyses = await analyse_commits(
-        store, analyzer, source.repo, commits, lang, refresh=refresh, progress=progress, stats=stats
+        store,
+        analyzer,
+        source.repo,
+        commits,
+        lang,
+        refresh=refresh,
+        progress=progress,
+        stats=stats,
+        history=history,
     )
     analyses = mark_reverted(analyses, commits, lang)
     digest = Digest(
@@ -117,9 +130,11 @@ async def analyse_commits(
     refresh: bool = False,
     progress: StageProgress | None = None,
     stats: RunStats | None = None,
+    history: Mapping[str, HistoryFacts] | None = None,
 ) -> dict[str, Analysis]:
     """An analysis for every commit: from the cache unless refresh, else from the analyser. A commit
-    the analyser did not return is given the heuristic analysis with the gap stated — never dropped."""
+    the analyser did not return is given the heuristic analysis with the gap stated — never dropped.
+    history: what the branch's past says about each commit, for the ranking."""
     stats = stats if stats is not None else RunStats()
     analyses: dict[str, Analysis] = {}
     if not refresh:
@@ -131,13 +146,16 @@ async def analyse_commits(
     todo = [c for c in commits if c.sha not in analyses]
     fresh = (
         await analyzer.analyze(
-            todo, lang, progress=(lambda d, t: progress("analyse", d, t)) if progress else None
+            todo,
+            lang,
+            progress=(lambda d, t: progress("analyse", d, t)) if progress else None,
+            history=history or None,
         )
         if todo
         else {}
     )
     for commit in todo:
-        result = fresh.get(commit.sha) or missing_analysis(commit, lang)
+        result = fresh.get(commit.sha) or missing_analysis(commit, lang, (history or {}).get(commit.sha))
         analyses[commit.sha] = result
         if result.analyzer == "heuristic-fallback":
             stats.fallbacks += 1
@@ -156,8 +174,8 @@ def keep_commits(store: Store, commits: list[Commit]) -> None:
             store.save_commit(commit)
 
 
-def missing_analysis(commit: Commit, lang: str) -> Analysis:
-    fallback = heuristic.analyze(commit, lang)
+def missing_analysis(commit: Commit, lang: str, history: HistoryFacts | None = None) -> Analysis:
+    fallback = heuristic.analyze(commit, lang, history=history)
     note = (
         "分析器未返回结果，以下为启发式分析"
         if lang == "zh"
@@ -228,9 +246,21 @@ async def analyse_ref(
     branch: str,
     lang: str,
     refresh: bool = False,
+    history_days: int = WINDOW_DAYS,
 ) -> tuple[Commit, Analysis]:
-    """One commit's analysis, cache first: the core of `digestbot analyze` and `/digest <sha>`."""
+    """One commit's analysis, cache first: the core of `digestbot analyze` and `/digest <sha>`. Its
+    history is what was known at the start of its UTC day, as a digest of that day would see it."""
     commit = await resolve_commit(source, ref, branch)
     keep_commits(store, [commit])
-    analyses = await analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh)
+    history: dict[str, HistoryFacts] = {}
+    if (
+        refresh
+        or store.get_analysis(source.repo, commit.sha, analyzer.model, analyzer.prompt_version, lang) is None
+    ):
+        landed = commit.committed_at.astimezone(UTC)
+        cutoff = landed.replace(hour=0, minute=0, second=0, microsecond=0)
+        history = await day_history(source, store, branch, [commit], cutoff, history_days)
+    analyses = await analyse_commits(
+        store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history
+    )
     return commit, with_original_notes(store, source.repo, analyses[commit.sha], lang)

@@ -62,7 +62,10 @@ class DigestRunner:
 
     async def __call__(self, sub: Subscription, day: date) -> RunOutcome:
         with tracking() as usage:
-            source = self.source(sub)
+            try:  # a source that cannot open (git_dir gone) fails the run in one line, no traceback
+                source = self.source(sub)
+            except DigestError as exc:
+                return RunOutcome("failed", error=str(exc))
             try:
                 digest = await build_digest(
                     source,
@@ -73,6 +76,7 @@ class DigestRunner:
                     tz=zone(sub.timezone),
                     lang=sub.lang,
                     keep=sub.filters.keep if sub.filters.active else None,
+                    history_days=self.settings.history_days,
                 )
             except DigestError as exc:
                 return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)

@@ -77,6 +77,9 @@ class Settings(BaseSettings):
     digest_branch: str = "main"
     digest_repo: str | None = None
     digest_catchup_days: int = Field(3, ge=0, le=31)
+    history_days: int = Field(
+        180, ge=0, le=3650, description="days of branch history the ranking learns from (0: none)"
+    )
 
     @field_validator("digest_lang")
     @classmethod

@@ -1,58 +1,135 @@
-"""`digestbot status`: what the service is subscribed to, how each subscription's last digest went,
-when the next one runs, and what the LLM cost over the last week."""
+"""`digestbot status`: what the service is subscribed to, whether each subscription's source and
+channels are usable, how its last digest went, when the next one runs, and what the LLM cost over
+the last week. The same data feeds the text and `--format json`."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+from analysis.errors import DigestError
 from bot.scheduler import trigger_for
 from bot.settings import Settings
 from bot.store import Store
 from bot.subscriptions import Registry, Subscription
 
+_TOKENS = {"slack": "slack_bot_token", "discord": "discord_bot_token"}
 
-def render_status(
+
+def check_subscription(settings: Settings, sub: Subscription) -> str | None:
+    """Why this subscription cannot run, in one line, or None. Checks what needs no network: a local
+    clone exists and is a git repository; every destination's platform has its bot token set."""
+    problems = []
+    if sub.git_dir is not None:
+        from adapters.local_git import LocalGitSource
+
+        try:
+            LocalGitSource(sub.git_dir, repo=sub.repo)
+        except DigestError as exc:
+            problems.append(f"source: {exc}")
+    for platform in sorted({d.platform for d in sub.destinations}):
+        token = _TOKENS.get(platform)
+        if token is None:
+            problems.append(f"channels: unknown platform {platform!r}")
+        elif getattr(settings, token) is None:
+            problems.append(f"channels: posts to {platform} but {token.upper()} is not set")
+    return "; ".join(problems) or None
+
+
+def check_subscriptions(settings: Settings, subs: list[Subscription]) -> list[tuple[Subscription, str]]:
+    return [(sub, problem) for sub in subs if (problem := check_subscription(settings, sub))]
+
+
+def status_data(
     settings: Settings, store: Store, file_subscriptions: list[Subscription], now: datetime | None = None
-) -> str:
+) -> dict[str, Any]:
     now = now or datetime.now(UTC)
-    registry = Registry(store, file_subscriptions)
-    subs = registry.all()
-    lines = [f"database: {settings.digest_db}", ""]
-    if not subs:
-        lines.append("no subscriptions (add them to the config file or with /digest subscribe in chat)")
-    for sub in subs:
-        dests = ", ".join(f"{d.platform}:{d.channel}" for d in sub.destinations)
-        nxt = trigger_for(sub).get_next_fire_time(None, now)
-        lines.append(f"{sub.name}  [{sub.origin}]")
-        lines.append(
-            f"  repo      {sub.repo}{'@' + sub.branch if sub.branch else ''}"
-            f"{'  (git: ' + str(sub.git_dir) + ')' if sub.git_dir else ''}"
-        )
-        lines.append(f"  schedule  {sub.schedule} {sub.timezone}, lang {sub.lang} → {dests}")
-        lines.append(f"  next run  {nxt.isoformat() if nxt else 'never'}")
-        lines.append(f"  last run  {_last_run(store, sub.name)}")
+    subs = Registry(store, file_subscriptions).all()
     usage = store.llm_usage_since(now - timedelta(days=7))
+    return {
+        "database": str(settings.digest_db),
+        "subscriptions": [_subscription(settings, store, sub, now) for sub in subs],
+        "llm_last_7_days": {k: usage[k] for k in ("calls", "tokens_in", "tokens_out")},
+    }
+
+
+def _subscription(settings: Settings, store: Store, sub: Subscription, now: datetime) -> dict[str, Any]:
+    nxt = trigger_for(sub).get_next_fire_time(None, now)
+    return {
+        "name": sub.name,
+        "origin": sub.origin,
+        "repo": sub.repo,
+        "branch": sub.branch,
+        "git_dir": str(sub.git_dir) if sub.git_dir else None,
+        "schedule": sub.schedule,
+        "timezone": sub.timezone,
+        "lang": sub.lang,
+        "destinations": [f"{d.platform}:{d.channel}" for d in sub.destinations],
+        "next_run": nxt.isoformat() if nxt else None,
+        "last_run": _last_run(store, sub.name),
+        "problem": check_subscription(settings, sub),
+    }
+
+
+def _last_run(store: Store, name: str) -> dict[str, Any] | None:
+    rows = store.query("SELECT * FROM runs WHERE subscription = ? ORDER BY day DESC LIMIT 1", [name])
+    if not rows:
+        return None
+    r = rows[0]
+    return {
+        "day": r["day"],
+        "status": r["status"],
+        "commits": r["commits"],
+        "stats": json.loads(r["stats"] or "{}"),
+        "llm_calls": r["llm_calls"] or 0,
+        "tokens": r["tokens"] or 0,
+        "error": r["error"],
+    }
+
+
+def render_status_text(data: dict[str, Any]) -> str:
+    lines = [f"database: {data['database']}", ""]
+    if not data["subscriptions"]:
+        lines.append("no subscriptions (add them to the config file or with /digest subscribe in chat)")
+    for sub in data["subscriptions"]:
+        git = f"  (git: {sub['git_dir']})" if sub["git_dir"] else ""
+        lines.append(f"{sub['name']}  [{sub['origin']}]")
+        lines.append(f"  repo      {sub['repo']}{'@' + sub['branch'] if sub['branch'] else ''}{git}")
+        lines.append(
+            f"  schedule  {sub['schedule']} {sub['timezone']}, lang {sub['lang']}"
+            f" → {', '.join(sub['destinations'])}"
+        )
+        lines.append(f"  next run  {sub['next_run'] or 'never'}")
+        lines.append(f"  last run  {_last_run_text(sub['last_run'])}")
+        if sub["problem"]:
+            lines.append(f"  BROKEN    {sub['problem']}")
+    usage = data["llm_last_7_days"]
     lines += [
         "",
-        f"LLM, last 7 days: {usage['calls']} calls, {usage['tokens_in']} tokens in, {usage['tokens_out']} tokens out",
+        f"LLM, last 7 days: {usage['calls']} calls, {usage['tokens_in']} tokens in,"
+        f" {usage['tokens_out']} tokens out",
     ]
     return "\n".join(lines) + "\n"
 
 
-def _last_run(store: Store, name: str) -> str:
-    rows = store.query("SELECT * FROM runs WHERE subscription = ? ORDER BY day DESC LIMIT 1", [name])
-    if not rows:
+def render_status(
+    settings: Settings, store: Store, file_subscriptions: list[Subscription], now: datetime | None = None
+) -> str:
+    return render_status_text(status_data(settings, store, file_subscriptions, now))
+
+
+def _last_run_text(r: dict[str, Any] | None) -> str:
+    if r is None:
         return "none yet"
-    r = rows[0]
-    stats = json.loads(r["stats"] or "{}")
+    stats = r["stats"]
     counts = (
-        f"{stats.get('total', r['commits'] or 0)} commits (high {stats.get('high', 0)}, medium {stats.get('medium', 0)},"
-        f" low {stats.get('low', 0)})"
+        f"{stats.get('total', r['commits'] or 0)} commits (high {stats.get('high', 0)},"
+        f" medium {stats.get('medium', 0)}, low {stats.get('low', 0)})"
         if stats
         else ""
     )
-    parts = [r["day"], r["status"], counts, f"{r['llm_calls'] or 0} LLM calls, {r['tokens'] or 0} tokens"]
+    parts = [r["day"], r["status"], counts, f"{r['llm_calls']} LLM calls, {r['tokens']} tokens"]
     if r["error"]:
         parts.append(f"error: {r['error']}")
     return " · ".join(p for p in parts if p)

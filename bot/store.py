@@ -203,9 +203,22 @@ def _m4_history(db: sqlite_utils.Database) -> None:
     db["followups"].create_index(["repo", "follow_up_at"])
 
 
+def _m7_ops(db: sqlite_utils.Database) -> None:
+    # `digestbot logs --full`: what each LLM call was asked and answered. Idempotent, so its place in
+    # the list does not matter.
+    columns = db["llm_calls"].columns_dict
+    for name in ("prompt", "reply"):
+        if name not in columns:
+            db["llm_calls"].add_column(name, str)
+    db["llm_calls"].create_index(["sha"], if_not_exists=True)
+
+
 def _m5_radar(db: sqlite_utils.Database) -> None:
     # Banners the radar put on an original's card (one per message and follow-up): edited, then replied,
     # or skipped when the message could no longer be edited. Weekly roll-ups posted go in `posts`.
+    # Idempotent, like _m7_ops: branches merged in either order number their databases alike.
+    if "radar_banners" in db.table_names():
+        return
     db["radar_banners"].create(
         {
             "platform": str,
@@ -226,6 +239,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m2_subscriptions,
     _m3_leases,
     _m4_history,
+    _m7_ops,
     _m5_radar,
 ]
 

@@ -2,9 +2,10 @@
 a week the bot already digested costs no LLM call), the follow-ups that landed in it with how we had
 ranked each original, LLM usage, and the chart; and posting it into a chat channel once.
 
-Follow-up links come from the store. When the stored history does not cover the week (no history step
-ran for it), the week and the FOLLOWUP_LOOKBACK_DAYS before it are read from the source and the links
-among them are found with analysis.followups.find_links and stored, so the roll-up works either way.
+Follow-up links: the week and the FOLLOWUP_LOOKBACK_DAYS before it are read from the branch's history
+(the source's history reader, synced into the store), or from its commits when the source has no such
+reader, and the links among them are found with analysis.followups.find_links and stored; each day's
+digest adds the links of its own commits to the rest of its history window.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from analysis.errors import RateLimited, SourceError
 from analysis.followups import find_links
 from analysis.history import as_past
 from analysis.models import Commit, Importance
@@ -68,16 +70,23 @@ async def build_week(
 
 
 async def ensure_links(source: CommitSource, store: Store, branch: str, since: Any, until: Any) -> int:
-    """Find and store the follow-up links of [since, until) unless the stored history covers it."""
-    covered = store.history_range(source.repo, branch)
-    if covered is not None and covered[0] <= since and covered[1] >= until:
-        return 0
-    commits = await source.commits_in_window(branch, since, until)
-    past = [as_past(c) for c in commits]
+    """Find and store the follow-up links among the commits of [since, until): from the stored history,
+    synced from the source's history reader (bot/history.py), else from the commits themselves."""
+    from bot.history import sync_history
+
+    try:
+        synced = await sync_history(source, store, branch, since, until)
+    except (SourceError, RateLimited) as exc:
+        log.warning("weekly: history of %s unavailable (%s): reading the commits instead", source.repo, exc)
+        synced = False
+    if synced:
+        past = store.history(source.repo, branch, since, until)
+    else:
+        past = [as_past(c) for c in await source.commits_in_window(branch, since, until)]
+        store.save_history(source.repo, branch, past)  # titles of originals; the range stays unclaimed
     links = find_links(past)
-    store.save_history(source.repo, branch, past)  # titles of originals; the range stays unclaimed
     store.save_followups(source.repo, links)
-    log.info("weekly: %d follow-up links among %d commits of %s", len(links), len(commits), source.repo)
+    log.info("weekly: %d follow-up links among %d commits of %s", len(links), len(past), source.repo)
     return len(links)
 
 

@@ -43,8 +43,7 @@ from analysis.models import Analysis, Commit, Importance
 
 if TYPE_CHECKING:
     from analysis.history import HistoryFacts
-
-RUBRIC_VERSION = "h1"
+RUBRIC_VERSION = "h2"
 
 
 def counted_lines(commit: Commit) -> int:
@@ -55,8 +54,8 @@ def counted_lines(commit: Commit) -> int:
 def rank(commit: Commit, lang: str = "zh", history: HistoryFacts | None = None) -> tuple[Importance, str]:
     """Importance and the reason for it, naming the facts used, in the report language."""
     facts = commit_facts(commit)
-    importance, prior, signals = weigh(facts)
-    return importance, prose.reason(facts, prior, signals, _lang(lang))
+    importance, prior, signals = weigh(facts, history)
+    return importance, prose.reason(facts, prior, signals, _lang(lang), history)
 
 
 def analyze(
@@ -68,8 +67,8 @@ def analyze(
     lang = _lang(lang)
     facts = commit_facts(commit)
     change = classify(facts)
-    importance, prior, signals = weigh(facts)
-    reason = prose.reason(facts, prior, signals, lang)
+    importance, prior, signals = weigh(facts, history)
+    reason = prose.reason(facts, prior, signals, lang, history)
     importance = tier or importance
     analysis = Analysis(
         sha=commit.sha,
@@ -85,7 +84,7 @@ def analyze(
     )
     if importance != Importance.LOW:
         analysis.scope = prose.scope(facts, lang)
-        analysis.risks = prose.risks(facts, signals, lang)
+        analysis.risks = prose.risks(facts, signals, lang, history)
         analysis.recommendations = prose.recommendations(facts, signals, lang)
     if importance == Importance.HIGH:
         analysis.insights = prose.insights(facts, signals, lang)

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from analysis.heuristic.facts import NON_RUNTIME, Facts, commit_facts
-from analysis.heuristic.title import REVERT_TITLE, REVERTS_SHA, conventional_prefix
+from analysis.heuristic.title import REVERTS_SHA, conventional_prefix, is_revert_title
 from analysis.models import ChangeType, Commit
 from analysis.paths import PathKind
 
@@ -137,7 +137,7 @@ def classify(facts: Facts) -> ChangeType:
 
 
 def type_from_revert(facts: Facts) -> ChangeType | None:
-    revert = REVERT_TITLE.match(facts.commit.title) or "revert" in facts.tags
+    revert = is_revert_title(facts.commit.title) or "revert" in facts.tags
     return ChangeType.REVERT if revert or REVERTS_SHA.search(facts.commit.message) else None
 
 

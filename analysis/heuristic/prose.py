@@ -8,15 +8,19 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from analysis.heuristic.facts import AREA_DEPTH, Area, Facts, common_kinds, folder
 from analysis.heuristic.phrases import KIND_NAMES, t
-from analysis.heuristic.signals import SIZE_MEDIUM_MAX, Signal
-from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA
+from analysis.heuristic.signals import NUDGING, SIZE_MEDIUM_MAX, Signal
+from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA, leading_tags
 from analysis.labels import importance_word
 from analysis.models import INSIGHT_DIMENSIONS, ChangeType, FileChange, Importance
 from analysis.paths import PathKind
 from analysis.text import neutralize_mentions, one_line, strip_trailers
+
+if TYPE_CHECKING:
+    from analysis.history import HistoryFacts
 
 _MAX_AREAS = 6  # folders listed in a scope before "N other folders"
 _PERF_CLAIM = re.compile(
@@ -86,11 +90,14 @@ def _join_clauses(parts: list[str], lang: str) -> str:
     return t(lang, "sep").join(parts)
 
 
-def reason(facts: Facts, prior: Importance, signals: list[Signal], lang: str) -> str:
+def reason(
+    facts: Facts, prior: Importance, signals: list[Signal], lang: str, history: HistoryFacts | None = None
+) -> str:
+    ranked_by_history = history is not None and history.percentile is not None
     parts = [
         t(
             lang,
-            "size",
+            "size_only" if ranked_by_history else "size",
             lines=_num(facts.counted_lines),
             files=_num(facts.commit.file_count),
             prior=importance_word(lang, prior),
@@ -98,8 +105,70 @@ def reason(facts: Facts, prior: Importance, signals: list[Signal], lang: str) ->
     ]
     if facts.ignored_lines:
         parts[0] += t(lang, "ignored", n=_num(facts.ignored_lines))
-    parts.extend(_signal_text(s, lang) + t(lang, "up" if s.step > 0 else "down") for s in signals)
+    if history is not None:
+        parts.extend(_history_text(history, prior, lang))
+    parts.extend(_signal_text(s, lang) + _step_text(s, ranked_by_history, lang) for s in signals)
     return t(lang, "sep").join(parts)
+
+
+def _step_text(signal: Signal, ranked_by_history: bool, lang: str) -> str:
+    if signal.step == 0:
+        return ""
+    if ranked_by_history and signal.key in NUDGING:
+        return t(lang, "nudge")
+    return t(lang, "up" if signal.step > 0 else "down")
+
+
+# What history must show before the reason names it: a path at least this many times the branch's
+# follow-up rate, recent churn on the same files, several areas.
+_PATH_LIFT_SHOWN = 2.0
+_FOLLOWED_SHOWN = 2
+_CHURN_SHOWN = 10
+_AREAS_SHOWN = 3
+
+
+def _history_risks(history: HistoryFacts, lang: str) -> list[str]:
+    """What the branch's past says might break: paths whose changes were often followed up, and
+    a commit that is itself a fix (fixes get fixed again)."""
+    found = []
+    worst = history.risky_paths[0] if history.risky_paths else None
+    if worst is not None and worst.followed >= _FOLLOWED_SHOWN and history.path_lift >= _PATH_LIFT_SHOWN:
+        found.append(
+            t(lang, "risk_hist_path", path=_code(worst.path), k=_num(worst.followed), n=_num(worst.touches))
+        )
+    if history.follows_up:
+        shas = _items(lang, [link.original[:7] for link in history.follows_up])
+        found.append(t(lang, "risk_hist_follow_up", items=shas))
+    return found
+
+
+def _history_text(history: HistoryFacts, prior: Importance, lang: str) -> list[str]:
+    """The history facts that decided the prior, as short clauses."""
+    parts = []
+    if history.percentile is not None:
+        top = max(1, round(100 * (1 - history.percentile)))
+        parts.append(
+            t(
+                lang,
+                "hist_prior",
+                top=_num(top),
+                days=_num(history.window_days),
+                n=_num(history.commits_seen),
+                prior=importance_word(lang, prior),
+            )
+        )
+    worst = history.risky_paths[0] if history.risky_paths else None
+    if worst is not None and worst.followed >= _FOLLOWED_SHOWN and history.path_lift >= _PATH_LIFT_SHOWN:
+        parts.append(
+            t(lang, "hist_path", path=_code(worst.path), k=_num(worst.followed), n=_num(worst.touches))
+        )
+    for link in history.follows_up[:2]:
+        parts.append(t(lang, f"hist_follows_{link.kind.value}", sha=_code(link.original[:7])))
+    if history.churn >= _CHURN_SHOWN:
+        parts.append(t(lang, "hist_churn", n=_num(history.churn)))
+    if history.areas >= _AREAS_SHOWN:
+        parts.append(t(lang, "hist_areas", n=_num(history.areas)))
+    return parts
 
 
 def _signal_text(signal: Signal, lang: str) -> str:
@@ -144,7 +213,9 @@ def _added_deleted(facts: Facts, lang: str) -> str:
 
 
 def _revert_sentence(facts: Facts, lang: str) -> str:
-    m = re.match(r'^\s*revert(?:s|ed)?\s*:?\s*"(.+)"\s*$', PR_SUFFIX.sub("", facts.commit.title), re.I)
+    m = re.match(
+        r'^\s*revert(?:s|ed)?\s*:?\s*"(.+)"\s*$', leading_tags(PR_SUFFIX.sub("", facts.commit.title))[1], re.I
+    )
     what = _untrusted(m.group(1) if m else facts.subject, 160)
     sha = REVERTS_SHA.search(facts.commit.message)
     sha_text = t(lang, "reverts_sha", sha=sha.group(1)[:10]) if sha else ""
@@ -218,7 +289,7 @@ def _status_phrases(facts: Facts, lang: str, phrases: dict[str, str]) -> list[st
     return [t(lang, phrase, n=_num(counts[status])) for status, phrase in phrases.items() if counts[status]]
 
 
-def risks(facts: Facts, signals: list[Signal], lang: str) -> list[str]:
+def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts | None = None) -> list[str]:
     sig = _by_key(signals)
     found: list[str] = []
     source_lines = facts.lines_of(PathKind.SOURCE)
@@ -237,6 +308,8 @@ def risks(facts: Facts, signals: list[Signal], lang: str) -> list[str]:
     )
     if "revert" in sig:
         found.append(t(lang, "risk_revert"))
+    if history is not None:
+        found.extend(_history_risks(history, lang))
     found.extend(_file_risks(facts, sig, lang))
     if not found:
         found.append(t(lang, "risk_none", lines=_num(facts.counted_lines)))
@@ -269,8 +342,14 @@ def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]
     test_dirs = list(
         dict.fromkeys(f.path.rsplit("/", 1)[0] if "/" in f.path else f.path for f in _tests(facts))
     )
+    removed_tests = [f for f in facts.files_of(PathKind.TESTS) if f.status == "removed"]
     if test_dirs:
         recs.append(t(lang, "rec_run_tests", items=_items(lang, test_dirs)))
+    elif removed_tests:
+        # Deleted tests are tests changed: say so, never "no tests changed".
+        recs.append(
+            t(lang, "rec_tests_removed", n=_num(len(removed_tests)), areas=_items(lang, review or ["."]))
+        )
     elif facts.lines_of(PathKind.SOURCE):
         recs.append(t(lang, "rec_add_tests", areas=_items(lang, review or ["."])))
     recs += _signal_phrases(
@@ -421,7 +500,8 @@ def _ins_resources(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
 
 
 def notes(facts: Facts, lang: str) -> list[str]:
-    found = [t(lang, "note")]
+    # That the analysis is heuristic is said once per report or card by the renderers, not per commit.
+    found = []
     if facts.commit.files_truncated:
         found.append(
             t(lang, "note_truncated", shown=_num(len(facts.files)), total=_num(facts.commit.file_count))

@@ -10,7 +10,7 @@ import re
 TAG_MAX = 60  # characters in one tag: longer bracketed text is prose, not a tag
 
 PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
-REVERT_TITLE = re.compile(r"^\s*revert(s|ed)?\b", re.IGNORECASE)
+REVERT_TITLE = re.compile(r"^\s*(?:partial(?:ly)?\s+)?revert(?:s|ed|ing)?\b", re.IGNORECASE)
 REVERTS_SHA = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)
 REVERTS_SHA_LINE = re.compile(r"^\s*This reverts commit [0-9a-f]{7,40}\.?\s*$", re.IGNORECASE | re.MULTILINE)
 _CONVENTIONAL = re.compile(r"^(?P<type>[A-Za-z]+)(?:\((?P<scope>[^)\n]*)\))?!?:\s*\S")
@@ -32,6 +32,11 @@ def leading_tags(title: str, longest: int = TAG_MAX) -> tuple[tuple[str, ...], s
 
 def norm_tag(tag: str) -> str:
     return re.sub(r"[\s_-]+", "", tag.lower())
+
+
+def is_revert_title(title: str) -> bool:
+    """A title that says it reverts something, after any leading tags: `[Core] Revert "…"`."""
+    return bool(REVERT_TITLE.match(leading_tags(title)[1]))
 
 
 def conventional_prefix(text: str) -> tuple[str, str] | None:

@@ -57,7 +57,7 @@ class SlowAnalyzer(HeuristicAnalyzer):
         self.events = events
         self.delay = delay
 
-    async def analyze(self, commits, lang, progress=None):
+    async def analyze(self, commits, lang, progress=None, history=None):
         self.events.append("analyse")
         await asyncio.sleep(self.delay)
         return await super().analyze(commits, lang, progress)

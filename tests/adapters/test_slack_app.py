@@ -112,7 +112,7 @@ class GatedAnalyzer(HeuristicAnalyzer):
         self.gate = asyncio.Event()
         self.calls = 0
 
-    async def analyze(self, commits, lang, progress=None):
+    async def analyze(self, commits, lang, progress=None, history=None):
         self.calls += 1
         await self.gate.wait()
         return await super().analyze(commits, lang, progress)

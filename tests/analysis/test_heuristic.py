@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 from datetime import UTC, datetime
 
 import pytest
@@ -324,12 +323,13 @@ def test_delete_plus_add_of_the_same_content_is_a_rename() -> None:
     assert "renames only" in reason
 
 
-def test_public_api_raises_one_tier() -> None:
+def test_public_api_is_stated_but_does_not_move_the_rank() -> None:
+    # On real history, changes to API-looking paths were followed up no more often than others.
     commit = make("Tweak CLI", fc("src/widget/cli.py", 8, 2, hunk(["a = 1"], ["a = 2"])))
     importance, reason = rank(commit, lang="en")
-    assert importance == MEDIUM
-    assert "touches public API `src/widget/cli.py` (raises one tier)" in reason
-    assert "触及公共接口 `src/widget/cli.py`（上调一级）" in rank(commit, lang="zh")[1]
+    assert importance == LOW
+    assert reason.endswith("touches public API `src/widget/cli.py`")
+    assert rank(commit, lang="zh")[1].endswith("触及公共接口 `src/widget/cli.py`")
 
 
 def test_comment_only_change_to_an_api_file_raises_nothing() -> None:
@@ -391,13 +391,12 @@ def test_safe_lookalikes_are_not_security_signals() -> None:
     assert "security" not in reason
 
 
-def test_new_model_file_raises_one_tier() -> None:
+def test_new_model_file_is_stated_but_does_not_move_the_rank() -> None:
+    # Additive model files were almost never reverted or fixed on real history: size decides.
     commit = make("[Models] Qwen3-ASR", fc("src/widget/models/qwen3_asr.py", 567, status="added"))
     importance, reason = rank(commit, lang="en")
-    assert importance == HIGH
-    assert (
-        "adds new model/backend/platform files `src/widget/models/qwen3_asr.py` (raises one tier)" in reason
-    )
+    assert importance == MEDIUM
+    assert reason.endswith("adds new model/backend/platform files `src/widget/models/qwen3_asr.py`")
 
 
 @pytest.mark.parametrize(
@@ -516,10 +515,11 @@ def test_high_tier_fields(lang: str) -> None:
 
 def _check_marking(a: Analysis, lang: str) -> None:
     assert (a.analyzer, a.model, a.prompt_version, a.lang) == ("heuristic", "heuristic", RUBRIC_VERSION, lang)
-    assert a.notes and a.notes[0]
+    # That it is heuristic is said once by the report or card, never as a note on every commit.
+    assert not any("heuristic" in n.lower() or "启发式" in n for n in a.notes)
     joined = "\n".join(texts(a))
     if lang == "zh":
-        assert CJK.search(a.notes[0]) and CJK.search(a.summary) and CJK.search(a.importance_reason)
+        assert CJK.search(a.summary) and CJK.search(a.importance_reason)
     else:
         assert not CJK.search(joined)  # the commit text is ASCII: any CJK would be ours
 
@@ -669,19 +669,13 @@ def test_odd_input_never_raises(commit: Commit, lang: str) -> None:
     assert classify_change(commit) in set(ChangeType)
 
 
-def test_three_thousand_files_are_fast() -> None:
+def test_three_thousand_files_are_analysed_whole() -> None:
+    # Speed is measured in bench/bench_judgment.py, never timed here.
     patch = hunk([f"x{i} = {i}" for i in range(30)], [f"x{i} = {i + 1}" for i in range(30)])
     files = [fc(f"pkg{i % 40}/sub{i % 7}/mod{i}.py", 30, 30, patch) for i in range(3000)]
-    commit = make("[Refactor] Huge", *files, files_total=3000)
-    best = min(_timed(analyze, commit) for _ in range(3))
-    # "Well under 100 ms" on a quiet machine; generous here so a busy CI box does not flake.
-    assert best < 0.5
-
-
-def _timed(fn: object, commit: Commit) -> float:
-    start = time.perf_counter()
-    fn(commit, "en")  # type: ignore[operator]
-    return time.perf_counter() - start
+    a = analyze(make("[Refactor] Huge", *files, files_total=3000), "en")
+    assert a.importance == HIGH
+    assert "180,000 changed lines in 3,000 files" in a.importance_reason
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])

@@ -106,7 +106,9 @@ def test_empty_list_fields_say_none_and_notes_appear_only_when_present() -> None
     commit = make_commit()
     bare = render_commit(commit, make_analysis(commit, "medium", scope=[], risks=[" "], notes=[]), "en")
     noted = render_commit(
-        commit, make_analysis(commit, "medium", notes=["heuristic", "covered 12 of 14 files"]), "en"
+        commit,
+        make_analysis(commit, "medium", notes=["heuristic", "covered 12 of 14 files"], analyzer="llm"),
+        "en",
     )
 
     assert "**🎯 Impact scope**: None identified\n" in bare

@@ -22,6 +22,7 @@ from analysis.render_json import render_json
 from analysis.render_markdown import render_report
 from analysis.render_slack import parent_message
 from bot.analyzers import HeuristicAnalyzer
+from bot.json_schema import DigestJSON
 from bot.pipeline import analyse_ref, build_digest
 from bot.posting import post_digest
 from bot.refs import parse_ref
@@ -59,7 +60,9 @@ class FixedAnalyzer:
     model = "fixed"
     prompt_version = "1"
 
-    async def analyze(self, commits: list[Commit], lang: str, progress: Any = None) -> dict[str, Analysis]:
+    async def analyze(
+        self, commits: list[Commit], lang: str, progress: Any = None, history: Any = None
+    ) -> dict[str, Analysis]:
         return {c.sha: make_analysis(c, RANKS.get(c.sha, "low"), lang=lang) for c in commits}
 
     async def aclose(self) -> None:
@@ -145,6 +148,7 @@ async def test_second_day_lists_its_followups_in_every_format(store):
     assert second.analyses[REVERT.sha].notes[0].startswith("This commit reverts “[Core] Fast path")
 
     data = render_json(second)
+    DigestJSON.model_validate(data)  # the documented shape (docs/json.md)
     assert [f["kind"] for f in data["followups"]] == ["fix", "revert"]
     assert data["followups"][1]["original"] | {"report": None} == {
         "sha": FAST.sha,

@@ -20,6 +20,7 @@ from analysis.models import Analysis, Commit, Importance
 from analysis.render_weekly import render_weekly_json, render_weekly_markdown, weekly_summary
 from analysis.weekly import Area, parse_week
 from bot.cli import cli
+from bot.json_schema import WeeklyJSON
 from bot.weekly import build_week
 from tests.fakes.digests import make_analysis
 from tests.fakes.gitrepo import GitRepo, isolate_git_env
@@ -57,7 +58,9 @@ class FixedAnalyzer:
     model = "fixed"
     prompt_version = "1"
 
-    async def analyze(self, commits: list[Commit], lang: str, progress=None) -> dict[str, Analysis]:
+    async def analyze(
+        self, commits: list[Commit], lang: str, progress=None, history=None
+    ) -> dict[str, Analysis]:
         return {c.sha: make_analysis(c, RANKS.get(f"#{c.pr_number}", "medium"), lang=lang) for c in commits}
 
     async def aclose(self) -> None:
@@ -108,6 +111,7 @@ async def test_week_counts_followups_areas_and_usage(repo, store):
     assert "> 1 fixed forward this week; we had ranked 1 of them medium or high (0 high)." in text
     assert "took 2 LLM call(s), 1500 tokens in / 250 out, $0.0100." in text
     data = render_weekly_json(week, "weekly.png")
+    WeeklyJSON.model_validate(data)  # the documented shape (docs/json.md)
     assert data["totals"]["total"] == 6 and data["chart"] == "weekly.png"
     assert data["scores"] == {
         "revert": {"count": 1, "ranked_medium_or_high": 1, "ranked_high": 1},

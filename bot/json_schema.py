@@ -1,0 +1,295 @@
+"""The shapes of every `--format json` output, as pydantic models: docs/json.md is generated from them
+(`python -m bot.json_schema > docs/json.md`) and the tests validate real outputs against them, so the
+documentation, the models and the renderers cannot drift apart."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from analysis.models import ChangeType, Importance
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CommitAnalysisJSON(_Out):
+    """The analysis fields of the commit's tier (high: all; medium: no insights; low: summary only)."""
+
+    change_type: ChangeType
+    summary: str
+    scope: list[str] | None = Field(None, description="medium and high only")
+    insights: dict[str, str] | None = Field(
+        None,
+        description="high only; keys architecture, performance, security, maintainability,"
+        " compatibility, resources (when there is something to say)",
+    )
+    risks: list[str] | None = Field(None, description="medium and high only")
+    recommendations: list[str] | None = Field(None, description="medium and high only")
+    notes: list[str] = Field(description="what the reader should know about the analysis itself")
+
+
+class CommitJSON(_Out):
+    """One commit and its analysis (`digestbot analyze --format json`; one REF: this object, several:
+    an array of them)."""
+
+    sha: str
+    short_sha: str
+    title: str = Field(description="the display title: first line, trailers and e-mails removed")
+    author: str
+    committed_at: str = Field(description="ISO 8601 with the digest zone's (or --tz) offset")
+    url: str | None = Field(description="http(s) only")
+    pr_number: int | None
+    importance: Importance
+    importance_reason: str
+    change_type: ChangeType
+    files_changed: int
+    additions: int
+    deletions: int
+    analysis: CommitAnalysisJSON
+    analyzer: str = Field(description="llm, heuristic, or a fallback such as heuristic-fallback")
+
+
+class WindowJSON(_Out):
+    start: str
+    end: str
+
+
+class StatsJSON(_Out):
+    high: int
+    medium: int
+    low: int
+    total: int
+
+
+class FollowUpOriginalJSON(_Out):
+    sha: str
+    title: str
+    committed_at: str
+    url: str | None
+    pr_number: int | None
+    importance: str | None = Field(description="the rank we gave it, when we analysed it")
+    report: str | None = Field(
+        description="its section of its day's report (relative link), when we wrote one"
+    )
+
+
+class FollowUpJSON(_Out):
+    """A commit of the day that reverts or fixes forward an earlier one."""
+
+    kind: str = Field(description="revert | fix")
+    follow_up: str = Field(description="sha of the day's commit")
+    evidence: str = Field(description="the words of its message that say so")
+    original: FollowUpOriginalJSON
+
+
+class DigestJSON(_Out):
+    """A day's digest (`digestbot digest --format json`)."""
+
+    repo: str
+    branch: str
+    date: str = Field(description="YYYY-MM-DD, the calendar day in timezone")
+    timezone: str
+    window: WindowJSON = Field(description="[start, end) by committer date")
+    generated_at: str
+    analyzer: str = Field(description='one name, names joined by "+" when mixed, "none" on an empty day')
+    stats: StatsJSON
+    filtered_out: int = Field(description="commits of the window a subscription's filters left out")
+    followups: list[FollowUpJSON] = Field(description="the day's reverts and fix-forwards of earlier commits")
+    commits: list[CommitJSON] = Field(description="every commit of the window, newest first")
+
+
+class PostResultJSON(_Out):
+    """What `digestbot post --format json` did."""
+
+    repo: str
+    date: str
+    platform: str
+    channel: str
+    key: str
+    commits: int
+    posted: list[str] = Field(description="items posted now: parent, card:<sha>, medium, report")
+    skipped: list[str] = Field(description="items found already posted")
+    thread_id: str | None
+
+
+class PlannedMessageJSON(_Out):
+    item: str
+    part: int
+    parts: int
+    already_posted: bool
+    size: dict[str, int] = Field(
+        description="json_bytes, and blocks/text chars (Slack) or embeds chars (Discord)"
+    )
+    payload: dict[str, Any] = Field(description="the message exactly as the platform would receive it")
+
+
+class DryRunJSON(_Out):
+    """`digestbot post --dry-run --format json`: every message a post would send."""
+
+    platform: str
+    channel: str
+    key: str
+    messages: list[PlannedMessageJSON]
+
+
+class LastRunJSON(_Out):
+    day: str
+    status: str
+    commits: int | None
+    stats: dict[str, int]
+    llm_calls: int
+    tokens: int
+    error: str | None
+
+
+class SubscriptionStatusJSON(_Out):
+    name: str
+    origin: str = Field(description="file or chat")
+    repo: str
+    branch: str | None
+    git_dir: str | None
+    schedule: str
+    timezone: str
+    lang: str
+    destinations: list[str] = Field(description="platform:channel")
+    next_run: str | None
+    last_run: LastRunJSON | None
+    problem: str | None = Field(description="why the subscription cannot run (source, channels), or null")
+
+
+class UsageJSON(_Out):
+    calls: int
+    tokens_in: int
+    tokens_out: int
+
+
+class StatusJSON(_Out):
+    """`digestbot status --format json`."""
+
+    database: str
+    subscriptions: list[SubscriptionStatusJSON]
+    llm_last_7_days: UsageJSON
+
+
+class LLMCallJSON(_Out):
+    """One LLM call attempt (`digestbot logs --format json` gives an array, newest first)."""
+
+    id: int
+    created_at: str = Field(description="ISO 8601, UTC")
+    model: str | None
+    prompt_version: str | None
+    purpose: str | None
+    repo: str | None
+    sha: str | None
+    tokens_in: int | None
+    tokens_out: int | None
+    latency_ms: float | None
+    finish_reason: str | None
+    outcome: str | None
+    error: str | None
+    cost_usd: float | None = Field(description="null when LLM_PRICE_IN / LLM_PRICE_OUT are unset")
+    prompt: list[dict[str, Any]] | None = Field(description="the chat messages sent (null if not stored)")
+    reply: str | None
+
+
+# (command, model, what the output is)
+class WeeklyDayJSON(_Out):
+    date: str
+    high: int
+    medium: int
+    low: int
+    total: int
+
+
+class WeeklyFollowUpJSON(_Out):
+    kind: str = Field(description="revert | fix")
+    follow_up: str
+    follow_up_title: str
+    landed_at: str
+    original: str
+    original_title: str
+    original_committed_at: str
+    original_importance: str | None = Field(description="the rank we had given the original")
+    evidence: str
+
+
+class WeeklyScoreJSON(_Out):
+    count: int
+    ranked_medium_or_high: int
+    ranked_high: int
+
+
+class WeeklyAreaJSON(_Out):
+    path: str = Field(description="the first two folders of the changed files")
+    commits: int
+    high: int
+    followed_up: int
+
+
+class WeeklyLLMJSON(_Out):
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None = Field(description="null when no call was priced")
+
+
+class WeeklyJSON(_Out):
+    """An ISO week's roll-up (`digestbot weekly --format json`)."""
+
+    repo: str
+    branch: str
+    week: str = Field(description="YYYY-Www")
+    timezone: str
+    generated_at: str
+    analyzer: str
+    days: list[WeeklyDayJSON] = Field(description="Monday first")
+    totals: StatsJSON
+    filtered_out: int
+    followups: list[WeeklyFollowUpJSON] = Field(description="those that landed this week, in landing order")
+    scores: dict[str, WeeklyScoreJSON] = Field(description="by kind: how we had ranked the originals")
+    areas: list[WeeklyAreaJSON]
+    llm: WeeklyLLMJSON
+    chart: str | None = Field(description="the chart PNG, relative to the output file")
+
+
+OUTPUTS: list[tuple[str, type[BaseModel], str]] = [
+    ("digestbot digest --format json", DigestJSON, "an object"),
+    ("digestbot analyze REF --format json", CommitJSON, "an object; several REFs: an array of them"),
+    ("digestbot post --format json", PostResultJSON, "an object"),
+    ("digestbot post --dry-run --format json", DryRunJSON, "an object"),
+    ("digestbot status --format json", StatusJSON, "an object"),
+    ("digestbot logs --format json", LLMCallJSON, "an array of these, newest first"),
+    ("digestbot weekly --format json", WeeklyJSON, "an object"),
+]
+
+
+def markdown() -> str:
+    parts = [
+        "# JSON output",
+        "",
+        "Generated by `python -m bot.json_schema > docs/json.md` from the models in `bot/json_schema.py`;"
+        " a test fails when this file is out of date. Text is raw (no Markdown escaping); times are"
+        " ISO 8601; every file and stream is UTF-8.",
+        "",
+    ]
+    for command, model, shape in OUTPUTS:
+        schema = model.model_json_schema()
+        parts += [
+            f"## `{command}`",
+            "",
+            f"{(model.__doc__ or '').strip()} Output: {shape}.",
+            "",
+            "```json",
+            json.dumps(schema, indent=2, ensure_ascii=False),
+            "```",
+            "",
+        ]
+    return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")
