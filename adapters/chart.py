@@ -107,7 +107,7 @@ def _draw(ax, week: Week, words: dict) -> None:
     for tier in TIERS:
         heights = [counts[tier.value] for _, counts in week.days]
         ax.bar(xs, heights, bottom=bottom, color=TIER_COLORS[tier.value], width=0.6,
-               label=importance_word(week.lang, tier), zorder=2)  # fmt: skip
+               label=importance_word(week.lang, tier).capitalize(), zorder=2)  # fmt: skip
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     top = max([*bottom, 1])
     for kind, color, marker, key in (

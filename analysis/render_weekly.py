@@ -156,9 +156,7 @@ def _areas_table(week: Week) -> str:
     head = [word(lang, k) for k in ("area", "commits", "high", "followed_up")]
     rows = ["| " + " | ".join(head) + " |", "|---|---|---|---|"]
     for area in week.areas:
-        rows.append(
-            f"| `{cell(area.path).replace('`', '')}` | {area.commits} | {area.high} | {area.followed_up} |"
-        )
+        rows.append(f"| {cell(area.path)} | {area.commits} | {area.high} | {area.followed_up} |")
     return "\n".join(rows)
 
 

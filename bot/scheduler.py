@@ -219,6 +219,24 @@ class DigestScheduler:
                 self.scheduler.remove_job(f"weekly:{name}")
                 del self._weekly_jobs[name]
 
+    def missed_week(self, sub: Subscription) -> tuple[int, int] | None:
+        """The last complete week, when its roll-up was due (after the service first saw the
+        subscription) and is not done: a restart over Monday morning still posts it."""
+        if not sub.weekly or self.weekly_runner is None:
+            return None
+        now = self.clock()
+        year, week = week_for_fire(sub, now)
+        monday_after = date.fromisocalendar(year, week, 1) + timedelta(days=7)
+        due = weekly_trigger(sub).get_next_fire_time(
+            None, day_window(monday_after, ZoneInfo(sub.timezone))[0]
+        )
+        seen = self._first_seen(sub.name)
+        if due is None or due > now or (seen is not None and due < seen):
+            return None
+        if f"{year}-W{week:02d}" in self._done_days(f"{sub.name}:weekly"):
+            return None
+        return year, week
+
     async def _fire_weekly(self, name: str) -> None:
         sub = next((s for s in self.registry.all() if s.name == name), None)
         if sub is None or self.stopping:
@@ -304,6 +322,10 @@ class DigestScheduler:
         await asyncio.gather(*(self._catch_up_one(s) for s in subs))
 
     async def _catch_up_one(self, sub: Subscription) -> None:
+        missed_week = self.missed_week(sub)
+        if missed_week is not None and not self.stopping:
+            log.info("catching up the weekly roll-up of %s for %d-W%02d", sub.name, *missed_week)
+            await self.run_weekly_once(sub, *missed_week)
         for day in self.missed(sub):
             if self.stopping:
                 return

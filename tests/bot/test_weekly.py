@@ -288,3 +288,38 @@ async def test_weekly_fires_in_the_zone_and_runs_each_week_once(store):
     assert store.query("SELECT subscription, day, status FROM runs") == [
         {"subscription": "w:weekly", "day": "2026-W05", "status": "done"}
     ]
+
+
+async def test_a_weekly_roll_up_missed_while_down_is_caught_up_once(store):
+    from datetime import UTC, datetime
+
+    from bot.scheduler import DigestScheduler, RunOutcome
+    from bot.subscriptions import Destination, Registry, Subscription
+
+    sub = Subscription("w", "acme/widgets", "Asia/Shanghai", "09:00", "en", (Destination("slack", "C1"),),
+                       weekly="mon 09:30")  # fmt: skip
+    calls: list[tuple[int, int]] = []
+
+    async def weekly(s, year, week):
+        calls.append((year, week))
+        return RunOutcome("done")
+
+    async def daily(s, day):
+        return RunOutcome("done")
+
+    now = datetime(2026, 2, 4, 3, 0, tzinfo=UTC)  # Wednesday: Monday 09:30's fire was missed
+    sched = DigestScheduler(Registry(store, [sub]), store, daily, clock=lambda: now, weekly_runner=weekly)
+    sched._mark_seen("w", datetime(2026, 1, 30, tzinfo=UTC))
+    await sched.catch_up()
+    await sched.catch_up()
+    assert calls == [(2026, 5)]
+
+    monday_early = datetime(2026, 2, 9, 1, 0, tzinfo=UTC)  # 09:00 in Shanghai: W06 not due until 09:30
+    sched.clock = lambda: monday_early
+    assert sched.missed_week(sub) is None
+    late_seen = DigestScheduler(Registry(store, [sub]), store, daily, clock=lambda: now, weekly_runner=weekly)
+    store.db.execute("DELETE FROM runs")
+    store.db.execute(
+        "UPDATE subscription_seen SET first_seen = ?", [datetime(2026, 2, 3, tzinfo=UTC).isoformat()]
+    )
+    assert late_seen.missed_week(sub) is None  # not due after the service first saw the subscription
