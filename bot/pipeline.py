@@ -22,7 +22,7 @@ from analysis.reverts import mark_reverted
 from analysis.window import day_window
 from bot.analyzers import Analyzer
 from bot.history import day_history
-from bot.radar import attach_followups, with_original_notes
+from bot.radar import attach_followups, learn_followups_of, with_original_notes
 from bot.refs import Ref
 from bot.sources import CommitSource
 from bot.store import Store, digest_key, utcnow
@@ -263,4 +263,5 @@ async def analyse_ref(
     analyses = await analyse_commits(
         store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history
     )
+    await learn_followups_of(source, store, branch, commit)
     return commit, with_original_notes(store, source.repo, analyses[commit.sha], lang)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
@@ -86,6 +87,35 @@ def with_original_notes(store: Store, repo: str, analysis: Analysis, lang: str, 
         title, ref = commit_title_ref(store, repo, link.follow_up)
         analysis = _with_note(analysis, original_note(lang, link, ref, title, tz))
     return analysis
+
+
+FOLLOWUP_HORIZON_DAYS = 30  # how long after a commit `analyze` looks for what reverted or fixed it
+
+
+async def learn_followups_of(source: Any, store: Store, branch: str, commit: Commit) -> int:
+    """Store the links from the commit to the later commits (within FOLLOWUP_HORIZON_DAYS) that revert or
+    fix it, read from the branch's history: `digestbot analyze` of an old commit then says so even when
+    no digest ever covered the later days. Best effort: a source without history, or failing, adds none."""
+    from analysis.followups import find_links
+    from bot.history import sync_history
+
+    since = commit.committed_at.astimezone(UTC)
+    until = min(since + timedelta(days=FOLLOWUP_HORIZON_DAYS), datetime.now(UTC))
+    # From the start of its UTC day: the span analyze's ranking synced ends there, so the stored range
+    # grows instead of being replaced.
+    day_start = since.replace(hour=0, minute=0, second=0, microsecond=0)
+    try:
+        if since >= until or not await sync_history(source, store, branch, day_start, until):
+            return 0
+    except Exception as exc:  # the analysis stands without it
+        log.warning(
+            "radar: cannot read the history after %s (%s: %s)", commit.short_sha, type(exc).__name__, exc
+        )
+        return 0
+    past = store.history(source.repo, branch, since, until)
+    links = [link for link in find_links(past) if link.original == commit.sha]
+    store.save_followups(source.repo, links)
+    return len(links)
 
 
 def _with_note(analysis: Analysis, note: str) -> Analysis:

@@ -323,3 +323,12 @@ async def test_a_weekly_roll_up_missed_while_down_is_caught_up_once(store):
         "UPDATE subscription_seen SET first_seen = ?", [datetime(2026, 2, 3, tzinfo=UTC).isoformat()]
     )
     assert late_seen.missed_week(sub) is None  # not due after the service first saw the subscription
+
+
+def test_analyze_of_an_old_commit_finds_its_revert_in_a_fresh_database(repo, tmp_path):
+    args = ["--db", str(tmp_path / "fresh.db"), "analyze", "#10", "--git-dir", str(repo.path), "--lang", "en"]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert 'Reverted on 2026-01-27 by #13 “Revert "\\[Core\\] Fast path (#10)" (#13)”' in result.stdout
+    args[4] = "#12"
+    assert "Reverted" not in CliRunner().invoke(cli, args, catch_exceptions=False).stdout
