@@ -220,7 +220,7 @@ class DiscordPoster:
         partial = self._thread(where).get_partial_message(_snowflake(message_id))
         try:
             message = await partial.fetch()
-            if message.content.startswith(text):
+            if text in message.content.split("\n"):  # banners are its leading lines
                 return True
             content = f"{text}\n{message.content}" if message.content else text
             if len(content) > CONTENT_MAX:

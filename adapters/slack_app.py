@@ -497,9 +497,9 @@ async def _find_message(poster: SlackPoster, channel: str, ts: str) -> dict[str,
 
 
 def _has_banner(message: dict[str, Any], text: str) -> bool:
-    blocks = message.get("blocks") or []
-    first = blocks[0].get("text", {}).get("text") if blocks and isinstance(blocks[0], dict) else None
-    return first == escape(text) or str(message.get("text") or "").startswith(text)
+    """Banners are the message's leading section blocks (a later one goes on top of an earlier one)."""
+    texts = [b.get("text", {}).get("text") for b in message.get("blocks") or [] if isinstance(b, dict)]
+    return escape(text) in texts or text in str(message.get("text") or "").split("\n")
 
 
 @asynccontextmanager

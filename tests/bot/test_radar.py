@@ -382,3 +382,22 @@ def test_many_hostile_followups_stay_within_every_chat_limit():
     assert "…and 50 more" in str(slack_parent["blocks"])
     report = render_report([digest], "en")
     assert not re.search(r"(?<!\\)\]\(javascript", report)  # escaped: never a link
+
+
+async def test_two_banners_on_one_card_are_each_added_once(slack, discord_fake, tmp_path):
+    fix, revert = "🔧 Fixed forward by #7 on 2026-01-07", "⚠️ Reverted by #9 on 2026-01-09"
+    poster = slack_poster(slack, tmp_path)
+    [ts] = await poster.post_messages(
+        CHANNEL,
+        [{"text": "card", "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "card"}}]}],
+    )
+    for text in (fix, revert, fix, revert):  # a lost store: each edit is asked again
+        assert await poster.add_banner(CHANNEL, CHANNEL, ts, text)
+    assert block_texts(slack.find(ts)) == f"{revert} {fix} card" and slack.edits == {ts: 2}
+
+    async with open_discord_poster(discord_settings(discord_fake, tmp_path)) as dposter:
+        sent = await dposter._send_all(DISCORD_CHANNEL, [{"content": "card"}])
+        for text in (fix, revert, fix, revert):
+            assert await dposter.add_banner(DISCORD_CHANNEL, DISCORD_CHANNEL, sent.message_id, text)
+    [message] = discord_fake.messages_in(DISCORD_CHANNEL)
+    assert message["content"] == f"{revert}\n{fix}\ncard" and discord_fake.edits == {sent.message_id: 2}
