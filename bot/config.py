@@ -40,6 +40,17 @@ class FiltersModel(_Strict):
     ignore_authors: list[str] = Field(default_factory=list)
     ignore_titles: list[str] = Field(default_factory=list)
 
+    @field_validator("include_paths", "exclude_paths")
+    @classmethod
+    def _path_patterns(cls, patterns: list[str]) -> list[str]:
+        from bot.subscriptions import path_spec
+
+        try:
+            path_spec(tuple(patterns))
+        except ValueError as exc:
+            raise ValueError(f"bad path pattern: {exc}") from None
+        return patterns
+
     @field_validator("ignore_titles")
     @classmethod
     def _regexes(cls, patterns: list[str]) -> list[str]:
