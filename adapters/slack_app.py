@@ -256,6 +256,11 @@ class SlackPoster:
         """Plain messages (answers, notices) in order; returns their ts."""
         return [await self._post(channel, m, thread=thread) for m in messages]
 
+    async def post_notice(self, channel: str, text: str) -> Posted:
+        """A notice from the service (a failed run) in the channel, escaped like any text."""
+        stamps = await self.post_messages(channel, text_messages(text))
+        return Posted(stamps[0])
+
     # -- internals ------------------------------------------------------------------------------------
     async def _post_item(
         self, channel: str, thread: str, key: str, item: str, messages: list[Message]

@@ -349,6 +349,10 @@ def status(obj: Ctx, config: Path | None) -> None:
 
     settings = obj.settings
     write_output(render_status(settings, obj.store, load_subscriptions(settings, config)), None)
+    from bot.status import failing
+
+    if failing(obj.store, load_subscriptions(settings, config)):
+        sys.exit(1)  # for monitoring: a subscription's last run failed (the output says which)
 
 
 async def build_day(

@@ -42,6 +42,7 @@ class RunOutcome:
 
 
 Runner = Callable[[Subscription, date], Awaitable[RunOutcome]]
+FailureHook = Callable[[Subscription, date, RunOutcome], Awaitable[None]]
 
 
 def trigger_for(sub: Subscription) -> CronTrigger:
@@ -98,8 +99,10 @@ class DigestScheduler:
         *,
         catchup_days: int = 3,
         clock: Clock = lambda: datetime.now(UTC),
+        on_failure: FailureHook | None = None,
     ):
         self.registry = registry
+        self.on_failure = on_failure
         self.store = store
         self.runner = runner
         self.catchup_days = catchup_days
@@ -261,6 +264,11 @@ class DigestScheduler:
                 seconds,
                 f" ({outcome.error})" if outcome.error else "",
             )
+            if outcome.status == "failed" and self.on_failure is not None:
+                try:
+                    await self.on_failure(sub, day, outcome)
+                except Exception:  # reporting a failure must not become one
+                    log.exception("reporting the failure of %s %s failed", sub.name, day)
             return outcome
 
     # -- bookkeeping --------------------------------------------------------------------------------

@@ -32,6 +32,8 @@ def render_status(
         lines.append(f"  schedule  {sub.schedule} {sub.timezone}, lang {sub.lang} → {dests}")
         lines.append(f"  next run  {nxt.isoformat() if nxt else 'never'}")
         lines.append(f"  last run  {_last_run(store, sub.name)}")
+    if bad := failing(store, file_subscriptions):
+        lines += ["", f"last run failed: {', '.join(bad)} (exit status 1)"]
     usage = store.llm_usage_since(now - timedelta(days=7))
     lines += [
         "",
@@ -40,11 +42,24 @@ def render_status(
     return "\n".join(lines) + "\n"
 
 
-def _last_run(store: Store, name: str) -> str:
+FAILED = ("failed", "partial")  # a last run in one of these makes `digestbot status` exit 1
+
+
+def failing(store: Store, file_subscriptions: list[Subscription]) -> list[str]:
+    """Names of the subscriptions whose last run failed (or reached only some channels)."""
+    subs = Registry(store, file_subscriptions).all()
+    return [s.name for s in subs if (r := _last_row(store, s.name)) is not None and r["status"] in FAILED]
+
+
+def _last_row(store: Store, name: str) -> dict | None:
     rows = store.query("SELECT * FROM runs WHERE subscription = ? ORDER BY day DESC LIMIT 1", [name])
-    if not rows:
+    return rows[0] if rows else None
+
+
+def _last_run(store: Store, name: str) -> str:
+    r = _last_row(store, name)
+    if r is None:
         return "none yet"
-    r = rows[0]
     stats = json.loads(r["stats"] or "{}")
     counts = (
         f"{stats.get('total', r['commits'] or 0)} commits (high {stats.get('high', 0)}, medium {stats.get('medium', 0)},"
@@ -52,7 +67,12 @@ def _last_run(store: Store, name: str) -> str:
         if stats
         else ""
     )
-    parts = [r["day"], r["status"], counts, f"{r['llm_calls'] or 0} LLM calls, {r['tokens'] or 0} tokens"]
+    parts = [
+        r["day"],
+        r["status"].upper() if r["status"] in FAILED else r["status"],
+        counts,
+        f"{r['llm_calls'] or 0} LLM calls, {r['tokens'] or 0} tokens",
+    ]
     if r["error"]:
         parts.append(f"error: {r['error']}")
     return " · ".join(p for p in parts if p)

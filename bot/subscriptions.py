@@ -78,6 +78,8 @@ class Subscription:
     git_dir: Path | None = None  # read a local clone instead of GitHub
     filters: Filters = field(default_factory=Filters)
     origin: str = "file"  # file | chat
+    post_empty: bool = True  # False: a day without commits posts nothing
+    notify_failures: bool = True  # a failed run says so once in the channels, not only in the log
 
 
 class ChatSubscriptions:
