@@ -50,6 +50,7 @@ from bot.chat import (
     question_lang,
     usage,
 )
+from bot.metrics import metrics_handler
 from bot.pipeline import key_of
 from bot.posting import Posted, post_digest
 from bot.qa import stored_answer
@@ -642,9 +643,11 @@ def build_app(settings: Settings, service: ChatService, client: AsyncWebClient |
 
 
 def web_app(app: AsyncApp) -> web.Application:
-    """The aiohttp application of HTTP mode: Slack's request URL is /slack/events; /healthz for probes."""
+    """The aiohttp application of HTTP mode: Slack's request URL is /slack/events; /healthz for probes
+    and /metrics for Prometheus."""
     server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
     server.web_app.router.add_get("/healthz", _healthz)
+    server.web_app.router.add_get("/metrics", metrics_handler)
     return server.web_app
 
 

@@ -72,7 +72,7 @@ class Ctx:
 
             overrides = {"digest_db": self.db_override} if self.db_override else {}
             self._settings = load_settings(**overrides)
-            setup_logging(self.verbose, secrets_of(self._settings))
+            setup_logging(self.verbose, secrets_of(self._settings), self._settings.log_format)
         return self._settings
 
     @property

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import ConfigError, DigestError
+from bot import metrics
 from bot.analyzers import Analyzer, make_analyzer
 from bot.chat import ChatService
-from bot.pipeline import build_digest
+from bot.pipeline import RunStats, build_digest
 from bot.posting import Poster, post_digest
 from bot.scheduler import DigestScheduler, RunOutcome
 from bot.settings import Settings, zone
@@ -63,6 +64,7 @@ class DigestRunner:
     async def __call__(self, sub: Subscription, day: date) -> RunOutcome:
         with tracking() as usage:
             source = self.source(sub)
+            stats = RunStats()
             try:
                 digest = await build_digest(
                     source,
@@ -73,11 +75,14 @@ class DigestRunner:
                     tz=zone(sub.timezone),
                     lang=sub.lang,
                     keep=sub.filters.keep if sub.filters.active else None,
+                    stats=stats,
                 )
             except DigestError as exc:
                 return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
             finally:
                 await source.aclose()
+            metrics.DIGESTS_BUILT.labels(sub.name).inc()
+            metrics.FALLBACKS.labels(sub.name).inc(stats.fallbacks)
             if not digest.commits and not sub.post_empty:
                 log.info("digest %s %s: no commits, nothing posted (post_empty = false)", sub.name, day)
                 return RunOutcome("done", llm_calls=usage.calls, tokens=usage.tokens)
@@ -91,6 +96,7 @@ class DigestRunner:
                     continue
                 try:
                     await post_digest(poster, self.store, dest.channel, digest)
+                    metrics.DIGESTS_POSTED.labels(sub.name, dest.platform).inc()
                 except Exception as exc:  # one destination failing must not stop the others
                     log.warning("posting %s to %s:%s failed: %s", sub.name, dest.platform, dest.channel, exc)
                     errors.append(f"{dest.platform}:{dest.channel}: {exc}")
@@ -192,7 +198,10 @@ async def serve(
         )
     started: list[Any] = []
     scheduler: DigestScheduler | None = None
+    health: Any = None
     try:
+        if settings.metrics_port is not None:
+            health, _ = await metrics.start_metrics_server(settings.metrics_host, settings.metrics_port)
         for runtime in runtimes:
             await runtime.start()
             started.append(runtime)
@@ -226,6 +235,8 @@ async def serve(
                 await runtime.stop()
             except Exception as exc:
                 log.warning("stopping %s failed: %s", type(runtime).__name__, exc)
+        if health is not None:
+            await health.cleanup()
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:
