@@ -369,6 +369,9 @@ class GitHubSource:
             if cached["last_modified"]:
                 request.headers["If-Modified-Since"] = cached["last_modified"]
         waits = 0
+        # Rate limits keep our own loop: each wait is what GitHub's headers say (Retry-After, the
+        # reset time, or a growing secondary-limit pause), bounded by GITHUB_MAX_WAIT with a message
+        # that names the reset; plain network/5xx retries are tenacity's, in _send_retrying.
         while True:
             response = await self._send_retrying(request)
             status = response.status_code

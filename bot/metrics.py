@@ -22,6 +22,8 @@ from prometheus_client import (
     generate_latest,
 )
 
+from analysis.errors import ConfigError
+
 log = logging.getLogger(__name__)
 
 REGISTRY = CollectorRegistry()
@@ -116,7 +118,13 @@ async def start_metrics_server(host: str, port: int) -> tuple[web.AppRunner, int
     runner = web.AppRunner(metrics_app(), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
-    await site.start()
+    try:
+        await site.start()
+    except OSError as exc:
+        await runner.cleanup()
+        raise ConfigError(
+            f"cannot serve /metrics on {host}:{port} ({exc.strerror or exc}): set METRICS_PORT to a free port"
+        ) from None
     bound = runner.addresses[0][1] if runner.addresses else port
     log.info("metrics and health on http://%s:%d/metrics and /healthz", host, bound)
     return runner, bound

@@ -16,8 +16,10 @@ import time_machine
 from prometheus_client.parser import text_string_to_metric_families
 
 from adapters.slack_app import SlackRuntime
+from analysis.errors import ConfigError
 from bot.chat import ChatService
 from bot.logs import setup_logging
+from bot.metrics import start_metrics_server
 from bot.service import serve
 from bot.settings import Settings
 from bot.store import Store
@@ -166,6 +168,15 @@ async def test_slack_http_mode_serves_metrics_beside_healthz(tmp_path):
             await runtime.stop()
     assert page.status_code == 200
     assert "# TYPE digestbot_llm_calls_total counter" in page.text
+
+
+async def test_a_busy_metrics_port_is_one_clear_config_error():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ConfigError, match=f"cannot serve /metrics on 127.0.0.1:{port}.*METRICS_PORT"):
+            await start_metrics_server("127.0.0.1", port)
 
 
 def test_json_logs_are_one_object_a_line_with_secrets_masked(capsys):
