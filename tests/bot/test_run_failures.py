@@ -172,3 +172,19 @@ def test_status_exits_1_while_a_last_run_failed(tmp_path, last, code):
     assert result.returncode == code, result.stderr
     assert "2026-01-28" in result.stdout
     assert ("last run failed: a" in result.stdout) == (code == 1)
+
+
+async def test_a_notice_the_channel_refused_is_tried_again_and_still_said_once(fakes, settings):
+    _gh, slack, dc = fakes
+    broken = sub("acme/gone")
+    slack.fail("chat.postMessage", error="fatal_error", times=50)
+    with time_machine.travel(datetime(2026, 1, 29, 8, 59, 59, 500000, tzinfo=SH), tick=True):
+        await run_service(settings, broken, finished(settings))
+    assert slack.channel_messages(SLACK_CHANNEL) == []  # Slack refused it
+    assert len(dc.messages_in(DISCORD_CHANNEL)) == 1  # the other channel was not held back
+    slack.clear_faults()
+    Store(settings.digest_db).db.execute("DELETE FROM runs")
+    with time_machine.travel(datetime(2026, 1, 29, 9, 30, tzinfo=SH), tick=True):
+        await run_service(settings, broken, finished(settings))
+    assert len(slack.channel_messages(SLACK_CHANNEL)) == 1
+    assert len(dc.messages_in(DISCORD_CHANNEL)) == 1
