@@ -171,6 +171,16 @@ class DiscordPoster:
         assert first is not None
         return Posted(first, thread)
 
+    async def post_notice(self, channel: str, text: str) -> Posted:
+        """A notice from the service (a failed run) in the channel: plain content, no mentions."""
+        target = await self._text_channel(channel)
+        first: str | None = None
+        for chunk in content_chunks(text):
+            sent = await self._call(channel, target.send(content=chunk, allowed_mentions=NO_MENTIONS))
+            first = first or str(sent.id)
+        assert first is not None  # content_chunks never returns an empty list
+        return Posted(first)
+
     async def _send_all(self, thread: str, messages: list[Message]) -> Posted:
         target = self._thread(thread)
         first: str | None = None

@@ -50,6 +50,7 @@ from bot.chat import (
     question_lang,
     usage,
 )
+from bot.metrics import metrics_handler
 from bot.pipeline import key_of
 from bot.posting import Posted, post_digest
 from bot.qa import stored_answer
@@ -255,6 +256,11 @@ class SlackPoster:
     ) -> list[str]:
         """Plain messages (answers, notices) in order; returns their ts."""
         return [await self._post(channel, m, thread=thread) for m in messages]
+
+    async def post_notice(self, channel: str, text: str) -> Posted:
+        """A notice from the service (a failed run) in the channel, escaped like any text."""
+        stamps = await self.post_messages(channel, text_messages(text))
+        return Posted(stamps[0])
 
     # -- internals ------------------------------------------------------------------------------------
     async def _post_item(
@@ -637,9 +643,11 @@ def build_app(settings: Settings, service: ChatService, client: AsyncWebClient |
 
 
 def web_app(app: AsyncApp) -> web.Application:
-    """The aiohttp application of HTTP mode: Slack's request URL is /slack/events; /healthz for probes."""
+    """The aiohttp application of HTTP mode: Slack's request URL is /slack/events; /healthz for probes
+    and /metrics for Prometheus."""
     server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
     server.web_app.router.add_get("/healthz", _healthz)
+    server.web_app.router.add_get("/metrics", metrics_handler)
     return server.web_app
 
 

@@ -89,7 +89,7 @@ class Ctx:
 
             overrides = {"digest_db": self.db_override} if self.db_override else {}
             self._settings = load_settings(**overrides)
-            setup_logging(self.verbose, secrets_of(self._settings))
+            setup_logging(self.verbose, secrets_of(self._settings), self._settings.log_format)
         return self._settings
 
     @property
@@ -481,7 +481,12 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     settings = obj.settings
     data = status_data(settings, obj.store, load_subscriptions(settings, config))
     obj.write(dumps(data) if fmt == "json" else render_status_text(data))
-    if any(s["problem"] for s in data["subscriptions"]):
+    from bot.status import FAILED
+
+    # for monitoring: a broken subscription, or one whose last run failed (the output says which)
+    if any(
+        s["problem"] or (s["last_run"] and s["last_run"]["status"] in FAILED) for s in data["subscriptions"]
+    ):
         sys.exit(1)
 
 

@@ -7,6 +7,7 @@ import logging
 import sys
 
 from pydantic import SecretStr
+from pythonjsonlogger.json import JsonFormatter
 
 
 class RedactSecrets(logging.Filter):
@@ -36,10 +37,22 @@ def secrets_of(settings: object) -> list[str]:
     return values
 
 
-def setup_logging(verbosity: int, secrets: list[str]) -> None:
+def formatter(fmt: str) -> logging.Formatter:
+    """LOG_FORMAT: "text" for people, "json" (one object a line: time, level, logger, message, and
+    exc_info when there is one) for log collectors."""
+    if fmt == "json":
+        return JsonFormatter(
+            "%(asctime)s %(levelname)s %(name)s %(message)s",
+            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+            json_ensure_ascii=False,
+        )
+    return logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def setup_logging(verbosity: int, secrets: list[str], fmt: str = "text") -> None:
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(formatter(fmt))
     handler.addFilter(RedactSecrets(secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]

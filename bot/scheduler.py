@@ -21,6 +21,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from analysis.window import day_window
+from bot import metrics
 from bot.store import Store
 from bot.subscriptions import HHMM, Registry, Subscription
 
@@ -42,6 +43,7 @@ class RunOutcome:
 
 
 Runner = Callable[[Subscription, date], Awaitable[RunOutcome]]
+FailureHook = Callable[[Subscription, date, RunOutcome], Awaitable[None]]
 
 
 def trigger_for(sub: Subscription) -> CronTrigger:
@@ -98,8 +100,10 @@ class DigestScheduler:
         *,
         catchup_days: int = 3,
         clock: Clock = lambda: datetime.now(UTC),
+        on_failure: FailureHook | None = None,
     ):
         self.registry = registry
+        self.on_failure = on_failure
         self.store = store
         self.runner = runner
         self.catchup_days = catchup_days
@@ -114,6 +118,9 @@ class DigestScheduler:
     async def start(self) -> None:
         self.scheduler = AsyncIOScheduler(timezone=UTC)
         self.scheduler.start()
+        metrics.watch_queue(self.queue_depth)
+        for sub in self.registry.all():
+            self._restore_last_success(sub.name)
         self.sync_jobs()
         self.scheduler.add_job(self.sync_jobs, "interval", seconds=SYNC_SECONDS, id="sync", coalesce=True)
         self.scheduler.add_job(self._sweep_job, "interval", seconds=SWEEP_SECONDS, id="sweep", coalesce=True)
@@ -123,6 +130,10 @@ class DigestScheduler:
         """Wait until no run or catch-up is in flight (tests, shutdown)."""
         while pending := [t for t in self._tasks if not t.done()]:
             await asyncio.gather(*pending, return_exceptions=True)
+
+    def queue_depth(self) -> int:
+        """Runs waiting for their turn or in progress (the /metrics queue depth)."""
+        return sum(not t.done() for t in self._tasks)
 
     def _track(self, task: asyncio.Task) -> asyncio.Task:
         self._tasks.add(task)
@@ -248,6 +259,7 @@ class DigestScheduler:
                     "error": outcome.error,
                 },
             )
+            metrics.record_run(sub.name, outcome.status, self.clock().timestamp())
             seconds = (self.clock() - started).total_seconds()
             log.info(
                 "digest %s %s: %s, %d commits %s, %d LLM calls, %d tokens, %.1fs%s",
@@ -261,6 +273,11 @@ class DigestScheduler:
                 seconds,
                 f" ({outcome.error})" if outcome.error else "",
             )
+            if outcome.status == "failed" and self.on_failure is not None:
+                try:
+                    await self.on_failure(sub, day, outcome)
+                except Exception:  # reporting a failure must not become one
+                    log.exception("reporting the failure of %s %s failed", sub.name, day)
             return outcome
 
     # -- bookkeeping --------------------------------------------------------------------------------
@@ -273,6 +290,13 @@ class DigestScheduler:
     def _done_days(self, name: str) -> set[str]:
         rows = self.store.query("SELECT day FROM runs WHERE subscription = ? AND status = 'done'", [name])
         return {r["day"] for r in rows}
+
+    def _restore_last_success(self, name: str) -> None:
+        rows = self.store.query(
+            "SELECT max(finished_at) AS at FROM runs WHERE subscription = ? AND status = 'done'", [name]
+        )
+        if rows and rows[0]["at"]:
+            metrics.LAST_SUCCESS.labels(name).set(datetime.fromisoformat(rows[0]["at"]).timestamp())
 
     def _mark_seen(self, name: str, now: datetime) -> None:
         if self._first_seen(name) is None:
