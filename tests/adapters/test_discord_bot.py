@@ -236,7 +236,7 @@ async def test_repost_adds_nothing_even_after_a_restart(fake, store, settings, t
 async def test_interrupted_post_resumes_with_only_the_missing_items(fake, store, settings):
     digest = saved_digest(store, make_digest(lang="en"))
     # Parent and first card go through, then Discord refuses the second card.
-    fake.fail_next(403, {"message": "Missing Permissions", "code": 50013}, route="/messages", after=2)
+    fake.fail_next(403, {"message": "Missing Permissions", "code": 50013}, route=SENDS, after=2)
     async with open_discord_poster(settings) as poster:
         with pytest.raises(ServiceError, match="Missing Permissions"):
             await post_digest(poster, store, CHANNEL, digest)
