@@ -226,7 +226,7 @@ class DiscordPoster:
                     lambda: self._find_in_channel(target, print_, digest.window_start),
                 )
             try:
-                thread_id = await self._start_thread(channel, target, message_id, digest)
+                thread_id, new = await self._start_thread(channel, target, message_id, digest)
                 break
             except _ParentGone:
                 message_id = None
@@ -234,7 +234,8 @@ class DiscordPoster:
             raise ServiceError(f"Discord lost the digest's parent message in channel {channel}: try again")
         if progress:  # only with its thread: a parent whose thread failed is deleted (no orphan)
             progress.record(0, str(message_id))
-        self._seen.setdefault(str(thread_id), _Seen())
+        if new:  # a brand-new thread holds nothing yet: no need to read it
+            self._seen[str(thread_id)] = _Seen()
         return Posted(str(message_id), str(thread_id))
 
     async def post_card(
@@ -357,23 +358,23 @@ class DiscordPoster:
 
     async def _start_thread(
         self, channel: str, target: discord.TextChannel, message_id: int, digest: Digest
-    ) -> int:
-        """The parent's thread; a parent found after a crash may already have one (same id as the
-        message), or not yet: either way it ends with its thread, never as an orphan."""
+    ) -> tuple[int, bool]:
+        """The parent's thread and whether it is new; a parent found after a crash may already have
+        one (same id as the message), or not yet: either way it ends with its thread, never orphaned."""
         message = target.get_partial_message(message_id)
         try:
             async with asyncio.timeout(TIMEOUT):
                 thread = await message.create_thread(
                     name=thread_name(digest), auto_archive_duration=THREAD_ARCHIVE_MINUTES
                 )
-            return thread.id
+            return thread.id, True
         except discord.HTTPException as exc:
             if exc.code == THREAD_EXISTS:
-                return message_id  # a thread started from a message shares its id
+                return message_id, False  # a thread started from a message shares its id
             if exc.code == UNKNOWN_MESSAGE:
                 raise _ParentGone from None
             if isinstance(exc, discord.DiscordServerError):
-                return await self._thread_after_doubt(channel, message_id, exc)
+                return await self._thread_after_doubt(channel, message_id, exc), False
             # No orphan parent: without its record a retry posts the parent again, so remove this one.
             with suppress(discord.HTTPException, *_AMBIGUOUS):
                 await message.delete()
@@ -382,7 +383,7 @@ class DiscordPoster:
                 " (the bot needs Create Public Threads and Send Messages in Threads)"
             ) from None
         except (aiohttp.ClientError, OSError, TimeoutError) as exc:
-            return await self._thread_after_doubt(channel, message_id, exc)
+            return await self._thread_after_doubt(channel, message_id, exc), False
 
     async def _thread_after_doubt(self, channel: str, message_id: int, exc: BaseException) -> int:
         """The thread request's answer was lost: the thread exists if Discord made it."""

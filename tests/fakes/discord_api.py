@@ -173,6 +173,7 @@ class FakeDiscord(FakeServer):
         self._buckets: dict[str, _Bucket] = {}
         self._ids = itertools.count(1)
         self._nonces: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
+        self.nonce_window = NONCE_WINDOW  # 0: a restart long after, when Discord forgot the nonces
         self.on_accept: Callable[[str, dict[str, Any]], None] | None = None
         for channel_id in channels:
             self.add_channel(channel_id)
@@ -284,6 +285,10 @@ class FakeDiscord(FakeServer):
     ) -> None:
         """The next `count` matching requests are carried out, then the connection is closed unanswered."""
         self._faults.append(Fault(0, {}, {}, count, route, after, accepted=True))
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
 
     # -- counters ---------------------------------------------------------------------------------
     def reset_counters(self) -> None:
@@ -463,7 +468,7 @@ class FakeDiscord(FakeServer):
         with self._lock:
             if nonce and payload.get("enforce_nonce"):
                 seen = self._nonces.get((channel_id, nonce))
-                if seen is not None and now - seen[0] < NONCE_WINDOW:
+                if seen is not None and now - seen[0] < self.nonce_window:
                     return _json({**seen[1], "nonce": nonce})  # the first message, not a new one
         message = self._message(channel_id, payload, files)
         with self._lock:
