@@ -205,11 +205,14 @@ class DiscordPoster:
     async def post_parent(self, channel: str, digest: Digest) -> Posted:
         target = await self._text_channel(channel)
         key = key_of(digest)
-        print_ = fingerprint(None, [discord.Embed.from_dict(parent_embed(digest)).to_dict()], [])
+        expected = parent_embed(digest)
+        print_ = fingerprint(None, [discord.Embed.from_dict(expected).to_dict()], [])
+        window = next((line for line in expected["description"].splitlines() if digest.timezone in line), "")
+        same = (expected["title"], window) if window else None
         progress = part_log()
         message_id = int(progress.done[0]) if progress and 0 in progress.done else None
         if message_id is None and self.reconcile:
-            message_id = await self._find_in_channel(target, print_, digest.window_start)
+            message_id = await self._find_in_channel(target, print_, digest.window_start, same)
             if message_id is not None:
                 log.info("parent of %s already in %s (%s): not posted again", key, channel, message_id)
         for attempt in range(2):
@@ -415,14 +418,25 @@ class DiscordPoster:
         seen = await self._thread_seen(target, fresh=True)
         return seen.take(print_)
 
-    async def _find_in_channel(self, target: discord.TextChannel, print_: str, since: datetime) -> int | None:
-        """Our message with this fingerprint in the channel, paging back to `since` (bounded by time)."""
-        async for message in self._history(target.id, target.history(limit=None, after=None)):
+    async def _find_in_channel(
+        self, target: discord.TextChannel, print_: str, since: datetime, same: tuple[str, str] | None = None
+    ) -> int | None:
+        """Our message with this fingerprint in the channel, paging back to `since` (bounded by time).
+        Failing that, one whose first embed has the `same` (title, window line): the parent of this
+        digest posted before the digest changed (re-analysed between the crash and the restart)."""
+        alike: int | None = None
+        async for message in self._history(target.id, target.history(limit=None)):
             if message.created_at < since:
                 break
-            if self._ours(message) and _print_of(message) == print_:
+            if not self._ours(message):
+                continue
+            if _print_of(message) == print_:
                 return message.id
-        return None
+            if same and alike is None and message.embeds:
+                embed = message.embeds[0]
+                if embed.title == same[0] and same[1] in (embed.description or "").splitlines():
+                    alike = message.id
+        return alike
 
     async def _history(
         self, where: Any, messages: AsyncIterator[discord.Message]

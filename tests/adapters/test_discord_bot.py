@@ -845,3 +845,19 @@ def test_cli_a_dropped_connection_is_exit_2_in_one_line(fake, tmp_path, monkeypa
     assert result.exit_code == 2, result.output
     [line] = result.stderr.strip().splitlines()
     assert line.startswith("error: ") and "closed before Discord answered" in line
+
+
+async def test_a_parent_changed_since_the_crash_is_found_not_posted_again(fake, store, settings, monkeypatch):
+    """kill -9 right after the parent, then the restart builds the digest anew with other analyses
+    (say --refresh with an LLM): the parent in the channel is still this digest's, not a second one."""
+    monkeypatch.setattr(Store, "record_part", lambda *args: None, raising=False)
+    digest = saved_digest(store, make_digest(lang="en"))
+    async with open_discord_poster(settings) as poster:
+        with pytest.raises(Crash):
+            await post_digest(CrashAfterAccept(poster, 1), store, CHANNEL, digest)
+    fake.nonce_window = 0
+    for sha, analysis in digest.analyses.items():
+        digest.analyses[sha] = analysis.model_copy(update={"analyzer": "llm"})
+    async with open_discord_poster(settings) as poster:
+        await post_digest(poster, Store(settings.digest_db), CHANNEL, digest)
+    assert len(fake.messages_in(CHANNEL)) == 1 and len(fake.threads()) == 1
