@@ -176,6 +176,10 @@ class _Seen:
         return None
 
 
+class _CannotRead(Exception):
+    """No Read Message History here: a post goes on without looking for what is already there."""
+
+
 class _ParentGone(Exception):
     """The parent we found or were given no longer exists (deleted): post a new one."""
 
@@ -405,10 +409,16 @@ class DiscordPoster:
             self._seen.move_to_end(str(target.id))
             return cached
         seen = _Seen(claimed=cached.claimed if cached else set())
-        async for message in self._history(str(target.id), target.history(limit=None, oldest_first=True)):
-            if self._ours(message):
-                url = message.embeds[0].url if message.embeds else None
-                seen.add(message.id, _print_of(message), url)
+        try:
+            async for message in self._history(str(target.id), target.history(limit=None, oldest_first=True)):
+                if self._ours(message):
+                    url = message.embeds[0].url if message.embeds else None
+                    seen.add(message.id, _print_of(message), url)
+        except _CannotRead as exc:
+            log.warning(
+                "cannot read Discord thread %s to resume (%s): posting what the store lacks", target.id, exc
+            )
+            return seen
         self._seen[str(target.id)] = seen
         while len(self._seen) > self.MAX_THREADS:
             self._seen.popitem(last=False)
@@ -425,17 +435,20 @@ class DiscordPoster:
         Failing that, one whose first embed has the `same` (title, window line): the parent of this
         digest posted before the digest changed (re-analysed between the crash and the restart)."""
         alike: int | None = None
-        async for message in self._history(target.id, target.history(limit=None)):
-            if message.created_at < since:
-                break
-            if not self._ours(message):
-                continue
-            if _print_of(message) == print_:
-                return message.id
-            if same and alike is None and message.embeds:
-                embed = message.embeds[0]
-                if embed.title == same[0] and same[1] in (embed.description or "").splitlines():
-                    alike = message.id
+        try:
+            async for message in self._history(target.id, target.history(limit=None)):
+                if message.created_at < since:
+                    break
+                if not self._ours(message):
+                    continue
+                if _print_of(message) == print_:
+                    return message.id
+                if same and alike is None and message.embeds:
+                    embed = message.embeds[0]
+                    if embed.title == same[0] and same[1] in (embed.description or "").splitlines():
+                        alike = message.id
+        except _CannotRead as exc:
+            log.warning("cannot read Discord channel to resume (%s): posting what the store lacks", exc)
         return alike
 
     async def _history(
@@ -449,6 +462,8 @@ class DiscordPoster:
                     message = await anext(iterator)
             except StopAsyncIteration:
                 return
+            except discord.Forbidden as exc:
+                raise _CannotRead(f"{where}: {_reason(exc)}") from None
             except (discord.HTTPException, *_AMBIGUOUS) as exc:
                 detail = _reason(exc) if isinstance(exc, discord.HTTPException) else _describe(exc)
                 raise ServiceError(

@@ -861,3 +861,18 @@ async def test_a_parent_changed_since_the_crash_is_found_not_posted_again(fake, 
     async with open_discord_poster(settings) as poster:
         await post_digest(poster, Store(settings.digest_db), CHANNEL, digest)
     assert len(fake.messages_in(CHANNEL)) == 1 and len(fake.threads()) == 1
+
+
+async def test_without_read_message_history_a_post_still_goes_through(fake, store, settings, caplog):
+    digest = saved_digest(store, make_digest(lang="en"))
+    fake.fail_next(
+        403,
+        {"message": "Missing Access", "code": 50001},
+        route="GET /channels/{channel_id}/messages",
+        count=99,
+    )
+    async with open_discord_poster(settings) as poster:
+        result = await post_digest(poster, store, CHANNEL, digest)
+    assert len(result.posted) == 5
+    assert_posted_once(fake, digest)
+    assert "posting what the store lacks" in caplog.text
