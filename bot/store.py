@@ -5,8 +5,11 @@ the database runs in WAL mode so the service and a CLI run can share it."""
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -173,7 +176,24 @@ def _m2_subscriptions(db: sqlite_utils.Database) -> None:
 
 
 def _m3_leases(db: sqlite_utils.Database) -> None:
-    """Reserved for the posting lease (kept in order so every database numbers migrations alike)."""
+    # Who is posting a digest into a channel right now, across processes sharing the database.
+    db["leases"].create(
+        {"name": str, "holder": str, "host": str, "pid": int, "acquired_at": str, "expires_at": float},
+        pk="name",
+    )
+    # Progress inside one posted item (a card split over several messages), part by part.
+    db["post_parts"].create(
+        {
+            "platform": str,
+            "channel": str,
+            "digest_key": str,
+            "item": str,
+            "part": int,
+            "message_id": str,
+            "created_at": str,
+        },
+        pk=("platform", "channel", "digest_key", "item", "part"),
+    )
 
 
 def _m4_history(db: sqlite_utils.Database) -> None:
@@ -461,6 +481,72 @@ class Store:
                 pk=("platform", "channel", "digest_key", "item"),
             )
 
+    def get_parts(self, platform: str, channel: str, key: str, item: str) -> dict[int, str]:
+        """The parts of an item already up: part number → message id."""
+        with self._lock:
+            rows = self.db.query(
+                "SELECT part, message_id FROM post_parts WHERE platform = ? AND channel = ?"
+                " AND digest_key = ? AND item = ?",
+                [platform, channel, key, item],
+            )
+            return {int(r["part"]): str(r["message_id"]) for r in rows}
+
+    def record_part(
+        self, platform: str, channel: str, key: str, item: str, part: int, message_id: str
+    ) -> None:
+        with self._lock:
+            self.db["post_parts"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "digest_key": key,
+                    "item": item,
+                    "part": part,
+                    "message_id": message_id,
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "digest_key", "item", "part"),
+            )
+
+    # -- leases (one poster per digest and channel, across processes) ---------------------------
+    def take_lease(self, name: str, holder: str, ttl: float) -> dict[str, Any] | None:
+        """Claim `name` for `ttl` seconds. None when it is ours now; else the row of whoever holds it.
+        BEGIN IMMEDIATE takes SQLite's write lock before reading, so two processes cannot both see
+        the lease free. A lease past its expiry, or held by a dead process on this host, is free."""
+        now = time.time()
+        host, pid = socket.gethostname(), os.getpid()
+        with self._lock:
+            conn = self.db.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    "SELECT holder, host, pid, acquired_at, expires_at FROM leases WHERE name = ?", [name]
+                ).fetchone()
+                if row is not None:
+                    current = dict(
+                        zip(("holder", "host", "pid", "acquired_at", "expires_at"), row, strict=True)
+                    )
+                    mine = current["holder"] == holder
+                    if not mine and current["expires_at"] > now and _alive(current["host"], current["pid"]):
+                        conn.execute("ROLLBACK")
+                        return current
+                acquired = _iso(utcnow()) if row is None or row[0] != holder else row[3]
+                conn.execute(
+                    "INSERT OR REPLACE INTO leases (name, holder, host, pid, acquired_at, expires_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    [name, holder, host, pid, acquired, now + ttl],
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        return None
+
+    def release_lease(self, name: str, holder: str) -> None:
+        with self._lock:
+            self.db.execute("DELETE FROM leases WHERE name = ? AND holder = ?", [name, holder])
+
     def find_post(self, platform: str, message_or_thread_id: str) -> dict[str, Any] | None:
         """The post whose message, or whose thread, has this id: how a reply finds its digest."""
         with self._lock:
@@ -611,3 +697,17 @@ def _commit_from_row(row: dict[str, Any], files: Iterable[dict[str, Any]]) -> Co
             for f in files
         ),
     )
+
+
+def _alive(host: str, pid: int) -> bool:
+    """Whether a lease holder may still be running: a process on this host can be checked; one on
+    another host is trusted until its lease expires."""
+    if host != socket.gethostname() or not pid:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. another user's process: it exists
+        return True
+    return True
