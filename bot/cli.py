@@ -6,6 +6,7 @@ import asyncio
 import functools
 import logging
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -38,6 +39,13 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             return fn(*args, **kwargs)
         except DigestError as exc:
             raise CliError(str(exc)) from None
+        except sqlite3.DatabaseError as exc:  # busy or damaged, found mid-run: what it is, what to do
+            from bot.store import Store
+            from bot.store_health import database_error
+
+            ctx = next((a for a in args if isinstance(a, Ctx)), None)
+            path = ctx.db_path if ctx is not None else "(unknown)"
+            raise CliError(str(database_error(exc, path, Store.BUSY_TIMEOUT))) from None
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
@@ -74,6 +82,12 @@ class Ctx:
             self._settings = load_settings(**overrides)
             setup_logging(self.verbose, secrets_of(self._settings))
         return self._settings
+
+    @property
+    def db_path(self) -> Path | str:
+        if self.db_override:
+            return self.db_override
+        return self._settings.digest_db if self._settings is not None else "(DIGEST_DB)"
 
     @property
     def store(self):
