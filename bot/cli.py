@@ -27,7 +27,14 @@ class CliError(click.ClickException):
     exit_code = 2
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
+        echo_err(f"error: {self.format_message()}")
+
+
+def echo_err(line: str) -> None:
+    """Every line we print on stderr, with every configured secret masked (whatever put it there)."""
+    from bot.logs import scrub
+
+    click.echo(scrub(line), err=True)
 
 
 def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -53,7 +60,7 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise
         except Exception as exc:  # a bug: still one line, traceback only with -vv
             log.debug("unexpected failure", exc_info=True)
-            click.echo(f"error: unexpected {type(exc).__name__}: {exc} (run with -vv for details)", err=True)
+            echo_err(f"error: unexpected {type(exc).__name__}: {exc} (run with -vv for details)")
             sys.exit(1)
 
     return wrapper
@@ -128,6 +135,9 @@ class StageBars:
 
 def write_output(text: str, out: Path | None) -> None:
     """UTF-8 always, whatever the locale; a file is replaced atomically so a failed run loses nothing."""
+    from bot.logs import scrub
+
+    text = scrub(text)  # a commit message or a service could quote a configured secret
     if not text.endswith("\n"):
         text += "\n"
     if out is None:
@@ -315,10 +325,9 @@ def post(obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, ref
             return result, await post_digest(poster, obj.store, channel, result)
 
     result, posted = run_async(go())
-    click.echo(
+    echo_err(
         f"{result.repo} {result.day}: {result.stats['total']} commits; posted {len(posted.posted)} item(s)"
-        f" to {platform}:{channel}, {len(posted.skipped)} already there",
-        err=True,
+        f" to {platform}:{channel}, {len(posted.skipped)} already there"
     )
 
 
