@@ -372,7 +372,9 @@ class Store:
         return Analysis.model_validate_json(rows[0]["data"]) if rows else None
 
     def save_analysis(self, repo: str, analysis: Analysis, model: str, prompt_version: str) -> None:
-        with self._lock:
+        with self.transaction():
+            if analysis.grounding_removed:
+                self._note_grounding(repo, analysis, prompt_version)
             self.db["analyses"].upsert(
                 {
                     "repo": repo,
@@ -388,6 +390,16 @@ class Store:
                 },
                 pk=("repo", "sha", "model", "prompt_version", "lang"),
             )
+
+    def _note_grounding(self, repo: str, analysis: Analysis, prompt_version: str) -> None:
+        """What the fact-check removed goes on the commit's newest LLM call (its `error` column): kept
+        for whoever audits the model, never shown to readers."""
+        note = "grounding removed: " + ", ".join(analysis.grounding_removed)
+        self.db.execute(
+            "UPDATE llm_calls SET error = CASE WHEN coalesce(error, '') = '' THEN ? ELSE error || '; ' || ? END"
+            " WHERE id = (SELECT max(id) FROM llm_calls WHERE repo = ? AND sha = ? AND prompt_version = ?)",
+            [note, note, repo, analysis.sha, prompt_version],
+        )
 
     # -- LLM calls ----------------------------------------------------------------------------
     def log_llm_call(self, **fields: Any) -> None:
