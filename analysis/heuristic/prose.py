@@ -54,6 +54,8 @@ def _untrusted(text: str, limit: int, lang: str) -> str:
     text = strip_trailers(text)
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
     text = re.sub(r"!?\[([^\]\n]*)\]\([^)\n]*\)", r"\1", text)  # [label](url) → label
+    # <url|label> (a link disguised as its label) → label; <url> → nothing: no stray "<" is left.
+    text = re.sub(r"<https?://[^\s|<>]*(?:\|([^<>\n]*))?>", lambda m: m.group(1) or "", text)
     text = re.sub(r"https?://\S+", "", text)
     # Line-level Markdown (headings, quotes, bullets, checkboxes) would be noise once joined.
     text = re.sub(r"^[ \t]*(#{1,6}|>|[-*+]|\d+[.)])[ \t]+(\[[ xX]\][ \t]+)?", "", text, flags=re.M)
