@@ -126,9 +126,14 @@ class FrontDoor:
         except (ValueError, TypeError, KeyError, AttributeError):
             log.info("Slack request refused: a signed body that does not parse")
             return web.Response(status=400, text="malformed body")
-        response = await self.app.async_dispatch(bolt_request)
+        try:
+            response = await self.app.async_dispatch(bolt_request)
+        except BaseException:
+            if event_id is not None:
+                self.events.forget(event_id)  # not taken after all: let Slack's retry try again
+            raise
         if response.status >= 500 and event_id is not None:
-            self.events.forget(event_id)  # let Slack's retry try again
+            self.events.forget(event_id)
         return await to_aiohttp_response(response)
 
 

@@ -33,6 +33,7 @@ EMBED_TOTAL_MAX = 6000  # across every embed of one message
 EMBEDS_MAX = 10
 THREAD_NAME_MAX = 100
 CARD_TITLE_MAX = 1000
+CARD_AUTHOR_MAX = 200
 ONE_LINER_MAX = 120  # a title in a one-line list entry; the full title is in the card
 
 COLORS = {
@@ -381,7 +382,8 @@ def card_messages(commit: Commit, analysis: Analysis, lang: str) -> list[Message
     head: Embed = {"title": title, "description": description, "color": COLORS[level]}
     if url := _url(commit.url):
         head["url"] = url
-    author = dc_plain(display_author(commit))
+    author_name = quote_elided(lang, display_author(commit), CARD_AUTHOR_MAX)  # a name can be 190 KB too
+    author = dc_plain(author_name)
     if author and len(author) <= AUTHOR_MAX:
         head["author"] = {"name": author}
     head["timestamp"] = commit.committed_at.isoformat()
@@ -393,7 +395,7 @@ def card_messages(commit: Commit, analysis: Analysis, lang: str) -> list[Message
     fields.append(_field(label(lang, "change_type"), change_type_label(lang, analysis.change_type), True))
     fields.append(_field(label(lang, "view_commit"), _sha_link(commit), True))
     if author and len(author) > AUTHOR_MAX:  # too long for the author line: a field keeps it whole
-        fields += _fields(lang, label(lang, "col_author"), [dc_text(display_author(commit))])
+        fields += _fields(lang, label(lang, "col_author"), [dc_text(author_name)])
     reason = dc_text(analysis.importance_reason)
     importance = importance_label(lang, level) + (f" — {reason}" if reason else "")
     fields += _fields(lang, label(lang, "importance"), [importance])

@@ -54,6 +54,7 @@ TEXT_MAX = 40_000  # chat.postMessage `text`
 MESSAGE_TEXT_BUDGET = 8_000
 FALLBACK_MAX = 300  # the notification text; the blocks carry the content
 ONE_LINER_TITLE_MAX = 200  # titles in the parent's one-liners (the card shows them whole)
+CARD_AUTHOR_MAX = 200  # likewise for an author's name
 CARD_TITLE_MAX = 1000  # a card quotes at most this much of a title (a "title" can be a 190 KB line)
 LINK_LABEL_MAX = 1000  # a longer title is shown next to a short link instead of inside it
 
@@ -371,7 +372,7 @@ def _card_body(analysis: Analysis, lang: str, detail: bool) -> list[Block]:
 
 
 def _commit_line(commit: Commit, lang: str, tz: tzinfo | None) -> str:
-    author = safe(display_author(commit)) or label(lang, "unknown")
+    author = safe(quote_elided(lang, display_author(commit), CARD_AUTHOR_MAX)) or label(lang, "unknown")
     moment = commit.committed_at.astimezone(tz) if tz is not None else commit.committed_at
     zone = getattr(tz, "key", None) or moment.strftime("UTC%z")
     sha = link(commit.url, _sha(commit))

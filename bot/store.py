@@ -212,18 +212,26 @@ class Store:
     # -- schema -------------------------------------------------------------------------------
     def _migrate(self) -> None:
         """Each migration in its own write transaction that re-reads the version first, so two
-        processes opening a new file at once take turns instead of both creating the tables."""
+        processes opening a new file at once take turns instead of both creating the tables. An
+        up-to-date file needs no write lock at all."""
         while True:
-            with self.transaction() if self.schema_version < len(MIGRATIONS) else self._lock:
-                version = self.schema_version
-                if version > len(MIGRATIONS):
-                    raise ConfigError(
-                        f"database schema version {version} is newer than this digestbot ({len(MIGRATIONS)})"
-                    )
-                if version == len(MIGRATIONS):
+            with self._lock:
+                if self._pending_version() is None:
                     return
-                MIGRATIONS[version](self.db)
-                self.db.execute(f"PRAGMA user_version = {version + 1}")
+            with self.transaction():
+                version = self._pending_version()  # another process may have migrated meanwhile
+                if version is not None:
+                    MIGRATIONS[version](self.db)
+                    self.db.execute(f"PRAGMA user_version = {version + 1}")
+
+    def _pending_version(self) -> int | None:
+        """The schema version whose migration is next, or None when the file is up to date."""
+        version = self.schema_version
+        if version > len(MIGRATIONS):
+            raise ConfigError(
+                f"database schema version {version} is newer than this digestbot ({len(MIGRATIONS)})"
+            )
+        return version if version < len(MIGRATIONS) else None
 
     @property
     def schema_version(self) -> int:

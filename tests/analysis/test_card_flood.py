@@ -22,14 +22,14 @@ HUGE = " ".join(WORDS[i * 7 % len(WORDS)] for i in range(32_000))  # ~190 KB, no
 FILES = [FileChange(f"src/m{i}.py", "modified", 400, 300, "@@ -1 +1 @@\n-a\n+b") for i in range(12)]
 
 
-@pytest.mark.parametrize("where", ["body", "title"])
+@pytest.mark.parametrize("where", ["body", "title", "author"])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_190_kb_message_gives_a_card_of_at_most_3_messages(where, lang):
-    commit = (
-        make_commit("[Feature] Huge change (#1)", body=HUGE, files=FILES)
-        if where == "body"
-        else make_commit("[Feature] " + HUGE, files=FILES)
-    )
+    commit = {
+        "body": lambda: make_commit("[Feature] Huge change (#1)", body=HUGE, files=FILES),
+        "title": lambda: make_commit("[Feature] " + HUGE, files=FILES),
+        "author": lambda: make_commit("[Feature] Huge change (#1)", body=HUGE, author=HUGE, files=FILES),
+    }[where]()
     analysis = heuristic.analyze(commit, lang)
     assert analysis.importance != Importance.LOW  # the summary quotes the message
     slack = slack_card(commit, analysis, lang)
