@@ -20,7 +20,6 @@ import aiohttp
 from aiohttp import web
 from pydantic import SecretStr
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -33,6 +32,7 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack_http import front_door_app, http_runner
 from analysis.errors import ConfigError, DigestError, ServiceError
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
@@ -770,13 +770,14 @@ def build_app(settings: Settings, service: ChatService, client: AsyncWebClient |
     return app
 
 
-def web_app(app: AsyncApp) -> web.Application:
-    """The aiohttp application of HTTP mode: Slack's request URL is /slack/events; /healthz for probes
-    and /metrics for Prometheus."""
-    server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
-    server.web_app.router.add_get("/healthz", _healthz)
-    server.web_app.router.add_get("/metrics", metrics_handler)
-    return server.web_app
+def web_app(app: AsyncApp, signing_secret: str) -> web.Application:
+    """The aiohttp application of HTTP mode: Slack's request URL is /slack/events, behind a front door
+    that authenticates before parsing (adapters/slack_http.py); /healthz for probes and /metrics for
+    Prometheus."""
+    application = front_door_app(app, signing_secret, EVENTS_PATH)
+    application.router.add_get("/healthz", _healthz)
+    application.router.add_get("/metrics", metrics_handler)
+    return application
 
 
 async def _healthz(request: web.Request) -> web.Response:
@@ -851,7 +852,7 @@ class SlackRuntime:
 
     async def _start_http(self) -> None:
         assert self.app is not None
-        self._runner = web.AppRunner(web_app(self.app), access_log=None)
+        self._runner = http_runner(web_app(self.app, _secret(self.settings.slack_signing_secret) or ""))
         await self._runner.setup()
         try:
             await web.TCPSite(self._runner, self.host, self.port).start()

@@ -21,6 +21,7 @@ import sqlite_utils
 from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
 from analysis.models import Analysis, Commit, FileChange
+from bot.store_health import check_schema, database_error, is_busy, is_damaged
 
 
 def utcnow() -> datetime:
@@ -247,12 +248,15 @@ def digest_key(repo: str, branch: str, day: str, timezone: str, lang: str) -> st
 
 
 class Store:
+    # How long a write waits for another process's transaction before giving up (SQLite busy timeout).
+    BUSY_TIMEOUT = 30.0
+
     def __init__(self, path: Path | str):
         self.path = Path(path) if str(path) != ":memory:" else None
         try:
             if self.path is not None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=self.BUSY_TIMEOUT)
         except (OSError, sqlite3.Error) as exc:
             raise ConfigError(f"cannot open database {path}: {exc}") from None
         # One connection, shared by the event loop and worker threads: serialise access.
@@ -263,21 +267,39 @@ class Store:
                 self.db.enable_wal()
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
+            check_schema(self.db, MIGRATIONS, path)
         except sqlite3.DatabaseError as exc:
+            conn.close()
+            if is_busy(exc) or is_damaged(exc):
+                raise database_error(exc, path, self.BUSY_TIMEOUT) from None
             raise ConfigError(f"{path} is not a usable digestbot database: {exc}") from None
+        except ConfigError:
+            conn.close()
+            raise
 
     # -- schema -------------------------------------------------------------------------------
     def _migrate(self) -> None:
-        with self._lock:
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version > len(MIGRATIONS):
-                raise ConfigError(
-                    f"database schema version {version} is newer than this digestbot ({len(MIGRATIONS)})"
-                )
-            for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-                with self.transaction():
-                    migration(self.db)
-                    self.db.execute(f"PRAGMA user_version = {number}")
+        """Each migration in its own write transaction that re-reads the version first, so two
+        processes opening a new file at once take turns instead of both creating the tables. An
+        up-to-date file needs no write lock at all."""
+        while True:
+            with self._lock:
+                if self._pending_version() is None:
+                    return
+            with self.transaction():
+                version = self._pending_version()  # another process may have migrated meanwhile
+                if version is not None:
+                    MIGRATIONS[version](self.db)
+                    self.db.execute(f"PRAGMA user_version = {version + 1}")
+
+    def _pending_version(self) -> int | None:
+        """The schema version whose migration is next, or None when the file is up to date."""
+        version = self.schema_version
+        if version > len(MIGRATIONS):
+            raise ConfigError(
+                f"database schema version {version} is newer than this digestbot ({len(MIGRATIONS)})"
+            )
+        return version if version < len(MIGRATIONS) else None
 
     @property
     def schema_version(self) -> int:
@@ -285,8 +307,27 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self._lock, self.db.atomic():
-            yield
+        """A write transaction. The outermost one is BEGIN IMMEDIATE: it takes the write lock up
+        front (waiting up to the busy timeout), where a deferred one that read first fails at once
+        with "database is locked" when another process wrote in between. Inner ones are savepoints."""
+        with self._lock:
+            if self.db.conn.in_transaction:
+                with self.db.atomic():
+                    yield
+                return
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if self.db.conn.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+            try:
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.conn.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         self.db.close()
@@ -407,7 +448,9 @@ class Store:
         return Analysis.model_validate_json(rows[0]["data"]) if rows else None
 
     def save_analysis(self, repo: str, analysis: Analysis, model: str, prompt_version: str) -> None:
-        with self._lock:
+        with self.transaction():
+            if analysis.grounding_removed:
+                self._note_grounding(repo, analysis, prompt_version)
             self.db["analyses"].upsert(
                 {
                     "repo": repo,
@@ -423,6 +466,16 @@ class Store:
                 },
                 pk=("repo", "sha", "model", "prompt_version", "lang"),
             )
+
+    def _note_grounding(self, repo: str, analysis: Analysis, prompt_version: str) -> None:
+        """What the fact-check removed goes on the commit's newest LLM call (its `error` column): kept
+        for whoever audits the model, never shown to readers."""
+        note = "grounding removed: " + ", ".join(analysis.grounding_removed)
+        self.db.execute(
+            "UPDATE llm_calls SET error = CASE WHEN coalesce(error, '') = '' THEN ? ELSE error || '; ' || ? END"
+            " WHERE id = (SELECT max(id) FROM llm_calls WHERE repo = ? AND sha = ? AND prompt_version = ?)",
+            [note, note, repo, analysis.sha, prompt_version],
+        )
 
     # -- LLM calls ----------------------------------------------------------------------------
     def log_llm_call(self, **fields: Any) -> None:
@@ -443,7 +496,7 @@ class Store:
 
     # -- digests ------------------------------------------------------------------------------
     def save_digest(self, key: str, record: dict[str, Any]) -> int:
-        with self._lock:
+        with self.transaction():  # read-then-write: two runs of one day must not both insert
             existing = list(self.db.query("SELECT id FROM digests WHERE key = ?", [key]))
             if existing:
                 self.db["digests"].update(existing[0]["id"], {"key": key, **record})
