@@ -14,11 +14,15 @@ module only translates. Every message goes out with AllowedMentions.none(): comm
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import logging
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 import aiohttp
@@ -44,7 +48,8 @@ from analysis.render_discord import (
 )
 from analysis.render_markdown import safe_url
 from bot.chat import ChatService, CommandResult, is_question
-from bot.posting import Posted, post_digest
+from bot.pipeline import key_of
+from bot.posting import Posted, part_log, post_digest
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +59,10 @@ REPORT_MAX_BYTES = 8 * 1024 * 1024  # below Discord's smallest upload limit (10 
 THREAD_ARCHIVE_MINUTES = 10080  # a week: questions about a day's digest keep its thread in the list
 HISTORY_MESSAGES = 20  # thread messages given to the answerer as context
 _COMMAND_WORDS = ("help", "list", "subscribe", "unsubscribe")
+TIMEOUT = 30  # seconds per Discord request (aiohttp's default would wait 300)
+NONCE_MAX = 25  # Discord's limit on a nonce's length
+THREAD_EXISTS = 160004  # "A thread has already been created for this message"
+UNKNOWN_MESSAGE = 10008
 
 # digestbot never joins voice: without this, every Client logs "PyNaCl / davey is not installed".
 discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
@@ -98,15 +107,16 @@ def routed_to(url: str | None) -> Iterator[None]:
 async def login(client: discord.Client, token: str) -> None:
     """Log the client in over REST; failures become one clear line (never the token)."""
     try:
-        await client.login(token)
+        async with asyncio.timeout(TIMEOUT):
+            await client.login(token)
     except discord.LoginFailure:
         raise ConfigError(
             "Discord rejected DISCORD_BOT_TOKEN (401): copy the bot token again from the Developer Portal"
         ) from None
     except discord.HTTPException as exc:
         raise ServiceError(f"Discord login failed: {_reason(exc)}") from None
-    except (aiohttp.ClientError, OSError) as exc:
-        raise ServiceError(f"cannot reach Discord at {Route.BASE}: {type(exc).__name__}: {exc}") from None
+    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        raise ServiceError(f"cannot reach Discord at {Route.BASE}: {_describe(exc)}") from None
 
 
 def _reason(exc: discord.HTTPException) -> str:
@@ -117,76 +127,370 @@ def _reason(exc: discord.HTTPException) -> str:
 # --- posting ----------------------------------------------------------------------------------------
 
 
+def nonce_of(channel: str, key: str, item: str, part: int) -> str:
+    """A message part's nonce: the same part of the same digest in the same channel always gets the
+    same one, so Discord (enforce_nonce) returns the first message instead of creating a second."""
+    return hashlib.sha256(f"{channel}\n{key}\n{item}\n{part}".encode()).hexdigest()[:NONCE_MAX]
+
+
+def _norm(text: Any) -> str:
+    return " ".join(str(text or "").split())
+
+
+def fingerprint(content: str | None, embeds: list[dict[str, Any]], filenames: list[str]) -> str:
+    """What a message shows (text, embeds, file names; not timestamps or colours): how a restart
+    recognises a part it already sent, since Discord does not return nonces in the history."""
+    parts = [_norm(content)]
+    for embed in embeds:
+        parts += [_norm(embed.get(k)) for k in ("title", "description", "url")]
+        parts += [
+            _norm((embed.get("footer") or {}).get("text")),
+            _norm((embed.get("author") or {}).get("name")),
+        ]
+        parts += [f"{_norm(f.get('name'))}={_norm(f.get('value'))}" for f in embed.get("fields") or []]
+    parts += filenames
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+def _print_of(message: discord.Message) -> str:
+    return fingerprint(
+        message.content, [e.to_dict() for e in message.embeds], [a.filename for a in message.attachments]
+    )
+
+
+@dataclass
+class _Seen:
+    """Our messages in a thread (or channel), oldest first, by fingerprint and by first embed URL."""
+
+    by_print: dict[str, list[int]] = field(default_factory=dict)
+    by_url: dict[str, int] = field(default_factory=dict)
+    claimed: set[int] = field(default_factory=set)  # ids already matched to a part in this process
+
+    def add(self, message_id: int, print_: str, url: str | None) -> None:
+        self.by_print.setdefault(print_, []).append(message_id)
+        if url:
+            self.by_url.setdefault(url, message_id)
+
+    def take(self, print_: str) -> int | None:
+        for message_id in self.by_print.get(print_, []):
+            if message_id not in self.claimed:
+                self.claimed.add(message_id)
+                return message_id
+        return None
+
+
+class _CannotRead(Exception):
+    """No Read Message History here: a post goes on without looking for what is already there."""
+
+
+class _ParentGone(Exception):
+    """The parent we found or were given no longer exists (deleted): post a new one."""
+
+
+# A send that failed after the request left: Discord may or may not have created the message.
+_AMBIGUOUS = (discord.DiscordServerError, aiohttp.ClientError, OSError, TimeoutError)
+
+
 # Discord's codes for a message the radar may not edit any more: archived or locked thread, not ours.
 UNEDITABLE_CODES = {50083, 50005, 50001, 50013, 10008, 10003}
 
 
 class DiscordPoster:
     """The Poster of bot/posting.py over discord.py's REST client. Thread items are sent to the thread
-    by id (a PartialMessageable), so a post resumed after a restart needs nothing but the stored id."""
+    by id (a PartialMessageable), so a post resumed after a restart needs nothing but the stored id.
+
+    Never twice: every message part carries a deterministic nonce with enforce_nonce (discord.py sets
+    it with the nonce), so a retried send within minutes returns the first message; each part is
+    recorded as soon as Discord accepts it (bot.posting.part_log); and with `reconcile` on, a part
+    the store lacks is first looked for among our messages in the thread (the channel's, back to the
+    digest's start, for the parent) — after a crash, or after a send whose answer was lost."""
 
     platform = PLATFORM
+    MAX_THREADS = 256  # threads whose contents we keep in memory
 
-    def __init__(self, client: discord.Client):
+    def __init__(self, client: discord.Client, *, reconcile: bool = True):
         self.client = client
+        self.reconcile = reconcile
+        self._seen: OrderedDict[str, _Seen] = OrderedDict()
 
     async def post_parent(self, channel: str, digest: Digest) -> Posted:
         target = await self._text_channel(channel)
-        embed = discord.Embed.from_dict(parent_embed(digest))
-        message = await self._call(channel, target.send(embed=embed, allowed_mentions=NO_MENTIONS))
-        try:
-            thread = await message.create_thread(
-                name=thread_name(digest), auto_archive_duration=THREAD_ARCHIVE_MINUTES
-            )
-        except discord.HTTPException as exc:
-            # No orphan parent: without its record a retry posts the parent again, so remove this one.
-            with suppress(discord.HTTPException):
-                await message.delete()
-            raise ServiceError(
-                f"cannot start a thread in Discord channel {channel}: {_reason(exc)}"
-                " (the bot needs Create Public Threads and Send Messages in Threads)"
-            ) from None
-        return Posted(str(message.id), str(thread.id))
+        key = key_of(digest)
+        expected = parent_embed(digest)
+        print_ = fingerprint(None, [discord.Embed.from_dict(expected).to_dict()], [])
+        window = next((line for line in expected["description"].splitlines() if digest.timezone in line), "")
+        same = (expected["title"], window) if window else None
+        progress = part_log()
+        message_id = int(progress.done[0]) if progress and 0 in progress.done else None
+        if message_id is None and self.reconcile:
+            message_id = await self._find_in_channel(target, print_, digest.window_start, same)
+            if message_id is not None:
+                log.info("parent of %s already in %s (%s): not posted again", key, channel, message_id)
+        for attempt in range(2):
+            if message_id is None:
+                message_id = await self._send(
+                    channel,
+                    target,
+                    lambda: {
+                        "embed": discord.Embed.from_dict(parent_embed(digest)),
+                        "allowed_mentions": NO_MENTIONS,
+                    },
+                    # A parent deleted for want of a thread is gone: its replacement needs a fresh nonce.
+                    nonce_of(channel, key, "parent", attempt),
+                    lambda: self._find_in_channel(target, print_, digest.window_start),
+                )
+            try:
+                thread_id, new = await self._start_thread(channel, target, message_id, digest)
+                break
+            except _ParentGone:
+                message_id = None
+        else:
+            raise ServiceError(f"Discord lost the digest's parent message in channel {channel}: try again")
+        if progress:  # only with its thread: a parent whose thread failed is deleted (no orphan)
+            progress.record(0, str(message_id))
+        if new:  # a brand-new thread holds nothing yet: no need to read it
+            self._seen[str(thread_id)] = _Seen()
+        return Posted(str(message_id), str(thread_id))
 
     async def post_card(
         self, channel: str, thread: str, digest: Digest, commit: Commit, analysis: Analysis
     ) -> Posted:
-        return await self._send_all(thread, card_messages(commit, analysis, digest.lang))
+        messages = card_messages(commit, analysis, digest.lang)
+        return await self._send_all(channel, thread, key_of(digest), f"card:{commit.sha}", messages)
 
     async def post_medium_list(
         self, channel: str, thread: str, digest: Digest, commits: list[Commit]
     ) -> Posted:
-        return await self._send_all(thread, medium_list_messages(digest, commits))
+        messages = medium_list_messages(digest, commits)
+        return await self._send_all(channel, thread, key_of(digest), "medium", messages)
 
     async def post_report(
         self, channel: str, thread: str, digest: Digest, filename: str, markdown: str
     ) -> Posted:
         """The full report as UTF-8 Markdown attachment(s); split in parts only past the upload limit."""
-        parts = split_utf8(markdown, REPORT_MAX_BYTES)
-        target = self._thread(thread)
-        first: str | None = None
-        for number, part in enumerate(parts, start=1):
-            name = (
-                filename if len(parts) == 1 else re.sub(r"(\.md)?$", f".part{number}.md", filename, count=1)
-            )
-            file = discord.File(io.BytesIO(part.encode("utf-8")), filename=name)
-            content = report_content(digest, name, number, len(parts))
-            sent = await self._call(
-                thread, target.send(content=content, file=file, allowed_mentions=NO_MENTIONS)
-            )
-            first = first or str(sent.id)
-        assert first is not None
-        return Posted(first, thread)
+        pieces = split_utf8(markdown, REPORT_MAX_BYTES)
 
-    async def _send_all(self, thread: str, messages: list[Message]) -> Posted:
-        target = self._thread(thread)
+        def part_message(number: int) -> tuple[dict[str, Any], str]:
+            name = (
+                filename
+                if len(pieces) == 1
+                else re.sub(r"(\.md)?$", f".part{number + 1}.md", filename, count=1)
+            )
+            content = report_content(digest, name, number + 1, len(pieces))
+            file = discord.File(io.BytesIO(pieces[number].encode("utf-8")), filename=name)
+            return {"content": content, "file": file, "allowed_mentions": NO_MENTIONS}, fingerprint(
+                content, [], [name]
+            )
+
+        return await self._send_parts(channel, thread, key_of(digest), "report", len(pieces), part_message)
+
+    async def post_notice(self, channel: str, text: str) -> Posted:
+        """A notice from the service (a failed run) in the channel: plain content, no mentions."""
+        target = await self._text_channel(channel)
         first: str | None = None
-        for message in messages:
-            sent = await self._call(thread, target.send(**_send_kwargs(message)))
+        for chunk in content_chunks(text):
+            sent = await self._call(channel, target.send(content=chunk, allowed_mentions=NO_MENTIONS))
             first = first or str(sent.id)
-        if first is None:
+        assert first is not None  # content_chunks never returns an empty list
+        return Posted(first)
+
+    # -- internals ------------------------------------------------------------------------------------
+    async def _send_all(
+        self, channel: str, thread: str, key: str, item: str, messages: list[Message]
+    ) -> Posted:
+        if not messages:
             raise ValueError("nothing to send")
-        return Posted(first, thread)
+
+        def part_message(number: int) -> tuple[dict[str, Any], str]:
+            kwargs = _send_kwargs(messages[number])
+            embeds = [e.to_dict() for e in kwargs.get("embeds", [])]
+            return kwargs, fingerprint(kwargs.get("content"), embeds, [])
+
+        first_url = (messages[0].get("embeds") or [{}])[0].get("url") if item.startswith("card:") else None
+        return await self._send_parts(channel, thread, key, item, len(messages), part_message, first_url)
+
+    async def _send_parts(
+        self,
+        channel: str,
+        thread: str,
+        key: str,
+        item: str,
+        count: int,
+        part_message: Callable[[int], tuple[dict[str, Any], str]],
+        first_url: str | None = None,
+    ) -> Posted:
+        """Send an item's parts in order, skipping those already up (recorded, or found in the thread)."""
+        target = self._thread(thread)
+        progress = part_log()
+        seen = await self._thread_seen(target) if self.reconcile else _Seen()
+        ids: list[int] = []
+        for number in range(count):
+            _, print_ = part_message(number)
+            message_id: int | None = None
+            if progress and number in progress.done:
+                message_id = int(progress.done[number])
+                seen.claimed.add(message_id)
+            if message_id is None:
+                message_id = seen.take(print_)
+            if message_id is None and number == 0 and first_url and first_url in seen.by_url:
+                # The card is there in another shape (re-analysed since): never post it twice.
+                found = seen.by_url[first_url]
+                log.info("%s of %s already in thread %s in another shape: kept as it is", item, key, thread)
+                return Posted(str(found), thread)
+            if message_id is None:
+                message_id = await self._send(
+                    thread,
+                    target,
+                    lambda n=number: part_message(n)[0],
+                    nonce_of(channel, key, item, number),
+                    lambda p=print_: self._find_in_thread(target, p),
+                )
+                seen.claimed.add(message_id)
+            if progress:
+                progress.record(number, str(message_id))
+            ids.append(message_id)
+        return Posted(str(ids[0]), thread)
+
+    async def _send(
+        self,
+        where: str,
+        target: discord.abc.Messageable,
+        kwargs: Callable[[], dict[str, Any]],
+        nonce: str,
+        find: Callable[[], Awaitable[int | None]],
+    ) -> int:
+        """Send one message part. discord.py retries a 5xx itself, safely: the nonce is enforced. When
+        the answer is lost anyway (dropped connection, timeout, 5xx to the end), look for the message
+        before sending it again, once: what Discord accepted is never sent twice."""
+        last: BaseException | None = None
+        for _attempt in range(2):
+            try:
+                sent = await self._call(where, target.send(nonce=nonce, **kwargs()), ambiguous_ok=True)
+                return int(sent.id)
+            except _AMBIGUOUS as exc:
+                last = exc
+                log.warning(
+                    "Discord: no confirmation for a message to %s (%s): checking", where, _describe(exc)
+                )
+                found = await find() if self.reconcile else None
+                if found is not None:
+                    return found
+        assert last is not None
+        raise ServiceError(
+            f"Discord did not confirm a message to channel {where}: {_describe(last)}"
+        ) from None
+
+    async def _start_thread(
+        self, channel: str, target: discord.TextChannel, message_id: int, digest: Digest
+    ) -> tuple[int, bool]:
+        """The parent's thread and whether it is new; a parent found after a crash may already have
+        one (same id as the message), or not yet: either way it ends with its thread, never orphaned."""
+        message = target.get_partial_message(message_id)
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                thread = await message.create_thread(
+                    name=thread_name(digest), auto_archive_duration=THREAD_ARCHIVE_MINUTES
+                )
+            return thread.id, True
+        except discord.HTTPException as exc:
+            if exc.code == THREAD_EXISTS:
+                return message_id, False  # a thread started from a message shares its id
+            if exc.code == UNKNOWN_MESSAGE:
+                raise _ParentGone from None
+            if isinstance(exc, discord.DiscordServerError):
+                return await self._thread_after_doubt(channel, message_id, exc), False
+            # No orphan parent: without its record a retry posts the parent again, so remove this one.
+            with suppress(discord.HTTPException, *_AMBIGUOUS):
+                await message.delete()
+            raise ServiceError(
+                f"cannot start a thread in Discord channel {channel}: {_reason(exc)}"
+                " (the bot needs Create Public Threads and Send Messages in Threads)"
+            ) from None
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            return await self._thread_after_doubt(channel, message_id, exc), False
+
+    async def _thread_after_doubt(self, channel: str, message_id: int, exc: BaseException) -> int:
+        """The thread request's answer was lost: the thread exists if Discord made it."""
+        found = await self._call(channel, self.client.fetch_channel(message_id), missing_ok=True)
+        if found is not None:
+            return message_id
+        raise ServiceError(
+            f"cannot start a thread in Discord channel {channel}: {_describe(exc)}; the parent stays and "
+            "the next post starts its thread"
+        ) from None
+
+    async def _thread_seen(self, target: discord.PartialMessageable, fresh: bool = False) -> _Seen:
+        """Our messages in a thread: remembered, else read once (oldest first)."""
+        cached = self._seen.get(str(target.id))
+        if cached is not None and not fresh:
+            self._seen.move_to_end(str(target.id))
+            return cached
+        seen = _Seen(claimed=cached.claimed if cached else set())
+        try:
+            async for message in self._history(str(target.id), target.history(limit=None, oldest_first=True)):
+                if self._ours(message):
+                    url = message.embeds[0].url if message.embeds else None
+                    seen.add(message.id, _print_of(message), url)
+        except _CannotRead as exc:
+            log.warning(
+                "cannot read Discord thread %s to resume (%s): posting what the store lacks", target.id, exc
+            )
+            return seen
+        self._seen[str(target.id)] = seen
+        while len(self._seen) > self.MAX_THREADS:
+            self._seen.popitem(last=False)
+        return seen
+
+    async def _find_in_thread(self, target: discord.PartialMessageable, print_: str) -> int | None:
+        seen = await self._thread_seen(target, fresh=True)
+        return seen.take(print_)
+
+    async def _find_in_channel(
+        self, target: discord.TextChannel, print_: str, since: datetime, same: tuple[str, str] | None = None
+    ) -> int | None:
+        """Our message with this fingerprint in the channel, paging back to `since` (bounded by time).
+        Failing that, one whose first embed has the `same` (title, window line): the parent of this
+        digest posted before the digest changed (re-analysed between the crash and the restart)."""
+        alike: int | None = None
+        try:
+            async for message in self._history(target.id, target.history(limit=None)):
+                if message.created_at < since:
+                    break
+                if not self._ours(message):
+                    continue
+                if _print_of(message) == print_:
+                    return message.id
+                if same and alike is None and message.embeds:
+                    embed = message.embeds[0]
+                    if embed.title == same[0] and same[1] in (embed.description or "").splitlines():
+                        alike = message.id
+        except _CannotRead as exc:
+            log.warning("cannot read Discord channel to resume (%s): posting what the store lacks", exc)
+        return alike
+
+    async def _history(
+        self, where: Any, messages: AsyncIterator[discord.Message]
+    ) -> AsyncIterator[discord.Message]:
+        """A history iterator whose every page is bounded by TIMEOUT and whose errors are one line."""
+        iterator = aiter(messages)
+        while True:
+            try:
+                async with asyncio.timeout(TIMEOUT):
+                    message = await anext(iterator)
+            except StopAsyncIteration:
+                return
+            except discord.Forbidden as exc:
+                raise _CannotRead(f"{where}: {_reason(exc)}") from None
+            except (discord.HTTPException, *_AMBIGUOUS) as exc:
+                detail = _reason(exc) if isinstance(exc, discord.HTTPException) else _describe(exc)
+                raise ServiceError(
+                    f"cannot read Discord channel {where} to resume a post: {detail}"
+                ) from None
+            yield message
+
+    def _ours(self, message: discord.Message) -> bool:
+        me = self.client.user
+        return me is not None and message.author.id == me.id
 
     # -- the weekly roll-up (bot.weekly.WeeklyPoster) -------------------------------------------------
     async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
@@ -238,18 +542,13 @@ class DiscordPoster:
     async def reply_in_thread(
         self, channel: str, thread: str, text: str, url: str | None = None, key: str | None = None
     ) -> str:
-        """A reply in a thread; with a key, the same reply found among the thread's latest messages is
-        not posted again (a crash between Discord accepting it and the store recording it)."""
+        """A reply in a thread, sent like every digest part (nonce and thread reading): with the same
+        key it is found, not posted again, after a crash between Discord accepting it and the store
+        recording it."""
         link = safe_url(url)
         content = (dc_text(text) + (f" <{link}>" if link else ""))[:CONTENT_MAX]
-        target = self._thread(thread)
-        if key:
-            me = self.client.user.id if self.client.user else None
-            with suppress(discord.HTTPException):
-                async for message in target.history(limit=100):
-                    if message.content == content and (me is None or message.author.id == me):
-                        return str(message.id)
-        posted = await self._send_all(thread, [{"content": content}])
+        key = key or "reply:" + hashlib.sha256(content.encode()).hexdigest()[:16]
+        posted = await self._send_all(channel, thread, key, "reply", [{"content": content}])
         return posted.message_id
 
     def _thread(self, thread: str) -> discord.PartialMessageable:
@@ -267,11 +566,15 @@ class DiscordPoster:
             )
         return found
 
-    async def _call(self, channel: str, call: Any) -> Any:
-        """Await a discord.py call; its HTTP errors become one ServiceError line naming the channel.
-        (discord.py itself waits out 429s, per bucket and globally.)"""
+    async def _call(
+        self, channel: str, call: Any, *, ambiguous_ok: bool = False, missing_ok: bool = False
+    ) -> Any:
+        """Await a discord.py call within TIMEOUT; its errors become one ServiceError line naming the
+        channel. (discord.py itself waits out 429s, per bucket and globally.) With `ambiguous_ok`,
+        failures that leave the outcome unknown are re-raised for the caller to reconcile."""
         try:
-            return await call
+            async with asyncio.timeout(TIMEOUT):
+                return await call
         except discord.Forbidden as exc:
             raise ServiceError(
                 f"Discord refused access to channel {channel}: {_reason(exc)}. Invite the bot with the "
@@ -279,9 +582,33 @@ class DiscordPoster:
                 "Create Public Threads, Send Messages in Threads)"
             ) from None
         except discord.NotFound as exc:
+            if missing_ok:
+                return None
             raise ServiceError(f"Discord channel {channel} not found: {_reason(exc)}") from None
+        except discord.DiscordServerError as exc:
+            if ambiguous_ok:
+                raise
+            raise ServiceError(f"Discord failed for channel {channel}: {_reason(exc)}") from None
         except discord.HTTPException as exc:
             raise ServiceError(f"Discord rejected a message for channel {channel}: {_reason(exc)}") from None
+        except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+            if ambiguous_ok:
+                raise
+            raise ServiceError(
+                f"cannot reach Discord at {Route.BASE} for channel {channel}: {_describe(exc)}"
+            ) from None
+
+
+def _describe(exc: BaseException) -> str:
+    """A network failure in words (TimeoutError has no message of its own)."""
+    if isinstance(exc, discord.HTTPException):
+        return _reason(exc)
+    if isinstance(exc, TimeoutError) and not isinstance(exc, aiohttp.ClientError):
+        return f"no answer within {TIMEOUT} s"
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "the connection was closed before Discord answered"
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _snowflake(value: str) -> int:

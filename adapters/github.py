@@ -22,6 +22,7 @@ from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 import httpx
+import tenacity
 
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.followups import PastCommit
@@ -54,6 +55,14 @@ _SHA = re.compile(r"^[0-9a-f]{4,40}$")
 class _Page:
     data: Any
     next_url: str | None
+
+
+class _ServerError(Exception):
+    """A 5xx answer, raised inside the retry loop so tenacity retries it."""
+
+    def __init__(self, status: int):
+        super().__init__(status)
+        self.status = status
 
 
 class _HTTPStatus(Exception):
@@ -398,32 +407,18 @@ class GitHubSource:
                 request.headers["If-None-Match"] = cached["etag"]
             if cached["last_modified"]:
                 request.headers["If-Modified-Since"] = cached["last_modified"]
-        failures = 0
         waits = 0
+        # Rate limits keep our own loop: each wait is what GitHub's headers say (Retry-After, the
+        # reset time, or a growing secondary-limit pause), bounded by GITHUB_MAX_WAIT with a message
+        # that names the reset; plain network/5xx retries are tenacity's, in _send_retrying.
         while True:
-            try:
-                response = await self._send(request)
-            except httpx.TransportError as exc:
-                failures += 1
-                if failures > MAX_RETRIES:
-                    raise SourceError(f"cannot reach GitHub at {self._shown_url}: {_describe(exc)}") from None
-                await self._sleep(0.5 * 2**failures)
-                continue
+            response = await self._send_retrying(request)
             status = response.status_code
             if status == 304 and cached is not None:
                 self.not_modified += 1
                 return cached["page"]
             if 200 <= status < 300:
                 return self._accept(key, response, cache)
-            if status >= 500:
-                failures += 1
-                if failures > MAX_RETRIES:
-                    raise SourceError(
-                        f"GitHub kept failing ({status}) for {request.url.path} after {failures} attempts; "
-                        "try again later"
-                    )
-                await self._sleep(1.0 * 2 ** (failures - 1))
-                continue
             wait = self._rate_limit_wait(response, waits)
             if wait is not None:
                 waits += 1
@@ -438,6 +433,31 @@ class GitHubSource:
                 await self._sleep(wait)
                 continue
             raise self._client_error(response)
+
+    async def _send_retrying(self, request: httpx.Request) -> httpx.Response:
+        """Send, retrying network failures and 5xx answers with exponential backoff (1, 2, 4 s).
+        Rate limits are not retried here: their wait comes from GitHub's headers (_rate_limit_wait)."""
+        retrying = tenacity.AsyncRetrying(
+            retry=tenacity.retry_if_exception_type((httpx.TransportError, _ServerError)),
+            stop=tenacity.stop_after_attempt(MAX_RETRIES + 1),
+            wait=tenacity.wait_exponential(multiplier=1.0),
+            sleep=self._sleep,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    response = await self._send(request)
+                    if response.status_code >= 500:
+                        raise _ServerError(response.status_code)
+        except httpx.TransportError as exc:
+            raise SourceError(f"cannot reach GitHub at {self._shown_url}: {_describe(exc)}") from None
+        except _ServerError as exc:
+            raise SourceError(
+                f"GitHub kept failing ({exc.status}) for {request.url.path} after {MAX_RETRIES + 1} attempts; "
+                "try again later"
+            ) from None
+        return response
 
     async def _send(self, request: httpx.Request) -> httpx.Response:
         async with self._sem:  # the bound covers requests in flight, not rate-limit sleeps

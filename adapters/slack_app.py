@@ -11,16 +11,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, time
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import aiohttp
 from aiohttp import web
 from pydantic import SecretStr
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_bolt.app.async_server import AsyncSlackAppServer
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -28,8 +29,12 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack_http import front_door_app, http_runner
 from analysis.errors import ConfigError, DigestError, ServiceError
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
@@ -53,8 +58,9 @@ from bot.chat import (
     question_lang,
     usage,
 )
+from bot.metrics import metrics_handler
 from bot.pipeline import key_of
-from bot.posting import Posted, post_digest
+from bot.posting import Posted, part_log, post_digest
 from bot.qa import stored_answer
 from bot.settings import Settings
 
@@ -68,6 +74,8 @@ AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked"
 # Errors that mean "the bot cannot post here" rather than a fault: told to the user as such.
 CHANNEL_ERRORS = {"not_in_channel", "channel_not_found", "is_archived", "restricted_action"}
 HISTORY_LIMIT = 20  # earlier thread messages handed to the answerer
+# Methods that create something: a blind retry after Slack accepted one would post it twice.
+WRITES = frozenset({"chat.postMessage", "files.completeUploadExternal"})
 
 
 # --- the Web API client ----------------------------------------------------------------------------
@@ -77,9 +85,48 @@ def _secret(value: SecretStr | None) -> str | None:
     return value.get_secret_value() if value is not None else None
 
 
+def _method_of(request: HttpRequest) -> str:
+    return request.url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+
+
+class _ConnectionErrorRetry(AsyncConnectionErrorRetryHandler):
+    """Connection errors retried, except a write whose request may have reached Slack: only a
+    refused connection proves it did not."""
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if _method_of(request) in WRITES and not isinstance(error, aiohttp.ClientConnectorError):
+            return False
+        return await super()._can_retry_async(state=state, request=request, response=response, error=error)
+
+
+class _ServerErrorRetry(AsyncServerErrorRetryHandler):
+    """500/503 retried, except for writes: Slack may have posted before failing (SlackPoster then
+    looks for the message before posting it again)."""
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if _method_of(request) in WRITES:
+            return False
+        return await super()._can_retry_async(state=state, request=request, response=response, error=error)
+
+
 def make_client(settings: Settings, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
     """A Web API client on SLACK_API_URL that retries what is safe to retry: 429 after Retry-After
-    (slack_sdk leaves this off by default), dropped connections and 500/503."""
+    (slack_sdk leaves this off by default), dropped connections and 500/503 — but never a post whose
+    request may have reached Slack (WRITES): that one is reconciled, not retried blindly."""
     base_url = (
         settings.slack_api_url if settings.slack_api_url.endswith("/") else settings.slack_api_url + "/"
     )
@@ -90,8 +137,8 @@ def make_client(settings: Settings, session: aiohttp.ClientSession | None = None
         timeout=TIMEOUT,
         retry_handlers=[
             AsyncRateLimitErrorRetryHandler(max_retry_count=5),
-            AsyncConnectionErrorRetryHandler(max_retry_count=2),
-            AsyncServerErrorRetryHandler(max_retry_count=2),
+            _ConnectionErrorRetry(max_retry_count=2),
+            _ServerErrorRetry(max_retry_count=2),
         ],
     )
 
@@ -114,10 +161,11 @@ def require_bot_token(settings: Settings) -> str:
 class SlackError(ServiceError):
     """A Web API call failed after retries; `code` is Slack's error string."""
 
-    def __init__(self, method: str, code: str, message: str):
+    def __init__(self, method: str, code: str, message: str, *, ambiguous: bool = False):
         super().__init__(message)
         self.method = method
         self.code = code
+        self.ambiguous = ambiguous  # the request may have been carried out: look before doing it again
 
 
 def _slack_error(method: str, code: str, channel: str | None = None) -> DigestError:
@@ -139,11 +187,35 @@ async def _call(method: str, call: Awaitable[Any], channel: str | None = None) -
     try:
         return await call
     except SlackApiError as exc:
-        raise _slack_error(
-            method, str(exc.response.get("error") or exc.response.status_code), channel
+        status = exc.response.status_code
+        code = str(exc.response.get("error") or status)
+        if status >= 500:
+            raise SlackError(
+                method, code, f"Slack {method} failed: HTTP {status} ({code})", ambiguous=True
+            ) from None
+        raise _slack_error(method, code, channel) from None
+    except aiohttp.ClientConnectorError as exc:  # never connected: nothing was carried out
+        raise SlackError(method, "unreachable", f"cannot reach Slack for {method}: {_words(exc)}") from None
+    except TimeoutError:
+        raise SlackError(
+            method, "timeout", f"Slack did not answer {method} within {TIMEOUT} s", ambiguous=True
         ) from None
-    except (aiohttp.ClientError, TimeoutError, OSError, SlackClientError) as exc:
-        raise SlackError(method, "unreachable", f"cannot reach Slack for {method}: {exc}") from None
+    except aiohttp.ServerDisconnectedError:
+        raise SlackError(
+            method,
+            "disconnected",
+            f"Slack closed the connection during {method} without answering",
+            ambiguous=True,
+        ) from None
+    except (aiohttp.ClientError, OSError, SlackClientError) as exc:
+        raise SlackError(
+            method, "unreachable", f"cannot reach Slack for {method}: {_words(exc)}", ambiguous=True
+        ) from None
+
+
+def _words(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 async def verify_token(client: AsyncWebClient) -> dict[str, Any]:
@@ -195,11 +267,22 @@ class SlackPoster:
     # -- Poster ---------------------------------------------------------------------------------------
     async def post_parent(self, channel: str, digest: Digest) -> Posted:
         key = key_of(digest)
-        found = await self._find_parent(channel, key) if self.reconcile else None
+        oldest = digest.window_start.timestamp()  # a digest's parent is never older than its day
+        progress = part_log()
+        found = progress.done.get(0) if progress else None
+        if not found and self.reconcile:
+            found = await self._find_parent(channel, key, oldest)
         if found:
             log.info("parent of %s already in %s (ts %s): not posted again", key, channel, found)
             return Posted(found, found)
-        ts = await self._post(channel, parent_message(digest), metadata=_metadata(key, "parent", 0, 1))
+        ts = await self._post(
+            channel,
+            parent_message(digest),
+            metadata=_metadata(key, "parent", 0, 1),
+            find=lambda: self._find_parent(channel, key, oldest),
+        )
+        if progress:
+            progress.record(0, ts)
         self._remember(channel, ts, _Thread())  # a brand-new thread holds nothing yet
         return Posted(ts, ts)
 
@@ -222,18 +305,30 @@ class SlackPoster:
         known = await self._thread(channel, thread) if self.reconcile else _Thread()
         if filename in known.files:
             return Posted(known.files[filename], thread)
-        response = await _call(
-            "files.completeUploadExternal",
-            self.client.files_upload_v2(
-                channel=channel,
-                thread_ts=thread,
-                filename=filename,
-                title=filename,
-                content=markdown.encode("utf-8"),  # bytes: UTF-8 whatever the locale
-                initial_comment=f"📄 {label(digest.lang, 'full_report')}",
-            ),
-            channel,
-        )
+        for attempt in range(2):
+            try:
+                response = await _call(
+                    "files.completeUploadExternal",
+                    self.client.files_upload_v2(
+                        channel=channel,
+                        thread_ts=thread,
+                        filename=filename,
+                        title=filename,
+                        content=markdown.encode("utf-8"),  # bytes: UTF-8 whatever the locale
+                        initial_comment=f"📄 {label(digest.lang, 'full_report')}",
+                    ),
+                    channel,
+                )
+                break
+            except SlackError as exc:
+                if not (exc.ambiguous and self.reconcile) or attempt:
+                    raise
+                log.warning(
+                    "Slack: no confirmation for %s in %s (%s): checking the thread", filename, channel, exc
+                )
+                known = await self._thread(channel, thread, fresh=True)
+                if filename in known.files:
+                    return Posted(known.files[filename], thread)
         file_id = str(response["files"][0]["id"])
         known.files[filename] = file_id
         return Posted(file_id, thread)
@@ -292,7 +387,9 @@ class SlackPoster:
         from bot.weekly import weekly_key
 
         key = weekly_key(week)
-        found = await self._find_parent(channel, key) if self.reconcile else None
+        monday = week.days[0][0]  # the roll-up is posted after its week began: never older
+        oldest = datetime.combine(monday, time(), ZoneInfo(week.timezone)).timestamp()
+        found = await self._find_parent(channel, key, oldest) if self.reconcile else None
         if found:
             return found, found
         messages = text_messages("\n".join(weekly_summary(week)))
@@ -320,6 +417,11 @@ class SlackPoster:
         known.files[filename] = file_id
         return file_id
 
+    async def post_notice(self, channel: str, text: str) -> Posted:
+        """A notice from the service (a failed run) in the channel, escaped like any text."""
+        stamps = await self.post_messages(channel, text_messages(text))
+        return Posted(stamps[0])
+
     # -- internals ------------------------------------------------------------------------------------
     async def _post_item(
         self, channel: str, thread: str, key: str, item: str, messages: list[Message]
@@ -328,17 +430,29 @@ class SlackPoster:
         found = known.items.get((key, item))
         if found and found.parts != len(messages):  # there in another shape: never post it twice
             return Posted(found.ts[min(found.ts)], thread)
-        done = found.ts if found else {}
+        progress = part_log()
+        done = {**(found.ts if found else {}), **(progress.done if progress else {})}
         if done:
             log.info("%s of %s: %d of %d part(s) already in the thread", item, key, len(done), len(messages))
         stamps = []
         for part, message in enumerate(messages):
             ts = done.get(part) or await self._post(
-                channel, message, thread=thread, metadata=_metadata(key, item, part, len(messages))
+                channel,
+                message,
+                thread=thread,
+                metadata=_metadata(key, item, part, len(messages)),
+                find=lambda p=part: self._find_part(channel, thread, key, item, p),
             )
             known.items.setdefault((key, item), _Item(len(messages))).ts[part] = ts
+            if progress and part not in progress.done:
+                progress.record(part, ts)
             stamps.append(ts)
         return Posted(stamps[0], thread)
+
+    async def _find_part(self, channel: str, thread: str, key: str, item: str, part: int) -> str | None:
+        known = await self._thread(channel, thread, fresh=True)
+        found = known.items.get((key, item))
+        return found.ts.get(part) if found else None
 
     async def _post(
         self,
@@ -347,36 +461,60 @@ class SlackPoster:
         *,
         thread: str | None = None,
         metadata: dict[str, Any] | None = None,
+        find: Callable[[], Awaitable[str | None]] | None = None,
     ) -> str:
+        """Post one message. When Slack may have accepted it without our hearing so (5xx, dropped
+        connection, timeout), `find` looks for it before it is posted again, once."""
         args: dict[str, Any] = {"channel": channel, "unfurl_links": False, "unfurl_media": False, **message}
         if thread:
             args["thread_ts"] = thread
         if metadata:
             args["metadata"] = metadata
-        response = await _call("chat.postMessage", self.client.chat_postMessage(**args), channel)
-        return str(response["ts"])
+        for attempt in range(2):
+            try:
+                response = await _call("chat.postMessage", self.client.chat_postMessage(**args), channel)
+                return str(response["ts"])
+            except SlackError as exc:
+                if not exc.ambiguous or find is None or not self.reconcile or attempt:
+                    raise
+                log.warning("Slack: no confirmation for a message in %s (%s): checking", channel, exc)
+                found = await find()
+                if found:
+                    return found
+        raise AssertionError("unreachable")
 
-    async def _find_parent(self, channel: str, key: str) -> str | None:
-        """Our parent of this digest among the channel's latest messages (best effort)."""
-        try:
-            response = await _call(
-                "conversations.history",
-                self.client.conversations_history(channel=channel, limit=100, include_all_metadata=True),
-                channel,
-            )
-        except DigestError as exc:
-            log.debug("cannot look for an earlier parent in %s: %s", channel, exc)
-            return None
-        for message in response.get("messages") or []:
-            payload = self._payload(message)
-            if payload and payload.get("key") == key and payload.get("item") == "parent":
-                return str(message["ts"])
-        return None
+    async def _find_parent(self, channel: str, key: str, oldest: float) -> str | None:
+        """Our parent of this digest in the channel, paging back to `oldest` (bounded by time, not by
+        count: a busy channel may hold thousands of messages since)."""
+        cursor: str | None = None
+        while True:
+            try:
+                response = await _call(
+                    "conversations.history",
+                    self.client.conversations_history(
+                        channel=channel,
+                        limit=200,
+                        oldest=f"{oldest:.6f}",
+                        cursor=cursor,
+                        include_all_metadata=True,
+                    ),
+                    channel,
+                )
+            except DigestError as exc:
+                log.warning("cannot look for an earlier parent in %s: %s", channel, exc)
+                return None
+            for message in response.get("messages") or []:
+                payload = self._payload(message)
+                if payload and payload.get("key") == key and payload.get("item") == "parent":
+                    return str(message["ts"])
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not response.get("has_more") or not cursor:
+                return None
 
-    async def _thread(self, channel: str, thread: str) -> _Thread:
+    async def _thread(self, channel: str, thread: str, fresh: bool = False) -> _Thread:
         """Our items in a thread: remembered, else read once from conversations.replies."""
         cached = self._threads.get((channel, thread))
-        if cached is not None:
+        if cached is not None and not fresh:
             self._threads.move_to_end((channel, thread))
             return cached
         known = _Thread()
@@ -762,11 +900,14 @@ def build_app(settings: Settings, service: ChatService, client: AsyncWebClient |
     return app
 
 
-def web_app(app: AsyncApp) -> web.Application:
-    """The aiohttp application of HTTP mode: Slack's request URL is /slack/events; /healthz for probes."""
-    server = AsyncSlackAppServer(port=0, path=EVENTS_PATH, app=app)
-    server.web_app.router.add_get("/healthz", _healthz)
-    return server.web_app
+def web_app(app: AsyncApp, signing_secret: str) -> web.Application:
+    """The aiohttp application of HTTP mode: Slack's request URL is /slack/events, behind a front door
+    that authenticates before parsing (adapters/slack_http.py); /healthz for probes and /metrics for
+    Prometheus."""
+    application = front_door_app(app, signing_secret, EVENTS_PATH)
+    application.router.add_get("/healthz", _healthz)
+    application.router.add_get("/metrics", metrics_handler)
+    return application
 
 
 async def _healthz(request: web.Request) -> web.Response:
@@ -841,7 +982,7 @@ class SlackRuntime:
 
     async def _start_http(self) -> None:
         assert self.app is not None
-        self._runner = web.AppRunner(web_app(self.app), access_log=None)
+        self._runner = http_runner(web_app(self.app, _secret(self.settings.slack_signing_secret) or ""))
         await self._runner.setup()
         try:
             await web.TCPSite(self._runner, self.host, self.port).start()

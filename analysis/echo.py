@@ -20,7 +20,9 @@ ECHO_SHARE = 0.6  # a clause with this share of its tokens inside instruction sh
 _TOKEN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]|[A-Za-z0-9]+")
 _CLAUSE_END = set("，,；;：:。！？!?\n")  # a clause ends after one of these…
 _OPEN, _CLOSE = set("(（[【「"), set(")）]】」")  # …unless it is inside brackets or a code span
-_SENTENCE = re.compile(r".*?(?:[。！？!?\n]|\.(?=\s|$)|$)", re.S)
+# ASCII "!" and "?" end a sentence only before a space, like "." (a neutralised "<\u200b!here>" is
+# not a sentence of its own, whose loss would leave "here>").
+_SENTENCE = re.compile(r".*?(?:[。！？\n]|[.!?](?=\s|$)|$)", re.S)
 _ENUM_MARK = re.compile(r"(?:^|(?<=[\s；;：:，,。]))(?:\(|（)?(\d{1,2})[.、)）](?!\d)\s*")
 
 

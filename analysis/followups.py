@@ -115,7 +115,10 @@ def references(message: str) -> list[Reference]:
     if revert:
         found.extend(_revert_title_refs(untagged, _evidence(bare_title)))
     kind = FollowUpKind.REVERT if revert else FollowUpKind.FIX
-    if revert or not _RELAND.search(bare_title):
+    quoted = revert and bool(_REVERT_QUOTED.match(untagged) or _REVERT_CUT.match(untagged))
+    # A quoted title's own "(#N)" names what it reverts (read above); a revert of a revert must not
+    # also link to the original it quotes.
+    if not quoted and (revert or not _RELAND.search(bare_title)):
         for m in _ANY_PR.finditer(bare_title):
             found.append(Reference(kind, pr=_pr_of(m), evidence=_evidence(bare_title)))
     text = strip_trailers(body)

@@ -234,16 +234,18 @@ class _Grounder:
         return [self.unknown] if dropped and not kept else kept
 
 
-def _note(lang: str, count: int, cited: list[str]) -> str:
-    named = list(dict.fromkeys(cited))[:3]
+def _note(lang: str, count: int) -> str:
+    """How many statements were removed, never what: naming an invented path or figure would put it
+    in front of readers. What was removed is kept in Analysis.grounding_removed."""
     if lang == "zh":
-        return f"事实核查：删除了 {count} 处引用了提交中不存在的文件或数据的内容（{'、'.join(named)}）"
-    return f"grounding: removed {count} statements citing files or figures not in the commit ({', '.join(named)})"
+        return f"事实核查：删除了 {count} 处引用了提交中不存在的文件或数据的内容"
+    return f"grounding: removed {count} statements citing files or figures not in the commit"
 
 
 def ground(analysis: Analysis, commit: Commit, lang: str, *, allowed_text: str = "") -> Analysis:
     """A copy of `analysis` without statements citing files the commit did not change or figures it
-    does not contain, plus a note saying how many were removed. Every text field also has chat
+    does not contain, plus a note saying how many were removed (what they cited goes to
+    `grounding_removed`, for the JSON output and llm_calls only). Every text field also has chat
     mentions neutralised and copied e-mail addresses / trailers removed. `allowed_text` is text we
     gave the model ourselves (e.g. the heuristic prior's reason): its figures count as grounded."""
     g = _Grounder(_evidence(commit, allowed_text), label(lang, "unknown"))
@@ -256,7 +258,8 @@ def ground(analysis: Analysis, commit: Commit, lang: str, *, allowed_text: str =
         "insights": {key: g.prose(value) for key, value in analysis.insights.items()},
     }
     if g.statements:
-        update["notes"] = [*analysis.notes, _note(lang, g.statements, g.cited)]
+        update["notes"] = [*analysis.notes, _note(lang, g.statements)]
+        update["grounding_removed"] = list(dict.fromkeys([*analysis.grounding_removed, *g.cited]))
     return analysis.model_copy(update=update)
 
 

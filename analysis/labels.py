@@ -54,6 +54,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "slack_more_high": "……另有 {n} 个高重要度提交，见讨论串",
         "slack_no_high": "今日没有高重要度提交",
         "slack_continued": "续 {part}/{parts}",
+        "elided": "……（另有 {n} 个字符未引用）",
         "slack_working_card": "⏳ 正在分析 {ref} ……",
         "slack_working_day": "⏳ 正在生成 {day} 的摘要 ……",
         "slack_already_posted": "该摘要已在本频道发布过，没有需要补发的内容。",
@@ -111,6 +112,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "slack_more_high": "…and {n} more high-importance commits in the thread",
         "slack_no_high": "No high-importance commits today",
         "slack_continued": "continued {part}/{parts}",
+        "elided": "… ({n} more characters not quoted)",
         "slack_working_card": "⏳ Analysing {ref}…",
         "slack_working_day": "⏳ Building the digest of {day}…",
         "slack_already_posted": "That digest is already in this channel; nothing was missing.",
@@ -199,6 +201,19 @@ def check_lang(lang: str) -> str:
 def label(lang: str, key: str, **fmt: object) -> str:
     text = _LABELS[lang][key]
     return text.format(**fmt) if fmt else text
+
+
+def quote_elided(lang: str, text: str, limit: int) -> str:
+    """Quoted commit text of at most about `limit` characters: longer text is cut at a word boundary
+    and says how much was left out (a commit message can be 190 KB; a chat card must stay small)."""
+    if len(text) <= limit:
+        return text
+    kept = text[:limit]
+    space = kept.rfind(" ")
+    if space > limit * 0.8:
+        kept = kept[:space]
+    kept = kept.rstrip()
+    return kept + label(lang, "elided", n=f"{len(text) - len(kept):,}")
 
 
 def importance_label(lang: str, level: Importance) -> str:

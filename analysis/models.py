@@ -140,6 +140,9 @@ class Analysis(BaseModel):
     prompt_version: str | None = None
     lang: str = "zh"
     notes: list[str] = Field(default_factory=list)  # coverage, fallbacks, grounding flags: shown to readers
+    # The files and figures the fact-check removed: kept for the JSON output and llm_calls, never shown
+    # to readers (a note saying what was invented would publish it).
+    grounding_removed: list[str] = Field(default_factory=list)
 
 
 @dataclass(slots=True)

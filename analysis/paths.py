@@ -362,3 +362,30 @@ def review_priority(kind: PathKind) -> int:
     < tests 5 < benchmark 6 < example = docs 7 < generated = vendored 8 < lockfile = minified 9
     < binary 10."""
     return _PRIORITY[kind]
+
+
+# Programming language by extension, for rules that must tell code from strings and comments
+# (analysis.heuristic.code_lines). Only languages whose comment and string syntax it knows.
+_LANGUAGES: dict[str, str] = {
+    **dict.fromkeys(("py", "pyi", "pyx", "pxd"), "python"),
+    **dict.fromkeys(("sh", "bash", "zsh"), "shell"),
+    **dict.fromkeys(("rb", "rake"), "ruby"),
+    "c": "c",
+    "h": "c",
+    **dict.fromkeys(("cc", "cpp", "cxx", "c++", "hpp", "hh", "hxx", "inl", "ipp", "tpp"), "cpp"),
+    **dict.fromkeys(("cu", "cuh"), "cuda"),
+    "hip": "hip",
+    "metal": "metal",
+    "cl": "opencl",
+    **dict.fromkeys(("js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx"), "javascript"),
+    "go": "go",
+    "rs": "rust",
+    **dict.fromkeys(("java", "kt", "kts", "scala", "groovy"), "java"),
+    "cs": "csharp",
+    "swift": "swift",
+}
+
+
+def language_of(path: str) -> str | None:
+    """The programming language of a file by its extension, None when it is not one we can read."""
+    return _LANGUAGES.get(_ext(_parts(path)[1]))

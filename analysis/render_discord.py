@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 
 from analysis.followup_view import entry_parts
 from analysis.followup_view import word as followup_word
-from analysis.labels import change_type_label, check_lang, importance_label, label, stats_lines
+from analysis.labels import change_type_label, check_lang, importance_label, label, quote_elided, stats_lines
 from analysis.models import Analysis, Commit, Digest, Importance
 from analysis.render_markdown import analyzer_name, display_author, display_title, inline, redact, safe_url
 from analysis.text import CODE_SPAN, ZWSP, escape_block_start, neutralize_mentions, one_line
@@ -35,6 +35,8 @@ AUTHOR_MAX = 256
 EMBED_TOTAL_MAX = 6000  # across every embed of one message
 EMBEDS_MAX = 10
 THREAD_NAME_MAX = 100
+CARD_TITLE_MAX = 1000
+CARD_AUTHOR_MAX = 200
 ONE_LINER_MAX = 120  # a title in a one-line list entry; the full title is in the card
 
 COLORS = {
@@ -407,14 +409,16 @@ def card_messages(commit: Commit, analysis: Analysis, lang: str) -> list[Message
     into more fields, embeds and messages, in order, with nothing cut."""
     check_lang(lang)
     level = analysis.importance
-    title, full_title = _titled(f"{ICONS[level]} ", display_title(commit))
+    # A card quotes at most CARD_TITLE_MAX of a title, its size stated (a "title" can be a 190 KB line).
+    title, full_title = _titled(f"{ICONS[level]} ", quote_elided(lang, display_title(commit), CARD_TITLE_MAX))
     summary = dc_text(analysis.summary) or label(lang, "none_stated")
     description_lines = [f"**{full_title}**", summary] if full_title else [summary]
     description, *overflow = pack_lines(description_lines, DESCRIPTION_MAX)
     head: Embed = {"title": title, "description": description, "color": COLORS[level]}
     if url := _url(commit.url):
         head["url"] = url
-    author = dc_plain(display_author(commit))
+    author_name = quote_elided(lang, display_author(commit), CARD_AUTHOR_MAX)  # a name can be 190 KB too
+    author = dc_plain(author_name)
     if author and len(author) <= AUTHOR_MAX:
         head["author"] = {"name": author}
     head["timestamp"] = commit.committed_at.isoformat()
@@ -426,7 +430,7 @@ def card_messages(commit: Commit, analysis: Analysis, lang: str) -> list[Message
     fields.append(_field(label(lang, "change_type"), change_type_label(lang, analysis.change_type), True))
     fields.append(_field(label(lang, "view_commit"), _sha_link(commit), True))
     if author and len(author) > AUTHOR_MAX:  # too long for the author line: a field keeps it whole
-        fields += _fields(lang, label(lang, "col_author"), [dc_text(display_author(commit))])
+        fields += _fields(lang, label(lang, "col_author"), [dc_text(author_name)])
     reason = dc_text(analysis.importance_reason)
     importance = importance_label(lang, level) + (f" — {reason}" if reason else "")
     fields += _fields(lang, label(lang, "importance"), [importance])

@@ -105,6 +105,8 @@ def tier_fields(analysis: Analysis) -> dict[str, Any]:
         fields["risks"] = _texts(analysis.risks)
         fields["recommendations"] = _texts(analysis.recommendations)
     fields["notes"] = _texts(analysis.notes)
+    if analysis.grounding_removed:  # what the fact-check removed: for tools, never shown in chat or reports
+        fields["grounding_removed"] = [redact(i) for i in analysis.grounding_removed]
     return fields
 
 

@@ -25,6 +25,7 @@ from analysis.labels import (
     importance_label,
     join_notes,
     label,
+    quote_elided,
     stats_lines,
 )
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
@@ -55,6 +56,8 @@ TEXT_MAX = 40_000  # chat.postMessage `text`
 MESSAGE_TEXT_BUDGET = 8_000
 FALLBACK_MAX = 300  # the notification text; the blocks carry the content
 ONE_LINER_TITLE_MAX = 200  # titles in the parent's one-liners (the card shows them whole)
+CARD_AUTHOR_MAX = 200  # likewise for an author's name
+CARD_TITLE_MAX = 1000  # a card quotes at most this much of a title (a "title" can be a 190 KB line)
 LINK_LABEL_MAX = 1000  # a longer title is shown next to a short link instead of inside it
 
 _CONTINUATION_RESERVE = 200  # room kept in every message for the "continued i/n" context block
@@ -223,11 +226,14 @@ def _zone(tz: tzinfo | str | None) -> tzinfo | None:
     return ZoneInfo(tz) if isinstance(tz, str) else tz
 
 
-def _title(commit: Commit, *, max_len: int | None = None, bold: bool = True) -> str:
+def _title(commit: Commit, *, max_len: int | None = None, bold: bool = True, lang: str | None = None) -> str:
     """The commit's title as mrkdwn, linked to the commit. A title too long for a link label keeps
-    a short linked SHA and is shown whole beside it."""
+    a short linked SHA and is shown whole beside it. With `lang`, a title over `max_len` is elided
+    with its size stated (a card); without, with an ellipsis (a preview)."""
     title = display_title(commit)
-    shown = safe(elide(title, max_len) if max_len else title)
+    if max_len and lang:
+        title = quote_elided(lang, title, max_len)
+    shown = safe(elide(title, max_len) if max_len and not lang else title)
     star = "*" if bold else ""
     if slack_len(shown) <= LINK_LABEL_MAX:
         return f"{star}{link(commit.url, shown)}{star}"
@@ -352,7 +358,10 @@ def card_messages(
     check_lang(lang)
     if not same_commit(commit.sha, analysis.sha):
         raise ValueError(f"analysis {analysis.sha[:12]} does not belong to commit {commit.sha[:12]}")
-    blocks = [*sections(_title(commit)), *context([_commit_line(commit, lang, _zone(tz))])]
+    blocks = [
+        *sections(_title(commit, max_len=CARD_TITLE_MAX, lang=lang)),
+        *context([_commit_line(commit, lang, _zone(tz))]),
+    ]
     blocks += fields_section(
         [
             f"*{label(lang, 'change_type')}*\n{change_type_label(lang, analysis.change_type)}",
@@ -385,7 +394,7 @@ def _card_body(analysis: Analysis, lang: str, detail: bool) -> list[Block]:
 
 
 def _commit_line(commit: Commit, lang: str, tz: tzinfo | None) -> str:
-    author = safe(display_author(commit)) or label(lang, "unknown")
+    author = safe(quote_elided(lang, display_author(commit), CARD_AUTHOR_MAX)) or label(lang, "unknown")
     moment = commit.committed_at.astimezone(tz) if tz is not None else commit.committed_at
     zone = getattr(tz, "key", None) or moment.strftime("UTC%z")
     sha = link(commit.url, _sha(commit))

@@ -39,13 +39,20 @@ def strip_trailers(message: str) -> str:
 # Terminal escapes (ESC, other C0/C1 controls) and bidi overrides ("Trojan source") in commit text
 # would act on a console or reorder what a reader sees; tab and newline are kept.
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Whole terminal sequences go first, or removing their ESC leaves "[31m" in the text: CSI (ESC [ or
+# 0x9b, parameters, final byte), OSC (ESC ] … BEL / ESC \\), two-byte escapes; then SGR remnants whose ESC
+# was lost upstream ("[31mred[0m"), but not a bracketed "[5m]" or "[5min]".
+_TERMINAL = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]"
+    r"|\[\d{1,3}(?:;\d{1,3})*m(?![\w-]*\])"
+)
 
 
 def neutralize_mentions(text: str) -> str:
     """Break @everyone / @here / @channel and <@…> / <!…> so no chat platform treats them as mentions.
     A zero-width space keeps the text readable while defeating the parser. Control characters and
     bidi overrides go too: every untrusted text passes here on its way out."""
-    text = _CONTROLS.sub("", text)
+    text = _CONTROLS.sub("", _TERMINAL.sub("", text))
     text = _MASS_MENTION.sub(lambda m: "@" + ZWSP + m.group(1), text)
     return _MENTION_SYNTAX.sub(lambda m: "<" + ZWSP + m.group(1), text)
 

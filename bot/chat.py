@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from analysis.errors import DigestError, InputError
 from analysis.models import Analysis, Commit, Digest
+from bot.logs import scrub, secrets_of
 from bot.refs import Ref, check_repo, parse_ref
 from bot.settings import Settings, zone
 from bot.store import Store
@@ -216,8 +217,8 @@ class ChatService:
                 assert cmd.repo is not None
                 await self.check_repo(cmd.repo)  # now, not at tomorrow's run
             return CommandResult("message", lang, text=self.manage(platform, channel, cmd, user, lang))
-        except DigestError as exc:
-            return CommandResult("error", lang, text=str(exc))
+        except DigestError as exc:  # a service's error may quote our request, token included
+            return CommandResult("error", lang, text=scrub(str(exc), secrets_of(self.settings)))
 
     def channel_tz(self, platform: str, channel: str, repo: str | None = None) -> str:
         """The zone of the channel's subscription (to `repo` when given), else DIGEST_TZ."""

@@ -8,6 +8,7 @@ import functools
 import logging
 import os
 import re
+import sqlite3
 import sys
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -32,7 +33,14 @@ class CliError(click.ClickException):
     exit_code = 2
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"error: {self.format_message()}", err=True)
+        echo_err(f"error: {self.format_message()}")
+
+
+def echo_err(line: str) -> None:
+    """Every line we print on stderr, with every configured secret masked (whatever put it there)."""
+    from bot.logs import scrub
+
+    click.echo(scrub(line), err=True)
 
 
 def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -46,6 +54,13 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise CliError(str(exc)) from None
         except BrokenPipeError:
             quiet_broken_pipe()
+        except sqlite3.DatabaseError as exc:  # busy or damaged, found mid-run: what it is, what to do
+            from bot.store import Store
+            from bot.store_health import database_error
+
+            ctx = next((a for a in args if isinstance(a, Ctx)), None)
+            path = ctx.db_path if ctx is not None else "(unknown)"
+            raise CliError(str(database_error(exc, path, Store.BUSY_TIMEOUT))) from None
         except KeyboardInterrupt:
             click.echo("interrupted", err=True)
             sys.exit(130)
@@ -53,7 +68,7 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             raise
         except Exception as exc:  # a bug: still one line, traceback only with -vv
             log.debug("unexpected failure", exc_info=True)
-            click.echo(f"error: unexpected {type(exc).__name__}: {exc} (run with -vv for details)", err=True)
+            echo_err(f"error: unexpected {type(exc).__name__}: {exc} (run with -vv for details)")
             sys.exit(1)
 
     return wrapper
@@ -89,8 +104,14 @@ class Ctx:
 
             overrides = {"digest_db": self.db_override} if self.db_override else {}
             self._settings = load_settings(**overrides)
-            setup_logging(self.verbose, secrets_of(self._settings))
+            setup_logging(self.verbose, secrets_of(self._settings), self._settings.log_format)
         return self._settings
+
+    @property
+    def db_path(self) -> Path | str:
+        if self.db_override:
+            return self.db_override
+        return self._settings.digest_db if self._settings is not None else "(DIGEST_DB)"
 
     @property
     def store(self):
@@ -103,8 +124,10 @@ class Ctx:
     def write(self, text: str, out: str | None = None, *, rich_markdown: bool = False) -> None:
         """stdout or --out (bot/output.py), never over the store's own files. Markdown for a person at
         a terminal is rendered for reading; piped or written to a file it stays plain Markdown."""
+        from bot.logs import scrub
         from bot.output import STDOUT, store_files, write_text
 
+        text = scrub(text)  # a commit message or a service could quote a configured secret
         to_terminal = (out is None or out == STDOUT) and sys.stdout.isatty()
         # rich writes text through the stream's own encoding: only where that can carry any report
         to_terminal = to_terminal and (sys.stdout.encoding or "").lower().replace("-", "") == "utf8"
@@ -416,10 +439,9 @@ def post(
             )
         )
         return
-    click.echo(
+    echo_err(
         f"{result.repo} {result.day}: {result.stats['total']} commits; posted {len(posted.posted)} item(s)"
-        f" to {platform}:{channel}, {len(posted.skipped)} already there",
-        err=True,
+        f" to {platform}:{channel}, {len(posted.skipped)} already there"
     )
 
 
@@ -481,7 +503,12 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     settings = obj.settings
     data = status_data(settings, obj.store, load_subscriptions(settings, config))
     obj.write(dumps(data) if fmt == "json" else render_status_text(data))
-    if any(s["problem"] for s in data["subscriptions"]):
+    from bot.status import FAILED
+
+    # for monitoring: a broken subscription, or one whose last run failed (the output says which)
+    if any(
+        s["problem"] or (s["last_run"] and s["last_run"]["status"] in FAILED) for s in data["subscriptions"]
+    ):
         sys.exit(1)
 
 

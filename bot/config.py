@@ -40,6 +40,17 @@ class FiltersModel(_Strict):
     ignore_authors: list[str] = Field(default_factory=list)
     ignore_titles: list[str] = Field(default_factory=list)
 
+    @field_validator("include_paths", "exclude_paths")
+    @classmethod
+    def _path_patterns(cls, patterns: list[str]) -> list[str]:
+        from bot.subscriptions import path_spec
+
+        try:
+            path_spec(tuple(patterns))
+        except ValueError as exc:
+            raise ValueError(f"bad path pattern: {exc}") from None
+        return patterns
+
     @field_validator("ignore_titles")
     @classmethod
     def _regexes(cls, patterns: list[str]) -> list[str]:
@@ -58,6 +69,8 @@ class _When(_Strict):
     schedule: str | None = None
     lang: str | None = None
     branch: str | None = None
+    post_empty: bool | None = None  # default true: post "no commits" days too
+    notify_failures: bool | None = None  # default true: say in the channels when a run failed
     weekly: str | None = None  # "mon 09:00": the weekly roll-up, in the subscription's zone
 
     @field_validator("weekly")
@@ -189,5 +202,11 @@ def _to_subscription(
             ignore_titles=tuple(s.filters.ignore_titles),
         ),
         origin="file",
+        post_empty=_first(s.post_empty, d.post_empty, True),
+        notify_failures=_first(s.notify_failures, d.notify_failures, True),
         weekly=s.weekly or d.weekly,
     )
+
+
+def _first(*values: bool | None) -> bool:
+    return next(v for v in values if v is not None)

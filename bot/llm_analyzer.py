@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,6 +38,7 @@ from bot import usage
 from bot.analyzers import Progress
 
 if TYPE_CHECKING:
+    from analysis.history import HistoryFacts
     from bot.settings import Settings
     from bot.store import Store
 
@@ -152,13 +153,18 @@ class LLMAnalyzer:
 
     # -- the day ----------------------------------------------------------------------------------
     async def analyze(
-        self, commits: list[Commit], lang: str, progress: Progress | None = None, history: Any = None
+        self,
+        commits: list[Commit],
+        lang: str,
+        progress: Progress | None = None,
+        history: Mapping[str, HistoryFacts] | None = None,
     ) -> dict[str, Analysis]:
         done = 0
+        known = history or {}
 
         async def one(commit: Commit) -> Analysis:
             nonlocal done
-            result = await self.analyze_commit(commit, lang)
+            result = await self.analyze_commit(commit, lang, known.get(commit.sha))
             done += 1
             if progress:
                 progress(done, len(commits))
@@ -168,13 +174,16 @@ class LLMAnalyzer:
         results = await asyncio.gather(*(one(c) for c in commits))
         return {commit.sha: result for commit, result in zip(commits, results, strict=True)}
 
-    async def analyze_commit(self, commit: Commit, lang: str) -> Analysis:
+    async def analyze_commit(
+        self, commit: Commit, lang: str, history: HistoryFacts | None = None
+    ) -> Analysis:
         """Never raises (but for cancellation): a failure becomes a heuristic fallback that says why."""
         try:
-            prior = heuristic.rank(commit, lang)
-            triage, excerpt = await self._triage(commit, lang, prior)
+            prior = heuristic.rank(commit, lang, history=history)
+            facts = history.as_prompt() if history is not None else None
+            triage, excerpt = await self._triage(commit, lang, prior, facts)
         except Exception as exc:
-            return self._fallback(commit, lang, exc)
+            return self._fallback(commit, lang, exc, history)
         importance = Importance(triage.importance)
         if importance == Importance.LOW:
             return self._compose(commit, lang, triage, None, excerpt, prior[1], excerpt)
@@ -186,14 +195,18 @@ class LLMAnalyzer:
 
     # -- stage a: triage --------------------------------------------------------------------------
     async def _triage(
-        self, commit: Commit, lang: str, prior: tuple[Importance, str]
+        self,
+        commit: Commit,
+        lang: str,
+        prior: tuple[Importance, str],
+        history: dict[str, object] | None = None,
     ) -> tuple[TriageOut, DiffSelection]:
         b = self.budgets
         files = file_list(commit, b.triage_files)
 
         def build(diff_budget: int) -> tuple[list[Message], DiffSelection]:
             diff = select_diff(commit, diff_budget)
-            return triage_messages(commit, prior, files, diff, lang), diff
+            return triage_messages(commit, prior, files, diff, lang, history), diff
 
         return await self._ask(commit, "triage", build, TriageOut, b.triage_diff, b.triage_output)
 
@@ -302,9 +315,11 @@ class LLMAnalyzer:
             analysis.notes.append(note)
         return analysis
 
-    def _fallback(self, commit: Commit, lang: str, exc: BaseException) -> Analysis:
+    def _fallback(
+        self, commit: Commit, lang: str, exc: BaseException, history: HistoryFacts | None = None
+    ) -> Analysis:
         _log_failure(commit, "analysis", exc)
-        fallback = heuristic.analyze(commit, lang)
+        fallback = heuristic.analyze(commit, lang, history=history)
         note = _text(lang, "full", reason=failure_reason(exc, lang))
         return fallback.model_copy(
             update={"analyzer": "heuristic-fallback", "notes": [note, *fallback.notes]}

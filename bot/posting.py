@@ -4,21 +4,38 @@ A digest becomes an ordered list of items: the parent message, then in its threa
 high commit, the compact list of medium commits, and the full report as a file. Every item posted
 is recorded (platform, channel, digest key, item) the moment the platform accepts it, so posting the
 same digest again posts nothing and an interrupted post resumes with only the missing items.
+
+Two more guards keep "never twice" across processes and inside an item:
+- a lease row in SQLite per (platform, channel, digest): a second process posting the same digest
+  waits for the first (bounded), then finds it all posted; a crashed holder's lease expires, and one
+  whose process is gone on this host is free at once;
+- `part_log()`: while an item is being posted, the adapter records each platform message of it (a
+  card split over several messages) the moment it is accepted, and skips the parts already up.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import os
+import socket
+import time
 import weakref
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Protocol
 
+from analysis.errors import ServiceError
 from analysis.models import Analysis, Commit, Digest, Importance
 from bot.pipeline import key_of
 from bot.store import Store
 
 log = logging.getLogger(__name__)
+
+LEASE_TTL = 60.0  # seconds a post's lease lasts without renewal (renewed every LEASE_TTL / 3)
+LEASE_WAIT = 120.0  # seconds a second poster of the same digest waits for the first to finish
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,19 +87,49 @@ def report_filename(digest: Digest) -> str:
     return f"digest-{digest.repo.replace('/', '-')}-{digest.day.isoformat()}.{digest.lang}.md"
 
 
+@dataclass(slots=True)
+class PartLog:
+    """The parts of one item already up (part → message id, from the store) and how to record more."""
+
+    store: Store
+    platform: str
+    channel: str
+    key: str
+    item: str
+    done: dict[int, str] = field(default_factory=dict)
+
+    def record(self, part: int, message_id: str) -> None:
+        self.done[part] = message_id
+        self.store.record_part(self.platform, self.channel, self.key, self.item, part, message_id)
+
+
+_part_log: ContextVar[PartLog | None] = ContextVar("digestbot_part_log", default=None)
+
+
+def part_log() -> PartLog | None:
+    """The item being posted by post_digest in this task, for adapters that post it in parts."""
+    return _part_log.get()
+
+
+def lease_holder() -> str:
+    return f"digestbot pid {os.getpid()} on {socket.gethostname()}"
+
+
 # One lock per (platform, channel, digest) while a post is in progress: the scheduler and a chat
 # command posting the same digest at the same moment must not both post the parent. Weak values: a
 # lock lives only while someone holds it.
 _posting: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = weakref.WeakValueDictionary()
 
 
-async def post_digest(poster: Poster, store: Store, channel: str, digest: Digest) -> PostResult:
+async def post_digest(
+    poster: Poster, store: Store, channel: str, digest: Digest, *, wait: float = LEASE_WAIT
+) -> PostResult:
     """Post what is missing of this digest in this channel; record each item as soon as it is up."""
     key = key_of(digest)
     lock = _posting.get((poster.platform, channel, key))
     if lock is None:
         lock = _posting[(poster.platform, channel, key)] = asyncio.Lock()
-    async with lock:
+    async with lock, _leased(store, f"post:{poster.platform}:{channel}:{key}", wait):
         result = await _post_missing(poster, store, channel, digest, key)
         await _correct_originals(poster, store, channel, digest)
         return result
@@ -93,6 +140,38 @@ async def _correct_originals(poster: Poster, store: Store, channel: str, digest:
     from bot.radar import correct_originals
 
     await correct_originals(poster, store, channel, digest)
+
+
+@contextlib.asynccontextmanager
+async def _leased(store: Store, name: str, wait: float) -> AsyncIterator[None]:
+    """Hold the lease `name` for the block: wait up to `wait` seconds for another holder, renew it
+    while the block runs, release it after. Another process still holding it: one clear error."""
+    holder = lease_holder()
+    deadline = time.monotonic() + wait
+    while (current := store.take_lease(name, holder, LEASE_TTL)) is not None:
+        if time.monotonic() >= deadline:
+            since = str(current["acquired_at"])[:19].replace("T", " ")
+            raise ServiceError(
+                f"{name.removeprefix('post:')} is being posted by {current['holder']} (since {since} UTC);"
+                " this post stopped so as not to post it twice: run it again once that one has finished"
+            )
+        await asyncio.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
+    renew = asyncio.create_task(_renew(store, name, holder), name=f"renew {name}")
+    try:
+        yield
+    finally:
+        renew.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await renew
+        store.release_lease(name, holder)
+
+
+async def _renew(store: Store, name: str, holder: str) -> None:
+    while True:
+        await asyncio.sleep(LEASE_TTL / 3)
+        if store.take_lease(name, holder, LEASE_TTL) is not None:
+            log.warning("lost the lease %s to another process while posting", name)
+            return
 
 
 async def _post_missing(poster: Poster, store: Store, channel: str, digest: Digest, key: str) -> PostResult:
@@ -107,7 +186,14 @@ async def _post_missing(poster: Poster, store: Store, channel: str, digest: Dige
             continue
         # Shielded: once the platform has the message, the record must follow even if we are
         # being cancelled (shutdown), or a restart would post it twice.
-        posted = await asyncio.shield(_post_item(poster, channel, result.thread_id, digest, item, by_sha))
+        parts = PartLog(
+            store, poster.platform, channel, key, item, store.get_parts(poster.platform, channel, key, item)
+        )
+        token = _part_log.set(parts)  # the shielded task below starts with a copy of this context
+        try:
+            posted = await asyncio.shield(_post_item(poster, channel, result.thread_id, digest, item, by_sha))
+        finally:
+            _part_log.reset(token)
         if item == "parent":
             result.thread_id = posted.thread_id or posted.message_id
         store.record_post(poster.platform, channel, key, item, posted.message_id, result.thread_id)

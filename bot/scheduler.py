@@ -21,6 +21,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from analysis.window import day_window
+from bot import metrics
 from bot.store import Store
 from bot.subscriptions import HHMM, WEEKLY, Registry, Subscription
 
@@ -42,6 +43,7 @@ class RunOutcome:
 
 
 Runner = Callable[[Subscription, date], Awaitable[RunOutcome]]
+FailureHook = Callable[[Subscription, date, RunOutcome], Awaitable[None]]
 WeeklyRunner = Callable[[Subscription, int, int], Awaitable[RunOutcome]]  # (subscription, ISO year, week)
 
 
@@ -115,12 +117,14 @@ class DigestScheduler:
         *,
         catchup_days: int = 3,
         clock: Clock = lambda: datetime.now(UTC),
+        on_failure: FailureHook | None = None,
         weekly_runner: WeeklyRunner | None = None,
     ):
         self.weekly_runner = weekly_runner
         self._weekly_jobs: dict[str, str] = {}
         self._weekly_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self.registry = registry
+        self.on_failure = on_failure
         self.store = store
         self.runner = runner
         self.catchup_days = catchup_days
@@ -135,6 +139,9 @@ class DigestScheduler:
     async def start(self) -> None:
         self.scheduler = AsyncIOScheduler(timezone=UTC)
         self.scheduler.start()
+        metrics.watch_queue(self.queue_depth)
+        for sub in self.registry.all():
+            self._restore_last_success(sub.name)
         self.sync_jobs()
         self.scheduler.add_job(self.sync_jobs, "interval", seconds=SYNC_SECONDS, id="sync", coalesce=True)
         self.scheduler.add_job(self._sweep_job, "interval", seconds=SWEEP_SECONDS, id="sweep", coalesce=True)
@@ -144,6 +151,10 @@ class DigestScheduler:
         """Wait until no run or catch-up is in flight (tests, shutdown)."""
         while pending := [t for t in self._tasks if not t.done()]:
             await asyncio.gather(*pending, return_exceptions=True)
+
+    def queue_depth(self) -> int:
+        """Runs waiting for their turn or in progress (the /metrics queue depth)."""
+        return sum(not t.done() for t in self._tasks)
 
     def _track(self, task: asyncio.Task) -> asyncio.Task:
         self._tasks.add(task)
@@ -362,6 +373,7 @@ class DigestScheduler:
                     "error": outcome.error,
                 },
             )
+            metrics.record_run(sub.name, outcome.status, self.clock().timestamp())
             seconds = (self.clock() - started).total_seconds()
             log.info(
                 "digest %s %s: %s, %d commits %s, %d LLM calls, %d tokens, %.1fs%s",
@@ -375,6 +387,11 @@ class DigestScheduler:
                 seconds,
                 f" ({outcome.error})" if outcome.error else "",
             )
+            if outcome.status == "failed" and self.on_failure is not None:
+                try:
+                    await self.on_failure(sub, day, outcome)
+                except Exception:  # reporting a failure must not become one
+                    log.exception("reporting the failure of %s %s failed", sub.name, day)
             return outcome
 
     # -- bookkeeping --------------------------------------------------------------------------------
@@ -387,6 +404,13 @@ class DigestScheduler:
     def _done_days(self, name: str) -> set[str]:
         rows = self.store.query("SELECT day FROM runs WHERE subscription = ? AND status = 'done'", [name])
         return {r["day"] for r in rows}
+
+    def _restore_last_success(self, name: str) -> None:
+        rows = self.store.query(
+            "SELECT max(finished_at) AS at FROM runs WHERE subscription = ? AND status = 'done'", [name]
+        )
+        if rows and rows[0]["at"]:
+            metrics.LAST_SUCCESS.labels(name).set(datetime.fromisoformat(rows[0]["at"]).timestamp())
 
     def _mark_seen(self, name: str, now: datetime) -> None:
         if self._first_seen(name) is None:

@@ -17,15 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import ConfigError, DigestError
+from bot import metrics
 from bot.analyzers import Analyzer, make_analyzer
 from bot.chat import ChatService
-from bot.pipeline import build_digest
+from bot.pipeline import RunStats, build_digest
 from bot.posting import Poster, post_digest
 from bot.scheduler import DigestScheduler, RunOutcome
 from bot.settings import Settings, zone
 from bot.sources import CommitSource, open_source, pick_branch
 from bot.store import Store
-from bot.subscriptions import Registry, Subscription
+from bot.subscriptions import Destination, Registry, Subscription
 from bot.usage import tracking
 
 log = logging.getLogger(__name__)
@@ -66,6 +67,7 @@ class DigestRunner:
                 source = self.source(sub)
             except DigestError as exc:
                 return RunOutcome("failed", error=str(exc))
+            stats = RunStats()
             try:
                 digest = await build_digest(
                     source,
@@ -77,11 +79,17 @@ class DigestRunner:
                     lang=sub.lang,
                     keep=sub.filters.keep if sub.filters.active else None,
                     history_days=self.settings.history_days,
+                    stats=stats,
                 )
             except DigestError as exc:
                 return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
             finally:
                 await source.aclose()
+            metrics.DIGESTS_BUILT.labels(sub.name).inc()
+            metrics.FALLBACKS.labels(sub.name).inc(stats.fallbacks)
+            if not digest.commits and not sub.post_empty:
+                log.info("digest %s %s: no commits, nothing posted (post_empty = false)", sub.name, day)
+                return RunOutcome("done", llm_calls=usage.calls, tokens=usage.tokens)
             errors: list[str] = []
             for dest in sub.destinations:
                 poster = self.posters.get(dest.platform)
@@ -92,6 +100,7 @@ class DigestRunner:
                     continue
                 try:
                     await post_digest(poster, self.store, dest.channel, digest)
+                    metrics.DIGESTS_POSTED.labels(sub.name, dest.platform).inc()
                 except Exception as exc:  # one destination failing must not stop the others
                     log.warning("posting %s to %s:%s failed: %s", sub.name, dest.platform, dest.channel, exc)
                     errors.append(f"{dest.platform}:{dest.channel}: {exc}")
@@ -155,6 +164,47 @@ class DigestRunner:
             error="; ".join(errors) or None,
         )
 
+    async def report_failure(self, sub: Subscription, day: date, outcome: RunOutcome) -> None:
+        """Say once per (subscription, day) in each channel that the digest failed: the people who
+        wait for it learn why it is missing without reading the service's log."""
+        if outcome.status != "failed" or not sub.notify_failures:
+            return
+        key, text = f"failure:{sub.name}:{day.isoformat()}", failure_notice(sub, day, outcome)
+        for dest in sub.destinations:
+            poster = self.posters.get(dest.platform)
+            if poster is None or not hasattr(poster, "post_notice"):
+                continue
+            if self.store.get_posts(dest.platform, dest.channel, key):
+                continue  # said already: a retry that fails again stays quiet
+            try:
+                posted = await poster.post_notice(dest.channel, text)
+            except Exception as exc:  # the channel may be the very thing that fails
+                log.warning("cannot report the failure of %s in %s:%s: %s", sub.name, *dest_of(dest), exc)
+                continue
+            self.store.record_post(dest.platform, dest.channel, key, "notice", posted.message_id, None)
+
+
+def dest_of(dest: Destination) -> tuple[str, str]:
+    return dest.platform, dest.channel
+
+
+NOTICE_ERROR_MAX = 500  # characters of the error shown in a channel; the log has all of it
+
+
+def failure_notice(sub: Subscription, day: date, outcome: RunOutcome) -> str:
+    error = " ".join((outcome.error or "unknown error").split())
+    if len(error) > NOTICE_ERROR_MAX:
+        error = error[: NOTICE_ERROR_MAX - 1] + "…"
+    if sub.lang == "zh":
+        return (
+            f"⚠️ {sub.repo} {day.isoformat()} 的摘要生成失败：{error}\n"
+            "服务会在下一轮自动重试；持续失败请查看 `digestbot status`。"
+        )
+    return (
+        f"⚠️ The digest of {sub.repo} for {day.isoformat()} failed: {error}\n"
+        "The service retries it on its next sweep; if it keeps failing, see `digestbot status`."
+    )
+
 
 def load_subscriptions(settings: Settings, config: Path | None) -> list[Subscription]:
     from bot.config import load_config
@@ -202,7 +252,10 @@ async def serve(
         )
     started: list[Any] = []
     scheduler: DigestScheduler | None = None
+    health: Any = None
     try:
+        if settings.metrics_port is not None:
+            health, _ = await metrics.start_metrics_server(settings.metrics_host, settings.metrics_port)
         for runtime in runtimes:
             await runtime.start()
             started.append(runtime)
@@ -218,6 +271,7 @@ async def serve(
             runner,
             catchup_days=settings.digest_catchup_days,
             clock=clock,
+            on_failure=getattr(runner, "report_failure", None),
             weekly_runner=getattr(runner, "weekly", None),
         )
         await scheduler.start()
@@ -236,6 +290,8 @@ async def serve(
                 await runtime.stop()
             except Exception as exc:
                 log.warning("stopping %s failed: %s", type(runtime).__name__, exc)
+        if health is not None:
+            await health.cleanup()
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:

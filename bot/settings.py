@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -80,6 +81,11 @@ class Settings(BaseSettings):
     history_days: int = Field(
         180, ge=0, le=3650, description="days of branch history the ranking learns from (0: none)"
     )
+
+    # Operations: /metrics and /healthz of `digestbot run` (unset port: not served), log format
+    metrics_port: int | None = Field(None, ge=0, le=65535)
+    metrics_host: str = "127.0.0.1"
+    log_format: Literal["text", "json"] = "text"
 
     @field_validator("digest_lang")
     @classmethod

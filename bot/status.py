@@ -15,6 +15,13 @@ from bot.store import Store
 from bot.subscriptions import Registry, Subscription
 
 _TOKENS = {"slack": "slack_bot_token", "discord": "discord_bot_token"}
+FAILED = ("failed", "partial")  # a last run in one of these makes `digestbot status` exit 1
+
+
+def failing(store: Store, file_subscriptions: list[Subscription]) -> list[str]:
+    """Names of the subscriptions whose last run failed (or reached only some channels)."""
+    subs = Registry(store, file_subscriptions).all()
+    return [s.name for s in subs if (r := _last_run(store, s.name)) is not None and r["status"] in FAILED]
 
 
 def check_subscription(settings: Settings, sub: Subscription) -> str | None:
@@ -104,6 +111,10 @@ def render_status_text(data: dict[str, Any]) -> str:
         lines.append(f"  last run  {_last_run_text(sub['last_run'])}")
         if sub["problem"]:
             lines.append(f"  BROKEN    {sub['problem']}")
+    if bad := [
+        s["name"] for s in data["subscriptions"] if s["last_run"] and s["last_run"]["status"] in FAILED
+    ]:
+        lines += ["", f"last run failed: {', '.join(bad)} (exit status 1)"]
     usage = data["llm_last_7_days"]
     lines += [
         "",
@@ -129,7 +140,12 @@ def _last_run_text(r: dict[str, Any] | None) -> str:
         if stats
         else ""
     )
-    parts = [r["day"], r["status"], counts, f"{r['llm_calls']} LLM calls, {r['tokens']} tokens"]
+    parts = [
+        r["day"],
+        r["status"].upper() if r["status"] in FAILED else r["status"],
+        counts,
+        f"{r['llm_calls']} LLM calls, {r['tokens']} tokens",
+    ]
     if r["error"]:
         parts.append(f"error: {r['error']}")
     return " · ".join(p for p in parts if p)

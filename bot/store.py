@@ -5,8 +5,11 @@ the database runs in WAL mode so the service and a CLI run can share it."""
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -18,6 +21,7 @@ import sqlite_utils
 from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
 from analysis.models import Analysis, Commit, FileChange
+from bot.store_health import check_schema, database_error, is_busy, is_damaged
 
 
 def utcnow() -> datetime:
@@ -173,7 +177,24 @@ def _m2_subscriptions(db: sqlite_utils.Database) -> None:
 
 
 def _m3_leases(db: sqlite_utils.Database) -> None:
-    """Reserved for the posting lease (kept in order so every database numbers migrations alike)."""
+    # Who is posting a digest into a channel right now, across processes sharing the database.
+    db["leases"].create(
+        {"name": str, "holder": str, "host": str, "pid": int, "acquired_at": str, "expires_at": float},
+        pk="name",
+    )
+    # Progress inside one posted item (a card split over several messages), part by part.
+    db["post_parts"].create(
+        {
+            "platform": str,
+            "channel": str,
+            "digest_key": str,
+            "item": str,
+            "part": int,
+            "message_id": str,
+            "created_at": str,
+        },
+        pk=("platform", "channel", "digest_key", "item", "part"),
+    )
 
 
 def _m4_history(db: sqlite_utils.Database) -> None:
@@ -249,12 +270,15 @@ def digest_key(repo: str, branch: str, day: str, timezone: str, lang: str) -> st
 
 
 class Store:
+    # How long a write waits for another process's transaction before giving up (SQLite busy timeout).
+    BUSY_TIMEOUT = 30.0
+
     def __init__(self, path: Path | str):
         self.path = Path(path) if str(path) != ":memory:" else None
         try:
             if self.path is not None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=30)
+            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=self.BUSY_TIMEOUT)
         except (OSError, sqlite3.Error) as exc:
             raise ConfigError(f"cannot open database {path}: {exc}") from None
         # One connection, shared by the event loop and worker threads: serialise access.
@@ -265,21 +289,39 @@ class Store:
                 self.db.enable_wal()
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
+            check_schema(self.db, MIGRATIONS, path)
         except sqlite3.DatabaseError as exc:
+            conn.close()
+            if is_busy(exc) or is_damaged(exc):
+                raise database_error(exc, path, self.BUSY_TIMEOUT) from None
             raise ConfigError(f"{path} is not a usable digestbot database: {exc}") from None
+        except ConfigError:
+            conn.close()
+            raise
 
     # -- schema -------------------------------------------------------------------------------
     def _migrate(self) -> None:
-        with self._lock:
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            if version > len(MIGRATIONS):
-                raise ConfigError(
-                    f"database schema version {version} is newer than this digestbot ({len(MIGRATIONS)})"
-                )
-            for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-                with self.transaction():
-                    migration(self.db)
-                    self.db.execute(f"PRAGMA user_version = {number}")
+        """Each migration in its own write transaction that re-reads the version first, so two
+        processes opening a new file at once take turns instead of both creating the tables. An
+        up-to-date file needs no write lock at all."""
+        while True:
+            with self._lock:
+                if self._pending_version() is None:
+                    return
+            with self.transaction():
+                version = self._pending_version()  # another process may have migrated meanwhile
+                if version is not None:
+                    MIGRATIONS[version](self.db)
+                    self.db.execute(f"PRAGMA user_version = {version + 1}")
+
+    def _pending_version(self) -> int | None:
+        """The schema version whose migration is next, or None when the file is up to date."""
+        version = self.schema_version
+        if version > len(MIGRATIONS):
+            raise ConfigError(
+                f"database schema version {version} is newer than this digestbot ({len(MIGRATIONS)})"
+            )
+        return version if version < len(MIGRATIONS) else None
 
     @property
     def schema_version(self) -> int:
@@ -287,8 +329,27 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        with self._lock, self.db.atomic():
-            yield
+        """A write transaction. The outermost one is BEGIN IMMEDIATE: it takes the write lock up
+        front (waiting up to the busy timeout), where a deferred one that read first fails at once
+        with "database is locked" when another process wrote in between. Inner ones are savepoints."""
+        with self._lock:
+            if self.db.conn.in_transaction:
+                with self.db.atomic():
+                    yield
+                return
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if self.db.conn.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+            try:
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.conn.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     def close(self) -> None:
         self.db.close()
@@ -409,7 +470,9 @@ class Store:
         return Analysis.model_validate_json(rows[0]["data"]) if rows else None
 
     def save_analysis(self, repo: str, analysis: Analysis, model: str, prompt_version: str) -> None:
-        with self._lock:
+        with self.transaction():
+            if analysis.grounding_removed:
+                self._note_grounding(repo, analysis, prompt_version)
             self.db["analyses"].upsert(
                 {
                     "repo": repo,
@@ -425,6 +488,16 @@ class Store:
                 },
                 pk=("repo", "sha", "model", "prompt_version", "lang"),
             )
+
+    def _note_grounding(self, repo: str, analysis: Analysis, prompt_version: str) -> None:
+        """What the fact-check removed goes on the commit's newest LLM call (its `error` column): kept
+        for whoever audits the model, never shown to readers."""
+        note = "grounding removed: " + ", ".join(analysis.grounding_removed)
+        self.db.execute(
+            "UPDATE llm_calls SET error = CASE WHEN coalesce(error, '') = '' THEN ? ELSE error || '; ' || ? END"
+            " WHERE id = (SELECT max(id) FROM llm_calls WHERE repo = ? AND sha = ? AND prompt_version = ?)",
+            [note, note, repo, analysis.sha, prompt_version],
+        )
 
     # -- LLM calls ----------------------------------------------------------------------------
     def log_llm_call(self, **fields: Any) -> None:
@@ -445,7 +518,7 @@ class Store:
 
     # -- digests ------------------------------------------------------------------------------
     def save_digest(self, key: str, record: dict[str, Any]) -> int:
-        with self._lock:
+        with self.transaction():  # read-then-write: two runs of one day must not both insert
             existing = list(self.db.query("SELECT id FROM digests WHERE key = ?", [key]))
             if existing:
                 self.db["digests"].update(existing[0]["id"], {"key": key, **record})
@@ -482,6 +555,72 @@ class Store:
                 },
                 pk=("platform", "channel", "digest_key", "item"),
             )
+
+    def get_parts(self, platform: str, channel: str, key: str, item: str) -> dict[int, str]:
+        """The parts of an item already up: part number → message id."""
+        with self._lock:
+            rows = self.db.query(
+                "SELECT part, message_id FROM post_parts WHERE platform = ? AND channel = ?"
+                " AND digest_key = ? AND item = ?",
+                [platform, channel, key, item],
+            )
+            return {int(r["part"]): str(r["message_id"]) for r in rows}
+
+    def record_part(
+        self, platform: str, channel: str, key: str, item: str, part: int, message_id: str
+    ) -> None:
+        with self._lock:
+            self.db["post_parts"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "digest_key": key,
+                    "item": item,
+                    "part": part,
+                    "message_id": message_id,
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "digest_key", "item", "part"),
+            )
+
+    # -- leases (one poster per digest and channel, across processes) ---------------------------
+    def take_lease(self, name: str, holder: str, ttl: float) -> dict[str, Any] | None:
+        """Claim `name` for `ttl` seconds. None when it is ours now; else the row of whoever holds it.
+        BEGIN IMMEDIATE takes SQLite's write lock before reading, so two processes cannot both see
+        the lease free. A lease past its expiry, or held by a dead process on this host, is free."""
+        now = time.time()
+        host, pid = socket.gethostname(), os.getpid()
+        with self._lock:
+            conn = self.db.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    "SELECT holder, host, pid, acquired_at, expires_at FROM leases WHERE name = ?", [name]
+                ).fetchone()
+                if row is not None:
+                    current = dict(
+                        zip(("holder", "host", "pid", "acquired_at", "expires_at"), row, strict=True)
+                    )
+                    mine = current["holder"] == holder
+                    if not mine and current["expires_at"] > now and _alive(current["host"], current["pid"]):
+                        conn.execute("ROLLBACK")
+                        return current
+                acquired = _iso(utcnow()) if row is None or row[0] != holder else row[3]
+                conn.execute(
+                    "INSERT OR REPLACE INTO leases (name, holder, host, pid, acquired_at, expires_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    [name, holder, host, pid, acquired, now + ttl],
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        return None
+
+    def release_lease(self, name: str, holder: str) -> None:
+        with self._lock:
+            self.db.execute("DELETE FROM leases WHERE name = ? AND holder = ?", [name, holder])
 
     def find_post(self, platform: str, message_or_thread_id: str) -> dict[str, Any] | None:
         """The post whose message, or whose thread, has this id: how a reply finds its digest."""
@@ -668,3 +807,17 @@ def _commit_from_row(row: dict[str, Any], files: Iterable[dict[str, Any]]) -> Co
             for f in files
         ),
     )
+
+
+def _alive(host: str, pid: int) -> bool:
+    """Whether a lease holder may still be running: a process on this host can be checked; one on
+    another host is trusted until its lease expires."""
+    if host != socket.gethostname() or not pid:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. another user's process: it exists
+        return True
+    return True

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pathspec
+
 from analysis.errors import InputError
 from analysis.models import Commit
 from bot.store import Store, utcnow
@@ -36,8 +38,8 @@ class Destination:
 
 @dataclass(frozen=True, slots=True)
 class Filters:
-    include_paths: tuple[str, ...] = ()  # globs: keep a commit when any changed file matches
-    exclude_paths: tuple[str, ...] = ()  # globs: drop a commit when every changed file matches
+    include_paths: tuple[str, ...] = ()  # .gitignore patterns: keep a commit when any changed file matches
+    exclude_paths: tuple[str, ...] = ()  # .gitignore patterns: drop a commit when every changed file matches
     ignore_authors: tuple[str, ...] = ()  # names or logins, globs allowed (e.g. "*[bot]")
     ignore_titles: tuple[str, ...] = ()  # regular expressions on the title
 
@@ -48,9 +50,11 @@ class Filters:
         if any(re.search(pat, commit.title) for pat in self.ignore_titles):
             return False
         paths = [f.path for f in commit.files]
-        if self.include_paths and paths and not any(_match(p, self.include_paths) for p in paths):
+        if self.include_paths and paths and not any(map(path_spec(self.include_paths).match_file, paths)):
             return False
-        return not (self.exclude_paths and paths and all(_match(p, self.exclude_paths) for p in paths))
+        return not (
+            self.exclude_paths and paths and all(map(path_spec(self.exclude_paths).match_file, paths))
+        )
 
     @property
     def active(self) -> bool:
@@ -58,15 +62,17 @@ class Filters:
 
 
 @functools.cache
+def path_spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    """Path filters are .gitignore patterns (pathspec): `docs/` or `docs/*` is everything under any docs
+    folder, `/docs/` only the top-level one, `**/*.md` Markdown anywhere. Raises ValueError for a bad one."""
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+
+@functools.cache
 def glob(pattern: str) -> re.Pattern[str]:
-    """A glob with only `*` (any run of characters, `/` included, so `docs/*` covers subfolders) and `?`.
-    Brackets are literal: bot logins look like `dependabot[bot]`."""
+    """Author globs: only `*` and `?`. Our own, not fnmatch or pathspec, because brackets must stay
+    literal: bot logins look like `dependabot[bot]`, which fnmatch would read as a character class."""
     return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern))
-
-
-def _match(path: str, globs: tuple[str, ...]) -> bool:
-    # "vllm/" or "vllm" also mean everything under that folder
-    return any(glob(g).fullmatch(path) or glob(g.rstrip("/") + "/*").fullmatch(path) for g in globs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +87,8 @@ class Subscription:
     git_dir: Path | None = None  # read a local clone instead of GitHub
     filters: Filters = field(default_factory=Filters)
     origin: str = "file"  # file | chat
+    post_empty: bool = True  # False: a day without commits posts nothing
+    notify_failures: bool = True  # a failed run says so once in the channels, not only in the log
     weekly: str | None = None  # "mon 09:00": post the previous ISO week's roll-up then (bot/weekly.py)
 
 

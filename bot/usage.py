@@ -10,6 +10,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from bot import metrics
+
 
 @dataclass(slots=True)
 class Usage:
@@ -42,6 +44,7 @@ def tracking() -> Iterator[Usage]:
 
 def record(call: dict[str, Any]) -> None:
     """Called for every LLM call; counts it against the run in progress, if any."""
+    metrics.record_llm_call(call)
     usage = _current.get()
     if usage is not None:
         usage.add(call)

@@ -8,9 +8,10 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from analysis.heuristic.code_lines import code_only
 from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA_LINE, leading_tags
 from analysis.models import Commit, FileChange
-from analysis.paths import PathKind, classify_path, is_low_value, review_priority
+from analysis.paths import PathKind, classify_path, is_low_value, language_of, review_priority
 from analysis.text import strip_trailers
 
 # Patch text scanned per signal: keeps a 3000-file commit fast; the rest is counted but not read.
@@ -102,9 +103,39 @@ class Diff:
     text: str  # the whole patch, context lines included
     removed: str  # removed lines without their "-", newline-joined
     added: str  # added lines without their "+", newline-joined
+    language: str | None = None  # analysis.paths.language_of the file
 
     def changed_lines(self) -> list[str]:
         return [*self.removed.split("\n"), *self.added.split("\n")]
+
+    def added_code(self) -> str:
+        """The added lines without string literals and comments (where the language is known),
+        newline-joined. Computed on demand: callers test the raw `added` text cheaply first."""
+        return "\n".join(line for side, line in self._code_lines() if side == "+")
+
+    def code(self) -> str:
+        """Every line of the patch (context, removed, added) without string literals and comments."""
+        return "\n".join(line for _, line in self._code_lines())
+
+    def _code_lines(self) -> list[tuple[str, str]]:
+        # Each hunk is scanned twice, as the old file (context and removed lines) and as the new one
+        # (context and added lines), so a string opened on one side never swallows the other side.
+        out: list[tuple[str, str]] = []
+        hunks = _HUNK_START.split(self.text)[1:] or ["\n" + self.text]  # a patch without a header
+        for hunk in hunks:
+            lines = [(line[:1], line[1:]) for line in hunk.split("\n")[1:] if line[:1] in (" ", "+", "-")]
+            for side in ("-", "+"):
+                mine = [(sign, text) for sign, text in lines if sign in (" ", side)]
+                code = code_only((text for _, text in mine), self.language)
+                out += [
+                    (sign, text)
+                    for (sign, _), text in zip(mine, code, strict=True)
+                    if sign != " " or side == "+"
+                ]
+        return out
+
+
+_HUNK_START = re.compile(r"^@@", re.M)
 
 
 def _read_diffs(files: tuple[FileChange, ...], kinds: tuple[PathKind, ...]) -> dict[str, Diff]:
@@ -117,17 +148,17 @@ def _read_diffs(files: tuple[FileChange, ...], kinds: tuple[PathKind, ...]) -> d
         if not patch or is_low_value(kinds[i]) or len(patch) > min(budget, _PER_FILE_PATCH_CAP):
             continue
         budget -= len(patch)
-        diffs[files[i].path] = _split_diff(patch)
+        diffs[files[i].path] = _split_diff(patch, language_of(files[i].path))
     return diffs
 
 
-def _split_diff(patch: str) -> Diff:
+def _split_diff(patch: str, language: str | None = None) -> Diff:
     # File headers ("--- a/x", "+++ b/x"), if a source left them in, come before the first hunk.
     start = patch.find("@@")
     body = patch[start:] if start >= 0 else patch
     removed = "\n".join(_REMOVED_LINE.findall(body))
     added = "\n".join(_ADDED_LINE.findall(body))
-    return Diff(patch, removed, added)
+    return Diff(patch, removed, added, language)
 
 
 _REMOVED_LINE = re.compile(r"^-(.*)$", re.M)
@@ -136,22 +167,27 @@ _ADDED_LINE = re.compile(r"^\+(.*)$", re.M)
 
 _GPU_EXT = (".cu", ".cuh", ".hip", ".metal", ".cl", ".ptx")
 _KERNEL_DIRS = frozenset({"csrc", "triton_ops", "cuda_kernels"})
-# Markers of kernel code inside a patch (its context lines included): Triton and CUDA.
-_KERNEL_HINTS = ("triton", "tl.", "num_warps", "__global__", "<<<")
-_KERNEL_MARKERS = re.compile(
-    r"@triton\.jit|\btl\.(constexpr|load|store|program_id)\b|\bnum_warps\b|__global__|<<<"
-)
+# Markers of kernel code by language, looked for in the patch's code (context lines included) with
+# strings and comments removed: a regex pattern or a prompt that names `__global__` is not a kernel.
+_KERNEL_HINTS = {"python": ("triton", "tl.", "num_warps"), "c": ("__global__", "<<<")}
+_KERNEL_MARKERS = {
+    "python": re.compile(r"@triton\.jit|\btl\.(constexpr|load|store|program_id)\b|\bnum_warps\b"),
+    "c": re.compile(r"__global__|<<<"),
+}
+_C_FAMILY = frozenset({"c", "cpp"})
 
 
 def _is_kernel(f: FileChange, kind: PathKind, diff: Diff | None) -> bool:
+    """By path first (a .cu file, a csrc/ folder), then by the language's own kernel markers."""
     if kind != PathKind.SOURCE:
         return False
     path = f.path.lower()
     if path.endswith(_GPU_EXT) or set(path.split("/")[:-1]) & _KERNEL_DIRS:
         return True
-    if diff is None or not any(hint in diff.text for hint in _KERNEL_HINTS):
-        return False  # a plain substring test first: far cheaper than the regex on big patches
-    return bool(_KERNEL_MARKERS.search(diff.text))
+    family = "c" if diff is not None and diff.language in _C_FAMILY else diff.language if diff else None
+    if diff is None or family not in _KERNEL_HINTS or not any(h in diff.text for h in _KERNEL_HINTS[family]):
+        return False  # a plain substring test first: far cheaper than scanning the code
+    return bool(_KERNEL_MARKERS[family].search(diff.code()))
 
 
 def _split_title(title: str) -> tuple[tuple[str, ...], str]:

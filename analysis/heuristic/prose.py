@@ -14,7 +14,7 @@ from analysis.heuristic.facts import AREA_DEPTH, Area, Facts, common_kinds, fold
 from analysis.heuristic.phrases import KIND_NAMES, t
 from analysis.heuristic.signals import NUDGING, SIZE_MEDIUM_MAX, Signal
 from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA, leading_tags
-from analysis.labels import importance_word
+from analysis.labels import importance_word, quote_elided
 from analysis.models import INSIGHT_DIMENSIONS, ChangeType, FileChange, Importance
 from analysis.paths import PathKind
 from analysis.text import neutralize_mentions, one_line, strip_trailers
@@ -51,13 +51,15 @@ def _items(lang: str, items: Iterable[str]) -> str:
     return t(lang, "list_sep").join(shown)
 
 
-def _untrusted(text: str, limit: int) -> str:
+def _untrusted(text: str, limit: int, lang: str) -> str:
     """Commit text as plain prose: one line, no trailers or e-mails, no mentions, no Markdown
     constructs (links, headings, HTML), balanced backticks. Over `limit`, whole sentences are kept
-    (at least the first, however long): we quote, we never cut mid-sentence."""
+    (at least the first, unless it is itself over twice `limit`: then it is elided, its size stated)."""
     text = strip_trailers(text)
     text = re.sub(r"<!--.*?-->", " ", text, flags=re.S)
     text = re.sub(r"!?\[([^\]\n]*)\]\([^)\n]*\)", r"\1", text)  # [label](url) → label
+    # <url|label> (a link disguised as its label) → label; <url> → nothing: no stray "<" is left.
+    text = re.sub(r"<https?://[^\s|<>]*(?:\|([^<>\n]*))?>", lambda m: m.group(1) or "", text)
     text = re.sub(r"https?://\S+", "", text)
     # Line-level Markdown (headings, quotes, bullets, checkboxes) would be noise once joined.
     text = re.sub(r"^[ \t]*(#{1,6}|>|[-*+]|\d+[.)])[ \t]+(\[[ xX]\][ \t]+)?", "", text, flags=re.M)
@@ -66,6 +68,9 @@ def _untrusted(text: str, limit: int) -> str:
         text = text.replace("`", "'")
     if len(text) > limit:
         text = _whole_sentences(text, limit)
+    if len(text) > 2 * limit:  # one endless "sentence" (a 190 KB message): never quote it all
+        text = quote_elided(lang, text, limit)
+        text = text.replace("`", "'") if text.count("`") % 2 else text
     return text.strip()
 
 
@@ -195,7 +200,7 @@ def summary(facts: Facts, change: ChangeType, importance: Importance, lang: str)
     if importance == Importance.HIGH:
         sentences.append(_added_deleted(facts, lang))
     if importance != Importance.LOW:
-        body = _untrusted(facts.body, 240)
+        body = _untrusted(facts.body, 240, lang)
         sentences.append(t(lang, "body", text=body) if body else "")
     return (" " if lang == "en" else "").join(s for s in sentences if s)
 
@@ -216,14 +221,14 @@ def _revert_sentence(facts: Facts, lang: str) -> str:
     m = re.match(
         r'^\s*revert(?:s|ed)?\s*:?\s*"(.+)"\s*$', leading_tags(PR_SUFFIX.sub("", facts.commit.title))[1], re.I
     )
-    what = _untrusted(m.group(1) if m else facts.subject, 160)
+    what = _untrusted(m.group(1) if m else facts.subject, 160, lang)
     sha = REVERTS_SHA.search(facts.commit.message)
     sha_text = t(lang, "reverts_sha", sha=sha.group(1)[:10]) if sha else ""
     return t(lang, "reverts", what=what, sha=sha_text)
 
 
 def _files_sentence(facts: Facts, lang: str) -> str:
-    subject = _untrusted(facts.subject, 200) or t(lang, "empty_subject")
+    subject = _untrusted(facts.subject, 200, lang) or t(lang, "empty_subject")
     if not facts.commit.file_count:
         return t(lang, "summary_no_files", subject=subject)
     areas = facts.areas
@@ -421,7 +426,7 @@ def _ins_architecture(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
 
 
 def _ins_performance(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
-    claim = _perf_claim(facts)
+    claim = _perf_claim(facts, lang)
     parts = []
     if claim:
         parts.append(t(lang, "ins_perf_claim", text=claim))
@@ -430,11 +435,11 @@ def _ins_performance(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
     return _join_clauses(parts, lang) if parts else t(lang, "ins_perf_none")
 
 
-def _perf_claim(facts: Facts) -> str:
+def _perf_claim(facts: Facts, lang: str) -> str:
     """The first title or body sentence that talks about performance, quoted as the author's claim."""
     for sentence in re.split(r"(?<=[.!?。])\s+|\n+", facts.subject + "\n" + facts.body):
         if _PERF_CLAIM.search(sentence):
-            return _untrusted(sentence, 160)
+            return _untrusted(sentence, 160, lang)
     return ""
 
 

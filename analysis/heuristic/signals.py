@@ -349,7 +349,9 @@ def _risky_calls(facts: Facts) -> list[str]:
 
 def _risky_calls_in(diff: Diff) -> list[str]:
     calls: list[str] = []
-    text = diff.added
+    if not _RISKY_CALLS.search(diff.added):
+        return calls
+    text = diff.added_code()  # not in string literals or comments: a pattern or docstring is no call
     for m in _RISKY_CALLS.finditer(text):
         end = text.find("\n", m.end())
         line = text[text.rfind("\n", 0, m.start()) + 1 : end if end >= 0 else None]

@@ -236,7 +236,7 @@ async def test_repost_adds_nothing_even_after_a_restart(fake, store, settings, t
 async def test_interrupted_post_resumes_with_only_the_missing_items(fake, store, settings):
     digest = saved_digest(store, make_digest(lang="en"))
     # Parent and first card go through, then Discord refuses the second card.
-    fake.fail_next(403, {"message": "Missing Permissions", "code": 50013}, route="/messages", after=2)
+    fake.fail_next(403, {"message": "Missing Permissions", "code": 50013}, route=SENDS, after=2)
     async with open_discord_poster(settings) as poster:
         with pytest.raises(ServiceError, match="Missing Permissions"):
             await post_digest(poster, store, CHANNEL, digest)
@@ -654,3 +654,225 @@ async def test_with_the_content_intent_a_thank_you_is_not_answered(bot, posted):
     channel.send.assert_not_called()
     await bot.on_message(message(bot, channel, "what could break?", mention=False))
     channel.send.assert_awaited_once()
+
+
+# --- never twice: crashes, lost answers, network errors -------------------------------------------
+
+
+class Crash(Exception):
+    """The process dying (kill -9) at a chosen point: nothing after it runs, nothing is recorded."""
+
+
+class CrashAfterAccept:
+    """Wraps a poster: the `at`-th item is posted (Discord has it) and then the process dies before
+    the store records it."""
+
+    def __init__(self, inner: Any, at: int):
+        self.inner, self.at, self.count = inner, at, 0
+        self.platform = inner.platform
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.inner, name)
+
+        async def wrapped(*args: Any) -> Any:
+            posted = await method(*args)
+            self.count += 1
+            if self.count == self.at:
+                raise Crash(name)
+            return posted
+
+        return wrapped
+
+
+def every_message(fake: FakeDiscord) -> list[dict[str, Any]]:
+    return [m for channel in list(fake.messages) for m in fake.messages_in(channel)]
+
+
+def assert_posted_once(fake: FakeDiscord, digest: Digest) -> None:
+    """One parent with one thread holding each card, the list and the report exactly once."""
+    [parent] = fake.messages_in(CHANNEL)
+    [thread] = fake.threads()
+    assert thread["id"] == parent["id"]
+    messages = fake.messages_in(thread["id"])
+    urls = [m["embeds"][0].get("url") for m in messages if m["embeds"]]
+    highs = digest.by_importance(Importance.HIGH)
+    assert urls[: len(highs)] == [c.url for c in highs]
+    assert len(messages) == len(highs) + 2  # cards, the medium list, the report
+    assert len(fake.attachments(thread["id"])) == 1
+
+
+@pytest.mark.parametrize("restart", ["at-once", "much-later"])
+@pytest.mark.parametrize("at", [1, 2, 3, 4, 5])
+async def test_a_crash_after_discord_accepted_an_item_posts_nothing_twice(
+    fake, store, settings, at, restart, tmp_path, monkeypatch
+):
+    """kill -9 right after Discord accepted item `at` (1 parent … 5 report), then the same post again
+    in a new process (new Store, new client): only what is missing is posted. "much-later": the kill
+    came before even the part was recorded, and Discord has forgotten the nonces by the restart, so
+    only reading the channel and thread can tell what is there."""
+    digest = saved_digest(store, make_digest(lang="en"))
+    if restart == "much-later":
+        monkeypatch.setattr(Store, "record_part", lambda *args: None, raising=False)
+        fake.nonce_window = 0
+    async with open_discord_poster(settings) as poster:
+        with pytest.raises(Crash):
+            await post_digest(CrashAfterAccept(poster, at), store, CHANNEL, digest)
+    restarted = Store(tmp_path / "digest.db")
+    async with open_discord_poster(settings) as poster:
+        result = await post_digest(poster, restarted, CHANNEL, digest)
+    assert len(result.posted) == 5 - (at - 1)
+    assert_posted_once(fake, digest)
+    assert len(restarted.get_posts("discord", CHANNEL, result.key)) == 5
+
+
+async def test_a_crash_between_the_parent_and_its_thread_leaves_no_orphan(fake, store, settings, monkeypatch):
+    digest = saved_digest(store, make_digest(lang="en"))
+
+    async def die(*args: Any, **kwargs: Any) -> Any:
+        raise Crash("killed before the thread")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(discord.PartialMessage, "create_thread", die)
+        patch.setattr(discord.Message, "create_thread", die)
+        async with open_discord_poster(settings) as poster:
+            with pytest.raises(Crash):
+                await post_digest(poster, store, CHANNEL, digest)
+    assert len(fake.messages_in(CHANNEL)) == 1 and fake.threads() == []  # the parent is up, alone
+    async with open_discord_poster(settings) as poster:
+        await post_digest(poster, store, CHANNEL, digest)
+    assert_posted_once(fake, digest)  # the same parent, now with its thread
+
+
+async def test_a_lost_store_is_rebuilt_from_discord_without_posting(fake, store, settings, tmp_path):
+    digest = saved_digest(store, make_digest(lang="en"))
+    async with open_discord_poster(settings) as poster:
+        first = await post_digest(poster, store, CHANNEL, digest)
+    sends = fake.by_route[SENDS]
+    empty = Store(tmp_path / "empty.db")
+    async with open_discord_poster(settings) as poster:
+        result = await post_digest(poster, empty, CHANNEL, digest)
+    assert fake.by_route[SENDS] == sends and result.thread_id == first.thread_id
+    assert_posted_once(fake, digest)
+
+
+async def test_a_card_cut_half_way_resumes_at_the_missing_part(fake, store, settings):
+    commit = make_commit("[Feature] A big one (#1)")
+    analysis = make_analysis(commit, "high", risks=[f"risk-{i} {LONG_TEXT}" for i in range(25)])
+    digest = saved_digest(store, make_digest(commits=[commit], analyses=[analysis], lang="en"))
+    # The parent and two parts of the card get through; the answer to the second is lost; then the
+    # network is gone for good (every further send fails).
+    fake.drop_after_accept(after=2)
+    fake.fail_next(403, {"message": "Missing Permissions", "code": 50013}, route=SENDS, after=3, count=99)
+    async with open_discord_poster(settings) as poster:
+        with pytest.raises(ServiceError):
+            await post_digest(poster, store, CHANNEL, digest)
+    fake.clear_faults()
+    async with open_discord_poster(settings) as poster:
+        await post_digest(poster, store, CHANNEL, digest)
+    [thread] = fake.threads()
+    card = [m for m in fake.messages_in(thread["id"]) if m["embeds"]]
+    assert len(card) > 2  # a card in several messages …
+    prints = [(m["content"], str(m["embeds"])) for m in card]
+    assert len(prints) == len(set(prints))  # … each part exactly once, in order
+    squashed = "".join(" ".join(all_texts(m)) for m in card).replace(" ", "")
+    assert all(len(re.findall(rf"risk-{i}(?!\d)", squashed)) == 1 for i in range(25))
+
+
+async def test_a_500_after_discord_accepted_a_message_is_not_sent_twice(fake, store, settings, monkeypatch):
+    """Discord stores the first card, then answers 500 to it and to every retry discord.py makes: the
+    poster looks in the thread, finds the card and goes on; nothing is sent twice, nothing is missing."""
+    real_sleep = asyncio.sleep
+    monkeypatch.setattr(discord.http.asyncio, "sleep", lambda delay, *a: real_sleep(min(delay, 0.01), *a))
+    digest = saved_digest(store, make_digest(lang="en"))
+    fake.fail_after_accept(500, after=1, count=5)  # discord.py tries 5 times, then gives up
+    async with open_discord_poster(settings) as poster:
+        await post_digest(poster, store, CHANNEL, digest)
+    assert_posted_once(fake, digest)
+    sends = fake.calls_to(SENDS)
+    assert all(c.payload.get("nonce") and c.payload.get("enforce_nonce") for c in sends)
+    assert len({c.payload["nonce"] for c in sends}) == 5  # parent, 2 cards, list, report: 1 nonce each
+
+
+async def test_a_dropped_connection_after_acceptance_is_reconciled_not_resent(fake, store, settings):
+    digest = saved_digest(store, make_digest(lang="en"))
+    fake.drop_after_accept(after=2)  # the second card is stored, its answer lost
+    fake.drop_after_accept(route="/threads")  # and the thread's
+    async with open_discord_poster(settings) as poster:
+        await post_digest(poster, store, CHANNEL, digest)
+    assert_posted_once(fake, digest)
+
+
+async def test_network_failures_are_one_line_errors(fake, store, settings, monkeypatch):
+    import socket
+
+    digest = saved_digest(store, make_digest(lang="en"))
+    with socket.socket() as closed:  # a port nobody listens on: connection refused
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    refused = settings.model_copy(update={"discord_api_url": f"http://127.0.0.1:{port}/api/v10"})
+    with pytest.raises(ServiceError, match=r"cannot reach Discord at http://127.0.0.1:\d+/api/v10: ") as err:
+        async with open_discord_poster(refused):
+            pass
+    assert "\n" not in str(err.value)
+    fake.drop_after_accept(route="/channels/{channel_id}", count=3)  # the channel lookup: no answer
+    async with open_discord_poster(settings) as poster:
+        with pytest.raises(ServiceError, match="closed before Discord answered") as err:
+            await post_digest(poster, store, CHANNEL, digest)
+    assert "\n" not in str(err.value)
+    monkeypatch.setattr("adapters.discord_bot.TIMEOUT", 0.2)
+    fake.latency = 0.5  # a server that answers too late
+    with pytest.raises(ServiceError, match=r"no answer within 0.2 s"):
+        async with open_discord_poster(settings):
+            pass
+
+
+def test_cli_a_dropped_connection_is_exit_2_in_one_line(fake, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from bot.cli import cli
+    from tests.fakes.github import FakeGitHub
+    from tests.fakes.github import make_commit as api_commit
+
+    commits = [api_commit("[CI] Tweak (#8)", "2026-01-26T05:00:00Z", repo="octo/demo")]
+    args = ["--db", str(tmp_path / "d.db"), "post", "--platform", "discord", "--channel", CHANNEL]
+    args += ["--repo", "octo/demo", "--date", DAY, "--tz", "UTC"]
+    fake.drop_after_accept(route="/channels/{channel_id}", count=5)
+    with FakeGitHub("octo/demo", commits) as github:
+        monkeypatch.setenv("GITHUB_API_URL", github.base_url)
+        monkeypatch.setenv("DISCORD_API_URL", fake.base_url)
+        monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "closed before Discord answered" in line
+
+
+async def test_a_parent_changed_since_the_crash_is_found_not_posted_again(fake, store, settings, monkeypatch):
+    """kill -9 right after the parent, then the restart builds the digest anew with other analyses
+    (say --refresh with an LLM): the parent in the channel is still this digest's, not a second one."""
+    monkeypatch.setattr(Store, "record_part", lambda *args: None, raising=False)
+    digest = saved_digest(store, make_digest(lang="en"))
+    async with open_discord_poster(settings) as poster:
+        with pytest.raises(Crash):
+            await post_digest(CrashAfterAccept(poster, 1), store, CHANNEL, digest)
+    fake.nonce_window = 0
+    for sha, analysis in digest.analyses.items():
+        digest.analyses[sha] = analysis.model_copy(update={"analyzer": "llm"})
+    async with open_discord_poster(settings) as poster:
+        await post_digest(poster, Store(settings.digest_db), CHANNEL, digest)
+    assert len(fake.messages_in(CHANNEL)) == 1 and len(fake.threads()) == 1
+
+
+async def test_without_read_message_history_a_post_still_goes_through(fake, store, settings, caplog):
+    digest = saved_digest(store, make_digest(lang="en"))
+    fake.fail_next(
+        403,
+        {"message": "Missing Access", "code": 50001},
+        route="GET /channels/{channel_id}/messages",
+        count=99,
+    )
+    async with open_discord_poster(settings) as poster:
+        result = await post_digest(poster, store, CHANNEL, digest)
+    assert len(result.posted) == 5
+    assert_posted_once(fake, digest)
+    assert "posting what the store lacks" in caplog.text

@@ -483,3 +483,42 @@ async def test_default_branch_of_missing_repo(store):
         with pytest.raises(SourceError, match="octo/nope not found"):
             await source.default_branch()
         await source.aclose()
+
+
+# -- history (the judgment signals) -----------------------------------------------------------------
+
+
+async def test_history_reads_list_pages_once_then_only_new_ones(fake, source_for, store):
+    from bot.history import sync_history
+
+    newest = datetime(2026, 1, 20, tzinfo=UTC)
+    fake.set_commits(linear_history(250, newest, step=timedelta(hours=1)))
+    source = source_for(fake)
+    since = newest - timedelta(days=30)
+    await sync_history(source, store, "main", since, newest + timedelta(seconds=1))
+    stored = store.history(REPO, "main", since, newest + timedelta(seconds=1))
+    assert len(stored) == 250 and stored[0].message == "change 0"
+    assert fake.requests_to("/commits") - fake.requests_to("/commits/") == 3  # 250 commits: 3 list pages
+    # The details of up to HISTORY_DETAILS commits were fetched once for their paths and stored.
+    assert stored[-1].files == (("src/app.py", 1),)
+
+    fake.reset_counters()
+    await sync_history(source, store, "main", since, newest + timedelta(seconds=1))
+    assert fake.requests == 0  # all stored: nothing read again
+
+    fake.add_commits(
+        linear_history(
+            5,
+            newest + timedelta(hours=5),
+            step=timedelta(hours=1),
+            title="next",
+            base_parent=fake._commits[0]["sha"],
+        )
+    )
+    fake.reset_counters()
+    later = newest + timedelta(hours=6)
+    await sync_history(source, store, "main", since, later)
+    assert fake.requests_to("/commits") - fake.requests_to("/commits/") == 1  # only the new page
+    assert [c.message for c in store.history(REPO, "main", newest, later)][-5:] == [
+        f"next {i}" for i in range(5)
+    ]

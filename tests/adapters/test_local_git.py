@@ -583,3 +583,21 @@ async def test_default_branch_follows_head(tmp_path):
     assert await LocalGitSource(repo.path).default_branch() == "trunk"
     bare = repo.clone(tmp_path / "r.git", bare=True)
     assert await LocalGitSource(bare).default_branch() == "trunk"
+
+
+# -- history (the judgment signals) -----------------------------------------------------------------
+
+
+async def test_history_lists_messages_and_touched_paths_oldest_first(repo: GitRepo) -> None:
+    first = repo.commit("[Core] Add (#1)", files={"src/a.py": "x = 1\n"}, when="2025-09-01T10:00:00+00:00")
+    repo.commit(
+        "[Doc] Notes\n\nLonger body.", files={"docs/n.md": "a\nb\n"}, when="2025-09-02T10:00:00+00:00"
+    )
+    third = repo.commit("Revert #1", delete=["src/a.py"], when="2025-09-03T10:00:00+00:00")
+    src = LocalGitSource(repo.path)
+    start = datetime.fromisoformat("2025-09-01T10:00:00+00:00")
+    got = await src.history("main", start, datetime.fromisoformat("2025-09-03T10:00:00+00:00"))
+    assert [c.sha for c in got] == [first, repo.rev_parse("HEAD~1")]  # [since, until): the revert is out
+    assert got[0].files == (("src/a.py", 1),) and got[1].message == "[Doc] Notes\n\nLonger body."
+    everything = await src.history("main", start, datetime.fromisoformat("2025-09-04T00:00:00+00:00"))
+    assert everything[-1].sha == third and everything[-1].files == (("src/a.py", 1),)

@@ -789,3 +789,63 @@ async def test_a_thank_you_in_our_thread_gets_no_answer_but_a_mention_does(app, 
     )
     await app.bot.tasks.drain(10)
     assert len(slack.thread(CHANNEL, thread)) == before + 3  # the mention is always answered
+
+
+# -- never twice: answers lost after Slack accepted, busy channels, timeouts ----------------------------
+def assert_posted_once(slack: FakeSlack, digest: Digest) -> None:
+    [parent] = [m for m in slack.channel_messages(CHANNEL) if m.metadata]  # ours, among any chatter
+    items = [
+        (m.metadata["event_payload"]["item"], m.metadata["event_payload"]["part"])
+        for m in slack.thread(CHANNEL, parent.ts)
+        if m.metadata
+    ]
+    assert len(items) == len(set(items)) == 3  # two cards and the list, each exactly once
+    assert len([m for m in slack.thread(CHANNEL, parent.ts) if m.files]) == 1  # one report
+
+
+@pytest.mark.parametrize("fault", ["500", "drop"])
+@pytest.mark.parametrize("method", ["chat.postMessage", "files.completeUploadExternal"])
+async def test_a_lost_answer_after_slack_accepted_is_reconciled_not_retried(
+    settings, service, slack, fault, method
+):
+    """Slack carries the call out, then answers 500 or drops the connection: slack_sdk must not retry
+    the post blindly; the poster looks for it first and posts only what is really missing."""
+    digest = await build_day(service)
+    for _ in range(2):  # the parent (or the report) and then, for messages, the first card
+        if fault == "500":
+            slack.fail_after_accept(method)
+        else:
+            slack.drop_after_accept(method)
+    async with open_slack_poster(settings) as poster:
+        result = await post_digest(poster, service.store, CHANNEL, digest)
+    assert len(result.posted) == 5
+    assert_posted_once(slack, digest)
+    assert len(service.store.get_posts("slack", CHANNEL, result.key)) == 5
+
+
+async def test_parent_lookup_pages_back_to_the_digest_start(settings, service, slack, monkeypatch):
+    """A crash right after Slack accepted the parent (before anything was recorded), then a busy
+    channel (250 messages since): the restart still finds the parent, paging back through the
+    history to the day's start, and posts no second one."""
+    digest = await build_day(service)
+    monkeypatch.setattr(Store, "record_part", lambda *args: None, raising=False)  # killed before it
+    async with open_slack_poster(settings) as poster:
+        with pytest.raises(Crash):
+            await post_digest(CrashingPoster(poster, 1, True), service.store, CHANNEL, digest)
+    for i in range(250):
+        slack.add_user_message(CHANNEL, f"chatter {i}")
+    async with open_slack_poster(settings) as poster:
+        result = await post_digest(poster, Store(settings.digest_db), CHANNEL, digest)
+    assert len(result.posted) == 5
+    parents = [m for m in slack.channel_messages(CHANNEL) if m.metadata]
+    assert len(parents) == 1
+    assert_posted_once(slack, digest)
+    assert slack.calls["conversations.history"] >= 2  # more than one page
+
+
+async def test_a_timeout_says_what_timed_out(tmp_path, slack, monkeypatch):
+    monkeypatch.setattr("adapters.slack_app.TIMEOUT", 0.2)
+    slack.latency = 0.6
+    with pytest.raises(ServiceError, match=r"^Slack did not answer auth.test within 0.2 s$"):
+        async with open_slack_poster(make_settings(tmp_path, slack)):
+            pass

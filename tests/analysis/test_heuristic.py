@@ -695,3 +695,70 @@ def test_a_forced_tier_gets_that_tiers_fields():
     assert forced.importance == HIGH
     assert forced.scope and forced.risks and forced.recommendations
     assert set(forced.insights) == set(INSIGHT_DIMENSIONS)
+
+
+# ---------------------------------------------------------------- misjudgments seen on real days
+
+
+def test_a_typo_fix_in_a_help_string_changes_no_default() -> None:
+    patch = hunk(
+        ['    "max_model_len": "Model context lenght. If unspecified, derived from the model config.",'],
+        ['    "max_model_len": "Model context length. If unspecified, derived from the model config.",'],
+    )
+    a = analyze(make("[Doc] Fix typo in help text", fc("src/widget/engine/arg_utils.py", 1, 1, patch)), "en")
+    assert a.importance == LOW
+    assert "default" not in a.importance_reason
+    assert not any("old defaults" in r for r in a.risks)
+
+
+def test_a_changed_default_word_is_still_a_default() -> None:
+    patch = hunk(['    "dtype": "auto",'], ['    "dtype": "bfloat16",'])
+    _, reason = rank(make("Change dtype", fc("src/widget/config.py", 1, 1, patch)), "en")
+    assert 'changes default values `dtype: "auto" → "bfloat16"`' in reason
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        '[Frontend][Core] Revert "[Core] Faster scheduler (#100)" (#105)',
+        "[Bugfix] Revert custom attention mask (#106)",
+    ],
+)
+def test_reverts_behind_tags_are_reverts(title: str) -> None:
+    a = analyze(make(title, neutral(30)), "en")
+    assert a.change_type == CT.REVERT
+    assert "reverts an earlier commit" in a.importance_reason
+
+
+def test_a_deleted_test_file_is_a_test_change() -> None:
+    commit = make(
+        "[Refactor] Drop the old pager",
+        fc("src/widget/pager.py", 300, 200),
+        fc("tests/test_pager.py", 0, 428, status="removed"),
+    )
+    a = analyze(commit, "en")
+    said = "\n".join(texts(a))
+    assert "No tests changed" not in said
+    assert "1 test file deleted: check that `src/widget` is still covered by tests" in said
+
+
+def test_a_fix_of_a_failure_users_see_is_not_low() -> None:
+    commit = make(
+        "[Bugfix] Fix `RuntimeError: Already borrowed` that degrades serving throughput (#29123)",
+        fc("src/widget/tokenizer.py", 6, 2),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM
+    assert "fixes a failure users see: `runtimeerror`, `degrades` (raises one tier)" in reason
+    # A docs change about hangs fixes no failure.
+    assert rank(make("Fix docs on hangs", fc("docs/hangs.md", 6, 2)), "en")[0] == LOW
+
+
+def test_the_heuristic_note_is_said_once_per_report() -> None:
+    from analysis.labels import label
+    from analysis.render_markdown import render_report
+    from tests.fakes.digests import make_digest
+
+    digest = make_digest(("low", "high", "medium", "low"), lang="en")
+    report = render_report([digest], "en")
+    assert report.count(label("en", "heuristic_note")) == 1

@@ -117,6 +117,7 @@ def llm_db(repo, tmp_path, monkeypatch):  # noqa: F811
     """A day analysed by the fake LLM through the CLI: llm_calls has rows with prompts and replies."""
     db = tmp_path / "d.db"
     with FakeLLM() as llm:
+        llm.force(purpose="triage", importance="medium")  # every commit gets its second call too
         monkeypatch.setenv("OPENAI_BASE_URL", llm.base_url)
         monkeypatch.setenv("DIGEST_MODEL", llm.model)
         monkeypatch.setenv("LLM_PRICE_IN", "1")

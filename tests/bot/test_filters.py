@@ -36,3 +36,27 @@ def test_include_and_exclude_paths():
     assert not exc.keep(commit(paths=("docs/a.md", "docs/sub/b.md")))
     assert exc.keep(commit(paths=("docs/a.md", "src/x.py")))
     assert not Filters().active and exc.active
+
+
+def test_path_filters_are_gitignore_patterns():
+    md = Filters(exclude_paths=("**/*.md", "!CHANGELOG.md"))
+    assert not md.keep(commit(paths=("README.md", "docs/deep/a.md")))
+    assert md.keep(commit(paths=("README.md", "CHANGELOG.md")))  # negation keeps the changelog
+    top = Filters(include_paths=("/vllm/",))
+    assert top.keep(commit(paths=("vllm/a.py",)))
+    assert not top.keep(commit(paths=("tests/vllm/a.py",)))  # a leading slash anchors at the root
+
+
+def test_bad_path_pattern_is_a_config_error(tmp_path):
+    import pytest
+
+    from analysis.errors import ConfigError
+    from bot.config import load_config
+
+    path = tmp_path / "digest.toml"
+    path.write_text(
+        '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\n[subscription.filters]\nexclude_paths = ["!"]\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match=r"subscription\[0\]\.filters\.exclude_paths: bad path pattern"):
+        load_config(path, default_tz="UTC", default_lang="en")

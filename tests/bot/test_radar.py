@@ -396,8 +396,8 @@ async def test_two_banners_on_one_card_are_each_added_once(slack, discord_fake, 
     assert block_texts(slack.find(ts)) == f"{revert} {fix} card" and slack.edits == {ts: 2}
 
     async with open_discord_poster(discord_settings(discord_fake, tmp_path)) as dposter:
-        sent = await dposter._send_all(DISCORD_CHANNEL, [{"content": "card"}])
+        sent = await dposter.reply_in_thread(DISCORD_CHANNEL, DISCORD_CHANNEL, "card")
         for text in (fix, revert, fix, revert):
-            assert await dposter.add_banner(DISCORD_CHANNEL, DISCORD_CHANNEL, sent.message_id, text)
+            assert await dposter.add_banner(DISCORD_CHANNEL, DISCORD_CHANNEL, sent, text)
     [message] = discord_fake.messages_in(DISCORD_CHANNEL)
-    assert message["content"] == f"{revert}\n{fix}\ncard" and discord_fake.edits == {sent.message_id: 2}
+    assert message["content"] == f"{revert}\n{fix}\ncard" and discord_fake.edits == {sent: 2}

@@ -3,7 +3,8 @@
 
 It serves what a bot posting digests uses: login (GET /users/@me, GET /oauth2/applications/@me),
 channels, messages (JSON and multipart with attachments), threads started from messages, message
-deletion, message history and application-command sync. Messages are checked against Discord's limits
+deletion, message history and application-command sync. Like Discord, a message sent with a `nonce` and
+`enforce_nonce` is created once: the same nonce again within NONCE_WINDOW returns the first message. Messages are checked against Discord's limits
 independently of our renderer and violations get Discord's 400 "Invalid Form Body" shape. Every
 request is recorded (route template, payload, allowed_mentions, files) and counted.
 
@@ -12,6 +13,11 @@ Rate limits behave as discord.py expects: every response carries per-route bucke
 bucket answers 429, and `rate_limit()` queues 429s with `retry_after` in the JSON body and in the
 Retry-After header. Every response has a `Via` header: discord.py treats a 429 without one as a
 Cloudflare ban.
+
+Faults after acceptance (`fail_after_accept`, `drop_after_accept`) store the message first and then
+answer 500 or close the connection without an answer: the ambiguous failures a poster must survive
+without posting twice. `on_accept(channel_id, message)` runs after each stored message (the chaos
+benchmark kills the poster there).
 
     with FakeDiscord() as fake, fake.routed():          # Route.BASE points here, restored after
         client = discord.Client(intents=discord.Intents.none())
@@ -26,7 +32,7 @@ import json
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -34,7 +40,7 @@ from typing import Any
 
 from werkzeug import Request, Response
 
-from tests.fakes.server import FakeServer
+from tests.fakes.server import FakeServer, drop_connection
 
 API_PREFIX = "/api/v10"
 DISCORD_EPOCH_MS = 1_420_070_400_000
@@ -46,6 +52,7 @@ EMBED_TOTAL_MAX = 6000
 FIELDS_MAX = 25
 ATTACHMENTS_MAX = 10
 THREAD_NAME_MAX = 100
+NONCE_WINDOW = 300.0  # seconds Discord remembers an enforced nonce ("the past few minutes")
 _EMBED_LIMITS = {"title": 256, "description": 4096}
 _FIELD_LIMITS = {"name": 256, "value": 1024}
 
@@ -58,6 +65,7 @@ class Fault:
     count: int = 1
     route: str | None = None  # only requests whose route ends with this, e.g. "/messages"
     after: int = 0  # let this many matching requests through first
+    accepted: bool = False  # act on the request first, then answer with the fault (status 0: drop)
 
 
 @dataclass(frozen=True)
@@ -164,6 +172,9 @@ class FakeDiscord(FakeServer):
         self._faults: deque[Fault] = deque()
         self._buckets: dict[str, _Bucket] = {}
         self._ids = itertools.count(1)
+        self._nonces: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
+        self.nonce_window = NONCE_WINDOW  # 0: a restart long after, when Discord forgot the nonces
+        self.on_accept: Callable[[str, dict[str, Any]], None] | None = None
         for channel_id in channels:
             self.add_channel(channel_id)
         self.reset_counters()
@@ -256,6 +267,29 @@ class FakeDiscord(FakeServer):
         """The next `count` requests matching route (after `after` successful ones) answer status/body."""
         self._faults.append(Fault(status, body, {}, count, route, after))
 
+    def fail_after_accept(
+        self,
+        status: int = 500,
+        *,
+        route: str = "POST /channels/{channel_id}/messages",
+        count: int = 1,
+        after: int = 0,
+    ) -> None:
+        """The next `count` matching requests are carried out, then answered `status` (500: Discord's
+        "Internal Server Error" body) instead of the result."""
+        body = {"message": "500: Internal Server Error", "code": 0}
+        self._faults.append(Fault(status, body, {}, count, route, after, accepted=True))
+
+    def drop_after_accept(
+        self, *, route: str = "POST /channels/{channel_id}/messages", count: int = 1, after: int = 0
+    ) -> None:
+        """The next `count` matching requests are carried out, then the connection is closed unanswered."""
+        self._faults.append(Fault(0, {}, {}, count, route, after, accepted=True))
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
     # -- counters ---------------------------------------------------------------------------------
     def reset_counters(self) -> None:
         self.calls: list[Call] = []
@@ -315,7 +349,7 @@ class FakeDiscord(FakeServer):
         if request.headers.get("Authorization") != f"Bot {self.token}":
             return _json({"message": "401: Unauthorized", "code": 0}, 401)
         fault = self._take_fault(route)
-        if fault is not None:
+        if fault is not None and not fault.accepted:
             return _json(fault.body, fault.status, fault.headers)
         bucket_key = f"{route}:{major}"
         allowed, remaining, reset_after = self._bucket(bucket_key).take(time.monotonic())
@@ -325,6 +359,8 @@ class FakeDiscord(FakeServer):
             return _json(body, 429, headers | {"Retry-After": str(max(1, round(reset_after)))})
         response = self._route(request, path, route, payload, files)
         response.headers.update(headers)
+        if fault is not None:  # accepted: the work is done, the answer is lost
+            return drop_connection(request) if fault.status == 0 else _json(fault.body, fault.status)
         return response
 
     def _bucket(self, key: str) -> _Bucket:
@@ -375,7 +411,12 @@ class FakeDiscord(FakeServer):
         if route == "POST /channels/{channel_id}/messages":
             return self._create_message(channel_id, payload or {}, files)
         if route == "GET /channels/{channel_id}/messages":
-            return self._history(channel_id, request.args.get("before"), int(request.args.get("limit", 50)))
+            return self._history(
+                channel_id,
+                request.args.get("before"),
+                int(request.args.get("limit", 50)),
+                request.args.get("after"),
+            )
         if route == "POST /channels/{channel_id}/messages/{message_id}/threads":
             return self._start_thread(channel_id, parts[3], payload or {})
         if route == "DELETE /channels/{channel_id}/messages/{message_id}":
@@ -427,10 +468,22 @@ class FakeDiscord(FakeServer):
                 self.rejected.append((channel_id, body))
             status = 413 if body.get("code") == 40005 else 400
             return _json(body, status)
+        nonce = str(payload["nonce"]) if payload.get("nonce") is not None else None
+        now = time.monotonic()
+        with self._lock:
+            if nonce and payload.get("enforce_nonce"):
+                seen = self._nonces.get((channel_id, nonce))
+                if seen is not None and now - seen[0] < self.nonce_window:
+                    return _json({**seen[1], "nonce": nonce})  # the first message, not a new one
         message = self._message(channel_id, payload, files)
         with self._lock:
             self.messages[channel_id].append(message)
-        return _json(message)
+            if nonce:
+                self._nonces[(channel_id, nonce)] = (now, message)
+        if self.on_accept is not None:
+            self.on_accept(channel_id, message)
+        # The nonce comes back in the answer to the send, never in the history (as on Discord).
+        return _json({**message, "nonce": nonce} if nonce else message)
 
     def validate_message(self, payload: dict[str, Any], files: list[tuple[str, bytes]]) -> dict[str, Any]:
         """Discord's checks of a message body; {} when it is acceptable."""
@@ -522,10 +575,17 @@ class FakeDiscord(FakeServer):
             message["message_reference"] = payload["message_reference"]
         return message
 
-    def _history(self, channel_id: str, before: str | None, limit: int) -> Response:
-        """Newest first, as Discord answers."""
-        older = [m for m in self.messages_in(channel_id) if before is None or int(m["id"]) < int(before)]
-        return _json(list(reversed(older))[:limit])
+    def _history(self, channel_id: str, before: str | None, limit: int, after: str | None = None) -> Response:
+        """Newest first, as Discord answers; at most 100; `after` gives the oldest ones after it."""
+        limit = max(1, min(limit, 100))
+        found = [
+            m
+            for m in self.messages_in(channel_id)
+            if (before is None or int(m["id"]) < int(before)) and (after is None or int(m["id"]) > int(after))
+        ]
+        if after is not None and before is None:
+            return _json(list(reversed(found[:limit])))
+        return _json(list(reversed(found))[:limit])
 
     def _start_thread(self, channel_id: str, message_id: str, payload: dict[str, Any]) -> Response:
         parent = next((m for m in self.messages_in(channel_id) if m["id"] == message_id), None)

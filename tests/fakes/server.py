@@ -8,6 +8,7 @@ otherwise a bug in a fake would only show as a puzzling error in the client unde
 from __future__ import annotations
 
 import logging
+import socket
 from typing import Self
 
 from pytest_httpserver import HTTPServer
@@ -73,3 +74,12 @@ class FakeServer:
 
     def _handler_error(self, exc: Exception) -> Response:
         return Response(f"fake {self.name} error: {exc!r}", status=500)
+
+
+def drop_connection(request: Request) -> Response:
+    """Close the client's connection without an answer: what a crashed proxy or a network cut does
+    after the server already acted on the request. The client sees "server disconnected"."""
+    sock = request.environ.get("werkzeug.socket")
+    if sock is not None:
+        sock.shutdown(socket.SHUT_RDWR)
+    return Response("dropped", status=500)

@@ -6,6 +6,9 @@ response_url endpoints for slash commands. chat.postMessage validates Block Kit 
 and answers `invalid_blocks`, `msg_too_long` or `msg_blocks_too_long`, so a renderer that breaks a
 limit fails here as it would in production. Faults can be queued per method (429 with Retry-After,
 `ok: false` errors, 5xx), every call is counted per method, and a wrong token gets `invalid_auth`.
+Faults after acceptance (`fail_after_accept`, `drop_after_accept`) carry the call out and then answer
+500 or close the connection unanswered; `on_accept(message)` runs after each stored message.
+conversations.history pages newest first and honours `oldest` / `latest`, as Slack does.
 
     with FakeSlack() as slack:
         settings = Settings(slack_bot_token=slack.token, slack_api_url=slack.api_url, ...)
@@ -25,7 +28,7 @@ from typing import Any
 
 from werkzeug import Request, Response
 
-from tests.fakes.server import FakeServer
+from tests.fakes.server import FakeServer, drop_connection
 
 BOT_USER = "UDIGESTBOT"
 BOT_ID = "BDIGESTBOT"
@@ -146,6 +149,7 @@ class Fault:
     status: int = 200
     error: str | None = None
     retry_after: int | None = None
+    accepted: bool = False  # carry the call out, then answer with the fault (status 0: drop)
 
 
 @dataclass
@@ -209,6 +213,7 @@ class FakeSlack(FakeServer):
         self._lock = threading.Lock()
         self._seq = itertools.count(1)
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
+        self.on_accept: Callable[[Message], None] | None = None
         self.reset()
 
     # -- addresses and state ------------------------------------------------------------------------
@@ -248,6 +253,14 @@ class FakeSlack(FakeServer):
     def fail(self, method: str, error: str = "internal_error", times: int = 1, status: int = 200) -> None:
         """The next `times` calls of `method` answer {"ok": false, "error": error} (status 200 like Slack)."""
         self._queue(method, times, Fault(status, error))
+
+    def fail_after_accept(self, method: str, times: int = 1, status: int = 500) -> None:
+        """The next `times` calls of `method` are carried out, then answered HTTP `status`."""
+        self._queue(method, times, Fault(status, "internal_error", accepted=True))
+
+    def drop_after_accept(self, method: str, times: int = 1) -> None:
+        """The next `times` calls of `method` are carried out, then the connection closes unanswered."""
+        self._queue(method, times, Fault(0, accepted=True))
 
     def clear_faults(self) -> None:
         with self._lock:
@@ -303,7 +316,7 @@ class FakeSlack(FakeServer):
             self.calls[method] += 1
             queued = self._faults.get(method)
             fault = queued.popleft() if queued else None
-        if fault is not None:
+        if fault is not None and not fault.accepted:
             return self._fault(fault)
         handler = getattr(self, "_m_" + method.replace(".", "_"), None)
         if handler is None:
@@ -316,8 +329,17 @@ class FakeSlack(FakeServer):
                     "error": "invalid_auth" if request.headers.get("Authorization") else "not_authed",
                 }
             )
+        params = _params(request)
         with self._lock:
-            return _json(handler(_params(request)))
+            before = len(self.messages)
+            body = handler(params)
+            new = self.messages[before:]
+        if self.on_accept is not None:
+            for message in new:
+                self.on_accept(message)
+        if fault is not None:  # accepted: the work is done, the answer is lost
+            return drop_connection(request) if fault.status == 0 else self._fault(fault)
+        return _json(body)
 
     def _fault(self, fault: Fault) -> Response:
         headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
@@ -420,7 +442,12 @@ class FakeSlack(FakeServer):
         channel = str(args.get("channel") or "")
         if channel in self.not_in_channel:
             return {"ok": False, "error": "not_in_channel"}
-        found = [m for m in reversed(self.messages) if m.channel == channel and not m.thread_ts]
+        oldest, latest = float(args.get("oldest") or 0), float(args.get("latest") or "inf")
+        found = [
+            m
+            for m in reversed(self.messages)
+            if m.channel == channel and not m.thread_ts and oldest < float(m.ts) < latest
+        ]
         return self._page(found, args)
 
     def _page(self, found: list[Message], args: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,106 @@
+"""No configured secret reaches a printed line, whatever path printed it: the final error line,
+an unexpected error, a -vv traceback, the report itself."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from click.testing import CliRunner
+
+import bot.cli
+from bot.cli import cli
+from bot.logs import RedactSecrets
+from tests.fakes.gitrepo import GitRepo, isolate_git_env
+from tests.fakes.slack_api import FakeSlack
+
+DAY = "2026-01-26"
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    isolate_git_env(monkeypatch, tmp_path / "home")
+    r = GitRepo.init(tmp_path / "widgets", remote="https://github.com/acme/widgets.git")
+    r.commit("[Bugfix] Fix a crash (#12)", {"src/app.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
+    return r
+
+
+def test_a_slack_error_echoing_the_token_is_scrubbed_from_the_final_line(repo, tmp_path, monkeypatch):
+    with FakeSlack() as slack:
+        monkeypatch.setenv("SLACK_BOT_TOKEN", slack.token)
+        monkeypatch.setenv("SLACK_API_URL", slack.api_url)
+        # An endpoint that echoes the request it refused, Authorization header included.
+        slack.fail("chat.postMessage", error=f"bad request: Authorization: Bearer {slack.token}", times=10)
+        result = CliRunner().invoke(
+            cli,
+            ["--db", str(tmp_path / "d.db"), "post", "--platform", "slack", "--channel", "C0DIGEST",
+             "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai"],
+        )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "Bearer ***" in result.stderr
+    assert slack.token not in result.output
+
+
+def test_an_unexpected_error_and_its_traceback_are_scrubbed(repo, tmp_path, monkeypatch):
+    secret = "sk-test-0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+
+    async def explode(*args, **kwargs):
+        raise RuntimeError(f"client built with api_key={secret}")
+
+    monkeypatch.setattr(bot.cli, "build_day", explode)
+    result = CliRunner().invoke(
+        cli, ["-vv", "--db", str(tmp_path / "d.db"), "digest", "--git-dir", str(repo.path), "--date", DAY]
+    )
+    assert result.exit_code == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last == "error: unexpected RuntimeError: client built with api_key=*** (run with -vv for details)"
+    assert secret not in result.output
+
+
+def test_the_report_itself_is_scrubbed(repo, tmp_path, monkeypatch):
+    secret = "ghpABCDEFGHIJKLMNOP0123"  # no Markdown-escaped characters
+    monkeypatch.setenv("GITHUB_TOKEN", secret)
+    repo.commit(f"Oops, committed {secret} (#13)", {"b.py": "y = 2\n"}, when="2026-01-26T11:00:00+08:00")
+    result = CliRunner().invoke(
+        cli,
+        ["--db", str(tmp_path / "d.db"), "digest", "--git-dir", str(repo.path), "--date", DAY,
+         "--tz", "Asia/Shanghai"],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "Oops, committed ***" in result.stdout and secret not in result.output
+
+
+def test_log_filter_masks_exception_text():
+    record = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed", None, None)
+    try:
+        raise ValueError("token xoxb-123456789 refused")
+    except ValueError:
+        import sys
+
+        record.exc_info = sys.exc_info()
+    RedactSecrets(["xoxb-123456789"]).filter(record)
+    text = logging.Formatter().format(record)
+    assert "token *** refused" in text and "xoxb-123456789" not in text
+
+
+async def test_a_chat_error_reply_is_scrubbed(store):
+    from analysis.errors import SourceError
+    from bot.chat import ChatService, parse_command
+    from bot.settings import Settings
+
+    token = "ghp_chat0123456789abcdef"
+
+    class EchoingSource:
+        repo = "acme/widgets"
+
+        async def default_branch(self) -> str:
+            raise SourceError(f"GitHub refused the request (Authorization: token {token})")
+
+        async def aclose(self) -> None:
+            return None
+
+    service = ChatService(Settings(github_token=token), store, source_factory=lambda repo: EchoingSource())
+    result = await service.execute("slack", "C1", parse_command("subscribe acme/widgets 08:00"))
+    assert result.kind == "error" and "Authorization: token ***" in result.text
+    assert token not in result.text
