@@ -494,30 +494,44 @@ class DiscordPoster:
 
     # -- the weekly roll-up (bot.weekly.WeeklyPoster) -------------------------------------------------
     async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
-        """The roll-up's summary as an embed in the channel; the chart follows in the same channel."""
+        """The roll-up's summary as an embed in the channel (sent like every digest part: a restart
+        finds it instead of posting it again); the chart follows in the same channel."""
         from analysis.render_discord import shorten
         from analysis.render_weekly import weekly_summary
+        from bot.weekly import weekly_key
 
+        await self._text_channel(channel)  # a clear error for a channel that cannot hold it
         title, *lines = weekly_summary(week)
         embed = {
             "title": shorten(title, 256),
             "description": "\n".join(dc_text(line) for line in lines)[:4096],
         }
-        target = await self._text_channel(channel)
-        sent = await self._call(
-            channel, target.send(embed=discord.Embed.from_dict(embed), allowed_mentions=NO_MENTIONS)
-        )
-        return str(sent.id), channel
+
+        def part_message(number: int) -> tuple[dict[str, Any], str]:
+            kwargs = {"embeds": [discord.Embed.from_dict(embed)], "allowed_mentions": NO_MENTIONS}
+            return kwargs, fingerprint(None, [embed], [])
+
+        posted = await self._send_parts(channel, channel, weekly_key(week), "parent", 1, part_message)
+        return posted.message_id, channel
 
     async def post_chart(self, channel: str, thread: str, week: Any, filename: str, png: bytes) -> str:
         """The chart attached and shown as the embed's image."""
-        file = discord.File(io.BytesIO(png), filename=filename)
-        embed = discord.Embed.from_dict({"title": week.label, "image": {"url": f"attachment://{filename}"}})
-        target = await self._text_channel(channel)
-        sent = await self._call(channel, target.send(embed=embed, file=file, allowed_mentions=NO_MENTIONS))
-        return str(sent.id)
+        from bot.weekly import weekly_key
 
-    # -- the radar (bot.radar.BannerEditor) ----------------------------------------------------------
+        embed = {"title": week.label, "image": {"url": f"attachment://{filename}"}}
+
+        def part_message(number: int) -> tuple[dict[str, Any], str]:
+            file = discord.File(io.BytesIO(png), filename=filename)
+            kwargs = {
+                "embeds": [discord.Embed.from_dict(embed)],
+                "file": file,
+                "allowed_mentions": NO_MENTIONS,
+            }
+            return kwargs, fingerprint(None, [embed], [filename])
+
+        posted = await self._send_parts(channel, thread, weekly_key(week), "chart", 1, part_message)
+        return posted.message_id
+
     async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
         """Our message with `text` as its first line (once). False when Discord says the message is gone,
         not ours to edit, or in an archived thread."""

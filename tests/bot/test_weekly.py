@@ -228,6 +228,9 @@ async def test_posted_once_to_slack_and_discord_with_the_chart(repo, store, tmp_
         async with open_discord_poster(settings) as poster:
             await post_weekly(poster, store, channel, week)
             await post_weekly(poster, store, channel, week)
+        store.db.execute("DELETE FROM posts")  # a crash before anything was recorded: Discord is read
+        async with open_discord_poster(settings) as poster:
+            assert (await post_weekly(poster, store, channel, week)).posted == ["parent", "chart"]
         discord_fake.check()
         summary, chart = discord_fake.messages_in(channel)
     assert summary["embeds"][0]["title"].startswith("Weekly roll-up · acme/widgets · 2026-W05")
