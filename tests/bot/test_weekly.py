@@ -335,3 +335,26 @@ def test_analyze_of_an_old_commit_finds_its_revert_in_a_fresh_database(repo, tmp
     assert 'Reverted on 2026-01-27 by #13 “Revert "\\[Core\\] Fast path (#10)" (#13)”' in result.stdout
     args[4] = "#12"
     assert "Reverted" not in CliRunner().invoke(cli, args, catch_exceptions=False).stdout
+
+
+async def test_the_service_runner_posts_a_subscriptions_week(repo, store, tmp_path):
+    from adapters.slack_app import SlackPoster, make_client
+    from bot.service import DigestRunner
+    from bot.settings import Settings
+    from bot.subscriptions import Destination, Subscription
+    from tests.fakes.slack_api import FakeSlack
+
+    sub = Subscription("w", "acme/widgets", "Asia/Shanghai", "09:00", "zh",
+                       (Destination("slack", "C0WEEK"), Destination("discord", "1")), weekly="mon 09:00")  # fmt: skip
+    with FakeSlack() as slack:
+        settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
+        runner = DigestRunner(settings, store, {"slack": SlackPoster(make_client(settings))},
+                              analyzer=FixedAnalyzer(), source_factory=lambda s: LocalGitSource(repo.path))  # fmt: skip
+        outcome = await runner.weekly(sub, 2026, 5)
+        slack.check()
+        [parent] = slack.channel_messages("C0WEEK")
+        [upload] = slack.uploads.values()
+    assert outcome.status == "partial" and "discord:1: no discord adapter running" in outcome.error
+    assert outcome.commits == 6 and outcome.stats["high"] == 1
+    assert "每周回顾 · acme/widgets · 2026-W05" in parent.text + str(parent.blocks)
+    assert upload.filename == "weekly-acme-widgets-2026-W05.zh.png" and upload.thread_ts == parent.ts
