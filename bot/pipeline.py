@@ -213,7 +213,7 @@ def load_digest(store: Store, key: str) -> Digest | None:
     if any(c is None for c in commits):
         return None
     analyses = {sha: Analysis.model_validate(a) for sha, a in json.loads(row["analyses"] or "{}").items()}
-    return Digest(
+    digest = Digest(
         repo=row["repo"],
         branch=row["branch"],
         day=date.fromisoformat(row["day"]),
@@ -226,6 +226,7 @@ def load_digest(store: Store, key: str) -> Digest | None:
         lang=row["lang"],
         filtered_out=json.loads(row["stats"]).get("filtered_out", 0),
     )
+    return attach_followups(store, digest)  # as rendered when it was built, and what was learnt since
 
 
 async def resolve_commit(source: CommitSource, ref: Ref, branch: str) -> Commit:

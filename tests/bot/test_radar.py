@@ -401,3 +401,15 @@ async def test_two_banners_on_one_card_are_each_added_once(slack, discord_fake, 
             assert await dposter.add_banner(DISCORD_CHANNEL, DISCORD_CHANNEL, sent, text)
     [message] = discord_fake.messages_in(DISCORD_CHANNEL)
     assert message["content"] == f"{revert}\n{fix}\ncard" and discord_fake.edits == {sent: 2}
+
+
+async def test_a_digest_read_back_from_the_store_keeps_its_followups(store):
+    from bot.pipeline import key_of, load_digest
+
+    await day(store, DAY1)
+    store_links(store)
+    second = await day(store, DAY2)
+    again = load_digest(store, key_of(second))
+    assert [e.original_sha for e in again.followups] == [e.original_sha for e in second.followups]
+    assert again.analyses[REVERT.sha].notes == second.analyses[REVERT.sha].notes  # no note twice
+    assert render_report([again], "en") == render_report([second], "en")
