@@ -61,9 +61,9 @@ def known(tmp_path: Path) -> tuple[GitRepo, dict[str, str]]:
     return repo, shas
 
 
-async def test_eval_scores_ranks_against_the_branchs_own_follow_ups(known, store):
-    repo, shas = known
-    result = await evaluate(
+async def run_eval(repo: GitRepo, store: Store, **kw):
+    """The known repository's first four days, ranked by the heuristic, scored in UTC."""
+    return await evaluate(
         LocalGitSource(repo.path),
         store,
         HeuristicAnalyzer(),
@@ -72,7 +72,13 @@ async def test_eval_scores_ranks_against_the_branchs_own_follow_ups(known, store
         until=date(2025, 9, 4),
         tz=UTCZ,
         lang="en",
+        **kw,
     )
+
+
+async def test_eval_scores_ranks_against_the_branchs_own_follow_ups(known, store):
+    repo, shas = known
+    result = await run_eval(repo, store)
     ranks = {j.sha: j.importance for j in result.judged}
     assert len(ranks) == 6 and shas["late"] not in ranks
     assert (ranks[shas["big"]], ranks[shas["small"]], ranks[shas["medium"]], ranks[shas["docs"]]) == (
@@ -95,33 +101,13 @@ async def test_eval_scores_ranks_against_the_branchs_own_follow_ups(known, store
 
 async def test_a_horizon_long_enough_counts_the_late_fix(known, store):
     repo, shas = known
-    result = await evaluate(
-        LocalGitSource(repo.path),
-        store,
-        HeuristicAnalyzer(),
-        branch="main",
-        since=date(2025, 9, 1),
-        until=date(2025, 9, 4),
-        tz=UTCZ,
-        lang="en",
-        horizon_days=60,
-    )
+    result = await run_eval(repo, store, horizon_days=60)
     assert {j.sha for j in result.judged if j.followed} == {shas["big"], shas["small"], shas["medium"]}
 
 
 async def test_a_sample_scores_every_followed_up_commit_and_weights_the_others(known, store):
     repo, shas = known
-    result = await evaluate(
-        LocalGitSource(repo.path),
-        store,
-        HeuristicAnalyzer(),
-        branch="main",
-        since=date(2025, 9, 1),
-        until=date(2025, 9, 4),
-        tz=UTCZ,
-        lang="en",
-        sample=1,
-    )
+    result = await run_eval(repo, store, sample=1)
     assert len(result.judged) == 3
     assert {shas["big"], shas["small"]} <= {j.sha for j in result.judged}
     # One of the four others stands for all four: the population's figures stay unbiased.
