@@ -10,7 +10,10 @@ Side by side, on the same days and the same answer key (follow-ups mined from th
   throw-away git worktree of this repository in a subprocess;
 - without history: today's rubric with HISTORY_DAYS=0 (its size prior and signals alone);
 - with history: today's rubric with the shipped default (180 days of history);
-- every --llm-json: the JSON of a `digestbot eval --analyzer llm --format json` run, for the real model.
+- every --llm-json: the JSON of a `digestbot eval --analyzer llm --format json` run, for the real model;
+- --llm-partial DB SINCE UNTIL SAMPLE: what an interrupted `digestbot eval --analyzer llm --sample
+  SAMPLE` run on that database reached: the commits of its sample whose LLM analyses it stored,
+  scored with the same weights (a slow local model may not finish a whole sample).
 Prints recall, share flagged, lift and precision at medium+high and at high, and the targets.
 """
 
@@ -23,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -138,6 +141,54 @@ def llm_row(path: Path) -> str:
     )
 
 
+def llm_partial(
+    git_dir: Path, db: Path, since: date, until: date, n: int, heuristic: EvalResult
+) -> list[str]:
+    """Score the LLM analyses an interrupted sampled eval stored, over the commits it reached, and
+    the heuristic's ranks of the very same commits with the same weights."""
+    from analysis.followups import find_links
+    from analysis.window import day_window
+    from bot.evaluate import _answer_key, _sample
+
+    store = Store(db)
+    repo = LocalGitSource(git_dir).repo
+    start, end = day_window(since, TZ)[0], day_window(until, TZ)[1]
+    history = store.history(repo, "main", start - timedelta(days=180), end + timedelta(days=30))
+    answer = _answer_key(find_links(history), timedelta(days=30))
+    chosen, weights = _sample([c for c in history if start <= c.committed_at < end], answer, n)
+    judged = []
+    for c in chosen:
+        rows = store.query(
+            "SELECT data FROM analyses WHERE repo = ? AND sha = ? AND analyzer = 'llm' ORDER BY created_at DESC"
+            " LIMIT 1",
+            [repo, c.sha],
+        )
+        if rows:
+            tier = Importance(json.loads(rows[0]["data"])["importance"])
+            link = answer.get(c.sha)
+            judged.append(
+                Judged(
+                    c.sha,
+                    c.title,
+                    c.committed_at,
+                    tier,
+                    "",
+                    link.follow_up if link else None,
+                    link.kind.value if link else None,
+                    weights.get(c.sha, 1.0),
+                )
+            )
+    reached = f"llm: {len(judged)} of {len(chosen)} sampled"
+    ours = {j.sha: j for j in heuristic.judged}
+    same = [
+        Judged(j.sha, j.title, j.committed_at, ours[j.sha].importance, "", j.followed_by, j.kind, j.weight)
+        for j in judged
+        if j.sha in ours
+    ]
+    span = f"  ({since}..{until}, sample {n} + every followed-up commit, weighted)"
+    return [row(reached, score(judged)) + span, row("heuristic (history), same commits", score(same)) + span]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bundle", type=Path, default=SHARED / "data/vllm-history/vllm-2025H2.bundle")
@@ -146,6 +197,7 @@ def main() -> None:
     parser.add_argument("--until", type=date.fromisoformat, default=date(2025, 12, 31))
     parser.add_argument("--baseline", default="bbbf3d4", help="commit of the rubric before (empty: skip)")
     parser.add_argument("--llm-json", type=Path, action="append", default=[])
+    parser.add_argument("--llm-partial", nargs=4, metavar=("DB", "SINCE", "UNTIL", "SAMPLE"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         git_dir = args.git_dir or clone(args.bundle, Path(tmp) / "history.git")
@@ -158,6 +210,11 @@ def main() -> None:
         rows.append(row("today's rubric, HISTORY_DAYS=0", plain.score, plain_s))
         rows.append(row("today's rubric, history (default)", after.score, after_s))
         rows += [llm_row(p) for p in args.llm_json]
+        if args.llm_partial:
+            db, first, last, n = args.llm_partial
+            rows += llm_partial(
+                git_dir, Path(db), date.fromisoformat(first), date.fromisoformat(last), int(n), after
+            )
     print(
         f"{after.repo}@main {args.since} .. {args.until} (Asia/Shanghai), 30-day horizon; "
         f"{len(after.links)} follow-up links mined from the history"
