@@ -43,6 +43,7 @@ MAX_WINDOW_PAGES = 100  # 10 000 commits in one window: surely a wrong window, n
 MAX_ABOVE_PAGES = 10  # history above the window read to settle the first-parent chain
 HISTORY_MAX_PAGES = 200  # 20 000 commits of history for the judgment signals; older ones are not read
 HISTORY_DETAILS = 200  # commit details fetched per history read for the paths they touched
+HISTORY_PAGES_ANONYMOUS = 3  # without GITHUB_TOKEN: the newest 300 commits of history, no details
 MAX_RETRIES = 3  # 5xx and network failures
 MAX_RATE_WAITS = 5
 SECONDARY_WAIT = 60.0  # GitHub's advice when a limit gives no time: wait at least a minute
@@ -227,13 +228,17 @@ class GitHubSource:
         return await self.get_commit(merge_sha)
 
     async def history(
-        self, branch: str, since: datetime, until: datetime, *, detail_budget: int = HISTORY_DETAILS
+        self, branch: str, since: datetime, until: datetime, *, detail_budget: int | None = None
     ) -> list[PastCommit]:
         """The branch's commits with committer dates in [since, until), oldest first, from the list
         endpoint (ETag-cached pages: a re-read costs 304s). The list has no files: the paths a commit
         touched come from the store, and up to `detail_budget` commits the store lacks are fetched
         (newest first) and stored, so the record fills in over a few runs without spending the quota."""
-        listed = await self._list(branch, since=since, until=until, max_pages=HISTORY_MAX_PAGES, strict=False)
+        # Without a token GitHub allows 60 requests an hour: history must not eat the day's quota.
+        pages = HISTORY_MAX_PAGES if self._has_token else HISTORY_PAGES_ANONYMOUS
+        if detail_budget is None:
+            detail_budget = HISTORY_DETAILS if self._has_token else 0
+        listed = await self._list(branch, since=since, until=until, max_pages=pages, strict=False)
         nodes = [_node(item) for item in listed]
         chain = first_parent_shas(nodes)
         items = [(n, item) for n, item in zip(nodes, listed, strict=True) if n.sha in chain]

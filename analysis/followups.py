@@ -9,7 +9,9 @@ What counts, in the title or the message body (trailers removed):
   title without quotes naming an earlier title exactly, `This reverts commit <sha>`, `Revert(s) #N`,
   `Revert(s) PR #N`, a pull-request URL in place of `#N`;
 - fix forward: `after #N`, `broken by #N`, `regression from|in|caused by|introduced by #N`,
-  `follow-up to #N`, `fix(es) #N`, `introduced in #N`, `caused by #N`.
+  `follow-up to #N`, `fix(es) #N`, `introduced in #N`, `caused by #N` in the body; in the title, any
+  `#N` besides the commit's own "(#M)" (a squash-merged title that names an earlier pull request
+  follows it up), unless the title re-lands, back-ports or cherry-picks it.
 Every `#N` must be a pull request that landed on the branch before the follow-up (GitHub numbers
 issues and pull requests alike, so a reference to an issue resolves to nothing and links nothing).
 """

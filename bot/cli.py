@@ -10,7 +10,7 @@ import os
 import re
 import sqlite3
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -138,6 +138,24 @@ class Ctx:
             return
         protected = store_files(self.settings.digest_db) if out not in (None, STDOUT) else []
         write_text(text, out, protected=protected)
+
+
+@contextlib.asynccontextmanager
+async def opened(
+    obj: Ctx, analyzer: str, repo: str | None, git_dir: Path | None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The analyser (made first: a configuration error before any connection) and the commit source
+    of the source options, both closed at the end."""
+    from bot.analyzers import make_analyzer
+    from bot.sources import open_source
+
+    chosen = make_analyzer(obj.settings, obj.store, analyzer)
+    source = open_source(obj.settings, obj.store, repo, git_dir)
+    try:
+        yield source, chosen
+    finally:
+        await source.aclose()
+        await chosen.aclose()
 
 
 class StageBars:
@@ -333,14 +351,10 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
     the_repo = repos.pop() if repos else repo or settings.digest_repo
 
     async def go():
-        from bot.analyzers import make_analyzer
         from bot.pipeline import analyse_ref
         from bot.refs import Ref
-        from bot.sources import open_source
 
-        chosen = make_analyzer(settings, obj.store, analyzer)  # a configuration error before any connection
-        source = open_source(settings, obj.store, the_repo, git_dir)
-        try:
+        async with opened(obj, analyzer, the_repo, git_dir) as (source, chosen):
             the_branch = await pick_branch(source, branch, settings)
             results = []
             for ref in parsed:
@@ -359,9 +373,6 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
                     )
                 )
             return results
-        finally:
-            await source.aclose()
-            await chosen.aclose()
 
     results = run_async(go())
     if fmt == "json":
@@ -670,30 +681,25 @@ async def build_day(
     obj: Ctx, repo, git_dir, branch, analyzer, day, zone_info, lang, refresh, bars: StageBars
 ):
     """The day's digest from the source options (shared by `digest` and `post`)."""
-    from bot.analyzers import make_analyzer
     from bot.pipeline import build_digest
-    from bot.sources import open_source
 
     settings = obj.settings
-    chosen = make_analyzer(settings, obj.store, analyzer)  # a configuration error before any connection
-    source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
     try:
-        return await build_digest(
-            source,
-            obj.store,
-            chosen,
-            branch=await pick_branch(source, branch, settings),
-            day=day,
-            tz=zone_info,
-            lang=lang,
-            refresh=refresh,
-            progress=bars,
-            history_days=settings.history_days,
-        )
+        async with opened(obj, analyzer, repo or settings.digest_repo, git_dir) as (source, chosen):
+            return await build_digest(
+                source,
+                obj.store,
+                chosen,
+                branch=await pick_branch(source, branch, settings),
+                day=day,
+                tz=zone_info,
+                lang=lang,
+                refresh=refresh,
+                progress=bars,
+                history_days=settings.history_days,
+            )
     finally:
         bars.close()
-        await source.aclose()
-        await chosen.aclose()
 
 
 def open_poster(platform: str, settings: Any):
@@ -739,10 +745,8 @@ def eval_command(
     import json
 
     from analysis.render_eval import eval_json, eval_table
-    from bot.analyzers import make_analyzer
     from bot.evaluate import evaluate
     from bot.settings import zone
-    from bot.sources import open_source
 
     settings = obj.settings
     zone_info = zone(tz or settings.digest_tz)
@@ -750,27 +754,24 @@ def eval_command(
     bars = StageBars(sys.stderr.isatty())
 
     async def go():
-        chosen = make_analyzer(settings, obj.store, analyzer)
-        source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
         try:
-            return await evaluate(
-                source,
-                obj.store,
-                chosen,
-                branch=await pick_branch(source, branch, settings),
-                since=first,
-                until=last,
-                tz=zone_info,
-                lang=lang or settings.digest_lang,
-                horizon_days=horizon,
-                history_days=settings.history_days,
-                sample=sample,
-                progress=lambda done, total: bars("analyse", done, total),
-            )
+            async with opened(obj, analyzer, repo or settings.digest_repo, git_dir) as (source, chosen):
+                return await evaluate(
+                    source,
+                    obj.store,
+                    chosen,
+                    branch=await pick_branch(source, branch, settings),
+                    since=first,
+                    until=last,
+                    tz=zone_info,
+                    lang=lang or settings.digest_lang,
+                    horizon_days=horizon,
+                    history_days=settings.history_days,
+                    sample=sample,
+                    progress=lambda done, total: bars("analyse", done, total),
+                )
         finally:
             bars.close()
-            await source.aclose()
-            await chosen.aclose()
 
     result = run_async(go())
     if fmt == "json":

@@ -48,7 +48,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "zh": {
         "size": "共 {lines} 行变更，涉及 {files} 个文件（规模先验：{prior}）",
         "size_only": "共 {lines} 行变更，涉及 {files} 个文件",
-        "hist_prior": "按规模、范围和路径历史，风险得分位于近 {days} 天 {n} 个提交的前 {top}%（先验：{prior}）",
+        "hist_prior": "按规模、范围和路径历史，风险得分高于近 {days} 天 {n} 个提交中的 {pct}%（先验：{prior}）",
         "hist_path": "{path}：近期 {n} 次改动中有 {k} 次后来被回滚或修复",
         "hist_follows_revert": "本身回滚了 {sha}（修复常常需要再修复）",
         "hist_follows_fix": "本身是对 {sha} 的后续修复（修复常常需要再修复）",
@@ -153,7 +153,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "en": {
         "size": "{lines} changed lines in {files} files (size prior: {prior})",
         "size_only": "{lines} changed lines in {files} files",
-        "hist_prior": "by size, spread and path history its risk score is in the top {top}% of the last {days} days'"
+        "hist_prior": "by size, spread and path history its risk score is above {pct}% of the last {days} days'"
         " {n} commits (prior: {prior})",
         "hist_path": "{path}: {k} of its last {n} changes were later reverted or fixed",
         "hist_follows_revert": "itself reverts {sha} (fixes get fixed again)",

@@ -151,12 +151,11 @@ def _history_text(history: HistoryFacts, prior: Importance, lang: str) -> list[s
     """The history facts that decided the prior, as short clauses."""
     parts = []
     if history.percentile is not None:
-        top = max(1, round(100 * (1 - history.percentile)))
         parts.append(
             t(
                 lang,
                 "hist_prior",
-                top=_num(top),
+                pct=_num(round(100 * history.percentile)),
                 days=_num(history.window_days),
                 n=_num(history.commits_seen),
                 prior=importance_word(lang, prior),

@@ -493,7 +493,7 @@ async def test_history_reads_list_pages_once_then_only_new_ones(fake, source_for
 
     newest = datetime(2026, 1, 20, tzinfo=UTC)
     fake.set_commits(linear_history(250, newest, step=timedelta(hours=1)))
-    source = source_for(fake)
+    source = source_for(fake, token=TOKEN)
     since = newest - timedelta(days=30)
     await sync_history(source, store, "main", since, newest + timedelta(seconds=1))
     stored = store.history(REPO, "main", since, newest + timedelta(seconds=1))
@@ -522,3 +522,13 @@ async def test_history_reads_list_pages_once_then_only_new_ones(fake, source_for
     assert [c.message for c in store.history(REPO, "main", newest, later)][-5:] == [
         f"next {i}" for i in range(5)
     ]
+
+
+async def test_history_without_a_token_spares_the_hourly_quota(fake, source_for, store):
+    newest = datetime(2026, 1, 20, tzinfo=UTC)
+    fake.set_commits(linear_history(450, newest, step=timedelta(hours=1)))
+    history = await source_for(fake).history(
+        "main", newest - timedelta(days=30), newest + timedelta(seconds=1)
+    )
+    assert len(history) == 300  # the newest three pages
+    assert fake.requests == 3 and all(c.files == () for c in history)  # no detail requests
