@@ -630,9 +630,7 @@ def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, t
     from analysis.render_json import dumps
     from analysis.render_weekly import render_weekly_json, render_weekly_markdown, weekly_filename
     from analysis.weekly import last_full_week, parse_week
-    from bot.analyzers import make_analyzer
     from bot.settings import zone
-    from bot.sources import open_source
     from bot.weekly import build_week
 
     settings = obj.settings
@@ -641,25 +639,23 @@ def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, t
     lang = lang or settings.digest_lang
 
     async def go():
-        chosen = make_analyzer(settings, obj.store, analyzer)
-        source = open_source(settings, obj.store, repo or settings.digest_repo, git_dir)
         bars = StageBars(sys.stderr.isatty())
         try:
-            return await build_week(
-                source,
-                obj.store,
-                chosen,
-                branch=await pick_branch(source, branch, settings),
-                year=year,
-                week=number,
-                tz=zone_info,
-                lang=lang,
-                progress=bars,
-            )
+            async with opened(obj, analyzer, repo or settings.digest_repo, git_dir) as (source, chosen):
+                return await build_week(
+                    source,
+                    obj.store,
+                    chosen,
+                    branch=await pick_branch(source, branch, settings),
+                    year=year,
+                    week=number,
+                    tz=zone_info,
+                    lang=lang,
+                    refresh=refresh,
+                    progress=bars,
+                )
         finally:
             bars.close()
-            await source.aclose()
-            await chosen.aclose()
 
     rollup = run_async(go())
     folder = Path(out).parent if out not in (None, "-") else Path.cwd()  # the Markdown's own folder

@@ -45,14 +45,18 @@ async def build_week(
     tz: ZoneInfo,
     lang: str,
     keep: Callable[[Commit], bool] | None = None,
+    refresh: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> Week:
+    """refresh: analyse the week's commits again instead of reusing cached analyses."""
     start, end = week_window(year, week, tz)
     await ensure_links(source, store, branch, start - timedelta(days=FOLLOWUP_LOOKBACK_DAYS), end)
     digests = []
     for number, day in enumerate(week_days(year, week), start=1):
         digests.append(
-            await build_digest(source, store, analyzer, branch=branch, day=day, tz=tz, lang=lang, keep=keep)
+            await build_digest(
+                source, store, analyzer, branch=branch, day=day, tz=tz, lang=lang, keep=keep, refresh=refresh
+            )
         )
         if progress:
             progress("days", number, 7)

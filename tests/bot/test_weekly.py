@@ -358,3 +358,19 @@ async def test_the_service_runner_posts_a_subscriptions_week(repo, store, tmp_pa
     assert outcome.commits == 6 and outcome.stats["high"] == 1
     assert "每周回顾 · acme/widgets · 2026-W05" in parent.text + str(parent.blocks)
     assert upload.filename == "weekly-acme-widgets-2026-W05.zh.png" and upload.thread_ts == parent.ts
+
+
+async def test_a_second_roll_up_reuses_the_analyses_unless_refreshed(repo, store):
+    class Counting(FixedAnalyzer):
+        analysed = 0
+
+        async def analyze(self, commits, lang, progress=None, history=None):
+            Counting.analysed += len(commits)
+            return await super().analyze(commits, lang, progress, history)
+
+    source = LocalGitSource(repo.path)
+    for refresh, expected in ((False, 7), (False, 7), (True, 13)):  # 6 of the week + #10 ranked late
+        await build_week(source, store, Counting(), branch="main", year=2026, week=5, tz=TZ, lang="en",
+                         refresh=refresh)  # fmt: skip
+        assert Counting.analysed == expected
+    await source.aclose()
