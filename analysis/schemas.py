@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from analysis.labels import LANGS, change_type_label, label
 from analysis.models import INSIGHT_DIMENSIONS, ChangeType, Importance
@@ -278,6 +278,37 @@ class HighOut(MediumOut):
 assert tuple(InsightsOut.model_fields) == INSIGHT_DIMENSIONS
 
 
+# One call per commit: the ranking and the fields of the tier it chose, in one reply (issue 12).
+# Every key is in the strict schema (strict mode requires it), but what must be filled depends on the
+# tier the model picked: low needs nothing deeper (its deeper fields are dropped), medium needs scope and
+# recommendations, high also needs insights (null for the other tiers). (No docstring: pydantic would
+# send it as the schema's description with every request.)
+class CommitOut(TriageOut):
+    scope: list[str]
+    risks: list[str]
+    recommendations: list[str]
+    insights: InsightsOut | None
+
+    @field_validator("scope", "risks", "recommendations", mode="before")
+    @classmethod
+    def _lenient_list(cls, value: Any) -> Any:
+        return normalize_list(value)
+
+    @model_validator(mode="after")
+    def _tier_fields(self) -> CommitOut:
+        if self.importance == "low":
+            self.scope, self.risks, self.recommendations, self.insights = [], [], [], None
+            return self
+        missing = [name for name in ("scope", "recommendations") if not getattr(self, name)]
+        if self.importance == "high" and self.insights is None:
+            missing.append("insights")
+        if missing:
+            raise ValueError(f"a {self.importance} commit needs {', '.join(missing)}")
+        if self.importance == "medium":
+            self.insights = None
+        return self
+
+
 # --------------------------------------------------------------------------------------------
 # response_format: strict JSON schema
 # --------------------------------------------------------------------------------------------
@@ -343,6 +374,8 @@ def json_shape(model: type[BaseModel]) -> str:
 
 
 def _shape(node: dict[str, Any]) -> str:
+    if "anyOf" in node:
+        return "|".join(_shape(option) for option in node["anyOf"])
     if "enum" in node:
         return "|".join(json.dumps(v, ensure_ascii=False) for v in node["enum"])
     kind = node.get("type")

@@ -28,11 +28,10 @@ sys.path.insert(0, str(ROOT))
 
 from adapters.github import commit_from_api  # noqa: E402
 from adapters.llm import LLMClient  # noqa: E402
-from analysis.budget import file_list, select_diff  # noqa: E402
+from analysis.budget import DiffSelection, file_list  # noqa: E402
 from analysis.models import Commit, Importance  # noqa: E402
-from analysis.prompts import analysis_messages  # noqa: E402
+from analysis.prompts import commit_messages  # noqa: E402
 from analysis.render_markdown import render_commit  # noqa: E402
-from analysis.schemas import TriageOut  # noqa: E402
 from analysis.tokens import estimate_messages, estimate_tokens  # noqa: E402
 from bot.llm_analyzer import LLMAnalyzer  # noqa: E402
 from bot.pipeline import RunStats, build_digest  # noqa: E402
@@ -90,8 +89,8 @@ def full_patch_tokens(commits: list[Commit]) -> tuple[int, int]:
     around it), and how many of those calls would not fit an 8k context."""
     total = too_big = 0
     for c in commits:
-        stub = TriageOut(importance="medium", reason="-", change_type="other", summary="-")
-        prompt = analysis_messages(c, stub, Importance.MEDIUM, file_list(c, 10**9), select_diff(c, 0), "zh")
+        empty = DiffSelection(text="", files_total=c.file_count)
+        prompt = commit_messages(c, (Importance.MEDIUM, "-"), file_list(c, 10**9), empty, "zh")
         tokens = estimate_messages(prompt) + estimate_tokens("\n".join(f.patch or "" for f in c.files))
         total += tokens
         too_big += tokens > 8192

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from analysis import heuristic
@@ -23,6 +24,9 @@ from bot.analyzers import Analyzer
 from bot.refs import Ref
 from bot.sources import CommitSource
 from bot.store import Store, digest_key, utcnow
+
+if TYPE_CHECKING:
+    from analysis.history import HistoryFacts
 
 log = logging.getLogger(__name__)
 
@@ -115,9 +119,12 @@ async def analyse_commits(
     refresh: bool = False,
     progress: StageProgress | None = None,
     stats: RunStats | None = None,
+    history: Mapping[str, HistoryFacts] | None = None,
 ) -> dict[str, Analysis]:
     """An analysis for every commit: from the cache unless refresh, else from the analyser. A commit
-    the analyser did not return is given the heuristic analysis with the gap stated — never dropped."""
+    the analyser did not return is given the heuristic analysis with the gap stated — never dropped.
+    Each analysis is stored as soon as the analyser hands it over: Ctrl-C or SIGTERM part-way keeps
+    every analysis already paid for, and the next run asks only for the rest."""
     stats = stats if stats is not None else RunStats()
     analyses: dict[str, Analysis] = {}
     if not refresh:
@@ -127,9 +134,21 @@ async def analyse_commits(
                 analyses[commit.sha] = cached
     stats.cached_analyses = len(analyses)
     todo = [c for c in commits if c.sha not in analyses]
+    saved: set[str] = set()
+
+    def keep(result: Analysis) -> None:
+        if result.analyzer == "heuristic-fallback" or result.sha in saved:
+            return  # a fallback is not cached: the next run tries the analyser again
+        store.save_analysis(repo, result, analyzer.model, analyzer.prompt_version)
+        saved.add(result.sha)
+
     fresh = (
         await analyzer.analyze(
-            todo, lang, progress=(lambda d, t: progress("analyse", d, t)) if progress else None
+            todo,
+            lang,
+            progress=(lambda d, t: progress("analyse", d, t)) if progress else None,
+            history=history,
+            on_result=keep,
         )
         if todo
         else {}
@@ -139,9 +158,9 @@ async def analyse_commits(
         analyses[commit.sha] = result
         if result.analyzer == "heuristic-fallback":
             stats.fallbacks += 1
-            continue  # not cached: the next run tries the analyser again
+            continue
         stats.new_analyses += 1
-        store.save_analysis(repo, result, analyzer.model, analyzer.prompt_version)
+        keep(result)  # an analyser that did not report it as it went
     return analyses
 
 

@@ -4,6 +4,7 @@ import pytest
 
 from analysis.models import INSIGHT_DIMENSIONS, ChangeType
 from analysis.schemas import (
+    CommitOut,
     HighOut,
     InsightsOut,
     MediumOut,
@@ -42,7 +43,7 @@ def _objects(node):
             yield from _objects(value)
 
 
-@pytest.mark.parametrize("model", [TriageOut, InsightsOut, MediumOut, HighOut])
+@pytest.mark.parametrize("model", [TriageOut, InsightsOut, MediumOut, HighOut, CommitOut])
 def test_strict_schema_closes_every_object(model):
     fmt = response_format(model)
     assert fmt["type"] == "json_schema"
@@ -177,3 +178,30 @@ def test_high_needs_insights():
 def test_first_valid_object_wins_over_an_earlier_example():
     reply = 'For example {"importance": "x"} — my answer: ' + json.dumps(TRIAGE)
     assert parse_reply(reply, TriageOut).importance == "high"
+
+
+def card(importance: str, **fields) -> str:
+    deep = {"scope": [], "risks": [], "recommendations": [], "insights": None}
+    return json.dumps({**TRIAGE, **deep, "importance": importance, **fields})
+
+
+def test_one_reply_needs_deeper_fields_only_for_higher_tiers():
+    # The strict schema lists every key (strict mode requires it); insights may be null.
+    schema = strict_schema(CommitOut)
+    assert set(schema["required"]) == set(CommitOut.model_fields)
+    assert {"type": "null"} in schema["properties"]["insights"]["anyOf"]
+    assert '"insights": {"architecture": string' in json_shape(CommitOut) and "}|null}" in json_shape(
+        CommitOut
+    )
+    low = parse_reply(card("low", scope=["ignored"], insights=INSIGHTS), CommitOut)
+    assert low.scope == [] and low.insights is None  # nothing deeper survives for low
+    with pytest.raises(ReplyInvalid, match="a medium commit needs scope, recommendations"):
+        parse_reply(card("medium"), CommitOut)
+    medium = parse_reply(
+        card("medium", scope=["engine"], recommendations=["test"], insights=INSIGHTS), CommitOut
+    )
+    assert medium.insights is None and medium.risks == []
+    with pytest.raises(ReplyInvalid, match="a high commit needs insights"):
+        parse_reply(card("high", scope=["engine"], recommendations=["test"]), CommitOut)
+    high = parse_reply(card("high", scope=["e"], recommendations=["t"], insights=INSIGHTS), CommitOut)
+    assert high.insights is not None and high.insights.security == "security text"
