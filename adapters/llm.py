@@ -12,6 +12,7 @@ record per attempt (the llm_calls table).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import math
 import random
@@ -24,6 +25,7 @@ from urllib.parse import urlsplit
 
 import openai
 from aiolimiter import AsyncLimiter
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
 from analysis.errors import ServiceError
@@ -67,6 +69,17 @@ class ChatReply:
     latency_ms: float
     model: str
     tokens_cached: int = 0  # usage.prompt_tokens_details.cached_tokens, where the server reports it
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRequest:
+    custom_id: str
+    messages: Sequence[Message]
+    max_tokens: int
+    purpose: str
+    response_model: type[BaseModel] | None = None
+    sha: str | None = None
+    repo: str | None = None
 
 
 class _Retry(Exception):
@@ -431,6 +444,88 @@ class LLMClient:
         self.limit.success(started, reply.latency_ms / 1000, reply.tokens_out)
         self._headers(raw.headers)  # after the success step: the provider's word is the last one
         return reply
+
+    # -- the Batch API -----------------------------------------------------------------------------
+    async def batch(
+        self,
+        requests: Sequence[BatchRequest],
+        *,
+        deadline: float,
+        poll: float = 10.0,
+        prompt_version: str = "",
+    ) -> dict[str, ChatReply]:
+        """Many calls through the OpenAI Batch API (a JSONL upload to /v1/files, /v1/batches, polled,
+        the output file read back; half the price on OpenAI). Returns the replies that came back by
+        `deadline` seconds, by custom_id; the caller sends the rest live. A batch still running at the
+        deadline is cancelled. Never raises for the batch's own failure: it returns what it has."""
+        if not requests:
+            return {}
+        began = time.monotonic()
+        lines = []
+        for r in requests:
+            params = self._params(r.messages, r.response_model, r.max_tokens, 0.2)
+            lines.append(
+                json.dumps(
+                    {
+                        "custom_id": r.custom_id,
+                        "method": "POST",
+                        "url": "/v1/chat/completions",
+                        "body": params,
+                    },
+                    ensure_ascii=False,
+                )
+            )
+        try:
+            upload = await self._client.files.create(
+                file=("digest-batch.jsonl", ("\n".join(lines) + "\n").encode("utf-8")), purpose="batch"
+            )
+            job = await self._client.batches.create(
+                input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
+            )
+            while job.status not in ("completed", "failed", "expired", "cancelled"):
+                if time.monotonic() - began + poll > deadline:
+                    log.warning(
+                        "LLM batch %s not done after %.0fs: cancelled, the calls go live", job.id, deadline
+                    )
+                    await self._client.batches.cancel(job.id)
+                    return {}
+                await self._sleep(poll)
+                job = await self._client.batches.retrieve(job.id)
+            if job.status != "completed" or not job.output_file_id:
+                log.warning("LLM batch %s ended %s: the calls go live", job.id, job.status)
+                return {}
+            content = await self._client.files.content(job.output_file_id)
+        except (openai.APIError, ValueError) as exc:
+            log.warning("LLM batch failed (%s): the calls go live", self._scrub(_one_line(exc)))
+            return {}
+        by_id = {r.custom_id: r for r in requests}
+        replies: dict[str, ChatReply] = {}
+        for line in content.text.splitlines():
+            reply = self._batch_reply(line, by_id, began, prompt_version)
+            if reply is not None:
+                replies[reply[0]] = reply[1]
+        return replies
+
+    def _batch_reply(
+        self, line: str, by_id: dict[str, BatchRequest], began: float, prompt_version: str
+    ) -> tuple[str, ChatReply] | None:
+        try:
+            item = json.loads(line)
+        except ValueError:
+            return None
+        request = by_id.get(item.get("custom_id")) if isinstance(item, dict) else None
+        if request is None:
+            return None
+        response = item.get("response") or {}
+        if response.get("status_code") != 200:
+            return None
+        record = {"model": self.model, "prompt_version": prompt_version, "purpose": f"{request.purpose}-batch",
+                  "repo": request.repo, "sha": request.sha}  # fmt: skip
+        try:
+            completion = ChatCompletion.model_validate(response.get("body") or {})
+            return request.custom_id, self._reply(completion, request.messages, record, began)
+        except (ValueError, _Retry):
+            return None
 
     def _headers(self, headers: Any) -> None:
         """x-ratelimit-remaining-requests / -tokens (OpenAI, Azure, many proxies): never more in flight

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from adapters.llm import LLMClient, LLMError, LLMFatal, Message
+from adapters.llm import BatchRequest, LLMClient, LLMError, LLMFatal, Message
 from analysis import heuristic
 from analysis.budget import DiffSelection, file_list, select_diff
 from analysis.echo import tidy
@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 MIN_OUTPUT_TOKENS = 128
 LENGTH_GROWTH = 1.5  # output allowance multiplier on the retry after a "length" reply
 DEFAULT_DAY_DEADLINE = 1800.0  # seconds for a whole day's analysis (LLM_DAY_DEADLINE)
+BATCH_MIN_COMMITS = 2  # a single commit's card (`analyze <sha>`, `/digest <sha>`) is always live
 
 FAILURE_TEXT = {
     "zh": {
@@ -102,6 +103,13 @@ class Budgets:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    prior: tuple[Importance, str]
+    build: Callable[[int], tuple[list[Message], DiffSelection]]
+    budget: int
+
+
 def _text(lang: str, key: str, **fmt: object) -> str:
     return FAILURE_TEXT["zh" if lang == "zh" else "en"][key].format(**fmt)
 
@@ -131,6 +139,8 @@ class LLMAnalyzer:
         output_tokens: int = 1536,
         day_deadline: float = DEFAULT_DAY_DEADLINE,
         strict: bool = False,
+        batch_wait: float | None = None,
+        batch_poll: float = 30.0,
     ):
         self.client = client
         self.model = client.model
@@ -138,6 +148,8 @@ class LLMAnalyzer:
         self.budgets = Budgets.for_context(context_tokens, output_tokens)
         self.day_deadline = day_deadline
         self.strict = strict
+        self.batch_wait = batch_wait  # LLM_BATCH: seconds to wait for a Batch API job, None: live only
+        self.batch_poll = batch_poll
         self.disabled: LLMFatal | None = None  # set by the first 401/403/404 of a non-strict run
 
     @classmethod
@@ -166,6 +178,7 @@ class LLMAnalyzer:
             output_tokens=settings.llm_output_tokens,
             day_deadline=settings.llm_day_deadline,
             strict=strict,
+            batch_wait=settings.llm_batch_wait if settings.llm_batch else None,
         )
 
     async def aclose(self) -> None:
@@ -195,8 +208,12 @@ class LLMAnalyzer:
         async def one(commit: Commit) -> None:
             finish(commit, await self.analyze_commit(commit, lang, history.get(commit.sha)))
 
+        self.disabled = None  # a bad key is a per-run verdict: a long-lived service tries again
+        todo = commits
+        if self.batch_wait and len(commits) >= BATCH_MIN_COMMITS:
+            todo = await self._batched(commits, lang, history, finish)
         # The client's adaptive limit bounds the calls in flight; tasks only wait their turn.
-        tasks = [asyncio.create_task(one(c)) for c in commits]
+        tasks = [asyncio.create_task(one(c)) for c in todo]
         try:
             done, pending = await asyncio.wait(tasks, timeout=self.day_deadline) if tasks else (set(), set())
         except BaseException:
@@ -223,6 +240,55 @@ class LLMAnalyzer:
                 finish(commit, self._fallback(commit, lang, late, history.get(commit.sha)))
         return {c.sha: results[c.sha] for c in commits}
 
+    async def _batched(
+        self,
+        commits: list[Commit],
+        lang: str,
+        history: Mapping[str, HistoryFacts],
+        finish: Callable[[Commit, Analysis], None],
+    ) -> list[Commit]:
+        """The day's first calls through the Batch API (LLM_BATCH): every commit whose reply came back
+        valid by the batch deadline is finished here; the rest (returned) go live."""
+        plans = {c.sha: self._plan(c, lang, history.get(c.sha)) for c in commits}
+        requests = []
+        selections: dict[str, DiffSelection] = {}
+        for c in commits:
+            messages, selections[c.sha] = plans[c.sha].build(plans[c.sha].budget)
+            requests.append(
+                BatchRequest(
+                    custom_id=c.sha,
+                    messages=messages,
+                    max_tokens=self._allowance(self.budgets.output, messages),
+                    purpose="analysis",
+                    response_model=CommitOut,
+                    sha=c.sha,
+                    repo=c.repo,
+                )
+            )
+        replies = await self.client.batch(
+            requests, deadline=self.batch_wait, poll=self.batch_poll, prompt_version=self.prompt_version
+        )
+        live = []
+        for c in commits:
+            reply = replies.get(c.sha)
+            parsed = None
+            if reply is not None and reply.finish_reason == "stop":
+                try:
+                    parsed = parse_reply(reply.content, CommitOut)
+                except ReplyInvalid:
+                    parsed = None  # asked again live, where a repair call is possible
+            if parsed is None:
+                live.append(c)
+                continue
+            finish(c, self._compose(c, lang, parsed, selections[c.sha], plans[c.sha].prior[1]))
+        log.info(
+            "LLM batch: %d of %d commits answered, %d go live",
+            len(commits) - len(live),
+            len(commits),
+            len(live),
+        )
+        return live
+
     async def analyze_commit(
         self, commit: Commit, lang: str, history: HistoryFacts | None = None
     ) -> Analysis:
@@ -231,8 +297,10 @@ class LLMAnalyzer:
         if self.disabled is not None:
             return self._fallback(commit, lang, self.disabled, history, quiet=True)
         try:
-            prior = heuristic.rank(commit, lang, history=history)
-            reply, selection = await self._card(commit, lang, prior, history)
+            plan = self._plan(commit, lang, history)
+            reply, selection = await self._ask(
+                commit, "analysis", plan.build, plan.budget, self.budgets.output
+            )
         except LLMFatal as exc:
             if self.strict:
                 raise
@@ -242,13 +310,13 @@ class LLMAnalyzer:
             return self._fallback(commit, lang, exc, history, quiet=True)
         except Exception as exc:
             return self._fallback(commit, lang, exc, history)
-        return self._compose(commit, lang, reply, selection, prior[1])
+        return self._compose(commit, lang, reply, selection, plan.prior[1])
 
     # -- the one call -------------------------------------------------------------------------------
-    async def _card(
-        self, commit: Commit, lang: str, prior: tuple[Importance, str], history: HistoryFacts | None
-    ) -> tuple[CommitOut, DiffSelection]:
+    def _plan(self, commit: Commit, lang: str, history: HistoryFacts | None) -> _Plan:
+        """The rule-based prior, the prompt builder (by diff budget) and the diff budget of one commit."""
         b = self.budgets
+        prior = heuristic.rank(commit, lang, history=history)
         files = file_list(commit, b.files)
 
         def build(budget: int) -> tuple[list[Message], DiffSelection]:
@@ -268,7 +336,7 @@ class LLMAnalyzer:
             budget = min(budget, b.compact_diff)
         elif prior[0] == Importance.MEDIUM:
             budget = min(budget, b.medium_diff)
-        return await self._ask(commit, "analysis", build, budget, b.output)
+        return _Plan(prior, build, budget)
 
     async def _ask(
         self,

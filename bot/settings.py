@@ -56,6 +56,10 @@ class Settings(BaseSettings):
     llm_rpm: int | None = Field(None, ge=1, description="requests per minute, unset for no limit")
     llm_tpm: int | None = Field(None, ge=1, description="input tokens per minute, unset for no limit")
     llm_day_deadline: float = Field(1800.0, gt=0, description="seconds for a whole day's analysis")
+    llm_batch: bool = Field(False, description="send a day's calls through the OpenAI Batch API first")
+    llm_batch_wait: float = Field(
+        3600.0, gt=0, description="seconds to wait for a batch before the rest goes live"
+    )
     llm_breaker_after: int = Field(
         4, ge=1, description="consecutive timeouts/5xx with no success since, before we stop calling"
     )

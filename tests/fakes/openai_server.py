@@ -163,6 +163,10 @@ class FakeLLM(FakeServer):
         self.reject_schema = reject_schema  # 400 for any request carrying response_format
         self.usage = usage  # False: omit `usage`, as some servers do
         self.enforce_max_tokens = enforce_max_tokens  # a reply longer than max_tokens is cut: "length"
+        self.files: dict[str, dict[str, Any]] = {}  # the Batch API's uploads and outputs
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_delay = 0.0  # seconds before a submitted batch completes
+        self.batch_never_finishes = False
         self.prefix_cache = True  # report cached_tokens like vLLM's automatic prefix caching
         self.rate_limit_per_window: int | None = None  # requests allowed per `rate_window` seconds
         self.rate_window = 60.0
@@ -254,6 +258,8 @@ class FakeLLM(FakeServer):
             self.max_in_flight = 0
             self.prompt_tokens = 0
             self.cached_tokens = 0
+            self.batched = 0  # chat requests served inside a batch
+            self.batch_polls = 0
             self.log: list[Logged] = []
             self._prefixes = []
             self._starts = []
@@ -267,13 +273,98 @@ class FakeLLM(FakeServer):
 
     # -- request handling -------------------------------------------------------------------------
     def _handle(self, request: Request) -> Response:
-        if request.method != "POST" or not request.path.rstrip("/").endswith("/chat/completions"):
+        path = request.path.rstrip("/")
+        if "/files" in path or "/batches" in path:
+            return self._batch_api(request, path)
+        if request.method != "POST" or not path.endswith("/chat/completions"):
             return _error(404, f"no route {request.method} {request.path}")
         body = request.get_json(force=True, silent=True)
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             return _error(400, "body must be a JSON object with messages")
+        return self._chat(body)
+
+    # -- the Batch API: /v1/files (JSONL upload), /v1/batches, poll, /v1/files/{id}/content -----------
+    def _batch_api(self, request: Request, path: str) -> Response:
+        parts = path.split("/v1/", 1)[-1].split("/")
+        now = int(time.time())
+        if parts == ["files"] and request.method == "POST":
+            upload = request.files.get("file")
+            if upload is None or request.form.get("purpose") != "batch":
+                return _error(400, "multipart with purpose=batch and a file expected")
+            return _json(self._store_file(upload.read().decode("utf-8"), upload.filename or "batch.jsonl"))
+        if parts[0] == "files" and len(parts) == 3 and parts[2] == "content":
+            with self._lock:
+                data = self.files.get(parts[1])
+            return (
+                Response(data["content"], content_type="application/jsonl")
+                if data
+                else _error(404, "no file")
+            )
+        if parts == ["batches"] and request.method == "POST":
+            body = request.get_json(force=True, silent=True) or {}
+            with self._lock:
+                if body.get("input_file_id") not in self.files:
+                    return _error(400, "unknown input_file_id")
+                batch_id = f"batch_{next(self._ids)}"
+                self.batches[batch_id] = {
+                    "id": batch_id, "object": "batch", "endpoint": body.get("endpoint"),
+                    "input_file_id": body["input_file_id"], "completion_window": body.get("completion_window"),
+                    "created_at": now, "status": "validating", "_ready_at": time.monotonic() + self.batch_delay,
+                }  # fmt: skip
+            return _json(self._batch_view(batch_id))
+        if parts[0] == "batches" and len(parts) >= 2:
+            with self._lock:
+                known = parts[1] in self.batches
+            if not known:
+                return _error(404, "no such batch")
+            if len(parts) == 3 and parts[2] == "cancel" and request.method == "POST":
+                with self._lock:
+                    self.batches[parts[1]]["status"] = "cancelled"
+                return _json(self._batch_view(parts[1]))
+            self.batch_polls += 1
+            return _json(self._batch_view(parts[1]))
+        return _error(404, f"no route {request.method} {request.path}")
+
+    def _store_file(self, content: str, filename: str, purpose: str = "batch") -> dict[str, Any]:
+        with self._lock:
+            file_id = f"file-{next(self._ids)}"
+            meta = {"id": file_id, "object": "file", "bytes": len(content.encode("utf-8")), "created_at": int(time.time()),
+                    "filename": filename, "purpose": purpose, "status": "processed"}  # fmt: skip
+            self.files[file_id] = {**meta, "content": content}
+        return meta
+
+    def _batch_view(self, batch_id: str) -> dict[str, Any]:
+        """The batch as the API shows it; it runs every line through the chat handler once ready."""
+        with self._lock:
+            batch = self.batches[batch_id]
+            due = batch["status"] in ("validating", "in_progress") and time.monotonic() >= batch["_ready_at"]
+            if batch["status"] == "validating":
+                batch["status"] = "in_progress"
+        if due and not self.batch_never_finishes:
+            lines = [
+                json.loads(x) for x in self.files[batch["input_file_id"]]["content"].splitlines() if x.strip()
+            ]
+            out = []
+            for line in lines:
+                response = self._chat(line["body"], batch=True)
+                out.append({"id": f"resp_{next(self._ids)}", "custom_id": line["custom_id"],
+                            "response": {"status_code": response.status_code, "body": json.loads(response.get_data())},
+                            "error": None})  # fmt: skip
+            meta = self._store_file(
+                "\n".join(json.dumps(x) for x in out) + "\n", "output.jsonl", "batch_output"
+            )
+            with self._lock:
+                batch.update(status="completed", output_file_id=meta["id"],
+                             request_counts={"total": len(out), "completed": len(out), "failed": 0})  # fmt: skip
+        with self._lock:
+            return {k: v for k, v in batch.items() if not k.startswith("_")}
+
+    def _chat(self, body: dict[str, Any], *, batch: bool = False) -> Response:
         req = self._parse(body)
-        limited = self._rate_limited()
+        if batch:
+            with self._lock:
+                self.batched += 1
+        limited = None if batch else self._rate_limited()
         if limited is not None:
             return limited
         entry = Logged(
@@ -296,11 +387,11 @@ class FakeLLM(FakeServer):
                 self._take_rule(req, answer=True) if fault is None or fault.action in _ANSWERING else None
             )
         response = _error(500, "fake LLM failed")
-        slot = self._slot_sem
+        slot = None if batch else self._slot_sem
         try:
             if slot is not None:
                 slot.acquire()
-            if self.latency:
+            if self.latency and not batch:
                 self._stopping.wait(self.latency)
             response = self._respond(req, fault, override.overrides if override else {})
         finally:
