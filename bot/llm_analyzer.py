@@ -249,11 +249,17 @@ class LLMAnalyzer:
     ) -> list[Commit]:
         """The day's first calls through the Batch API (LLM_BATCH): every commit whose reply came back
         valid by the batch deadline is finished here; the rest (returned) go live."""
-        plans = {c.sha: self._plan(c, lang, history.get(c.sha)) for c in commits}
+
+        def prepare(c: Commit) -> tuple[_Plan, list[Message], DiffSelection]:
+            plan = self._plan(c, lang, history.get(c.sha))
+            return (plan, *plan.build(plan.budget))
+
+        prepared = {c.sha: await asyncio.to_thread(prepare, c) for c in commits}
+        plans = {sha: p[0] for sha, p in prepared.items()}
+        selections = {sha: p[2] for sha, p in prepared.items()}
         requests = []
-        selections: dict[str, DiffSelection] = {}
         for c in commits:
-            messages, selections[c.sha] = plans[c.sha].build(plans[c.sha].budget)
+            messages = prepared[c.sha][1]
             requests.append(
                 BatchRequest(
                     custom_id=c.sha,
@@ -280,7 +286,10 @@ class LLMAnalyzer:
             if parsed is None:
                 live.append(c)
                 continue
-            finish(c, self._compose(c, lang, parsed, selections[c.sha], plans[c.sha].prior[1]))
+            composed = await asyncio.to_thread(
+                self._compose, c, lang, parsed, selections[c.sha], plans[c.sha].prior[1]
+            )
+            finish(c, composed)
         log.info(
             "LLM batch: %d of %d commits answered, %d go live",
             len(commits) - len(live),
@@ -294,10 +303,12 @@ class LLMAnalyzer:
     ) -> Analysis:
         """Never raises (but for cancellation, and a 401/403/404 in strict mode): a failure becomes a
         heuristic fallback that says why."""
+        # CPU work (diff budgets, prompts, grounding) runs in worker threads: in `digestbot run` the
+        # event loop also serves chat, and a day's prompts would stall it for a noticeable while.
         if self.disabled is not None:
-            return self._fallback(commit, lang, self.disabled, history, quiet=True)
+            return await asyncio.to_thread(self._fallback, commit, lang, self.disabled, history, quiet=True)
         try:
-            plan = self._plan(commit, lang, history)
+            plan = await asyncio.to_thread(self._plan, commit, lang, history)
             reply, selection = await self._ask(
                 commit, "analysis", plan.build, plan.budget, self.budgets.output
             )
@@ -307,10 +318,10 @@ class LLMAnalyzer:
             if self.disabled is None:
                 self.disabled = exc
                 log.warning("%s; using the heuristic analyser for this run", exc)
-            return self._fallback(commit, lang, exc, history, quiet=True)
+            return await asyncio.to_thread(self._fallback, commit, lang, exc, history, quiet=True)
         except Exception as exc:
-            return self._fallback(commit, lang, exc, history)
-        return self._compose(commit, lang, reply, selection, plan.prior[1])
+            return await asyncio.to_thread(self._fallback, commit, lang, exc, history)
+        return await asyncio.to_thread(self._compose, commit, lang, reply, selection, plan.prior[1])
 
     # -- the one call -------------------------------------------------------------------------------
     def _plan(self, commit: Commit, lang: str, history: HistoryFacts | None) -> _Plan:
@@ -348,7 +359,7 @@ class LLMAnalyzer:
     ) -> tuple[CommitOut, DiffSelection]:
         """The validated reply: one repair call for an invalid reply; a "length" reply is never used,
         it is asked again once with half the diff and 1.5× the output allowance."""
-        messages, selection = build(diff_budget)
+        messages, selection = await asyncio.to_thread(build, diff_budget)
         repaired = shrunk = False
         call_purpose = purpose
         while True:
@@ -366,7 +377,7 @@ class LLMAnalyzer:
                     raise StageFailed("length")
                 shrunk, call_purpose = True, f"{purpose}-retry"
                 diff_budget, output = diff_budget // 2, int(output * LENGTH_GROWTH)
-                messages, selection = build(diff_budget)
+                messages, selection = await asyncio.to_thread(build, diff_budget)
                 continue
             try:
                 return parse_reply(reply.content, CommitOut), selection

@@ -6,6 +6,7 @@ analysis → record the digest. Rendering and delivery are the caller's business
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -71,14 +72,16 @@ async def build_digest(
     commits = await source.commits_in_window(
         branch, start, end, progress=(lambda d, t: progress("fetch", d, t)) if progress else None
     )
-    keep_commits(store, commits)
+    # Store work runs in a worker thread (the store is thread-safe): in `digestbot run` the event loop
+    # also serves chat, which must not wait behind a digest's SQLite writes.
+    await asyncio.to_thread(keep_commits, store, commits)
     window_total = len(commits)
     if keep is not None:
         commits = [c for c in commits if keep(c)]
     analyses = await analyse_commits(
         store, analyzer, source.repo, commits, lang, refresh=refresh, progress=progress, stats=stats
     )
-    analyses = mark_reverted(analyses, commits, lang)
+    analyses = await asyncio.to_thread(mark_reverted, analyses, commits, lang)
     digest = Digest(
         repo=source.repo,
         branch=branch,
@@ -92,7 +95,7 @@ async def build_digest(
         lang=lang,
         filtered_out=window_total - len(commits),
     )
-    save_digest(store, digest)
+    await asyncio.to_thread(save_digest, store, digest)
     stats.commits = len(commits)
     stats.seconds = time.monotonic() - began
     log.info(
@@ -128,19 +131,23 @@ async def analyse_commits(
     stats = stats if stats is not None else RunStats()
     analyses: dict[str, Analysis] = {}
     if not refresh:
-        for commit in commits:
-            cached = store.get_analysis(repo, commit.sha, analyzer.model, analyzer.prompt_version, lang)
-            if cached is not None:
-                analyses[commit.sha] = cached
+        analyses = await asyncio.to_thread(_cached, store, analyzer, repo, commits, lang)
     stats.cached_analyses = len(analyses)
     todo = [c for c in commits if c.sha not in analyses]
     saved: set[str] = set()
+    writes: list[asyncio.Future[None]] = []
+    loop = asyncio.get_running_loop()
 
     def keep(result: Analysis) -> None:
         if result.analyzer == "heuristic-fallback" or result.sha in saved:
             return  # a fallback is not cached: the next run tries the analyser again
-        store.save_analysis(repo, result, analyzer.model, analyzer.prompt_version)
         saved.add(result.sha)
+        # Written at once, in a worker thread: an interrupted run keeps it even if this task is cancelled.
+        writes.append(
+            loop.run_in_executor(
+                None, store.save_analysis, repo, result, analyzer.model, analyzer.prompt_version
+            )
+        )
 
     fresh = (
         await analyzer.analyze(
@@ -161,7 +168,19 @@ async def analyse_commits(
             continue
         stats.new_analyses += 1
         keep(result)  # an analyser that did not report it as it went
+    await asyncio.gather(*writes)
     return analyses
+
+
+def _cached(
+    store: Store, analyzer: Analyzer, repo: str, commits: list[Commit], lang: str
+) -> dict[str, Analysis]:
+    found = {}
+    for commit in commits:
+        cached = store.get_analysis(repo, commit.sha, analyzer.model, analyzer.prompt_version, lang)
+        if cached is not None:
+            found[commit.sha] = cached
+    return found
 
 
 def keep_commits(store: Store, commits: list[Commit]) -> None:
@@ -248,6 +267,6 @@ async def analyse_ref(
 ) -> tuple[Commit, Analysis]:
     """One commit's analysis, cache first: the core of `digestbot analyze` and `/digest <sha>`."""
     commit = await resolve_commit(source, ref, branch)
-    keep_commits(store, [commit])
+    await asyncio.to_thread(keep_commits, store, [commit])
     analyses = await analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh)
     return commit, analyses[commit.sha]

@@ -611,3 +611,32 @@ async def test_a_new_prompt_version_is_a_cache_miss(fake, store, analyzer_for) -
     analyzer.prompt_version = "next"  # what bumping PROMPT_VERSION does
     _, stats = await run_day(source, store, analyzer)
     assert stats.cached_analyses == 0 and fake.calls > made
+
+
+async def test_a_days_cpu_and_store_work_runs_off_the_event_loop(
+    fake, store, analyzer_for, monkeypatch
+) -> None:
+    """`digestbot run` serves chat on the same loop: prompts, grounding and SQLite writes of a digest
+    run in worker threads (issue 12 item 6)."""
+    import threading
+
+    from bot import llm_analyzer, pipeline
+
+    loop_thread = threading.current_thread()
+    seen: dict[str, set[bool]] = {"select_diff": set(), "ground": set(), "save_analysis": set()}
+
+    def spy(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            seen[name].add(threading.current_thread() is loop_thread)
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(llm_analyzer, "select_diff", spy("select_diff", llm_analyzer.select_diff))
+    monkeypatch.setattr(llm_analyzer, "ground", spy("ground", llm_analyzer.ground))
+    monkeypatch.setattr(store, "save_analysis", spy("save_analysis", store.save_analysis))
+    commits = day_commits(4)
+    await pipeline.build_digest(
+        MemorySource(REPO, commits), store, analyzer_for(fake), branch="main", day=DAY, tz=TZ, lang="en"
+    )
+    assert seen == {"select_diff": {False}, "ground": {False}, "save_analysis": {False}}
