@@ -104,6 +104,7 @@ class AdaptiveLimit:
         self.limit = float(max(1, min(start, self.ceiling)))
         self.in_flight = 0
         self.cuts = 0
+        self.provider_cap: int | None = None  # x-ratelimit-remaining-requests, as last reported
         self._clock = clock
         self._last_cut = -math.inf
         self._fastest: float | None = None  # seconds per output token of the fastest call
@@ -112,7 +113,8 @@ class AdaptiveLimit:
 
     @property
     def slots(self) -> int:
-        return max(1, int(self.limit))
+        cap = self.provider_cap if self.provider_cap is not None else self.ceiling
+        return max(1, min(int(self.limit), cap))
 
     async def acquire(self) -> float:
         """Wait for a slot; returns the start time (to tell which calls a later cut already covers)."""
@@ -126,9 +128,10 @@ class AdaptiveLimit:
             self.in_flight -= 1
             self._cond.notify_all()
 
-    def cap(self, value: float) -> None:
-        """A provider's remaining-requests header: never more in flight than it has left."""
-        self.limit = max(1.0, min(self.limit, value))
+    def cap(self, remaining: int) -> None:
+        """A provider's remaining-requests header: never more in flight than it has left. A ceiling
+        that follows the header (it rises again after the provider's reset), not a cut."""
+        self.provider_cap = max(1, remaining)
 
     def congestion(self, started: float) -> None:
         if started < self._last_cut:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from adapters.llm import BatchRequest, LLMClient, LLMError, LLMFatal, Message
 from analysis import heuristic
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     from bot.store import Store
 
 log = logging.getLogger(__name__)
+R = TypeVar("R")
 
 MIN_OUTPUT_TOKENS = 128
 LENGTH_GROWTH = 1.5  # output allowance multiplier on the retry after a "length" reply
@@ -108,6 +111,15 @@ class _Plan:
     prior: tuple[Importance, str]
     build: Callable[[int], tuple[list[Message], DiffSelection]]
     budget: int
+
+
+# One worker for the CPU-bound parts (prompts, diff budgets, grounding): off the event loop, and only
+# one thread competing with it for the GIL, so the loop (chat, in `digestbot run`) waits ~ms, not more.
+_CPU_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-cpu")
+
+
+async def _cpu(func: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+    return await asyncio.get_running_loop().run_in_executor(_CPU_POOL, partial(func, *args, **kwargs))
 
 
 def _text(lang: str, key: str, **fmt: object) -> str:
@@ -254,7 +266,7 @@ class LLMAnalyzer:
             plan = self._plan(c, lang, history.get(c.sha))
             return (plan, *plan.build(plan.budget))
 
-        prepared = {c.sha: await asyncio.to_thread(prepare, c) for c in commits}
+        prepared = {c.sha: await _cpu(prepare, c) for c in commits}
         plans = {sha: p[0] for sha, p in prepared.items()}
         selections = {sha: p[2] for sha, p in prepared.items()}
         requests = []
@@ -286,9 +298,7 @@ class LLMAnalyzer:
             if parsed is None:
                 live.append(c)
                 continue
-            composed = await asyncio.to_thread(
-                self._compose, c, lang, parsed, selections[c.sha], plans[c.sha].prior[1]
-            )
+            composed = await _cpu(self._compose, c, lang, parsed, selections[c.sha], plans[c.sha].prior[1])
             finish(c, composed)
         log.info(
             "LLM batch: %d of %d commits answered, %d go live",
@@ -306,9 +316,9 @@ class LLMAnalyzer:
         # CPU work (diff budgets, prompts, grounding) runs in worker threads: in `digestbot run` the
         # event loop also serves chat, and a day's prompts would stall it for a noticeable while.
         if self.disabled is not None:
-            return await asyncio.to_thread(self._fallback, commit, lang, self.disabled, history, quiet=True)
+            return await _cpu(self._fallback, commit, lang, self.disabled, history, quiet=True)
         try:
-            plan = await asyncio.to_thread(self._plan, commit, lang, history)
+            plan = await _cpu(self._plan, commit, lang, history)
             reply, selection = await self._ask(
                 commit, "analysis", plan.build, plan.budget, self.budgets.output
             )
@@ -318,10 +328,10 @@ class LLMAnalyzer:
             if self.disabled is None:
                 self.disabled = exc
                 log.warning("%s; using the heuristic analyser for this run", exc)
-            return await asyncio.to_thread(self._fallback, commit, lang, exc, history, quiet=True)
+            return await _cpu(self._fallback, commit, lang, exc, history, quiet=True)
         except Exception as exc:
-            return await asyncio.to_thread(self._fallback, commit, lang, exc, history)
-        return await asyncio.to_thread(self._compose, commit, lang, reply, selection, plan.prior[1])
+            return await _cpu(self._fallback, commit, lang, exc, history)
+        return await _cpu(self._compose, commit, lang, reply, selection, plan.prior[1])
 
     # -- the one call -------------------------------------------------------------------------------
     def _plan(self, commit: Commit, lang: str, history: HistoryFacts | None) -> _Plan:
@@ -359,7 +369,7 @@ class LLMAnalyzer:
     ) -> tuple[CommitOut, DiffSelection]:
         """The validated reply: one repair call for an invalid reply; a "length" reply is never used,
         it is asked again once with half the diff and 1.5× the output allowance."""
-        messages, selection = await asyncio.to_thread(build, diff_budget)
+        messages, selection = await _cpu(build, diff_budget)
         repaired = shrunk = False
         call_purpose = purpose
         while True:
@@ -377,10 +387,10 @@ class LLMAnalyzer:
                     raise StageFailed("length")
                 shrunk, call_purpose = True, f"{purpose}-retry"
                 diff_budget, output = diff_budget // 2, int(output * LENGTH_GROWTH)
-                messages, selection = await asyncio.to_thread(build, diff_budget)
+                messages, selection = await _cpu(build, diff_budget)
                 continue
             try:
-                return parse_reply(reply.content, CommitOut), selection
+                return await _cpu(parse_reply, reply.content, CommitOut), selection
             except ReplyInvalid as exc:
                 if repaired:
                     raise StageFailed("invalid") from exc
