@@ -130,8 +130,9 @@ class AdaptiveLimit:
 
     def cap(self, remaining: int) -> None:
         """A provider's remaining-requests header: never more in flight than it has left. A ceiling
-        that follows the header (it rises again after the provider's reset), not a cut."""
-        self.provider_cap = max(1, remaining)
+        that follows the header (it rises again after the provider's reset), not a cut; none left
+        means a pause until the reset (the client's), after which the whole budget is back."""
+        self.provider_cap = remaining if remaining > 0 else None
 
     def congestion(self, started: float) -> None:
         if started < self._last_cut:
@@ -347,10 +348,11 @@ class LLMClient:
         last: _Retry | None = None
         while attempts <= self.max_retries:
             self._check_breaker()
-            await self._pace(messages)
-            started = await self.limit.acquire()
-            try:  # a slot is held for the request only, never across a backoff sleep
+            await self.limit.acquire()
+            try:  # a slot is held for the request (and its pacing) only, never across a backoff sleep
                 self._check_breaker()  # again: it may have opened while this call waited for a slot
+                await self._pace(messages)  # with the slot held: what waits here is what goes next
+                started = time.monotonic()
                 return await self._attempt(messages, response_model, max_tokens, temperature, record, started)
             except _Retry as retry:
                 last = retry
@@ -380,8 +382,10 @@ class LLMClient:
         """Hard caps (requests and input tokens per minute) and a provider's own "used up" signal."""
         from analysis.tokens import estimate_messages
 
-        pause = self._paused_until - time.monotonic()
-        if pause > 0:
+        for _ in range(3):  # a reply that came in meanwhile may have moved the reset further
+            pause = self._paused_until - time.monotonic()
+            if pause <= 0:
+                break
             await self._sleep(min(pause, self.max_wait))
         if self._rpm is not None:
             await self._rpm.acquire()
@@ -536,7 +540,7 @@ class LLMClient:
         requests = _header_int(headers, "x-ratelimit-remaining-requests")
         tokens = _header_int(headers, "x-ratelimit-remaining-tokens")
         if requests is not None:
-            self.limit.cap(max(1, requests))
+            self.limit.cap(requests)
         for remaining, reset in (
             (requests, "x-ratelimit-reset-requests"),
             (tokens, "x-ratelimit-reset-tokens"),

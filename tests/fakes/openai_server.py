@@ -424,7 +424,8 @@ class FakeLLM(FakeServer):
             return {}
         with self._lock:
             remaining = self.rate_limit_per_window - len(self._starts)
-            reset = (self._starts[0] + self.rate_window - time.monotonic()) if self._starts else 0.0
+            # OpenAI's meaning: the time until the budget is back to its initial state.
+            reset = (self._starts[-1] + self.rate_window - time.monotonic()) if self._starts else 0.0
         return {
             "x-ratelimit-remaining-requests": str(max(0, remaining)),
             "x-ratelimit-reset-requests": f"{max(0.0, reset):.2f}s",
