@@ -45,6 +45,7 @@ MAX_DELAY = 30.0  # cap of one exponential backoff step
 START_CONCURRENCY = 64  # adaptive start: a 45-commit day goes out in one wave
 MAX_CONCURRENCY = 256
 QUEUEING_FACTOR = 4.0  # a call this many times slower (per output token) than the fastest: queueing
+MAX_QUEUED_RETRIES = 3  # resends of a call that timed out in a busy server's queue, beyond max_retries
 BREAKER_COOLDOWN = 300.0  # seconds an open breaker stays open before one probe call is let through
 
 
@@ -90,6 +91,7 @@ class _Retry(Exception):
         self.outcome = outcome
         self.error = error
         self.retry_after = retry_after
+        self.queued = False  # a timeout while the server answered others: it was busy, not down
 
 
 class AdaptiveLimit:
@@ -344,7 +346,7 @@ class LLMClient:
             "repo": repo,
             "sha": sha,
         }
-        attempts = 0
+        attempts = queued = 0
         last: _Retry | None = None
         while attempts <= self.max_retries:
             self._check_breaker()
@@ -358,6 +360,9 @@ class LLMClient:
                 last = retry
                 if retry.outcome == "adapted":
                     continue  # the server rejected a parameter; resent without it, not a failed attempt
+                if retry.queued and queued < MAX_QUEUED_RETRIES:
+                    queued += 1  # it waited in a busy server's queue (others got answers): not a failure
+                    continue
                 attempts += 1
                 if attempts > self.max_retries:
                     break
@@ -438,7 +443,11 @@ class LLMClient:
         except openai.APITimeoutError:
             self.limit.congestion(started)
             self._count_failure(started)
-            raise self._failed(record, started, "timeout", "the request timed out") from None
+            retry = self._failed(record, started, "timeout", "the request timed out")
+            # A success since this call was sent: the server is alive and queueing, the call is resent
+            # without spending an attempt (the cut above sends fewer at once from now on).
+            retry.queued = started < self._last_success
+            raise retry from None
         except openai.APIConnectionError as exc:
             self._count_failure(started)
             reason = self._scrub(_one_line(exc.__cause__ or exc))
