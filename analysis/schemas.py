@@ -294,6 +294,15 @@ class CommitOut(TriageOut):
     def _lenient_list(cls, value: Any) -> Any:
         return normalize_list(value)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _absent_is_empty(cls, data: Any) -> Any:
+        """A model without enforced structure often leaves out what its tier does not need: absent
+        deeper fields are empty (whether the tier needs them is checked after)."""
+        if isinstance(data, dict):
+            data = {"scope": [], "risks": [], "recommendations": [], "insights": None, **data}
+        return data
+
     @model_validator(mode="after")
     def _tier_fields(self) -> CommitOut:
         if self.importance == "low":

@@ -205,3 +205,9 @@ def test_one_reply_needs_deeper_fields_only_for_higher_tiers():
         parse_reply(card("high", scope=["engine"], recommendations=["test"]), CommitOut)
     high = parse_reply(card("high", scope=["e"], recommendations=["t"], insights=INSIGHTS), CommitOut)
     assert high.insights is not None and high.insights.security == "security text"
+
+
+def test_a_low_reply_may_leave_out_the_deeper_fields():
+    assert parse_reply(json.dumps({**TRIAGE, "importance": "low"}), CommitOut).scope == []
+    with pytest.raises(ReplyInvalid, match="a high commit needs scope, recommendations, insights"):
+        parse_reply(json.dumps(TRIAGE), CommitOut)  # TRIAGE is high and has nothing deeper
