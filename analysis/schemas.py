@@ -281,8 +281,9 @@ assert tuple(InsightsOut.model_fields) == INSIGHT_DIMENSIONS
 # One call per commit: the ranking and the fields of the tier it chose, in one reply (issue 12).
 # Every key is in the strict schema (strict mode requires it), but what must be filled depends on the
 # tier the model picked: low needs nothing deeper (its deeper fields are dropped), medium needs scope and
-# recommendations, high also needs insights (null for the other tiers). (No docstring: pydantic would
-# send it as the schema's description with every request.)
+# recommendations, high also needs insights (null for the other tiers). What a medium/high reply left
+# empty is reported by `missing()`: the caller fills it from the rules rather than paying a second
+# round trip. (No docstring: pydantic would send it as the schema's description with every request.)
 class CommitOut(TriageOut):
     scope: list[str]
     risks: list[str]
@@ -308,14 +309,18 @@ class CommitOut(TriageOut):
         if self.importance == "low":
             self.scope, self.risks, self.recommendations, self.insights = [], [], [], None
             return self
-        missing = [name for name in ("scope", "recommendations") if not getattr(self, name)]
-        if self.importance == "high" and self.insights is None:
-            missing.append("insights")
-        if missing:
-            raise ValueError(f"a {self.importance} commit needs {', '.join(missing)}")
         if self.importance == "medium":
             self.insights = None
         return self
+
+    def missing(self) -> list[str]:
+        """The fields this reply's tier needs but the model left empty."""
+        if self.importance == "low":
+            return []
+        missing = [name for name in ("scope", "recommendations") if not getattr(self, name)]
+        if self.importance == "high" and self.insights is None:
+            missing.append("insights")
+        return missing
 
 
 # --------------------------------------------------------------------------------------------

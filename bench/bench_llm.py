@@ -215,6 +215,11 @@ async def fake_bench(commits: list[Commit], day: date) -> None:
         fake.slots = 1  # llama.cpp with one slot: every call waits its turn on the server
         one_slot = await timed_day(fake, commits, 0.1)
         fake.slots = None
+        # A server that accepts and never answers, with LLM_TIMEOUT scaled from 120 s down to 2 s.
+        fake.rules.clear()
+        fake.delay(3600, times=None)
+        hanging = await timed_day(fake, commits, 0.0, timeout=2.0)
+        fake.rules.clear()
         median = sorted(commits, key=lambda c: c.changed_lines)[n // 2]
         card2 = await card_latency(fake, median, 2.0)
         card10 = await card_latency(fake, median, 10.0)
@@ -294,6 +299,12 @@ async def fake_bench(commits: list[Commit], day: date) -> None:
     print(
         f"(floors: {n} requests at 15 per 2 s window end ≥ {2 * ((n - 1) // 15) + 0.5:.1f} s; one slot: {n} × 0.1 s ="
         f" {n * 0.1:.1f} s)"
+    )
+
+    print(
+        f"\nA hanging server (accepts, never answers), LLM_TIMEOUT 2 s, all else default: the day ended after"
+        f" {hanging['wall']:.1f} s = {hanging['wall'] / 2.0:.1f} timeouts; {hanging['calls']} calls reached it,"
+        f" {hanging['fallbacks']} of {n} commits fell back saying why (circuit breaker after 4 consecutive timeouts)"
     )
 
     print("\n`digestbot analyze <sha>` card (the day's median commit, pipeline, empty cache)\n")

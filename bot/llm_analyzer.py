@@ -30,7 +30,7 @@ from analysis.echo import tidy
 from analysis.grounding import consistent_change_type, ground
 from analysis.models import Analysis, ChangeType, Commit, Importance
 from analysis.prompts import PROMPT_VERSION, commit_messages, diff_budget, instruction_text, repair_messages
-from analysis.schemas import CommitOut, ReplyInvalid, parse_reply
+from analysis.schemas import CommitOut, InsightsOut, ReplyInvalid, parse_reply
 from analysis.text import neutralize_mentions
 from analysis.tokens import estimate_messages
 from bot import usage
@@ -56,6 +56,7 @@ FAILURE_TEXT = {
         "service": "LLM 服务出错（{outcome}）",
         "internal": "内部错误（{kind}）",
         "deadline": "当天分析超过时限（{seconds:.0f} 秒）",
+        "filled": "模型未给出的字段由规则补全：{fields}",
         "full": "LLM 分析失败：{reason}；以下为启发式分析。",
     },
     "en": {
@@ -64,6 +65,7 @@ FAILURE_TEXT = {
         "service": "LLM service error ({outcome})",
         "internal": "internal error ({kind})",
         "deadline": "the day's analysis ran past its deadline ({seconds:.0f} s)",
+        "filled": "Filled in by the rules (the model left them empty): {fields}",
         "full": "LLM analysis failed: {reason}; heuristic analysis shown.",
     },
 }
@@ -298,7 +300,9 @@ class LLMAnalyzer:
             if parsed is None:
                 live.append(c)
                 continue
-            composed = await _cpu(self._compose, c, lang, parsed, selections[c.sha], plans[c.sha].prior[1])
+            composed = await _cpu(
+                self._compose, c, lang, parsed, selections[c.sha], plans[c.sha].prior[1], history.get(c.sha)
+            )
             finish(c, composed)
         log.info(
             "LLM batch: %d of %d commits answered, %d go live",
@@ -331,7 +335,7 @@ class LLMAnalyzer:
             return await _cpu(self._fallback, commit, lang, exc, history, quiet=True)
         except Exception as exc:
             return await _cpu(self._fallback, commit, lang, exc, history)
-        return await _cpu(self._compose, commit, lang, reply, selection, plan.prior[1])
+        return await _cpu(self._compose, commit, lang, reply, selection, plan.prior[1], history)
 
     # -- the one call -------------------------------------------------------------------------------
     def _plan(self, commit: Commit, lang: str, history: HistoryFacts | None) -> _Plan:
@@ -404,8 +408,28 @@ class LLMAnalyzer:
 
     # -- results ----------------------------------------------------------------------------------
     def _compose(
-        self, commit: Commit, lang: str, reply: CommitOut, selection: DiffSelection, prior_reason: str
+        self,
+        commit: Commit,
+        lang: str,
+        reply: CommitOut,
+        selection: DiffSelection,
+        prior_reason: str,
+        history: HistoryFacts | None = None,
     ) -> Analysis:
+        missing = reply.missing()
+        allowed = prior_reason
+        if missing:  # cheaper than a second round trip: the rules write what the model left empty
+            rules = heuristic.analyze(commit, lang, tier=Importance(reply.importance), history=history)
+            allowed = "\n".join(
+                [prior_reason, *rules.scope, *rules.recommendations, *rules.insights.values()]
+            )
+            reply = reply.model_copy(
+                update={
+                    "scope": reply.scope or rules.scope,
+                    "recommendations": reply.recommendations or rules.recommendations,
+                    "insights": reply.insights or (InsightsOut(**rules.insights) if rules.insights else None),
+                }
+            )
         analysis = Analysis(
             sha=commit.sha,
             importance=Importance(reply.importance),
@@ -425,10 +449,12 @@ class LLMAnalyzer:
         ours = "\n".join([instruction_text(lang), selection.coverage_note(lang) or ""])
         analysis = tidy(analysis, ours, lang, reason_fallback=prior_reason)
         # The prior's reason was our own text in the prompt: figures the model took from it are grounded.
-        analysis = ground(analysis, commit, lang, allowed_text=prior_reason)
+        analysis = ground(analysis, commit, lang, allowed_text=allowed)
         note = selection.coverage_note(lang)
         if note:
             analysis.notes.append(note)
+        if missing:
+            analysis.notes.append(_text(lang, "filled", fields=", ".join(missing)))
         return analysis
 
     def _fallback(
@@ -455,7 +481,10 @@ def _safe(text: Any) -> str:
 
 
 def _log_failure(commit: Commit, exc: BaseException) -> None:
-    if isinstance(exc, (StageFailed, LLMError, DeadlinePassed)):
+    if isinstance(exc, DeadlinePassed) or (isinstance(exc, LLMError) and exc.outcome.startswith("circuit")):
+        # Said once for the run (the deadline, the breaker opening); each report states it per commit.
+        log.info("LLM analysis of %s skipped (%s); falling back", commit.short_sha, exc)
+    elif isinstance(exc, (StageFailed, LLMError)):
         log.warning("LLM analysis of %s failed (%s); falling back", commit.short_sha, exc)
     else:  # a bug: keep the traceback for -vv
         log.warning("LLM analysis of %s failed unexpectedly; falling back", commit.short_sha, exc_info=True)

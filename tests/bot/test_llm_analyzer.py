@@ -187,20 +187,24 @@ async def test_invalid_twice_falls_back_with_the_reason(fake, analyzer_for) -> N
     assert fake.calls == 2
 
 
-async def test_a_high_reply_without_insights_is_repaired(fake, analyzer_for) -> None:
+async def test_deeper_fields_a_reply_left_empty_come_from_the_rules_without_a_second_call(
+    fake, analyzer_for
+) -> None:
     c = commit("[Feature] Add knob")
     fake.reply(
         '{"importance": "high", "reason": "Core path.", "change_type": "feature", "summary": "Adds a knob.",'
-        ' "scope": ["engine"], "risks": [], "recommendations": ["test it"], "insights": null}',
+        ' "scope": [], "risks": [], "recommendations": ["test it"], "insights": null}',
         match=c.title,
         purpose="analysis",
     )
-    fake.force(match=c.title, purpose="repair", importance="high")
     a = (await analyzer_for(fake).analyze([c], "en"))[c.sha]
     assert_llm(a, c)
-    assert a.importance == Importance.HIGH and set(a.insights) == set(INSIGHT_DIMENSIONS)
-    [repair] = [e for e in fake.log if e.purpose == "repair"]
-    assert "a high commit needs insights" in repair.text
+    rules = heuristic.analyze(c, "en", tier=Importance.HIGH)
+    assert a.importance == Importance.HIGH and a.summary == "Adds a knob."  # the model's ranking and words
+    assert a.recommendations == ["test it"] and a.scope == rules.scope and a.scope
+    assert set(a.insights) == set(INSIGHT_DIMENSIONS)
+    assert "Filled in by the rules (the model left them empty): scope, insights" in a.notes
+    assert fake.calls == 1  # no repair round trip
 
 
 # --- finish_reason length ------------------------------------------------------------------------------
