@@ -1,9 +1,12 @@
 """The LLM client: any OpenAI-compatible chat-completions server (OpenAI, vLLM, Ollama, llama.cpp, DeepSeek).
 
-A thin layer over openai's AsyncOpenAI that adds what a daily batch needs: a concurrency bound, an
-optional requests-per-minute limit, our own retries (so every attempt is logged and every wait goes
-through an injectable sleep), structured output with a graceful downgrade for servers that reject
-`response_format`, and one `on_call` record per attempt (the llm_calls table).
+A thin layer over openai's AsyncOpenAI that adds what a daily batch needs: calls in flight that find
+their own level (AIMD: start high, halve on 429/503/Retry-After, a timeout or queueing, grow on success,
+follow x-ratelimit-remaining-* headers) under optional hard caps (concurrency, requests and tokens per
+minute through aiolimiter), a circuit breaker that stops calling a server that keeps timing out or
+failing, our own retries (so every attempt is logged and every wait goes through an injectable sleep),
+structured output with a graceful downgrade for servers that reject `response_format`, and one `on_call`
+record per attempt (the llm_calls table).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import openai
+from aiolimiter import AsyncLimiter
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
 from analysis.errors import ServiceError
@@ -33,8 +38,15 @@ OnCall = Callable[[dict[str, Any]], None]
 Sleep = Callable[[float], Awaitable[None]]
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})  # plus every 5xx
+CONGESTION_STATUS = frozenset({429, 503})  # the server says "fewer at once"
+FATAL_STATUS = frozenset({401, 403, 404})  # a bad key or an unknown model: no later call can succeed
 BASE_DELAY = 1.0  # first backoff step, seconds
 MAX_DELAY = 30.0  # cap of one exponential backoff step
+START_CONCURRENCY = 64  # adaptive start: a 45-commit day goes out in one wave
+MAX_CONCURRENCY = 256
+QUEUEING_FACTOR = 4.0  # a call this many times slower (per output token) than the fastest: queueing
+MAX_QUEUED_RETRIES = 3  # resends of a call that timed out in a busy server's queue, beyond max_retries
+BREAKER_COOLDOWN = 300.0  # seconds an open breaker stays open before one probe call is let through
 
 
 class LLMError(ServiceError):
@@ -45,6 +57,10 @@ class LLMError(ServiceError):
         self.outcome = outcome  # the llm_calls outcome of the last attempt: "http 429", "timeout", …
 
 
+class LLMFatal(LLMError):
+    """401/403/404: the key or the model is wrong, so every other call would fail the same way."""
+
+
 @dataclass(frozen=True, slots=True)
 class ChatReply:
     content: str
@@ -53,6 +69,18 @@ class ChatReply:
     tokens_out: int
     latency_ms: float
     model: str
+    tokens_cached: int = 0  # usage.prompt_tokens_details.cached_tokens, where the server reports it
+
+
+@dataclass(frozen=True, slots=True)
+class BatchRequest:
+    custom_id: str
+    messages: Sequence[Message]
+    max_tokens: int
+    purpose: str
+    response_model: type[BaseModel] | None = None
+    sha: str | None = None
+    repo: str | None = None
 
 
 class _Retry(Exception):
@@ -63,29 +91,105 @@ class _Retry(Exception):
         self.outcome = outcome
         self.error = error
         self.retry_after = retry_after
+        self.queued = False  # a timeout while the server answered others: it was busy, not down
 
 
-class RateLimiter:
-    """At most `rpm` request starts per minute, evenly spaced (60/rpm s apart): simple, no bursts,
-    and it never lets more than rpm starts fall into any 60-second window."""
+class AdaptiveLimit:
+    """Calls in flight that find their own level (AIMD). Starts high; halves on congestion (429/503,
+    Retry-After, a timeout, a call much slower per output token than the fastest seen: a server that
+    queues); grows by one per success while nothing was cut yet, then by 1/limit (about one per round
+    trip). A cut counts once per round trip: only calls started after the last cut can cut again.
+    `ceiling` is the hard cap (LLM_CONCURRENCY)."""
 
-    def __init__(
-        self, rpm: int, *, sleep: Sleep = asyncio.sleep, clock: Callable[[], float] = time.monotonic
-    ):
-        if rpm < 1:
-            raise ValueError("rpm must be at least 1")
-        self.interval = 60.0 / rpm
-        self._sleep = sleep
+    def __init__(self, start: int, ceiling: int, *, clock: Callable[[], float] = time.monotonic):
+        self.ceiling = max(1, ceiling)
+        self.limit = float(max(1, min(start, self.ceiling)))
+        self.in_flight = 0
+        self.cuts = 0
+        self.provider_cap: int | None = None  # x-ratelimit-remaining-requests, as last reported
         self._clock = clock
-        self._next = -math.inf
+        self._last_cut = -math.inf
+        self._fastest: float | None = None  # seconds per output token of the fastest call
+        self._quickest: float | None = None  # seconds of the quickest call
+        self._cond = asyncio.Condition()
 
-    async def acquire(self) -> None:
-        # Reserve a slot synchronously (no await in between), then wait for it: fair and race-free.
-        now = self._clock()
-        slot = max(now, self._next)
-        self._next = slot + self.interval
-        if slot > now:
-            await self._sleep(slot - now)
+    @property
+    def slots(self) -> int:
+        cap = self.provider_cap if self.provider_cap is not None else self.ceiling
+        return max(1, min(int(self.limit), cap))
+
+    async def acquire(self) -> float:
+        """Wait for a slot; returns the start time (to tell which calls a later cut already covers)."""
+        async with self._cond:
+            await self._cond.wait_for(lambda: self.in_flight < self.slots)
+            self.in_flight += 1
+        return self._clock()
+
+    async def release(self) -> None:
+        async with self._cond:
+            self.in_flight -= 1
+            self._cond.notify_all()
+
+    def cap(self, remaining: int) -> None:
+        """A provider's remaining-requests header: never more in flight than it has left. A ceiling
+        that follows the header (it rises again after the provider's reset), not a cut; none left
+        means a pause until the reset (the client's), after which the whole budget is back."""
+        self.provider_cap = remaining if remaining > 0 else None
+
+    def congestion(self, started: float) -> None:
+        if started < self._last_cut:
+            return  # this call was sent before the last cut: the cut already answered it
+        self.limit = max(1.0, self.limit / 2)
+        self._last_cut = self._clock()
+        self.cuts += 1
+        log.info("LLM concurrency cut to %d", self.slots)
+
+    def success(self, started: float, latency: float, tokens_out: int) -> None:
+        per_token = latency / (tokens_out + 100)  # +100: prefill and overhead of a short reply
+        if self._fastest is None or per_token < self._fastest:
+            self._fastest = per_token
+        if self._quickest is None or latency < self._quickest:
+            self._quickest = latency
+        # Queueing: slower than the fastest call both in seconds and per output token (a long reply
+        # alone is slow in seconds only; a fixed-latency server is never slower at all).
+        if latency > QUEUEING_FACTOR * self._quickest and per_token > QUEUEING_FACTOR * self._fastest:
+            self.congestion(started)
+            return
+        step = 1.0 if self.cuts == 0 else 1.0 / self.limit
+        self.limit = min(float(self.ceiling), self.limit + step)
+
+
+def _duration(value: str | None) -> float | None:
+    """OpenAI's reset headers: "1s", "6m0s", "20ms", "1h2m3.5s" (or plain seconds)."""
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        pass
+    total, number = 0.0, ""
+    units = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+    i = 0
+    while i < len(value):
+        ch = value[i]
+        if ch.isdigit() or ch == ".":
+            number += ch
+            i += 1
+            continue
+        unit = "ms" if value.startswith("ms", i) else ch
+        if unit not in units or not number:
+            return None
+        total += float(number) * units[unit]
+        number = ""
+        i += len(unit)
+    return total if not number else None
+
+
+def _header_int(headers: Any, name: str) -> int | None:
+    try:
+        return int(float(headers.get(name)))
+    except (TypeError, ValueError):
+        return None
 
 
 def retry_after_seconds(headers: Any, *, now: float | None = None) -> float | None:
@@ -157,8 +261,10 @@ class LLMClient:
         api_key: str | None = None,
         timeout: float = 120.0,
         max_retries: int = 3,
-        concurrency: int = 8,
+        concurrency: int | None = None,
         rpm: int | None = None,
+        tpm: int | None = None,
+        breaker_after: int = 4,
         price_in: float | None = None,
         price_out: float | None = None,
         on_call: OnCall | None = None,
@@ -172,8 +278,23 @@ class LLMClient:
         self.max_wait = max_wait  # a server asking for a longer pause than this is a failure, not a wait
         self.on_call = on_call
         self._sleep = sleep
-        self._sem = asyncio.Semaphore(concurrency)
-        self._limiter = RateLimiter(rpm, sleep=sleep) if rpm else None
+        # concurrency set: a hard cap (and the start); unset: adaptive from START_CONCURRENCY.
+        self.limit = AdaptiveLimit(
+            START_CONCURRENCY if concurrency is None else concurrency,
+            MAX_CONCURRENCY if concurrency is None else concurrency,
+        )
+        self._rpm = AsyncLimiter(rpm, 60) if rpm else None
+        self._tpm = AsyncLimiter(tpm, 60) if tpm else None
+        self._paused_until = 0.0  # a provider said its remaining requests/tokens are used up
+        # Circuit breaker: failures (timeouts, 5xx, refused) of calls sent after the last success.
+        self.breaker_after = breaker_after
+        self._failures = 0
+        self._last_success = -math.inf
+        self._open_until = -math.inf
+        self.breaker_opened = 0
+        self._fatal: LLMFatal | None = None  # a 401/403/404, remembered for BREAKER_COOLDOWN
+        self._fatal_until = -math.inf
+        self.tokens_cached = 0  # prompt tokens the server served from its cache, over the client's life
         # Learned per server: parameters it rejected. We then resend without them (or renamed).
         self.structured_output = True  # False once the server rejected response_format
         self._token_param = "max_tokens"
@@ -216,7 +337,8 @@ class LLMClient:
         prompt_version: str = "",
     ) -> ChatReply:
         """The model's reply. A reply cut by the output cap comes back with finish_reason "length": the
-        caller decides what to do with it. Raises LLMError when every attempt failed."""
+        caller decides what to do with it. Raises LLMError when every attempt failed (LLMFatal for
+        401/403/404), at once when the circuit breaker is open."""
         record = {
             "model": self.model,
             "prompt_version": prompt_version,
@@ -225,18 +347,23 @@ class LLMClient:
             "sha": sha,
             "prompt": json.dumps(list(messages), ensure_ascii=False),  # for `digestbot logs --full`
         }
-        attempts = 0
+        attempts = queued = 0
         last: _Retry | None = None
         while attempts <= self.max_retries:
-            if self._limiter is not None:
-                await self._limiter.acquire()
-            try:
-                async with self._sem:  # held for the request only, never across a backoff sleep
-                    return await self._attempt(messages, response_model, max_tokens, temperature, record)
+            self._check_breaker()
+            await self.limit.acquire()
+            try:  # a slot is held for the request (and its pacing) only, never across a backoff sleep
+                self._check_breaker()  # again: it may have opened while this call waited for a slot
+                await self._pace(messages)  # with the slot held: what waits here is what goes next
+                started = time.monotonic()
+                return await self._attempt(messages, response_model, max_tokens, temperature, record, started)
             except _Retry as retry:
                 last = retry
                 if retry.outcome == "adapted":
                     continue  # the server rejected a parameter; resent without it, not a failed attempt
+                if retry.queued and queued < MAX_QUEUED_RETRIES:
+                    queued += 1  # it waited in a busy server's queue (others got answers): not a failure
+                    continue
                 attempts += 1
                 if attempts > self.max_retries:
                     break
@@ -248,12 +375,58 @@ class LLMClient:
                         outcome=retry.outcome,
                     ) from None
                 log.info("LLM %s: %s, retrying in %.1fs", purpose, retry.outcome, wait)
-                await self._sleep(wait)
+            finally:
+                await self.limit.release()
+            await self._sleep(wait)
         assert last is not None
         raise LLMError(
             f"LLM {self.model} at {self.where}: {last.error} ({last.outcome}) after {attempts} attempt(s)",
             outcome=last.outcome,
         )
+
+    async def _pace(self, messages: Sequence[Message]) -> None:
+        """Hard caps (requests and input tokens per minute) and a provider's own "used up" signal."""
+        from analysis.tokens import estimate_messages
+
+        for _ in range(3):  # a reply that came in meanwhile may have moved the reset further
+            pause = self._paused_until - time.monotonic()
+            if pause <= 0:
+                break
+            await self._sleep(min(pause, self.max_wait))
+        if self._rpm is not None:
+            await self._rpm.acquire()
+        if self._tpm is not None:
+            # A prompt larger than the per-minute cap waits for a whole minute's worth, not forever.
+            await self._tpm.acquire(min(float(estimate_messages(list(messages))), self._tpm.max_rate))
+
+    # -- circuit breaker ----------------------------------------------------------------------------
+    def _check_breaker(self) -> None:
+        if self._fatal is not None and time.monotonic() < self._fatal_until:
+            raise self._fatal  # the key or the model is wrong: every call would get the same answer
+        if time.monotonic() < self._open_until:
+            raise LLMError(
+                f"LLM {self.model} at {self.where}: stopped calling after {self._failures} consecutive"
+                " timeouts or server errors",
+                outcome=f"circuit open after {self._failures} consecutive failures",
+            )
+
+    def _count_failure(self, started: float) -> None:
+        """A failure counts only when no call succeeded since it was sent: a call that waited in a busy
+        server's queue and timed out while others got answers says nothing about the server being down."""
+        if started < self._last_success:
+            return
+        self._failures += 1
+        if self._failures >= self.breaker_after:
+            if time.monotonic() >= self._open_until:
+                self.breaker_opened += 1
+                log.warning(
+                    "LLM %s at %s: %d consecutive timeouts or server errors; not calling it for %.0fs",
+                    self.model,
+                    self.where,
+                    self._failures,
+                    BREAKER_COOLDOWN,
+                )
+            self._open_until = time.monotonic() + BREAKER_COOLDOWN
 
     async def _attempt(
         self,
@@ -262,19 +435,129 @@ class LLMClient:
         max_tokens: int,
         temperature: float,
         record: dict[str, Any],
+        started: float,
     ) -> ChatReply:
         params = self._params(messages, response_model, max_tokens, temperature)
-        started = time.monotonic()
         try:
-            completion = await self._client.chat.completions.create(**params)
+            raw = await self._client.chat.completions.with_raw_response.create(**params)
+            completion = raw.parse()
         except openai.APITimeoutError:
-            raise self._failed(record, started, "timeout", "the request timed out") from None
+            self.limit.congestion(started)
+            self._count_failure(started)
+            retry = self._failed(record, started, "timeout", "the request timed out")
+            # A success since this call was sent: the server is alive and queueing, the call is resent
+            # without spending an attempt (the cut above sends fewer at once from now on).
+            retry.queued = started < self._last_success
+            raise retry from None
         except openai.APIConnectionError as exc:
+            self._count_failure(started)
             reason = self._scrub(_one_line(exc.__cause__ or exc))
             raise self._failed(record, started, "connection error", reason) from None
         except openai.APIStatusError as exc:
             raise self._status_failure(exc, record, started, "response_format" in params) from None
-        return self._reply(completion, messages, record, started)
+        reply = self._reply(completion, messages, record, started)
+        self._failures = 0
+        self._last_success = time.monotonic()
+        self.limit.success(started, reply.latency_ms / 1000, reply.tokens_out)
+        self._headers(raw.headers)  # after the success step: the provider's word is the last one
+        return reply
+
+    # -- the Batch API -----------------------------------------------------------------------------
+    async def batch(
+        self,
+        requests: Sequence[BatchRequest],
+        *,
+        deadline: float,
+        poll: float = 10.0,
+        prompt_version: str = "",
+    ) -> dict[str, ChatReply]:
+        """Many calls through the OpenAI Batch API (a JSONL upload to /v1/files, /v1/batches, polled,
+        the output file read back; half the price on OpenAI). Returns the replies that came back by
+        `deadline` seconds, by custom_id; the caller sends the rest live. A batch still running at the
+        deadline is cancelled. Never raises for the batch's own failure: it returns what it has."""
+        if not requests:
+            return {}
+        began = time.monotonic()
+        lines = []
+        for r in requests:
+            params = self._params(r.messages, r.response_model, r.max_tokens, 0.2)
+            lines.append(
+                json.dumps(
+                    {
+                        "custom_id": r.custom_id,
+                        "method": "POST",
+                        "url": "/v1/chat/completions",
+                        "body": params,
+                    },
+                    ensure_ascii=False,
+                )
+            )
+        try:
+            upload = await self._client.files.create(
+                file=("digest-batch.jsonl", ("\n".join(lines) + "\n").encode("utf-8")), purpose="batch"
+            )
+            job = await self._client.batches.create(
+                input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
+            )
+            while job.status not in ("completed", "failed", "expired", "cancelled"):
+                if time.monotonic() - began + poll > deadline:
+                    log.warning(
+                        "LLM batch %s not done after %.0fs: cancelled, the calls go live", job.id, deadline
+                    )
+                    await self._client.batches.cancel(job.id)
+                    return {}
+                await self._sleep(poll)
+                job = await self._client.batches.retrieve(job.id)
+            if job.status != "completed" or not job.output_file_id:
+                log.warning("LLM batch %s ended %s: the calls go live", job.id, job.status)
+                return {}
+            content = await self._client.files.content(job.output_file_id)
+        except (openai.APIError, ValueError) as exc:
+            log.warning("LLM batch failed (%s): the calls go live", self._scrub(_one_line(exc)))
+            return {}
+        by_id = {r.custom_id: r for r in requests}
+        replies: dict[str, ChatReply] = {}
+        for line in content.text.splitlines():
+            reply = self._batch_reply(line, by_id, began, prompt_version)
+            if reply is not None:
+                replies[reply[0]] = reply[1]
+        return replies
+
+    def _batch_reply(
+        self, line: str, by_id: dict[str, BatchRequest], began: float, prompt_version: str
+    ) -> tuple[str, ChatReply] | None:
+        try:
+            item = json.loads(line)
+        except ValueError:
+            return None
+        request = by_id.get(item.get("custom_id")) if isinstance(item, dict) else None
+        if request is None:
+            return None
+        response = item.get("response") or {}
+        if response.get("status_code") != 200:
+            return None
+        record = {"model": self.model, "prompt_version": prompt_version, "purpose": f"{request.purpose}-batch",
+                  "repo": request.repo, "sha": request.sha}  # fmt: skip
+        try:
+            completion = ChatCompletion.model_validate(response.get("body") or {})
+            return request.custom_id, self._reply(completion, request.messages, record, began)
+        except (ValueError, _Retry):
+            return None
+
+    def _headers(self, headers: Any) -> None:
+        """x-ratelimit-remaining-requests / -tokens (OpenAI, Azure, many proxies): never more in flight
+        than requests remain; none at all until the reset when either is used up."""
+        requests = _header_int(headers, "x-ratelimit-remaining-requests")
+        tokens = _header_int(headers, "x-ratelimit-remaining-tokens")
+        if requests is not None:
+            self.limit.cap(requests)
+        for remaining, reset in (
+            (requests, "x-ratelimit-reset-requests"),
+            (tokens, "x-ratelimit-reset-tokens"),
+        ):
+            if remaining is not None and remaining <= 0:
+                wait = _duration(headers.get(reset)) or 1.0
+                self._paused_until = max(self._paused_until, time.monotonic() + wait)
 
     def _params(
         self,
@@ -304,18 +587,25 @@ class LLMClient:
             self._log(record, started, outcome=outcome, error=f"parameter rejected, resending: {detail}")
             return _Retry("adapted", detail)
         if status in RETRYABLE_STATUS or status >= 500:
-            return self._failed(record, started, outcome, detail, retry_after_seconds(exc.response.headers))
+            retry_after = retry_after_seconds(exc.response.headers)
+            if status in CONGESTION_STATUS or retry_after is not None:
+                self.limit.congestion(started)
+            if status >= 500 and status != 503:  # 503 is "busy", an answer; 500/502/504 may be a dying server
+                self._count_failure(started)
+            return self._failed(record, started, outcome, detail, retry_after)
         self._log(record, started, outcome=outcome, error=detail)
-        hint = (
-            " (check OPENAI_API_KEY)"
-            if status in (401, 403)
-            else " (check DIGEST_MODEL)"
-            if status == 404
-            else ""
-        )
-        return LLMError(
-            f"LLM {self.model} at {self.where} answered {status}: {detail}{hint}", outcome=outcome
-        )
+        if status in FATAL_STATUS:
+            hint = (
+                " (check OPENAI_API_KEY)"
+                if status in (401, 403)
+                else " (check DIGEST_MODEL and OPENAI_BASE_URL)"
+            )
+            self._fatal = LLMFatal(
+                f"LLM {self.model} at {self.where} answered {status}: {detail}{hint}", outcome=outcome
+            )
+            self._fatal_until = time.monotonic() + BREAKER_COOLDOWN
+            return self._fatal
+        return LLMError(f"LLM {self.model} at {self.where} answered {status}: {detail}", outcome=outcome)
 
     def _scrub(self, text: str) -> str:
         """Server messages sometimes echo the key they were sent (401s): never pass it on."""
@@ -362,6 +652,9 @@ class LLMClient:
         # Some servers send no usage: estimate, so the budget report and the cost stay meaningful.
         tokens_in = getattr(usage, "prompt_tokens", None) or estimate_messages(list(messages))
         tokens_out = getattr(usage, "completion_tokens", None) or estimate_tokens(content)
+        details = getattr(usage, "prompt_tokens_details", None)
+        cached = int(getattr(details, "cached_tokens", None) or 0)
+        self.tokens_cached += cached
         latency_ms = self._log(
             record,
             started,
@@ -378,6 +671,7 @@ class LLMClient:
             tokens_out,
             latency_ms,
             getattr(completion, "model", None) or self.model,
+            cached,
         )
 
     def _log(

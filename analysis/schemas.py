@@ -16,7 +16,7 @@ import json
 import re
 from typing import Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from analysis.labels import LANGS, change_type_label, label
 from analysis.models import INSIGHT_DIMENSIONS, ChangeType, Importance
@@ -278,6 +278,51 @@ class HighOut(MediumOut):
 assert tuple(InsightsOut.model_fields) == INSIGHT_DIMENSIONS
 
 
+# One call per commit: the ranking and the fields of the tier it chose, in one reply (issue 12).
+# Every key is in the strict schema (strict mode requires it), but what must be filled depends on the
+# tier the model picked: low needs nothing deeper (its deeper fields are dropped), medium needs scope and
+# recommendations, high also needs insights (null for the other tiers). What a medium/high reply left
+# empty is reported by `missing()`: the caller fills it from the rules rather than paying a second
+# round trip. (No docstring: pydantic would send it as the schema's description with every request.)
+class CommitOut(TriageOut):
+    scope: list[str]
+    risks: list[str]
+    recommendations: list[str]
+    insights: InsightsOut | None
+
+    @field_validator("scope", "risks", "recommendations", mode="before")
+    @classmethod
+    def _lenient_list(cls, value: Any) -> Any:
+        return normalize_list(value)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _absent_is_empty(cls, data: Any) -> Any:
+        """A model without enforced structure often leaves out what its tier does not need: absent
+        deeper fields are empty (whether the tier needs them is checked after)."""
+        if isinstance(data, dict):
+            data = {"scope": [], "risks": [], "recommendations": [], "insights": None, **data}
+        return data
+
+    @model_validator(mode="after")
+    def _tier_fields(self) -> CommitOut:
+        if self.importance == "low":
+            self.scope, self.risks, self.recommendations, self.insights = [], [], [], None
+            return self
+        if self.importance == "medium":
+            self.insights = None
+        return self
+
+    def missing(self) -> list[str]:
+        """The fields this reply's tier needs but the model left empty."""
+        if self.importance == "low":
+            return []
+        missing = [name for name in ("scope", "recommendations") if not getattr(self, name)]
+        if self.importance == "high" and self.insights is None:
+            missing.append("insights")
+        return missing
+
+
 # --------------------------------------------------------------------------------------------
 # response_format: strict JSON schema
 # --------------------------------------------------------------------------------------------
@@ -343,6 +388,8 @@ def json_shape(model: type[BaseModel]) -> str:
 
 
 def _shape(node: dict[str, Any]) -> str:
+    if "anyOf" in node:
+        return "|".join(_shape(option) for option in node["anyOf"])
     if "enum" in node:
         return "|".join(json.dumps(v, ensure_ascii=False) for v in node["enum"])
     kind = node.get("type")

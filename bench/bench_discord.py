@@ -6,8 +6,12 @@
    REST calls by route and wall time, without rate limits and under Discord's real message bucket
    (5 per 5 s per channel, paced by discord.py from the X-RateLimit headers); then a re-post on the
    same database (0 new) and a re-post after a restart (a new Store on the same file).
-2. `/digest` time-to-defer: the command callback invoked many times with spec'd Interaction mocks and
-   a slow commit source behind it; p50 / p99 from entering the callback to the defer() call.
+2. `/digest` time-to-defer: the command callback invoked many times with light Interaction stand-ins
+   and a slow commit source behind it; p50 / p99 from entering the callback to the defer() call.
+3. `/digest` time-to-defer as Discord sees it: real discord.Interaction objects (built from gateway
+   payloads on a logged-in client), whose defer() travels over HTTP to the fake's interaction
+   callback endpoint; measured from invoking the command to that request reaching the fake, while a
+   real day is analysed by the LLM analyser (fake LLM, shipped defaults) in the same event loop.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import discord  # noqa: E402
+from werkzeug import Response as _FakeResponse  # noqa: E402
 
 from adapters.discord_bot import DigestBot, open_discord_poster  # noqa: E402
 from adapters.github import commit_from_api  # noqa: E402
@@ -205,6 +210,110 @@ async def bench_defer(commits: list[Commit], db: Path, invocations: int, delay: 
     print(f"  defer / whole command at p50: {q[49] / tq[49]:.4f} (Discord allows 3 s before the defer)")
 
 
+# --- 3. time to defer, at the fake API ---------------------------------------------------------------
+
+
+class CallbackDiscord(FakeDiscord):
+    """FakeDiscord plus the interaction endpoints: the callback (stamped on arrival, in this process's
+    perf_counter clock) and the follow-up webhook (a message in the interaction's channel)."""
+
+    def __init__(self, **kw: Any):
+        super().__init__(**kw)
+        self.arrived: dict[str, float] = {}
+
+    def _handle(self, request: Any) -> Any:
+        path = request.path.removeprefix("/api/v10")
+        parts = path.strip("/").split("/")
+        if parts[0] == "interactions" and parts[-1] == "callback":
+            self.arrived[parts[1]] = time.perf_counter()
+            body = {"interaction": {"id": parts[1], "type": 2, "response_message_loading": True,
+                                    "response_message_ephemeral": False}}  # fmt: skip
+            return _FakeResponse(json.dumps(body), status=200, content_type="application/json")
+        if parts[0] == "webhooks":
+            payload, files = self._body(request)
+            if request.method == "POST" and len(parts) == 3:
+                return self._create_message(CHANNEL, payload or {"content": "-"}, files)
+            return _FakeResponse(json.dumps(self._message(CHANNEL, payload or {"content": "-"}, files)),
+                                 status=200, content_type="application/json")  # fmt: skip
+        return super()._handle(request)
+
+
+def gateway_interaction(bot: Any, n: int, ref: str, fake: FakeDiscord) -> discord.Interaction:
+    user = {"id": "7", "username": "bench", "discriminator": "0", "avatar": None, "global_name": None}
+    payload = {
+        "id": str(10_000 + n), "application_id": str(fake.application_id), "type": 2, "token": f"tok{n}",
+        "version": 1, "channel_id": CHANNEL, "guild_id": str(fake.guild_id), "locale": "en-US",
+        "guild_locale": "en-US", "app_permissions": "0", "attachment_size_limit": 10_485_760, "entitlements": [], "authorizing_integration_owners": {},
+        "member": {"user": user, "roles": [], "joined_at": "2024-01-01T00:00:00+00:00", "deaf": False,
+                   "mute": False, "permissions": "2147483647", "flags": 0},
+        "data": {"id": "1", "name": "digest", "type": 1, "options": [{"name": "ref", "type": 3, "value": ref}]},
+    }  # fmt: skip
+    return discord.Interaction(data=payload, state=bot._connection)
+
+
+async def bench_defer_at_api(
+    commits: list[Commit], day_commits: list[Commit], db: Path, invocations: int
+) -> None:
+    import discord.webhook.async_ as webhook_async
+
+    from adapters.discord_bot import routed_to
+    from adapters.llm import LLMClient
+    from bot.llm_analyzer import LLMAnalyzer
+    from bot.pipeline import build_digest
+    from tests.fakes.openai_server import FakeLLM
+
+    with CallbackDiscord() as fake, FakeLLM(latency=2.0) as llm, routed_to(fake.base_url):
+        previous = webhook_async.Route.BASE
+        webhook_async.Route.BASE = fake.base_url  # interaction responses use the webhook adapter's base
+        store = Store(db.with_name(f"{db.stem}-api.db"))
+        settings = Settings(digest_repo=REPO, digest_db=db)
+        service = ChatService(settings, store, source_factory=lambda repo: MemorySource(REPO, commits),
+                              analyzer=HeuristicAnalyzer())  # fmt: skip
+        bot = DigestBot(service)
+        await bot.login(fake.token)
+        command = bot.tree.get_command("digest")
+        assert command is not None
+        analyzer = LLMAnalyzer(LLMClient(model=llm.model, base_url=llm.base_url))
+        day_store = Store(db.with_name(f"{db.stem}-day.db"))
+        try:
+
+            async def one(n: int) -> tuple[float, bool]:
+                interaction = gateway_interaction(bot, n, commits[n % len(commits)].sha[:10], fake)
+                began = time.perf_counter()
+                await command.callback(interaction, ref=commits[n % len(commits)].sha[:10])
+                return fake.arrived[
+                    str(10_000 + n)
+                ] - began, digest_task is not None and not digest_task.done()
+
+            digest_task = None
+            await one(0)  # warm-up
+            idle = [await one(n) for n in range(1, 1 + invocations // 4)]
+            digest_task = asyncio.create_task(
+                build_digest(MemorySource(REPO, day_commits), day_store, analyzer, branch="main",
+                             day=date(2026, 1, 29), tz=TZ, lang="zh")
+            )  # fmt: skip
+            busy: list[tuple[float, bool]] = []
+            n = 1 + invocations // 4
+            while not digest_task.done():
+                busy += await asyncio.gather(*(one(n + k) for k in range(4)))
+                n += 4
+            await digest_task
+        finally:
+            await analyzer.aclose()
+            await bot.close()
+            webhook_async.Route.BASE = previous
+            store.close()
+            day_store.close()
+    for label, rows in (
+        ("idle", idle),
+        ("while a 45-commit LLM day runs in the same loop", [r for r in busy if r[1]]),
+    ):
+        ms = sorted(r[0] * 1000 for r in rows)
+        q = statistics.quantiles(ms, n=100, method="inclusive") if len(ms) > 1 else [ms[0]] * 99
+        print(f"  {label}: {len(ms)} commands, defer reached the API after p50 {q[49]:.1f} ms,"
+              f" p99 {q[98]:.1f} ms, max {ms[-1]:.1f} ms (Discord allows 3 s)")  # fmt: skip
+
+
 # --- main -------------------------------------------------------------------------------------------
 
 
@@ -224,6 +333,8 @@ async def main() -> int:
         db = Path(tmp) / "bench.db"
         await bench_posting(digest, db)
         await bench_defer(digest.commits, db, args.invocations, args.delay, waves=20)
+        print("\n/digest ref:<sha> — time to defer at the fake API (real Interaction, HTTP callback)")
+        await bench_defer_at_api(digest.commits, commits, db, 80)
     return 0
 
 

@@ -9,6 +9,8 @@
 (2) Posting a real 45-commit day (heuristic analysis) into a channel: Web API calls by method and
     wall time; then the same digest again (nothing new), again after a restart (new store instance,
     new poster), and with an empty database (every item found in Slack by its metadata, none posted).
+(3) `/digest <sha>` time-to-ack while a real 45-commit day is analysed by the LLM analyser (shipped
+    defaults, a fake LLM answering in 2 s) in the same process and event loop, as in `digestbot run`.
 Plain-text output; no network beyond 127.0.0.1.
 """
 
@@ -55,9 +57,9 @@ class SlowAnalyzer(HeuristicAnalyzer):
     def __init__(self, delay: float):
         self.delay = delay
 
-    async def analyze(self, commits, lang, progress=None, history=None):
+    async def analyze(self, commits, lang, progress=None, **kw):
         await asyncio.sleep(self.delay)
-        return await super().analyze(commits, lang, progress)
+        return await super().analyze(commits, lang, progress, **kw)
 
 
 def settings_for(slack: FakeSlack, db: Path) -> Settings:
@@ -170,6 +172,75 @@ async def bench_ack(requests: int, concurrency: int, delay: float) -> None:
     print(f"    p99 / Slack limit = {percentile(ms, 0.99) / 3000:.3f}")
 
 
+async def bench_ack_during_digest(path: Path, day: date, concurrency: int, latency: float) -> None:
+    if not path.exists():
+        print(f"(3) skipped: {path} not found (the benchmark data lives in ../shared)")
+        return
+    from adapters.llm import LLMClient
+    from bot.llm_analyzer import LLMAnalyzer
+    from tests.fakes.openai_server import FakeLLM
+
+    day_commits = load_day(path)
+    cards = synthetic_commits(200)
+    with FakeSlack() as slack, FakeLLM(latency=latency) as llm, tempfile.TemporaryDirectory() as tmp:
+        settings = settings_for(slack, Path(tmp) / "ack.db")
+        service = ChatService(
+            settings,
+            Store(settings.digest_db),
+            source_factory=lambda repo: MemorySource(repo, cards),
+            analyzer=HeuristicAnalyzer(),
+        )
+        runtime = SlackRuntime(settings, service, host="127.0.0.1", port=0)
+        await runtime.start()
+        url = f"http://127.0.0.1:{runtime.http_port}/slack/events"
+        analyzer = LLMAnalyzer(LLMClient(model=llm.model, base_url=llm.base_url))
+        store = Store(Path(tmp) / "day.db")
+        latencies: list[float] = []
+        sent = 0
+        try:
+            async with aiohttp.ClientSession() as http:
+                body, headers = command(slack, "help", -1)  # warm-up: Bolt's first auth.test
+                async with http.post(url, data=body, headers=headers) as response:
+                    await response.read()
+                began = time.perf_counter()
+                digest = asyncio.create_task(
+                    build_digest(MemorySource("vllm-project/vllm", day_commits), store, analyzer,
+                                 branch="main", day=day, tz=TZ, lang="zh")
+                )  # fmt: skip
+
+                async def client(http: aiohttp.ClientSession, k: int) -> None:
+                    nonlocal sent
+                    while not digest.done():
+                        i = sent
+                        sent += 1
+                        body, headers = command(slack, cards[i % len(cards)].sha[:10], 1000 + i)
+                        t0 = time.perf_counter()
+                        async with http.post(url, data=body, headers=headers) as response:
+                            await response.read()
+                        if not digest.done():  # only acks that overlapped the digest count
+                            latencies.append(time.perf_counter() - t0)
+                        await asyncio.sleep(0.02)
+
+                await asyncio.gather(*(client(http, k) for k in range(concurrency)))
+                result = await digest
+                wall = time.perf_counter() - began
+            assert runtime.app is not None
+            await runtime.app.bot.tasks.drain(120)
+        finally:
+            await runtime.stop()
+            await analyzer.aclose()
+            store.close()
+    ms = [v * 1000 for v in latencies]
+    print(
+        f"(3) /digest <sha> time-to-ack while a {len(result.commits)}-commit day is analysed by the LLM analyser"
+        f" in the same process (fake LLM, {latency:.0f} s per call, shipped defaults; day took {wall:.2f} s)"
+    )
+    print(
+        f"    {len(ms)} acks during the digest, {concurrency} clients: p50 {statistics.median(ms):.1f} ms"
+        f"   p99 {percentile(ms, 0.99):.1f} ms   max {max(ms):.1f} ms   (Slack's limit 3000 ms)"
+    )
+
+
 def load_day(path: Path) -> list[Commit]:
     from adapters.github import commit_from_api
 
@@ -231,9 +302,11 @@ def main() -> None:
     parser.add_argument("--analysis-delay", type=float, default=2.0)
     parser.add_argument("--data", type=Path, default=SHARED / "data" / "vllm" / "2026-01-29.json")
     parser.add_argument("--day", default="2026-01-29")
+    parser.add_argument("--llm-latency", type=float, default=2.0, help="seconds per fake LLM call in (3)")
     args = parser.parse_args()
     asyncio.run(bench_ack(args.requests, args.concurrency, args.analysis_delay))
     asyncio.run(bench_post(args.data, date.fromisoformat(args.day)))
+    asyncio.run(bench_ack_during_digest(args.data, date.fromisoformat(args.day), 4, args.llm_latency))
 
 
 if __name__ == "__main__":

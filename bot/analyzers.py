@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from bot.store import Store
 
 Progress = Callable[[int, int], None]
+OnResult = Callable[[Analysis], None]  # each analysis as soon as it is ready (saved at once)
 ANALYZER_CHOICES = ("auto", "heuristic", "llm")
 
 
@@ -28,10 +29,12 @@ class Analyzer(Protocol):
         lang: str,
         progress: Progress | None = None,
         history: Mapping[str, HistoryFacts] | None = None,
+        on_result: OnResult | None = None,
     ) -> dict[str, Analysis]:
         """An analysis for every commit given, by sha. Never raises for one commit's failure:
         a commit that could not be analysed gets a fallback analysis that says so. `history`: what
-        the branch's past says about each commit (by sha), for the ranking."""
+        the branch's past says about each commit (by sha), for the ranking. `on_result`: called with
+        each analysis as soon as it is ready, so an interrupted run keeps what it paid for."""
         ...
 
     async def aclose(self) -> None:
@@ -51,10 +54,13 @@ class HeuristicAnalyzer:
         lang: str,
         progress: Progress | None = None,
         history: Mapping[str, HistoryFacts] | None = None,
+        on_result: OnResult | None = None,
     ) -> dict[str, Analysis]:
         results: dict[str, Analysis] = {}
         for done, commit in enumerate(commits, start=1):
             results[commit.sha] = heuristic.analyze(commit, lang, history=(history or {}).get(commit.sha))
+            if on_result:
+                on_result(results[commit.sha])
             if progress:
                 progress(done, len(commits))
         return results
@@ -74,4 +80,5 @@ def make_analyzer(settings: Settings, store: Store, choice: str = "auto") -> Ana
         )
     from bot.llm_analyzer import LLMAnalyzer
 
-    return LLMAnalyzer.from_settings(settings, store)
+    # --analyzer llm: a bad key or model stops the run; auto: one warning, then the heuristic.
+    return LLMAnalyzer.from_settings(settings, store, strict=choice == "llm")

@@ -530,7 +530,7 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
 @click.option("--repo", metavar="OWNER/NAME", help="Only calls about this repository.")
 @click.option(
     "--purpose",
-    help="Only calls of this purpose: triage, analysis (-high, -medium), repair, qa.",
+    help="Only calls of this purpose: analysis (also matches analysis-batch), repair, qa.",
 )
 @click.option("--outcome", help="Only calls with this outcome (ok, length, timeout, http 429, …).")
 @click.option(

@@ -6,12 +6,14 @@ analysis → record the digest. Rendering and delivery are the caller's business
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from analysis import heuristic
@@ -26,6 +28,9 @@ from bot.radar import attach_followups, learn_followups_of, with_original_notes
 from bot.refs import Ref
 from bot.sources import CommitSource
 from bot.store import Store, digest_key, utcnow
+
+if TYPE_CHECKING:
+    from analysis.history import HistoryFacts
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +77,9 @@ async def build_digest(
     commits = await source.commits_in_window(
         branch, start, end, progress=(lambda d, t: progress("fetch", d, t)) if progress else None
     )
-    keep_commits(store, commits)
+    # Store work runs in a worker thread (the store is thread-safe): in `digestbot run` the event loop
+    # also serves chat, which must not wait behind a digest's SQLite writes.
+    await asyncio.to_thread(keep_commits, store, commits)
     window_total = len(commits)
     if keep is not None:
         commits = [c for c in commits if keep(c)]
@@ -88,7 +95,7 @@ async def build_digest(
         stats=stats,
         history=history,
     )
-    analyses = mark_reverted(analyses, commits, lang)
+    analyses = await asyncio.to_thread(mark_reverted, analyses, commits, lang)
     digest = Digest(
         repo=source.repo,
         branch=branch,
@@ -102,8 +109,9 @@ async def build_digest(
         lang=lang,
         filtered_out=window_total - len(commits),
     )
-    attach_followups(store, digest)  # after the day's links are stored: the Follow-ups section and notes
-    save_digest(store, digest)
+    # After the day's links are stored: the Follow-ups section and notes (store reads: off the loop).
+    await asyncio.to_thread(attach_followups, store, digest)
+    await asyncio.to_thread(save_digest, store, digest)
     stats.commits = len(commits)
     stats.seconds = time.monotonic() - began
     log.info(
@@ -134,22 +142,37 @@ async def analyse_commits(
 ) -> dict[str, Analysis]:
     """An analysis for every commit: from the cache unless refresh, else from the analyser. A commit
     the analyser did not return is given the heuristic analysis with the gap stated — never dropped.
-    history: what the branch's past says about each commit, for the ranking."""
+    history: what the branch's past says about each commit, for the ranking.
+    Each analysis is stored as soon as the analyser hands it over: Ctrl-C or SIGTERM part-way keeps
+    every analysis already paid for, and the next run asks only for the rest."""
     stats = stats if stats is not None else RunStats()
     analyses: dict[str, Analysis] = {}
     if not refresh:
-        for commit in commits:
-            cached = store.get_analysis(repo, commit.sha, analyzer.model, analyzer.prompt_version, lang)
-            if cached is not None:
-                analyses[commit.sha] = cached
+        analyses = await asyncio.to_thread(_cached, store, analyzer, repo, commits, lang)
     stats.cached_analyses = len(analyses)
     todo = [c for c in commits if c.sha not in analyses]
+    saved: set[str] = set()
+    writes: list[asyncio.Future[None]] = []
+    loop = asyncio.get_running_loop()
+
+    def keep(result: Analysis) -> None:
+        if result.analyzer == "heuristic-fallback" or result.sha in saved:
+            return  # a fallback is not cached: the next run tries the analyser again
+        saved.add(result.sha)
+        # Written at once, in a worker thread: an interrupted run keeps it even if this task is cancelled.
+        writes.append(
+            loop.run_in_executor(
+                None, store.save_analysis, repo, result, analyzer.model, analyzer.prompt_version
+            )
+        )
+
     fresh = (
         await analyzer.analyze(
             todo,
             lang,
             progress=(lambda d, t: progress("analyse", d, t)) if progress else None,
-            history=history or None,
+            history=history,
+            on_result=keep,
         )
         if todo
         else {}
@@ -159,10 +182,22 @@ async def analyse_commits(
         analyses[commit.sha] = result
         if result.analyzer == "heuristic-fallback":
             stats.fallbacks += 1
-            continue  # not cached: the next run tries the analyser again
+            continue
         stats.new_analyses += 1
-        store.save_analysis(repo, result, analyzer.model, analyzer.prompt_version)
+        keep(result)  # an analyser that did not report it as it went
+    await asyncio.gather(*writes)
     return analyses
+
+
+def _cached(
+    store: Store, analyzer: Analyzer, repo: str, commits: list[Commit], lang: str
+) -> dict[str, Analysis]:
+    found = {}
+    for commit in commits:
+        cached = store.get_analysis(repo, commit.sha, analyzer.model, analyzer.prompt_version, lang)
+        if cached is not None:
+            found[commit.sha] = cached
+    return found
 
 
 def keep_commits(store: Store, commits: list[Commit]) -> None:
@@ -252,7 +287,7 @@ async def analyse_ref(
     """One commit's analysis, cache first: the core of `digestbot analyze` and `/digest <sha>`. Its
     history is what was known at the start of its UTC day, as a digest of that day would see it."""
     commit = await resolve_commit(source, ref, branch)
-    keep_commits(store, [commit])
+    await asyncio.to_thread(keep_commits, store, [commit])
     history: dict[str, HistoryFacts] = {}
     if (
         refresh

@@ -51,8 +51,19 @@ class Settings(BaseSettings):
     digest_model: str | None = None
     llm_timeout: float = Field(120.0, gt=0)
     llm_max_retries: int = Field(3, ge=0, le=10)
-    llm_concurrency: int = Field(8, ge=1, le=256)
+    llm_concurrency: int | None = Field(
+        None, ge=1, le=256, description="hard cap on calls in flight; unset: adaptive (starts at 64)"
+    )
     llm_rpm: int | None = Field(None, ge=1, description="requests per minute, unset for no limit")
+    llm_tpm: int | None = Field(None, ge=1, description="input tokens per minute, unset for no limit")
+    llm_day_deadline: float = Field(1800.0, gt=0, description="seconds for a whole day's analysis")
+    llm_batch: bool = Field(False, description="send a day's calls through the OpenAI Batch API first")
+    llm_batch_wait: float = Field(
+        3600.0, gt=0, description="seconds to wait for a batch before the rest goes live"
+    )
+    llm_breaker_after: int = Field(
+        4, ge=1, description="consecutive timeouts/5xx with no success since, before we stop calling"
+    )
     llm_context_tokens: int = Field(8192, ge=2048, description="context window of the model")
     llm_output_tokens: int = Field(1536, ge=256, description="output allowance of one analysis")
     llm_price_in: float | None = Field(None, ge=0, description="USD per million input tokens")

@@ -57,10 +57,10 @@ class SlowAnalyzer(HeuristicAnalyzer):
         self.events = events
         self.delay = delay
 
-    async def analyze(self, commits, lang, progress=None, history=None):
+    async def analyze(self, commits, lang, progress=None, **kw):
         self.events.append("analyse")
         await asyncio.sleep(self.delay)
-        return await super().analyze(commits, lang, progress)
+        return await super().analyze(commits, lang, progress, **kw)
 
 
 class RecordingAnswerer:

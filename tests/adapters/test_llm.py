@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from adapters.llm import LLMClient, LLMError, RateLimiter, backoff_delay, retry_after_seconds
+from adapters.llm import LLMClient, LLMError, LLMFatal, backoff_delay, retry_after_seconds
 from analysis.errors import ServiceError
 from analysis.tokens import estimate_messages, estimate_tokens
 from tests.fakes.openai_server import FakeLLM
@@ -60,9 +60,10 @@ def client_for(fake: FakeLLM, rec: Recorder, **kw: Any) -> LLMClient:
         "base_url": fake.base_url,
         "api_key": SECRET,
         "timeout": 5.0,
+        "sleep": rec.sleep,
     }
     options.update(kw)
-    return LLMClient(on_call=rec.on_call, sleep=rec.sleep, **options)
+    return LLMClient(on_call=rec.on_call, **options)
 
 
 async def test_plain_reply_with_usage_cost_and_one_logged_call(fake: FakeLLM, rec: Recorder) -> None:
@@ -253,30 +254,127 @@ async def test_on_call_failure_never_fails_the_call(fake: FakeLLM) -> None:
     assert reply.finish_reason == "stop"
 
 
-async def test_rate_limiter_spaces_request_starts() -> None:
-    now = [100.0]
-    waits: list[float] = []
-
-    async def sleep(seconds: float) -> None:
-        waits.append(seconds)
-        now[0] += seconds
-
-    limiter = RateLimiter(30, sleep=sleep, clock=lambda: now[0])  # 30/min: one start every 2 s
-    await limiter.acquire()
-    await limiter.acquire()
-    now[0] += 5.0  # idle time is not banked into a burst beyond one slot
-    await limiter.acquire()
-    await limiter.acquire()
-    assert waits == [2.0, 2.0]
+async def test_rpm_cap_lets_a_minutes_worth_through_then_waits(fake: FakeLLM, rec: Recorder) -> None:
+    # aiolimiter's leaky bucket: 3 per minute go at once, the 4th waits ~20 s for the bucket to drain.
+    async with client_for(fake, rec, rpm=3) as client:
+        calls = [
+            asyncio.create_task(client.complete(MESSAGES, max_tokens=200, purpose="qa")) for _ in range(4)
+        ]
+        done, pending = await asyncio.wait(calls, timeout=1.0)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+    assert len(done) == 3 and len(pending) == 1 and fake.calls == 3
 
 
-async def test_rpm_limit_applies_to_calls(fake: FakeLLM, rec: Recorder) -> None:
-    async with client_for(fake, rec, rpm=120) as client:  # one start every 0.5 s
-        for _ in range(3):
-            await client.complete(MESSAGES, max_tokens=20, purpose="qa")
-    # The recorder does not really sleep, so each wait is its slot (0.5 s apart) minus the time spent.
-    assert len(rec.sleeps) == 2
-    assert 0.3 < rec.sleeps[0] <= 0.5 and 0.8 < rec.sleeps[1] <= 1.0
+async def test_tpm_cap_counts_prompt_tokens(fake: FakeLLM, rec: Recorder) -> None:
+    tokens = estimate_messages(MESSAGES)
+    async with client_for(fake, rec, tpm=tokens * 2) as client:
+        calls = [
+            asyncio.create_task(client.complete(MESSAGES, max_tokens=200, purpose="qa")) for _ in range(3)
+        ]
+        done, pending = await asyncio.wait(calls, timeout=1.0)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+    assert len(done) == 2 and fake.calls == 2
+
+
+async def test_adaptive_concurrency_backs_off_on_429_and_loses_no_call(rec: Recorder) -> None:
+    """A provider allowing 6 requests per 0.5 s: 24 calls at once (the default starts at 64) all succeed,
+    after the limit was cut on the first 429s."""
+    with FakeLLM() as fake:
+        fake.rate_limit_per_window, fake.rate_window = 6, 0.5
+        async with client_for(fake, rec, sleep=asyncio.sleep, max_retries=10) as client:
+            replies = await asyncio.gather(
+                *(client.complete(MESSAGES, max_tokens=200, purpose="qa") for _ in range(24))
+            )
+    assert all(r.finish_reason == "stop" for r in replies)
+    assert fake.rejected > 0 and client.limit.cuts >= 1 and client.limit.slots < 64
+
+
+async def test_a_queueing_server_is_rising_latency_not_errors(rec: Recorder) -> None:
+    """One slot (llama.cpp --parallel 1): every call waits its turn, none fails, and the limit comes
+    down instead of piling more calls into the queue."""
+    with FakeLLM(latency=0.08) as fake:
+        fake.slots = 1
+        fake.reset_counters()
+        async with client_for(fake, rec, timeout=10.0) as client:
+            replies = await asyncio.gather(
+                *(client.complete(MESSAGES, max_tokens=200, purpose="qa") for _ in range(16))
+            )
+    assert len(replies) == 16 and all(c["outcome"] == "ok" for c in rec.calls)
+    assert fake.max_in_flight == 16  # all sent at once: the server queued them, we did not
+    assert client.limit.cuts >= 1 and client.limit.slots < 64
+
+
+async def test_remaining_requests_header_caps_and_pauses(rec: Recorder) -> None:
+    with FakeLLM() as fake:
+        fake.rate_limit_per_window, fake.rate_window, fake.ratelimit_headers = 3, 0.4, True
+        async with client_for(fake, rec, sleep=asyncio.sleep) as client:
+            for _ in range(5):
+                await client.complete(MESSAGES, max_tokens=200, purpose="qa")
+    # The header said "none left, reset in ~0.4 s": the client waited instead of earning a 429.
+    assert fake.rejected == 0 and fake.calls == 5
+    assert client.limit.provider_cap in (None, 1, 2)  # follows the last remaining-requests header
+
+
+async def test_circuit_breaker_stops_calling_a_hanging_server(fake: FakeLLM, rec: Recorder) -> None:
+    fake.delay(30, times=None)  # accepts, never answers in time
+    async with client_for(fake, rec, timeout=0.2, max_retries=3, breaker_after=3) as client:
+        results = await asyncio.gather(
+            *(client.complete(MESSAGES, max_tokens=200, purpose="qa") for _ in range(5)),
+            return_exceptions=True,
+        )
+        with pytest.raises(LLMError, match="stopped calling after") as later:
+            await client.complete(MESSAGES, max_tokens=200, purpose="qa")
+    assert all(isinstance(r, LLMError) for r in results)
+    # Without the breaker: 5 calls × 4 attempts. With it: the first wave and the few retries that left
+    # before the third timeout came back; nothing after.
+    assert 5 <= fake.calls <= 5 + 3
+    assert client.breaker_opened == 1 and later.value.outcome.startswith("circuit open")
+
+
+async def test_a_timeout_of_a_call_sent_before_a_success_is_queueing_not_failure(
+    fake: FakeLLM, rec: Recorder
+) -> None:
+    fake.delay(1.0, match="slow", times=3)
+    slow = [{"role": "user", "content": "slow"}]
+    async with client_for(fake, rec, timeout=0.3, breaker_after=2, max_retries=0) as client:
+        slow_calls = [
+            asyncio.create_task(client.complete(slow, max_tokens=200, purpose="qa")) for _ in range(3)
+        ]
+        await client.complete(MESSAGES, max_tokens=200, purpose="qa")  # answered while the slow ones wait
+        results = await asyncio.gather(*slow_calls, return_exceptions=True)
+        # Sent before a success, they were queued, not failed: resent without spending an attempt
+        # (max_retries=0), and the second time the server answers them.
+        assert all(r.finish_reason == "stop" for r in results)
+        assert [c["outcome"] for c in rec.calls].count("timeout") == 3
+        reply = await client.complete(MESSAGES, max_tokens=200, purpose="qa")  # still calling
+    assert reply.finish_reason == "stop" and client.breaker_opened == 0
+
+
+@pytest.mark.parametrize(
+    ("status", "hint"), [(401, "OPENAI_API_KEY"), (403, "OPENAI_API_KEY"), (404, "DIGEST_MODEL")]
+)
+async def test_bad_key_or_model_is_fatal_at_once(
+    fake: FakeLLM, rec: Recorder, status: int, hint: str
+) -> None:
+    fake.fail(status)
+    async with client_for(fake, rec) as client:
+        with pytest.raises(LLMFatal, match=hint) as err:
+            await client.complete(MESSAGES, max_tokens=10, purpose="qa")
+    assert "\n" not in str(err.value) and fake.calls == 1 and rec.sleeps == []
+
+
+async def test_cached_prompt_tokens_are_reported(fake: FakeLLM, rec: Recorder) -> None:
+    async with client_for(fake, rec) as client:
+        first = await client.complete(MESSAGES, max_tokens=200, purpose="qa")
+        other = [MESSAGES[0], {"role": "user", "content": "Commit: something else entirely"}]
+        second = await client.complete(other, max_tokens=200, purpose="qa")
+    assert first.tokens_cached == 0
+    assert 0 < second.tokens_cached < second.tokens_in and second.tokens_cached % 16 == 0
+    assert client.tokens_cached == second.tokens_cached == fake.cached_tokens
 
 
 def test_retry_after_parsing() -> None:

@@ -112,10 +112,10 @@ class GatedAnalyzer(HeuristicAnalyzer):
         self.gate = asyncio.Event()
         self.calls = 0
 
-    async def analyze(self, commits, lang, progress=None, history=None):
+    async def analyze(self, commits, lang, progress=None, **kw):
         self.calls += 1
         await self.gate.wait()
-        return await super().analyze(commits, lang, progress)
+        return await super().analyze(commits, lang, progress, **kw)
 
 
 class RecordingAnswerer:

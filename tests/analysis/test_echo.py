@@ -4,15 +4,11 @@ import pytest
 
 from analysis.echo import is_echo, shingles, tidy
 from analysis.models import Analysis, ChangeType, Importance
-from analysis.prompts import analysis_system, triage_system
+from analysis.prompts import commit_system
 
 
 def instructions(lang):
-    return (
-        triage_system(lang)
-        + analysis_system(Importance.HIGH, lang)
-        + analysis_system(Importance.MEDIUM, lang)
-    )
+    return commit_system(lang)
 
 
 def analysis(**fields):

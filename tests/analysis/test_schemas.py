@@ -4,6 +4,7 @@ import pytest
 
 from analysis.models import INSIGHT_DIMENSIONS, ChangeType
 from analysis.schemas import (
+    CommitOut,
     HighOut,
     InsightsOut,
     MediumOut,
@@ -42,7 +43,7 @@ def _objects(node):
             yield from _objects(value)
 
 
-@pytest.mark.parametrize("model", [TriageOut, InsightsOut, MediumOut, HighOut])
+@pytest.mark.parametrize("model", [TriageOut, InsightsOut, MediumOut, HighOut, CommitOut])
 def test_strict_schema_closes_every_object(model):
     fmt = response_format(model)
     assert fmt["type"] == "json_schema"
@@ -177,3 +178,37 @@ def test_high_needs_insights():
 def test_first_valid_object_wins_over_an_earlier_example():
     reply = 'For example {"importance": "x"} — my answer: ' + json.dumps(TRIAGE)
     assert parse_reply(reply, TriageOut).importance == "high"
+
+
+def card(importance: str, **fields) -> str:
+    deep = {"scope": [], "risks": [], "recommendations": [], "insights": None}
+    return json.dumps({**TRIAGE, **deep, "importance": importance, **fields})
+
+
+def test_one_reply_needs_deeper_fields_only_for_higher_tiers():
+    # The strict schema lists every key (strict mode requires it); insights may be null.
+    schema = strict_schema(CommitOut)
+    assert set(schema["required"]) == set(CommitOut.model_fields)
+    assert {"type": "null"} in schema["properties"]["insights"]["anyOf"]
+    assert '"insights": {"architecture": string' in json_shape(CommitOut) and "}|null}" in json_shape(
+        CommitOut
+    )
+    low = parse_reply(card("low", scope=["ignored"], insights=INSIGHTS), CommitOut)
+    assert low.scope == [] and low.insights is None  # nothing deeper survives for low
+    # What a tier needs but the reply left empty is reported, for the rules to fill (no second call).
+    assert parse_reply(card("medium"), CommitOut).missing() == ["scope", "recommendations"]
+    medium = parse_reply(
+        card("medium", scope=["engine"], recommendations=["test"], insights=INSIGHTS), CommitOut
+    )
+    assert medium.insights is None and medium.risks == [] and medium.missing() == []
+    assert parse_reply(card("high", scope=["engine"], recommendations=["test"]), CommitOut).missing() == [
+        "insights"
+    ]
+    high = parse_reply(card("high", scope=["e"], recommendations=["t"], insights=INSIGHTS), CommitOut)
+    assert high.insights is not None and high.insights.security == "security text"
+
+
+def test_a_low_reply_may_leave_out_the_deeper_fields():
+    assert parse_reply(json.dumps({**TRIAGE, "importance": "low"}), CommitOut).scope == []
+    high = parse_reply(json.dumps(TRIAGE), CommitOut)  # TRIAGE is high and has nothing deeper
+    assert high.missing() == ["scope", "recommendations", "insights"]

@@ -117,7 +117,7 @@ def llm_db(repo, tmp_path, monkeypatch):  # noqa: F811
     """A day analysed by the fake LLM through the CLI: llm_calls has rows with prompts and replies."""
     db = tmp_path / "d.db"
     with FakeLLM() as llm:
-        llm.force(purpose="triage", importance="medium")  # every commit gets its second call too
+        llm.force(purpose="analysis", importance="medium")
         monkeypatch.setenv("OPENAI_BASE_URL", llm.base_url)
         monkeypatch.setenv("DIGEST_MODEL", llm.model)
         monkeypatch.setenv("LLM_PRICE_IN", "1")
@@ -141,13 +141,12 @@ def test_logs_newest_first_with_filters(llm_db, repo):  # noqa: F811
     sha = rows[-1]["sha"]
     by_sha = json.loads(run("logs", "--format", "json", "--sha", sha[:8], db=llm_db).stdout)
     assert by_sha and {c["sha"] for c in by_sha} == {sha}
-    triage = json.loads(run("logs", "--format", "json", "--purpose", "triage", db=llm_db).stdout)
-    assert triage and {c["purpose"] for c in triage} == {"triage"}
     analysis = json.loads(
         run("logs", "--format", "json", "--purpose", "analysis", "-n", "0", db=llm_db).stdout
     )
-    assert analysis and {c["purpose"] for c in analysis} <= {"analysis-high", "analysis-medium"}
-    assert len(analysis) == sum(1 for r in rows if r["purpose"].startswith("analysis-"))
+    assert analysis and {c["purpose"] for c in analysis} <= {"analysis", "analysis-batch"}
+    assert len(analysis) == sum(1 for r in rows if r["purpose"].startswith("analysis"))
+    assert json.loads(run("logs", "--format", "json", "--purpose", "qa", db=llm_db).stdout) == []
     assert json.loads(run("logs", "--format", "json", "--outcome", "timeout", db=llm_db).stdout) == []
     assert len(json.loads(run("logs", "--format", "json", "-n", "2", db=llm_db).stdout)) == 2
 

@@ -61,7 +61,7 @@ class FixedAnalyzer:
     prompt_version = "1"
 
     async def analyze(
-        self, commits: list[Commit], lang: str, progress: Any = None, history: Any = None
+        self, commits: list[Commit], lang: str, progress: Any = None, **_: Any
     ) -> dict[str, Analysis]:
         return {c.sha: make_analysis(c, RANKS.get(c.sha, "low"), lang=lang) for c in commits}
 

@@ -58,9 +58,7 @@ class FixedAnalyzer:
     model = "fixed"
     prompt_version = "1"
 
-    async def analyze(
-        self, commits: list[Commit], lang: str, progress=None, history=None
-    ) -> dict[str, Analysis]:
+    async def analyze(self, commits: list[Commit], lang: str, progress=None, **_) -> dict[str, Analysis]:
         return {c.sha: make_analysis(c, RANKS.get(f"#{c.pr_number}", "medium"), lang=lang) for c in commits}
 
     async def aclose(self) -> None:
@@ -364,9 +362,9 @@ async def test_a_second_roll_up_reuses_the_analyses_unless_refreshed(repo, store
     class Counting(FixedAnalyzer):
         analysed = 0
 
-        async def analyze(self, commits, lang, progress=None, history=None):
+        async def analyze(self, commits, lang, progress=None, **kwargs):
             Counting.analysed += len(commits)
-            return await super().analyze(commits, lang, progress, history)
+            return await super().analyze(commits, lang, progress, **kwargs)
 
     source = LocalGitSource(repo.path)
     for refresh, expected in ((False, 7), (False, 7), (True, 13)):  # 6 of the week + #10 ranked late

@@ -8,7 +8,12 @@ gets a plain-text answer.
 
 Faults are scripted per call (`script(...)`, matched by a substring of the prompt and/or the purpose),
 or set for the whole server (`ignore_schema`, `reject_schema`, `usage`, `latency`). Counters: calls by
-purpose, max in flight, prompt tokens received, and a log of every request with its start/end times.
+purpose, max in flight, prompt tokens received (and how many of them a prefix cache would have served,
+reported as usage.prompt_tokens_details.cached_tokens), and a log of every request with its times.
+`rate_limit_per_window` makes it a provider with a fixed requests-per-window limit (429 + Retry-After,
+and x-ratelimit-remaining-requests headers when `ratelimit_headers`); `slots` makes it a server that
+runs that many requests at once and queues the rest (llama.cpp with --parallel 1: latency rises, no
+errors).
 
 Usable as a pytest fixture (tests/bot/test_llm_analyzer.py) or standalone (bench/bench_llm.py):
 
@@ -34,7 +39,8 @@ from analysis.tokens import estimate_messages, estimate_tokens
 from tests.fakes.server import FakeServer
 
 _ANSWERING = ("delay", "length")  # fault actions that still build a (possibly cut) valid answer
-PURPOSES = ("triage", "analysis-high", "analysis-medium", "repair", "qa")
+PURPOSES = ("analysis", "triage", "analysis-high", "analysis-medium", "repair", "qa")
+CACHE_BLOCK = 16  # tokens per prefix-cache block (vLLM's default block size)
 # A path in prose: folders and a file with an extension, or a bare file name with a common extension.
 _PATH = re.compile(
     r"(?<![\w/.@:-])((?:[\w.-]+/)+[\w.-]*\w\.[A-Za-z0-9]{1,8}"
@@ -43,6 +49,7 @@ _PATH = re.compile(
 _DIFF_PATH = re.compile(r"^(?:\+\+\+ b/|--- a/|diff --git a/)(\S+)", re.MULTILINE)
 _TAG = re.compile(r"\[([A-Za-z/ _-]{2,20})\]")
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_SHA_LINE = re.compile(r"^(?:commit|提交)[:：]\s*([0-9a-f]{7,40})\s*$", re.MULTILINE)
 TAG_TYPES = {
     "bugfix": "bugfix",
     "bug": "bugfix",
@@ -156,6 +163,19 @@ class FakeLLM(FakeServer):
         self.reject_schema = reject_schema  # 400 for any request carrying response_format
         self.usage = usage  # False: omit `usage`, as some servers do
         self.enforce_max_tokens = enforce_max_tokens  # a reply longer than max_tokens is cut: "length"
+        self.files: dict[str, dict[str, Any]] = {}  # the Batch API's uploads and outputs
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_delay = 0.0  # seconds before a submitted batch completes
+        self.batch_never_finishes = False
+        self.prefix_cache = True  # report cached_tokens like vLLM's automatic prefix caching
+        self.rate_limit_per_window: int | None = None  # requests allowed per `rate_window` seconds
+        self.rate_window = 60.0
+        self.ratelimit_headers = False
+        self.slots: int | None = None  # requests processed at once; the rest wait (a queueing server)
+        self._slot_sem: threading.Semaphore | None = None
+        self._starts: list[float] = []  # accepted request times, for the rate limit
+        self.rejected = 0  # 429s from the rate limit
+        self._prefixes: list[str] = []  # prompts seen, for the prefix-cache figure
         self.rules: list[Rule] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -237,7 +257,14 @@ class FakeLLM(FakeServer):
             self.in_flight = 0
             self.max_in_flight = 0
             self.prompt_tokens = 0
+            self.cached_tokens = 0
+            self.batched = 0  # chat requests served inside a batch
+            self.batch_polls = 0
             self.log: list[Logged] = []
+            self._prefixes = []
+            self._starts = []
+            self.rejected = 0
+            self._slot_sem = threading.Semaphore(self.slots) if self.slots else None
 
     def calls_for(self, match: str) -> list[Logged]:
         """Logged requests whose prompt contains `match`."""
@@ -246,12 +273,100 @@ class FakeLLM(FakeServer):
 
     # -- request handling -------------------------------------------------------------------------
     def _handle(self, request: Request) -> Response:
-        if request.method != "POST" or not request.path.rstrip("/").endswith("/chat/completions"):
+        path = request.path.rstrip("/")
+        if "/files" in path or "/batches" in path:
+            return self._batch_api(request, path)
+        if request.method != "POST" or not path.endswith("/chat/completions"):
             return _error(404, f"no route {request.method} {request.path}")
         body = request.get_json(force=True, silent=True)
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             return _error(400, "body must be a JSON object with messages")
+        return self._chat(body)
+
+    # -- the Batch API: /v1/files (JSONL upload), /v1/batches, poll, /v1/files/{id}/content -----------
+    def _batch_api(self, request: Request, path: str) -> Response:
+        parts = path.split("/v1/", 1)[-1].split("/")
+        now = int(time.time())
+        if parts == ["files"] and request.method == "POST":
+            upload = request.files.get("file")
+            if upload is None or request.form.get("purpose") != "batch":
+                return _error(400, "multipart with purpose=batch and a file expected")
+            return _json(self._store_file(upload.read().decode("utf-8"), upload.filename or "batch.jsonl"))
+        if parts[0] == "files" and len(parts) == 3 and parts[2] == "content":
+            with self._lock:
+                data = self.files.get(parts[1])
+            return (
+                Response(data["content"], content_type="application/jsonl")
+                if data
+                else _error(404, "no file")
+            )
+        if parts == ["batches"] and request.method == "POST":
+            body = request.get_json(force=True, silent=True) or {}
+            with self._lock:
+                if body.get("input_file_id") not in self.files:
+                    return _error(400, "unknown input_file_id")
+                batch_id = f"batch_{next(self._ids)}"
+                self.batches[batch_id] = {
+                    "id": batch_id, "object": "batch", "endpoint": body.get("endpoint"),
+                    "input_file_id": body["input_file_id"], "completion_window": body.get("completion_window"),
+                    "created_at": now, "status": "validating", "_ready_at": time.monotonic() + self.batch_delay,
+                }  # fmt: skip
+            return _json(self._batch_view(batch_id))
+        if parts[0] == "batches" and len(parts) >= 2:
+            with self._lock:
+                known = parts[1] in self.batches
+            if not known:
+                return _error(404, "no such batch")
+            if len(parts) == 3 and parts[2] == "cancel" and request.method == "POST":
+                with self._lock:
+                    self.batches[parts[1]]["status"] = "cancelled"
+                return _json(self._batch_view(parts[1]))
+            self.batch_polls += 1
+            return _json(self._batch_view(parts[1]))
+        return _error(404, f"no route {request.method} {request.path}")
+
+    def _store_file(self, content: str, filename: str, purpose: str = "batch") -> dict[str, Any]:
+        with self._lock:
+            file_id = f"file-{next(self._ids)}"
+            meta = {"id": file_id, "object": "file", "bytes": len(content.encode("utf-8")), "created_at": int(time.time()),
+                    "filename": filename, "purpose": purpose, "status": "processed"}  # fmt: skip
+            self.files[file_id] = {**meta, "content": content}
+        return meta
+
+    def _batch_view(self, batch_id: str) -> dict[str, Any]:
+        """The batch as the API shows it; it runs every line through the chat handler once ready."""
+        with self._lock:
+            batch = self.batches[batch_id]
+            due = batch["status"] in ("validating", "in_progress") and time.monotonic() >= batch["_ready_at"]
+            if batch["status"] == "validating":
+                batch["status"] = "in_progress"
+        if due and not self.batch_never_finishes:
+            lines = [
+                json.loads(x) for x in self.files[batch["input_file_id"]]["content"].splitlines() if x.strip()
+            ]
+            out = []
+            for line in lines:
+                response = self._chat(line["body"], batch=True)
+                out.append({"id": f"resp_{next(self._ids)}", "custom_id": line["custom_id"],
+                            "response": {"status_code": response.status_code, "body": json.loads(response.get_data())},
+                            "error": None})  # fmt: skip
+            meta = self._store_file(
+                "\n".join(json.dumps(x) for x in out) + "\n", "output.jsonl", "batch_output"
+            )
+            with self._lock:
+                batch.update(status="completed", output_file_id=meta["id"],
+                             request_counts={"total": len(out), "completed": len(out), "failed": 0})  # fmt: skip
+        with self._lock:
+            return {k: v for k, v in batch.items() if not k.startswith("_")}
+
+    def _chat(self, body: dict[str, Any], *, batch: bool = False) -> Response:
         req = self._parse(body)
+        if batch:
+            with self._lock:
+                self.batched += 1
+        limited = None if batch else self._rate_limited()
+        if limited is not None:
+            return limited
         entry = Logged(
             req.purpose,
             req.max_tokens,
@@ -272,11 +387,16 @@ class FakeLLM(FakeServer):
                 self._take_rule(req, answer=True) if fault is None or fault.action in _ANSWERING else None
             )
         response = _error(500, "fake LLM failed")
+        slot = None if batch else self._slot_sem
         try:
-            if self.latency:
+            if slot is not None:
+                slot.acquire()
+            if self.latency and not batch:
                 self._stopping.wait(self.latency)
             response = self._respond(req, fault, override.overrides if override else {})
         finally:
+            if slot is not None:
+                slot.release()
             with self._lock:
                 self.in_flight -= 1
                 entry.ended = time.monotonic()
@@ -284,6 +404,42 @@ class FakeLLM(FakeServer):
         if response.status_code == 200:
             entry.finish_reason = json.loads(response.get_data())["choices"][0]["finish_reason"]
         return response
+
+    def _rate_limited(self) -> Response | None:
+        """429 with Retry-After when the window's requests are used up (a hosted provider's RPM)."""
+        if self.rate_limit_per_window is None:
+            return None
+        now = time.monotonic()
+        with self._lock:
+            self._starts = [t for t in self._starts if t > now - self.rate_window]
+            if len(self._starts) < self.rate_limit_per_window:
+                self._starts.append(now)
+                return None
+            self.rejected += 1
+            wait = self._starts[0] + self.rate_window - now
+        return _error(429, "Rate limit reached for requests", {"Retry-After": f"{max(wait, 0.01):.2f}"})
+
+    def _rate_headers(self) -> dict[str, str]:
+        if not (self.ratelimit_headers and self.rate_limit_per_window):
+            return {}
+        with self._lock:
+            remaining = self.rate_limit_per_window - len(self._starts)
+            # OpenAI's meaning: the time until the budget is back to its initial state.
+            reset = (self._starts[-1] + self.rate_window - time.monotonic()) if self._starts else 0.0
+        return {
+            "x-ratelimit-remaining-requests": str(max(0, remaining)),
+            "x-ratelimit-reset-requests": f"{max(0.0, reset):.2f}s",
+        }
+
+    def _cached(self, prompt: str) -> int:
+        """Tokens of the longest prefix this prompt shares with an earlier one, in whole cache blocks:
+        what a server with prefix caching (vLLM, OpenAI's prompt caching) would not compute again."""
+        with self._lock:
+            seen = list(self._prefixes)
+            self._prefixes.append(prompt)
+        best = max((_common_prefix(prompt, other) for other in seen), default=0)
+        tokens = estimate_tokens(prompt[:best]) if best else 0
+        return tokens - tokens % CACHE_BLOCK
 
     def _take_rule(self, req: _Req, *, answer: bool) -> Rule | None:
         """The first matching fault rule (answer=False) or field override (answer=True): an override
@@ -337,6 +493,7 @@ class FakeLLM(FakeServer):
         value = _instance(req.schema, req.schema, _Filler(req), "")
         if isinstance(value, dict):
             value.update({k: v for k, v in overrides.items() if k in value})
+            _shape_for_tier(value)
         text = json.dumps(value, ensure_ascii=False)
         if self.ignore_schema or not req.schema_sent:
             # What chatty models do without enforced structure: prose around a fenced block.
@@ -360,7 +517,12 @@ class FakeLLM(FakeServer):
                 "completion_tokens": tokens_out,
                 "total_tokens": tokens_in + tokens_out,
             }
-        return _json(data)
+            if self.prefix_cache:
+                cached = min(tokens_in, self._cached(_prompt_text(req.messages)))
+                data["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+                with self._lock:
+                    self.cached_tokens += cached
+        return _json(data, headers=self._rate_headers())
 
 
 # -- understanding the request --------------------------------------------------------------------
@@ -375,7 +537,9 @@ def _schema_of(response_format: Any) -> dict[str, Any] | None:
 def _recognised_schema(system: str) -> dict[str, Any] | None:
     """The schema a request without response_format asks for, from the JSON shape its system prompt
     describes (key names in quotes followed by a colon). None: a plain-text question."""
-    if '"insights":' in system:
+    if '"insights":' in system and '"importance":' in system:
+        name = "CommitOut"
+    elif '"insights":' in system:
         name = "HighOut"
     elif '"recommendations":' in system:
         name = "MediumOut"
@@ -394,6 +558,8 @@ def _purpose(schema: dict[str, Any] | None, *, repair: bool) -> str:
     if repair:
         return "repair"
     props = schema.get("properties") or {}
+    if "importance" in props and "recommendations" in props:
+        return "analysis"  # one call per commit: ranking and the tier's fields
     if "insights" in props:
         return "analysis-high"
     if "recommendations" in props:
@@ -411,7 +577,11 @@ class _Filler:
         self.zh = bool(_CJK.search("\n".join(str(m.get("content") or "") for m in req.messages[:1])))
         paths = _DIFF_PATH.findall(user) or _PATH.findall(user)
         self.paths = list(dict.fromkeys(p for p in paths if "://" not in p))
-        self.digest = int(hashlib.sha1(user.encode("utf-8")).hexdigest(), 16)
+        # Keyed by the commit's sha when the prompt shows one: a commit gets the same tier whatever
+        # the prompt design around it (so designs can be compared on the fake).
+        sha = _SHA_LINE.search(user)
+        key = sha.group(1) if sha else user
+        self.digest = int(hashlib.sha1(key.encode("utf-8")).hexdigest(), 16)
 
     @property
     def path(self) -> str:
@@ -502,3 +672,29 @@ def _cut(content: str, max_tokens: int) -> str:
     """Roughly the first max_tokens tokens of content (a server stopping at its output cap)."""
     keep = max(1, int(len(content) * max_tokens / max(1, estimate_tokens(content))))
     return content[:keep]
+
+
+def _shape_for_tier(value: dict[str, Any]) -> None:
+    """What a model following the one-call prompt writes: nothing deeper for low, no insights for medium."""
+    if "importance" not in value or "insights" not in value:
+        return
+    if value["importance"] == "low":
+        value.update(scope=[], risks=[], recommendations=[], insights=None)
+    elif value["importance"] == "medium":
+        value["insights"] = None
+
+
+def _prompt_text(messages: list[dict[str, Any]]) -> str:
+    return "\n".join(f"{m.get('role')}\x00{m.get('content') or ''}" for m in messages)
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the common prefix (binary search on slices: C-speed comparisons)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
