@@ -17,8 +17,6 @@ from analysis.models import Commit, Importance
 _WORDS = {
     "zh": {
         "section": "🔁 后续修正",
-        "reverted": "已回滚",
-        "fixed": "已修复跟进",
         "banner_revert": "⚠️ 已于 {day} 被 {ref} 回滚",
         "banner_fix": "🔧 已于 {day} 由 {ref} 修复跟进",
         "verb_revert": "回滚了",
@@ -34,8 +32,6 @@ _WORDS = {
     },
     "en": {
         "section": "🔁 Follow-ups",
-        "reverted": "reverted",
-        "fixed": "fixed forward",
         "banner_revert": "⚠️ Reverted by {ref} on {day}",
         "banner_fix": "🔧 Fixed forward by {ref} on {day}",
         "verb_revert": "reverts",
@@ -85,10 +81,6 @@ class DayFollowUp:
 def commit_ref(commit: Commit) -> str:
     """How a commit is named in one line: its pull request, else its short sha."""
     return f"#{commit.pr_number}" if commit.pr_number else commit.short_sha
-
-
-def kind_word(lang: str, kind: FollowUpKind) -> str:
-    return word(lang, "reverted" if kind == FollowUpKind.REVERT else "fixed")
 
 
 def banner(lang: str, kind: FollowUpKind, ref: str, landed: datetime, tz: tzinfo | None = None) -> str:
