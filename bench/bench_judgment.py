@@ -186,7 +186,27 @@ def llm_partial(
         if j.sha in ours
     ]
     span = f"  ({since}..{until}, sample {n} + every followed-up commit, weighted)"
-    return [row(reached, score(judged)) + span, row("heuristic (history), same commits", score(same)) + span]
+    return [
+        row(reached, score(judged)) + span,
+        row("heuristic (history), same commits", score(same)) + span,
+        "  raw counts (a small sample: the weighted rows above are noisy): " + _counts("llm", judged),
+        "  "
+        + " " * len("raw counts (a small sample: the weighted rows above are noisy): ")
+        + _counts("heuristic", same),
+    ]
+
+
+def _counts(name: str, judged: list[Judged]) -> str:
+    """Flagged commits among the followed-up ones and among the sampled others, unweighted."""
+
+    def tally(items: list[Judged]) -> str:
+        mh = sum(1 for j in items if j.importance != Importance.LOW)
+        high = sum(1 for j in items if j.importance == Importance.HIGH)
+        return f"{mh}/{len(items)} M+H, {high}/{len(items)} high"
+
+    followed = [j for j in judged if j.followed]
+    others = [j for j in judged if not j.followed]
+    return f"{name}: followed up {tally(followed)}; others {tally(others)}"
 
 
 def main() -> None:
