@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -180,55 +181,46 @@ class DigestScheduler:
         assert self.scheduler is not None
         current = {s.name: s for s in self.registry.all()}
         now = self.clock()
-        for name, sub in current.items():
+        for name in current:
             self._mark_seen(name, now)
-            signature = f"{sub.schedule}|{sub.timezone}"
-            if self._jobs.get(name) == signature:
-                continue
-            self.scheduler.add_job(
-                self._fire_job,
-                trigger_for(sub),
-                args=[name],
-                id=f"sub:{name}",
-                replace_existing=True,
-                coalesce=True,
-                max_instances=1,
-                misfire_grace_time=3600,
-            )
-            self._jobs[name] = signature
-            log.info("scheduled %s: %s %s (next %s)", name, sub.schedule, sub.timezone, self.next_run(sub))
-        for name in list(self._jobs):
-            if name not in current:
-                self.scheduler.remove_job(f"sub:{name}")
-                del self._jobs[name]
-                log.info("unscheduled %s", name)
-        self._sync_weekly_jobs(current)
+        self._sync("sub", current, self._jobs, lambda s: s.schedule, trigger_for, self._fire_job)
+        # The weekly roll-up: one job per subscription with `weekly` set, posting the previous ISO week.
+        weekly = {n: s for n, s in current.items() if s.weekly} if self.weekly_runner else {}
+        self._sync("weekly", weekly, self._weekly_jobs, lambda s: s.weekly, weekly_trigger, self._fire_weekly)
 
-    # -- the weekly roll-up -----------------------------------------------------------------------
-    def _sync_weekly_jobs(self, current: dict[str, Subscription]) -> None:
-        """One job per subscription with `weekly` set; it posts the previous ISO week's roll-up."""
+    def _sync(
+        self,
+        kind: str,
+        wanted: dict[str, Subscription],
+        jobs: dict[str, str],
+        when: Callable[[Subscription], str | None],
+        trigger: Callable[[Subscription], Any],
+        fire: Callable[[str], Any],
+    ) -> None:
+        """Add or replace the `kind` job of every wanted subscription whose schedule changed, and
+        remove the jobs of those no longer wanted. `jobs` remembers each job's schedule."""
         assert self.scheduler is not None
-        wanted = {n: s for n, s in current.items() if s.weekly} if self.weekly_runner else {}
         for name, sub in wanted.items():
-            signature = f"{sub.weekly}|{sub.timezone}"
-            if self._weekly_jobs.get(name) == signature:
+            signature = f"{when(sub)}|{sub.timezone}"
+            if jobs.get(name) == signature:
                 continue
             self.scheduler.add_job(
-                self._fire_weekly,
-                weekly_trigger(sub),
+                fire,
+                trigger(sub),
                 args=[name],
-                id=f"weekly:{name}",
+                id=f"{kind}:{name}",
                 replace_existing=True,
                 coalesce=True,
                 max_instances=1,
                 misfire_grace_time=3600,
             )
-            self._weekly_jobs[name] = signature
-            log.info("scheduled the weekly roll-up of %s: %s %s", name, sub.weekly, sub.timezone)
-        for name in list(self._weekly_jobs):
+            jobs[name] = signature
+            log.info("scheduled %s %s: %s %s", kind, name, when(sub), sub.timezone)
+        for name in list(jobs):
             if name not in wanted:
-                self.scheduler.remove_job(f"weekly:{name}")
-                del self._weekly_jobs[name]
+                self.scheduler.remove_job(f"{kind}:{name}")
+                del jobs[name]
+                log.info("unscheduled %s %s", kind, name)
 
     def missed_week(self, sub: Subscription) -> tuple[int, int] | None:
         """The last complete week, when its roll-up was due (after the service first saw the
