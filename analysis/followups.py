@@ -19,7 +19,7 @@ issues and pull requests alike, so a reference to an issue resolves to nothing a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -185,17 +185,6 @@ def find_links(commits: Sequence[PastCommit]) -> list[FollowUpLink]:
         by_title[_norm_title(commit.title)] = commit
         by_sha[commit.sha.lower()] = commit
     return sorted(links.values(), key=lambda link: (link.follow_up_at, link.follow_up, link.original))
-
-
-def followed_up(
-    links: Iterable[FollowUpLink], before: datetime | None = None
-) -> dict[str, list[FollowUpLink]]:
-    """{original sha: its links}, counting only follow-ups that landed before `before` when given."""
-    result: dict[str, list[FollowUpLink]] = {}
-    for link in links:
-        if before is None or link.follow_up_at < before:
-            result.setdefault(link.original, []).append(link)
-    return result
 
 
 def _resolve(

@@ -16,12 +16,12 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
 from math import log, log1p
 
-from analysis.followups import FollowUpKind, FollowUpLink, PastCommit, find_links
+from analysis.followups import FollowUpLink, PastCommit, find_links
 from analysis.models import Commit
 from analysis.paths import PathKind, classify_path, is_low_value
 
@@ -71,14 +71,12 @@ class HistoryFacts:
     risky_paths: tuple[PathRecord, ...] = ()  # the touched paths with the highest smoothed rate, best first
     churn: int = 0  # commits in the last CHURN_DAYS that touched one of the same files
     follows_up: tuple[FollowUpLink, ...] = ()  # earlier commits this one reverts or fixes
-    followed_originals: int = 0  # of those, how many were themselves follow-ups (fixes of fixes)
     source_without_tests: bool = False
     areas: int = 0  # top-level areas (first two folder levels) with runtime code
     score: float = 0.0  # risk score (see `risk_score`)
     percentile: float | None = (
         None  # share of the window's past commits scoring below; None: too little history
     )
-    extra: dict[str, float] = field(default_factory=dict)
 
     @property
     def base_rate(self) -> float:
@@ -196,7 +194,6 @@ class HistoryIndex:
             risky_paths=tuple(records[:TOP_PATHS]),
             churn=churn,
             follows_up=follows,
-            followed_originals=sum(1 for link in follows if link.original in self._links_by_follow_up),
             source_without_tests=source and not tests,
             areas=len({_area(p) for p, k in zip(paths, kinds, strict=True) if k == PathKind.SOURCE}),
             score=score,
@@ -269,10 +266,6 @@ def as_past(commit: Commit) -> PastCommit:
     return PastCommit(
         commit.sha, commit.committed_at, commit.message, tuple((f.path, f.changes) for f in commit.files)
     )
-
-
-def is_revert(link: FollowUpLink) -> bool:
-    return link.kind == FollowUpKind.REVERT
 
 
 def _keys(paths: Iterable[str]) -> set[str]:

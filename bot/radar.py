@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from analysis.followup_view import DayFollowUp, banner, commit_ref, follow_up_note, original_note, word
 from analysis.followups import FollowUpLink
-from analysis.models import Analysis, Commit, Digest
+from analysis.models import PR_IN_TITLE, Analysis, Commit, Digest
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -155,11 +155,8 @@ def commit_title_ref(store: Store, repo: str, sha: str) -> tuple[str, str]:
     return title, f"#{pr}" if pr else sha[:7]
 
 
-_PR_SUFFIX = re.compile(r"\(#(\d+)\)\s*$")
-
-
 def _pr_of(title: str) -> int | None:
-    m = _PR_SUFFIX.search(title)
+    m = PR_IN_TITLE.search(title)  # the rule Commit.pr_number uses
     return int(m.group(1)) if m else None
 
 
