@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from analysis.surface import SurfaceChange
+
 if TYPE_CHECKING:
     from analysis.followup_view import DayFollowUp
 
@@ -86,6 +88,9 @@ class Commit:
     additions: int | None = None  # whole-commit totals; may exceed the files' sums when the list is capped
     deletions: int | None = None
     files_total: int | None = None  # number of files the commit changed, even past a listing cap
+    # What the change does to its users (analysis/surface.py), read from the files before and after;
+    # None: the files were not read (no source support, quota, a commit too large).
+    surface: tuple[SurfaceChange, ...] | None = None
 
     @property
     def title(self) -> str:
@@ -143,6 +148,10 @@ class Analysis(BaseModel):
     # The files and figures the fact-check removed: kept for the JSON output and llm_calls, never shown
     # to readers (a note saying what was invented would publish it).
     grounding_removed: list[str] = Field(default_factory=list)
+    # The two questions behind the tier (DESIGN.md §3c): what the change does to its users (impact) and
+    # how likely it is to need a revert or a fix (risk). None: not scored (an older analysis).
+    impact_score: float | None = None
+    risk_score: float | None = None
 
 
 @dataclass(slots=True)

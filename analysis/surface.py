@@ -1,0 +1,97 @@
+"""What a change does to its users: the public names, parameters, defaults, options, switches and
+routes a commit adds, removes or changes (DESIGN.md §3c).
+
+These are the facts the impact score, the reason line, the Compatibility insight, the LLM prompt and
+thread answers read. They are found by parsing each touched file before and after the commit; the
+sources read the files, this package only looks at text. A commit whose files were not read has
+`Commit.surface is None`; one read with nothing user-facing found has an empty tuple.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class SurfaceKind(StrEnum):
+    ADDED = "added"  # a public function, class, method or constant
+    REMOVED = "removed"
+    RENAMED = "renamed"
+    PARAM_ADDED = "param_added"
+    PARAM_REMOVED = "param_removed"
+    PARAM_RENAMED = "param_renamed"
+    PARAM_REORDERED = "param_reordered"
+    DEFAULT_CHANGED = "default_changed"  # a value that really changed, not the same value retyped
+    FIELD_ADDED = "field_added"  # a configuration field: dataclass, pydantic model, TypedDict
+    FIELD_REMOVED = "field_removed"
+    FIELD_RENAMED = "field_renamed"
+    OPTION_ADDED = "option_added"  # a command-line option (argparse, click, typer)
+    OPTION_REMOVED = "option_removed"
+    OPTION_RENAMED = "option_renamed"
+    ENV_ADDED = "env_added"  # an environment variable read
+    ENV_REMOVED = "env_removed"
+    ENV_RENAMED = "env_renamed"
+    DEPRECATION = "deprecation"  # a deprecation warning added
+    SWITCH_FLIPPED = "switch_flipped"  # enable_* / *_disabled flipped, a guard that now lets a path run
+    ROUTE_ADDED = "route_added"  # an HTTP route
+    ROUTE_REMOVED = "route_removed"
+    RAISES = "raises"  # an exception newly raised on a public path
+    SUPPORT_DROPPED = "support_dropped"  # a supported runtime version dropped (requires-python, classifiers)
+
+
+# Kinds that break a user's code or command line unless an alias keeps the old name working.
+BREAKING_KINDS = frozenset(
+    {
+        SurfaceKind.REMOVED,
+        SurfaceKind.RENAMED,
+        SurfaceKind.PARAM_REMOVED,
+        SurfaceKind.PARAM_RENAMED,
+        SurfaceKind.PARAM_REORDERED,
+        SurfaceKind.FIELD_REMOVED,
+        SurfaceKind.FIELD_RENAMED,
+        SurfaceKind.OPTION_REMOVED,
+        SurfaceKind.OPTION_RENAMED,
+        SurfaceKind.ENV_REMOVED,
+        SurfaceKind.ENV_RENAMED,
+        SurfaceKind.ROUTE_REMOVED,
+        SurfaceKind.SUPPORT_DROPPED,
+    }
+)
+# Kinds that give users something new.
+FEATURE_KINDS = frozenset(
+    {
+        SurfaceKind.ADDED,
+        SurfaceKind.PARAM_ADDED,
+        SurfaceKind.FIELD_ADDED,
+        SurfaceKind.OPTION_ADDED,
+        SurfaceKind.ENV_ADDED,
+        SurfaceKind.ROUTE_ADDED,
+    }
+)
+# Kinds that change what existing users get without changing a name.
+BEHAVIOUR_KINDS = frozenset(
+    {SurfaceKind.DEFAULT_CHANGED, SurfaceKind.SWITCH_FLIPPED, SurfaceKind.RAISES, SurfaceKind.DEPRECATION}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SurfaceChange:
+    kind: SurfaceKind
+    name: str  # what users call it: "pkg.mod.Class.method", "--max-batch", "APP_TIMEOUT", "GET /v1/models"
+    path: str  # the file it was found in
+    line: int | None = None  # in the new file; in the old file for a removal
+    old: str | None = None  # the old name or value (renames, changed defaults)
+    new: str | None = None  # the new name or value
+    aliased: bool = False  # a deprecation alias or shim keeps the old name working
+
+    @property
+    def breaking(self) -> bool:
+        return self.kind in BREAKING_KINDS and not self.aliased
+
+    @property
+    def feature(self) -> bool:
+        return self.kind in FEATURE_KINDS
+
+    @property
+    def behaviour(self) -> bool:
+        return self.kind in BEHAVIOUR_KINDS
