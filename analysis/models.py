@@ -91,6 +91,9 @@ class Commit:
     # What the change does to its users (analysis/surface.py), read from the files before and after;
     # None: the files were not read (no source support, quota, a commit too large).
     surface: tuple[SurfaceChange, ...] | None = None
+    # The changed paths that the repository's packaging ships to users (pyproject, setup.cfg, package.json,
+    # Cargo.toml, ... read at the commit); None: no packaging file understood.
+    shipped: frozenset[str] | None = None
 
     @property
     def title(self) -> str:
