@@ -20,6 +20,7 @@ import sqlite_utils
 
 from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
+from analysis.history import BranchCommit, automated
 from analysis.models import Analysis, Commit, FileChange
 from bot.store_health import check_schema, database_error, is_busy, is_damaged
 
@@ -255,6 +256,13 @@ def _m5_radar(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_history_automated(db: sqlite_utils.Database) -> None:
+    # Whether a bot account wrote each past commit: such commits are left out of the risk baseline
+    # (analysis/history.py). Rows stored before are read as written by a person. Idempotent.
+    if "automated" not in db["history"].columns_dict:
+        db["history"].add_column("automated", int)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -262,6 +270,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m4_history,
     _m7_ops,
     _m5_radar,
+    _m_history_automated,
 ]
 
 
@@ -644,6 +653,7 @@ class Store:
                 "committed_at": _iso(c.committed_at.astimezone(UTC)),
                 "message": c.message,
                 "files": json.dumps(c.files),
+                "automated": int(automated(c)),
             }
             for c in commits
         ]
@@ -655,16 +665,17 @@ class Store:
         """The stored history with committer dates in [since, until), oldest first."""
         with self._lock:
             rows = self.db.query(
-                "SELECT sha, committed_at, message, files FROM history WHERE repo = ? AND branch = ?"
+                "SELECT sha, committed_at, message, files, automated FROM history WHERE repo = ? AND branch = ?"
                 " AND committed_at >= ? AND committed_at < ? ORDER BY committed_at, sha",
                 [repo, branch, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
             )
             return [
-                PastCommit(
+                BranchCommit(
                     r["sha"],
                     datetime.fromisoformat(r["committed_at"]),
                     r["message"],
                     tuple((p, n) for p, n in json.loads(r["files"] or "[]")),
+                    automated=bool(r["automated"]),
                 )
                 for r in rows
             ]

@@ -30,9 +30,10 @@ def _isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @pytest.fixture
 def known(tmp_path: Path) -> tuple[GitRepo, dict[str, str]]:
-    """Six commits from 09-01 to 09-04: #1 (big) is reverted two days later, #3 (small) fixed forward
-    the next day; #4 is fixed only 46 days later, past the 30-day horizon."""
+    """Six commits from 09-01 to 09-04: #1 (a big rework of the core) is reverted two days later, #3
+    (small) fixed forward the next day; #4 is fixed only 46 days later, past the 30-day horizon."""
     repo = GitRepo.init(tmp_path / "widgets")
+    repo.commit("[Core] Core (#0)", files={"src/core.py": "x = 0\n" * 800}, when="2025-08-20T08:00:00+00:00")
     shas = {
         "big": repo.commit(
             "[Core] Big rework (#1)", files={"src/core.py": "x = 1\n" * 800}, when="2025-09-01T08:00:00+00:00"
