@@ -161,13 +161,14 @@ _BREAKING_ITEM = re.compile(
     r"^breaking\b|\bbreaking[- ]changes?\b|\[breaking\]|\(breaking\)|💥|^\w+(?:\([^)]*\))?!:", re.IGNORECASE
 )
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+# Notes are untrusted text: every pattern below runs in linear time on any line (bounded repeats where a
+# pattern could otherwise rescan the rest of the line from each of its starts).
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _UNDERLINE = re.compile(r"^ {0,3}([=\-~^\"'`*+#:.])\1{2,}\s*$")
-_BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)([^*_].*?)\1:?\s*$")
 _ITEM = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:\s*<?(\S+?)>?\s*(?:\"[^\"]*\")?\s*$")
-_LINK_REFERENCE = re.compile(r"\]\[([^\]]+)\]|\[([^\]]+)\](?![(\[:])")
+_LINK_REFERENCE = re.compile(r"\]\[([^\]]{1,100})\]|\[([^\]]{1,100})\](?![(\[:])")
 _FIRST_CONTRIBUTION = re.compile(r"made (?:their|his|her|a) first contribution", re.IGNORECASE)
 
 # A pull request or issue URL on any forge (GitHub, GitHub Enterprise, GitLab's /-/merge_requests).
@@ -175,11 +176,13 @@ _URL = re.compile(
     r"https?://[^\s/()<>\]]+/([\w.-]+)/([\w.-]+)/(?:-/)?(?:pull|pulls|issues|merge_requests)/(\d+)\b"
 )
 # A Markdown link [text](url) or a reST one `text <url>`_.
-_LINK = re.compile(r"\[[^\]]*\]\(\s*<?[^)\s]+>?[^)]*\)|`[^`<]*<[^>`]+>`__?")
+_LINK = re.compile(
+    r"\[[^\]]{0,300}+\]\([ \t]{0,20}+[^)\s]{1,300}+(?:[ \t]+[^)]{0,200}+)?\)|`[^`<]{0,300}+<[^>`]{1,300}+>`__?"
+)
 _QUALIFIED = re.compile(r"(?<![\w/.#-])([\w.-]+/[\w.-]+)#(\d+)\b")
 _PLAIN = re.compile(r"(?<![\w/&#-])#(\d+)\b")
-_ROLE = re.compile(r":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]*<)?#?(\d+)>?`")
-_MARKUP = re.compile(r"[`*_\[\]()<>:]|<!--.*?-->")
+_ROLE = re.compile(r":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{0,200}<)?#?(\d+)>?`")
+_MARKUP = re.compile(r"[`*_\[\]()<>:]")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 
 
@@ -287,8 +290,7 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
         if fenced:
             continue
         if in_comment or "<!--" in line:
-            in_comment = _in_comment(line, in_comment)
-            line = re.sub(r"<!--.*?(-->|$)", "", line)
+            line, in_comment = _without_comments(line, in_comment)
             if not line.strip():
                 continue
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
@@ -398,15 +400,26 @@ def notes_key(notes: ReleaseNotes, span: Sequence[Landed]) -> NotesKey:
 def _heading(line: str, nxt: str, state: _State) -> tuple[float, str] | None:
     m = _ATX.match(line)
     if m:
-        return len(m.group(1)), m.group(2)
+        return len(m.group(1)), (m.group(2) or "").strip().rstrip("#").strip()
     if line.strip() and not _ITEM.match(line) and _UNDERLINE.match(nxt) and not _UNDERLINE.match(line):
         char = nxt.strip()[0]
         if len(nxt.strip()) >= min(len(line.strip()), 3):
             level = state.setext_levels.setdefault(char, len(state.setext_levels) + 1)
             return level, line.strip()
-    m = _BOLD_LINE.match(line)
-    if m and len(m.group(2)) <= 60:
-        return state.bold_level, m.group(2)
+    bold = _bold_line(line)
+    if bold is not None:
+        return state.bold_level, bold
+    return None
+
+
+def _bold_line(line: str) -> str | None:
+    """The text of a line that is only bold text ("**Features**", "__Bug fixes:__"), up to 60 characters."""
+    text = line.strip().removesuffix(":")
+    for mark in ("**", "__"):
+        inner = text[2:-2] if len(text) > 4 and text.startswith(mark) and text.endswith(mark) else ""
+        inner = inner.removesuffix(":")
+        if inner and len(inner) <= 60 and mark not in inner and inner[0] not in "*_":
+            return inner
     return None
 
 
@@ -418,7 +431,7 @@ def _line_category(line: str, state: _State) -> Category | None:
         return None
     m = _ITEM.match(line)
     if m:
-        indent, text = len(m.group(1).expandtabs(4)), _strip_links_markup(m.group(2))
+        indent, text = len(m.group(1).expandtabs(4)), _item_text(m.group(2))
         while state.items and state.items[-1].indent >= indent:
             state.items.pop()
         state.items.append(_Item(indent, item_category(text), bool(_BREAKING_ITEM.search(text))))
@@ -491,15 +504,29 @@ def _home(text: str, definitions: dict[str, int | None], repo: str | None) -> st
     return named.most_common(1)[0][0]
 
 
-def _in_comment(line: str, inside: bool) -> bool:
-    """Whether an HTML comment is still open after this line."""
-    for token in re.findall(r"<!--|-->", line):
-        inside = token == "<!--"
-    return inside
+def _without_comments(line: str, inside: bool) -> tuple[str, bool]:
+    """The line without its HTML comments, and whether a comment is still open after it."""
+    kept, at = [], 0
+    while at < len(line):
+        if inside:
+            end = line.find("-->", at)
+            if end < 0:
+                return "".join(kept), True
+            at, inside = end + 3, False
+        else:
+            start = line.find("<!--", at)
+            if start < 0:
+                kept.append(line[at:])
+                break
+            kept.append(line[at:start])
+            at, inside = start + 4, True
+    return "".join(kept), inside
 
 
-def _strip_links_markup(text: str) -> str:
-    return re.sub(r"^\*\*|^__", "", text.strip())
+def _item_text(text: str) -> str:
+    """An item's text without a leading bold mark ("**Breaking Change:** …")."""
+    text = text.strip()
+    return text[2:] if text.startswith(("**", "__")) else text
 
 
 def _clean(text: str) -> str:

@@ -502,3 +502,12 @@ def test_notes_that_list_none_of_the_span():
     key = notes_key(parse("### Fixes\n- a (#9999)\n"), span_of([1, 2, 3]))
     assert key.listed == 0 and set(key.answers.values()) == {None}
     assert key.reason == "the notes list none of the span's pull requests"
+
+
+def test_hostile_lines_do_not_stall_the_parser():
+    # Each of these made a backtracking pattern rescan the rest of the line from every start (seconds
+    # to minutes per line); the parser's patterns are linear, and the real entry after them still counts.
+    hostile = ["[" * 30000, "[a" * 30000, "[a](" * 30000, "# " + " " * 30000 + "x", "**" + " **" * 10000,
+               ":pr:`" * 10000, "<!--" * 10000 + "-->"]  # fmt: skip
+    text = "\n".join(hostile) + "\n### Fixes\n" + "\n".join(hostile[:3]) + "\n- the real one (#7)\n"
+    assert parse(text).prs == {7: X}
