@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import httpx
 import tenacity
@@ -185,8 +186,6 @@ class GitHubSource:
     async def commit_named(self, name: str) -> Commit:
         """The newest commit of a branch or tag (GitHub resolves names at /commits/{ref});
         HEAD is the default branch's newest commit."""
-        from urllib.parse import quote
-
         name = name.strip()
         ref = await self.default_branch() if name == "HEAD" else name
         commit = await self._fetch_commit(quote(ref, safe="/"), asked=True)
@@ -259,8 +258,6 @@ class GitHubSource:
 
     async def branch_tip(self, branch: str) -> str:
         """The full SHA of the branch's newest commit (one ETag-cached request)."""
-        from urllib.parse import quote
-
         try:
             page = await self._get(f"{self._repo_url}/branches/{quote(branch, safe='/')}", cache=True)
         except _HTTPStatus as exc:
@@ -291,8 +288,6 @@ class GitHubSource:
     async def text_at(self, sha: str, path: str) -> str | None:
         """A file's text as of the commit (the contents endpoint, ETag-cached; past its 1 MB limit the
         blob endpoint); None when the commit has no such file."""
-        from urllib.parse import quote
-
         try:
             page = await self._get(
                 f"{self._repo_url}/contents/{quote(path, safe='/')}", params={"ref": sha}, cache=True

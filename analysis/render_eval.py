@@ -173,7 +173,7 @@ def eval_json(result: Any) -> dict[str, Any]:
         "release_notes_status": result.notes_status or None,
         "bootstrap": {"resamples": result.resamples, "seed": SEED, "level": 0.95},
         "ranked_commits": [_ranked(j) for j in result.judged],
-        "missed": [_judged(j) for j in result.missed],
+        "missed": [_ranked(j) for j in result.missed],
     }
 
 
@@ -282,32 +282,20 @@ def _ranked(j: Judged) -> dict[str, Any]:
     }
 
 
-def _judged(j: Judged) -> dict[str, Any]:
-    return {
-        "sha": j.sha,
-        "title": j.title,
-        "committed_at": j.committed_at.isoformat(),
-        "follow_up": j.followed_by,
-        "kind": j.kind,
-        "rank": j.importance.value,
-        "reason": j.reason,
-    }
-
-
 def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
 def _points(difference: float, interval: Interval | None) -> str:
     """A difference of two shares in percentage points, with its interval."""
-    shown = f"{100 * difference:+.1f} pts"
+    shown = f"{round(100 * difference, 1) + 0.0:+.1f} pts"  # + 0.0: never "-0.0"
     if interval is None:
         return shown
     return f"{shown} [{100 * interval.low:+.1f}, {100 * interval.high:+.1f}]"
 
 
 def _signed(difference: float, interval: Interval | None, digits: int) -> str:
-    shown = f"{difference:+.{digits}f}"
+    shown = f"{round(difference, digits) + 0.0:+.{digits}f}"
     if interval is None:
         return shown
     return f"{shown} [{interval.low:+.{digits}f}, {interval.high:+.{digits}f}]"

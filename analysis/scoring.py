@@ -107,7 +107,7 @@ def score(judged: Iterable[Judged]) -> Score:
                 flagged_share=share,
                 precision=hits / flagged_weight if flagged_weight else 0.0,
                 hits=sum(1 for j in flagged if j.followed),
-                size_recall=data.size_recall(data.w, share)[0] if data and followed else 0.0,
+                size_recall=float(data.size_recall(data.w, share)[0]) if data and followed else 0.0,
             )
         )
     tiers = {

@@ -118,7 +118,7 @@ def versus(v: Versus, positives: int) -> str:
     return (
         f"{pct(v.recall)} ({v.hits:>3}/{positives:<3}) at {pct(v.flagged_share)} flagged;"
         f" size {pct(v.size_recall)}, chance {pct(v.chance)};"
-        f" ours-size {100 * (v.recall - v.size_recall):+5.1f} pts {ci(v.difference)}"
+        f" ours-size {round(100 * (v.recall - v.size_recall), 1) + 0.0:+5.1f} pts {ci(v.difference)}"
     )
 
 

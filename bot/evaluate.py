@@ -167,11 +167,7 @@ async def evaluate(
         follow_ups=versus_size("follow-ups", judged, lambda j: j.followed, resamples=resamples, seed=SEED),
         notes=found,
         notes_status=notes_status,
-        notes_score=(
-            notes_score(judged, found.key.lists_changes, resamples=resamples)
-            if found and found.key.listed
-            else None
-        ),
+        notes_score=notes_score(judged, found.key.lists_changes, resamples=resamples) if found else None,
     )
 
 

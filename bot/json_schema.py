@@ -364,16 +364,6 @@ class RankedCommitJSON(_Out):
     reason: str
 
 
-class MissedJSON(_Out):
-    sha: str
-    title: str
-    committed_at: str
-    follow_up: str | None
-    kind: str | None
-    rank: Importance
-    reason: str
-
-
 class BootstrapJSON(_Out):
     resamples: int
     seed: int
@@ -403,7 +393,7 @@ class EvalJSON(_Out):
     release_notes_status: str | None = Field(description="why there is no release-notes key")
     bootstrap: BootstrapJSON
     ranked_commits: list[RankedCommitJSON] = Field(description="every commit ranked, oldest day first")
-    missed: list[MissedJSON] = Field(description="followed-up commits ranked low")
+    missed: list[RankedCommitJSON] = Field(description="followed-up commits ranked low, oldest first")
 
 
 OUTPUTS: list[tuple[str, type[BaseModel], str]] = [
