@@ -628,3 +628,25 @@ async def test_history_knows_the_commits_of_automated_accounts(repo: GitRepo) ->
     day = await src.get_commit(person)
     assert (day.author, day.author_login) == ("Ada Lovelace", "ada")
     assert (await src.get_commit(bot)).author_login == "dependabot[bot]"
+
+
+# --- files at the branch tip ------------------------------------------------------------------------
+
+
+async def test_files_at_the_branch_tip(repo: GitRepo) -> None:
+    repo.commit(
+        "one",
+        files={"CHANGELOG.md": "## 1.0\n- first (#1)\n", "docs/a b.md": "x"},
+        when="2026-01-26T01:00:00+08:00",
+    )
+    first = repo.head()
+    repo.commit("two", files={"CHANGELOG.md": "## 1.1\n- ünïcode (#2)\n"}, when="2026-01-26T02:00:00+08:00")
+    source = LocalGitSource(repo.path)
+    tip = await source.branch_tip("main")
+    assert tip == repo.head()
+    assert await source.paths_at(tip) == ["CHANGELOG.md", "docs/a b.md"]
+    assert await source.text_at(tip, "CHANGELOG.md") == "## 1.1\n- ünïcode (#2)\n"
+    assert await source.text_at(first, "CHANGELOG.md") == "## 1.0\n- first (#1)\n"
+    assert await source.text_at(tip, "missing.md") is None
+    with pytest.raises(InputError, match="unknown branch"):
+        await source.branch_tip("nope")

@@ -191,6 +191,8 @@ class FakeGitHub(FakeServer):
         self.file_cap = file_cap
         self.latency = latency  # seconds each request takes, to make overlap measurable
         self.pulls: dict[int, dict[str, Any]] = {}
+        self.files: dict[str, str] = {}  # the tree of every branch's tip: path → text (see set_files)
+        self.contents_limit = 1_000_000  # bytes: past it the contents endpoint sends no content
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._in_flight = 0
@@ -219,6 +221,10 @@ class FakeGitHub(FakeServer):
 
     def add_commits(self, commits: Iterable[dict[str, Any]]) -> None:
         self.set_commits([*self._commits, *commits])
+
+    def set_files(self, files: Mapping[str, str]) -> None:
+        """The files at each branch's tip, served by /branches, /git/trees, /contents and /git/blobs."""
+        self.files = dict(files)
 
     def add_pull(
         self, number: int, *, merged: bool, merge_commit_sha: str | None = None, base: str | None = None
@@ -352,7 +358,56 @@ class FakeGitHub(FakeServer):
             return self._detail(request, rest.split("/", 1)[1])
         if rest.startswith("pulls/") and rest.split("/", 1)[1].isdigit():
             return self._pull(request, int(rest.split("/", 1)[1]))
+        if rest.startswith(("branches/", "git/trees/", "contents/", "git/blobs/")):
+            return self._files_route(request, rest)
         return _json_response({"message": "Not Found"}, 404)
+
+    # -- files at the tip -------------------------------------------------------------------------
+    def _tip(self) -> str:
+        return self._commits[0]["sha"] if self._commits else "0" * 40
+
+    @staticmethod
+    def _blob_sha(text: str) -> str:
+        data = text.encode("utf-8")
+        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+    def _files_route(self, request: Request, rest: str) -> Response:
+        import base64
+
+        kind, _, name = rest.partition("/")
+        if kind == "branches":
+            if name not in self.branches:
+                return _json_response({"message": "Branch not found"}, 404)
+            return self._ok(request, {"name": name, "commit": {"sha": self._tip()}})
+        kind, _, name = name.partition("/")  # git/trees/<sha>, git/blobs/<sha>
+        if rest.startswith("git/trees/"):
+            if name != self._tip():
+                return _json_response({"message": "Not Found"}, 404)
+            tree = [
+                {"path": p, "type": "blob", "sha": self._blob_sha(t)} for p, t in sorted(self.files.items())
+            ]
+            return self._ok(request, {"sha": name, "tree": tree, "truncated": False})
+        if rest.startswith("git/blobs/"):
+            for text in self.files.values():
+                if self._blob_sha(text) == name:
+                    content = base64.b64encode(text.encode()).decode()
+                    return self._ok(request, {"sha": name, "encoding": "base64", "content": content})
+            return _json_response({"message": "Not Found"}, 404)
+        path = rest.removeprefix("contents/")
+        text = self.files.get(path)
+        if text is None or request.args.get("ref") not in (self._tip(), *self.branches):
+            return _json_response({"message": "Not Found"}, 404)
+        data = text.encode("utf-8")
+        entry = {"type": "file", "path": path, "size": len(data), "sha": self._blob_sha(text)}
+        if len(data) > self.contents_limit:  # GitHub: empty content, encoding "none", past 1 MB
+            entry.update(encoding="none", content="")
+        else:
+            # GitHub wraps base64 at 60 columns
+            encoded = base64.b64encode(data).decode()
+            entry.update(
+                encoding="base64", content="\n".join(encoded[i : i + 60] for i in range(0, len(encoded), 60))
+            )
+        return self._ok(request, entry)
 
     def _ok(self, request: Request, data: Any, headers: Mapping[str, str] | None = None) -> Response:
         body = json.dumps(data)
