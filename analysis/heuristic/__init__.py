@@ -68,13 +68,20 @@ def counted_lines(commit: Commit) -> int:
 
 def rank(commit: Commit, lang: str = "zh", history: HistoryFacts | None = None) -> tuple[Importance, str]:
     """Importance and the reason for it, naming the facts used, in the report language."""
+    judgment, reason = rubric(commit, lang, history)
+    return judgment.importance, reason
+
+
+def rubric(commit: Commit, lang: str = "zh", history: HistoryFacts | None = None) -> tuple[Judgment, str]:
+    """The impact and risk scores, the tier and what decided it, and the reason naming the facts of
+    each: what the LLM prompt states as the rubric's judgment."""
     facts = commit_facts(commit)
     judgment = judge(facts, history)
-    return judgment.importance, prose.reason(facts, judgment, _lang(lang), history)
+    return judgment, prose.reason(facts, judgment, _lang(lang), history)
 
 
 def scores(commit: Commit, history: HistoryFacts | None = None) -> Judgment:
-    """The impact and risk scores, the tier and what decided it (the LLM prompt states them)."""
+    """The impact and risk scores, the tier and what decided it, without the text."""
     return judge(commit_facts(commit), history)
 
 
@@ -127,6 +134,7 @@ __all__ = [
     "classify_change",
     "counted_lines",
     "rank",
+    "rubric",
     "scores",
     "size_prior",
 ]
