@@ -84,6 +84,19 @@ DEPENDENCY_KINDS = frozenset(
 )
 
 
+@dataclass(slots=True)
+class FileTexts:
+    """What a source read for the surface: text by (commit sha, path), None when that commit has no such
+    file; `skipped` were there but not read (binary, over the size cap). A pair in neither was not read
+    at all (a request budget spent, a failure): the commits that needed it get no facts."""
+
+    texts: dict[tuple[str, str], str | None]
+    skipped: set[tuple[str, str]]
+
+    def read(self, key: tuple[str, str]) -> bool:
+        return key in self.texts or key in self.skipped
+
+
 @dataclass(frozen=True, slots=True)
 class SurfaceChange:
     kind: SurfaceKind

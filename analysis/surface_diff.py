@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from analysis.models import Commit, FileChange
@@ -20,9 +20,10 @@ from analysis.packaging import (
     is_requirements_file,
     module_from_path,
     packaging_changes,
+    read_packaging,
 )
 from analysis.paths import PathKind, classify_path
-from analysis.surface import SurfaceChange, SurfaceKind
+from analysis.surface import FileTexts, SurfaceChange, SurfaceKind
 from analysis.surface_python import FileSurface, python_surface
 from analysis.surface_tree import language_of, tree_surface
 
@@ -81,7 +82,9 @@ def commit_surface(
         before = f.before
         if kind == "python":
             module = packaging.module_name(f.path) if packaging else module_from_path(f.path)
-            results.append(python_surface(f.path, before, f.after, module=module, public=_public_module(module)))
+            results.append(
+                python_surface(f.path, before, f.after, module=module, public=_public_module(module))
+            )
         elif kind != "packaging+python":
             if kind == "go" and "internal" in f.path.split("/"):
                 continue  # Go's internal packages cannot be imported from outside the module
@@ -124,8 +127,12 @@ def _pair_renames(results: Iterable[FileSurface]) -> tuple[SurfaceChange, ...]:
             if shape is not None:
                 shape_of[id(change)] = shape
             changes.append(change)
-    removed_counts = Counter(shape_of[id(c)] for c in changes if c.kind == SurfaceKind.REMOVED and id(c) in shape_of)
-    added_counts = Counter(shape_of[id(c)] for c in changes if c.kind == SurfaceKind.ADDED and id(c) in shape_of)
+    removed_counts = Counter(
+        shape_of[id(c)] for c in changes if c.kind == SurfaceKind.REMOVED and id(c) in shape_of
+    )
+    added_counts = Counter(
+        shape_of[id(c)] for c in changes if c.kind == SurfaceKind.ADDED and id(c) in shape_of
+    )
     for c in changes:
         shape = shape_of.get(id(c))
         if shape is None or removed_counts[shape] != 1 or added_counts[shape] != 1:
@@ -147,3 +154,56 @@ def _pair_renames(results: Iterable[FileSurface]) -> tuple[SurfaceChange, ...]:
     out.extend(c for c in changes if id(c) not in paired)
     out.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
     return tuple(out)
+
+
+def file_specs(commit: Commit) -> list[tuple[str, str]]:
+    """The (commit sha, path) pairs to read for a commit: each wanted file at its first parent (under
+    its old name when renamed) and at the commit."""
+    parent = commit.parents[0] if commit.parents else None
+    specs = []
+    for f in wanted(commit):
+        if f.status != "added" and parent:
+            specs.append((parent, f.previous_path or f.path))
+        if f.status != "removed":
+            specs.append((commit.sha, f.path))
+    return specs
+
+
+def commit_facts(
+    commit: Commit, texts: FileTexts, packaging_files: Mapping[str, str], tree: Collection[str] | None
+) -> tuple[tuple[SurfaceChange, ...] | None, frozenset[str] | None]:
+    """(surface, shipped) of one commit from what a source read. packaging_files: {path: text} of the
+    packaging files near the commit (read at the newest commit of its batch); the commit's own versions
+    of those it touched replace them. surface is None when a file it needed was not read."""
+    here = dict(packaging_files)
+    for f in commit.files:
+        key = (commit.sha, f.path)
+        if is_packaging_file(f.path) and key in texts.texts:
+            text = texts.texts[key]
+            if text is None:
+                here.pop(f.path, None)
+            else:
+                here[f.path] = text
+    tree_here = {*tree, *(f.path for f in commit.files)} if tree is not None else None
+    packaging = read_packaging(here, tree_here)
+    changed = [f.path for f in commit.files]
+    shipped = packaging.shipped(changed) if packaging is not None else None
+    parent = commit.parents[0] if commit.parents else None
+    versions = []
+    for f in wanted(commit):
+        before_key = (parent, f.previous_path or f.path) if parent and f.status != "added" else None
+        after_key = (commit.sha, f.path) if f.status != "removed" else None
+        keys = [k for k in (before_key, after_key) if k is not None]
+        if not all(texts.read(k) for k in keys):
+            return None, shipped
+        if any(k in texts.skipped for k in keys):
+            continue  # binary or too large: not parsed
+        versions.append(
+            FileVersions(
+                f.path,
+                texts.texts.get(before_key) if before_key else None,
+                texts.texts.get(after_key) if after_key else None,
+                f.previous_path,
+            )
+        )
+    return commit_surface(versions, packaging, shipped), shipped
