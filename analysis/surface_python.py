@@ -512,17 +512,17 @@ class _Compare:
         catch_all = any(p.kind == "kwarg" for p in new.params)
         for r, a in pairs:
             aliased = r.name in new.strings
-            self._add(SurfaceKind.PARAM_RENAMED, f"{name}({r.name})", new.line, old=r.name, new=a.name,
+            self._add(SurfaceKind.PARAM_RENAMED, f"{name}({a.name})", new.line, old=r.name, new=a.name,
                       aliased=aliased)  # fmt: skip
         for r in removed:
             aliased = r.name in new.strings or (
                 catch_all and r.kind in ("kwonly", "pos") and r.default is not None
             )
-            self._add(SurfaceKind.PARAM_REMOVED, f"{name}({r.name})", new.line, old=r.name, aliased=aliased)
+            self._add(SurfaceKind.PARAM_REMOVED, f"{name}({r.name})", new.line, aliased=aliased)
         for a in added:
             required = a.default is None and a.kind in ("posonly", "pos", "kwonly")
             kind = SurfaceKind.PARAM_REQUIRED if required else SurfaceKind.PARAM_ADDED
-            self._add(kind, f"{name}({a.name})", new.line, new=a.name)
+            self._add(kind, f"{name}({a.name})", new.line)
         # positional order among the parameters both versions have
         common_old = [p.name for p in old.params if p.kind in ("posonly", "pos") and p.name in after]
         common_new = [p.name for p in new.params if p.kind in ("posonly", "pos") and p.name in before]
@@ -575,10 +575,11 @@ class _Compare:
     def _fields(self, qual: str, old: _ConfigClass, new: _ConfigClass) -> None:
         removed = [f for n, f in old.fields.items() if n not in new.fields]
         added = [f for n, f in new.fields.items() if n not in old.fields]
+        single = len(removed) == 1 and len(added) == 1  # one field out, one in: the same field renamed
         for r in list(removed):
             match = [a for a in added if a.annotation == r.annotation and same_value(a.default, r.default)]
-            if len(match) != 1 and len(removed) == 1 and len(added) == 1:
-                match = added  # one field out, one in: the same field under a new name
+            if len(match) != 1 and single:
+                match = added
             if len(match) == 1:
                 a = match[0]
                 removed.remove(r)
@@ -610,8 +611,9 @@ class _Compare:
             for k, o in new.items()
             if k not in old and not (set(o.names) & {n for x in old.values() for n in x.names})
         ]
+        single = len(gone) == 1 and len(came) == 1  # one option out, one in: the same option renamed
         for r in list(gone):
-            match = [a for a in came if a.shape == r.shape] if len(gone) > 1 or len(came) > 1 else came
+            match = came if single else [a for a in came if a.shape == r.shape]
             if len(match) == 1:
                 a = match[0]
                 gone.remove(r)

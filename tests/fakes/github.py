@@ -2,7 +2,8 @@
 
 It serves one repository's commits, given as GitHub-API-shaped dicts (the shape of the detail endpoint,
 as in ../shared/data/vllm/*.json), through the endpoints digestbot reads: the commit list, a commit's
-detail (with paginated files) and a pull request. Every 200 carries an ETag and a matching
+detail (with paginated files), a pull request, and files at a commit (`set_file`: the contents endpoint,
+base64 as GitHub sends it, and the recursive tree). Every 200 carries an ETag and a matching
 If-None-Match gets a 304. Faults (rate limits, 5xx, 401) can be queued, and every request is counted.
 
 Usable as a pytest fixture (see tests/adapters/test_github.py) or standalone from a benchmark:
@@ -197,6 +198,7 @@ class FakeGitHub(FakeServer):
         self._commits: list[dict[str, Any]] = []
         self._by_sha: dict[str, dict[str, Any]] = {}
         self._dates: dict[str, datetime] = {}
+        self.files: dict[str, dict[str, bytes]] = {}  # commit sha → {path: content}
         self.reset_counters()
         self.set_commits(commits)
 
@@ -232,6 +234,10 @@ class FakeGitHub(FakeServer):
         }
 
     # -- faults -----------------------------------------------------------------------------------
+    def set_file(self, sha: str, path: str, content: bytes | str) -> None:
+        """A file at a commit, served by /contents/{path}?ref={sha} and /git/trees/{sha}."""
+        self.files.setdefault(sha, {})[path] = content.encode() if isinstance(content, str) else content
+
     def fail_next(
         self,
         status: int,
@@ -352,7 +358,26 @@ class FakeGitHub(FakeServer):
             return self._detail(request, rest.split("/", 1)[1])
         if rest.startswith("pulls/") and rest.split("/", 1)[1].isdigit():
             return self._pull(request, int(rest.split("/", 1)[1]))
+        if rest.startswith("contents/"):
+            return self._contents(request, rest[len("contents/") :])
+        if rest.startswith("git/trees/"):
+            tree = self.files.get(rest[len("git/trees/") :])
+            if tree is None:
+                return _json_response({"message": "Not Found"}, 404)
+            entries = [{"path": p, "type": "blob", "size": len(b)} for p, b in sorted(tree.items())]
+            return self._ok(request, {"tree": entries, "truncated": False})
         return _json_response({"message": "Not Found"}, 404)
+
+    def _contents(self, request: Request, path: str) -> Response:
+        import base64
+
+        content = self.files.get(request.args.get("ref", ""), {}).get(path)
+        if content is None:
+            return _json_response({"message": "Not Found"}, 404)
+        big = len(content) > 1_000_000  # GitHub's JSON form stops at 1 MB
+        body = {"type": "file", "path": path, "size": len(content), "encoding": "none" if big else "base64",
+                "content": "" if big else base64.b64encode(content).decode()}  # fmt: skip
+        return self._ok(request, body)
 
     def _ok(self, request: Request, data: Any, headers: Mapping[str, str] | None = None) -> Response:
         body = json.dumps(data)
