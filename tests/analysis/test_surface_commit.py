@@ -66,9 +66,9 @@ def test_a_function_moved_to_another_module_is_one_rename():
         None,
     )
     [change] = changes
-    assert (change.kind, change.old, change.new, change.path) == (K.RENAMED, "lib.old.scale", "lib.new.scale_by_three", "pkg/new.py")
+    assert (change.kind, change.old, change.new, change.path) == (K.RENAMED, "pkg.old.scale", "pkg.new.scale_by_three", "pkg/new.py")
     assert change.breaking
-    assert describe(change) == "renamed: lib.new.scale_by_three (lib.old.scale → lib.new.scale_by_three); no alias at pkg/new.py:1"
+    assert describe(change) == "renamed: pkg.new.scale_by_three (pkg.old.scale → pkg.new.scale_by_three); no alias at pkg/new.py:1"
 
 
 def test_what_is_not_shipped_or_is_a_test_gives_no_api_facts():
