@@ -22,7 +22,13 @@ TREE = [
     "tests/test_core.py",
     "README.md",
 ]
-CHANGED = ["engine/sample/sampler.py", "docs_examples/tutorial_one/app.py", "examples/offline.py", "tests/test_core.py", "README.md"]
+CHANGED = [
+    "engine/sample/sampler.py",
+    "docs_examples/tutorial_one/app.py",
+    "examples/offline.py",
+    "tests/test_core.py",
+    "README.md",
+]
 
 
 def shipped(pyproject: str, tree=TREE, changed=CHANGED, **more: str):
@@ -61,16 +67,25 @@ def test_an_example_tree_beside_the_package_is_not_shipped_and_a_sample_package_
 def test_src_layout_module_names_and_maturin_rust_sources():
     tree = ["pyproject.toml", "src/engine/__init__.py", "src/engine/api.py", "docs/index.md"]
     packaging = read_packaging(
-        {"pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "engine"\n'
-         '[tool.hatch.build.targets.wheel]\npackages = ["src/engine"]\n'},  # fmt: skip
+        {
+            "pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "engine"\n'
+            '[tool.hatch.build.targets.wheel]\npackages = ["src/engine"]\n'
+        },
         tree,
     )
     assert packaging.shipped(["src/engine/api.py", "docs/index.md"]) == {"src/engine/api.py"}
     assert packaging.module_name("src/engine/api.py") == "engine.api"
     core = read_packaging(
-        {"core/pyproject.toml": '[build-system]\nbuild-backend = "maturin"\n[project]\nname = "fast_core"\n'
-         '[tool.maturin]\npython-source = "python"\nmodule-name = "fast_core._native"\n'},  # fmt: skip
-        ["core/pyproject.toml", "core/src/lib.rs", "core/python/fast_core/__init__.py", "core/tests/test_x.py"],
+        {
+            "core/pyproject.toml": '[build-system]\nbuild-backend = "maturin"\n[project]\nname = "fast_core"\n'
+            '[tool.maturin]\npython-source = "python"\nmodule-name = "fast_core._native"\n'
+        },
+        [
+            "core/pyproject.toml",
+            "core/src/lib.rs",
+            "core/python/fast_core/__init__.py",
+            "core/tests/test_x.py",
+        ],
     )
     assert core.shipped(["core/src/lib.rs", "core/python/fast_core/__init__.py", "core/tests/test_x.py"]) == {
         "core/src/lib.rs",
@@ -84,7 +99,13 @@ def test_the_nearest_packaging_file_decides_in_a_monorepo():
         "pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "app"\n',
         "libs/core/pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "core"\n',
     }
-    tree = ["pyproject.toml", "app/__init__.py", "libs/core/pyproject.toml", "libs/core/core/__init__.py", "libs/core/docs/a.md"]
+    tree = [
+        "pyproject.toml",
+        "app/__init__.py",
+        "libs/core/pyproject.toml",
+        "libs/core/core/__init__.py",
+        "libs/core/docs/a.md",
+    ]
     packaging = read_packaging(files, tree)
     assert packaging.shipped(["app/__init__.py", "libs/core/core/__init__.py", "libs/core/docs/a.md"]) == {
         "app/__init__.py",
@@ -96,23 +117,33 @@ def test_the_nearest_packaging_file_decides_in_a_monorepo():
 def test_setup_cfg_and_setup_py_literals():
     cfg = "[options]\npackages = find:\npackage_dir =\n    =src\n[options.packages.find]\nwhere = src\n"
     tree = ["setup.cfg", "src/lib/__init__.py", "src/lib/x.py", "examples/e.py"]
-    assert read_packaging({"setup.cfg": cfg}, tree).shipped(["src/lib/x.py", "examples/e.py"]) == {"src/lib/x.py"}
+    assert read_packaging({"setup.cfg": cfg}, tree).shipped(["src/lib/x.py", "examples/e.py"]) == {
+        "src/lib/x.py"
+    }
     setup = "from setuptools import setup, find_packages\nsetup(name='lib', packages=find_packages(exclude=['tests*']))\n"
     tree = ["setup.py", "lib/__init__.py", "lib/x.py", "tests/__init__.py", "tests/t.py", "tools/gen.py"]
-    assert read_packaging({"setup.py": setup}, tree).shipped(["lib/x.py", "tests/t.py", "tools/gen.py"]) == {"lib/x.py"}
+    assert read_packaging({"setup.py": setup}, tree).shipped(["lib/x.py", "tests/t.py", "tools/gen.py"]) == {
+        "lib/x.py"
+    }
     computed = "from setuptools import setup\nsetup(name='lib', packages=compute())\n"
     assert read_packaging({"setup.py": computed}, tree) is None  # not ours to guess
 
 
 def test_npm_cargo_and_go():
-    npm = json.dumps({"name": "kit", "files": ["dist/"], "main": "dist/index.js", "exports": {".": "./dist/index.js"}})
+    npm = json.dumps(
+        {"name": "kit", "files": ["dist/"], "main": "dist/index.js", "exports": {".": "./dist/index.js"}}
+    )
     packaging = read_packaging({"package.json": npm})
     assert packaging.shipped(["dist/index.js", "src/index.ts", "examples/demo.js"]) == {"dist/index.js"}
     assert read_packaging({"package.json": json.dumps({"name": "site", "private": True})}) is None
     cargo = '[package]\nname = "kit"\nversion = "0.1.0"\n'
-    assert read_packaging({"Cargo.toml": cargo}).shipped(["src/lib.rs", "examples/a.rs", "benches/b.rs"]) == {"src/lib.rs"}
+    assert read_packaging({"Cargo.toml": cargo}).shipped(["src/lib.rs", "examples/a.rs", "benches/b.rs"]) == {
+        "src/lib.rs"
+    }
     gomod = "module example.com/kit\n\ngo 1.21\n"
-    assert read_packaging({"go.mod": gomod}).shipped(["kit.go", "kit_test.go", "testdata/x.go", "cmd/kit/main.go"]) == {
+    assert read_packaging({"go.mod": gomod}).shipped(
+        ["kit.go", "kit_test.go", "testdata/x.go", "cmd/kit/main.go"]
+    ) == {
         "kit.go",
         "cmd/kit/main.go",
     }
@@ -120,7 +151,10 @@ def test_npm_cargo_and_go():
 
 def test_no_packaging_file_means_unknown():
     assert read_packaging({}) is None
-    assert read_packaging({"pyproject.toml": "[tool.ruff]\nline-length = 100\n"}, ["pyproject.toml", "a.py"]) is not None
+    assert (
+        read_packaging({"pyproject.toml": "[tool.ruff]\nline-length = 100\n"}, ["pyproject.toml", "a.py"])
+        is not None
+    )
 
 
 # --- supported versions -----------------------------------------------------------------------------
@@ -168,7 +202,9 @@ def test_a_coverage_omit_list_and_tool_sections_are_not_dependencies():
 
 def test_real_dependency_changes_by_scope():
     before = '[project]\nname = "lib"\ndependencies = ["httpx>=0.27", "rich"]\n[project.optional-dependencies]\nfast = ["orjson"]\n'
-    after = before.replace('"httpx>=0.27", "rich"', '"httpx>=0.28", "anyio>=4"').replace('"orjson"', '"orjson>=3.10"')
+    after = before.replace('"httpx>=0.27", "rich"', '"httpx>=0.28", "anyio>=4"').replace(
+        '"orjson"', '"orjson>=3.10"'
+    )
     found = {(c.name, c.scope, c.old, c.new) for c in dependency_changes("pyproject.toml", before, after)}
     assert found == {
         ("anyio", "runtime", None, "anyio>=4"),
@@ -181,7 +217,9 @@ def test_real_dependency_changes_by_scope():
 
 
 def test_requirements_files_count_unless_named_for_development():
-    assert [c.name for c in dependency_changes("requirements/common.txt", "torch==2.8\n", "torch==2.9\n")] == ["torch"]
+    assert [
+        c.name for c in dependency_changes("requirements/common.txt", "torch==2.8\n", "torch==2.9\n")
+    ] == ["torch"]
     assert dependency_changes("requirements/test.txt", "pytest\n", "pytest>=8\n") == []
     assert dependency_changes("requirements-dev.txt", "ruff\n", "ruff>=0.6\n") == []
 

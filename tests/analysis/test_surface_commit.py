@@ -32,7 +32,11 @@ def test_go_exported_names_only():
     before = "package kit\n\ntype Client struct { Timeout int; retries int }\nfunc (c *Client) Do(req, opts int) error { return nil }\nfunc New() *Client { return nil }\nfunc helper() {}\n"
     after = "package kit\n\ntype Client struct { Timeout int; retries int }\nfunc (c *Client) Do(req, options int) error { return nil }\nfunc NewClient() *Client { return nil }\n"
     found = tree_surface("kit.go", before, after, language="go").changes
-    assert names(found) == {(K.PARAM_RENAMED, "Client.Do(options)"), (K.ADDED, "NewClient"), (K.REMOVED, "New")}
+    assert names(found) == {
+        (K.PARAM_RENAMED, "Client.Do(options)"),
+        (K.ADDED, "NewClient"),
+        (K.REMOVED, "New"),
+    }
 
 
 def test_typescript_exports_and_c_headers():
@@ -66,9 +70,17 @@ def test_a_function_moved_to_another_module_is_one_rename():
         None,
     )
     [change] = changes
-    assert (change.kind, change.old, change.new, change.path) == (K.RENAMED, "pkg.old.scale", "pkg.new.scale_by_three", "pkg/new.py")
+    assert (change.kind, change.old, change.new, change.path) == (
+        K.RENAMED,
+        "pkg.old.scale",
+        "pkg.new.scale_by_three",
+        "pkg/new.py",
+    )
     assert change.breaking
-    assert describe(change) == "renamed: pkg.new.scale_by_three (pkg.old.scale → pkg.new.scale_by_three); no alias at pkg/new.py:1"
+    assert (
+        describe(change)
+        == "renamed: pkg.new.scale_by_three (pkg.old.scale → pkg.new.scale_by_three); no alias at pkg/new.py:1"
+    )
 
 
 def test_what_is_not_shipped_or_is_a_test_gives_no_api_facts():
@@ -112,7 +124,9 @@ def test_commit_facts_from_read_texts_and_what_was_not_read():
         {("p" * 40, "pkg/blob.py"), ("c" * 40, "pkg/blob.py")},  # too large: skipped, the rest still counts
     )
     pyproject = '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "pkg"\n'
-    surface, shipped = commit_facts(commit, texts, {"pyproject.toml": pyproject}, ["pyproject.toml", "pkg/__init__.py"])
+    surface, shipped = commit_facts(
+        commit, texts, {"pyproject.toml": pyproject}, ["pyproject.toml", "pkg/__init__.py"]
+    )
     assert shipped == {"pkg/api.py", "pkg/new.py", "pkg/blob.py"}
     assert names(surface) == {(K.PARAM_REQUIRED, "pkg.api.go(b)"), (K.ADDED, "pkg.new.Thing")}
     # a file version that was never read (a request budget spent): no facts at all, not partial ones

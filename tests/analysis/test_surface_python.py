@@ -11,8 +11,12 @@ from analysis.surface import SurfaceKind as K
 from analysis.surface_python import MAX_SOURCE_CHARS, python_surface
 
 
-def facts(before: str | None, after: str | None, *, path: str = "engine/config.py", module: str = "engine.config"):
-    return python_surface(path, dedent(before) if before else before, dedent(after) if after else after, module=module).changes
+def facts(
+    before: str | None, after: str | None, *, path: str = "engine/config.py", module: str = "engine.config"
+):
+    return python_surface(
+        path, dedent(before) if before else before, dedent(after) if after else after, module=module
+    ).changes
 
 
 def kinds(changes) -> list[K]:
@@ -97,7 +101,9 @@ def test_fields_of_pydantic_models_typeddicts_and_attrs_are_config_fields():
 
 
 def test_a_switch_named_field_default_flipped_is_a_switch():
-    after = CONFIG_BEFORE.replace("use_inductor_graph_partition: bool = False", "use_inductor_graph_partition: bool = True")
+    after = CONFIG_BEFORE.replace(
+        "use_inductor_graph_partition: bool = False", "use_inductor_graph_partition: bool = True"
+    )
     [change] = facts(CONFIG_BEFORE, after)
     assert change.kind == K.SWITCH_FLIPPED and (change.old, change.new) == ("False", "True")
     assert change.behaviour and not change.breaking
@@ -275,10 +281,14 @@ def test_a_rename_with_an_alias_assignment_is_not_breaking():
 
 
 def test_all_and_underscores_decide_what_is_public():
-    before = "__all__ = ['api']\n\ndef api():\n    pass\n\ndef helper():\n    pass\n\ndef _private():\n    pass\n"
+    before = (
+        "__all__ = ['api']\n\ndef api():\n    pass\n\ndef helper():\n    pass\n\ndef _private():\n    pass\n"
+    )
     after = "__all__ = ['api']\n\ndef api(x=1):\n    pass\n"
     assert [(c.kind, c.name) for c in facts(before, after, module="p")] == [(K.PARAM_ADDED, "p.api(x)")]
-    assert python_surface("p/_impl.py", "def f():\n    pass\n", "", module="p._impl", public=False).changes == []
+    assert (
+        python_surface("p/_impl.py", "def f():\n    pass\n", "", module="p._impl", public=False).changes == []
+    )
 
 
 def test_a_package_init_re_export_removed_is_a_removal():
@@ -310,8 +320,13 @@ def test_a_cli_option_renamed_removed_and_added():
     after = before.replace("--max-model-len", "--max-context-len").replace(
         '            parser.add_argument("--legacy-mode", action="store_true")\n', ""
     )
-    after = after.replace('@click.option("--port", default=8000)', '@click.option("--port", default=8000)\n        @click.option("--host", default="127.0.0.1")')
-    found = {(c.kind, c.name, c.old): c for c in facts(before, after, path="engine/cli.py", module="engine.cli")}
+    after = after.replace(
+        '@click.option("--port", default=8000)',
+        '@click.option("--port", default=8000)\n        @click.option("--host", default="127.0.0.1")',
+    )
+    found = {
+        (c.kind, c.name, c.old): c for c in facts(before, after, path="engine/cli.py", module="engine.cli")
+    }
     assert set(found) == {
         (K.OPTION_RENAMED, "--max-context-len", "--max-model-len"),
         (K.OPTION_REMOVED, "--legacy-mode", None),
@@ -328,7 +343,9 @@ def test_an_option_kept_as_an_alias_is_not_removed():
 
 def test_typer_options():
     before = "import typer\n\ndef main(name: str = typer.Option('world'), count: int = 1):\n    pass\n"
-    after = "import typer\n\ndef main(name: str = typer.Option('world', '--who'), count: int = 1):\n    pass\n"
+    after = (
+        "import typer\n\ndef main(name: str = typer.Option('world', '--who'), count: int = 1):\n    pass\n"
+    )
     found = {(c.kind, c.name) for c in facts(before, after, module="app")}
     assert (K.OPTION_RENAMED, "--who") in found
 
@@ -347,8 +364,14 @@ def test_an_env_var_removed_renamed_and_its_default_changed():
     )
     found = {(c.kind, c.name) for c in facts(before, after, path="app/envs.py", module="app.envs")}
     # the module constant that held it goes too
-    assert found == {(K.ENV_REMOVED, "APP_DEBUG_LOG"), (K.DEFAULT_CHANGED, "APP_TIMEOUT"), (K.REMOVED, "app.envs.DEBUG")}
-    renamed = facts(before, before.replace("APP_CACHE_DIR", "APP_CACHE_ROOT"), path="app/envs.py", module="app.envs")
+    assert found == {
+        (K.ENV_REMOVED, "APP_DEBUG_LOG"),
+        (K.DEFAULT_CHANGED, "APP_TIMEOUT"),
+        (K.REMOVED, "app.envs.DEBUG"),
+    }
+    renamed = facts(
+        before, before.replace("APP_CACHE_DIR", "APP_CACHE_ROOT"), path="app/envs.py", module="app.envs"
+    )
     assert [(c.kind, c.old, c.new) for c in renamed] == [(K.ENV_RENAMED, "APP_CACHE_DIR", "APP_CACHE_ROOT")]
 
 
