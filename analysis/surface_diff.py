@@ -92,6 +92,18 @@ def commit_surface(
     return _pair_renames(results)
 
 
+def _packaging(
+    files: dict[str, str], tree: Collection[str] | None, commit: Commit, cache: dict[tuple, Packaging | None]
+) -> Packaging | None:
+    """The packaging at a commit: the batch's tree plus the paths the commit itself touched (a package it
+    deleted is still one at the commit's parent). Commits of a batch mostly share it: computed once."""
+    extra = frozenset(f.path for f in commit.files if tree is None or f.path not in tree)
+    key = (frozenset(files.items()), extra)
+    if key not in cache:
+        cache[key] = read_packaging(files, {*tree, *extra} if tree is not None else None)
+    return cache[key]
+
+
 def _user_facing(path: str, shipped: frozenset[str] | None) -> bool:
     if _test_path(path):
         return False
@@ -170,11 +182,16 @@ def file_specs(commit: Commit) -> list[tuple[str, str]]:
 
 
 def commit_facts(
-    commit: Commit, texts: FileTexts, packaging_files: Mapping[str, str], tree: Collection[str] | None
+    commit: Commit,
+    texts: FileTexts,
+    packaging_files: Mapping[str, str],
+    tree: Collection[str] | None,
+    cache: dict[tuple, Packaging | None] | None = None,
 ) -> tuple[tuple[SurfaceChange, ...] | None, frozenset[str] | None]:
     """(surface, shipped) of one commit from what a source read. packaging_files: {path: text} of the
-    packaging files near the commit (read at the newest commit of its batch); the commit's own versions
-    of those it touched replace them. surface is None when a file it needed was not read."""
+    packaging files near the commit and tree: every path, both read at the newest commit of its batch;
+    the commit's own versions of the packaging files it touched replace them. cache: shared by the
+    commits of one batch (one tree). surface is None when a file it needed was not read."""
     here = dict(packaging_files)
     for f in commit.files:
         key = (commit.sha, f.path)
@@ -184,8 +201,7 @@ def commit_facts(
                 here.pop(f.path, None)
             else:
                 here[f.path] = text
-    tree_here = {*tree, *(f.path for f in commit.files)} if tree is not None else None
-    packaging = read_packaging(here, tree_here)
+    packaging = _packaging(here, tree, commit, cache if cache is not None else {})
     changed = [f.path for f in commit.files]
     shipped = packaging.shipped(changed) if packaging is not None else None
     parent = commit.parents[0] if commit.parents else None

@@ -27,6 +27,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from analysis.surface import SurfaceChange, SurfaceKind
 
@@ -77,6 +78,8 @@ _ROUTE_CALLS = frozenset(
     | {"WebSocketRoute", "add_get", "add_post", "add_put", "add_delete", "add_patch"}
 )
 _DJANGO_ROUTES = frozenset({"path", "re_path", "url"})
+# Words without which a module has none of the calls _calls looks for (a cheap test before a full walk).
+_CALL_WORDS = re.compile(r"add_argument|option|Option|env|ENV|add_|Route|urlpatterns|eprecat|Warning|warn")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,19 +98,63 @@ class _Param:
     annotation: str
 
 
-@dataclass(slots=True)
 class _Def:
-    qualname: str
-    kind: str  # function | class | constant
-    line: int
-    public: bool
-    params: list[_Param] = field(default_factory=list)
-    shape: str = ""
-    value: ast.expr | None = None  # constants
-    strings: frozenset[str] = frozenset()  # string literals in the definition (aliases of old names)
-    raises: dict[str, int] = field(default_factory=dict)
-    guards: dict[str, tuple[int, str]] = field(default_factory=dict)
-    returns_switch: bool | None = None  # a supports_*/is_*_enabled answer
+    """A definition; what is costly to find out (shape, strings, raises, guards) is computed only when a
+    comparison needs it: most definitions of a touched file are unchanged and never need it."""
+
+    def __init__(
+        self,
+        qualname: str,
+        kind: str,  # function | class | constant | import
+        line: int,
+        public: bool,
+        *,
+        node: ast.AST | None = None,
+        params: list[_Param] | None = None,
+        value: ast.expr | None = None,  # constants
+        source: str = "",  # its text: an identical text cannot have changed
+        origin: str = "",  # imports: where the name comes from
+    ) -> None:
+        self.qualname, self.kind, self.line, self.public = qualname, kind, line, public
+        self.node, self.params, self.value, self.source, self.origin = (
+            node,
+            params or [],
+            value,
+            source,
+            origin,
+        )
+
+    @cached_property
+    def shape(self) -> str:
+        if self.kind == "import":
+            return self.origin
+        if self.kind == "constant":
+            return _dump(self.value) if self.value is not None else ""
+        return (
+            _shape(self.node)
+            if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            else ""
+        )
+
+    @cached_property
+    def strings(self) -> frozenset[str]:  # string literals in the definition (aliases of old names)
+        return frozenset(_strings(self.node)) if self.node is not None else frozenset()
+
+    @cached_property
+    def raises(self) -> dict[str, int]:
+        return _raises(self.node) if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
+
+    @cached_property
+    def guards(self) -> dict[str, tuple[int, str]]:
+        return _guards(self.node) if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
+
+    @cached_property
+    def returns_switch(self) -> bool | None:  # a supports_*/is_*_enabled answer
+        return (
+            _switch_answer(self.node)
+            if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef)
+            else None
+        )
 
 
 @dataclass(slots=True)
@@ -123,8 +170,19 @@ class _Field:
 class _ConfigClass:
     qualname: str
     public: bool
+    node: ast.ClassDef
     fields: dict[str, _Field] = field(default_factory=dict)
-    names: set[str] = field(default_factory=set)  # methods, properties and string literals of the class
+    members: set[str] = field(default_factory=set)  # methods, properties and other attributes
+    _strings: frozenset[str] | None = None
+
+    def serves(self, name: str) -> bool:
+        """Whether the class still answers to an old field name: a member under it, or the name written as
+        a string (validation_alias, AliasChoices, a __getattr__ or validator mapping)."""
+        if name in self.members:
+            return True
+        if self._strings is None:
+            self._strings = frozenset(_strings(self.node))
+        return name in self._strings
 
 
 @dataclass(slots=True)
@@ -147,8 +205,20 @@ class _Module:
     deprecations: dict[tuple[str, str], int] = field(default_factory=dict)
     switches: dict[str, tuple[int, bool]] = field(default_factory=dict)  # switch-named bool attributes
     aliases: dict[str, str] = field(default_factory=dict)  # old = new assignments at module/class level
-    strings: set[str] = field(default_factory=set)
+    imported: set[str] = field(default_factory=set)  # names imported at module level
     exports: set[str] | None = None  # __all__, when literal
+    tree: ast.Module | None = None
+    _strings: set[str] | None = None
+
+    @property
+    def strings(self) -> set[str]:
+        """Every short string literal and imported name: a removed name still among them is still served
+        (a shim import, a deprecation mapping, a fallback read). Walked only when a removal asks."""
+        if self._strings is None:
+            self._strings = set(self.imported)
+            if self.tree is not None:
+                self._strings |= _strings(self.tree)
+        return self._strings
 
 
 def python_surface(
@@ -176,7 +246,7 @@ def _parse(text: str, package_init: bool = False) -> _Module | None:
         return None
     collector = _Collector(package_init)
     try:
-        collector.module(tree)
+        collector.module(tree, text)
     except RecursionError:
         return None
     return collector.out
@@ -192,13 +262,18 @@ class _Collector:
         self._scope: list[str] = []
         self._private_depth = 0
 
-    def module(self, tree: ast.Module) -> None:
+    def module(self, tree: ast.Module, text: str) -> None:
+        self._lines = text.splitlines()
+        self.out.tree = tree
         self.out.exports = _literal_all(tree)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
-                self.out.strings.add(node.value)
         self._body(tree.body, top=True)
         self._calls(tree)
+
+    def _source(self, node: ast.AST) -> str:
+        """The node's text, decorators included."""
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])  # type: ignore[attr-defined]
+        end = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        return "\n".join(self._lines[start - 1 : end])
 
     # definitions ------------------------------------------------------------------------------------
     def _body(self, body: list[ast.stmt], *, top: bool, config: _ConfigClass | None = None) -> None:
@@ -236,34 +311,20 @@ class _Collector:
         if node.name.startswith("__") and node.name not in ("__init__", "__call__", "__new__"):
             public = False  # other dunders are protocol, not API
         if config is not None:
-            config.names.add(node.name)
+            config.members.add(node.name)
         is_property = any(_name_of(d) in ("property", "cached_property") for d in node.decorator_list)
         params = [] if is_property else _params(node.args, method=bool(self._scope))
-        strings = frozenset(_strings(node))
-        definition = _Def(
-            qual,
-            "function",
-            node.lineno,
-            public,
-            params=params,
-            shape=_shape(node),
-            strings=strings,
-            raises=_raises(node),
-            guards=_guards(node),
-            returns_switch=_switch_answer(node),
+        self.out.defs[qual] = _Def(
+            qual, "function", node.lineno, public, node=node, params=params, source=self._source(node)
         )
-        self.out.defs[qual] = definition
         self._decorators(node, qual)
 
     def _class(self, node: ast.ClassDef) -> None:
         qual = self._qual(node.name)
         public = self._public(node.name, top=not self._scope)
-        self.out.defs[qual] = _Def(
-            qual, "class", node.lineno, public, shape=_shape(node), strings=frozenset(_strings(node))
-        )
-        config = _ConfigClass(qual, public) if self._is_config(node) else None
+        self.out.defs[qual] = _Def(qual, "class", node.lineno, public, node=node)
+        config = _ConfigClass(qual, public, node) if self._is_config(node) else None
         if config is not None:
-            config.names |= _strings(node)
             self.out.configs[qual] = config
         self._scope.append(node.name)
         self._private_depth += 0 if public else 1
@@ -280,11 +341,11 @@ class _Collector:
             name = alias.asname or alias.name
             if name == "*":
                 continue
-            self.out.strings.add(name)
+            self.out.imported.add(name)
             exported = self.out.exports is not None and name in self.out.exports
             if (self._package_init or exported) and self._public(name, top=True):
                 origin = f"{'.' * node.level}{node.module or ''}.{alias.name}"
-                self.out.defs[name] = _Def(name, "import", node.lineno, True, shape=origin)
+                self.out.defs[name] = _Def(name, "import", node.lineno, True, origin=origin)
 
     def _is_config(self, node: ast.ClassDef) -> bool:
         if any(_name_of(d) in _CONFIG_DECORATORS for d in node.decorator_list):
@@ -309,7 +370,7 @@ class _Collector:
                     config.fields[name] = _field(name, node)
                 continue
             if config is not None:
-                config.names.add(name)
+                config.members.add(name)
             if _is_switch(name) and isinstance(value, ast.Constant) and isinstance(value.value, bool):
                 self.out.switches[qual] = (node.lineno, value.value)
             elif (
@@ -319,9 +380,7 @@ class _Collector:
                 and self._public(name, top=True)
                 and value is not None
             ):
-                self.out.defs[qual] = _Def(
-                    qual, "constant", node.lineno, True, value=value, shape=_dump(value)
-                )
+                self.out.defs[qual] = _Def(qual, "constant", node.lineno, True, value=value)
 
     def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qual: str) -> None:
         for deco in node.decorator_list:
@@ -354,28 +413,46 @@ class _Collector:
 
     # calls anywhere: options, environment variables, routes, deprecations ---------------------------------
     def _calls(self, tree: ast.Module) -> None:
-        scopes = _scope_map(tree)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                self._call(node, scopes)
-            elif (
-                isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _is_environ(node.value)
-            ):
-                key = _const_str(node.slice)
-                if key and _ENV_NAME.fullmatch(key):
-                    self.out.envs.setdefault(key, (node.lineno, None))
-            elif isinstance(node, ast.Compare) and any(_is_environ(c) for c in node.comparators):
-                key = _const_str(node.left)
-                if key and _ENV_NAME.fullmatch(key):
-                    self.out.envs.setdefault(key, (node.lineno, None))
-            elif isinstance(node, ast.Assign) and any(_name_of(t) == "urlpatterns" for t in node.targets):
-                for call in ast.walk(node.value):
-                    if isinstance(call, ast.Call) and _name_of(call.func) in _DJANGO_ROUTES:
-                        route = _const_str(call.args[0]) if call.args else None
-                        if route is not None:
-                            self.out.routes[f"* /{route.lstrip('^/')}"] = call.lineno
+        """A walk with the enclosing function or class of each node, for options, environment variables,
+        route tables and deprecations; only into the statements whose text has a word they need (a
+        module's functions mostly have none)."""
+        stack: list[tuple[ast.AST, str]] = []
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ClassDef):  # one level down: a class's methods are checked one by one
+                for inner in stmt.body:
+                    if _CALL_WORDS.search(self._source(inner)):
+                        self._node(inner, stmt.name)
+                        stack.append((inner, _scoped(stmt.name, inner)))
+                for deco in stmt.decorator_list:
+                    stack.append((deco, ""))
+            elif _CALL_WORDS.search(self._source(stmt)):
+                self._node(stmt, "")
+                stack.append((stmt, _scoped("", stmt)))
+        while stack:
+            parent, scope = stack.pop()
+            for node in ast.iter_child_nodes(parent):
+                stack.append((node, _scoped(scope, node)))
+                self._node(node, scope)
 
-    def _call(self, node: ast.Call, scopes: dict[int, str]) -> None:
+    def _node(self, node: ast.AST, scope: str) -> None:
+        if isinstance(node, ast.Call):
+            self._call(node, scope)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _is_environ(node.value):
+            key = _const_str(node.slice)
+            if key and _ENV_NAME.fullmatch(key):
+                self.out.envs.setdefault(key, (node.lineno, None))
+        elif isinstance(node, ast.Compare) and any(_is_environ(c) for c in node.comparators):
+            key = _const_str(node.left)
+            if key and _ENV_NAME.fullmatch(key):
+                self.out.envs.setdefault(key, (node.lineno, None))
+        elif isinstance(node, ast.Assign) and any(_name_of(t) == "urlpatterns" for t in node.targets):
+            for call in ast.walk(node.value):
+                if isinstance(call, ast.Call) and _name_of(call.func) in _DJANGO_ROUTES:
+                    route = _const_str(call.args[0]) if call.args else None
+                    if route is not None:
+                        self.out.routes[f"* /{route.lstrip('^/')}"] = call.lineno
+
+    def _call(self, node: ast.Call, scope: str) -> None:
         name = _name_of(node.func)
         if name == "add_argument":
             names = tuple(s for s in _string_args(node) if s.startswith("-"))
@@ -394,7 +471,6 @@ class _Collector:
                 self.out.envs[key] = (node.lineno, default)
         message = _deprecation(node, name)
         if message is not None:
-            scope = scopes.get(id(node), "")
             self.out.deprecations[(scope, message)] = node.lineno
 
     def _option(self, node: ast.Call) -> None:
@@ -478,6 +554,8 @@ class _Compare:
             if before is None or not (d.public and before.public) or before.kind != d.kind:
                 continue
             if d.kind == "function":
+                if before.source == d.source:
+                    continue  # the same text: nothing of it changed
                 self._signature(qual, before, d)
                 self._raises(qual, before, d)
                 self._guards(qual, before, d)
@@ -585,10 +663,10 @@ class _Compare:
                 removed.remove(r)
                 added.remove(a)
                 self._add(SurfaceKind.FIELD_RENAMED, self._name(f"{qual}.{a.name}"), a.line,
-                          old=r.name, new=a.name, aliased=r.name in new.names)  # fmt: skip
+                          old=r.name, new=a.name, aliased=new.serves(r.name))  # fmt: skip
         for r in removed:
             self._add(SurfaceKind.FIELD_REMOVED, self._name(f"{qual}.{r.name}"), r.line,
-                      aliased=r.name in new.names)  # fmt: skip
+                      aliased=new.serves(r.name))  # fmt: skip
         for a in added:
             self._add(SurfaceKind.FIELD_ADDED, self._name(f"{qual}.{a.name}"), a.line)
         for n, f in new.fields.items():
@@ -1081,21 +1159,11 @@ def _route_call(call: ast.Call, name: str) -> str | None:
     return f"{','.join(sorted(verbs)) or '*'} {path}"
 
 
-def _scope_map(tree: ast.Module) -> dict[int, str]:
-    """id(call) → the qualified name of the function or class it sits in ("" at module level)."""
-    out: dict[int, str] = {}
-
-    def visit(node: ast.AST, scope: list[str]) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                visit(child, [*scope, child.name])
-            else:
-                if isinstance(child, ast.Call):
-                    out[id(child)] = ".".join(scope)
-                visit(child, scope)
-
-    visit(tree, [])
-    return out
+def _scoped(scope: str, node: ast.AST) -> str:
+    """The scope inside node: a function or class adds its name."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return f"{scope}.{node.name}" if scope else node.name
+    return scope
 
 
 def _outer_kept(qual: str, old: dict[str, _Def], new: dict[str, _Def]) -> bool:

@@ -82,6 +82,7 @@ async def _read_batch(source: Any, commits: list[Commit]) -> dict[str, tuple[Any
     packaging_files = {p: texts.texts[(sha, p)] for sha, p in packaging if texts.texts.get((sha, p))}
 
     def facts() -> dict[str, tuple[Any, Any]]:
-        return {c.sha: commit_facts(c, texts, packaging_files, tree) for c in commits}
+        cache: dict = {}  # the batch's commits mostly share one packaging
+        return {c.sha: commit_facts(c, texts, packaging_files, tree, cache) for c in commits}
 
     return await asyncio.to_thread(facts)  # parsing is CPU work: off the event loop

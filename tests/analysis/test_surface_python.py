@@ -427,3 +427,11 @@ def test_rename_shapes_ignore_names_and_docstrings():
     after = 'def new(a):\n    """New."""\n    return a * 2\n'
     result = python_surface("m.py", before, after, module="m")
     assert result.shapes[(K.REMOVED, "m.old")] == result.shapes[(K.ADDED, "m.new")]
+
+
+def test_a_deprecated_decorator_added_to_an_unchanged_function_is_a_deprecation():
+    before = "def old_api(x):\n    return x\n"
+    after = "from typing_extensions import deprecated\n\n@deprecated('use new_api')\ndef old_api(x):\n    return x\n"
+    assert [(c.kind, c.name, c.new) for c in facts(before, after, module="m")] == [
+        (K.DEPRECATION, "m.old_api", "use new_api")
+    ]
