@@ -1167,11 +1167,17 @@ def _scoped(scope: str, node: ast.AST) -> str:
 
 
 def _outer_kept(qual: str, old: dict[str, _Def], new: dict[str, _Def]) -> bool:
-    """A member counts on its own only while its class stays: a removed class is one removal."""
-    parts = qual.split(".")
-    return all(".".join(parts[:i]) in new for i in range(1, len(parts)))
+    """A member counts on its own only while its class stays public: a removed class is one removal."""
+    return _outers_public(qual, new)
 
 
 def _outer_new(qual: str, old: dict[str, _Def], new: dict[str, _Def]) -> bool:
+    """A member counts on its own only when its class was public before: a new (or newly exported)
+    class is one addition."""
+    return _outers_public(qual, old)
+
+
+def _outers_public(qual: str, defs: dict[str, _Def]) -> bool:
     parts = qual.split(".")
-    return all(".".join(parts[:i]) in old for i in range(1, len(parts)))
+    outers = (defs.get(".".join(parts[:i])) for i in range(1, len(parts)))
+    return all(d is not None and d.public for d in outers)

@@ -435,3 +435,9 @@ def test_a_deprecated_decorator_added_to_an_unchanged_function_is_a_deprecation(
     assert [(c.kind, c.name, c.new) for c in facts(before, after, module="m")] == [
         (K.DEPRECATION, "m.old_api", "use new_api")
     ]
+
+
+def test_a_class_newly_exported_is_one_addition_not_one_per_method():
+    before = "__all__ = ['Other']\n\nclass Info:\n    def build(self):\n        pass\n\nclass Other:\n    pass\n"
+    after = before.replace("['Other']", "['Info', 'Other']")
+    assert [(c.kind, c.name) for c in facts(before, after, module="m")] == [(K.ADDED, "m.Info")]
