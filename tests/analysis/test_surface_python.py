@@ -438,6 +438,8 @@ def test_a_deprecated_decorator_added_to_an_unchanged_function_is_a_deprecation(
 
 
 def test_a_class_newly_exported_is_one_addition_not_one_per_method():
-    before = "__all__ = ['Other']\n\nclass Info:\n    def build(self):\n        pass\n\nclass Other:\n    pass\n"
+    before = (
+        "__all__ = ['Other']\n\nclass Info:\n    def build(self):\n        pass\n\nclass Other:\n    pass\n"
+    )
     after = before.replace("['Other']", "['Info', 'Other']")
     assert [(c.kind, c.name) for c in facts(before, after, module="m")] == [(K.ADDED, "m.Info")]

@@ -164,3 +164,26 @@ async def test_a_failing_reader_costs_the_facts_not_the_digest(repo, tmp_path, c
     filled = await fill_surface(source, store, commits)
     kinds = {k for c in filled for k in (f.kind for f in c.surface)}
     assert SurfaceKind.FIELD_RENAMED in kinds and SurfaceKind.SUPPORT_DROPPED in kinds
+
+
+async def test_a_parser_failure_costs_that_commits_facts_only(repo, tmp_path, monkeypatch, caplog):
+    import bot.surface
+
+    real = bot.surface.commit_facts
+
+    def flaky(commit, *args, **kwargs):
+        if "Rename swap_space" in commit.message:
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(commit, *args, **kwargs)
+
+    monkeypatch.setattr(bot.surface, "commit_facts", flaky)
+    source = LocalGitSource(repo.path)
+    commits = await source.commits_in_window(
+        "main", *day_window(date(2026, 1, 26), ZoneInfo("Asia/Shanghai"))
+    )
+    with caplog.at_level(logging.ERROR, logger="bot.surface"):
+        filled = await fill_surface(source, Store(tmp_path / "d.db"), commits)
+    by_title = {c.title: c for c in filled}
+    assert by_title["[Config] Rename swap_space (#21)"].surface is None
+    assert by_title["[Build] Drop Python 3.9 (#23)"].surface is not None
+    assert any("failed" in r.message for r in caplog.records)
