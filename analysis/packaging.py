@@ -43,7 +43,10 @@ _SETUPTOOLS_EXCLUDE = (
     "python", "build", "dist", "venv", "env", "requirements", "tasks", "fabfile", "site_scons", "benchmark",
     "benchmarks", "exercise", "exercises", "htmlcov",
 )  # fmt: skip
-_SETUPTOOLS_MODULE_EXCLUDE = ("setup", "conftest", "test", "tests", "example", "examples", "build", "toxfile", "noxfile", "pavement", "dodo", "tasks", "fabfile")  # fmt: skip
+_SETUPTOOLS_MODULE_EXCLUDE = (
+    "setup", "conftest", "test", "tests", "example", "examples", "build", "toxfile", "noxfile", "pavement",
+    "dodo", "tasks", "fabfile",
+)  # fmt: skip
 _BACKENDS = {
     "setuptools": "setuptools",
     "hatchling": "hatch",
@@ -607,8 +610,12 @@ def _npm(root: str, text: str) -> Distribution | None:
     if not isinstance(data, dict):
         return None
     files = data.get("files")
+    if data.get("private") is True and root:
+        # never published: a docs site's or a tool's package.json inside a repository ships nothing
+        return Distribution(root, "npm")
     if not isinstance(files, list) or not files:
-        return Distribution(root, "npm", understood=False)  # everything not .npmignore'd: unknown here
+        # everything not .npmignore'd, or an application at the top (deployed, not published): unknown
+        return Distribution(root, "npm", understood=False)
     patterns = [str(f).lstrip("./") for f in files if isinstance(f, str)]
     targets = [data.get(k) for k in ("main", "module", "types", "typings", "browser")]
     targets += _strings_in(data.get("exports"))

@@ -57,6 +57,7 @@ _CONFIG_BASES = frozenset(
 _CONFIG_DECORATORS = frozenset(
     {"dataclass", "define", "frozen", "mutable", "attrs", "s", "dataclass_transform"}
 )
+_TYPING_FACTORIES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})  # not constants users read
 _CONFIG_SUFFIXES = ("Config", "Settings", "Options", "Params", "Args", "Arguments", "Parameters")
 _FIELD_CALLS = frozenset({"Field", "field", "ib", "attrib", "PrivateAttr"})
 _DEPRECATION_CATEGORIES = ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
@@ -363,8 +364,8 @@ class _Collector:
         value = node.value
         for name in names:
             qual = self._qual(name)
-            if isinstance(value, ast.Name | ast.Attribute) and _name_of(value) != name:
-                self.out.aliases[qual] = _name_of(value)
+            if isinstance(value, ast.Name) and value.id != name:
+                self.out.aliases[qual] = self._qual(value.id)  # `old = new` in the same scope
             if config is not None and isinstance(node, ast.AnnAssign) and not _is_classvar(node.annotation):
                 if not name.startswith("_"):
                     config.fields[name] = _field(name, node)
@@ -376,9 +377,11 @@ class _Collector:
             elif (
                 top
                 and not self._scope
+                and len(name) > 1
                 and _CONSTANT.fullmatch(name)
                 and self._public(name, top=True)
                 and value is not None
+                and _name_of(value) not in _TYPING_FACTORIES
             ):
                 self.out.defs[qual] = _Def(qual, "constant", node.lineno, True, value=value)
 
@@ -517,8 +520,13 @@ class _Compare:
     def _still_served(self, qual: str) -> bool:
         """An old name kept working: an alias assignment, a string the module still serves (a
         `__getattr__` or deprecation mapping, `__all__`), or a definition under it."""
-        short = qual.rsplit(".", 1)[-1]
-        return qual in self.new.aliases or short in self.new.strings
+        outer, _, short = qual.rpartition(".")
+        if qual in self.new.aliases:
+            return True
+        if outer:  # a member: only its class can still serve it (a common word elsewhere proves nothing)
+            owner = self.new.defs.get(outer)
+            return owner is not None and short in owner.strings
+        return short in self.new.strings
 
     # definitions ------------------------------------------------------------------------------------------
     def _defs(self) -> None:
@@ -537,7 +545,7 @@ class _Compare:
             d = old[qual]
             target = self.new.aliases.get(qual)
             if target is not None and target in new:
-                self._add(SurfaceKind.RENAMED, self._name(qual), new[target].line, old=self._name(qual),
+                self._add(SurfaceKind.RENAMED, self._name(target), new[target].line, old=self._name(qual),
                           new=self._name(target), aliased=True)  # fmt: skip
                 continue
             self._add(SurfaceKind.REMOVED, self._name(qual), d.line, aliased=self._still_served(qual))

@@ -149,6 +149,15 @@ def test_npm_cargo_and_go():
     }
 
 
+def test_a_private_package_json_inside_the_repository_ships_nothing():
+    files = {
+        "pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "engine"\n',
+        "docs/site/package.json": json.dumps({"name": "docs-site", "private": True}),
+    }
+    packaging = read_packaging(files, ["pyproject.toml", "engine/__init__.py", "docs/site/package.json"])
+    assert packaging.shipped(["docs/site/src/page.js", "engine/__init__.py"]) == {"engine/__init__.py"}
+
+
 def test_no_packaging_file_means_unknown():
     assert read_packaging({}) is None
     assert (

@@ -443,3 +443,15 @@ def test_a_class_newly_exported_is_one_addition_not_one_per_method():
     )
     after = before.replace("['Other']", "['Info', 'Other']")
     assert [(c.kind, c.name) for c in facts(before, after, module="m")] == [(K.ADDED, "m.Info")]
+
+
+def test_a_method_renamed_with_a_class_level_alias_is_not_breaking():
+    before = "class Client:\n    def fetch_all(self):\n        return self.get()\n"
+    after = "class Client:\n    def fetch_every(self):\n        return self.get()\n\n    fetch_all = fetch_every\n"
+    [change] = facts(before, after, module="c")
+    assert (change.kind, change.old, change.new, change.aliased) == (
+        K.RENAMED,
+        "c.Client.fetch_all",
+        "c.Client.fetch_every",
+        True,
+    )
