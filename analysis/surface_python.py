@@ -1076,9 +1076,11 @@ def _const_str(node: ast.AST) -> str | None:
 def _first_string(call: ast.Call) -> str:
     for a in call.args:
         text = _const_str(a)
-        if text is None and isinstance(a, ast.JoinedStr):
+        if text is None and isinstance(a, ast.JoinedStr):  # an f-string: its holes shown as {expression}
             text = "".join(
-                v.value for v in a.values if isinstance(v, ast.Constant) and isinstance(v.value, str)
+                str(v.value) if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+                for v in a.values
+                if isinstance(v, ast.Constant | ast.FormattedValue)
             )
         if text:
             return " ".join(text.split())

@@ -455,3 +455,10 @@ def test_a_method_renamed_with_a_class_level_alias_is_not_breaking():
         "c.Client.fetch_every",
         True,
     )
+
+
+def test_an_f_string_deprecation_message_keeps_its_holes():
+    before = "import warnings\n\ndef load(path):\n    return path\n"
+    after = "import warnings\n\ndef load(path):\n    warnings.warn(f'`{path}` uses the old layout', FutureWarning)\n    return path\n"
+    [change] = facts(before, after, module="m")
+    assert (change.kind, change.new) == (K.DEPRECATION, "`{path}` uses the old layout")

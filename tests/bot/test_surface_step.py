@@ -187,3 +187,39 @@ async def test_a_parser_failure_costs_that_commits_facts_only(repo, tmp_path, mo
     assert by_title["[Config] Rename swap_space (#21)"].surface is None
     assert by_title["[Build] Drop Python 3.9 (#23)"].surface is not None
     assert any("failed" in r.message for r in caplog.records)
+
+
+async def test_the_step_through_the_github_source(tmp_path):
+    from adapters.github import GitHubSource
+    from tests.fakes.github import FakeGitHub, make_commit, make_file
+
+    base = "f" * 40
+    commit = make_commit(
+        "[Server] Drop the legacy health route (#7)",
+        "2026-01-26T02:00:00Z",
+        parents=[base],
+        files=[make_file("srv/app.py", additions=1, deletions=3)],
+        repo="acme/srv",
+    )
+    routes = (
+        "from fastapi import FastAPI\napp = FastAPI()\n\n@app.get('/v1/items')\ndef items():\n    return []\n"
+    )
+    legacy = "\n@app.get('/healthz')\ndef health():\n    return 'ok'\n"
+    pyproject = '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "srv"\n'
+    store = Store(tmp_path / "d.db")
+    with FakeGitHub("acme/srv", [commit]) as gh:
+        for sha, text in ((base, routes + legacy), (commit["sha"], routes)):
+            gh.set_file(sha, "srv/app.py", text)
+            gh.set_file(sha, "srv/__init__.py", "")
+            gh.set_file(sha, "pyproject.toml", pyproject)
+        async with GitHubSource("acme/srv", store=store, base_url=gh.base_url, token="t") as source:
+            [read] = await fill_surface(source, store, [await source.get_commit(commit["sha"])])
+            requests = gh.requests
+            [again] = await fill_surface(source, store, [read])
+        assert gh.requests == requests  # the second time the store answers
+    assert {(f.kind, f.name, f.breaking) for f in read.surface} == {
+        (SurfaceKind.ROUTE_REMOVED, "GET /healthz", True),
+        (SurfaceKind.REMOVED, "srv.app.health", True),  # its handler went with it
+    }
+    assert read.shipped == {"srv/app.py"}
+    assert again.surface == read.surface
