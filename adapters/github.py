@@ -10,6 +10,7 @@ The token only ever lives in the HTTP client's headers: no message or log line i
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import math
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import httpx
 import tenacity
@@ -190,8 +192,6 @@ class GitHubSource:
     async def commit_named(self, name: str) -> Commit:
         """The newest commit of a branch or tag (GitHub resolves names at /commits/{ref});
         HEAD is the default branch's newest commit."""
-        from urllib.parse import quote
-
         name = name.strip()
         ref = await self.default_branch() if name == "HEAD" else name
         commit = await self._fetch_commit(quote(ref, safe="/"), asked=True)
@@ -268,8 +268,6 @@ class GitHubSource:
         after a parser upgrade costs 304s, no quota). At most `surface_reads_left` requests per source:
         past it a pair is left unread, and the commits that needed it get no facts. A file over max_bytes
         (GitHub serves up to 1 MB this way) or not valid text is skipped."""
-        from urllib.parse import quote
-
         result = FileTexts({}, set())
         specs = list(dict.fromkeys(wanted))
         allowed = specs[: max(0, self.surface_reads_left)]
@@ -322,13 +320,55 @@ class GitHubSource:
         except (_HTTPStatus, RateLimited, SourceError):
             return None
         data = page.data if isinstance(page.data, dict) else {}
-        if data.get("truncated") or not isinstance(data.get("tree"), list):
+        return None if data.get("truncated") else _tree_paths(data)  # a partial tree would mislead discovery
+
+    async def branch_tip(self, branch: str) -> str:
+        """The full SHA of the branch's newest commit (one ETag-cached request)."""
+        try:
+            page = await self._get(f"{self._repo_url}/branches/{quote(branch, safe='/')}", cache=True)
+        except _HTTPStatus as exc:
+            if exc.status == 404:
+                raise SourceError(f"branch {branch!r} not found in {self.repo} on GitHub (404)") from None
+            raise self._unexpected(exc) from None
+        sha = (page.data.get("commit") or {}).get("sha") if isinstance(page.data, dict) else None
+        if not isinstance(sha, str):
+            raise SourceError(f"GitHub sent an unexpected answer for branch {branch!r} of {self.repo}")
+        return sha
+
+    async def paths_at(self, sha: str) -> list[str]:
+        """Every file path in the commit's tree (the recursive tree endpoint: one request; GitHub cuts
+        a tree past 100,000 entries, and then only those it listed are returned)."""
+        try:
+            page = await self._get(f"{self._repo_url}/git/trees/{sha}", params={"recursive": "1"}, cache=True)
+        except _HTTPStatus as exc:
+            raise self._unexpected(exc) from None
+        data = page.data if isinstance(page.data, dict) else {}
+        if data.get("truncated"):
+            log.warning("GitHub listed only part of %s's tree at %s", self.repo, sha[:12])
+        return _tree_paths(data)
+
+    async def text_at(self, sha: str, path: str) -> str | None:
+        """A file's text as of the commit (the contents endpoint, ETag-cached; past its 1 MB limit the
+        blob endpoint); None when the commit has no such file."""
+        try:
+            page = await self._get(
+                f"{self._repo_url}/contents/{quote(path, safe='/')}", params={"ref": sha}, cache=True
+            )
+        except _HTTPStatus as exc:
+            if exc.status == 404:
+                return None
+            raise self._unexpected(exc) from None
+        data = page.data if isinstance(page.data, dict) else {}
+        if data.get("type") != "file":
             return None
-        return [
-            e["path"]
-            for e in data["tree"]
-            if isinstance(e, dict) and e.get("type") == "blob" and isinstance(e.get("path"), str)
-        ]
+        if data.get("encoding") != "base64" and data.get("size") and isinstance(data.get("sha"), str):
+            blob = await self._get(f"{self._repo_url}/git/blobs/{data['sha']}", cache=True)
+            data = blob.data if isinstance(blob.data, dict) else {}
+        try:
+            raw = base64.b64decode(str(data.get("content") or ""))
+        except ValueError:
+            raise SourceError(f"GitHub sent unreadable contents for {path} of {self.repo}") from None
+        return raw.decode("utf-8", "replace")
 
     # -- listing -----------------------------------------------------------------------------------
     async def _list(
@@ -692,18 +732,24 @@ def _node(item: dict[str, Any]) -> _Node:
     return _Node(item["sha"], parents, _parse_time(date))
 
 
+def _tree_paths(data: dict[str, Any]) -> list[str]:
+    """The file paths of a recursive tree answer."""
+    return [
+        e["path"]
+        for e in data.get("tree") or []
+        if isinstance(e, dict) and e.get("type") == "blob" and isinstance(e.get("path"), str)
+    ]
+
+
 def _decoded(data: dict[str, Any], max_bytes: int) -> str | None:
     """A contents answer's text; None for a directory, a file over max_bytes, or binary content."""
-    import base64
-    import binascii
-
     if data.get("type") != "file" or data.get("encoding") != "base64":
         return None
     if not isinstance(data.get("size"), int) or data["size"] > max_bytes:
         return None
     try:
         raw = base64.b64decode(str(data.get("content") or ""))
-    except (binascii.Error, ValueError):
+    except ValueError:  # binascii.Error is a ValueError
         return None
     return None if b"\0" in raw else raw.decode("utf-8", "replace")
 

@@ -306,9 +306,22 @@ class LocalGitSource:
         return result
 
     async def list_paths(self, sha: str) -> list[str] | None:
-        """Every file path at a commit (the packaging's package discovery needs it)."""
+        """Every file path at a commit, for the surface step (a local clone has no budget to keep)."""
+        return await self.paths_at(sha)
+
+    async def branch_tip(self, branch: str) -> str:
+        """The full SHA of the branch's newest commit."""
+        return await self._resolve_branch(branch)
+
+    async def paths_at(self, sha: str) -> list[str]:
+        """Every file path in the commit's tree."""
         out = await self._git_async("ls-tree", "-r", "-z", "--name-only", "--full-tree", sha)
         return [_text(p) for p in out.split(b"\0") if p]
+
+    async def text_at(self, sha: str, path: str) -> str | None:
+        """A file's text as of the commit (UTF-8, undecodable bytes replaced); None when it has no such file."""
+        proc = await asyncio.to_thread(self._spawn, ["cat-file", "blob", f"{sha}:{path}"])
+        return _text(proc.stdout) if proc.returncode == 0 else None
 
     async def aclose(self) -> None:
         return None
