@@ -174,15 +174,6 @@ def packaging_paths(changed: Iterable[str], tree: Collection[str] | None) -> lis
     return sorted(wanted)
 
 
-def needs_tree(files: Mapping[str, str]) -> bool:
-    """Whether discovery depends on which folders hold __init__.py (setuptools and pdm find, automatic
-    layouts), or on nested packaging files: then the caller should pass the tree."""
-    return any(
-        posixpath.basename(p) in ("pyproject.toml", "setup.cfg", "setup.py", "Cargo.toml", "go.mod")
-        for p in files
-    )
-
-
 def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None) -> Packaging | None:
     """The distributions declared by `files` ({path: text} of packaging files at one commit); None when
     none is understood."""

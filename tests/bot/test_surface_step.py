@@ -67,19 +67,8 @@ def run(*args, db):
 
 
 def digest_json(repo, db, *extra):
-    result = run(
-        "digest",
-        "--git-dir",
-        str(repo.path),
-        "--date",
-        DAY,
-        "--tz",
-        "Asia/Shanghai",
-        "--format",
-        "json",
-        *extra,
-        db=db,
-    )
+    day = ["--date", DAY, "--tz", "Asia/Shanghai", "--format", "json"]
+    result = run("digest", "--git-dir", str(repo.path), *day, *extra, db=db)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
