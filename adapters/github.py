@@ -31,6 +31,7 @@ from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, 
 from analysis.followups import PastCommit
 from analysis.history import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange
+from analysis.surface import FileTexts
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -48,6 +49,10 @@ MAX_ABOVE_PAGES = 10  # history above the window read to settle the first-parent
 HISTORY_MAX_PAGES = 200  # 20 000 commits of history for the judgment signals; older ones are not read
 HISTORY_DETAILS = 200  # commit details fetched per history read for the paths they touched
 HISTORY_PAGES_ANONYMOUS = 3  # without GITHUB_TOKEN: the newest 300 commits of history, no details
+# File reads for the surface facts (one request per file version) per source, i.e. per run: with a token
+# a day's worth; without one (60 requests an hour) so few that the day's commits still come through.
+SURFACE_READS = 1500
+SURFACE_READS_ANONYMOUS = 12
 MAX_RETRIES = 3  # 5xx and network failures
 MAX_RATE_WAITS = 5
 SECONDARY_WAIT = 60.0  # GitHub's advice when a limit gives no time: wait at least a minute
@@ -137,6 +142,7 @@ class GitHubSource:
             follow_redirects=True,  # renamed repositories answer 301; httpx drops auth on cross-origin hops
             transport=transport,
         )
+        self.surface_reads_left = SURFACE_READS if token else SURFACE_READS_ANONYMOUS
         # Observability (the benchmark reports these).
         self.requests_made = 0
         self.not_modified = 0
@@ -261,6 +267,66 @@ class GitHubSource:
             history.append(BranchCommit(n.sha, n.committed_at, message, files, automated=bot))
         return sorted(history, key=lambda c: c.committed_at)
 
+    # -- files at a commit (surface facts) ----------------------------------------------------------
+    async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
+        """The text of each (commit sha, path) through the contents endpoint, ETag-revalidated (a re-read
+        after a parser upgrade costs 304s, no quota). At most `surface_reads_left` requests per source:
+        past it a pair is left unread, and the commits that needed it get no facts. A file over max_bytes
+        (GitHub serves up to 1 MB this way) or not valid text is skipped."""
+        result = FileTexts({}, set())
+        specs = list(dict.fromkeys(wanted))
+        allowed = specs[: max(0, self.surface_reads_left)]
+        self.surface_reads_left -= len(allowed)
+        if len(allowed) < len(specs):
+            log.info(
+                "surface: %d file reads of %s left for later (request budget)",
+                len(specs) - len(allowed),
+                self.repo,
+            )
+
+        async def read(spec: tuple[str, str]) -> None:
+            sha, path = spec
+            url = f"{self._repo_url}/contents/{quote(path, safe='/')}"
+            if self.surface_reads_left < 0:
+                return  # a rate limit or failure stopped the reads: unread
+            try:
+                page = await self._get(url, params={"ref": sha}, cache=True, patient=False)
+            except _HTTPStatus as exc:
+                if exc.status == 404:
+                    result.texts[spec] = None
+                return  # another 4xx: unread
+            except (RateLimited, SourceError) as exc:
+                if self.surface_reads_left >= 0:
+                    log.warning("surface: reading files of %s stopped: %s", self.repo, exc)
+                self.surface_reads_left = -1
+                return
+            data = page.data if isinstance(page.data, dict) else {}
+            text = _decoded(data, max_bytes)
+            if text is None:
+                result.skipped.add(spec)
+            else:
+                result.texts[spec] = text
+
+        async with asyncio.TaskGroup() as group:
+            for spec in allowed:
+                group.create_task(read(spec))
+        return result
+
+    async def list_paths(self, sha: str) -> list[str] | None:
+        """Every file path at a commit (one request; None when GitHub truncates the listing or the
+        request budget is spent)."""
+        if self.surface_reads_left <= 0:
+            return None
+        self.surface_reads_left -= 1
+        try:
+            page = await self._get(
+                f"{self._repo_url}/git/trees/{sha}", params={"recursive": "1"}, cache=True, patient=False
+            )
+        except (_HTTPStatus, RateLimited, SourceError):
+            return None
+        data = page.data if isinstance(page.data, dict) else {}
+        return None if data.get("truncated") else _tree_paths(data)  # a partial tree would mislead discovery
+
     async def branch_tip(self, branch: str) -> str:
         """The full SHA of the branch's newest commit (one ETag-cached request)."""
         try:
@@ -284,11 +350,7 @@ class GitHubSource:
         data = page.data if isinstance(page.data, dict) else {}
         if data.get("truncated"):
             log.warning("GitHub listed only part of %s's tree at %s", self.repo, sha[:12])
-        return [
-            e["path"]
-            for e in data.get("tree") or []
-            if isinstance(e, dict) and e.get("type") == "blob" and isinstance(e.get("path"), str)
-        ]
+        return _tree_paths(data)
 
     async def text_at(self, sha: str, path: str) -> str | None:
         """A file's text as of the commit (the contents endpoint, ETag-cached; past its 1 MB limit the
@@ -455,9 +517,12 @@ class GitHubSource:
         return None
 
     # -- HTTP --------------------------------------------------------------------------------------
-    async def _get(self, url: str, *, params: dict[str, Any] | None = None, cache: bool) -> _Page:
+    async def _get(
+        self, url: str, *, params: dict[str, Any] | None = None, cache: bool, patient: bool = True
+    ) -> _Page:
         """GET with ETag revalidation, rate-limit waits and retries. Raises SourceError / RateLimited,
-        or _HTTPStatus for a 4xx the caller words."""
+        or _HTTPStatus for a 4xx the caller words. Not patient: a rate limit is reported at once, never
+        waited out (reads that only add facts must not hold up the digest)."""
         request = self._client.build_request("GET", url, params=params or None)
         if (request.url.scheme, request.url.host, request.url.port) != self._origin:
             # A Link header pointing elsewhere must not receive our token.
@@ -488,7 +553,7 @@ class GitHubSource:
                     raise RateLimited(
                         f"GitHub still rate-limits {self.repo} after {MAX_RATE_WAITS} waits; try later"
                     )
-                if wait > self.max_wait:
+                if wait > self.max_wait or not patient:
                     raise self._rate_limited(wait)
                 log.warning("GitHub rate limit: waiting %.0f s", wait)
                 self.rate_limit_waits.append(wait)
@@ -670,6 +735,28 @@ def _node(item: dict[str, Any]) -> _Node:
         raise SourceError(f"GitHub listed commit {item.get('sha')} without a date")
     parents = tuple(p["sha"] for p in item.get("parents") or [] if isinstance(p, dict) and "sha" in p)
     return _Node(item["sha"], parents, _parse_time(date))
+
+
+def _tree_paths(data: dict[str, Any]) -> list[str]:
+    """The file paths of a recursive tree answer."""
+    return [
+        e["path"]
+        for e in data.get("tree") or []
+        if isinstance(e, dict) and e.get("type") == "blob" and isinstance(e.get("path"), str)
+    ]
+
+
+def _decoded(data: dict[str, Any], max_bytes: int) -> str | None:
+    """A contents answer's text; None for a directory, a file over max_bytes, or binary content."""
+    if data.get("type") != "file" or data.get("encoding") != "base64":
+        return None
+    if not isinstance(data.get("size"), int) or data["size"] > max_bytes:
+        return None
+    try:
+        raw = base64.b64decode(str(data.get("content") or ""))
+    except ValueError:  # binascii.Error is a ValueError
+        return None
+    return None if b"\0" in raw else raw.decode("utf-8", "replace")
 
 
 def _files_capped(data: dict[str, Any], files: list[dict[str, Any]]) -> bool:

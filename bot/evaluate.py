@@ -39,6 +39,7 @@ from bot.analyzers import Analyzer
 from bot.history import sync_history
 from bot.pipeline import analyse_commits, keep_commits
 from bot.store import Store, utcnow
+from bot.surface import fill_surface
 
 Progress = Callable[[int, int], None]
 SAMPLE_SEED = 20250601  # a fixed seed: the same sample on every run, so cached analyses are reused
@@ -122,6 +123,7 @@ async def evaluate(
         else:
             commits = [await source.get_commit(c.sha) for c in members]
         keep_commits(store, commits)
+        commits = await fill_surface(source, store, commits)
         past = history[: bisect_left(stamps, window_start)]
         facts = facts_for_day(commits, past, links, window_start, history_days)
         analyses = await analyse_commits(store, analyzer, source.repo, commits, lang, history=facts)

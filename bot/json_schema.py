@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from analysis.models import ChangeType, Importance
+from analysis.surface import SurfaceKind
 
 
 class _Out(BaseModel):
@@ -32,6 +33,22 @@ class CommitAnalysisJSON(_Out):
     notes: list[str] = Field(description="what the reader should know about the analysis itself")
 
 
+class SurfaceChangeJSON(_Out):
+    """One fact about what the change does to its users, found by parsing the files before and after."""
+
+    kind: SurfaceKind
+    name: str = Field(description='what users call it: "pkg.mod.Class.method", "--max-batch", "APP_TIMEOUT"')
+    path: str
+    line: int | None = Field(description="in the new file; in the old file for a removal")
+    old: str | None = Field(description="the old name or value (renames, changed defaults)")
+    new: str | None = Field(description="the new name or value")
+    aliased: bool = Field(description="a deprecation alias or shim keeps the old name working")
+    breaking: bool = Field(description="breaks users' code or command lines (removed/renamed, no alias)")
+    feature: bool = Field(description="gives users something new")
+    behaviour: bool = Field(description="changes what existing users get without changing a name")
+    text: str = Field(description="the fact as one plain English line")
+
+
 class CommitJSON(_Out):
     """One commit and its analysis (`digestbot analyze --format json`; one REF: this object, several:
     an array of them)."""
@@ -51,6 +68,17 @@ class CommitJSON(_Out):
     deletions: int
     analysis: CommitAnalysisJSON
     analyzer: str = Field(description="llm, heuristic, or a fallback such as heuristic-fallback")
+    surface: list[SurfaceChangeJSON] | None = Field(
+        None,
+        description="what the change does to its users (public names, parameters, defaults, config"
+        " fields, options, environment variables, routes, switches, deprecations, supported versions,"
+        " dependencies); null when its files were not read, [] when nothing user-facing changed",
+    )
+    shipped: list[str] | None = Field(
+        None,
+        description="the changed paths the repository's packaging ships to users; null when no packaging"
+        " file was understood",
+    )
 
 
 class WindowJSON(_Out):

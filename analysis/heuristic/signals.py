@@ -12,7 +12,7 @@ from analysis.heuristic.change_type import ADVISORY, SECURITY_WORDS, type_from_r
 from analysis.heuristic.facts import Diff, Facts
 from analysis.models import FileChange
 from analysis.paths import PathKind
-from analysis.surface import BREAKING_KINDS, SurfaceChange, SurfaceKind
+from analysis.surface import BREAKING_KINDS, DEPENDENCY_KINDS, SurfaceChange, SurfaceKind
 
 SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
@@ -403,9 +403,14 @@ _NOT_PACKAGES = frozenset(
 
 
 def _sig_dependency(facts: Facts) -> Signal | None:
-    """Versions of the dependencies users install changed: not a developer-only manifest or table
-    (test, lint, docs, dev requirements; `[dependency-groups]`, `devDependencies`), not a key of a
-    tool's settings, not a path."""
+    """The dependencies users install changed: from the packaging facts when the files were read
+    (analysis/packaging.py), else from the manifests' patch lines: not a developer-only manifest or
+    table (test, lint, docs, dev requirements; `[dependency-groups]`, `devDependencies`), not a key
+    of a tool's settings, not a path."""
+    surface = facts.commit.surface
+    if surface is not None:
+        changes = tuple(c for c in surface if c.kind in DEPENDENCY_KINDS)
+        return Signal("dependency", impact=NOTICE, changes=changes) if changes else None
     names: list[str] = []
     for f in facts.files_of(PathKind.DEPENDENCY_MANIFEST):
         diff = facts.diffs.get(f.path)

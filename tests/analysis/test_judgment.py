@@ -438,3 +438,26 @@ def test_automated_accounts_are_known_by_their_identity(name, login, email, bot)
     from analysis.automation import is_automated
 
     assert is_automated(name, login, email) is bot
+
+
+def test_dependency_facts_from_the_packaging_replace_the_patch_rule() -> None:
+    changed = SurfaceChange(
+        SurfaceKind.DEPENDENCY_CHANGED, "typing-extensions", "pyproject.toml", old=">=4.13", new=">=4.14.1"
+    )
+    importance, reason = rank(
+        make("Bump typing-extensions", fc("pyproject.toml", 1, 1), surface=(changed,)), "en"
+    )
+    assert importance == MEDIUM
+    assert "changes dependency versions: dependency `typing-extensions`: `>=4.13` → `>=4.14.1`" in reason
+    # Parsed and no dependency fact: a version-looking line in a tool section says nothing.
+    patch = hunk(['    "pytest==8.3",'], ['    "pytest==8.4",'])
+    assert "dependency" not in rank(make("Bump", fc("pyproject.toml", 1, 1, patch), surface=()), "en")[1]
+
+
+def test_a_parameter_made_required_breaks_callers() -> None:
+    required = SurfaceChange(SurfaceKind.PARAM_REQUIRED, "widget.connect.timeout", "src/widget/net.py")
+    importance, reason = rank(
+        make("Require a timeout", fc("src/widget/net.py", 2, 1), surface=(required,)), "en"
+    )
+    assert importance == HIGH
+    assert "breaks users: makes parameter `widget.connect.timeout` required (no alias)" in reason

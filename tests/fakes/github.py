@@ -2,7 +2,8 @@
 
 It serves one repository's commits, given as GitHub-API-shaped dicts (the shape of the detail endpoint,
 as in ../shared/data/vllm/*.json), through the endpoints digestbot reads: the commit list, a commit's
-detail (with paginated files) and a pull request. Every 200 carries an ETag and a matching
+detail (with paginated files), a pull request, and files: at the branch tips (`set_files`) and at any
+commit (`set_file`), through the contents endpoint (base64, as GitHub sends it) and the recursive tree. Every 200 carries an ETag and a matching
 If-None-Match gets a 304. Faults (rate limits, 5xx, 401) can be queued, and every request is counted.
 
 Usable as a pytest fixture (see tests/adapters/test_github.py) or standalone from a benchmark:
@@ -199,6 +200,7 @@ class FakeGitHub(FakeServer):
         self._commits: list[dict[str, Any]] = []
         self._by_sha: dict[str, dict[str, Any]] = {}
         self._dates: dict[str, datetime] = {}
+        self.commit_files: dict[str, dict[str, bytes]] = {}  # commit sha → {path: content} (see set_file)
         self.reset_counters()
         self.set_commits(commits)
 
@@ -225,6 +227,12 @@ class FakeGitHub(FakeServer):
     def set_files(self, files: Mapping[str, str]) -> None:
         """The files at each branch's tip, served by /branches, /git/trees, /contents and /git/blobs."""
         self.files = dict(files)
+
+    def set_file(self, sha: str, path: str, content: bytes | str) -> None:
+        """A file at one commit, served by /contents/{path}?ref={sha} and /git/trees/{sha}."""
+        self.commit_files.setdefault(sha, {})[path] = (
+            content.encode() if isinstance(content, str) else content
+        )
 
     def add_pull(
         self, number: int, *, merged: bool, merge_commit_sha: str | None = None, base: str | None = None
@@ -358,11 +366,28 @@ class FakeGitHub(FakeServer):
             return self._detail(request, rest.split("/", 1)[1])
         if rest.startswith("pulls/") and rest.split("/", 1)[1].isdigit():
             return self._pull(request, int(rest.split("/", 1)[1]))
+        if rest.startswith("contents/") and request.args.get("ref") in self.commit_files:
+            return self._contents_at(request, rest[len("contents/") :])
+        if rest.startswith("git/trees/") and rest[len("git/trees/") :] in self.commit_files:
+            tree = self.commit_files[rest[len("git/trees/") :]]
+            entries = [{"path": p, "type": "blob", "size": len(b)} for p, b in sorted(tree.items())]
+            return self._ok(request, {"tree": entries, "truncated": False})
         if rest.startswith(("branches/", "git/trees/", "contents/", "git/blobs/")):
             return self._files_route(request, rest)
         return _json_response({"message": "Not Found"}, 404)
 
-    # -- files at the tip -------------------------------------------------------------------------
+    # -- files at a commit (set_file) and at the tip (set_files) ------------------------------------
+    def _contents_at(self, request: Request, path: str) -> Response:
+        import base64
+
+        content = self.commit_files[request.args.get("ref", "")].get(path)
+        if content is None:
+            return _json_response({"message": "Not Found"}, 404)
+        big = len(content) > self.contents_limit  # GitHub's JSON form stops at 1 MB
+        body = {"type": "file", "path": path, "size": len(content), "encoding": "none" if big else "base64",
+                "content": "" if big else base64.b64encode(content).decode()}  # fmt: skip
+        return self._ok(request, body)
+
     def _tip(self) -> str:
         return self._commits[0]["sha"] if self._commits else "0" * 40
 
