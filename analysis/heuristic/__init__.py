@@ -15,9 +15,12 @@ scores, both stated in the reason with their decisive facts, and which of them d
   security words / paths / risky calls with code changed, a fix whose title names a crash, hang,
   corruption or slowdown); 1 something new or to note (a public capability added, a runtime
   dependency's version changed, a deprecation, an exception newly raised, a rename that keeps an
-  alias); 0 none. The surface facts (analysis/surface.py) come from parsing the files before and after;
-  without them, defaults, switches and dropped Python versions are read from the patch lines. A revert
-  carries the weight of what it undoes, never "breaks users" by its own removals.
+  alias); 0 none. A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the
+  package's own callers and weighs one step less (what users type, options, environment variables,
+  routes, Python versions, reaches everyone). The surface facts (analysis/surface.py) come from parsing
+  the files before and after; without them, defaults, switches and dropped Python versions are read
+  from the patch lines. A revert carries the weight of what it undoes, never "breaks users" by its own
+  removals.
 - Risk, how likely it needs a revert or a fix: the history score (analysis/history.py: size, spread,
   the touched paths' follow-up record, churn, being a follow-up) placed among the branch's recent
   commits, bot commits left out: the top HIGH_SHARE high, down to FLAGGED_SHARE medium. Without enough
@@ -27,8 +30,9 @@ scores, both stated in the reason with their decisive facts, and which of them d
   sits in new files, existing runtime files changed by at most SIZE_LOW_MAX lines, stays medium at most.
 - The tier: low when nothing users run changed (docs, tests, CI, examples, dev tooling, files the
   packaging does not ship, comments and docstrings) or when only the release version moved, unless the
-  change breaks users; high when it breaks users; else the risk tier, one step up for weight 2, and at
-  least medium for weight 1.
+  change breaks users; high when it breaks users (weight 3); else the risk tier, at least medium for
+  weight 1 or 2. HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands
+  take them, impact findings add to them.
 
 Change type: a revert first, then a CVE / GHSA id in the message, title tags (the most meaningful
 of several wins), a conventional-commit prefix, security words, the paths when they are all of one kind, the
@@ -80,7 +84,7 @@ def rubric(commit: Commit, lang: str = "zh", history: HistoryFacts | None = None
     return judgment, prose.reason(facts, judgment, _lang(lang), history)
 
 
-def scores(commit: Commit, history: HistoryFacts | None = None) -> Judgment:
+def judge_commit(commit: Commit, history: HistoryFacts | None = None) -> Judgment:
     """The impact and risk scores, the tier and what decided it, without the text."""
     return judge(commit_facts(commit), history)
 
@@ -133,8 +137,8 @@ __all__ = [
     "analyze",
     "classify_change",
     "counted_lines",
+    "judge_commit",
     "rank",
     "rubric",
-    "scores",
     "size_prior",
 ]

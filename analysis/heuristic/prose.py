@@ -121,7 +121,7 @@ def reason(facts: Facts, judgment: Judgment, lang: str, history: HistoryFacts | 
 # (public-API paths, new model files, a revert, prose-only files, nothing users run, a version bump);
 # the risk adjustments.
 _IMPACT_KEYS = (
-    "breaking", "security", "behaviour", "config_default", "switch", "user_impact", "notice", "feature",
+    "breaking", "breaking_deep", "security", "behaviour", "config_default", "switch", "user_impact", "notice", "feature",
     "dependency", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
 
@@ -359,6 +359,7 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
         lang,
         {
             "breaking": "risk_breaking",
+            "breaking_deep": "risk_breaking",
             "behaviour": "risk_behaviour",
             "switch": "risk_behaviour",
             "public_api": "risk_api",
@@ -419,6 +420,7 @@ def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]
         lang,
         {
             "breaking": "rec_breaking",
+            "breaking_deep": "rec_breaking",
             "behaviour": "rec_behaviour",
             "switch": "rec_behaviour",
             "public_api": "rec_api",
@@ -541,6 +543,7 @@ def _ins_compatibility(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
         lang,
         {
             "breaking": "compat_breaking",
+            "breaking_deep": "compat_breaking",
             "behaviour": "compat_behaviour",
             "switch": "compat_behaviour",
             "public_api": "compat_api",

@@ -10,8 +10,9 @@
   mostly in new files stays at medium at most (size alone does not make it risky). Without enough
   history, the size prior on counted lines stands in for the percentile.
 - The tier: low when nothing users run changed or the change only bumps the release version (unless
-  it breaks users); high when it breaks users; otherwise the risk tier, one tier up for a behaviour
-  change (BEHAVIOUR), and at least medium for any finding of weight.
+  it breaks users); high when it breaks users; otherwise the risk tier, and at least medium for any
+  finding of weight (BEHAVIOUR or NOTICE). The bands are the reference shares (about 10 % high, 45 %
+  flagged): impact findings add to them.
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
     from analysis.history import HistoryFacts
 
 # Shares of the branch's recent commits whose risk score puts them at high, or at medium and above.
-HIGH_SHARE = 0.12
-FLAGGED_SHARE = 0.55
+HIGH_SHARE = 0.10
+FLAGGED_SHARE = 0.45
 # With a history percentile, a risk step (kernel code) nudges the percentile instead of a whole tier.
 NUDGE = 0.05
 
@@ -86,8 +87,7 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     elif impact >= BREAKING:
         importance = Importance.HIGH
     else:
-        level = TIERS.index(risk_tier) + (impact >= BEHAVIOUR)
-        importance = _tier(max(level, 1 if impact >= NOTICE else 0))
+        importance = _tier(max(TIERS.index(risk_tier), 1 if impact >= NOTICE else 0))
     decided = ("both" if importance == impact_tier else "risk") if importance == risk_tier else "impact"
     score = history.score if history is not None else _plain_risk(facts)
     return Judgment(importance, float(impact), score, impact_tier, risk_tier, prior, decided, signals)

@@ -18,9 +18,10 @@ SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
 
 # Impact points, one scale for every finding: a change that breaks users' code is high on its own; a
-# change of what existing users get (a default, a switch, a security fix, a fix of a crash) raises the
-# risk tier one step; a new capability, a new dependency version or a deprecation makes the commit at
-# least medium. `scores.py` reads them.
+# change of what existing users get (a default, a switch, a security fix, a fix of a crash) weighs 2, a
+# new capability, a new dependency version or a deprecation 1; either makes the commit at least medium
+# (on real history a behaviour change was not followed up more often than its risk says: the weight
+# orders, the risk score decides above medium). `scores.py` reads them.
 BREAKING = 3
 BEHAVIOUR = 2
 NOTICE = 1
@@ -96,13 +97,17 @@ _ALIASED_NOTICE = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
 def _surface_signals(facts: Facts) -> list[Signal]:
     """The surface changes of the files users run, by weight: breaking (a name removed or renamed
     without an alias, a supported version dropped), behaviour (a default or switch changed), notice (a
-    new exception, a deprecation, a rename that keeps an alias), feature (something new)."""
+    new exception, a deprecation, a rename that keeps an alias), feature (something new). A change deep
+    in the package (see `reaches_everyone`) weighs one step less: a breaking one is stated apart."""
     surface = facts.commit.surface
     if not surface:
         return []
     mine = [c for c in surface if c.kind == SurfaceKind.SUPPORT_DROPPED or c.path in facts.runtime]
+    breaking = [c for c in mine if c.breaking]
+    wide = [c for c in breaking if reaches_everyone(c)]
     groups = (
-        ("breaking", BREAKING, [c for c in mine if c.breaking]),
+        ("breaking", BREAKING, wide),
+        ("breaking_deep", BREAKING, [c for c in breaking if c not in wide]),
         ("behaviour", BEHAVIOUR, [c for c in mine if c.behaviour and c.kind not in _ALIASED_NOTICE]),
         (
             "notice",
@@ -111,7 +116,54 @@ def _surface_signals(facts: Facts) -> list[Signal]:
         ),
         ("feature", NOTICE, [c for c in mine if c.feature]),
     )
-    return [Signal(key, impact=points, changes=tuple(changes)) for key, points, changes in groups if changes]
+    found = []
+    for key, points, changes in groups:
+        if changes:
+            weight = max(points - (not reaches_everyone(c)) for c in changes)
+            found.append(Signal(key, impact=weight, changes=tuple(changes)))
+    return found
+
+
+# Who a surface change reaches. What users type (command-line options, environment variables, HTTP
+# routes, the runtime versions they install on) reaches every user. A name in code reaches the users who
+# import it, and they import from near the package's top: a public name in a module at most REACH_DEPTH
+# deep (`pkg`, `pkg.mod`, `pkg.sub.mod`) reaches users; deeper (`pkg.a.b.mod`: a model's layers, an
+# engine's worker internals) it reaches mostly the package's own callers, and weighs one step less.
+REACH_DEPTH = 3
+_TYPED_KINDS = frozenset(
+    {
+        SurfaceKind.OPTION_ADDED,
+        SurfaceKind.OPTION_REMOVED,
+        SurfaceKind.OPTION_RENAMED,
+        SurfaceKind.ENV_ADDED,
+        SurfaceKind.ENV_REMOVED,
+        SurfaceKind.ENV_RENAMED,
+        SurfaceKind.ROUTE_ADDED,
+        SurfaceKind.ROUTE_REMOVED,
+        SurfaceKind.SUPPORT_DROPPED,
+    }
+)
+
+
+def reaches_everyone(change: SurfaceChange) -> bool:
+    if change.kind in _TYPED_KINDS:
+        return True
+    depth = module_depth(change)
+    return depth is None or depth <= REACH_DEPTH
+
+
+def module_depth(change: SurfaceChange) -> int | None:
+    """How deep in its package the module of a dotted name is (`pkg.sub.mod.Class.f` from
+    `src/pkg/sub/mod.py`: 3), read from where the name's leading segments match the file's path; None
+    when they do not (a name that is not a dotted module path)."""
+    stems = change.path.rsplit(".", 1)[0].split("/")
+    if stems and stems[-1] == "__init__":
+        stems = stems[:-1]
+    segments = change.name.split("(", 1)[0].split(".")
+    for k in range(min(len(stems), len(segments)), 0, -1):
+        if stems[-k:] == segments[:k]:
+            return k
+    return None
 
 
 # -- supported Python versions (read from the patch when the files were not parsed) ----------------

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from analysis.followups import PastCommit
-from analysis.heuristic import analyze, rank, scores
+from analysis.heuristic import analyze, judge_commit, rank
 from analysis.history import BranchCommit, HistoryIndex
 from analysis.models import Commit, FileChange, Importance
 from analysis.paths import PathKind, classify_path
@@ -132,15 +132,47 @@ def test_a_switch_flip_is_found_in_the_patch_when_the_files_were_not_parsed() ->
     assert "flips switches `supports_expert_parallel: false → true`" in reason
 
 
-def test_a_behaviour_change_raises_the_risk_tier_one_step() -> None:
+def test_a_behaviour_change_is_at_least_medium_and_risk_decides_above_that() -> None:
     changed = SurfaceChange(
-        SurfaceKind.DEFAULT_CHANGED, "Engine.timeout", "src/widget/engine.py", old="30", new="60"
+        SurfaceKind.DEFAULT_CHANGED,
+        "widget.engine.Engine.timeout",
+        "src/widget/engine.py",
+        old="30",
+        new="60",
     )
-    commit = make("Longer timeout", fc("src/widget/engine.py", 200, 50), surface=(changed,))
-    importance, reason = rank(commit, "en")
-    assert importance == HIGH  # risk medium by size, one step up for what existing users now get
-    assert "changes behaviour: default of `Engine.timeout`: `30` → `60`" in reason
-    assert "risk (medium)" in reason and reason.endswith("decided by impact")
+    small = make("Longer timeout", fc("src/widget/engine.py", 1, 1), surface=(changed,))
+    importance, reason = rank(small, "en")
+    assert importance == MEDIUM
+    assert (
+        "impact (medium): changes behaviour: default of `widget.engine.Engine.timeout`: `30` → `60`" in reason
+    )
+    assert reason.endswith("decided by impact")
+    big = make("Longer timeout", fc("src/widget/engine.py", 900, 100), surface=(changed,))
+    assert rank(big, "en")[0] == HIGH and rank(big, "en")[1].endswith("decided by risk")
+
+
+def test_a_change_deep_in_the_package_weighs_one_step_less() -> None:
+    # vllm: a public-named method of a model's internal class removed breaks few users; the same in a
+    # module users import from breaks them.
+    deep = SurfaceChange(
+        SurfaceKind.REMOVED,
+        "pkg.model_executor.models.llama.LlamaMLP.fuse",
+        "pkg/model_executor/models/llama.py",
+    )
+    importance, reason = rank(
+        make("Refactor", fc("pkg/model_executor/models/llama.py", 4, 20), surface=(deep,)), "en"
+    )
+    assert importance == MEDIUM
+    assert (
+        "impact (medium): breaks callers of modules deep in the package: removes `pkg.model_executor.models.llama.LlamaMLP.fuse`"
+        in reason
+    )
+    top = SurfaceChange(SurfaceKind.REMOVED, "pkg.api.connect", "pkg/api.py")
+    assert rank(make("Refactor", fc("pkg/api.py", 4, 20), surface=(top,)), "en")[0] == HIGH
+    added_deep = SurfaceChange(SurfaceKind.ADDED, "pkg.a.b.c.helper", "pkg/a/b/c.py")
+    assert rank(make("Helper", fc("pkg/a/b/c.py", 6, 0), surface=(added_deep,)), "en")[0] == LOW
+    option = SurfaceChange(SurfaceKind.OPTION_ADDED, "--fast", "pkg/a/b/cli_args.py")
+    assert rank(make("Flag", fc("pkg/a/b/cli_args.py", 6, 0), surface=(option,)), "en")[0] == MEDIUM
 
 
 def test_a_new_capability_is_at_least_medium_and_risk_decides_above_that() -> None:
@@ -161,7 +193,7 @@ def test_surface_changes_in_files_users_do_not_run_count_for_nothing() -> None:
 
 
 def test_scores_are_stated_without_the_text() -> None:
-    judgment = scores(make("Tweak", fc("src/widget/engine.py", 5, 5)))
+    judgment = judge_commit(make("Tweak", fc("src/widget/engine.py", 5, 5)))
     assert (judgment.importance, judgment.impact, judgment.decided_by) == (LOW, 0.0, "both")
     assert judgment.risk > 0
 
