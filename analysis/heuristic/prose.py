@@ -210,9 +210,10 @@ def _signal_text(signal: Signal, lang: str) -> str:
 
 
 def _changes(changes: Iterable[SurfaceChange], lang: str) -> str:
-    """Up to three surface changes in words, then how many more."""
-    values = list(changes)
-    shown = [describe(c, lang) for c in values[:_MAX_ITEMS]]
+    """Up to three surface changes in words, then how many more (the same words said once: a dropped
+    Python version is found in `requires-python` and in the classifiers alike)."""
+    values = list(dict.fromkeys(describe(c, lang) for c in changes))
+    shown = values[:_MAX_ITEMS]
     text = t(lang, "list_sep").join(shown)
     if len(values) > _MAX_ITEMS:
         text += t(lang, "more", total=_num(len(values)), rest=_num(len(values) - _MAX_ITEMS))
