@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from analysis.automation import is_automated
 from analysis.heuristic.code_lines import code_only
 from analysis.heuristic.text_only import prose_only
 from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA_LINE, leading_tags
@@ -79,7 +78,6 @@ class Facts:
     diffs: dict[str, Diff]  # patches read within the scan budget, by path
     prose: frozenset[str]  # source files whose changed lines are all comments, docstrings or message text
     runtime: frozenset[str]  # files whose change reaches what users run (see the module docstring)
-    automated: bool  # written by a bot account (analysis/automation.py)
 
     def kinds_present(self) -> set[PathKind]:
         return set(self.kinds)
@@ -115,7 +113,6 @@ def commit_facts(commit: Commit) -> Facts:
         for f, k in zip(files, kinds, strict=True)
         if f.path not in prose and _is_runtime(f.path, k, commit.shipped)
     )
-    automated = is_automated(commit.author, commit.author_login)
     return Facts(
         commit,
         files,
@@ -131,7 +128,6 @@ def commit_facts(commit: Commit) -> Facts:
         diffs,
         prose,
         runtime,
-        automated,
     )
 
 

@@ -55,9 +55,6 @@ class Judgment:
     decided_by: str  # "impact", "risk" or "both"
     signals: tuple[Signal, ...]
 
-    def signal(self, key: str) -> Signal | None:
-        return next((s for s in self.signals if s.key == key), None)
-
 
 def size_prior(lines: int) -> Importance:
     """The reference generator's rule: the risk tier when there is too little history."""

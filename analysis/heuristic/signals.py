@@ -91,7 +91,7 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
 
 # -- what the code says: surface changes (analysis/surface.py) ----------------------------------
 
-_ALIASED_NOTICE = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
+_NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
 
 
 def _surface_signals(facts: Facts) -> list[Signal]:
@@ -108,11 +108,11 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     groups = (
         ("breaking", BREAKING, wide),
         ("breaking_deep", BREAKING, [c for c in breaking if c not in wide]),
-        ("behaviour", BEHAVIOUR, [c for c in mine if c.behaviour and c.kind not in _ALIASED_NOTICE]),
+        ("behaviour", BEHAVIOUR, [c for c in mine if c.behaviour and c.kind not in _NOTICE_KINDS]),
         (
             "notice",
             NOTICE,
-            [c for c in mine if c.kind in _ALIASED_NOTICE or (c.aliased and c.kind in BREAKING_KINDS)],
+            [c for c in mine if c.kind in _NOTICE_KINDS or (c.aliased and c.kind in BREAKING_KINDS)],
         ),
         ("feature", NOTICE, [c for c in mine if c.feature]),
     )

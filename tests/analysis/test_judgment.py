@@ -10,30 +10,13 @@ import pytest
 from analysis.followups import PastCommit
 from analysis.heuristic import analyze, judge_commit, rank
 from analysis.history import BranchCommit, HistoryIndex
-from analysis.models import Commit, FileChange, Importance
+from analysis.models import Importance
 from analysis.paths import PathKind, classify_path
 from analysis.surface import SurfaceChange, SurfaceKind
+from tests.analysis.test_heuristic import fc, make
 
 LOW, MEDIUM, HIGH = Importance.LOW, Importance.MEDIUM, Importance.HIGH
 DAY = datetime(2026, 1, 29, 12, 0, tzinfo=UTC)
-
-
-def fc(
-    path: str, add: int = 1, dele: int = 0, patch: str | None = None, status: str = "modified"
-) -> FileChange:
-    return FileChange(path=path, status=status, additions=add, deletions=dele, patch=patch)
-
-
-def make(message: str, *files: FileChange, **kw: object) -> Commit:
-    return Commit(
-        repo="acme/widget",
-        sha="0123456789abcdef0123456789abcdef01234567",
-        message=message,
-        author="Ada",
-        committed_at=DAY,
-        files=files,
-        **kw,  # type: ignore[arg-type]
-    )
 
 
 def hunk(
