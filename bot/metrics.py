@@ -1,12 +1,15 @@
-"""Prometheus metrics of `digestbot run`, served on /metrics beside /healthz (METRICS_PORT).
+"""Prometheus metrics of `digestbot run`, served on /metrics beside /healthz, on METRICS_HOST:METRICS_PORT
+only (through bot.listener: capped connections, header deadline, accept back-off).
 
 One registry for the process: the scheduler, the digest runner and the LLM usage hook update it;
-`metrics_app` serves it. Labels are bounded: subscription names come from the operator's config and
-chat subscriptions, platforms and LLM outcomes are small closed sets; never a commit, a user or a URL.
+`metrics_app` serves it. Labels are bounded: subscriptions, platforms and LLM outcomes are small sets;
+never a commit, a user or a URL. A subscription is labelled by an opaque id (`subscription_label`; a
+chat subscription's name holds its channel and repository) unless METRICS_LABEL_NAMES opts in to names.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -23,6 +26,7 @@ from prometheus_client import (
 )
 
 from analysis.errors import ConfigError
+from bot.listener import GuardedSite, guarded_runner
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +73,23 @@ FALLBACKS = Counter(
 )
 
 
+_names_as_labels = False
+
+
+def label_names(enabled: bool) -> None:
+    """METRICS_LABEL_NAMES: label subscriptions by name instead of by opaque id."""
+    global _names_as_labels
+    _names_as_labels = enabled
+
+
+def subscription_label(name: str) -> str:
+    """What a subscription is called in /metrics: "sub-" and 10 hex digits of its name's hash (stable,
+    shown by `digestbot status`), or its name when the operator opted in."""
+    if _names_as_labels:
+        return name
+    return "sub-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:10]
+
+
 def record_llm_call(call: dict[str, Any]) -> None:
     """One LLM request, from the client's on_call record (the same fields as the llm_calls table)."""
     outcome = str(call.get("outcome") or "unknown")
@@ -81,9 +102,11 @@ def record_llm_call(call: dict[str, Any]) -> None:
 
 
 def record_run(subscription: str, status: str, finished_at: float | None = None) -> None:
-    RUNS.labels(subscription, status).inc()
+    RUNS.labels(subscription_label(subscription), status).inc()
     if status == "done":
-        LAST_SUCCESS.labels(subscription).set(finished_at if finished_at is not None else time.time())
+        LAST_SUCCESS.labels(subscription_label(subscription)).set(
+            finished_at if finished_at is not None else time.time()
+        )
 
 
 def watch_queue(depth: Callable[[], int]) -> None:
@@ -115,9 +138,9 @@ def metrics_app() -> web.Application:
 
 async def start_metrics_server(host: str, port: int) -> tuple[web.AppRunner, int]:
     """Serve /metrics and /healthz; returns the runner (to clean up) and the port bound (port 0: any)."""
-    runner = web.AppRunner(metrics_app(), access_log=None)
+    runner = guarded_runner(metrics_app())
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = GuardedSite(runner, host, port)
     try:
         await site.start()
     except OSError as exc:

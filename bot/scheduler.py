@@ -402,7 +402,9 @@ class DigestScheduler:
             "SELECT max(finished_at) AS at FROM runs WHERE subscription = ? AND status = 'done'", [name]
         )
         if rows and rows[0]["at"]:
-            metrics.LAST_SUCCESS.labels(name).set(datetime.fromisoformat(rows[0]["at"]).timestamp())
+            metrics.LAST_SUCCESS.labels(metrics.subscription_label(name)).set(
+                datetime.fromisoformat(rows[0]["at"]).timestamp()
+            )
 
     def _mark_seen(self, name: str, now: datetime) -> None:
         if self._first_seen(name) is None:
