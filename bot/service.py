@@ -11,22 +11,24 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from analysis.errors import ConfigError, DigestError
-from bot import metrics
+from bot import metrics, outbox
 from bot.analyzers import Analyzer, make_analyzer
 from bot.chat import ChatService
+from bot.logs import clip
 from bot.pipeline import RunStats, build_digest
 from bot.posting import Poster, post_digest
 from bot.scheduler import DigestScheduler, RunOutcome
 from bot.settings import Settings, zone
 from bot.sources import CommitSource, open_source, pick_branch
 from bot.store import Store
-from bot.subscriptions import Destination, Registry, Subscription
+from bot.subscriptions import Registry, Subscription
 from bot.usage import tracking
 
 log = logging.getLogger(__name__)
@@ -85,8 +87,9 @@ class DigestRunner:
                 return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
             finally:
                 await source.aclose()
-            metrics.DIGESTS_BUILT.labels(sub.name).inc()
-            metrics.FALLBACKS.labels(sub.name).inc(stats.fallbacks)
+            label = metrics.subscription_label(sub.name)
+            metrics.DIGESTS_BUILT.labels(label).inc()
+            metrics.FALLBACKS.labels(label).inc(stats.fallbacks)
             if not digest.commits and not sub.post_empty:
                 log.info("digest %s %s: no commits, nothing posted (post_empty = false)", sub.name, day)
                 return RunOutcome("done", llm_calls=usage.calls, tokens=usage.tokens)
@@ -100,7 +103,7 @@ class DigestRunner:
                     continue
                 try:
                     await post_digest(poster, self.store, dest.channel, digest)
-                    metrics.DIGESTS_POSTED.labels(sub.name, dest.platform).inc()
+                    metrics.DIGESTS_POSTED.labels(label, dest.platform).inc()
                 except Exception as exc:  # one destination failing must not stop the others
                     log.warning("posting %s to %s:%s failed: %s", sub.name, dest.platform, dest.channel, exc)
                     errors.append(f"{dest.platform}:{dest.channel}: {exc}")
@@ -166,35 +169,29 @@ class DigestRunner:
 
     async def report_failure(self, sub: Subscription, day: date, outcome: RunOutcome) -> None:
         """Say once per (subscription, day) in each channel that the digest failed: the people who
-        wait for it learn why it is missing without reading the service's log."""
+        wait for it learn why it is missing without reading the service's log. Each notice is pending
+        work (bot/outbox.py): tried now, retried by the service until it is up."""
         if outcome.status != "failed" or not sub.notify_failures:
             return
         key, text = f"failure:{sub.name}:{day.isoformat()}", failure_notice(sub, day, outcome)
+        since = time.time() - NOTICE_CLOCK_SKEW
         for dest in sub.destinations:
             poster = self.posters.get(dest.platform)
             if poster is None or not hasattr(poster, "post_notice"):
                 continue
-            if self.store.get_posts(dest.platform, dest.channel, key):
-                continue  # said already: a retry that fails again stays quiet
-            try:
-                posted = await poster.post_notice(dest.channel, text)
-            except Exception as exc:  # the channel may be the very thing that fails
-                log.warning("cannot report the failure of %s in %s:%s: %s", sub.name, *dest_of(dest), exc)
-                continue
-            self.store.record_post(dest.platform, dest.channel, key, "notice", posted.message_id, None)
+            job = {"key": key, "text": text, "since": since}
+            work = f"notice:{dest.platform}:{dest.channel}:{key}"
+            await outbox.submit(poster, self.store, "notice", dest.channel, work, job)
 
 
-def dest_of(dest: Destination) -> tuple[str, str]:
-    return dest.platform, dest.channel
+NOTICE_CLOCK_SKEW = 300  # seconds: a notice is looked for from a little before it was first recorded
 
 
 NOTICE_ERROR_MAX = 500  # characters of the error shown in a channel; the log has all of it
 
 
 def failure_notice(sub: Subscription, day: date, outcome: RunOutcome) -> str:
-    error = " ".join((outcome.error or "unknown error").split())
-    if len(error) > NOTICE_ERROR_MAX:
-        error = error[: NOTICE_ERROR_MAX - 1] + "…"
+    error = clip(" ".join((outcome.error or "unknown error").split()), NOTICE_ERROR_MAX)
     if sub.lang == "zh":
         return (
             f"⚠️ {sub.repo} {day.isoformat()} 的摘要生成失败：{error}\n"
@@ -253,6 +250,8 @@ async def serve(
     started: list[Any] = []
     scheduler: DigestScheduler | None = None
     health: Any = None
+    worker: asyncio.Task[None] | None = None
+    metrics.label_names(settings.metrics_label_names)
     try:
         if settings.metrics_port is not None:
             health, _ = await metrics.start_metrics_server(settings.metrics_host, settings.metrics_port)
@@ -275,6 +274,8 @@ async def serve(
             weekly_runner=getattr(runner, "weekly", None),
         )
         await scheduler.start()
+        # Banners, replies and notices left pending by this or an earlier run, retried with backoff.
+        worker = asyncio.create_task(outbox.Worker(store, posters).run(), name="pending work")
         log.info(
             "digestbot running: %d subscription(s), adapters: %s",
             len(registry.all()),
@@ -285,6 +286,10 @@ async def serve(
         log.info("shutting down: finishing in-flight posts")
         if scheduler is not None:
             await scheduler.stop()
+        if worker is not None:
+            worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
         for runtime in reversed(started):
             try:
                 await runtime.stop()
