@@ -295,7 +295,7 @@ class SlackPoster:
             channel,
             parent_message(digest),
             metadata=_metadata(key, "parent", 0, 1),
-            find=lambda: self._find_top(channel, key, "parent", oldest),
+            find=lambda: self._find_top(channel, key, "parent", oldest, strict=True),
         )
         if progress:
             progress.record(0, ts)
@@ -424,10 +424,10 @@ class SlackPoster:
             return Posted((await self.post_messages(channel, messages))[0])
         oldest = since if since is not None else datetime.now(UTC).timestamp() - NOTICE_LOOKBACK
 
-        async def find() -> str | None:
-            return await self._find_top(channel, key, "notice", oldest)
+        async def find(strict: bool = True) -> str | None:
+            return await self._find_top(channel, key, "notice", oldest, strict=strict)
 
-        found = await find() if self.reconcile else None
+        found = await find(strict=False) if self.reconcile else None
         if found:
             return Posted(found)
         first = await self._post(
@@ -468,7 +468,10 @@ class SlackPoster:
                 log.warning(
                     "Slack: no confirmation for %s in %s (%s): checking the thread", filename, channel, exc
                 )
-                known = await self._thread(channel, thread, fresh=True)
+                try:
+                    known = await self._thread(channel, thread, fresh=True, strict=True)
+                except DigestError:  # cannot look: uploading again could give a second file
+                    raise exc from None
                 if filename in known.files:
                     return known.files[filename]
         file_id = str(response["files"][0]["id"])
@@ -502,7 +505,7 @@ class SlackPoster:
         return Posted(stamps[0], thread)
 
     async def _find_part(self, channel: str, thread: str, key: str, item: str, part: int) -> str | None:
-        known = await self._thread(channel, thread, fresh=True)
+        known = await self._thread(channel, thread, fresh=True, strict=True)
         found = known.items.get((key, item))
         return found.ts.get(part) if found else None
 
@@ -532,15 +535,20 @@ class SlackPoster:
                 if not exc.ambiguous or find is None or not self.reconcile or attempt:
                     raise
                 log.warning("Slack: no confirmation for a message in %s (%s): checking", channel, exc)
-                found = await find()
+                try:
+                    found = await find()
+                except DigestError:  # cannot look: posting again could post it twice
+                    raise exc from None
                 if found:
                     return found
         raise AssertionError("unreachable")
 
-    async def _find_top(self, channel: str, key: str, item: str, oldest: float) -> str | None:
+    async def _find_top(
+        self, channel: str, key: str, item: str, oldest: float, *, strict: bool = False
+    ) -> str | None:
         """Our top-level message of this item (a digest's or a week's parent, a notice) in the channel,
         paging back to `oldest` (bounded by time, not by count: a busy channel may hold thousands of
-        messages since)."""
+        messages since). strict: a channel that cannot be read raises instead of answering "none"."""
         cursor: str | None = None
         while True:
             try:
@@ -556,6 +564,8 @@ class SlackPoster:
                     channel,
                 )
             except DigestError as exc:
+                if strict:
+                    raise
                 log.warning("cannot look for an earlier parent in %s: %s", channel, exc)
                 return None
             for message in response.get("messages") or []:
@@ -566,8 +576,9 @@ class SlackPoster:
             if not response.get("has_more") or not cursor:
                 return None
 
-    async def _thread(self, channel: str, thread: str, fresh: bool = False) -> _Thread:
-        """Our items in a thread: remembered, else read once from conversations.replies."""
+    async def _thread(self, channel: str, thread: str, fresh: bool = False, strict: bool = False) -> _Thread:
+        """Our items in a thread: remembered, else read once from conversations.replies. strict: a
+        thread that cannot be read raises instead of looking empty."""
         cached = self._threads.get((channel, thread))
         if cached is not None and not fresh:
             self._threads.move_to_end((channel, thread))
@@ -577,6 +588,8 @@ class SlackPoster:
             async for message in self._replies(channel, thread):
                 self._learn(known, message)
         except DigestError as exc:  # no history scope, say: post without reconciling, don't remember
+            if strict:
+                raise
             log.warning(
                 "cannot read thread %s in %s to resume (%s): posting what the store lacks",
                 thread,

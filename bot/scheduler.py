@@ -23,6 +23,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from analysis.window import day_window
 from bot import metrics
+from bot.logs import scrub
 from bot.store import Store
 from bot.subscriptions import HHMM, WEEKLY, Registry, Subscription
 
@@ -279,6 +280,8 @@ class DigestScheduler:
             return outcome
 
     def _record_key(self, name: str, key: str, fields: dict) -> None:
+        if fields.get("error"):  # shown by `status`: no secret a service echoed
+            fields = {**fields, "error": scrub(fields["error"])}
         with self.store.transaction():
             self.store.db["runs"].upsert(
                 {"subscription": name, "day": key, **fields}, pk=("subscription", "day")
@@ -388,10 +391,7 @@ class DigestScheduler:
 
     # -- bookkeeping --------------------------------------------------------------------------------
     def _record(self, name: str, day: date, fields: dict) -> None:
-        with self.store.transaction():
-            self.store.db["runs"].upsert(
-                {"subscription": name, "day": day.isoformat(), **fields}, pk=("subscription", "day")
-            )
+        self._record_key(name, day.isoformat(), fields)
 
     def _done_days(self, name: str) -> set[str]:
         rows = self.store.query("SELECT day FROM runs WHERE subscription = ? AND status = 'done'", [name])

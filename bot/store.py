@@ -21,6 +21,7 @@ import sqlite_utils
 from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
 from analysis.models import Analysis, Commit, FileChange
+from bot.logs import scrub
 from bot.store_health import check_schema, database_error, is_known
 
 
@@ -536,6 +537,9 @@ class Store:
     # -- LLM calls ----------------------------------------------------------------------------
     def log_llm_call(self, **fields: Any) -> None:
         fields.setdefault("created_at", _iso(utcnow()))
+        for name in ("error", "prompt", "reply"):  # a server may quote a key in any of them
+            if isinstance(fields.get(name), str):
+                fields[name] = scrub(fields[name])
         with self._lock:
             self.db["llm_calls"].insert(fields)
 
