@@ -334,7 +334,13 @@ class SlackPoster:
         text = "\n".join([*reversed(banners), str(message.get("text") or "")])
         await _call(
             "chat.update",
-            self.client.chat_update(channel=channel, ts=message_id, text=text, blocks=blocks),
+            self.client.chat_update(
+                channel=channel,
+                ts=message_id,
+                text=text,
+                blocks=blocks,
+                metadata=_metadata(key_of(digest), "parent", 0, 1),  # still found by a later post
+            ),
             channel,
         )
 

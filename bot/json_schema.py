@@ -173,7 +173,9 @@ class UsageJSON(_Out):
 
 class PendingWorkJSON(_Out):
     key: str
-    kind: str = Field(description="radar (a banner and its reply) or notice (a failed run's notice)")
+    kind: str = Field(
+        description="radar (a banner and its reply), notice (a failed run's notice) or weekly (a roll-up)"
+    )
     destination: str = Field(description="platform:channel")
     what: str
     attempts: int

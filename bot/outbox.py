@@ -1,5 +1,5 @@
-"""Work that must happen after a post — a radar banner and its reply, a failure notice — done at least
-once, never twice, whatever the platform or the process meets on the way.
+"""Work that must happen — a radar banner and its reply, a failure notice, a weekly roll-up in one
+channel — done at least once, never twice, whatever the platform or the process meets on the way.
 
 Each piece of work is a row of `pending_work`, written before it is first tried. It is tried at once,
 under a lease of its own (so two processes never try it together), and when it fails it stays pending
@@ -52,17 +52,24 @@ def backoff(attempts: int, rng: Callable[[], float] = random.random) -> float:
 
 
 async def submit(
-    poster: Any, store: Store, kind: str, channel: str, key: str, payload: dict[str, Any]
+    poster: Any,
+    store: Store,
+    kind: str,
+    channel: str,
+    key: str,
+    payload: dict[str, Any],
+    handler: Handler | None = None,
 ) -> str:
     """Record the work (once: a key already known keeps its record) and try it now unless it is done;
-    returns its state afterwards: done, pending, gave_up, or busy (another process is on it)."""
+    returns its state afterwards: done, pending, gave_up, or busy (another process is on it).
+    `handler`: who does this kind of work, when it is not one of `handlers()`."""
     row = store.add_work(key, kind, poster.platform, channel, payload)
     if row["state"] != "pending":
         return str(row["state"])
-    return await attempt(poster, store, row)
+    return await attempt(poster, store, row, handler)
 
 
-async def attempt(poster: Any, store: Store, row: dict[str, Any]) -> str:
+async def attempt(poster: Any, store: Store, row: dict[str, Any], handler: Handler | None = None) -> str:
     """One try of a pending piece of work, under its lease; the state it is left in."""
     key = str(row["key"])
     try:
@@ -70,15 +77,15 @@ async def attempt(poster: Any, store: Store, row: dict[str, Any]) -> str:
             current = store.get_work(key)  # another process may have done it meanwhile
             if current is None or current["state"] != "pending":
                 return str(current["state"]) if current else "gone"
-            return await _run(poster, store, current)
+            return await _run(poster, store, current, handler or handlers()[str(row["kind"])])
     except Busy:
         return "busy"
 
 
-async def _run(poster: Any, store: Store, row: dict[str, Any]) -> str:
-    key, kind, attempts = str(row["key"]), str(row["kind"]), int(row["attempts"] or 0) + 1
+async def _run(poster: Any, store: Store, row: dict[str, Any], handler: Handler) -> str:
+    key, attempts = str(row["key"]), int(row["attempts"] or 0) + 1
     try:
-        await handlers()[kind](poster, store, row, json.loads(row["payload"]))
+        await handler(poster, store, row, json.loads(row["payload"]))
     except Undeliverable as exc:
         error = _error_text(exc)
         store.update_work(key, state="gave_up", attempts=attempts, last_error=error)
@@ -113,10 +120,17 @@ class Worker:
     """The running service's loop over due work: each piece is tried with the poster of its platform;
     work for a platform with no adapter running waits (it is listed by `digestbot status`)."""
 
-    def __init__(self, store: Store, posters: dict[str, Any], clock: Callable[[], float] = time.time):
+    def __init__(
+        self,
+        store: Store,
+        posters: dict[str, Any],
+        clock: Callable[[], float] = time.time,
+        extra: dict[str, Handler] | None = None,
+    ):
         self.store = store
         self.posters = posters
         self.clock = clock
+        self.handlers = {**handlers(), **(extra or {})}  # extra: kinds the service does (weekly)
         self._wake = asyncio.Event()
         _workers.add(self)
 
@@ -125,9 +139,9 @@ class Worker:
 
     async def run_due(self) -> int:
         """Try every piece of work that is due now; returns how many were tried."""
-        rows = self.store.due_work(self.posters, self.clock())
+        rows = self.store.due_work(self.posters, self.handlers, self.clock())
         for row in rows:
-            await attempt(self.posters[row["platform"]], self.store, row)
+            await attempt(self.posters[row["platform"]], self.store, row, self.handlers[str(row["kind"])])
         return len(rows)
 
     async def run(self) -> None:
@@ -136,7 +150,7 @@ class Worker:
             self._wake.clear()
             try:
                 await self.run_due()
-                nxt = self.store.next_work_at(self.posters)
+                nxt = self.store.next_work_at(self.posters, self.handlers)
             except Exception:  # the store failing (disk full, say) must not end the loop
                 log.exception("pending work: cannot read or update the store")
                 nxt = None

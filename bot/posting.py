@@ -247,7 +247,7 @@ async def _post_missing(
                 len(unannounced),
                 ", ".join(unannounced),
             )
-        items = [i for i in items if i in plan]
+        items = [i for i in plan if _can_post(i, digest, by_sha)]
     for item in items:
         if item in done:
             result.skipped.append(item)
@@ -277,6 +277,13 @@ async def _post_missing(
         len(result.skipped),
     )
     return result
+
+
+def _can_post(item: str, digest: Digest, by_sha: dict[str, Commit]) -> bool:
+    """An announced item this digest can still post (a card's commit may have left the day)."""
+    if item.startswith("card:"):
+        return item.removeprefix("card:") in by_sha
+    return item != "medium" or bool(digest.by_importance(Importance.MEDIUM))
 
 
 async def _edit_parent(

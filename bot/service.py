@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import ConfigError, DigestError
+from analysis.errors import ConfigError, DigestError, Undeliverable
 from bot import metrics, outbox
 from bot.analyzers import Analyzer, make_analyzer
 from bot.chat import ChatService
@@ -30,6 +30,7 @@ from bot.sources import CommitSource, open_source, pick_branch
 from bot.store import Store
 from bot.subscriptions import Registry, Subscription
 from bot.usage import tracking
+from bot.weekly import weekly_key
 
 log = logging.getLogger(__name__)
 
@@ -118,44 +119,31 @@ class DigestRunner:
         )
 
     async def weekly(self, sub: Subscription, year: int, week: int) -> RunOutcome:
-        """The subscription's roll-up of an ISO week, posted to every destination that can take it."""
-        from bot.weekly import build_week, post_weekly
-
+        """The subscription's roll-up of an ISO week, handed to every destination that can take it as
+        pending work (bot/outbox.py): tried now with the week just built, and when that fails, retried
+        by the service (the week built again from the store) until it is up. The run is done once every
+        destination has it or has it pending; `status` lists what is pending."""
         with tracking() as usage:
-            source = self.source(sub)
             try:
-                rollup = await build_week(
-                    source,
-                    self.store,
-                    self.analyzer,
-                    branch=await pick_branch(source, sub.branch, self.settings),
-                    year=year,
-                    week=week,
-                    tz=zone(sub.timezone),
-                    lang=sub.lang,
-                    keep=sub.filters.keep if sub.filters.active else None,
-                )
+                rollup = await self.build_week(sub, year, week)
             except DigestError as exc:
                 return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
-            finally:
-                await source.aclose()
             errors: list[str] = []
+            pending: list[str] = []
+            handler = self.weekly_handler(lambda: [sub], built=rollup)
             for dest in sub.destinations:
                 poster = self.posters.get(dest.platform)
+                where = f"{dest.platform}:{dest.channel}"
                 if poster is None or not hasattr(poster, "post_weekly"):
-                    errors.append(f"{dest.platform}:{dest.channel}: no {dest.platform} adapter running")
+                    errors.append(f"{where}: no {dest.platform} adapter running")
                     continue
-                try:
-                    await post_weekly(poster, self.store, dest.channel, rollup)  # type: ignore[arg-type]
-                except Exception as exc:  # one destination failing must not stop the others
-                    log.warning(
-                        "posting the weekly %s to %s:%s failed: %s",
-                        sub.name,
-                        dest.platform,
-                        dest.channel,
-                        exc,
-                    )
-                    errors.append(f"{dest.platform}:{dest.channel}: {exc}")
+                job = {"subscription": sub.name, "year": year, "week": week}
+                key = f"weekly:{where}:{weekly_key(rollup)}"
+                state = await outbox.submit(poster, self.store, "weekly", dest.channel, key, job, handler)
+                if state == "gave_up":
+                    errors.append(f"{where}: {(self.store.get_work(key) or {}).get('last_error')}")
+                elif state != "done":
+                    pending.append(f"{where}: pending, retried by the service")
         status = "done" if not errors else ("failed" if len(errors) == len(sub.destinations) else "partial")
         totals = rollup.totals
         return RunOutcome(
@@ -164,8 +152,45 @@ class DigestRunner:
             stats=totals,
             llm_calls=usage.calls,
             tokens=usage.tokens,
-            error="; ".join(errors) or None,
+            error="; ".join(errors + pending) or None,
         )
+
+    async def build_week(self, sub: Subscription, year: int, week: int) -> Any:
+        from bot.weekly import build_week
+
+        source = self.source(sub)
+        try:
+            return await build_week(
+                source,
+                self.store,
+                self.analyzer,
+                branch=await pick_branch(source, sub.branch, self.settings),
+                year=year,
+                week=week,
+                tz=zone(sub.timezone),
+                lang=sub.lang,
+                keep=sub.filters.keep if sub.filters.active else None,
+            )
+        finally:
+            await source.aclose()
+
+    def weekly_handler(
+        self, subscriptions: Callable[[], list[Subscription]], built: Any = None
+    ) -> outbox.Handler:
+        """Who posts a "weekly" piece of work: the roll-up just built, or the week built again from the
+        store (analyses are cached) for a retry; a subscription that is gone gives the work up."""
+        from bot.weekly import post_weekly
+
+        async def post(poster: Any, store: Store, row: dict[str, Any], job: dict[str, Any]) -> None:
+            rollup = built
+            if rollup is None:
+                sub = next((s for s in subscriptions() if s.name == job["subscription"]), None)
+                if sub is None:
+                    raise Undeliverable(f"subscription {job['subscription']} no longer exists")
+                rollup = await self.build_week(sub, int(job["year"]), int(job["week"]))
+            await post_weekly(poster, store, str(row["channel"]), rollup)
+
+        return post
 
     async def report_failure(self, sub: Subscription, day: date, outcome: RunOutcome) -> None:
         """Say once per (subscription, day) in each channel that the digest failed: the people who
@@ -274,8 +299,9 @@ async def serve(
             weekly_runner=getattr(runner, "weekly", None),
         )
         await scheduler.start()
-        # Banners, replies and notices left pending by this or an earlier run, retried with backoff.
-        worker = asyncio.create_task(outbox.Worker(store, posters).run(), name="pending work")
+        # Banners, replies, notices and roll-ups left pending by this or an earlier run, retried.
+        extra = {"weekly": runner.weekly_handler(registry.all)} if hasattr(runner, "weekly_handler") else {}
+        worker = asyncio.create_task(outbox.Worker(store, posters, extra=extra).run(), name="pending work")
         log.info(
             "digestbot running: %d subscription(s), adapters: %s",
             len(registry.all()),

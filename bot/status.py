@@ -73,6 +73,10 @@ def _pending(row: dict[str, Any]) -> dict[str, Any]:
         )
     elif row["kind"] == "notice":
         what = f"notice {job.get('key')}"
+    elif row["kind"] == "weekly":
+        what = (
+            f"weekly roll-up {job.get('year')}-W{int(job.get('week') or 0):02d} of {job.get('subscription')}"
+        )
     else:
         what = str(row["key"])
     return {

@@ -864,22 +864,25 @@ class Store:
         rows = self.query("SELECT * FROM pending_work WHERE key = ?", [key])
         return rows[0] if rows else None
 
-    def due_work(self, platforms: Iterable[str], now: float, limit: int = 50) -> list[dict[str, Any]]:
-        """Pending work for these platforms whose next attempt is due, oldest first."""
+    def due_work(
+        self, platforms: Iterable[str], kinds: Iterable[str], now: float, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """Pending work of these kinds for these platforms whose next try is due, oldest first."""
         return self.query(
             "SELECT * FROM pending_work WHERE state = 'pending' AND next_at <= ?"
-            " AND platform IN (SELECT value FROM json_each(?)) ORDER BY next_at, created_at LIMIT ?",
-            [now, json.dumps(sorted(platforms)), limit],
+            " AND platform IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?))"
+            " ORDER BY next_at, created_at LIMIT ?",
+            [now, json.dumps(sorted(platforms)), json.dumps(sorted(kinds)), limit],
         )
 
     def pending_work(self) -> list[dict[str, Any]]:
         return self.query("SELECT * FROM pending_work WHERE state = 'pending' ORDER BY created_at, key")
 
-    def next_work_at(self, platforms: Iterable[str]) -> float | None:
+    def next_work_at(self, platforms: Iterable[str], kinds: Iterable[str]) -> float | None:
         rows = self.query(
             "SELECT min(next_at) AS at FROM pending_work WHERE state = 'pending'"
-            " AND platform IN (SELECT value FROM json_each(?))",
-            [json.dumps(sorted(platforms))],
+            " AND platform IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?))",
+            [json.dumps(sorted(platforms)), json.dumps(sorted(kinds))],
         )
         return rows[0]["at"] if rows and rows[0]["at"] is not None else None
 

@@ -211,4 +211,3 @@ def test_the_service_log_handler_drops_repeats(capsys):
         root.handlers[:], level = saved
         root.setLevel(level)
     assert capsys.readouterr().err.count("out of system resource") == 1
-

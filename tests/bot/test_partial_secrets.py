@@ -61,7 +61,10 @@ def test_clip_masks_before_it_cuts():
 def test_an_llm_server_echoing_the_key_at_the_cut(repo, tmp_path, monkeypatch, offset):
     with FakeLLM() as llm:
         # the key straddles character 300, where an error line is cut
-        message = "x" * (300 - offset - len("Incorrect API key provided: Bearer ")) + "Incorrect API key provided: Bearer "
+        message = (
+            "x" * (300 - offset - len("Incorrect API key provided: Bearer "))
+            + "Incorrect API key provided: Bearer "
+        )
         llm.fail(401, body={"error": {"message": message + LLM_KEY + " end"}}, times=None)
         for name, value in {
             "OPENAI_API_KEY": LLM_KEY,

@@ -103,3 +103,20 @@ def test_repost_is_a_post_option(tmp_path):
 
     result = CliRunner().invoke(cli, ["post", "--help"])
     assert result.exit_code == 0 and "--repost" in result.output
+
+
+async def test_an_interrupted_post_resumes_what_its_parent_announced_whatever_the_new_ranking(store):
+    old = make_digest(BEFORE, lang="en")
+    new = make_digest(("low", "medium", "medium", "low", "medium", "high", "low"), lang="en")  # 1 high
+    with FakeSlack() as slack:
+        settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
+        poster = SlackPoster(make_client(settings))
+        await post_digest(poster, store, CHANNEL, old)
+        demoted = next(i for i in store.get_plan("slack", CHANNEL, key_of(old)) if i.startswith("card:"))
+        # a crash before these were recorded: the card the parent announced, and the report
+        store.db.execute("DELETE FROM posts WHERE item IN (?, 'report')", [demoted])
+        resumed = await post_digest(poster, store, CHANNEL, new)
+        slack.check()
+        [parent] = slack.channel_messages(CHANNEL)
+    assert demoted in resumed.posted and "report" in resumed.posted  # found in the thread, recorded
+    assert len(card_items(slack, parent.ts)) == 2  # nothing added, nothing twice

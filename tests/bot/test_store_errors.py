@@ -78,7 +78,9 @@ def test_a_full_disk_at_open_says_the_disk_is_full(tmp_path, monkeypatch):
 
 
 def test_a_full_disk_mid_run_is_one_line_and_exit_2(repo, tmp_path, monkeypatch):
-    repo.commit("[Feature] A big file (#13)", {"src/big.py": "x = 1\n" * 20_000}, when="2026-01-26T11:00:00+08:00")
+    repo.commit(
+        "[Feature] A big file (#13)", {"src/big.py": "x = 1\n" * 20_000}, when="2026-01-26T11:00:00+08:00"
+    )
     db = tmp_path / "d.db"
     Store(db).close()
     full_disk(monkeypatch)

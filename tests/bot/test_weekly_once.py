@@ -80,3 +80,34 @@ async def test_a_chart_upload_that_failed_is_looked_for_again_not_taken_from_mem
         await post_weekly(poster, store, CHANNEL, week)
         slack.check()
     assert len(charts(slack)) == 1
+
+
+async def test_a_roll_up_part_that_failed_is_pending_work_the_service_finishes(repo, store):  # noqa: F811
+    from adapters.local_git import LocalGitSource
+    from bot import outbox
+    from bot.service import DigestRunner
+    from bot.status import status_data
+    from bot.subscriptions import Destination, Subscription
+    from tests.bot.test_weekly import FixedAnalyzer
+
+    sub = Subscription("w", "acme/widgets", "Asia/Shanghai", "09:00", "en",
+                       (Destination("slack", CHANNEL),), weekly="mon 09:00")  # fmt: skip
+    with FakeSlack() as slack:
+        settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
+        posters = {"slack": SlackPoster(make_client(settings))}
+        runner = DigestRunner(settings, store, posters, analyzer=FixedAnalyzer(),
+                              source_factory=lambda s: LocalGitSource(repo.path))  # fmt: skip
+        slack.fail("files.getUploadURLExternal", "fatal_error", times=1)  # the chart's upload fails once
+        outcome = await runner.weekly(sub, 2026, 5)
+        assert outcome.status == "done" and "pending, retried by the service" in outcome.error
+        [pending] = status_data(settings, store, [sub])["pending"]
+        assert pending["kind"] == "weekly" and pending["what"] == "weekly roll-up 2026-W05 of w"
+        assert len(slack.channel_messages(CHANNEL)) == 1 and charts(slack) == []
+        # the service's worker, later (a restart included): the week is built again from the store
+        worker = outbox.Worker(
+            store, posters, clock=lambda: 2e9, extra={"weekly": runner.weekly_handler(lambda: [sub])}
+        )
+        assert await worker.run_due() == 1
+        slack.check()
+    assert len(slack.channel_messages(CHANNEL)) == 1 and len(charts(slack)) == 1
+    assert store.pending_work() == []
