@@ -50,7 +50,7 @@ SLACK_CHANNEL = "C0SERVICE"
 DISCORD_CHANNEL = "900000000000000555"
 PATCH = "PATCH /channels/{channel_id}/messages/{message_id}"
 WAIT = 240.0  # seconds a scenario waits for the service to finish its work
-LOG_CAP = 200 * 1024 * 1024  # bytes of service log after which the flood scenario stops
+LOG_CAP = 400 * 1024 * 1024  # bytes of service log after which the flood scenario stops
 SWEEP = 10.0  # seconds between the scheduler's sweeps in the chart scenario (600 in the service)
 
 
@@ -480,7 +480,7 @@ def flood(bench: ServiceBench, connections: int, nofile: int) -> dict[str, Any]:
         "service descriptors max": max(descriptors, default=0),
         "flood connections opened / closed by the service": f"{attack.opened} / {attack.closed}",
         "log bytes": service.log_bytes,
-        "stopped early: log over 200 MB after (s)": stopped_early,
+        "stopped early: log over 400 MB after (s)": stopped_early,
         "'Too many open files' lines": log.count("Too many open files"),
         "exit": code,
     }

@@ -105,12 +105,16 @@ async def _run(poster: Any, store: Store, row: dict[str, Any], handler: Handler)
     return "done"
 
 
-def _error_text(exc: BaseException) -> str:
-    """Our own errors are sentences; anything else is named by its type."""
+def describe(exc: BaseException) -> str:
+    """An error in one line: our own errors are sentences; anything else is named by its type."""
     text = " ".join(str(exc).split())
     if not isinstance(exc, DigestError):
         text = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    return clip(text, ERROR_MAX)
+    return text
+
+
+def _error_text(exc: BaseException) -> str:
+    return clip(describe(exc), ERROR_MAX)
 
 
 _workers: weakref.WeakSet[Worker] = weakref.WeakSet()

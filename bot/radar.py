@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
-from analysis.errors import DigestError, ServiceError, Undeliverable
+from analysis.errors import ServiceError, Undeliverable
 from analysis.followup_view import DayFollowUp, banner, commit_ref, follow_up_note, original_note, word
 from analysis.followups import FollowUpLink
 from analysis.models import PR_IN_TITLE, Analysis, Commit, Digest
@@ -257,6 +257,8 @@ async def apply_banner(editor: Any, store: Store, row: dict[str, Any], job: dict
     """One banner: the edit (once: the message is checked first), then the reply in the card's thread
     (once: found by its key when it is already there), each recorded in `radar_banners` when done. A
     message that can no longer be edited is recorded as skipped and the work given up."""
+    from bot.outbox import describe
+
     platform, channel = editor.platform, str(row["channel"])
     message_id, follow_up, original = job["message_id"], job["follow_up"], job["original"]
     done = store.banner_record(platform, channel, message_id, follow_up)
@@ -268,7 +270,7 @@ async def apply_banner(editor: Any, store: Store, row: dict[str, Any], job: dict
         except Undeliverable:
             editable = False
         except Exception as exc:
-            raise ServiceError(f"could not banner message {message_id} ({_describe(exc)})") from exc
+            raise ServiceError(f"could not banner message {message_id} ({describe(exc)})") from exc
         if not editable:
             store.record_banner(platform, channel, message_id, follow_up, original, "skipped")
             raise Undeliverable(
@@ -283,7 +285,7 @@ async def apply_banner(editor: Any, store: Store, row: dict[str, Any], job: dict
         raise
     except Exception as exc:
         raise ServiceError(
-            f"could not reply in the thread of message {message_id} ({_describe(exc)})"
+            f"could not reply in the thread of message {message_id} ({describe(exc)})"
         ) from exc
     store.record_banner(platform, channel, message_id, follow_up, original, "replied", reply_id)
 
@@ -299,8 +301,3 @@ def banners_on(store: Store, platform: str, channel: str, message_id: str) -> li
         [platform, channel, message_id],
     )
     return [json.loads(r["payload"])["banner"] for r in rows]
-
-
-def _describe(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text if isinstance(exc, DigestError) and text else f"{type(exc).__name__}: {text}".rstrip(": ")

@@ -14,7 +14,6 @@ from bot.cli import cli
 from bot.logs import clip, scrub
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.github import FakeGitHub
-from tests.fakes.gitrepo import GitRepo, isolate_git_env
 from tests.fakes.openai_server import FakeLLM
 
 DAY = "2026-01-26"
@@ -32,14 +31,6 @@ def leaked(text: str, secret: str, shortest: int = 6) -> list[str]:
             if secret[i : i + shortest] in text
         }
     )
-
-
-@pytest.fixture
-def repo(tmp_path, monkeypatch):
-    isolate_git_env(monkeypatch, tmp_path / "home")
-    r = GitRepo.init(tmp_path / "widgets", remote="https://github.com/acme/widgets.git")
-    r.commit("[Bugfix] Fix a crash (#12)", {"src/app.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
-    return r
 
 
 def test_clip_masks_before_it_cuts():

@@ -112,6 +112,15 @@ def discord_banners(dc: FakeDiscord) -> tuple[int, int]:
     return edits, replies
 
 
+async def slack_after_day1(slack: FakeSlack, dc: FakeDiscord, tmp_path: Path, git: Path):
+    """Settings, a store and a Slack poster, with day 1 posted in the channel."""
+    settings = settings_for(slack, dc, tmp_path)
+    store = Store(settings.digest_db)
+    poster = SlackPoster(make_client(settings))
+    await post_digest(poster, store, SLACK, await digest_of(settings, store, git, DAY1))
+    return settings, store, poster
+
+
 class RestDiscord(DiscordRuntime):
     async def start(self) -> None:  # type: ignore[override]
         await super().start(gateway=False)
@@ -181,10 +190,7 @@ async def test_faulty_edits_and_replies_during_the_service_all_land_without_a_re
 
 async def test_pending_work_is_listed_by_status_and_a_restart_resumes_it(fakes, git, tmp_path):
     slack, dc = fakes
-    settings = settings_for(slack, dc, tmp_path)
-    store = Store(settings.digest_db)
-    poster = SlackPoster(make_client(settings))
-    await post_digest(poster, store, SLACK, await digest_of(settings, store, git, DAY1))
+    settings, store, poster = await slack_after_day1(slack, dc, tmp_path, git)
     slack.fail("chat.update", times=30, status=500)  # Slack edits fail for a while
     result = await post_digest(poster, store, SLACK, await digest_of(settings, store, git, DAY2))
     assert result.posted[0] == "parent"  # the day went out whatever the radar met
@@ -228,10 +234,7 @@ async def test_a_message_that_can_never_be_edited_is_given_up_not_retried(fakes,
 
 async def test_a_reply_refused_for_good_is_given_up_after_its_banner(fakes, git, tmp_path):
     slack, dc = fakes
-    settings = settings_for(slack, dc, tmp_path)
-    store = Store(settings.digest_db)
-    poster = SlackPoster(make_client(settings))
-    await post_digest(poster, store, SLACK, await digest_of(settings, store, git, DAY1))
+    settings, store, poster = await slack_after_day1(slack, dc, tmp_path, git)
     slack.fail(
         "chat.postMessage", "is_archived", times=99, when=lambda a: "metadata" in a and "reply" in str(a)
     )

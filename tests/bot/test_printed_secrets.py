@@ -5,24 +5,14 @@ from __future__ import annotations
 
 import logging
 
-import pytest
 from click.testing import CliRunner
 
 import bot.cli
 from bot.cli import cli
 from bot.logs import RedactSecrets
-from tests.fakes.gitrepo import GitRepo, isolate_git_env
 from tests.fakes.slack_api import FakeSlack
 
 DAY = "2026-01-26"
-
-
-@pytest.fixture
-def repo(tmp_path, monkeypatch):
-    isolate_git_env(monkeypatch, tmp_path / "home")
-    r = GitRepo.init(tmp_path / "widgets", remote="https://github.com/acme/widgets.git")
-    r.commit("[Bugfix] Fix a crash (#12)", {"src/app.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
-    return r
 
 
 def test_a_slack_error_echoing_the_token_is_scrubbed_from_the_final_line(repo, tmp_path, monkeypatch):

@@ -28,11 +28,16 @@ def card_items(slack: FakeSlack, parent_ts: str) -> list[str]:
     ]
 
 
+def slack_poster(slack: FakeSlack) -> SlackPoster:
+    return SlackPoster(
+        make_client(Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url))
+    )
+
+
 async def test_a_re_ranked_day_adds_nothing_unless_reposted(store):
     old, new = make_digest(BEFORE, lang="en"), make_digest(AFTER, lang="en")
     with FakeSlack() as slack:
-        settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
-        poster = SlackPoster(make_client(settings))
+        poster = slack_poster(slack)
         await post_digest(poster, store, CHANNEL, old)
         [parent] = slack.channel_messages(CHANNEL)
         assert len(card_items(slack, parent.ts)) == 2 and "High 2" in parent.text.replace("*", "")
@@ -57,8 +62,7 @@ async def test_a_re_ranked_day_adds_nothing_unless_reposted(store):
 async def test_a_repost_keeps_the_radar_banner_on_the_parent(store):
     old, new = make_digest(BEFORE, lang="en"), make_digest(AFTER, lang="en")
     with FakeSlack() as slack:
-        settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
-        poster = SlackPoster(make_client(settings))
+        poster = slack_poster(slack)
         await post_digest(poster, store, CHANNEL, old)
         [parent] = slack.channel_messages(CHANNEL)
         banner = "🔧 Fixed forward by #2100 on 2026-01-27"
@@ -109,8 +113,7 @@ async def test_an_interrupted_post_resumes_what_its_parent_announced_whatever_th
     old = make_digest(BEFORE, lang="en")
     new = make_digest(("low", "medium", "medium", "low", "medium", "high", "low"), lang="en")  # 1 high
     with FakeSlack() as slack:
-        settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
-        poster = SlackPoster(make_client(settings))
+        poster = slack_poster(slack)
         await post_digest(poster, store, CHANNEL, old)
         demoted = next(i for i in store.get_plan("slack", CHANNEL, key_of(old)) if i.startswith("card:"))
         # a crash before these were recorded: the card the parent announced, and the report

@@ -12,18 +12,19 @@ from click.testing import CliRunner
 from analysis.errors import ConfigError
 from bot.cli import cli
 from bot.store import Store
-from tests.fakes.gitrepo import GitRepo, isolate_git_env
 
 DAY = "2026-01-26"
 _connect = sqlite3.connect
 
 
-@pytest.fixture
-def repo(tmp_path, monkeypatch):
-    isolate_git_env(monkeypatch, tmp_path / "home")
-    r = GitRepo.init(tmp_path / "widgets", remote="https://github.com/acme/widgets.git")
-    r.commit("[Bugfix] Fix a crash (#12)", {"src/app.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
-    return r
+def digest_line(db, repo) -> tuple[int, str]:
+    """`digestbot digest` of the day on this database: exit code and its one stderr line."""
+    result = CliRunner().invoke(
+        cli, ["--db", str(db), "digest", "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai"]
+    )
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.output
+    return result.exit_code, lines[0]
 
 
 def read_only(monkeypatch) -> None:
@@ -62,12 +63,8 @@ def test_a_read_only_database_mid_run_is_one_line_and_exit_2(repo, tmp_path, mon
     db = tmp_path / "d.db"
     Store(db).close()
     read_only(monkeypatch)
-    result = CliRunner().invoke(
-        cli, ["--db", str(db), "digest", "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai"]
-    )
-    assert result.exit_code == 2, result.output
-    [line] = result.stderr.strip().splitlines()
-    assert line.startswith(f"error: database {db} is read-only")
+    code, line = digest_line(db, repo)
+    assert code == 2 and line.startswith(f"error: database {db} is read-only")
 
 
 def test_a_full_disk_at_open_says_the_disk_is_full(tmp_path, monkeypatch):
@@ -84,12 +81,8 @@ def test_a_full_disk_mid_run_is_one_line_and_exit_2(repo, tmp_path, monkeypatch)
     db = tmp_path / "d.db"
     Store(db).close()
     full_disk(monkeypatch)
-    result = CliRunner().invoke(
-        cli, ["--db", str(db), "digest", "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai"]
-    )
-    assert result.exit_code == 2, result.output
-    [line] = result.stderr.strip().splitlines()
-    assert line.startswith(f"error: cannot write database {db}: the disk is full")
+    code, line = digest_line(db, repo)
+    assert code == 2 and line.startswith(f"error: cannot write database {db}: the disk is full")
     assert "free space" in line
 
 
