@@ -257,9 +257,9 @@ def _m5_radar(db: sqlite_utils.Database) -> None:
 
 
 def _m_pending_work(db: sqlite_utils.Database) -> None:
-    # Work that must happen after a post (a radar banner and its reply, a failure notice): recorded
-    # before it is tried, retried with backoff by the running service until done, or given up when the
-    # platform says it can never succeed (bot/outbox.py).
+    # Work that must happen (a radar banner and its reply, a failure notice, a weekly roll-up in one
+    # channel): recorded before it is tried, retried with backoff by the running service until done, or
+    # given up when the platform says it can never succeed (bot/outbox.py).
     db["pending_work"].create(
         {
             "key": str,
