@@ -86,6 +86,7 @@ class Service:
             **env,
         }
         self.proc: subprocess.Popen[bytes] | None = None
+        bench.services.append(self)
 
     def start(self, nofile: int | None = None, sweep: float | None = None) -> Service:
         def limit() -> None:
@@ -142,8 +143,13 @@ class ServiceBench:
             "DISCORD_API_URL": self.discord.base_url,
         }
         self.runs = 0
+        self.services: list[Service] = []
 
     def close(self) -> None:
+        """Every service still running is stopped (a scenario that failed half-way leaves none)."""
+        for service in self.services:
+            if service.proc is not None and service.proc.poll() is None:
+                service.stop(timeout=10)
         self.slack.stop()
         self.discord.stop()
 
