@@ -3,10 +3,10 @@ masked, so printing or logging a Settings object never reveals a token."""
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -22,9 +22,17 @@ def default_db_path() -> Path:
     return Path(base) / "digestbot" / "digest.db"
 
 
+@cache
+def _zone_names() -> dict[str, str]:
+    return {name.lower(): name for name in available_timezones()}
+
+
 def zone(name: str) -> ZoneInfo:
+    """The zone of an IANA name, matched without regard to case (`utc`, `gmt`, `asia/shanghai`) and
+    always under its canonical name, so digests of one zone share one key whatever was typed."""
+    canonical = _zone_names().get(name.strip().lower(), name.strip())
     try:
-        return ZoneInfo(name)
+        return ZoneInfo(canonical)
     except (ZoneInfoNotFoundError, ValueError):
         raise InputError(
             f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai or UTC"
@@ -109,10 +117,9 @@ class Settings(BaseSettings):
     @classmethod
     def _tz(cls, v: str) -> str:
         try:
-            ZoneInfo(v)
-        except (ZoneInfoNotFoundError, ValueError):
+            return zone(v).key
+        except InputError:
             raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC)") from None
-        return v
 
     @field_validator("openai_base_url", "discord_api_url", "digest_model", "digest_repo", mode="before")
     @classmethod

@@ -95,8 +95,9 @@ def _last_run(store: Store, name: str) -> dict[str, Any] | None:
     }
 
 
-def render_status_text(data: dict[str, Any]) -> str:
-    lines = [f"database: {data['database']}", ""]
+def render_status_text(data: dict[str, Any], *, missing_db: bool = False) -> str:
+    note = " (does not exist yet: nothing has run on it)" if missing_db else ""
+    lines = [f"database: {data['database']}{note}", ""]
     if not data["subscriptions"]:
         lines.append("no subscriptions (add them to the config file or with /digest subscribe in chat)")
     for sub in data["subscriptions"]:
