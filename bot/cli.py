@@ -117,21 +117,24 @@ class Ctx:
     @property
     def store(self):
         if self._store is None:
+            from bot.retention import apply_prompt_policy
             from bot.store import Store
 
             self._store = Store(self.settings.digest_db)
+            apply_prompt_policy(self._store, self.settings)  # LLM_LOG_PROMPTS, on every CLI write
         return self._store
 
     @property
     def reader(self):
         """The store for verbs that only read (status, logs): a database that does not exist is not
         created (nor its folders); an empty one in memory stands in and `missing_db` says so."""
-        if self._store is None and not Path(self.settings.digest_db).expanduser().exists():
+        if self._store is None:
             from bot.store import Store
 
-            self.missing_db = True
-            self._store = Store(":memory:")
-        return self.store
+            path = Path(self.settings.digest_db).expanduser()
+            self.missing_db = not path.exists()
+            self._store = Store(":memory:" if self.missing_db else path)
+        return self._store
 
     missing_db = False
 

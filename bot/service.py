@@ -22,6 +22,7 @@ from bot.analyzers import Analyzer, make_analyzer
 from bot.chat import ChatService
 from bot.pipeline import RunStats, build_digest
 from bot.posting import Poster, post_digest
+from bot.retention import purge_daily
 from bot.scheduler import DigestScheduler, RunOutcome
 from bot.settings import Settings, zone
 from bot.sources import CommitSource, open_source, pick_branch
@@ -253,6 +254,7 @@ async def serve(
     started: list[Any] = []
     scheduler: DigestScheduler | None = None
     health: Any = None
+    housekeeping: asyncio.Task[None] | None = None
     try:
         if settings.metrics_port is not None:
             health, _ = await metrics.start_metrics_server(settings.metrics_host, settings.metrics_port)
@@ -275,6 +277,7 @@ async def serve(
             weekly_runner=getattr(runner, "weekly", None),
         )
         await scheduler.start()
+        housekeeping = asyncio.create_task(purge_daily(store, settings), name="purge-prompts")
         log.info(
             "digestbot running: %d subscription(s), adapters: %s",
             len(registry.all()),
@@ -283,6 +286,8 @@ async def serve(
         await (stop or asyncio.Event()).wait()
     finally:
         log.info("shutting down: finishing in-flight posts")
+        if housekeeping is not None:
+            housekeeping.cancel()
         if scheduler is not None:
             await scheduler.stop()
         for runtime in reversed(started):

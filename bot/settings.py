@@ -76,6 +76,8 @@ class Settings(BaseSettings):
     llm_output_tokens: int = Field(1536, ge=256, description="output allowance of one analysis")
     llm_price_in: float | None = Field(None, ge=0, description="USD per million input tokens")
     llm_price_out: float | None = Field(None, ge=0, description="USD per million output tokens")
+    # Prompts hold full diffs of possibly private code: kept 30 days by default, then purged.
+    llm_log_prompts: str = Field("days:30", description="off | on | days:N")
 
     # Chat
     slack_bot_token: SecretStr | None = None
@@ -120,6 +122,23 @@ class Settings(BaseSettings):
             return zone(v).key
         except InputError:
             raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC)") from None
+
+    @field_validator("llm_log_prompts")
+    @classmethod
+    def _prompts(cls, v: str) -> str:
+        text = v.strip().lower().replace(" ", "")
+        if text in ("on", "off"):
+            return text
+        if text.startswith("days:") and text[5:].isdigit():
+            return f"days:{int(text[5:])}"
+        raise ValueError("must be off, on or days:N (keep prompts and replies N days)")
+
+    @property
+    def prompt_days(self) -> int | None:
+        """How many days prompts and replies are kept: None for ever, 0 never stored."""
+        if self.llm_log_prompts == "on":
+            return None
+        return 0 if self.llm_log_prompts == "off" else int(self.llm_log_prompts[5:])
 
     @field_validator("openai_base_url", "discord_api_url", "digest_model", "digest_repo", mode="before")
     @classmethod
