@@ -37,10 +37,14 @@ class CliError(click.ClickException):
         echo_err(f"error: {self.format_message()}")
 
 
-def echo_err(line: str) -> None:
-    """Every line we print on stderr, with every configured secret masked (whatever put it there)."""
-    from bot.logs import scrub
+def echo_err(line: str, level: int = logging.ERROR) -> None:
+    """Every line we print on stderr, with every configured secret masked (whatever put it there). With
+    LOG_FORMAT=json it is a JSON log line like every other (the fatal one too), whatever the -v level."""
+    from bot.logs import json_lines, scrub
 
+    if json_lines():
+        log.handle(log.makeRecord(log.name, level, "(cli)", 0, line.removeprefix("error: "), None, None))
+        return
     click.echo(scrub(line), err=True)
 
 
@@ -63,7 +67,7 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             path = ctx.db_path if ctx is not None else "(unknown)"
             raise CliError(str(database_error(exc, path, Store.BUSY_TIMEOUT))) from None
         except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
+            echo_err("interrupted")
             sys.exit(130)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
@@ -575,7 +579,8 @@ def post(
         return
     echo_err(
         f"{result.repo} {result.day}: {result.stats['total']} commits; posted {len(posted.posted)} item(s)"
-        f" to {platform}:{channel}, {len(posted.skipped)} already there"
+        f" to {platform}:{channel}, {len(posted.skipped)} already there",
+        logging.INFO,
     )
 
 
@@ -588,10 +593,15 @@ config_option = click.option(
 
 @cli.command()
 @config_option
+@click.option(
+    "--allow-empty",
+    is_flag=True,
+    help="Start even with no subscription (to add them from chat with /digest subscribe).",
+)
 @global_options
 @click.pass_obj
 @user_errors
-def run(obj: Ctx, config: Path | None) -> None:
+def run(obj: Ctx, config: Path | None, allow_empty: bool) -> None:
     """Run the bot: the daily schedule plus the Slack and/or Discord adapters whose tokens are set.
 
     Each subscription's digest is posted once a day at its time in its zone; missed days are caught
@@ -603,10 +613,17 @@ def run(obj: Ctx, config: Path | None) -> None:
     from bot.status import check_subscriptions
     from bot.subscriptions import Registry
 
-    obj.verbose = max(obj.verbose, 1)  # the service logs one line per digest
-    settings = obj.settings
+    settings = obj.settings  # -v for a line per run (the unit and the image pass it)
     subscriptions = load_subscriptions(settings, config)
-    problems = check_subscriptions(settings, Registry(obj.store, subscriptions).all())
+    everything = Registry(obj.store, subscriptions).all()
+    if not everything and not allow_empty:
+        source = config or settings.digest_config
+        where = f"{source} has no [[subscription]]" if source else "DIGEST_CONFIG is not set"
+        raise CliError(
+            f"no subscriptions: {where} and none were made in chat; point DIGEST_CONFIG (or --config) at"
+            " your subscriptions file, or pass --allow-empty to start with none"
+        )
+    problems = check_subscriptions(settings, everything)
     for sub, problem in problems:
         log.error("subscription %s is broken: %s", sub.name, problem)
     broken = [f"{sub.name}: {problem}" for sub, problem in problems if sub.origin == "file"]
@@ -843,7 +860,7 @@ def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, t
         obj.write(dumps(render_weekly_json(rollup, link)), out)
     else:
         obj.write(render_weekly_markdown(rollup, link), out, rich_markdown=True)
-    echo_err(f"chart: {chart_path}")
+    echo_err(f"chart: {chart_path}", logging.INFO)
 
 
 async def build_day(

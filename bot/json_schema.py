@@ -192,8 +192,28 @@ class LLMCallJSON(_Out):
     outcome: str | None
     error: str | None
     cost_usd: float | None = Field(description="null when LLM_PRICE_IN / LLM_PRICE_OUT are unset")
-    prompt: list[dict[str, Any]] | None = Field(description="the chat messages sent (null if not stored)")
-    reply: str | None
+    prompt: list[dict[str, Any]] | None = Field(
+        None, description="only with --full: the chat messages sent (null if not stored or purged)"
+    )
+    reply: str | None = Field(None, description="only with --full: the reply (null if not stored or purged)")
+
+
+class LLMTotalsJSON(_Out):
+    """Totals over every call the filters match, not only the newest -n."""
+
+    calls: int
+    failed: int = Field(description="calls whose outcome is not ok")
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None = Field(description="null when no call was priced")
+    latency_ms: float | None = Field(description="the calls' latencies added up")
+
+
+class LLMLogsWithTotalsJSON(_Out):
+    """`digestbot logs -u --format json`: the calls and their totals."""
+
+    calls: list[LLMCallJSON] = Field(description="newest first, as without -u")
+    totals: LLMTotalsJSON
 
 
 # (command, model, what the output is)
@@ -263,6 +283,7 @@ OUTPUTS: list[tuple[str, type[BaseModel], str]] = [
     ("digestbot post --dry-run --format json", DryRunJSON, "an object"),
     ("digestbot status --format json", StatusJSON, "an object"),
     ("digestbot logs --format json", LLMCallJSON, "an array of these, newest first"),
+    ("digestbot logs -u --format json", LLMLogsWithTotalsJSON, "an object"),
     ("digestbot weekly --format json", WeeklyJSON, "an object"),
 ]
 

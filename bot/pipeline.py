@@ -50,6 +50,11 @@ class RunStats:
     extra: dict[str, object] = field(default_factory=dict)
 
 
+def counts_text(counts: dict[str, int]) -> str:
+    """{"high": 1, "medium": 2, ...} as "high 1, medium 2, ..." for a log line people read."""
+    return ", ".join(f"{k} {v}" for k, v in counts.items() if k != "total") or "none"
+
+
 def key_of(digest: Digest) -> str:
     return digest_key(digest.repo, digest.branch, digest.day.isoformat(), digest.timezone, digest.lang)
 
@@ -119,11 +124,21 @@ async def build_digest(
         digest.repo,
         day,
         len(commits),
-        digest.stats,
+        counts_text(digest.stats),
         stats.cached_analyses,
         stats.new_analyses,
         stats.fallbacks,
         stats.seconds,
+        extra={
+            "repo": digest.repo,
+            "day": day.isoformat(),
+            "commits": len(commits),
+            "counts": digest.stats,
+            "cached": stats.cached_analyses,
+            "new": stats.new_analyses,
+            "fallbacks": stats.fallbacks,
+            "seconds": round(stats.seconds, 3),
+        },
     )
     return digest
 

@@ -285,7 +285,8 @@ async def serve(
         )
         await (stop or asyncio.Event()).wait()
     finally:
-        log.info("shutting down: finishing in-flight posts")
+        if scheduler is not None:  # started: there may be posts in flight
+            log.info("shutting down: finishing in-flight posts")
         if housekeeping is not None:
             housekeeping.cancel()
         if scheduler is not None:
