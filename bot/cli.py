@@ -598,11 +598,37 @@ config_option = click.option(
     is_flag=True,
     help="Start even with no subscription (to add them from chat with /digest subscribe).",
 )
+@click.option(
+    "--console",
+    is_flag=True,
+    help="The console as the only channel: every subscription's digests print on stdout; no chat token.",
+)
+@click.option(
+    "--git-dir",
+    type=click.Path(path_type=Path),
+    help="With --console and no subscriptions file: one subscription reading this local clone.",
+)
+@click.option(
+    "--schedule",
+    metavar="HH:MM|CRON",
+    help="With --git-dir: when it fires, in DIGEST_TZ (default 09:00; e.g. '*/5 * * * *').",
+)
 @global_options
 @click.pass_obj
 @user_errors
-def run(obj: Ctx, config: Path | None, allow_empty: bool) -> None:
+def run(
+    obj: Ctx,
+    config: Path | None,
+    allow_empty: bool,
+    console: bool,
+    git_dir: Path | None,
+    schedule: str | None,
+) -> None:
     """Run the bot: the daily schedule plus the Slack and/or Discord adapters whose tokens are set.
+
+    With --console the digests print on stdout instead (no token; with --git-dir no network either):
+
+        digestbot -v run --console --git-dir . --schedule '*/5 * * * *'
 
     Each subscription's digest is posted once a day at its time in its zone; missed days are caught
     up at start-up (DIGEST_CATCHUP_DAYS). Every subscription's source and channels are checked
@@ -615,6 +641,16 @@ def run(obj: Ctx, config: Path | None, allow_empty: bool) -> None:
 
     settings = obj.settings  # -v for a line per run (the unit and the image pass it)
     subscriptions = load_subscriptions(settings, config)
+    if (git_dir or schedule) and not console:
+        raise CliError(
+            "--git-dir and --schedule go with --console (the service's subscriptions are in DIGEST_CONFIG)"
+        )
+    if console:
+        from bot.subscriptions import on_console
+
+        if git_dir is not None and not subscriptions:
+            subscriptions = [console_subscription(settings, git_dir, schedule)]
+        subscriptions = [on_console(s) for s in subscriptions]
     everything = Registry(obj.store, subscriptions).all()
     if not everything and not allow_empty:
         source = config or settings.digest_config
@@ -630,12 +666,40 @@ def run(obj: Ctx, config: Path | None, allow_empty: bool) -> None:
     if broken:
         raise CliError(f"{len(broken)} subscription(s) broken — " + "; ".join(broken))
 
+    runtimes = None
+    if console:
+        from adapters.console import ConsoleRuntime
+
+        runtimes = lambda *_: [ConsoleRuntime(obj.write)]  # noqa: E731
+
     async def go() -> None:
         stop = asyncio.Event()
         install_signal_handlers(stop)
-        await serve(settings, obj.store, subscriptions, stop=stop)
+        await serve(settings, obj.store, subscriptions, stop=stop, make_runtimes=runtimes)
 
     run_async(go())
+
+
+def console_subscription(settings: Any, git_dir: Path, schedule: str | None):
+    """`run --console --git-dir PATH`: one subscription of the clone, in DIGEST_TZ and DIGEST_LANG."""
+    from adapters.local_git import LocalGitSource
+    from bot.config import check_schedule
+    from bot.subscriptions import DEFAULT_TIME, Subscription
+
+    try:
+        when = check_schedule(schedule) if schedule else DEFAULT_TIME
+    except ValueError as exc:
+        raise CliError(f"--schedule {schedule!r}: {exc}") from None
+    repo = LocalGitSource(git_dir.expanduser()).repo
+    return Subscription(
+        name=f"console:{repo}",
+        repo=repo,
+        timezone=settings.digest_tz,
+        schedule=when,
+        lang=settings.digest_lang,
+        destinations=(),
+        git_dir=git_dir.expanduser(),
+    )
 
 
 @cli.command()

@@ -35,7 +35,7 @@ def check_subscription(settings: Settings, sub: Subscription) -> str | None:
             LocalGitSource(sub.git_dir, repo=sub.repo)
         except DigestError as exc:
             problems.append(f"source: {exc}")
-    for platform in sorted({d.platform for d in sub.destinations}):
+    for platform in sorted({d.platform for d in sub.destinations} - {"console"}):  # console: no token
         token = _TOKENS.get(platform)
         if token is None:
             problems.append(f"channels: unknown platform {platform!r}")
