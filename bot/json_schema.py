@@ -247,7 +247,7 @@ class WeeklyAreaJSON(_Out):
     path: str = Field(description="the first two folders of the changed files")
     commits: int
     high: int
-    followed_up: int
+    followed_up: int = Field(description="reverted or fixed by a commit landed before followed_up_until")
 
 
 class WeeklyLLMJSON(_Out):
@@ -272,6 +272,10 @@ class WeeklyJSON(_Out):
     followups: list[WeeklyFollowUpJSON] = Field(description="those that landed this week, in landing order")
     scores: dict[str, WeeklyScoreJSON] = Field(description="by kind: how we had ranked the originals")
     areas: list[WeeklyAreaJSON]
+    followed_up_until: str | None = Field(
+        description="ISO 8601: the areas' followed_up counts follow-ups landed before this (the week's end"
+        " plus 30 days, or the roll-up's time)"
+    )
     llm: WeeklyLLMJSON
     chart: str | None = Field(description="the chart PNG, relative to the output file")
 

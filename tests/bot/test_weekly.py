@@ -97,7 +97,8 @@ async def test_week_counts_followups_areas_and_usage(repo, store):
     ]
     assert week.followups[0].original_title == "[Core] Fast path (#10)"
     assert week.scored(week.followups[0].link.kind) == (1, 1, 1)
-    assert week.areas == [Area("src/core/", 3, 0, 1), Area("src/widgets/", 2, 1, 0)]
+    # #11 was reverted by #17 the Monday after the week: within the 30 days counted
+    assert week.areas == [Area("src/widgets/", 2, 1, 1), Area("src/core/", 3, 0, 1)]
     assert (week.usage.calls, week.usage.tokens_in, week.usage.tokens_out) == (2, 1500, 250)
     assert week.usage.cost_usd == pytest.approx(0.01)
 
@@ -116,6 +117,36 @@ async def test_week_counts_followups_areas_and_usage(repo, store):
         "fix": {"count": 1, "ranked_medium_or_high": 1, "ranked_high": 0},
     }
     assert weekly_summary(week)[2] == "1 reverted this week; we had ranked 1 of them medium or high (1 high)."
+
+
+async def test_the_week_reads_the_same_on_a_fresh_and_a_working_database(repo, tmp_path):
+    """Issue 18 item 3: a database that digested the days after the week (and so knows #17 reverted
+    #11) and a fresh one give the same roll-up: the history the figures cite is read first."""
+    from datetime import date
+
+    from bot.pipeline import build_digest
+    from bot.store import Store
+
+    working, fresh = Store(tmp_path / "working.db"), Store(tmp_path / "fresh.db")
+    source = LocalGitSource(repo.path)
+    try:
+        for day in ("2026-02-02", "2026-02-03"):  # the service went on digesting after the week
+            await build_digest(
+                source, working, FixedAnalyzer(), branch="main", day=date.fromisoformat(day), tz=TZ, lang="en"
+            )
+    finally:
+        await source.aclose()
+    weeks = [await week_of(repo, db) for db in (working, fresh)]
+    assert weeks[0].areas == weeks[1].areas == [Area("src/widgets/", 2, 1, 1), Area("src/core/", 3, 0, 1)]
+    assert [(f.link.follow_up, f.original_rank) for f in weeks[0].followups] == [
+        (f.link.follow_up, f.original_rank) for f in weeks[1].followups
+    ]
+    texts = [render_weekly_markdown(w, "c.png").split("\n", 2)[2] for w in weeks]
+    assert "“Reverted or fixed” counts the follow-ups landed up to 2026-03-04 00:00." in texts[1]
+    assert "| src/widgets/ | 2 | 1 | 1 |" in texts[0]
+    assert [line for line in texts[0].splitlines() if "|" in line] == [
+        line for line in texts[1].splitlines() if "|" in line
+    ]
 
 
 async def test_chinese_week_and_the_chart(repo, store):
