@@ -372,14 +372,15 @@ def day_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     )(fn)
 
 
-def format_option(*choices: str, default: str) -> Callable[..., Any]:
+def format_option(*choices: str, default: str, schema: bool = True) -> Callable[..., Any]:
+    """schema: the command's JSON has its schema in docs/json.md (a test holds each such link to it)."""
     return click.option(
         "--format",
         "fmt",
         type=click.Choice(choices),
         default=default,
         show_default=True,
-        help="json is for programs: its schema is in docs/json.md.",
+        help="json is for programs: its schema is in docs/json.md." if schema else "json is for programs.",
     )
 
 
@@ -980,7 +981,7 @@ def open_poster(platform: str, settings: Any):
     type=click.IntRange(0),
     help="Rank every followed-up commit plus N others at random (weighted): for slow models.",
 )
-@format_option("table", "json", default="table")
+@format_option("table", "json", default="table", schema=False)
 @out_option
 @click.pass_obj
 @user_errors

@@ -13,7 +13,14 @@ from zoneinfo import ZoneInfo
 import pytest
 from click.testing import CliRunner
 
-from adapters.chart import HEIGHT_PX, WIDTH_PX, cjk_family, render_week_chart, shipped_cjk_font
+from adapters.chart import (
+    HEIGHT_PX,
+    WIDTH_PX,
+    chart_characters,
+    cjk_family,
+    render_week_chart,
+    shipped_cjk_font,
+)
 from adapters.local_git import LocalGitSource
 from analysis.errors import InputError
 from analysis.models import Analysis, Commit, Importance
@@ -165,9 +172,13 @@ async def test_chinese_week_and_the_chart(repo, store):
 def test_chinese_labels_render_as_glyphs_not_boxes():
     from matplotlib.ft2font import FT2Font
 
-    assert shipped_cjk_font() is not None  # from the pip-installed font package, not the system
+    assert shipped_cjk_font() is not None  # shipped in the package, not the system's
+    assert shipped_cjk_font().stat().st_size < 100_000  # the chart's glyphs, not a 20 MB font bundle
     assert cjk_family() == "Noto Sans SC"
     font = FT2Font(str(shipped_cjk_font()))
+    # Every character the chart can draw in Chinese has its glyph (change the words: run tools/cjk_subset.py)
+    missing = sorted(c for c in chart_characters() if not c.isascii() and not font.get_char_index(ord(c)))
+    assert missing == [], f"run: python tools/cjk_subset.py <Noto Sans SC>; missing {missing}"
 
     def bitmap(char: str) -> bytes:
         font.set_size(32, 72)
