@@ -220,8 +220,28 @@ class LLMCallJSON(_Out):
     outcome: str | None
     error: str | None
     cost_usd: float | None = Field(description="null when LLM_PRICE_IN / LLM_PRICE_OUT are unset")
-    prompt: list[dict[str, Any]] | None = Field(description="the chat messages sent (null if not stored)")
-    reply: str | None
+    prompt: list[dict[str, Any]] | None = Field(
+        None, description="only with --full: the chat messages sent (null if not stored or purged)"
+    )
+    reply: str | None = Field(None, description="only with --full: the reply (null if not stored or purged)")
+
+
+class LLMTotalsJSON(_Out):
+    """Totals over every call the filters match, not only the newest -n."""
+
+    calls: int
+    failed: int = Field(description="calls whose outcome is not ok")
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None = Field(description="null when no call was priced")
+    latency_ms: float | None = Field(description="the calls' latencies added up")
+
+
+class LLMLogsWithTotalsJSON(_Out):
+    """`digestbot logs -u --format json`: the calls and their totals."""
+
+    calls: list[LLMCallJSON] = Field(description="newest first, as without -u")
+    totals: LLMTotalsJSON
 
 
 # (command, model, what the output is)
@@ -255,7 +275,7 @@ class WeeklyAreaJSON(_Out):
     path: str = Field(description="the first two folders of the changed files")
     commits: int
     high: int
-    followed_up: int
+    followed_up: int = Field(description="reverted or fixed by a commit landed before followed_up_until")
 
 
 class WeeklyLLMJSON(_Out):
@@ -280,6 +300,10 @@ class WeeklyJSON(_Out):
     followups: list[WeeklyFollowUpJSON] = Field(description="those that landed this week, in landing order")
     scores: dict[str, WeeklyScoreJSON] = Field(description="by kind: how we had ranked the originals")
     areas: list[WeeklyAreaJSON]
+    followed_up_until: str | None = Field(
+        description="ISO 8601: the areas' followed_up counts follow-ups landed before this (the week's end"
+        " plus 30 days, or the roll-up's time)"
+    )
     llm: WeeklyLLMJSON
     chart: str | None = Field(description="the chart PNG, relative to the output file")
 
@@ -431,6 +455,7 @@ OUTPUTS: list[tuple[str, type[BaseModel], str]] = [
     ("digestbot post --dry-run --format json", DryRunJSON, "an object"),
     ("digestbot status --format json", StatusJSON, "an object"),
     ("digestbot logs --format json", LLMCallJSON, "an array of these, newest first"),
+    ("digestbot logs -u --format json", LLMLogsWithTotalsJSON, "an object"),
     ("digestbot weekly --format json", WeeklyJSON, "an object"),
     ("digestbot eval --format json", EvalJSON, "an object"),
 ]

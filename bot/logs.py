@@ -4,7 +4,10 @@ never reach a log line, whatever library formatted it."""
 from __future__ import annotations
 
 import logging
+import os
 import sys
+from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import SecretStr
 from pythonjsonlogger.json import JsonFormatter
@@ -60,19 +63,43 @@ def secrets_of(settings: object) -> list[str]:
     return values
 
 
+class JsonLines(JsonFormatter):
+    """python-json-logger's formatter with an RFC 3339 UTC `time` first ("2026-01-29T01:00:00.123Z"):
+    a line's fields are time, level, logger, message, the record's `extra` fields as JSON values, and
+    exc_info when there is one."""
+
+    def add_fields(
+        self, log_data: dict[str, Any], record: logging.LogRecord, message_dict: dict[str, Any]
+    ) -> None:
+        moment = datetime.fromtimestamp(record.created, UTC)
+        log_data["time"] = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        super().add_fields(log_data, record, message_dict)
+
+
 def formatter(fmt: str) -> logging.Formatter:
-    """LOG_FORMAT: "text" for people, "json" (one object a line: time, level, logger, message, and
-    exc_info when there is one) for log collectors."""
+    """LOG_FORMAT: "text" for people, "json" (one object a line) for log collectors."""
     if fmt == "json":
-        return JsonFormatter(
-            "%(asctime)s %(levelname)s %(name)s %(message)s",
-            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        return JsonLines(
+            "%(levelname)s %(name)s %(message)s",
+            rename_fields={"levelname": "level", "name": "logger"},
             json_ensure_ascii=False,
         )
     return logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
+_format: list[str | None] = [None]  # LOG_FORMAT once logging is set up: the CLI's stderr lines follow it
+
+
+def json_lines() -> bool:
+    """Whether stderr lines are JSON: LOG_FORMAT as set up, or, before settings are loaded (a usage
+    error, settings that do not load), as the environment asks."""
+    if _format[0] is None and (os.environ.get("LOG_FORMAT") or "").strip().lower() == "json":
+        setup_logging(0, [], "json")
+    return _format[0] == "json"
+
+
 def setup_logging(verbosity: int, secrets: list[str], fmt: str = "text") -> None:
+    _format[0] = fmt
     register_secrets(secrets)
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)

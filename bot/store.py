@@ -513,10 +513,25 @@ class Store:
         )
 
     # -- LLM calls ----------------------------------------------------------------------------
+    keep_prompts = True  # LLM_LOG_PROMPTS=off: calls are logged without their prompt and reply
+
     def log_llm_call(self, **fields: Any) -> None:
         fields.setdefault("created_at", _iso(utcnow()))
+        if not self.keep_prompts:
+            fields.pop("prompt", None)
+            fields.pop("reply", None)
         with self._lock:
             self.db["llm_calls"].insert(fields)
+
+    def purge_prompts(self, before: datetime) -> int:
+        """Forget the prompt and reply of every call made before `before` (the call itself stays)."""
+        with self.transaction():
+            cursor = self.db.execute(
+                "UPDATE llm_calls SET prompt = NULL, reply = NULL"
+                " WHERE created_at < ? AND (prompt IS NOT NULL OR reply IS NOT NULL)",
+                [_iso(before.astimezone(UTC))],
+            )
+        return cursor.rowcount
 
     def llm_usage_since(self, since: datetime) -> dict[str, int]:
         with self._lock:
