@@ -180,7 +180,7 @@ def test_between_two_prs_the_one_that_landed_last_is_fixed():
         "Follow-up to #100: handle empty batches",
         "[Docs] Update the table to match #100 (#106)",
         "[CI] Skip docs-only PRs (#106)\n\nThe GPU job fails on PRs that only touch docs, e.g. #100, for an hour each.",
-        "[Bugfix] Keye compatibility with `tok_kwargs` (#100) (#106)",
+        "[Bugfix] Widget model compatibility with `tok_kwargs` (#100) (#106)",
         "Add a test (#106)\n\nAdds a regression test for the bug fixed in #100.",
         "[Model] Supplement to PR 100: pass the prefix to more heads (#106)",
         "Remove last references not removed in #100 (#106)",
