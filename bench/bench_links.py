@@ -40,8 +40,8 @@ BUNDLES = {
     "vllm": SHARED / "data/vllm-history/vllm-2025H2.bundle",
     "pydantic": SHARED / "data/pydantic-history/pydantic-2024-09.bundle",
 }
-# eval's span on vllm (bench_judgment.py, BENCHMARKS.md), calendar days in Asia/Shanghai
-SPANS = {"vllm": ("2025-09-01", "2026-01-01")}
+# eval's spans (bench_judgment.py, bench_eval.py), calendar days in Asia/Shanghai, the end excluded
+SPANS = {"vllm": ("2025-09-01", "2026-01-01"), "pydantic": ("2025-03-01", "2026-09-01")}
 HORIZON = timedelta(days=30)
 TARGETS = "targets: precision >= 95 %, recall of the links that name their original >= 90 %"
 
