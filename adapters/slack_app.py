@@ -23,6 +23,7 @@ from aiohttp import web
 from pydantic import SecretStr
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -59,6 +60,7 @@ from bot.chat import (
     usage,
 )
 from bot.listener import GuardedSite
+from bot.metrics import public_healthz_handler
 from bot.pipeline import key_of
 from bot.posting import Posted, part_log, post_digest
 from bot.qa import stored_answer
@@ -960,6 +962,19 @@ class DigestApp(AsyncApp):
     bot: SlackBot
 
 
+class _OurClientWins(logging.Filter):
+    """Bolt reads SLACK_BOT_TOKEN from the environment by itself and, given our client too (the one with
+    SLACK_API_URL and the safe retry handlers), warns on every start that the token is unused. That is
+    the intended outcome, not a problem: only this one message is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != warning_client_prioritized_and_token_skipped()
+
+
+_BOLT_LOG = logging.getLogger("slack_bolt.AsyncApp")  # the logger AsyncApp warns on (get_bolt_logger)
+_BOLT_LOG.addFilter(_OurClientWins())
+
+
 def build_app(settings: Settings, service: ChatService, client: AsyncWebClient | None = None) -> DigestApp:
     """The Bolt app: `/digest`, thread replies and mentions. HTTP requests must carry a valid
     signature (SLACK_SIGNING_SECRET; Bolt answers 401 otherwise); Socket Mode needs none."""
@@ -980,15 +995,12 @@ def build_app(settings: Settings, service: ChatService, client: AsyncWebClient |
 
 def web_app(app: AsyncApp, signing_secret: str) -> web.Application:
     """The aiohttp application of HTTP mode: Slack's request URL is /slack/events, behind a front door
-    that authenticates before parsing (adapters/slack_http.py); /healthz for probes. /metrics is not
-    here: this port faces the internet, metrics are served on METRICS_HOST:METRICS_PORT only."""
+    that authenticates before parsing (adapters/slack_http.py); /healthz for probes (its status only,
+    no subscription named). /metrics is not here: this port faces the internet, metrics are served on
+    METRICS_HOST:METRICS_PORT only."""
     application = front_door_app(app, signing_secret, EVENTS_PATH)
-    application.router.add_get("/healthz", _healthz)
+    application.router.add_get("/healthz", public_healthz_handler)
     return application
-
-
-async def _healthz(request: web.Request) -> web.Response:
-    return web.Response(text="ok")
 
 
 # --- the runtime -----------------------------------------------------------------------------------

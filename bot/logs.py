@@ -5,11 +5,14 @@ within a minute (a failing accept loop must not fill the disk)."""
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import SecretStr
 from pythonjsonlogger.json import JsonFormatter
@@ -71,12 +74,26 @@ class RedactSecrets(logging.Filter):
         redacted = scrub(message, self.secrets)
         if redacted != message:
             record.msg, record.args = redacted, None
+        for name in record.__dict__.keys() - _RECORD_FIELDS:  # `extra` fields: JSON logs print them
+            record.__dict__[name] = self._scrub_value(record.__dict__[name])
         if record.exc_info:  # a traceback (-vv) quotes exception messages: mask those too
             text = logging.Formatter().formatException(record.exc_info)
             record.exc_info, record.exc_text = None, scrub(text, self.secrets)
         elif record.exc_text:
             record.exc_text = scrub(record.exc_text, self.secrets)
         return True
+
+    def _scrub_value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub(value, self.secrets)
+        if isinstance(value, dict):
+            return {k: self._scrub_value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._scrub_value(v) for v in value]
+        return value
+
+
+_RECORD_FIELDS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
 
 
 class DropRepeats(logging.Filter):
@@ -117,19 +134,43 @@ def secrets_of(settings: object) -> list[str]:
     return values
 
 
+class JsonLines(JsonFormatter):
+    """python-json-logger's formatter with an RFC 3339 UTC `time` first ("2026-01-29T01:00:00.123Z"):
+    a line's fields are time, level, logger, message, the record's `extra` fields as JSON values, and
+    exc_info when there is one."""
+
+    def add_fields(
+        self, log_data: dict[str, Any], record: logging.LogRecord, message_dict: dict[str, Any]
+    ) -> None:
+        moment = datetime.fromtimestamp(record.created, UTC)
+        log_data["time"] = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        super().add_fields(log_data, record, message_dict)
+
+
 def formatter(fmt: str) -> logging.Formatter:
-    """LOG_FORMAT: "text" for people, "json" (one object a line: time, level, logger, message, and
-    exc_info when there is one) for log collectors."""
+    """LOG_FORMAT: "text" for people, "json" (one object a line) for log collectors."""
     if fmt == "json":
-        return JsonFormatter(
-            "%(asctime)s %(levelname)s %(name)s %(message)s",
-            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        return JsonLines(
+            "%(levelname)s %(name)s %(message)s",
+            rename_fields={"levelname": "level", "name": "logger"},
             json_ensure_ascii=False,
         )
     return logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
+_format: list[str | None] = [None]  # LOG_FORMAT once logging is set up: the CLI's stderr lines follow it
+
+
+def json_lines() -> bool:
+    """Whether stderr lines are JSON: LOG_FORMAT as set up, or, before settings are loaded (a usage
+    error, settings that do not load), as the environment asks."""
+    if _format[0] is None and (os.environ.get("LOG_FORMAT") or "").strip().lower() == "json":
+        setup_logging(0, [], "json")
+    return _format[0] == "json"
+
+
 def setup_logging(verbosity: int, secrets: list[str], fmt: str = "text") -> None:
+    _format[0] = fmt
     register_secrets(secrets)
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)

@@ -21,9 +21,13 @@ from prometheus_client import (
     CollectorRegistry,
     Counter,
     Gauge,
+    Histogram,
+    Info,
     ProcessCollector,
     generate_latest,
 )
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
 
 from analysis.errors import ConfigError
 from bot.listener import GuardedSite, guarded_runner
@@ -90,10 +94,97 @@ def subscription_label(name: str) -> str:
     return "sub-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:10]
 
 
+RUN_STATUSES = ("done", "partial", "failed")
+RUN_SECONDS = Histogram(
+    "digestbot_run_duration_seconds",
+    "Wall time of a scheduled run, building and posting (kind: daily or weekly)",
+    ["subscription", "kind"],
+    buckets=(1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200),
+    registry=REGISTRY,
+)
+LLM_SECONDS = Histogram(
+    "digestbot_llm_call_duration_seconds",
+    "Latency of one LLM request, whatever its outcome",
+    ["purpose"],
+    buckets=(0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300),
+    registry=REGISTRY,
+)
+BUILD = Info("digestbot_build", "The digestbot that is running", registry=REGISTRY)
+
+
+def _build_info() -> dict[str, str]:
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ours = version("digestbot")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        ours = "unknown"
+    return {"version": ours, "python": platform.python_version()}
+
+
+BUILD.info(_build_info())
+for _direction in ("in", "out"):
+    LLM_TOKENS.labels(_direction)
+
+
+def known_subscription(name: str, platforms: set[str]) -> None:
+    """Every labelled series of a subscription exists from the start, at 0: an alert on
+    `increase(...[1h])` then sees the first failed run, and a dashboard shows a subscription that
+    never ran. Labelled as every other series of it (`subscription_label`)."""
+    label = subscription_label(name)
+    DIGESTS_BUILT.labels(label)
+    FALLBACKS.labels(label)
+    for status in RUN_STATUSES:
+        RUNS.labels(label, status)
+    for platform in platforms:
+        DIGESTS_POSTED.labels(label, platform)
+    RUN_SECONDS.labels(label, "daily")
+
+
+# The service's health: every subscription → why it is broken, or None. Set while the scheduler runs.
+HealthCheck = Callable[[], dict[str, str | None]]
+_health: list[HealthCheck] = []
+
+
+def watch_health(check: HealthCheck | None) -> None:
+    _health[:] = [check] if check is not None else []
+
+
+def health() -> dict[str, str | None]:
+    if not _health:
+        return {}
+    try:
+        return _health[0]()
+    except Exception as exc:  # a probe must answer; a health check that cannot run is itself unhealthy
+        log.warning("health check failed: %s: %s", type(exc).__name__, exc)
+        return {"(health check)": f"{type(exc).__name__}: {exc}"}
+
+
+class _BrokenSubscriptions(Collector):
+    """digestbot_subscription_broken: 1 for each subscription whose last run failed or whose digest
+    is overdue (the same check as /healthz), 0 for the others; read at each scrape."""
+
+    def collect(self):  # type: ignore[no-untyped-def]
+        family = GaugeMetricFamily(
+            "digestbot_subscription_broken",
+            "1 when the subscription's last run failed or its digest is overdue (see /healthz), else 0",
+            labels=["subscription"],
+        )
+        for name, reason in health().items():
+            family.add_metric([subscription_label(name)], 1.0 if reason else 0.0)
+        yield family
+
+
+REGISTRY.register(_BrokenSubscriptions())
+
+
 def record_llm_call(call: dict[str, Any]) -> None:
     """One LLM request, from the client's on_call record (the same fields as the llm_calls table)."""
     outcome = str(call.get("outcome") or "unknown")
-    LLM_CALLS.labels(str(call.get("purpose") or "unknown"), outcome).inc()
+    purpose = str(call.get("purpose") or "unknown")
+    LLM_CALLS.labels(purpose, outcome).inc()
+    LLM_SECONDS.labels(purpose).observe(max(0.0, float(call.get("latency_ms") or 0.0)) / 1000)
     if outcome != "ok":
         LLM_FAILURES.labels(outcome).inc()
     LLM_TOKENS.labels("in").inc(max(0, int(call.get("tokens_in") or 0)))
@@ -126,6 +217,22 @@ async def metrics_handler(request: web.Request) -> web.Response:
 
 
 async def healthz_handler(request: web.Request) -> web.Response:
+    """200 "ok", or 503 naming each broken subscription (its last run failed, or its digest is overdue)
+    by its label in /metrics: a container HEALTHCHECK or a probe sees a service that runs but posts
+    nothing."""
+    broken = {subscription_label(name): reason for name, reason in health().items() if reason}
+    if broken:
+        text = "\n".join(f"{label}: {reason}" for label, reason in sorted(broken.items()))
+        return web.Response(status=503, text=f"unhealthy\n{text}\n")
+    return web.Response(text="ok")
+
+
+async def public_healthz_handler(request: web.Request) -> web.Response:
+    """/healthz on a port that faces the internet (Slack HTTP mode): the same status, but neither which
+    subscriptions are broken nor why (their names and errors hold channel ids and repositories)."""
+    broken = sum(1 for reason in health().values() if reason)
+    if broken:
+        return web.Response(status=503, text=f"unhealthy: {broken} subscription(s); see digestbot status\n")
     return web.Response(text="ok")
 
 

@@ -24,6 +24,7 @@ from bot.chat import ChatService
 from bot.logs import clip
 from bot.pipeline import RunStats, build_digest
 from bot.posting import Poster, post_digest
+from bot.retention import purge_daily
 from bot.scheduler import DigestScheduler, RunOutcome
 from bot.settings import Settings, zone
 from bot.sources import CommitSource, open_source, pick_branch
@@ -99,7 +100,8 @@ class DigestRunner:
                 poster = self.posters.get(dest.platform)
                 if poster is None:
                     errors.append(
-                        f"{dest.platform}:{dest.channel}: no {dest.platform} adapter running (token not set)"
+                        f"{dest.platform}:{dest.channel}: no {dest.platform} adapter running"
+                        " (token not set, or the platform is down and being retried)"
                     )
                     continue
                 try:
@@ -275,15 +277,22 @@ async def serve(
     started: list[Any] = []
     scheduler: DigestScheduler | None = None
     health: Any = None
+    housekeeping: asyncio.Task[None] | None = None
     worker: asyncio.Task[None] | None = None
-    metrics.label_names(settings.metrics_label_names)
+    posters: dict[str, Poster] = {}  # the runner's own dict: a platform that starts late joins it
+    retrying: list[asyncio.Task[None]] = []
+    metrics.label_names(settings.metrics_label_names)  # before any series is labelled
     try:
         if settings.metrics_port is not None:
             health, _ = await metrics.start_metrics_server(settings.metrics_host, settings.metrics_port)
         for runtime in runtimes:
-            await runtime.start()
-            started.append(runtime)
-        posters = {rt.poster.platform: rt.poster for rt in started}
+            try:
+                await start_runtime(runtime, posters, started)
+            except ConfigError:
+                raise  # a bad token or setting: retrying cannot fix it
+            except Exception as exc:  # an outage: serve the others, retry this one with backoff
+                retrying.append(asyncio.create_task(keep_starting(runtime, posters, started, exc)))
+                platforms.discard(runtime_name(runtime).lower())  # not missing: on its way
         for missing in sorted(platforms - set(posters)):
             log.warning(
                 "subscriptions post to %s but no %s adapter is running (token not set)", missing, missing
@@ -302,6 +311,7 @@ async def serve(
         # Banners, replies, notices and roll-ups left pending by this or an earlier run, retried.
         extra = {"weekly": runner.weekly_handler(registry.all)} if hasattr(runner, "weekly_handler") else {}
         worker = asyncio.create_task(outbox.Worker(store, posters, extra=extra).run(), name="pending work")
+        housekeeping = asyncio.create_task(purge_daily(store, settings), name="purge-prompts")
         log.info(
             "digestbot running: %d subscription(s), adapters: %s",
             len(registry.all()),
@@ -309,7 +319,11 @@ async def serve(
         )
         await (stop or asyncio.Event()).wait()
     finally:
-        log.info("shutting down: finishing in-flight posts")
+        if scheduler is not None:  # started: there may be posts in flight
+            log.info("shutting down: finishing in-flight posts")
+        for task in [*retrying, housekeeping]:
+            if task is not None:
+                task.cancel()
         if scheduler is not None:
             await scheduler.stop()
         if worker is not None:
@@ -323,6 +337,44 @@ async def serve(
                 log.warning("stopping %s failed: %s", type(runtime).__name__, exc)
         if health is not None:
             await health.cleanup()
+
+
+STARTUP_RETRY_FIRST = 5.0  # seconds before the first new attempt to start an unavailable platform
+STARTUP_RETRY_MAX = 300.0  # the longest wait between attempts
+
+
+def runtime_name(runtime: Any) -> str:
+    """SlackRuntime → "Slack": the platform a runtime serves, for log lines."""
+    return type(runtime).__name__.removesuffix("Runtime")
+
+
+async def start_runtime(runtime: Any, posters: dict[str, Poster], started: list[Any]) -> None:
+    await runtime.start()
+    started.append(runtime)
+    posters[runtime.poster.platform] = runtime.poster
+
+
+async def keep_starting(
+    runtime: Any, posters: dict[str, Poster], started: list[Any], error: Exception
+) -> None:
+    """Start a chat platform that was down at start-up, waiting twice as long after each failure (up to
+    STARTUP_RETRY_MAX); its subscriptions' posts meanwhile fail for it alone and are resumed by the
+    sweeps once it is up. A configuration error ends the retries with one line."""
+    name = runtime_name(runtime)
+    delay = STARTUP_RETRY_FIRST
+    while True:
+        log.warning("%s is unavailable at start-up (%s); retrying in %.0fs", name, error, delay)
+        await asyncio.sleep(delay)
+        try:
+            await start_runtime(runtime, posters, started)
+        except ConfigError as exc:
+            log.error("%s cannot start: %s", name, exc)
+            return
+        except Exception as exc:
+            error, delay = exc, min(delay * 2, STARTUP_RETRY_MAX)
+            continue
+        log.info("%s started after retrying", name)
+        return
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:

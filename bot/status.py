@@ -36,7 +36,7 @@ def check_subscription(settings: Settings, sub: Subscription) -> str | None:
             LocalGitSource(sub.git_dir, repo=sub.repo)
         except DigestError as exc:
             problems.append(f"source: {exc}")
-    for platform in sorted({d.platform for d in sub.destinations}):
+    for platform in sorted({d.platform for d in sub.destinations} - {"console"}):  # console: no token
         token = _TOKENS.get(platform)
         if token is None:
             problems.append(f"channels: unknown platform {platform!r}")
@@ -95,7 +95,7 @@ def _subscription(settings: Settings, store: Store, sub: Subscription, now: date
     nxt = trigger_for(sub).get_next_fire_time(None, now)
     return {
         "name": sub.name,
-        "metrics_id": subscription_label(sub.name),
+        "metrics_id": sub.name if settings.metrics_label_names else subscription_label(sub.name),
         "origin": sub.origin,
         "repo": sub.repo,
         "branch": sub.branch,
@@ -126,8 +126,9 @@ def _last_run(store: Store, name: str) -> dict[str, Any] | None:
     }
 
 
-def render_status_text(data: dict[str, Any]) -> str:
-    lines = [f"database: {data['database']}", ""]
+def render_status_text(data: dict[str, Any], *, missing_db: bool = False) -> str:
+    note = " (does not exist yet: nothing has run on it)" if missing_db else ""
+    lines = [f"database: {data['database']}{note}", ""]
     if not data["subscriptions"]:
         lines.append("no subscriptions (add them to the config file or with /digest subscribe in chat)")
     for sub in data["subscriptions"]:

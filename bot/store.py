@@ -10,7 +10,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +21,7 @@ import sqlite_utils
 from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
 from analysis.models import Analysis, Commit, FileChange
+from analysis.surface import SurfaceChange, SurfaceKind
 from bot.logs import scrub
 from bot.store_health import check_schema, database_error, is_known
 
@@ -256,10 +257,23 @@ def _m5_radar(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_surface_cache(db: sqlite_utils.Database) -> None:
+    # What each commit does to its users (analysis/surface.py) and which of its paths ship, by parser
+    # version: a second run reads no file again. Idempotent, like _m7_ops.
+    if "surfaces" in db.table_names():
+        return
+    db["surfaces"].create(
+        {"repo": str, "sha": str, "version": str, "surface": str, "shipped": str, "created_at": str},
+        pk=("repo", "sha", "version"),
+    )
+
+
 def _m_pending_work(db: sqlite_utils.Database) -> None:
     # Work that must happen (a radar banner and its reply, a failure notice, a weekly roll-up in one
     # channel): recorded before it is tried, retried with backoff by the running service until done, or
-    # given up when the platform says it can never succeed (bot/outbox.py).
+    # given up when the platform says it can never succeed (bot/outbox.py). Idempotent, like _m7_ops.
+    if "pending_work" in db.table_names():
+        return
     db["pending_work"].create(
         {
             "key": str,
@@ -281,7 +295,9 @@ def _m_pending_work(db: sqlite_utils.Database) -> None:
 
 def _m_post_plans(db: sqlite_utils.Database) -> None:
     # The items a digest's parent announced when it was posted in a channel: later posts of the day add
-    # only these (a posted day is what it was), unless a re-post edits the parent first.
+    # only these (a posted day is what it was), unless a re-post edits the parent first. Idempotent.
+    if "post_plans" in db.table_names():
+        return
     db["post_plans"].create(
         {"platform": str, "channel": str, "digest_key": str, "items": str, "created_at": str},
         pk=("platform", "channel", "digest_key"),
@@ -295,6 +311,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m4_history,
     _m7_ops,
     _m5_radar,
+    _m_surface_cache,
     _m_pending_work,
     _m_post_plans,
 ]
@@ -535,13 +552,28 @@ class Store:
         )
 
     # -- LLM calls ----------------------------------------------------------------------------
+    keep_prompts = True  # LLM_LOG_PROMPTS=off: calls are logged without their prompt and reply
+
     def log_llm_call(self, **fields: Any) -> None:
         fields.setdefault("created_at", _iso(utcnow()))
+        if not self.keep_prompts:
+            fields.pop("prompt", None)
+            fields.pop("reply", None)
         for name in ("error", "prompt", "reply"):  # a server may quote a key in any of them
             if isinstance(fields.get(name), str):
                 fields[name] = scrub(fields[name])
         with self._lock:
             self.db["llm_calls"].insert(fields)
+
+    def purge_prompts(self, before: datetime) -> int:
+        """Forget the prompt and reply of every call made before `before` (the call itself stays)."""
+        with self.transaction():
+            cursor = self.db.execute(
+                "UPDATE llm_calls SET prompt = NULL, reply = NULL"
+                " WHERE created_at < ? AND (prompt IS NOT NULL OR reply IS NOT NULL)",
+                [_iso(before.astimezone(UTC))],
+            )
+        return cursor.rowcount
 
     def llm_usage_since(self, since: datetime) -> dict[str, int]:
         with self._lock:
@@ -780,6 +812,52 @@ class Store:
                 for r in rows
             ]
 
+    # -- surface facts ------------------------------------------------------------------------------
+    def save_surfaces(
+        self,
+        repo: str,
+        version: str,
+        found: Mapping[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None]],
+    ) -> None:
+        rows = [
+            {
+                "repo": repo,
+                "sha": sha,
+                "version": version,
+                "surface": json.dumps([_surface_row(c) for c in surface], ensure_ascii=False),
+                "shipped": json.dumps(sorted(shipped)) if shipped is not None else None,
+                "created_at": _iso(utcnow()),
+            }
+            for sha, (surface, shipped) in found.items()
+        ]
+        if rows:
+            with self.transaction():
+                self.db["surfaces"].upsert_all(rows, pk=("repo", "sha", "version"))
+
+    def surfaces(
+        self, repo: str, shas: Iterable[str], version: str
+    ) -> dict[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None]]:
+        """The stored facts of these commits by this parser version (commits never read are absent)."""
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT sha, surface, shipped FROM surfaces WHERE repo = ? AND version = ?"
+                    " AND sha IN (SELECT value FROM json_each(?))",
+                    [repo, version, json.dumps(list(shas))],
+                )
+            )
+        out = {}
+        for r in rows:
+            try:
+                surface = tuple(
+                    SurfaceChange(**{**c, "kind": SurfaceKind(c["kind"])}) for c in json.loads(r["surface"])
+                )
+            except (TypeError, ValueError, KeyError):
+                continue  # damaged or from another version of the shape: read again
+            shipped = frozenset(json.loads(r["shipped"])) if r["shipped"] is not None else None
+            out[r["sha"]] = (surface, shipped)
+        return out
+
     # -- radar banners ------------------------------------------------------------------------------
     def banner_record(
         self, platform: str, channel: str, message_id: str, follow_up: str
@@ -893,6 +971,18 @@ class Store:
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:
             return list(self.db.query(sql, list(params)))
+
+
+def _surface_row(change: SurfaceChange) -> dict[str, Any]:
+    return {
+        "kind": change.kind.value,
+        "name": change.name,
+        "path": change.path,
+        "line": change.line,
+        "old": change.old,
+        "new": change.new,
+        "aliased": change.aliased,
+    }
 
 
 def _commit_from_row(row: dict[str, Any], files: Iterable[dict[str, Any]]) -> Commit:

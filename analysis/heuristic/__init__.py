@@ -43,7 +43,7 @@ from analysis.models import Analysis, Commit, Importance
 
 if TYPE_CHECKING:
     from analysis.history import HistoryFacts
-RUBRIC_VERSION = "h2"
+RUBRIC_VERSION = "h3"  # h3: a revert of a revert is summarised as restoring the change
 
 
 def counted_lines(commit: Commit) -> int:

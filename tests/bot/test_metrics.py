@@ -19,9 +19,10 @@ from adapters.slack_app import SlackRuntime
 from analysis.errors import ConfigError
 from bot.chat import ChatService
 from bot.logs import setup_logging
-from bot.metrics import label_names, start_metrics_server, subscription_label
+from bot.metrics import label_names, start_metrics_server, subscription_label, watch_health
 from bot.service import serve
 from bot.settings import Settings
+from bot.status import status_data
 from bot.store import Store
 from bot.subscriptions import Destination, Subscription
 from tests.fakes.github import FakeGitHub, make_commit, make_file
@@ -170,10 +171,19 @@ async def test_slack_http_mode_serves_healthz_but_never_metrics(tmp_path):
             async with httpx.AsyncClient() as http:
                 page = await http.get(f"http://127.0.0.1:{runtime.http_port}/metrics")
                 health = await http.get(f"http://127.0.0.1:{runtime.http_port}/healthz")
+                # A broken subscription: the same 503 as the metrics port's, naming nothing.
+                private = "chat:slack:C0PRIVATE:acme/private-repo"
+                watch_health(lambda: {private: "last run (2026-01-28) failed: acme/private-repo: 404"})
+                try:
+                    broken = await http.get(f"http://127.0.0.1:{runtime.http_port}/healthz")
+                finally:
+                    watch_health(None)
         finally:
             await runtime.stop()
     assert page.status_code == 404 and "digestbot_" not in page.text
     assert health.status_code == 200
+    assert broken.status_code == 503 and broken.text.startswith("unhealthy")
+    assert "C0PRIVATE" not in broken.text and "private-repo" not in broken.text
 
 
 def test_names_as_labels_only_when_the_operator_opts_in(monkeypatch, tmp_path):
@@ -186,7 +196,14 @@ def test_names_as_labels_only_when_the_operator_opts_in(monkeypatch, tmp_path):
     finally:
         label_names(False)
     monkeypatch.setenv("METRICS_LABEL_NAMES", "true")
-    assert Settings(digest_db=tmp_path / "d.db").metrics_label_names is True
+    settings = Settings(digest_db=tmp_path / "d.db")
+    assert settings.metrics_label_names is True
+    # `digestbot status` (another process than the service) shows the label the service uses.
+    sub = Subscription(
+        name=chat, repo="acme/private-repo", timezone="UTC", schedule="09:00", lang="en", destinations=()
+    )
+    [shown] = status_data(settings, Store(settings.digest_db), [sub])["subscriptions"]
+    assert shown["metrics_id"] == chat
 
 
 async def test_a_busy_metrics_port_is_one_clear_config_error():

@@ -94,3 +94,29 @@ async def test_a_chat_error_reply_is_scrubbed(store):
     result = await service.execute("slack", "C1", parse_command("subscribe acme/widgets 08:00"))
     assert result.kind == "error" and "Authorization: token ***" in result.text
     assert token not in result.text
+
+
+def test_json_log_fields_are_masked_like_the_message():
+    """LOG_FORMAT=json prints a record's `extra` fields (a run's `error`, say) as fields of their own:
+    the secret filter masks them too, a key's cut-off beginning included."""
+    import json
+
+    from bot.logs import formatter
+
+    secret = "sk-SECRET555zqopxyz"
+    record = logging.makeLogRecord(
+        {
+            "name": "bot.scheduler",
+            "levelno": logging.INFO,
+            "levelname": "INFO",
+            "msg": "digest %s: %s",
+            "args": ("nightly", "failed"),
+            "error": f"401 Bearer {secret[:9]}…",
+            "counts": {"detail": f"key {secret}", "high": 2},
+            "seen": [f"{secret}"],
+        }
+    )
+    RedactSecrets([secret]).filter(record)
+    line = json.loads(formatter("json").format(record))
+    assert line["error"] == "401 Bearer ***…" and line["counts"] == {"detail": "key ***", "high": 2}
+    assert line["seen"] == ["***"] and "SECRET555" not in json.dumps(line)

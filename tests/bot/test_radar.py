@@ -265,16 +265,33 @@ async def test_original_posted_elsewhere_or_never_is_left_alone(store, slack, tm
     assert slack.edits == {}
     assert not any(m.text.startswith(("⚠️", "🔧")) for m in slack.messages)
 
-    # a follow-up whose original we never digested: listed, nothing to edit anywhere
+    # a follow-up whose original we never digested: listed with the rank its own day's digest gives it
+    # (the same line as on the database that digested that day), nothing to edit anywhere
     fresh = Store(tmp_path / "fresh.db")
     store_links(fresh)
     lone = await day(fresh, DAY2)
-    assert [e.original_rank for e in lone.followups] == [None, None]
+    assert [e.original_rank for e in lone.followups] == [e.original_rank for e in second.followups]
+    assert sorted(e.original_rank.value for e in lone.followups) == ["high", "medium"]
     assert [e.original_report for e in lone.followups] == [None, None]
-    assert "not ranked by us" in render_report([lone], "en")
+    assert "not ranked by us" not in render_report([lone], "en")
+    # the same lines, but for the link to the original's report, which only the working database wrote
+    assert [line for line in render_report([lone], "en").splitlines() if "we ranked it" in line] == [
+        line.split(" · [report]")[0]
+        for line in render_report([second], "en").splitlines()
+        if "we ranked it" in line
+    ]
     await post_digest(slack_poster(slack, tmp_path), fresh, "C0FRESH", lone)
     fresh.close()
     assert slack.edits == {}
+
+    # an original the source can no longer read (gone from the branch): "not ranked by us", truly
+    gone = Store(tmp_path / "gone.db")
+    store_links(gone)
+    source = MemorySource(REPO, [REVERT, FIX, OTHER])
+    orphan = await build_digest(source, gone, FixedAnalyzer(), branch="main", day=DAY2, tz=TZ, lang="en")
+    assert [e.original_rank for e in orphan.followups] == [None, None]
+    assert "not ranked by us" in render_report([orphan], "en")
+    gone.close()
 
 
 # --- banners on Discord ---------------------------------------------------------------------------------
