@@ -26,7 +26,8 @@ _PR = re.compile(
 )
 # Figures grounding.py leaves alone that an answer may not invent: plain numbers of two digits or more
 # and decimals. Single digits are prose ("2 commits", "one of 3"), and so are spans of time.
-_NUMBER = re.compile(r"(?<![\w.])(\d(?:[\d,]*\d)?(?:\.\d+)?)(?!\w|\.\d)", re.ASCII)
+# Thousands separators only in groups of three: "4,327" is 4327, "(432,7)" is two numbers.
+_NUMBER = re.compile(r"(?<![\w.])((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?!\w|\.\d|,\d)", re.ASCII)
 _TIME_SPAN = re.compile(
     r"\s*(?:hours?|hrs?|days?|weeks?|months?|years?|minutes?|mins?|seconds?|secs?|小时|天|周|个月|年|分钟|秒)",
     re.IGNORECASE,
@@ -83,7 +84,7 @@ def answer_evidence(
     known_prs |= {c.pr_number for c in commits if c.pr_number}
     return AnswerEvidence(
         grounding=evidence_of(commits, text),
-        numbers=frozenset(_norm(n) for n in _NUMBER.findall(source)) | frozenset(_digits(source)),
+        numbers=frozenset(_norm(n) for n in _NUMBER.findall(source)),
         dates=frozenset(_DATE.findall(source)),
         shas=frozenset({c.sha.lower() for c in commits} | {s.lower() for s in shas}),
         prs=frozenset(known_prs | set(prs)),
@@ -177,8 +178,3 @@ def _norm(raw: str) -> str:
         return format(Decimal(raw.replace(",", "")).normalize(), "f")
     except InvalidOperation:
         return raw
-
-
-def _digits(source: str) -> set[str]:
-    """Every run of digits too (numbers inside identifiers and paths: "fp8", "sm90", "v1")."""
-    return {_norm(d) for d in re.findall(r"\d+", source)}

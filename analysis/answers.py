@@ -58,6 +58,9 @@ class Answer:
     cites: list[str] = field(default_factory=list)  # full SHAs of the commits cited, in order
     removed: int = 0  # statements the fact-check took out of the model's answer
     removed_items: list[str] = field(default_factory=list)  # what they cited: for logs, never shown
+    # False when the question may not have meant what we read ("changes to production": no commit
+    # touches a "production" area): a model, when there is one, gets to answer instead.
+    confident: bool = True
 
     def add(self, *spans: Span) -> None:
         self.lines.append(tuple(s for s in spans if s != ""))
@@ -136,6 +139,8 @@ _W = {
         "more": "…and {n} more: ",
         "risk": "risk: ",
         "authors_today": "Authors today: ",
+        "authors_head": "{n} authors landed {total} commits today, most first:",
+        "authors_more": "…and {n} more authors ({commits} commits).",
         "surface_head": "User-facing changes found today ({what}):",
         "surface_none": "No {what} found in the {n} commits whose files were read.",
         "surface_unknown_some": "Not known for {n} of {total} commits (their files before and after were not read).",
@@ -169,7 +174,7 @@ _W = {
         "files_more": "…and {n} more files",
         "author": "Author: {who}",
         "when": "Committed {when} ({tz}).",
-        "size": "Size: +{add} −{dele} lines in {n} files.",
+        "size": "Size: {total} lines changed (+{add} −{dele}) in {n} files.",
         "reason": "Ranked {tier}: ",
         "type": "Change type: {ctype}.",
         "notes": "Notes: ",
@@ -195,6 +200,8 @@ _W = {
         "more": "……另有 {n} 个：",
         "risk": "风险：",
         "authors_today": "今日的作者：",
+        "authors_head": "今日 {n} 位作者提交了 {total} 个提交，按数量排序：",
+        "authors_more": "……另有 {n} 位作者（共 {commits} 个提交）。",
         "surface_head": "今日发现的对用户可见的变化（{what}）：",
         "surface_none": "在已读取文件的 {n} 个提交中没有发现{what}。",
         "surface_unknown_some": "另有 {n} 个提交（共 {total} 个）未知：未读取它们修改前后的文件。",
@@ -225,7 +232,7 @@ _W = {
         "files_more": "……另有 {n} 个文件",
         "author": "作者：{who}",
         "when": "提交于 {when}（{tz}）。",
-        "size": "规模：{n} 个文件，+{add} −{dele} 行。",
+        "size": "规模：{n} 个文件，共改动 {total} 行（+{add} −{dele}）。",
         "reason": "评为{tier}的依据：",
         "type": "变更类型：{ctype}。",
         "notes": "说明：",
@@ -359,24 +366,22 @@ def _summary(a: Answer, lang: str, data: QAData, commit: Commit, an: Analysis | 
 
 
 def _risks(a: Answer, lang: str, data: QAData, commit: Commit, an: Analysis | None) -> None:
-    if an is None:
-        return
-    if not an.risks:
-        a.add(_w(lang, "no_risk_listed"))
-        return
-    a.add(Strong(_w(lang, "risks")))
-    for risk in an.risks:
-        a.add("• ", risk)
+    if an is not None:
+        _items(a, lang, an.risks, "risks", "no_risk_listed")
 
 
 def _advice(a: Answer, lang: str, data: QAData, commit: Commit, an: Analysis | None) -> None:
-    if an is None:
+    if an is not None:
+        _items(a, lang, an.recommendations, "advice", "no_advice")
+
+
+def _items(a: Answer, lang: str, items: list[str], head: str, none: str) -> None:
+    """A field of the analysis as a list, or a line saying the analysis has none."""
+    if not items:
+        a.add(_w(lang, none))
         return
-    if not an.recommendations:
-        a.add(_w(lang, "no_advice"))
-        return
-    a.add(Strong(_w(lang, "advice")))
-    for item in an.recommendations:
+    a.add(Strong(_w(lang, head)))
+    for item in items:
         a.add("• ", item)
 
 
@@ -417,7 +422,16 @@ def _when(a: Answer, lang: str, data: QAData, commit: Commit, an: Analysis | Non
 
 
 def _size(a: Answer, lang: str, data: QAData, commit: Commit, an: Analysis | None) -> None:
-    a.add(_w(lang, "size", add=commit.total_additions, dele=commit.total_deletions, n=commit.file_count))
+    a.add(
+        _w(
+            lang,
+            "size",
+            total=commit.changed_lines,
+            add=commit.total_additions,
+            dele=commit.total_deletions,
+            n=commit.file_count,
+        )
+    )
 
 
 def _reason(a: Answer, lang: str, data: QAData, commit: Commit, an: Analysis | None) -> None:
@@ -453,23 +467,18 @@ def _asof(lang: str, data: QAData) -> str:
 def _commit_followups(a: Answer, lang: str, data: QAData, commit: Commit) -> None:
     later, earlier = data.later.get(commit.sha, []), data.earlier.get(commit.sha, [])
     for fact in later:
-        key = "reverted_by" if fact.kind == FollowUpKind.REVERT else "fixed_by"
-        a.add(
-            "⚠️ " if fact.kind == FollowUpKind.REVERT else "🔧 ",
-            _w(lang, key, ref=fact.ref, day=_day(fact.at, data.tz)),
-            _fact_link(fact),
-            " ",
-            fact.title,
-        )
+        a.add("⚠️ " if fact.kind == FollowUpKind.REVERT else "🔧 ", *_fact_spans(lang, data, fact, later=True))
     for fact in earlier:
-        key = "reverts" if fact.kind == FollowUpKind.REVERT else "fixes"
-        a.add(_w(lang, key, ref=fact.ref, day=_day(fact.at, data.tz)), _fact_link(fact), " ", fact.title)
+        a.add(*_fact_spans(lang, data, fact, later=False))
     if not later:
         a.add(_w(lang, "not_followed", asof=_asof(lang, data)))
 
 
-def _fact_link(fact: FollowUpFact) -> Link:
-    return Link(fact.sha[:7], fact.url)
+def _fact_spans(lang: str, data: QAData, fact: FollowUpFact, *, later: bool) -> list[Span]:
+    """ "reverted by #N on DAY: <sha> title" (a later commit) or "reverts #N (committed DAY): …"."""
+    revert = fact.kind == FollowUpKind.REVERT
+    key = ("reverted_by" if revert else "fixed_by") if later else ("reverts" if revert else "fixes")
+    return [_w(lang, key, ref=fact.ref, day=_day(fact.at, data.tz)), Link(fact.sha[:7], fact.url), " ", fact.title]
 
 
 def _day(moment: datetime, tz: tzinfo) -> str:
@@ -617,6 +626,9 @@ def _riskiest(a: Answer, q: Question, data: QAData) -> None:
 
 
 def _listing(a: Answer, q: Question, data: QAData) -> None:
+    if q.authors_ranked:
+        _authors(a, q, data)
+        return
     total = len(data.commits)
     if not (q.tiers or q.terms or q.author):
         stats = {lvl.value: 0 for lvl in Importance}
@@ -630,6 +642,8 @@ def _listing(a: Answer, q: Question, data: QAData) -> None:
     what = _what(q)
     if not matches:
         a.add(_w(q.lang, "list_none", what=what, total=total))
+        # A tier or a path means what it says; an area or a name nobody has may be a misreading.
+        a.confident = bool(q.tiers) or any(_path_like(t) for t in q.terms)
         if q.author:
             a.add(_w(q.lang, "authors_today"), ", ".join(sorted({display_author(c) for c in data.commits})))
         return
@@ -641,6 +655,23 @@ def _listing(a: Answer, q: Question, data: QAData) -> None:
     else:
         a.add(Strong(_w(q.lang, "list_match", n=len(matches), total=total, what=what)))
     _commit_lines(a, q.lang, data, matches, risks=Aspect.RISKS in q.aspects)
+
+
+def _authors(a: Answer, q: Question, data: QAData) -> None:
+    """Authors by how many of the (matching) commits they landed, most first, with those commits."""
+    by: dict[str, list[Commit]] = {}
+    for commit in _filtered(q, data):
+        by.setdefault(display_author(commit) or "?", []).append(commit)
+    ranked = sorted(by.items(), key=lambda item: (-len(item[1]), item[0].lower()))
+    a.add(Strong(_w(q.lang, "authors_head", n=len(ranked), total=sum(len(c) for _, c in ranked))))
+    for name, commits in ranked[:LIST_MAX]:
+        spans: list[Span] = ["• ", name, f" ({len(commits)}): "]
+        for i, commit in enumerate(commits):
+            spans += ([", "] if i else []) + [a.cite(commit)]
+        a.add(*spans)
+    rest = ranked[LIST_MAX:]
+    if rest:
+        a.add(_w(q.lang, "authors_more", n=len(rest), commits=sum(len(c) for _, c in rest)))
 
 
 def _commit_lines(
@@ -681,23 +712,9 @@ def _day_followups(a: Answer, q: Question, data: QAData) -> None:
     for commit in involved:
         a.add("• ", a.cite(commit), " ", display_title(commit))
         for fact in data.later.get(commit.sha, []):
-            key = "reverted_by" if fact.kind == FollowUpKind.REVERT else "fixed_by"
-            a.add(
-                "    ◦ ",
-                _w(q.lang, key, ref=fact.ref, day=_day(fact.at, data.tz)),
-                _fact_link(fact),
-                " ",
-                fact.title,
-            )
+            a.add("    ◦ ", *_fact_spans(q.lang, data, fact, later=True))
         for fact in data.earlier.get(commit.sha, []):
-            key = "reverts" if fact.kind == FollowUpKind.REVERT else "fixes"
-            a.add(
-                "    ◦ ",
-                _w(q.lang, key, ref=fact.ref, day=_day(fact.at, data.tz)),
-                _fact_link(fact),
-                " ",
-                fact.title,
-            )
+            a.add("    ◦ ", *_fact_spans(q.lang, data, fact, later=False))
 
 
 def _overview(a: Answer, q: Question, data: QAData) -> None:
@@ -753,13 +770,17 @@ def _term_in(texts: Iterable[str], term: str) -> bool:
     return True
 
 
+def _path_like(term: str) -> bool:
+    return "/" in term or bool(re.search(r"\.\w{1,6}$", term))
+
+
 def touches(commit: Commit, analysis: Analysis | None, term: str) -> bool:
     """Whether a commit touches a path or area: a path term matches changed paths (as a prefix or a
     folder inside); an area term matches paths, the title and the analysis's scope."""
     paths = [f.path.lower() for f in commit.files] + [
         f.previous_path.lower() for f in commit.files if f.previous_path
     ]
-    if "/" in term or re.search(r"\.\w{1,6}$", term):
+    if _path_like(term):
         wanted = term.strip("/")
         return any(
             p == wanted or p.startswith(wanted + "/") or f"/{wanted}/" in f"/{p}/" or p.endswith("/" + wanted)

@@ -83,6 +83,7 @@ class Question:
     # None: the thread decides (its focused commit if it has one, else the day).
     scope: Literal["day", "commit"] | None = None
     vague: bool = False  # a bare reference ("and #123?"): a model, when there is one, answers it better
+    authors_ranked: bool = False  # "who landed the most commits?"
 
     def about_commit(self, has_focus: bool) -> bool:
         """Whether the answer is about one commit: one is named, or the wording or the thread says so."""
@@ -261,6 +262,7 @@ _RISK = _words(
     r"\bconcern\w*", r"\b(?:could|might|may|can|will|would)(?: it| this| they)? break\b", r"\bbreak anything\b",
     r"\bwatch (?:out|for)\b", r"\bcareful\b", r"\bcaution\w*", r"\breview (?:first|carefully)\b",
     r"\bpay attention\b", r"\blook out\b", r"\bblast radius\b", r"\bproblem\w*", r"\bfragile\b", r"\bbreakage\b",
+    r"\bnervous\b", r"\bafraid\b", r"\bfear\w*", r"\btrouble\w*", r"\bred flags?\b", r"\balarm\w*", r"\bhazard\w*",
     r"风险", r"危险", r"隐患", r"担心", r"注意", r"关注", r"小心", r"出问题", r"可能.{0,4}(?:坏|崩|挂|破坏|影响)",
     r"安全吗", r"稳妥", r"靠谱",
 )  # fmt: skip
@@ -339,6 +341,12 @@ _ASPECT = {
         r"什么类型", r"哪种类型", r"类型", r"什么性质",
     ),
 }  # fmt: skip
+# "Who landed the most today?", "top contributors", "谁的提交最多".
+_TOP_AUTHORS = _words(
+    r"\bwho\b.{0,40}\bmost\b", r"\btop (?:authors?|contributors?|committers?)\b", r"\bmost active\b",
+    r"\b(?:authors?|contributors?) (?:ranked|by (?:number|count))\b", r"\bleaderboard\b",
+    r"谁.{0,8}最多", r"最活跃", r"贡献最多", r"提交最多",
+)  # fmt: skip
 # Aspects whose words say "a commit" by themselves; "who", "when", "why", "should we" need an "it".
 _STRONG_ASPECTS = frozenset({Aspect.SUMMARY, Aspect.FILES, Aspect.TESTS, Aspect.SIZE})
 # "who wrote / authored / made" a commit, as opposed to commits *by* someone.
@@ -378,7 +386,7 @@ _NOT_AREA = _wordset(
     "surface behaviour behavior option options flag flags deprecated"
 )
 _AREA_TRIGGER = re.compile(
-    r"\b(?:touch(?:es|ed|ing)?|chang(?:es|ed|ing)? (?:to|in)|changes? (?:to|in)|modif(?:y|ies|ied|ying)|"
+    r"\b(?:touch(?:es|ed|ing)?|chang(?:es|ed|ing)? (?:to|in)|changes? (?:to|in)|changed|changing|modif(?:y|ies|ied|ying)|"
     r"affect(?:s|ed|ing)?|involv(?:e|es|ed|ing)|related to|relating to|concerning|regarding|"
     r"(?:land(?:ed)?|work|commits?|anything|something|changes?) (?:in|on|under|to|for)|edit(?:s|ed|ing)?|"
     r"updat(?:e|es|ed|ing)|rewr(?:ite|ote|itten)s?|refactor(?:s|ed|ing)?)\s+(?P<rest>(?:[^?？!.,;:，。；！]|\.(?=\w))+)",
@@ -413,16 +421,16 @@ _ZH_AREAS = {
 
 # Authors: "commits by X", "X's commits", "did X land", "X 的提交".
 _BY_AUTHOR = re.compile(
-    r"\b(?:by|from|authored by|written by|committed by|landed by|made by)\s+@?(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)",
+    r"\b(?i:by|from|authored by|written by|committed by|landed by|made by)\s+@?(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)",
 )
+# Case-sensitive names (a second word must be capitalised: "Grace Hopper's", not "ship today's");
+# the keywords around them are matched in any case.
 _POSSESSIVE = re.compile(
-    r"(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)'s\s+(?:commits?|changes?|prs?|work|patches)\b",
-    re.IGNORECASE,
+    r"(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)'s\s+(?i:commits?|changes?|prs?|work|patches)\b"
 )
 _DID_AUTHOR = re.compile(
-    r"\b(?:did|has|have)\s+@?(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s+(?:commit|land|merge|push|write|author|"
-    r"change|ship|contribute|submit)\w*",
-    re.IGNORECASE,
+    r"\b(?i:did|has|have)\s+@?(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s+(?i:commit|land|merge|push|write|"
+    r"author|change|ship|contribute|submit)\w*"
 )
 _ZH_AUTHOR = re.compile(
     r"(?:作者(?:是|为)|由)\s*(?P<a>[A-Za-z][\w.-]*(?:\s[A-Za-z][\w.-]*)?|[\u4e00-\u9fff]{2,4})"
@@ -472,11 +480,15 @@ def parse_question(text: str, authors: Iterable[str] = ()) -> Question:
     if _SURFACE.search(low):
         facets = frozenset(f for f, pattern in _FACET_WORDS.items() if pattern.search(low))
         return Question(intent=Intent.SURFACE, facets=facets or frozenset(Facet), **common)
+    if _TOP_AUTHORS.search(low) and not commits:
+        return Question(intent=Intent.LIST, authors_ranked=True, **{**common, "scope": "day"})
     if _WHO_WROTE.search(low) and (commits or scope == "commit" or not (terms or tiers)):
         return Question(
             intent=Intent.EXPLAIN, aspects=frozenset({Aspect.AUTHOR}), **{**common, "author": None}
         )
     risky = bool(_RISK.search(low)) and not count
+    if count and scope == "commit" and not _DAY.search(low):  # "how many files did it change?": its size
+        return Question(intent=Intent.EXPLAIN, aspects=aspects or frozenset({Aspect.SIZE}), **common)
     if terms or author or tiers:
         if commits and not count:  # "is #123 a high-risk change?": about that commit
             return Question(intent=Intent.EXPLAIN, aspects=aspects or frozenset({Aspect.SUMMARY}), **common)
@@ -572,10 +584,12 @@ def _area_words(phrase: str, *, last: bool = False) -> str:
     kept: list[str] = []
     for w in reversed(words) if last else words:
         parts = set(re.split(r"[-_]", w)) | {w}
+        if _RISK.fullmatch(w) or _RISK.match(w) or any(p.fullmatch(w) for p in _TIER.values()):
+            parts.add("risk")  # "the scariest commits", "the major ones": what they are, not where
         if last and parts & _NOT_AREA:
             break  # "the high-risk changes": a modifier, not an area
         if parts & (_STOP | _NOT_AREA) or not re.search(r"[a-z]", w):
-            if kept:
+            if kept or last:  # "the most commits": no area right before "commits"
                 break
             continue
         kept.append(w)
@@ -587,6 +601,8 @@ def _area_words(phrase: str, *, last: bool = False) -> str:
 
 
 def _zh_area(area: str) -> list[str]:
+    if re.search(r"多少|几|哪|什么|谁|吗|呢|怎么|如何", area):
+        return []  # a question word: "改了多少个文件", "改动有哪些" name no area
     area = re.sub(
         r"^(?:今天|今日|当天|本日|哪些|什么|一下|了|的|到)+|(?:今天|今日|了|的)+$", "", area.strip()
     )

@@ -96,9 +96,8 @@ def _parse_subscribe(args: list[str]) -> ChatCommand:
 
 
 _QUESTION = re.compile(
-    r"[?？]|\b(what|why|how|which|who|when|where|should|could|would|can|does|do|is|are|will|risk\w*|list|show"
-    r"|tell|explain|summari[sz]e|count)\b|什么|为什么|为何|怎么|怎样|如何|哪|吗|呢|是否|有没有|风险|影响|多少|几个"
-    r"|列出|介绍|解释|总结",
+    r"[?？]|\b(what|why|how|which|who|when|where|should|could|would|can|does|do|is|are|will|risk\w*)\b"
+    r"|什么|为什么|为何|怎么|怎样|如何|哪|吗|呢|是否|有没有|风险|影响|多少|几个",
     re.IGNORECASE,
 )
 
@@ -157,6 +156,7 @@ class ChatService:
         from bot.qa import ThreadLimiter
 
         self.qa_limiter = ThreadLimiter(settings.qa_calls_per_minute)  # model calls per thread and minute
+        _ = self.answerer  # made now, at start: the first question must not wait for the client's import
 
     # -- wiring ---------------------------------------------------------------------------------
     def source(self, repo: str):
@@ -352,7 +352,8 @@ class ChatService:
 
     @property
     def answerer(self):
-        """The LLM answerer when a model is configured; None: answers come from the stored analysis."""
+        """The LLM answerer when a model is configured; None: questions the data cannot answer get a
+        note saying what the bot can answer."""
         if self._answerer is None and self.settings.llm_configured:
             from bot.qa_llm import LLMAnswerer
 

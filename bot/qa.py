@@ -152,10 +152,10 @@ async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) ->
     if len(named) > 1 and q.about_commit(True):
         return _each(q, data, named)
     answer = answer_from_data(q, data)
-    if answer is not None:
+    if answer is not None and (answer.confident or answerer is None):
         return answer
     if answerer is not None:
-        return await _model_answer(service, ctx, q, question, data)
+        return await _model_answer(service, ctx, q, question, data, answer)
     return help_answer(lang, data)
 
 
@@ -274,40 +274,28 @@ def _recall_focus(service: Any, ctx: ThreadContext, lang: str) -> None:
 def _add_followups(store: Any, data: QAData, ctx: ThreadContext) -> None:
     """The stored follow-up links of the day's commits and the focus: what reverted or fixed them later,
     what they revert or fix."""
-    from bot.radar import commit_title_ref
-
     commits = list(data.commits)
     if data.focus is not None and all(c.sha != data.focus.sha for c in commits):
         commits.append(data.focus)
     for commit in commits:
         for link in store.followups_of(commit.repo, commit.sha):
-            title, ref = commit_title_ref(store, commit.repo, link.follow_up)
-            data.later.setdefault(commit.sha, []).append(
-                FollowUpFact(
-                    link.kind,
-                    link.follow_up,
-                    title,
-                    ref,
-                    _url_of(store, commit, link.follow_up),
-                    link.follow_up_at,
-                )
-            )
+            fact = _fact(store, commit, link, link.follow_up, link.follow_up_at)
+            data.later.setdefault(commit.sha, []).append(fact)
         for link in store.followed_up_by(commit.repo, commit.sha):
-            title, ref = commit_title_ref(store, commit.repo, link.original)
-            data.earlier.setdefault(commit.sha, []).append(
-                FollowUpFact(
-                    link.kind,
-                    link.original,
-                    title,
-                    ref,
-                    _url_of(store, commit, link.original),
-                    link.original_at,
-                )
-            )
+            fact = _fact(store, commit, link, link.original, link.original_at)
+            data.earlier.setdefault(commit.sha, []).append(fact)
     branch = ctx.digest.branch if ctx.digest else None
     if branch:
         covered = store.history_range(data.repo, branch)
         data.history_until = covered[1] if covered else None
+
+
+def _fact(store: Any, commit: Commit, link: Any, other: str, at: Any) -> FollowUpFact:
+    """A stored link seen from `commit`: the other commit's title, #N, web page, and when it landed."""
+    from bot.radar import commit_title_ref
+
+    title, ref = commit_title_ref(store, commit.repo, other)
+    return FollowUpFact(link.kind, other, title, ref, _url_of(store, commit, other), at)
 
 
 def _url_of(store: Any, near: Commit, sha: str) -> str | None:
@@ -323,7 +311,10 @@ def _url_of(store: Any, near: Commit, sha: str) -> str | None:
 # --- the model ------------------------------------------------------------------------------------------
 
 
-async def _model_answer(service: Any, ctx: ThreadContext, q: Question, question: str, data: QAData) -> Answer:
+async def _model_answer(
+    service: Any, ctx: ThreadContext, q: Question, question: str, data: QAData, fallback: Answer | None = None
+) -> Answer:
+    """The model's answer, checked; `fallback` (else the focus's / the day's data) when it fails."""
     lang = q.lang
     wait = service.qa_limiter.take(f"{ctx.platform}:{ctx.thread}")
     if wait:
@@ -342,7 +333,7 @@ async def _model_answer(service: Any, ctx: ThreadContext, q: Question, question:
         text = await service.answerer.answer(ctx, question, lang)
     except Exception as exc:  # the thread still gets an answer: the data's
         log.warning("LLM answer failed (%s: %s); answering from the stored data", type(exc).__name__, exc)
-        answer = focus_answer(data, lang)
+        answer = fallback or focus_answer(data, lang)
         answer.source = "fallback"
         answer.lines.insert(0, (_w(lang, "no_model", why=type(exc).__name__),))
         return answer
@@ -355,7 +346,7 @@ async def _model_answer(service: Any, ctx: ThreadContext, q: Question, question:
             ", ".join(checked.items[:20]),
         )
     if not checked.text:
-        answer = focus_answer(data, lang)
+        answer = fallback or focus_answer(data, lang)
         answer.source, answer.removed, answer.removed_items = "fallback", checked.removed, checked.items
         answer.lines.insert(0, (_w(lang, "withheld"),))
         return answer

@@ -211,7 +211,7 @@ def test_what_a_commit_changes_and_each_aspect():
     _, text, _ = answer("when did it land?", data)
     assert "Committed 2026-01-26 10:00 (Asia/Shanghai)." in text
     _, text, _ = answer("how big is it?", data)
-    assert "Size: +50 −2 lines in 2 files." in text
+    assert "Size: 52 lines changed (+50 −2) in 2 files." in text
     _, text, _ = answer("why was it ranked like that?", data)
     assert "Ranked medium: " in text
     _, text, _ = answer("should we do anything about it?", data)
@@ -301,3 +301,19 @@ def test_the_fallback_is_the_focus_or_the_day():
     )
     data.focus = data.commits[0]
     assert "scheduler stalls under load" in focus_answer(data, "en").plain()
+
+
+def test_who_landed_the_most():
+    a, text, data = answer("who landed the most commits today?")
+    lines = text.splitlines()
+    assert lines[0] == "3 authors landed 4 commits today, most first:"
+    assert lines[1].startswith("• Ada Lovelace (2): ") and a.cites[:2] == [c.sha for c in data.commits[2:]]
+    _, zh, _ = answer("今天谁的提交最多？")
+    assert zh.splitlines()[0] == "今日 3 位作者提交了 4 个提交，按数量排序："
+
+
+def test_an_area_nothing_touches_may_be_a_misreading():
+    a, text, _ = answer("would you ship today's changes to production?")
+    assert "No commit today matches (touching production)" in text and not a.confident  # the model may try
+    assert answer("anything touching src/renderer.py?")[0].confident  # a path means what it says
+    assert answer("list the high commits")[0].confident

@@ -258,3 +258,22 @@ async def test_the_thread_goes_to_the_model_newest_turns_first_within_the_budget
     [request] = llm.log
     assert "LATEST TURN" in request.text and "old remark 0 " not in request.text
     assert request.prompt_tokens + (request.max_tokens or 0) <= 4096
+
+
+async def test_a_question_naming_two_commits_answers_about_each(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    answer = await ask(service, "compare the risks of #101 and #102")
+    assert answer.cites == [day[0].sha, day[1].sha]
+    assert store.thread_focus("slack", "100.1") == (REPO, day[0].sha)  # the first named leads
+
+
+async def test_a_reading_the_data_cannot_confirm_goes_to_the_model(settings, store, llm):
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    answer = await ask(service, "would you ship today's changes to production?")
+    assert answer.source == "llm" and llm.by_purpose["qa"] == 1
+    without = make_service(settings, store)
+    plain = await ask(without, "would you ship today's changes to production?")
+    assert plain.source == "data" and "No commit today matches (touching production)" in plain.plain()
