@@ -1,9 +1,10 @@
-"""Thread questions answered by the LLM (the Answerer of bot/qa.py).
+"""Thread questions the data does not answer, answered by the LLM (the answerer bot/qa.py calls).
 
 The model sees the stored analysis, the commit and as much of its diff as the context allows (or the
-day's commits with their analyses) plus the thread so far, and answers in plain text. An answer cut
-by the output cap is never posted: we ask again with less context, then give up and let bot/qa fall
-back to the stored answer.
+day's commits with their analyses, the most important first), plus the thread's latest turns within a
+share of the token budget, and answers in plain text, which bot/qa fact-checks before it is posted. An
+answer cut by the output cap is never posted: we ask again with less context, then give up and let
+bot/qa fall back to the data's answer.
 """
 
 from __future__ import annotations
