@@ -10,6 +10,7 @@ The token only ever lives in the HTTP client's headers: no message or log line i
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import logging
 import math
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 import httpx
 import tenacity
@@ -27,6 +29,7 @@ import tenacity
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.followups import PastCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange
+from analysis.surface import FileTexts
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -44,6 +47,10 @@ MAX_ABOVE_PAGES = 10  # history above the window read to settle the first-parent
 HISTORY_MAX_PAGES = 200  # 20 000 commits of history for the judgment signals; older ones are not read
 HISTORY_DETAILS = 200  # commit details fetched per history read for the paths they touched
 HISTORY_PAGES_ANONYMOUS = 3  # without GITHUB_TOKEN: the newest 300 commits of history, no details
+# File reads for the surface facts (one request per file version) per source, i.e. per run: with a token
+# a day's worth; without one (60 requests an hour) so few that the day's commits still come through.
+SURFACE_READS = 1500
+SURFACE_READS_ANONYMOUS = 12
 MAX_RETRIES = 3  # 5xx and network failures
 MAX_RATE_WAITS = 5
 SECONDARY_WAIT = 60.0  # GitHub's advice when a limit gives no time: wait at least a minute
@@ -133,6 +140,7 @@ class GitHubSource:
             follow_redirects=True,  # renamed repositories answer 301; httpx drops auth on cross-origin hops
             transport=transport,
         )
+        self.surface_reads_left = SURFACE_READS if token else SURFACE_READS_ANONYMOUS
         # Observability (the benchmark reports these).
         self.requests_made = 0
         self.not_modified = 0
@@ -184,8 +192,6 @@ class GitHubSource:
     async def commit_named(self, name: str) -> Commit:
         """The newest commit of a branch or tag (GitHub resolves names at /commits/{ref});
         HEAD is the default branch's newest commit."""
-        from urllib.parse import quote
-
         name = name.strip()
         ref = await self.default_branch() if name == "HEAD" else name
         commit = await self._fetch_commit(quote(ref, safe="/"), asked=True)
@@ -255,6 +261,114 @@ class GitHubSource:
             files = tuple((f.path, f.changes) for f in commit.files) if commit is not None else ()
             history.append(PastCommit(n.sha, n.committed_at, message, files))
         return sorted(history, key=lambda c: c.committed_at)
+
+    # -- files at a commit (surface facts) ----------------------------------------------------------
+    async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
+        """The text of each (commit sha, path) through the contents endpoint, ETag-revalidated (a re-read
+        after a parser upgrade costs 304s, no quota). At most `surface_reads_left` requests per source:
+        past it a pair is left unread, and the commits that needed it get no facts. A file over max_bytes
+        (GitHub serves up to 1 MB this way) or not valid text is skipped."""
+        result = FileTexts({}, set())
+        specs = list(dict.fromkeys(wanted))
+        allowed = specs[: max(0, self.surface_reads_left)]
+        self.surface_reads_left -= len(allowed)
+        if len(allowed) < len(specs):
+            log.info(
+                "surface: %d file reads of %s left for later (request budget)",
+                len(specs) - len(allowed),
+                self.repo,
+            )
+
+        async def read(spec: tuple[str, str]) -> None:
+            sha, path = spec
+            url = f"{self._repo_url}/contents/{quote(path, safe='/')}"
+            if self.surface_reads_left < 0:
+                return  # a rate limit or failure stopped the reads: unread
+            try:
+                page = await self._get(url, params={"ref": sha}, cache=True, patient=False)
+            except _HTTPStatus as exc:
+                if exc.status == 404:
+                    result.texts[spec] = None
+                return  # another 4xx: unread
+            except (RateLimited, SourceError) as exc:
+                if self.surface_reads_left >= 0:
+                    log.warning("surface: reading files of %s stopped: %s", self.repo, exc)
+                self.surface_reads_left = -1
+                return
+            data = page.data if isinstance(page.data, dict) else {}
+            text = _decoded(data, max_bytes)
+            if text is None:
+                result.skipped.add(spec)
+            else:
+                result.texts[spec] = text
+
+        async with asyncio.TaskGroup() as group:
+            for spec in allowed:
+                group.create_task(read(spec))
+        return result
+
+    async def list_paths(self, sha: str) -> list[str] | None:
+        """Every file path at a commit (one request; None when GitHub truncates the listing or the
+        request budget is spent)."""
+        if self.surface_reads_left <= 0:
+            return None
+        self.surface_reads_left -= 1
+        try:
+            page = await self._get(
+                f"{self._repo_url}/git/trees/{sha}", params={"recursive": "1"}, cache=True, patient=False
+            )
+        except (_HTTPStatus, RateLimited, SourceError):
+            return None
+        data = page.data if isinstance(page.data, dict) else {}
+        return None if data.get("truncated") else _tree_paths(data)  # a partial tree would mislead discovery
+
+    async def branch_tip(self, branch: str) -> str:
+        """The full SHA of the branch's newest commit (one ETag-cached request)."""
+        try:
+            page = await self._get(f"{self._repo_url}/branches/{quote(branch, safe='/')}", cache=True)
+        except _HTTPStatus as exc:
+            if exc.status == 404:
+                raise SourceError(f"branch {branch!r} not found in {self.repo} on GitHub (404)") from None
+            raise self._unexpected(exc) from None
+        sha = (page.data.get("commit") or {}).get("sha") if isinstance(page.data, dict) else None
+        if not isinstance(sha, str):
+            raise SourceError(f"GitHub sent an unexpected answer for branch {branch!r} of {self.repo}")
+        return sha
+
+    async def paths_at(self, sha: str) -> list[str]:
+        """Every file path in the commit's tree (the recursive tree endpoint: one request; GitHub cuts
+        a tree past 100,000 entries, and then only those it listed are returned)."""
+        try:
+            page = await self._get(f"{self._repo_url}/git/trees/{sha}", params={"recursive": "1"}, cache=True)
+        except _HTTPStatus as exc:
+            raise self._unexpected(exc) from None
+        data = page.data if isinstance(page.data, dict) else {}
+        if data.get("truncated"):
+            log.warning("GitHub listed only part of %s's tree at %s", self.repo, sha[:12])
+        return _tree_paths(data)
+
+    async def text_at(self, sha: str, path: str) -> str | None:
+        """A file's text as of the commit (the contents endpoint, ETag-cached; past its 1 MB limit the
+        blob endpoint); None when the commit has no such file."""
+        try:
+            page = await self._get(
+                f"{self._repo_url}/contents/{quote(path, safe='/')}", params={"ref": sha}, cache=True
+            )
+        except _HTTPStatus as exc:
+            if exc.status == 404:
+                return None
+            raise self._unexpected(exc) from None
+        data = page.data if isinstance(page.data, dict) else {}
+        if data.get("type") != "file":
+            return None
+        if data.get("encoding") != "base64" and data.get("size") and isinstance(data.get("sha"), str):
+            blob = await self._get(f"{self._repo_url}/git/blobs/{data['sha']}", cache=True)
+            data = blob.data if isinstance(blob.data, dict) else {}
+        try:
+            raw = base64.b64decode(str(data.get("content") or ""))
+        except ValueError:
+            raise SourceError(f"GitHub sent unreadable contents for {path} of {self.repo}") from None
+        return raw.decode("utf-8", "replace")
 
     # -- listing -----------------------------------------------------------------------------------
     async def _list(
@@ -398,9 +512,12 @@ class GitHubSource:
         return None
 
     # -- HTTP --------------------------------------------------------------------------------------
-    async def _get(self, url: str, *, params: dict[str, Any] | None = None, cache: bool) -> _Page:
+    async def _get(
+        self, url: str, *, params: dict[str, Any] | None = None, cache: bool, patient: bool = True
+    ) -> _Page:
         """GET with ETag revalidation, rate-limit waits and retries. Raises SourceError / RateLimited,
-        or _HTTPStatus for a 4xx the caller words."""
+        or _HTTPStatus for a 4xx the caller words. Not patient: a rate limit is reported at once, never
+        waited out (reads that only add facts must not hold up the digest)."""
         request = self._client.build_request("GET", url, params=params or None)
         if (request.url.scheme, request.url.host, request.url.port) != self._origin:
             # A Link header pointing elsewhere must not receive our token.
@@ -431,7 +548,7 @@ class GitHubSource:
                     raise RateLimited(
                         f"GitHub still rate-limits {self.repo} after {MAX_RATE_WAITS} waits; try later"
                     )
-                if wait > self.max_wait:
+                if wait > self.max_wait or not patient:
                     raise self._rate_limited(wait)
                 log.warning("GitHub rate limit: waiting %.0f s", wait)
                 self.rate_limit_waits.append(wait)
@@ -613,6 +730,28 @@ def _node(item: dict[str, Any]) -> _Node:
         raise SourceError(f"GitHub listed commit {item.get('sha')} without a date")
     parents = tuple(p["sha"] for p in item.get("parents") or [] if isinstance(p, dict) and "sha" in p)
     return _Node(item["sha"], parents, _parse_time(date))
+
+
+def _tree_paths(data: dict[str, Any]) -> list[str]:
+    """The file paths of a recursive tree answer."""
+    return [
+        e["path"]
+        for e in data.get("tree") or []
+        if isinstance(e, dict) and e.get("type") == "blob" and isinstance(e.get("path"), str)
+    ]
+
+
+def _decoded(data: dict[str, Any], max_bytes: int) -> str | None:
+    """A contents answer's text; None for a directory, a file over max_bytes, or binary content."""
+    if data.get("type") != "file" or data.get("encoding") != "base64":
+        return None
+    if not isinstance(data.get("size"), int) or data["size"] > max_bytes:
+        return None
+    try:
+        raw = base64.b64decode(str(data.get("content") or ""))
+    except ValueError:  # binascii.Error is a ValueError
+        return None
+    return None if b"\0" in raw else raw.decode("utf-8", "replace")
 
 
 def _files_capped(data: dict[str, Any], files: list[dict[str, Any]]) -> bool:

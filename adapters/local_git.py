@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.followups import PastCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange
+from analysis.surface import FileTexts
 from analysis.window import in_window
 
 Progress = Callable[[int, int], None]  # (done, total), as in bot.sources: adapters do not import bot/
@@ -271,6 +272,56 @@ class LocalGitSource:
             args.append(f"--since=@{pre}")  # a pre-filter only, as for the day window
         out = await self._git_async(*args, tip)
         return [c for c in _parse_history(_text(out), nonce) if since <= c.committed_at < until][::-1]
+
+    async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
+        """The text of each (commit sha, path) for the surface facts: one `git cat-file --batch-check` for
+        types and sizes, then one `git cat-file --batch` for the blobs under max_bytes (a file over it, a
+        binary or a submodule is skipped, never half-read). No quota: everything asked is answered."""
+        specs = [(sha, path) for sha, path in dict.fromkeys(wanted) if "\n" not in path and "\r" not in path]
+        result = FileTexts({}, set())
+        if not specs:
+            return result
+        lines = "".join(f"{sha}:{path}\n" for sha, path in specs)
+        checked = await self._git_async(
+            "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)", stdin=lines
+        )
+        blobs: dict[str, list[tuple[str, str]]] = {}
+        for spec, row in zip(specs, checked.split(b"\n"), strict=False):
+            parts = row.split()
+            if len(parts) == 2 and parts[1] == b"missing":
+                result.texts[spec] = None
+            elif len(parts) == 3 and parts[1] == b"blob" and int(parts[2]) <= max_bytes:
+                blobs.setdefault(parts[0].decode("ascii"), []).append(spec)
+            else:
+                result.skipped.add(spec)
+        if blobs:
+            out = await self._git_async("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in blobs))
+            for oid, data in _parse_batch(out):
+                text = None if b"\0" in data else data.decode("utf-8", "replace")
+                for spec in blobs.get(oid, ()):
+                    if text is None:
+                        result.skipped.add(spec)
+                    else:
+                        result.texts[spec] = text
+        return result
+
+    async def list_paths(self, sha: str) -> list[str] | None:
+        """Every file path at a commit, for the surface step (a local clone has no budget to keep)."""
+        return await self.paths_at(sha)
+
+    async def branch_tip(self, branch: str) -> str:
+        """The full SHA of the branch's newest commit."""
+        return await self._resolve_branch(branch)
+
+    async def paths_at(self, sha: str) -> list[str]:
+        """Every file path in the commit's tree."""
+        out = await self._git_async("ls-tree", "-r", "-z", "--name-only", "--full-tree", sha)
+        return [_text(p) for p in out.split(b"\0") if p]
+
+    async def text_at(self, sha: str, path: str) -> str | None:
+        """A file's text as of the commit (UTF-8, undecodable bytes replaced); None when it has no such file."""
+        proc = await asyncio.to_thread(self._spawn, ["cat-file", "blob", f"{sha}:{path}"])
+        return _text(proc.stdout) if proc.returncode == 0 else None
 
     async def aclose(self) -> None:
         return None
@@ -561,6 +612,24 @@ def _parse_history(text: str, nonce: str) -> list[PastCommit]:
             PastCommit(sha, datetime.fromtimestamp(int(stamp), UTC), message.rstrip("\n"), tuple(files))
         )
     return result
+
+
+def _parse_batch(out: bytes) -> list[tuple[str, bytes]]:
+    """`git cat-file --batch` output: "<oid> <type> <size>\\n<content>\\n" per object."""
+    found = []
+    i = 0
+    while i < len(out):
+        end = out.find(b"\n", i)
+        if end < 0:
+            break
+        header = out[i:end].split()
+        if len(header) != 3:
+            i = end + 1
+            continue
+        size = int(header[2])
+        found.append((header[0].decode("ascii"), out[end + 1 : end + 1 + size]))
+        i = end + 1 + size + 1
+    return found
 
 
 def _lands_pr(message: str, number: int) -> bool:

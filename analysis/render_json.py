@@ -25,6 +25,7 @@ from analysis.render_markdown import (
     safe_url,
     same_commit,
 )
+from analysis.surface import SurfaceChange, describe
 
 
 def render_json(digest: Digest) -> dict[str, Any]:
@@ -90,6 +91,25 @@ def render_commit_json(commit: Commit, analysis: Analysis, tz: tzinfo | None = N
         "deletions": commit.total_deletions,
         "analysis": tier_fields(analysis),
         "analyzer": analysis.analyzer,
+        "surface": [surface_json(c) for c in commit.surface] if commit.surface is not None else None,
+        "shipped": sorted(commit.shipped) if commit.shipped is not None else None,
+    }
+
+
+def surface_json(change: SurfaceChange) -> dict[str, Any]:
+    """One surface fact: names from the code, raw (the presenter escapes them), e-mail addresses out."""
+    return {
+        "kind": change.kind.value,
+        "name": redact(change.name),
+        "path": change.path,
+        "line": change.line,
+        "old": redact(change.old) if change.old is not None else None,
+        "new": redact(change.new) if change.new is not None else None,
+        "aliased": change.aliased,
+        "breaking": change.breaking,
+        "feature": change.feature,
+        "behaviour": change.behaviour,
+        "text": redact(describe(change)),
     }
 
 

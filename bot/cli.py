@@ -726,15 +726,38 @@ def open_poster(platform: str, settings: Any):
     type=click.IntRange(0),
     help="Rank every followed-up commit plus N others at random (weighted): for slow models.",
 )
+@click.option(
+    "--changelog",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Release notes to score against, instead of those found at the branch tip (CHANGELOG.md,"
+    " HISTORY.md, CHANGES, NEWS, RELEASES, docs/**/release-notes*, docs/**/changelog*).",
+)
 @format_option("table", "json", default="table")
 @out_option
 @click.pass_obj
 @user_errors
 def eval_command(
-    obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, since, until, tz, horizon, sample, fmt, out
+    obj: Ctx,
+    repo,
+    git_dir,
+    branch,
+    lang,
+    analyzer,
+    refresh,
+    since,
+    until,
+    tz,
+    horizon,
+    sample,
+    changelog,
+    fmt,
+    out,
 ) -> None:
     """Replay days as the bot would have seen them and score the ranks against the branch's own
-    reverts and fix-forwards: recall, share flagged, lift over chance, per month, and the misses.
+    answer keys: its reverts and fix-forwards, and its release notes (the PRs listed, by category).
+    Every recall stands beside a rank by lines changed at the same share flagged and chance, with a
+    95% bootstrap interval of the difference; ROC AUC of the tier and of size; per month; the misses.
+    JSON: docs/json.md, "digestbot eval --format json".
 
         digestbot eval --git-dir . --since 2025-09-01 --until 2025-12-31
     """
@@ -747,6 +770,12 @@ def eval_command(
     settings = obj.settings
     zone_info = zone(tz or settings.digest_tz)
     first, last = parse_day(since), parse_day(until)
+    notes = None
+    if changelog is not None:
+        try:
+            notes = (str(changelog), changelog.read_bytes().decode("utf-8", "replace"))
+        except OSError as exc:
+            raise CliError(f"cannot read --changelog {changelog}: {exc.strerror or exc}") from None
     bars = StageBars(sys.stderr.isatty())
 
     async def go():
@@ -764,6 +793,7 @@ def eval_command(
                     horizon_days=horizon,
                     history_days=settings.history_days,
                     sample=sample,
+                    changelog=notes,
                     progress=lambda done, total: bars("analyse", done, total),
                 )
         finally:

@@ -1,9 +1,11 @@
 """`digestbot eval`: replay a span of days as the bot would have seen each one, rank its commits, and
-score the ranks against the follow-ups mined from the whole span (analysis/scoring.py).
+score the ranks against two answer keys (analysis/scoring.py): the follow-ups mined from the whole span,
+and the release notes at the branch tip (analysis/release_notes.py), each beside a rank by size.
 
 Each day is ranked with the history known before that day's window (as a digest run the next
-morning would have), while the answer key reads history up to the horizon past the last day.
-Analyses are cached like a digest's, so a second run with the same analyser costs nothing.
+morning would have), while the answer keys read history up to the horizon past the last day and the
+notes as they are now. Analyses are cached like a digest's, so a second run with the same analyser
+costs nothing.
 """
 
 from __future__ import annotations
@@ -15,15 +17,29 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
-from analysis.errors import InputError
+from analysis.errors import InputError, SourceError
 from analysis.followups import FollowUpLink, PastCommit, find_links
 from analysis.history import facts_for_day
-from analysis.scoring import Judged, Score, by_month, missed, score
+from analysis.release_notes import Landed, NotesKey, ReleaseNotes, candidates, notes_key, parse
+from analysis.scoring import (
+    RESAMPLES,
+    SEED,
+    Judged,
+    KeyScore,
+    NotesScore,
+    Score,
+    by_month,
+    missed,
+    notes_score,
+    score,
+    versus_size,
+)
 from analysis.window import day_window
 from bot.analyzers import Analyzer
 from bot.history import sync_history
 from bot.pipeline import analyse_commits, keep_commits
 from bot.store import Store, utcnow
+from bot.surface import fill_surface
 
 Progress = Callable[[int, int], None]
 SAMPLE_SEED = 20250601  # a fixed seed: the same sample on every run, so cached analyses are reused
@@ -44,6 +60,19 @@ class EvalResult:
     months: dict[str, Score]
     missed: list[Judged]
     links: list[FollowUpLink]
+    span_commits: int = 0  # commits in the span (more than judged when sampled)
+    resamples: int = RESAMPLES  # of the bootstrap intervals
+    follow_ups: KeyScore | None = None  # the follow-up key beside size and chance; None: no follow-up
+    notes: FoundNotes | None = None
+    notes_status: str = ""  # why there is no release-notes key, when there is none
+    notes_score: NotesScore | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FoundNotes:
+    path: str  # where they were read: a path at the branch tip, or the --changelog file
+    notes: ReleaseNotes
+    key: NotesKey
 
 
 async def evaluate(
@@ -59,8 +88,11 @@ async def evaluate(
     horizon_days: int = 30,
     history_days: int = 180,
     sample: int | None = None,
+    changelog: tuple[str, str] | None = None,
+    resamples: int = RESAMPLES,
     progress: Progress | None = None,
 ) -> EvalResult:
+    """changelog: (its name, its text) to use instead of the release notes at the branch tip."""
     if until < since:
         raise InputError(f"--until {until} is before --since {since}")
     if sample is not None and sample < 0:
@@ -75,6 +107,8 @@ async def evaluate(
     store.save_followups(source.repo, links)
     answer = _answer_key(links, timedelta(days=horizon_days))
     span = [c for c in history if start <= c.committed_at < end]
+    found, notes_status = await _release_notes(source, branch, span, changelog, tz)
+    notes_answers = found.key.answers if found else {}
     chosen, weights = _sample(span, answer, sample)
     days = _by_day(chosen, tz)
     stamps = [c.committed_at for c in history]
@@ -89,6 +123,7 @@ async def evaluate(
         else:
             commits = [await source.get_commit(c.sha) for c in members]
         keep_commits(store, commits)
+        commits = await fill_surface(source, store, commits)
         past = history[: bisect_left(stamps, window_start)]
         facts = facts_for_day(commits, past, links, window_start, history_days)
         analyses = await analyse_commits(store, analyzer, source.repo, commits, lang, history=facts)
@@ -105,6 +140,11 @@ async def evaluate(
                     followed_by=link.follow_up if link else None,
                     kind=link.kind.value if link else None,
                     weight=weights.get(commit.sha, 1.0),
+                    changed_lines=commit.changed_lines,
+                    impact_score=analysis.impact_score,
+                    risk_score=analysis.risk_score,
+                    shipped=None if commit.shipped is None else bool(commit.shipped),
+                    notes=notes_answers.get(commit.sha),
                 )
             )
         done += len(commits)
@@ -124,7 +164,49 @@ async def evaluate(
         months=by_month(judged),
         missed=missed(judged),
         links=links,
+        span_commits=len(span),
+        resamples=resamples,
+        follow_ups=versus_size("follow-ups", judged, lambda j: j.followed, resamples=resamples, seed=SEED),
+        notes=found,
+        notes_status=notes_status,
+        notes_score=notes_score(judged, found.key.lists_changes, resamples=resamples) if found else None,
     )
+
+
+async def _release_notes(
+    source, branch: str, span: list[PastCommit], changelog: tuple[str, str] | None, tz: ZoneInfo
+) -> tuple[FoundNotes | None, str]:
+    """The release notes that list the most of the span's pull requests: --changelog's file, else the
+    likeliest files at the branch tip (analysis.release_notes.candidates). Also what to say when none."""
+    landed = [Landed(c.sha, c.committed_at.astimezone(tz), c.pr_number) for c in span]
+    if changelog is not None:
+        name, text = changelog
+        notes = parse(text, source.repo)
+        found = FoundNotes(name, notes, notes_key(notes, landed))
+        return (found, "") if found.key.listed else (None, f"{name}: none of the span's pull requests listed")
+    if not all(hasattr(source, name) for name in ("branch_tip", "paths_at", "text_at")):
+        return None, "this source cannot read files; pass --changelog PATH"
+    try:
+        tip = await source.branch_tip(branch)
+        paths = candidates(await source.paths_at(tip))
+        read = [(path, await source.text_at(tip, path)) for path in paths]
+    except SourceError as exc:  # the follow-up key stands without the notes
+        return None, f"cannot read the release notes at the tip of {branch}: {exc}; pass --changelog PATH"
+    if not paths:
+        return None, (
+            f"no release notes at the tip of {branch} (CHANGELOG, HISTORY, CHANGES, NEWS, RELEASES,"
+            " docs/**/release-notes*, docs/**/changelog*); pass --changelog PATH"
+        )
+    best: FoundNotes | None = None
+    for path, text in read:
+        if text is not None:
+            notes = parse(text, source.repo)
+            found = FoundNotes(path, notes, notes_key(notes, landed))
+            if best is None or found.key.listed > best.key.listed:
+                best = found
+    if best is None or not best.key.listed:
+        return None, f"{', '.join(paths)} at the tip of {branch}: none of the span's pull requests listed"
+    return best, ""
 
 
 def _answer_key(links: list[FollowUpLink], horizon: timedelta) -> dict[str, FollowUpLink]:

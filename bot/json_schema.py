@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from analysis.models import ChangeType, Importance
+from analysis.surface import SurfaceKind
 
 
 class _Out(BaseModel):
@@ -32,6 +33,22 @@ class CommitAnalysisJSON(_Out):
     notes: list[str] = Field(description="what the reader should know about the analysis itself")
 
 
+class SurfaceChangeJSON(_Out):
+    """One fact about what the change does to its users, found by parsing the files before and after."""
+
+    kind: SurfaceKind
+    name: str = Field(description='what users call it: "pkg.mod.Class.method", "--max-batch", "APP_TIMEOUT"')
+    path: str
+    line: int | None = Field(description="in the new file; in the old file for a removal")
+    old: str | None = Field(description="the old name or value (renames, changed defaults)")
+    new: str | None = Field(description="the new name or value")
+    aliased: bool = Field(description="a deprecation alias or shim keeps the old name working")
+    breaking: bool = Field(description="breaks users' code or command lines (removed/renamed, no alias)")
+    feature: bool = Field(description="gives users something new")
+    behaviour: bool = Field(description="changes what existing users get without changing a name")
+    text: str = Field(description="the fact as one plain English line")
+
+
 class CommitJSON(_Out):
     """One commit and its analysis (`digestbot analyze --format json`; one REF: this object, several:
     an array of them)."""
@@ -51,6 +68,17 @@ class CommitJSON(_Out):
     deletions: int
     analysis: CommitAnalysisJSON
     analyzer: str = Field(description="llm, heuristic, or a fallback such as heuristic-fallback")
+    surface: list[SurfaceChangeJSON] | None = Field(
+        None,
+        description="what the change does to its users (public names, parameters, defaults, config"
+        " fields, options, environment variables, routes, switches, deprecations, supported versions,"
+        " dependencies); null when its files were not read, [] when nothing user-facing changed",
+    )
+    shipped: list[str] | None = Field(
+        None,
+        description="the changed paths the repository's packaging ships to users; null when no packaging"
+        " file was understood",
+    )
 
 
 class WindowJSON(_Out):
@@ -256,6 +284,146 @@ class WeeklyJSON(_Out):
     chart: str | None = Field(description="the chart PNG, relative to the output file")
 
 
+class EvalCutJSON(_Out):
+    recall: float = Field(description="weighted share of the followed-up commits at or above the cut")
+    flagged_share: float
+    lift: float = Field(description="recall / flagged_share (1.0 is chance)")
+    precision: float
+    hits: int = Field(description="followed-up commits at or above the cut (count)")
+    size_recall: float = Field(description="recall of a rank by lines changed flagging the same share")
+
+
+class EvalMonthJSON(_Out):
+    commits: int
+    followed_up: int
+    cuts: dict[str, EvalCutJSON] = Field(description='by cut: "medium+high", "high"')
+
+
+class IntervalJSON(_Out):
+    low: float
+    high: float
+
+
+class VersusJSON(_Out):
+    flagged: int = Field(description="commits at or above the cut")
+    flagged_share: float = Field(description="weighted; also chance's recall")
+    hits: int = Field(description="positive commits at or above the cut")
+    recall: float
+    size_recall: float = Field(description="a rank by lines changed flagging the same share")
+    chance: float
+    difference: IntervalJSON | None = Field(description="95% bootstrap interval of recall - size_recall")
+
+
+class AucJSON(_Out):
+    tier: float | None = Field(description="ROC AUC of the tier (high > medium > low; ties count half)")
+    size: float | None = Field(description="ROC AUC of lines changed")
+    difference: IntervalJSON | None = Field(description="95% bootstrap interval of tier - size")
+    impact_score: float | None = Field(None, description="when every commit has an impact score")
+    risk_score: float | None = Field(None, description="when every commit has a risk score")
+
+
+class KeyScoreJSON(_Out):
+    """One answer key's figures beside a rank by size and chance."""
+
+    commits: int = Field(description="commits the key answers for")
+    positives: int
+    positive_share: float
+    cuts: dict[str, VersusJSON] = Field(description='by cut: "medium+high", "high"')
+    auc: AucJSON
+
+
+class NotesCategoryJSON(_Out):
+    category: str = Field(
+        description="breaking, feature, change, deprecation, performance, fix, docs, internal, other, unlisted"
+    )
+    commits: int
+    high: int
+    medium_or_high: int
+    high_share: float
+    medium_or_high_share: float
+
+
+class NotesTargetJSON(_Out):
+    name: str
+    categories: list[str]
+    cut: str
+    goal: str
+    met: bool | None
+    score: KeyScoreJSON | None = Field(description="null when no commit of these categories was ranked")
+
+
+class NotesKeyJSON(_Out):
+    all: KeyScoreJSON | None
+    shipped: KeyScoreJSON | None = Field(
+        description="among commits touching the shipped package; null when unknown (shipped_known 0)"
+    )
+
+
+class ReleaseNotesJSON(_Out):
+    file: str = Field(description="path at the branch tip, or the --changelog file")
+    listed_in_file: int = Field(description="pull requests the notes list")
+    home: str | None = Field(description="owner/name the notes' pull-request links point at")
+    listed_in_span: int
+    pull_requests_covered: int = Field(description="the span's PRs from the first to the last listed one")
+    covered_from: str | None
+    covered_to: str | None
+    lists_changes: bool = Field(description="true: an unlisted PR counts as not release-worthy")
+    reason: str
+    unclassified_headings: list[str] = Field(description="headings listing PRs under no category word")
+    categories: list[NotesCategoryJSON]
+    targets: list[NotesTargetJSON]
+    shipped_known: int = Field(description="commits with a notes answer whose shipped paths are known")
+    keys: dict[str, NotesKeyJSON] = Field(description='"breaking/feature" vs the rest; "listed" vs unlisted')
+
+
+class RankedCommitJSON(_Out):
+    sha: str
+    title: str
+    committed_at: str
+    tier: Importance
+    impact_score: float | None
+    risk_score: float | None
+    changed_lines: int
+    weight: float = Field(description="commits this one stands for (1 unless --sample)")
+    follow_up: str | None = Field(description="sha of the first revert or fix within the horizon")
+    follow_up_kind: str | None = Field(description="revert | fix")
+    release_notes: str | None = Field(description="its category, unlisted, or null (the notes say nothing)")
+    shipped: bool | None = Field(description="touches a path the packaging ships; null: unknown")
+    reason: str
+
+
+class BootstrapJSON(_Out):
+    resamples: int
+    seed: int
+    level: float
+
+
+class EvalJSON(_Out):
+    """A replay of days scored against the branch's own answer keys (`digestbot eval --format json`).
+    Shares are weighted (with --sample, each sampled commit stands for several); counts are integers."""
+
+    repo: str
+    branch: str
+    since: str
+    until: str
+    timezone: str
+    horizon_days: int
+    analyzer: str
+    sample: int | None
+    span_commits: int = Field(description="commits in the span")
+    commits: int = Field(description="commits ranked (fewer than span_commits with --sample)")
+    followed_up: int
+    tiers: dict[str, float] = Field(description="share of commits per tier")
+    cuts: dict[str, EvalCutJSON] = Field(description="the follow-up key by cut")
+    follow_ups: KeyScoreJSON | None = Field(description="the follow-up key beside size and chance")
+    months: dict[str, EvalMonthJSON]
+    release_notes: ReleaseNotesJSON | None
+    release_notes_status: str | None = Field(description="why there is no release-notes key")
+    bootstrap: BootstrapJSON
+    ranked_commits: list[RankedCommitJSON] = Field(description="every commit ranked, oldest day first")
+    missed: list[RankedCommitJSON] = Field(description="followed-up commits ranked low, oldest first")
+
+
 OUTPUTS: list[tuple[str, type[BaseModel], str]] = [
     ("digestbot digest --format json", DigestJSON, "an object"),
     ("digestbot analyze REF --format json", CommitJSON, "an object; several REFs: an array of them"),
@@ -264,6 +432,7 @@ OUTPUTS: list[tuple[str, type[BaseModel], str]] = [
     ("digestbot status --format json", StatusJSON, "an object"),
     ("digestbot logs --format json", LLMCallJSON, "an array of these, newest first"),
     ("digestbot weekly --format json", WeeklyJSON, "an object"),
+    ("digestbot eval --format json", EvalJSON, "an object"),
 ]
 
 

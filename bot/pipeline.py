@@ -28,6 +28,7 @@ from bot.radar import attach_followups, learn_followups_of, with_original_notes
 from bot.refs import Ref
 from bot.sources import CommitSource
 from bot.store import Store, digest_key, utcnow
+from bot.surface import fill_surface, with_stored_surface
 
 if TYPE_CHECKING:
     from analysis.history import HistoryFacts
@@ -83,6 +84,7 @@ async def build_digest(
     window_total = len(commits)
     if keep is not None:
         commits = [c for c in commits if keep(c)]
+    commits = await fill_surface(source, store, commits)  # what each change does to its users
     history = await day_history(source, store, branch, commits, start, history_days)
     analyses = await analyse_commits(
         store,
@@ -244,9 +246,10 @@ def load_digest(store: Store, key: str) -> Digest | None:
     row = store.get_digest(key)
     if row is None:
         return None
-    commits = [store.get_commit(row["repo"], sha) for sha in json.loads(row["shas"])]
-    if any(c is None for c in commits):
+    stored = [store.get_commit(row["repo"], sha) for sha in json.loads(row["shas"])]
+    if any(c is None for c in stored):
         return None
+    commits = with_stored_surface(store, [c for c in stored if c is not None])
     analyses = {sha: Analysis.model_validate(a) for sha, a in json.loads(row["analyses"] or "{}").items()}
     digest = Digest(
         repo=row["repo"],
@@ -256,7 +259,7 @@ def load_digest(store: Store, key: str) -> Digest | None:
         window_start=datetime.fromisoformat(row["window_start"]),
         window_end=datetime.fromisoformat(row["window_end"]),
         generated_at=datetime.fromisoformat(row["generated_at"]),
-        commits=[c for c in commits if c is not None],
+        commits=commits,
         analyses=analyses,
         lang=row["lang"],
         filtered_out=json.loads(row["stats"]).get("filtered_out", 0),
@@ -288,6 +291,7 @@ async def analyse_ref(
     history is what was known at the start of its UTC day, as a digest of that day would see it."""
     commit = await resolve_commit(source, ref, branch)
     await asyncio.to_thread(keep_commits, store, [commit])
+    [commit] = await fill_surface(source, store, [commit])
     history: dict[str, HistoryFacts] = {}
     if (
         refresh

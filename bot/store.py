@@ -10,7 +10,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +21,7 @@ import sqlite_utils
 from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
 from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange
+from analysis.surface import SurfaceChange, SurfaceKind
 from bot.store_health import check_schema, database_error, is_busy, is_damaged
 
 
@@ -255,6 +256,17 @@ def _m5_radar(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_surface_cache(db: sqlite_utils.Database) -> None:
+    # What each commit does to its users (analysis/surface.py) and which of its paths ship, by parser
+    # version: a second run reads no file again. Idempotent, like _m7_ops.
+    if "surfaces" in db.table_names():
+        return
+    db["surfaces"].create(
+        {"repo": str, "sha": str, "version": str, "surface": str, "shipped": str, "created_at": str},
+        pk=("repo", "sha", "version"),
+    )
+
+
 def _m_thread_focus(db: sqlite_utils.Database) -> None:
     # The commit a thread's conversation is about: named in a question, kept for the later turns.
     # Idempotent, like _m7_ops, so its place after a merge does not matter.
@@ -273,6 +285,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m4_history,
     _m7_ops,
     _m5_radar,
+    _m_surface_cache,
     _m_thread_focus,
 ]
 
@@ -794,6 +807,51 @@ class Store:
             [repo, like, repo, like],
         )
         return bool(rows)
+    # -- surface facts ------------------------------------------------------------------------------
+    def save_surfaces(
+        self,
+        repo: str,
+        version: str,
+        found: Mapping[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None]],
+    ) -> None:
+        rows = [
+            {
+                "repo": repo,
+                "sha": sha,
+                "version": version,
+                "surface": json.dumps([_surface_row(c) for c in surface], ensure_ascii=False),
+                "shipped": json.dumps(sorted(shipped)) if shipped is not None else None,
+                "created_at": _iso(utcnow()),
+            }
+            for sha, (surface, shipped) in found.items()
+        ]
+        if rows:
+            with self.transaction():
+                self.db["surfaces"].upsert_all(rows, pk=("repo", "sha", "version"))
+
+    def surfaces(
+        self, repo: str, shas: Iterable[str], version: str
+    ) -> dict[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None]]:
+        """The stored facts of these commits by this parser version (commits never read are absent)."""
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT sha, surface, shipped FROM surfaces WHERE repo = ? AND version = ?"
+                    " AND sha IN (SELECT value FROM json_each(?))",
+                    [repo, version, json.dumps(list(shas))],
+                )
+            )
+        out = {}
+        for r in rows:
+            try:
+                surface = tuple(
+                    SurfaceChange(**{**c, "kind": SurfaceKind(c["kind"])}) for c in json.loads(r["surface"])
+                )
+            except (TypeError, ValueError, KeyError):
+                continue  # damaged or from another version of the shape: read again
+            shipped = frozenset(json.loads(r["shipped"])) if r["shipped"] is not None else None
+            out[r["sha"]] = (surface, shipped)
+        return out
 
     # -- radar banners ------------------------------------------------------------------------------
     def banner_record(
@@ -839,6 +897,16 @@ def _title_pr(message: str | None) -> int | None:
     title = (message or "").strip().split("\n", 1)[0].strip()
     m = PR_IN_TITLE.search(title)
     return int(m.group(1)) if m else None
+def _surface_row(change: SurfaceChange) -> dict[str, Any]:
+    return {
+        "kind": change.kind.value,
+        "name": change.name,
+        "path": change.path,
+        "line": change.line,
+        "old": change.old,
+        "new": change.new,
+        "aliased": change.aliased,
+    }
 
 
 def _commit_from_row(row: dict[str, Any], files: Iterable[dict[str, Any]]) -> Commit:

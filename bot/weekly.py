@@ -28,6 +28,7 @@ from bot.pipeline import analyse_commits, build_digest
 from bot.radar import commit_title_ref
 from bot.sources import CommitSource
 from bot.store import Store, utcnow
+from bot.surface import fill_surface
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +133,7 @@ async def original_rank(
     except Exception as exc:  # gone from the branch, or the source refuses: unranked, said so
         log.warning("weekly: cannot read %s to rank it (%s)", sha[:7], exc)
         return None
+    [commit] = await fill_surface(source, store, [commit])
     analyses = await analyse_commits(store, analyzer, repo, [commit], lang)
     return analyses[commit.sha].importance
 

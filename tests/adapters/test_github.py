@@ -532,3 +532,25 @@ async def test_history_without_a_token_spares_the_hourly_quota(fake, source_for,
     )
     assert len(history) == 300  # the newest three pages
     assert fake.requests == 3 and all(c.files == () for c in history)  # no detail requests
+
+
+# -- files at the branch tip -----------------------------------------------------------------------
+async def test_files_at_the_tip_are_listed_and_read_with_etags(fake, source_for):
+    fake.set_commits(linear_history(3, END - timedelta(minutes=1)))
+    notes = "# Changelog\n\n## 1.0\n\n### Fixed\n\n- ünïcode (#1)\n"
+    fake.set_files({"CHANGELOG.md": notes, "docs/en/release-notes.md": "x" * 2000, "src/a.py": "a = 1\n"})
+    fake.contents_limit = 1000  # the docs page is "too large" for the contents endpoint
+    source = source_for(fake)
+    tip = await source.branch_tip("main")
+    assert tip == fake._tip()
+    assert await source.paths_at(tip) == ["CHANGELOG.md", "docs/en/release-notes.md", "src/a.py"]
+    assert await source.text_at(tip, "CHANGELOG.md") == notes
+    assert await source.text_at(tip, "docs/en/release-notes.md") == "x" * 2000  # through the blob endpoint
+    assert await source.text_at(tip, "missing.md") is None
+    assert fake.requests_to("/git/blobs/") == 1
+    # A second read revalidates: 304s, no body sent again.
+    before = fake.not_modified
+    assert await source.text_at(tip, "CHANGELOG.md") == notes
+    assert fake.not_modified == before + 1
+    with pytest.raises(SourceError, match="branch 'nope' not found"):
+        await source.branch_tip("nope")

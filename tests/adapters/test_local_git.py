@@ -601,3 +601,25 @@ async def test_history_lists_messages_and_touched_paths_oldest_first(repo: GitRe
     assert got[0].files == (("src/a.py", 1),) and got[1].message == "[Doc] Notes\n\nLonger body."
     everything = await src.history("main", start, datetime.fromisoformat("2025-09-04T00:00:00+00:00"))
     assert everything[-1].sha == third and everything[-1].files == (("src/a.py", 1),)
+
+
+# --- files at the branch tip ------------------------------------------------------------------------
+
+
+async def test_files_at_the_branch_tip(repo: GitRepo) -> None:
+    repo.commit(
+        "one",
+        files={"CHANGELOG.md": "## 1.0\n- first (#1)\n", "docs/a b.md": "x"},
+        when="2026-01-26T01:00:00+08:00",
+    )
+    first = repo.head()
+    repo.commit("two", files={"CHANGELOG.md": "## 1.1\n- ünïcode (#2)\n"}, when="2026-01-26T02:00:00+08:00")
+    source = LocalGitSource(repo.path)
+    tip = await source.branch_tip("main")
+    assert tip == repo.head()
+    assert await source.paths_at(tip) == ["CHANGELOG.md", "docs/a b.md"]
+    assert await source.text_at(tip, "CHANGELOG.md") == "## 1.1\n- ünïcode (#2)\n"
+    assert await source.text_at(first, "CHANGELOG.md") == "## 1.0\n- first (#1)\n"
+    assert await source.text_at(tip, "missing.md") is None
+    with pytest.raises(InputError, match="unknown branch"):
+        await source.branch_tip("nope")

@@ -31,6 +31,8 @@ COMMIT_KEYS = {
     "deletions",
     "analysis",
     "analyzer",
+    "surface",
+    "shipped",
 }
 LOW_FIELDS = {"change_type", "summary", "notes"}
 MEDIUM_FIELDS = LOW_FIELDS | {"scope", "risks", "recommendations"}

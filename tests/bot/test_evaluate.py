@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 from click.testing import CliRunner
+from pydantic import TypeAdapter
 
 from adapters.local_git import LocalGitSource
+from analysis.errors import SourceError
 from analysis.models import Commit, FileChange, Importance
 from bot.analyzers import HeuristicAnalyzer
 from bot.cli import cli
 from bot.evaluate import evaluate
+from bot.json_schema import EvalJSON
 from bot.pipeline import build_digest
 from bot.store import Store
 from tests.fakes.gitrepo import GitRepo, isolate_git_env
@@ -110,8 +112,10 @@ async def test_a_sample_scores_every_followed_up_commit_and_weights_the_others(k
     result = await run_eval(repo, store, sample=1)
     assert len(result.judged) == 3
     assert {shas["big"], shas["small"]} <= {j.sha for j in result.judged}
-    # One of the four others stands for all four: the population's figures stay unbiased.
-    assert (result.score.commits, result.score.followed) == (6, 2)
+    # One of the four others stands for all four: the population's figures stay unbiased; counts are
+    # of the commits ranked.
+    assert (result.score.commits, result.score.followed, result.score.population) == (3, 2, 6.0)
+    assert result.span_commits == 6
     assert sorted(j.weight for j in result.judged) == [1.0, 1.0, 4.0]
 
 
@@ -134,12 +138,16 @@ def test_eval_cli_prints_the_table_and_json(known, tmp_path):
     assert table.exit_code == 0, table.output
     assert "medium+high" in table.output and "missed (followed up, ranked low): 1" in table.output
     assert "2025-09" in table.output and "[Misc] Small tweak (#3)" in table.output
-    data = json.loads(CliRunner().invoke(cli, [*args, "--format", "json"]).output)
-    assert data["cuts"]["medium+high"]["recall"] == 0.5
-    assert {(c["sha"], c["follow_up"], c["kind"], c["rank"]) for c in data["followed_up_commits"]} == {
+    assert "release notes: none (no release notes at the tip of main" in table.output
+    out = CliRunner().invoke(cli, [*args, "--format", "json"]).output
+    data = TypeAdapter(EvalJSON).validate_json(out, strict=True)  # the documented shape, counts as ints
+    assert data.cuts["medium+high"].recall == 0.5 and data.cuts["medium+high"].hits == 1
+    assert (data.span_commits, data.commits, data.followed_up) == (6, 6, 2)
+    assert {(c.sha, c.follow_up, c.follow_up_kind, c.tier) for c in data.ranked_commits if c.follow_up} == {
         (shas["big"], shas["revert"], "revert", "high"),
         (shas["small"], shas["fix"], "fix", "low"),
     }
+    assert len(data.ranked_commits) == 6 and data.release_notes is None
     bad = CliRunner().invoke(cli, [*args[:-4], "--since", "2025-09-04", "--until", "2025-09-01"])
     assert bad.exit_code == 2 and "before" in bad.output
 
@@ -235,3 +243,147 @@ async def test_history_days_zero_ranks_by_size_alone(store: Store):
     )
     assert "size prior" in digest.analyses[f"{9001:040x}"].importance_reason
     assert source.history_reads == []
+
+
+# -- the release-notes key ----------------------------------------------------------------------------
+
+NOTES = """\
+# Changelog
+
+## [1.0.0] - 2025-09-10
+
+### Removed
+- The old API ([#1](https://github.com/acme/widgets/pull/1))
+
+### Added
+{features}
+
+### Documentation
+{docs}
+
+### Internal
+{internal}
+
+### Fixed
+{fixes}
+"""
+
+
+@pytest.fixture
+def released(tmp_path: Path) -> tuple[GitRepo, dict[int, str]]:
+    """30 squash-merged PRs on 2025-09-01..03, then (after the span) a CHANGELOG.md that lists 25 of them:
+    #1 breaking, #2-5 features, #6-15 docs, #16-20 internal, #21-25 fixes; #26-30 (landed among them) are
+    not listed."""
+    repo = GitRepo.init(tmp_path / "widgets")
+    order = [1, 2, 3, 4, 5, 26, 27, 28, 29, 30, *range(6, 26)]
+    shas: dict[int, str] = {}
+    start = datetime(2025, 9, 1, 1, tzinfo=UTC)
+    for i, pr in enumerate(order):
+        if pr == 1:
+            title, files = "Remove the old API", {"src/core.py": "x = 1\n" * 900}
+        elif pr <= 5:
+            title, files = f"Add feature {pr}", {f"src/feature{pr}.py": "y = 2\n" * 300}
+        elif pr <= 15:
+            title, files = f"Docs page {pr}", {f"docs/page{pr}.md": "text\n" * 5}
+        elif pr <= 20:
+            title, files = f"CI tweak {pr}", {f".github/workflows/ci{pr}.yml": "on: push\n" * 3}
+        elif pr <= 25:
+            title, files = f"Fix bug {pr}", {f"src/fix{pr}.py": "z = 3\n" * 8}
+        else:
+            title, files = f"Tidy {pr}", {f"src/tidy{pr}.py": "w = 4\n" * 4}
+        shas[pr] = repo.commit(f"{title} (#{pr})", files=files, when=start + timedelta(hours=2 * i))
+
+    def items(prs: range) -> str:
+        return "\n".join(f"- Change {n} (#{n})" for n in prs)
+
+    text = NOTES.format(
+        features=items(range(2, 6)),
+        docs=items(range(6, 16)),
+        internal=items(range(16, 21)),
+        fixes=items(range(21, 26)),
+    )
+    repo.commit("Release 1.0.0", files={"CHANGELOG.md": text}, when="2025-09-10T08:00:00+00:00")
+    return repo, shas
+
+
+def eval_args(repo: GitRepo, tmp_path: Path, *extra: str) -> list[str]:
+    return [
+        "--db", str(tmp_path / "e.db"), "eval", "--git-dir", str(repo.path), "--tz", "UTC",
+        "--since", "2025-09-01", "--until", "2025-09-03", *extra,
+    ]  # fmt: skip
+
+
+def test_eval_reads_the_release_notes_at_the_branch_tip(released, tmp_path):
+    repo, shas = released
+    table = CliRunner().invoke(cli, eval_args(repo, tmp_path))
+    assert table.exit_code == 0, table.output
+    text = table.output
+    assert "release notes: CHANGELOG.md lists 25 pull requests; 25 of the 30 pull requests" in text
+    assert "an unlisted pull request counts as not release-worthy" in text
+    table_rows = text.split("category ", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    rows = {line.split()[0]: line.split()[1] for line in table_rows}
+    assert rows == {
+        "breaking": "1",
+        "feature": "4",
+        "docs": "10",
+        "internal": "5",
+        "fix": "5",
+        "unlisted": "5",
+    }
+    assert "breaking at high" in text and "docs/internal at medium+high" in text
+    assert "ROC AUC, breaking/feature vs the rest: tier" in text and "ROC AUC, listed vs unlisted" in text
+    assert "among commits touching the shipped package: unknown" in text
+
+    out = CliRunner().invoke(cli, [*eval_args(repo, tmp_path), "--format", "json"]).output
+    data = TypeAdapter(EvalJSON).validate_json(out, strict=True)
+    notes = data.release_notes
+    assert notes is not None and notes.file == "CHANGELOG.md" and notes.lists_changes
+    assert (notes.listed_in_file, notes.listed_in_span, notes.pull_requests_covered) == (25, 25, 30)
+    by_sha = {c.sha: c for c in data.ranked_commits}
+    assert by_sha[shas[1]].release_notes == "breaking" and by_sha[shas[27]].release_notes == "unlisted"
+    assert by_sha[shas[1]].tier == "high" and by_sha[shas[1]].changed_lines == 900
+    categories = {row.category: (row.commits, row.high, row.medium_or_high) for row in notes.categories}
+    assert categories["breaking"] == (1, 1, 1) and categories["docs"][0] == 10
+    target = {t.name: t for t in notes.targets}["breaking at high"]
+    assert target.met is True and target.score is not None and target.score.cuts["high"].hits == 1
+    key = notes.keys["breaking/feature"].all
+    assert key is not None and key.positives == 5 and key.commits == 30  # no change or other to leave out
+    assert key.auc.tier is not None and key.auc.size is not None and key.auc.difference is not None
+    assert notes.keys["breaking/feature"].shipped is None and notes.shipped_known == 0
+
+
+def test_changelog_option_reads_a_local_file_instead(released, tmp_path):
+    repo, shas = released
+    mine = tmp_path / "notes.md"
+    mine.write_text(
+        "## 1.0\n\n### Bug Fixes\n\n* Fix it by @x in https://github.com/acme/widgets/pull/1\n", "utf-8"
+    )
+    out = CliRunner().invoke(cli, [*eval_args(repo, tmp_path, "--changelog", str(mine)), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = TypeAdapter(EvalJSON).validate_json(out.output, strict=True)
+    assert data.release_notes is not None and data.release_notes.file == str(mine)
+    assert not data.release_notes.lists_changes  # one PR listed: an unlisted one says nothing
+    answers = {c.sha: c.release_notes for c in data.ranked_commits}
+    assert answers[shas[1]] == "fix" and answers[shas[2]] is None
+    missing = CliRunner().invoke(cli, eval_args(repo, tmp_path, "--changelog", str(tmp_path / "nope.md")))
+    assert missing.exit_code == 2 and "nope.md" in missing.output
+
+
+def test_release_notes_that_cannot_be_read_leave_the_follow_up_key_standing(released, tmp_path, monkeypatch):
+    repo, _ = released
+
+    async def broken(self, sha, path):
+        raise SourceError("git cat-file failed")
+
+    monkeypatch.setattr(LocalGitSource, "text_at", broken)
+    out = CliRunner().invoke(cli, eval_args(repo, tmp_path))
+    assert out.exit_code == 0, out.output
+    assert (
+        "release notes: none (cannot read the release notes at the tip of main: git cat-file failed"
+        in out.output
+    )
+    assert "follow-ups: later reverted or fixed" in out.output
+    empty = tmp_path / "empty.md"
+    empty.write_text("# Changelog\n\nNothing yet.\n", "utf-8")
+    out = CliRunner().invoke(cli, eval_args(repo, tmp_path, "--changelog", str(empty)))
+    assert f"release notes: none ({empty}: none of the span's pull requests listed)" in out.output

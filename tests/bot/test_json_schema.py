@@ -64,3 +64,23 @@ def test_logs_output_matches(llm_db):  # noqa: F811
     calls = strictly(list[LLMCallJSON], run("logs", "--format", "json", db=llm_db).stdout)
     assert calls and all(c.prompt and c.reply for c in calls)
     assert json.loads(run("logs", "--format", "json", "--sha", "ffff", db=llm_db).stdout) == []
+
+
+def test_every_verb_with_json_output_has_its_schema_in_docs():
+    """`--format json`'s help points at docs/json.md: each such verb must have its section there."""
+    import click
+
+    from bot.cli import cli
+
+    text = DOCS.read_text(encoding="utf-8")
+    verbs = [
+        name
+        for name, command in cli.commands.items()
+        if any(
+            isinstance(p.type, click.Choice) and "json" in p.type.choices and p.name == "fmt"
+            for p in command.params
+        )
+    ]
+    assert "eval" in verbs
+    missing = [name for name in verbs if f"## `digestbot {name} " not in text]
+    assert missing == []

@@ -2,7 +2,8 @@
 
 It serves one repository's commits, given as GitHub-API-shaped dicts (the shape of the detail endpoint,
 as in ../shared/data/vllm/*.json), through the endpoints digestbot reads: the commit list, a commit's
-detail (with paginated files) and a pull request. Every 200 carries an ETag and a matching
+detail (with paginated files), a pull request, and files: at the branch tips (`set_files`) and at any
+commit (`set_file`), through the contents endpoint (base64, as GitHub sends it) and the recursive tree. Every 200 carries an ETag and a matching
 If-None-Match gets a 304. Faults (rate limits, 5xx, 401) can be queued, and every request is counted.
 
 Usable as a pytest fixture (see tests/adapters/test_github.py) or standalone from a benchmark:
@@ -191,12 +192,15 @@ class FakeGitHub(FakeServer):
         self.file_cap = file_cap
         self.latency = latency  # seconds each request takes, to make overlap measurable
         self.pulls: dict[int, dict[str, Any]] = {}
+        self.files: dict[str, str] = {}  # the tree of every branch's tip: path → text (see set_files)
+        self.contents_limit = 1_000_000  # bytes: past it the contents endpoint sends no content
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self._in_flight = 0
         self._commits: list[dict[str, Any]] = []
         self._by_sha: dict[str, dict[str, Any]] = {}
         self._dates: dict[str, datetime] = {}
+        self.commit_files: dict[str, dict[str, bytes]] = {}  # commit sha → {path: content} (see set_file)
         self.reset_counters()
         self.set_commits(commits)
 
@@ -219,6 +223,16 @@ class FakeGitHub(FakeServer):
 
     def add_commits(self, commits: Iterable[dict[str, Any]]) -> None:
         self.set_commits([*self._commits, *commits])
+
+    def set_files(self, files: Mapping[str, str]) -> None:
+        """The files at each branch's tip, served by /branches, /git/trees, /contents and /git/blobs."""
+        self.files = dict(files)
+
+    def set_file(self, sha: str, path: str, content: bytes | str) -> None:
+        """A file at one commit, served by /contents/{path}?ref={sha} and /git/trees/{sha}."""
+        self.commit_files.setdefault(sha, {})[path] = (
+            content.encode() if isinstance(content, str) else content
+        )
 
     def add_pull(
         self, number: int, *, merged: bool, merge_commit_sha: str | None = None, base: str | None = None
@@ -352,7 +366,73 @@ class FakeGitHub(FakeServer):
             return self._detail(request, rest.split("/", 1)[1])
         if rest.startswith("pulls/") and rest.split("/", 1)[1].isdigit():
             return self._pull(request, int(rest.split("/", 1)[1]))
+        if rest.startswith("contents/") and request.args.get("ref") in self.commit_files:
+            return self._contents_at(request, rest[len("contents/") :])
+        if rest.startswith("git/trees/") and rest[len("git/trees/") :] in self.commit_files:
+            tree = self.commit_files[rest[len("git/trees/") :]]
+            entries = [{"path": p, "type": "blob", "size": len(b)} for p, b in sorted(tree.items())]
+            return self._ok(request, {"tree": entries, "truncated": False})
+        if rest.startswith(("branches/", "git/trees/", "contents/", "git/blobs/")):
+            return self._files_route(request, rest)
         return _json_response({"message": "Not Found"}, 404)
+
+    # -- files at a commit (set_file) and at the tip (set_files) ------------------------------------
+    def _contents_at(self, request: Request, path: str) -> Response:
+        import base64
+
+        content = self.commit_files[request.args.get("ref", "")].get(path)
+        if content is None:
+            return _json_response({"message": "Not Found"}, 404)
+        big = len(content) > self.contents_limit  # GitHub's JSON form stops at 1 MB
+        body = {"type": "file", "path": path, "size": len(content), "encoding": "none" if big else "base64",
+                "content": "" if big else base64.b64encode(content).decode()}  # fmt: skip
+        return self._ok(request, body)
+
+    def _tip(self) -> str:
+        return self._commits[0]["sha"] if self._commits else "0" * 40
+
+    @staticmethod
+    def _blob_sha(text: str) -> str:
+        data = text.encode("utf-8")
+        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+    def _files_route(self, request: Request, rest: str) -> Response:
+        import base64
+
+        kind, _, name = rest.partition("/")
+        if kind == "branches":
+            if name not in self.branches:
+                return _json_response({"message": "Branch not found"}, 404)
+            return self._ok(request, {"name": name, "commit": {"sha": self._tip()}})
+        kind, _, name = name.partition("/")  # git/trees/<sha>, git/blobs/<sha>
+        if rest.startswith("git/trees/"):
+            if name != self._tip():
+                return _json_response({"message": "Not Found"}, 404)
+            tree = [
+                {"path": p, "type": "blob", "sha": self._blob_sha(t)} for p, t in sorted(self.files.items())
+            ]
+            return self._ok(request, {"sha": name, "tree": tree, "truncated": False})
+        if rest.startswith("git/blobs/"):
+            for text in self.files.values():
+                if self._blob_sha(text) == name:
+                    content = base64.b64encode(text.encode()).decode()
+                    return self._ok(request, {"sha": name, "encoding": "base64", "content": content})
+            return _json_response({"message": "Not Found"}, 404)
+        path = rest.removeprefix("contents/")
+        text = self.files.get(path)
+        if text is None or request.args.get("ref") not in (self._tip(), *self.branches):
+            return _json_response({"message": "Not Found"}, 404)
+        data = text.encode("utf-8")
+        entry = {"type": "file", "path": path, "size": len(data), "sha": self._blob_sha(text)}
+        if len(data) > self.contents_limit:  # GitHub: empty content, encoding "none", past 1 MB
+            entry.update(encoding="none", content="")
+        else:
+            # GitHub wraps base64 at 60 columns
+            encoded = base64.b64encode(data).decode()
+            entry.update(
+                encoding="base64", content="\n".join(encoded[i : i + 60] for i in range(0, len(encoded), 60))
+            )
+        return self._ok(request, entry)
 
     def _ok(self, request: Request, data: Any, headers: Mapping[str, str] | None = None) -> Response:
         body = json.dumps(data)

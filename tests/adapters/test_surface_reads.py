@@ -1,0 +1,120 @@
+"""Reading files before and after a commit for the surface facts: from a throw-away git repository and from
+the fake GitHub over real HTTP (contents endpoint, recursive tree, the request budget)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from adapters import github
+from adapters.github import GitHubSource
+from adapters.local_git import LocalGitSource
+from tests.fakes.github import FakeGitHub
+from tests.fakes.gitrepo import GitRepo, isolate_git_env
+
+WHEN = "2026-01-26T10:00:00+08:00"
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
+    isolate_git_env(monkeypatch, tmp_path / "home")
+    return GitRepo.init(tmp_path / "kit")
+
+
+async def test_local_git_reads_blobs_in_one_batch_and_skips_binaries_and_large_files(repo, tmp_path):
+    first = repo.commit(
+        "Start",
+        {
+            "kit/api.py": "def go():\n    pass\n",
+            "logo.png": b"\x89PNG\r\n\x00\x00",
+            "big.py": "x = 1\n" * 100,
+        },
+        when=WHEN,
+    )
+    second = repo.commit(
+        "Change", {"kit/api.py": "def go(fast=False):\n    pass\n"}, delete=["big.py"], when=WHEN
+    )
+    bare = repo.clone(tmp_path / "kit.git", bare=True)
+    source = LocalGitSource(bare)
+    texts = await source.read_files(
+        [
+            (first, "kit/api.py"),
+            (second, "kit/api.py"),
+            (second, "big.py"),  # deleted: absent
+            (first, "big.py"),  # over the cap: skipped, not half-read
+            (first, "logo.png"),  # binary
+            (first, "kit"),  # a folder
+            (first, "kit/api.py"),  # asked twice: read once
+        ],
+        max_bytes=200,
+    )
+    assert texts.texts == {
+        (first, "kit/api.py"): "def go():\n    pass\n",
+        (second, "kit/api.py"): "def go(fast=False):\n    pass\n",
+        (second, "big.py"): None,
+    }
+    assert texts.skipped == {(first, "big.py"), (first, "logo.png"), (first, "kit")}
+    assert sorted(await source.list_paths(second)) == ["kit/api.py", "logo.png"]
+
+
+@pytest.fixture
+def fake():
+    with FakeGitHub("acme/kit") as gh:
+        yield gh
+
+
+async def test_github_reads_contents_with_etags_and_absent_files(fake, store):
+    sha = "a" * 40
+    fake.set_file(sha, "kit/api.py", "def go():\n    pass\n")
+    fake.set_file(sha, "assets/logo.png", b"\x89PNG\x00")
+    fake.set_file(sha, "data/huge.py", "x" * 2_000_000)
+    async with GitHubSource("acme/kit", store=store, base_url=fake.base_url, token="t") as source:
+        wanted = [(sha, "kit/api.py"), (sha, "kit/gone.py"), (sha, "assets/logo.png"), (sha, "data/huge.py")]
+        texts = await source.read_files(wanted, max_bytes=1_000_000)
+        assert texts.texts == {(sha, "kit/api.py"): "def go():\n    pass\n", (sha, "kit/gone.py"): None}
+        assert texts.skipped == {(sha, "assets/logo.png"), (sha, "data/huge.py")}
+        assert sorted(await source.list_paths(sha)) == ["assets/logo.png", "data/huge.py", "kit/api.py"]
+        again = await source.read_files([(sha, "kit/api.py")], max_bytes=1_000_000)
+        assert again.texts[(sha, "kit/api.py")] == "def go():\n    pass\n"
+    contents = [r for r in fake.log if "/contents/" in r.path]
+    assert contents[-1].status == 304  # revalidated: no quota spent on a re-read
+    assert contents[0].query == {"ref": sha}
+
+
+async def test_github_without_a_token_reads_within_a_small_budget(fake, store):
+    sha = "b" * 40
+    for i in range(30):
+        fake.set_file(sha, f"kit/m{i}.py", f"X{i} = {i}\n")
+    async with GitHubSource("acme/kit", store=store, base_url=fake.base_url) as source:
+        texts = await source.read_files([(sha, f"kit/m{i}.py") for i in range(30)], max_bytes=10_000)
+        read = [k for k in texts.texts if texts.read(k)]
+        assert len(read) == github.SURFACE_READS_ANONYMOUS
+        assert not any(texts.read((sha, f"kit/m{i}.py")) for i in range(github.SURFACE_READS_ANONYMOUS, 30))
+        assert await source.list_paths(sha) is None  # the budget is spent: no more requests
+    assert fake.requests == github.SURFACE_READS_ANONYMOUS
+
+
+async def test_github_rate_limit_stops_the_reads_without_waiting(fake, store):
+    sha = "c" * 40
+    fake.set_file(sha, "kit/a.py", "A = 1\n")
+    fake.set_file(sha, "kit/b.py", "B = 1\n")
+    reset = int(datetime.now(UTC).timestamp()) + 3600
+    fake.fail_next(
+        403,
+        path_contains="/contents/",
+        headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)},
+    )
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    async with GitHubSource(
+        "acme/kit", store=store, base_url=fake.base_url, token="t", sleep=sleep
+    ) as source:
+        texts = await source.read_files([(sha, "kit/a.py"), (sha, "kit/b.py")], max_bytes=10_000)
+        later = await source.read_files([(sha, "kit/a.py")], max_bytes=10_000)
+    assert slept == []  # facts are never worth waiting an hour for
+    assert len(texts.texts) <= 1 and later.texts == {}
