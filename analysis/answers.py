@@ -20,7 +20,7 @@ from analysis.models import Analysis, Commit, Importance
 from analysis.paths import PathKind, classify_path
 from analysis.questions import Aspect, Facet, Intent, Question
 from analysis.render_markdown import display_author, display_title
-from analysis.surface import SurfaceChange
+from analysis.surface import SurfaceChange, describe
 
 LIST_MAX = 15  # commits listed one per line; the rest are named in one line of links
 FILES_MAX = 15
@@ -152,7 +152,6 @@ _W = {
         "facet_breaking": "breaking changes",
         "facet_behaviour": "changed defaults and behaviour",
         "facet_feature": "new options and names",
-        "aliased": " (the old name still works)",
         "followups_day_none": "No commit of this day is known to have been reverted or fixed forward{asof}, "
         "and none of them reverts or fixes an earlier one.",
         "followups_day_head": "Follow-ups involving this day's commits{asof}:",
@@ -211,7 +210,6 @@ _W = {
         "facet_breaking": "破坏性变更",
         "facet_behaviour": "默认值与行为变化",
         "facet_feature": "新增选项与名称",
-        "aliased": "（旧名称仍可用）",
         "followups_day_none": "没有记录显示当天的提交被回滚或修复跟进{asof}，当天的提交也没有回滚或修复更早的提交。",
         "followups_day_head": "与当天提交有关的后续修正{asof}：",
         "reverted_by": "已于 {day} 被 {ref} 回滚：",
@@ -478,7 +476,12 @@ def _fact_spans(lang: str, data: QAData, fact: FollowUpFact, *, later: bool) -> 
     """ "reverted by #N on DAY: <sha> title" (a later commit) or "reverts #N (committed DAY): …"."""
     revert = fact.kind == FollowUpKind.REVERT
     key = ("reverted_by" if revert else "fixed_by") if later else ("reverts" if revert else "fixes")
-    return [_w(lang, key, ref=fact.ref, day=_day(fact.at, data.tz)), Link(fact.sha[:7], fact.url), " ", fact.title]
+    return [
+        _w(lang, key, ref=fact.ref, day=_day(fact.at, data.tz)),
+        Link(fact.sha[:7], fact.url),
+        " ",
+        fact.title,
+    ]
 
 
 def _day(moment: datetime, tz: tzinfo) -> str:
@@ -507,19 +510,6 @@ def _wanted(change: SurfaceChange, facets: frozenset[Facet], terms: Sequence[str
     return any(_term_in([text], term) for term in terms)
 
 
-def _surface_line(a: Answer, change: SurfaceChange, lang: str) -> list[Span]:
-    what = change.kind.value.replace("_", " ")
-    spans: list[Span] = [f"{what}: ", change.name]
-    if change.old is not None or change.new is not None:
-        spans += [
-            f" ({change.old if change.old is not None else '—'} → {change.new if change.new is not None else '—'})"
-        ]
-    spans += [f" — {change.path}" + (f":{change.line}" if change.line else "")]
-    if change.aliased:
-        spans.append(_w(lang, "aliased"))
-    return spans
-
-
 def _commit_surface(a: Answer, q: Question, commit: Commit) -> None:
     lang, what = q.lang, _facet_names(q.lang, q.facets)
     ref = commit_ref(commit)
@@ -530,7 +520,7 @@ def _commit_surface(a: Answer, q: Question, commit: Commit) -> None:
     if not changes:
         a.add(_w(lang, "surface_commit_none", ref=ref, what=what))
     for change in changes:
-        a.add("• ", *_surface_line(a, change, lang))
+        a.add("• ", describe(change))
 
 
 def _day_surface(a: Answer, q: Question, data: QAData) -> None:
@@ -551,7 +541,7 @@ def _day_surface(a: Answer, q: Question, data: QAData) -> None:
         for commit, changes in found:
             a.add("• ", a.cite(commit), " ", display_title(commit))
             for change in changes:
-                a.add("    ◦ ", *_surface_line(a, change, lang))
+                a.add("    ◦ ", describe(change))
     if unknown:
         a.add(_w(lang, "surface_unknown_some", n=unknown, total=len(commits)))
 

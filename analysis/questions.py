@@ -133,7 +133,10 @@ _NUMBER_WORDS = {
 }  # fmt: skip
 _NUM = r"(\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|[一两二三四五六七八九十])"
 _LIMIT = (
-    re.compile(rf"\b(?:top|first|the)\s+{_NUM}\b", re.IGNORECASE),
+    re.compile(rf"\b(?:top|first)\s+{_NUM}\b", re.IGNORECASE),
+    re.compile(
+        r"\bthe\s+(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten)\b", re.IGNORECASE
+    ),  # not "the one"
     re.compile(rf"\b{_NUM}\s+(?:most|riskiest|biggest|largest|highest|worst|top|main)\b", re.IGNORECASE),
     re.compile(rf"前\s*{_NUM}\s*(?:个|条|名|项)?"),
     re.compile(rf"最[\u4e00-\u9fff]{{1,4}}的\s*{_NUM}\s*(?:个|条|项)"),
@@ -192,7 +195,7 @@ def _paths(text: str) -> list[str]:
             continue
         if "/" in token and all(len(p) <= 1 for p in token.split("/") if p):
             continue
-        out.append(token.lstrip("./") if token.startswith("./") else token)
+        out.append(token[2:] if token.startswith("./") else token)
     return out
 
 

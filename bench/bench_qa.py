@@ -763,10 +763,14 @@ async def report_real_model(world: World, slack: FakeSlack, fake: FakeDiscord, u
         print(f"(5) local model at {url}: not available ({type(exc).__name__}); skipped")
         return
     model = models[0]["id"]
-    settings = world.settings(slack, fake, openai_base_url=url, digest_model=model, llm_timeout=300)
+    # One slot shared by everyone: a long timeout and no retry (a retry would queue a second copy).
+    settings = world.settings(
+        slack, fake, openai_base_url=url, digest_model=model, llm_timeout=900, llm_max_retries=0
+    )
     _, runtime, client = await open_platforms(world, slack, fake, settings)
-    raw_invented = posted_invented = cited = 0
+    raw_invented = posted_invented = cited = removed = 0
     overhead: list[float] = []
+    model_time: list[float] = []
     try:
         threads = {}  # fresh threads: earlier answers in a thread are context a small model copies
         async with open_slack_poster(settings) as poster:
@@ -777,7 +781,7 @@ async def report_real_model(world: World, slack: FakeSlack, fake: FakeDiscord, u
         async with aiohttp.ClientSession() as http:
             for q in MODEL_QUESTIONS[:count]:
                 before = world.store.query("SELECT max(id) AS id FROM llm_calls")[0]["id"] or 0
-                asked = await side.ask(http, q.day, q.text, timeout=600)
+                asked = await side.ask(http, q.day, q.text, timeout=1000)
                 calls = world.store.query(
                     "SELECT reply, latency_ms FROM llm_calls WHERE id > ? AND purpose = 'qa'", [before]
                 )
@@ -786,14 +790,21 @@ async def report_real_model(world: World, slack: FakeSlack, fake: FakeDiscord, u
                 posted = normalise(without_sources(asked.text))
                 posted_invented += len(world.oracle.invented(posted, q.text))
                 cited += len(named(normalise(asked.text), world.commits))
-                overhead.append(asked.answer - sum(c["latency_ms"] or 0 for c in calls) / 1000)
+                model_time.append(sum(c["latency_ms"] or 0 for c in calls) / 1000)
+                overhead.append(asked.answer - model_time[-1])
+                removed += sum(
+                    int(n) for n in re.findall(r"Fact check: (\d+) statement", normalise(asked.text))
+                )
     finally:
         await runtime.stop()
         await client.close()
     print(f"(5) local model {model} at {url}: {count} questions on Slack")
     print(
         f"    invented facts in its raw replies {raw_invented}, posted {posted_invented} (target 0);"
-        f" commits cited {cited}; answer − model call time {ms(overhead)}"
+        f" statements the fact-check removed {removed}; commits cited {cited}"
+    )
+    print(
+        f"    model call {', '.join(f'{t:.0f} s' for t in model_time)}; answer − model call time {ms(overhead)}"
     )
 
 

@@ -807,6 +807,7 @@ class Store:
             [repo, like, repo, like],
         )
         return bool(rows)
+
     # -- surface facts ------------------------------------------------------------------------------
     def save_surfaces(
         self,
@@ -897,6 +898,8 @@ def _title_pr(message: str | None) -> int | None:
     title = (message or "").strip().split("\n", 1)[0].strip()
     m = PR_IN_TITLE.search(title)
     return int(m.group(1)) if m else None
+
+
 def _surface_row(change: SurfaceChange) -> dict[str, Any]:
     return {
         "kind": change.kind.value,

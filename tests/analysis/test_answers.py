@@ -233,13 +233,19 @@ def test_surface_changes_of_the_day():
     api = data.commits[1]
     a, text, _ = answer("any breaking changes today?", data)
     assert a.cites == [api.sha]
-    assert "option renamed: --max-batch (--batch → --max-batch) — src/app/cli/serve.py:10" in text
+    assert (
+        "command-line option renamed: --max-batch (--batch → --max-batch); no alias at src/app/cli/serve.py:10"
+        in text
+    )
     assert "default changed" not in text
     assert "Not known for 1 of 4 commits" in text  # the scheduler rewrite's files were not read
     _, text, _ = answer("what changed in the defaults?", data)
-    assert "default changed: serve.timeout (30 → 60)" in text and "--trace" not in text
+    assert (
+        "default changed: serve.timeout (30 → 60) at src/app/cli/serve.py:20" in text
+        and "--trace" not in text
+    )
     _, text, _ = answer("新增了哪些参数？", data)
-    assert "option added: --trace" in text
+    assert "command-line option added: --trace" in text
 
 
 def test_surface_not_known_is_said_plainly():

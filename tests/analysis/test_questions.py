@@ -216,9 +216,17 @@ def test_new_wordings_found_by_the_held_out_check():
     assert ask("Anything I should be nervous about in today's merges?").intent == Intent.RISKIEST
     scary = ask("give me the 2 scariest commits")
     assert scary.intent == Intent.RISKIEST and scary.limit == 2 and not scary.terms
-    assert ask("今天谁的提交最多？").authors_ranked and ask("who landed the most commits today?").authors_ranked
+    assert (
+        ask("今天谁的提交最多？").authors_ranked and ask("who landed the most commits today?").authors_ranked
+    )
     assert ask("mamba 相关的改动有哪些？").terms == ("mamba",)
     size = ask("它改了多少个文件？")
     assert size.intent == Intent.EXPLAIN and size.aspects == {Aspect.SIZE} and not size.terms
     assert ask("which commits changed test files today?").terms == ("test",)
     assert ask("would you ship today's changes to production?").author is None  # "ship today's" is no name
+
+
+def test_the_one_is_no_count_and_dot_folders_keep_their_dot():
+    assert ask("which is the one that scares you most?").limit is None
+    assert ask("the two riskiest, please").limit == 2
+    assert ask("which commits touch ./.github/workflows?").terms[0] == ".github/workflows"

@@ -355,7 +355,9 @@ async def test_thread_answers_about_the_original_say_it_was_reverted(store, slac
     ctx = service.thread_context("slack", parent_ts, card_ts)
     assert ctx.commit.sha == FAST.sha
     assert f"Reverted on 2026-01-27 by #2010 “{REVERT.title}”" in await ask("what are its risks?")
-    assert f"reverted by #2010 on 2026-01-27: {REVERT.short_sha} {REVERT.title}" in await ask("was it reverted?")
+    assert f"reverted by #2010 on 2026-01-27: {REVERT.short_sha} {REVERT.title}" in await ask(
+        "was it reverted?"
+    )
 
 
 def test_many_hostile_followups_stay_within_every_chat_limit():
