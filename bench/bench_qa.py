@@ -64,6 +64,7 @@ from bot.chat import ChatService  # noqa: E402
 from bot.posting import post_digest  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store import Store  # noqa: E402
+from tests.analysis.test_render_slack import texts  # noqa: E402  (what Slack renders of blocks)
 from tests.fakes.discord_api import FakeDiscord  # noqa: E402
 from tests.fakes.openai_server import FakeLLM  # noqa: E402
 from tests.fakes.slack_api import BOT_USER, TEAM, FakeSlack  # noqa: E402
@@ -447,15 +448,6 @@ class SlackSide:
 
 
 def _slack_text(message: Any) -> str:
-    def texts(value: Any) -> list[str]:
-        if isinstance(value, dict):
-            return [
-                t for k, v in value.items() for t in ([v] if k == "text" and isinstance(v, str) else texts(v))
-            ]
-        if isinstance(value, list):
-            return [t for v in value for t in texts(v)]
-        return []
-
     return "\n".join(texts(message.blocks)) or message.text
 
 
