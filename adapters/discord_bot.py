@@ -33,6 +33,7 @@ from discord.http import Route
 from analysis.errors import ConfigError, DigestError, InputError, ServiceError, Undeliverable
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
+from analysis.render_answer import discord_chunks
 from analysis.render_discord import (
     CONTENT_MAX,
     Message,
@@ -875,16 +876,18 @@ class DigestBot(discord.Client):
         try:
             async with message.channel.typing():
                 ctx.history = await self._history(message)
-                answer = await self.service.answer(ctx, question)
+                chunks = discord_chunks(await self.service.answer(ctx, question))
         except Exception as exc:
             log.exception("Discord: answering a thread question failed")
-            answer = label(
-                self.service.channel_lang(PLATFORM, str(message.channel.id)),
-                "discord_failed",
-                error=type(exc).__name__,
+            chunks = content_chunks(
+                label(
+                    self.service.channel_lang(PLATFORM, str(message.channel.id)),
+                    "discord_failed",
+                    error=type(exc).__name__,
+                )
             )
         try:
-            for number, chunk in enumerate(content_chunks(answer)):
+            for number, chunk in enumerate(chunks):
                 await message.channel.send(
                     chunk,
                     allowed_mentions=NO_MENTIONS,

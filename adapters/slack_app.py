@@ -39,6 +39,8 @@ from adapters.slack_http import front_door_app, http_runner
 from analysis.errors import ConfigError, DigestError, ServiceError, Undeliverable
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
+from analysis.questions import question_lang
+from analysis.render_answer import slack_messages
 from analysis.render_markdown import safe_url
 from analysis.render_slack import (
     Message,
@@ -56,14 +58,12 @@ from bot.chat import (
     CommandResult,
     ThreadContext,
     is_question,
-    question_lang,
     usage,
 )
 from bot.listener import GuardedSite
 from bot.metrics import public_healthz_handler
 from bot.pipeline import key_of
 from bot.posting import Posted, part_log, post_digest
-from bot.qa import stored_answer
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -924,13 +924,14 @@ class SlackBot:
         """Answer in the thread: grounded when it is one of ours, "I don't know which digest" when not."""
         channel, thread = event["channel"], event.get("thread_ts") or event["ts"]
         question = event.get("text", "").replace(f"<@{me}>", " ").strip() if me else event.get("text", "")
-        if ctx is None:
-            lang = question_lang(question)
-            text = stored_answer(ThreadContext(), lang) if event.get("thread_ts") else usage(lang)
+        question = _unescape(question)
+        if ctx is None and not event.get("thread_ts"):  # a mention outside any thread: how to use us
+            messages = text_messages(usage(question_lang(question)))
         else:
-            ctx.history = await self._history(channel, thread, event["ts"], me)
-            text = await self.service.answer(ctx, question)
-        await self.poster.post_messages(channel, text_messages(text), thread=thread)
+            if ctx is not None:
+                ctx.history = await self._history(channel, thread, event["ts"], me)
+            messages = slack_messages(await self.service.answer(ctx, question))
+        await self.poster.post_messages(channel, messages, thread=thread)
 
     async def _history(
         self, channel: str, thread: str, current: str, me: str | None

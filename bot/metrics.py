@@ -76,6 +76,24 @@ FALLBACKS = Counter(
     registry=REGISTRY,
 )
 
+QA_ANSWERS = Counter(
+    "digestbot_qa_answers",
+    "Thread answers by source: data, llm (fact-checked), fallback (data after the model failed), help, limited",
+    ["source"],
+    registry=REGISTRY,
+)
+QA_REMOVED = Counter(
+    "digestbot_qa_removed_statements",
+    "Statements the fact-check removed from model answers before posting",
+    registry=REGISTRY,
+)
+
+
+def record_qa(source: str, removed: int = 0) -> None:
+    QA_ANSWERS.labels(source).inc()
+    if removed:
+        QA_REMOVED.inc(removed)
+
 
 _names_as_labels = False
 

@@ -90,6 +90,8 @@ class Settings(BaseSettings):
     discord_api_url: str | None = None
     # Privileged intent: answer any message in our threads, not only mentions (enable it in the portal too)
     discord_message_content: bool = False
+    # Thread questions that need the model: at most this many model calls a minute in one thread
+    qa_calls_per_minute: int = Field(6, ge=1, le=600)
 
     # Application
     digest_db: Path = Field(default_factory=default_db_path)

@@ -20,7 +20,7 @@ import sqlite_utils
 
 from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
-from analysis.models import Analysis, Commit, FileChange
+from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange
 from analysis.surface import SurfaceChange, SurfaceKind
 from bot.logs import scrub
 from bot.store_health import check_schema, database_error, is_known
@@ -268,6 +268,17 @@ def _m_surface_cache(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_thread_focus(db: sqlite_utils.Database) -> None:
+    # The commit a thread's conversation is about: named in a question, kept for the later turns.
+    # Idempotent, like _m7_ops, so its place after a merge does not matter.
+    if "thread_focus" in db.table_names():
+        return
+    db["thread_focus"].create(
+        {"platform": str, "thread_id": str, "repo": str, "sha": str, "updated_at": str},
+        pk=("platform", "thread_id"),
+    )
+
+
 def _m_pending_work(db: sqlite_utils.Database) -> None:
     # Work that must happen (a radar banner and its reply, a failure notice, a weekly roll-up in one
     # channel): recorded before it is tried, retried with backoff by the running service until done, or
@@ -312,6 +323,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m7_ops,
     _m5_radar,
     _m_surface_cache,
+    _m_thread_focus,
     _m_pending_work,
     _m_post_plans,
 ]
@@ -812,6 +824,47 @@ class Store:
                 for r in rows
             ]
 
+    # -- thread answers ------------------------------------------------------------------------------
+    def thread_focus(self, platform: str, thread_id: str) -> tuple[str, str] | None:
+        """(repo, sha) of the commit a thread's questions are about, once one was named."""
+        rows = self.query(
+            "SELECT repo, sha FROM thread_focus WHERE platform = ? AND thread_id = ?", [platform, thread_id]
+        )
+        return (rows[0]["repo"], rows[0]["sha"]) if rows else None
+
+    def set_thread_focus(self, platform: str, thread_id: str, repo: str, sha: str) -> None:
+        with self._lock:
+            self.db["thread_focus"].upsert(
+                {
+                    "platform": platform,
+                    "thread_id": thread_id,
+                    "repo": repo,
+                    "sha": sha,
+                    "updated_at": _iso(utcnow()),
+                },
+                pk=("platform", "thread_id"),
+            )
+
+    def shas_for_pr(self, repo: str, number: int) -> list[str]:
+        """The stored commits (commits and history) whose title ends in "(#number)"."""
+        like = f"%(#{int(number)})%"
+        rows = self.query(
+            "SELECT sha, message FROM commits WHERE repo = ? AND message LIKE ?"
+            " UNION SELECT sha, message FROM history WHERE repo = ? AND message LIKE ?",
+            [repo, like, repo, like],
+        )
+        return sorted({r["sha"] for r in rows if _title_pr(r["message"]) == int(number)})
+
+    def known_sha(self, repo: str, prefix: str) -> bool:
+        """Whether a commit of repo starting with prefix is stored (commits or history)."""
+        like = prefix.lower().replace("%", "").replace("_", "") + "%"
+        rows = self.query(
+            "SELECT 1 FROM commits WHERE repo = ? AND sha LIKE ? UNION ALL"
+            " SELECT 1 FROM history WHERE repo = ? AND sha LIKE ? LIMIT 1",
+            [repo, like, repo, like],
+        )
+        return bool(rows)
+
     # -- surface facts ------------------------------------------------------------------------------
     def save_surfaces(
         self,
@@ -971,6 +1024,12 @@ class Store:
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:
             return list(self.db.query(sql, list(params)))
+
+
+def _title_pr(message: str | None) -> int | None:
+    title = (message or "").strip().split("\n", 1)[0].strip()
+    m = PR_IN_TITLE.search(title)
+    return int(m.group(1)) if m else None
 
 
 def _surface_row(change: SurfaceChange) -> dict[str, Any]:

@@ -360,19 +360,25 @@ def test_banner_dates_are_the_digest_zone_days():
 
 async def test_thread_answers_about_the_original_say_it_was_reverted(store, slack, tmp_path):
     from bot.chat import ChatService
-    from bot.qa import stored_answer
 
     first = await day(store, DAY1)
     await post_digest(slack_poster(slack, tmp_path), store, CHANNEL, first)
     posts = store.get_posts("slack", CHANNEL, "acme/widgets@main/2026-01-26/Asia/Shanghai/en")
     card_ts, parent_ts = posts[f"card:{FAST.sha}"]["message_id"], posts["parent"]["message_id"]
     service = ChatService(Settings(_env_file=None, digest_db=store.path), store)
-    before = stored_answer(service.thread_context("slack", parent_ts, card_ts), "en")
-    assert "Reverted" not in before
+
+    async def ask(question: str) -> str:
+        return (await service.answer(service.thread_context("slack", parent_ts, card_ts), question)).plain()
+
+    assert "Reverted" not in await ask("what are its risks?")
+    assert "No revert or fix-forward of it is recorded" in await ask("was it reverted?")
     store_links(store)
     ctx = service.thread_context("slack", parent_ts, card_ts)
     assert ctx.commit.sha == FAST.sha
-    assert f"Reverted on 2026-01-27 by #2010 “{REVERT.title}”" in stored_answer(ctx, "en")
+    assert f"Reverted on 2026-01-27 by #2010 “{REVERT.title}”" in await ask("what are its risks?")
+    assert f"reverted by #2010 on 2026-01-27: {REVERT.short_sha} {REVERT.title}" in await ask(
+        "was it reverted?"
+    )
 
 
 def test_many_hostile_followups_stay_within_every_chat_limit():

@@ -132,7 +132,8 @@ def test_expected_schema_comes_from_the_migrations():
 @pytest.mark.parametrize("version", range(len(MIGRATIONS)))
 def test_a_database_of_any_earlier_version_upgrades(tmp_path, monkeypatch, version):
     """Every schema version an earlier digestbot left (the merged branches' migrations in their final
-    order: the surface cache, then pending work and post plans) opens and migrates to the current one."""
+    order: the surface cache, the thread focus, then pending work and post plans) opens and migrates to
+    the current one."""
     import bot.store
 
     path = tmp_path / "old.db"
@@ -141,7 +142,7 @@ def test_a_database_of_any_earlier_version_upgrades(tmp_path, monkeypatch, versi
         Store(path).close()
     store = Store(path)
     assert store.schema_version == len(MIGRATIONS)
-    assert {"surfaces", "pending_work", "post_plans"} <= set(store.db.table_names())
+    assert {"surfaces", "thread_focus", "pending_work", "post_plans"} <= set(store.db.table_names())
     store.close()
 
 
