@@ -1,9 +1,11 @@
 """The console as a chat platform: `digestbot run --console` posts every digest to standard output, so
 the service can be watched firing on its schedule with no chat token and no network (a local clone).
 
-It implements the posters' protocol (bot/posting.py): the parent item prints a heading, the report
-item prints the whole Markdown report (cards and the medium list are in it, so they print nothing of
-their own). Items are recorded like any post, so a restart prints nothing twice.
+It implements the posters' protocol (bot/posting.py) and what the service asks of a chat poster besides
+(notices, roll-ups, a re-post's `edit_parent`): the parent item prints a heading, the report item prints
+the whole Markdown report (cards and the medium list are in it, so they print nothing of their own).
+Items are recorded like any post, so a restart prints nothing twice. Radar banners need a message to
+edit: the console has none, so it takes none.
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ from analysis.models import Analysis, Commit, Digest
 
 PLATFORM = "console"
 CHANNEL = "stdout"
+
+
+def _heading(digest: Digest) -> str:
+    return f"──── {digest.repo} {digest.day.isoformat()} ({digest.timezone}): {digest.stats['total']} commits"
 
 
 class ConsolePoster:
@@ -32,9 +38,7 @@ class ConsolePoster:
         return Posted(number, thread or number)
 
     async def post_parent(self, channel: str, digest: Digest) -> Any:
-        self.write(
-            f"──── {digest.repo} {digest.day.isoformat()} ({digest.timezone}): {digest.stats['total']} commits"
-        )
+        self.write(_heading(digest))
         return self._posted()
 
     async def post_card(
@@ -51,7 +55,14 @@ class ConsolePoster:
         self.write(markdown)
         return self._posted(thread)
 
-    async def post_notice(self, channel: str, text: str) -> Any:
+    async def edit_parent(self, channel: str, message_id: str, digest: Digest, banners: list[str]) -> None:
+        """A re-post: the console cannot change what it printed, so it prints the new heading."""
+        self.write(_heading(digest) + " (re-posted)")
+
+    async def post_notice(
+        self, channel: str, text: str, key: str | None = None, since: float | None = None
+    ) -> Any:
+        """A notice (a failed run). Nothing to look in: the store's record of it keeps it to once."""
         self.write(text)
         return self._posted()
 

@@ -521,18 +521,24 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
     is_flag=True,
     help="Print every message that would be posted, with its size; post nothing, need no token.",
 )
+@click.option(
+    "--repost",
+    is_flag=True,
+    help="The day is posted here already: edit its parent to today's digest and add what it announces.",
+)
 @format_option("text", "json", default="text")
 @global_options
 @click.pass_obj
 @user_errors
 def post(
-    obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, refresh, day, tz, dry_run, fmt
+    obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, refresh, day, tz, dry_run, repost, fmt
 ) -> None:
     """Post a day's digest into a Slack or Discord channel now.
 
     A parent message with the counts and the high items; in its thread one card per high commit, the
     medium commits, and the full report as a file. Posting the same digest again posts nothing new; an
-    interrupted post resumes with what is missing.
+    interrupted post resumes with what is missing. A day posted here is what its parent announced: a
+    changed ranking (a new model, say) adds nothing unless --repost edits the parent first.
     """
     from analysis.render_json import dumps
 
@@ -558,7 +564,7 @@ def post(
             result = await build_day(
                 obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars
             )
-            return result, await post_digest(poster, obj.store, channel, result)
+            return result, await post_digest(poster, obj.store, channel, result, repost=repost)
 
     result, posted = run_async(go())
     if fmt == "json":
@@ -574,15 +580,24 @@ def post(
                     "posted": posted.posted,
                     "skipped": posted.skipped,
                     "thread_id": posted.thread_id,
+                    "edited": posted.edited,
                 }
             )
         )
         return
+    edited = f", edited the {', '.join(posted.edited)}" if posted.edited else ""
     echo_err(
         f"{result.repo} {result.day}: {result.stats['total']} commits; posted {len(posted.posted)} item(s)"
-        f" to {platform}:{channel}, {len(posted.skipped)} already there",
+        f" to {platform}:{channel}, {len(posted.skipped)} already there{edited}",
         logging.INFO,
     )
+    if pending := [
+        w for w in obj.store.pending_work() if (w["platform"], w["channel"]) == (platform, channel)
+    ]:
+        echo_err(
+            f"{len(pending)} banner(s) or notice(s) pending here: the running service retries them",
+            logging.WARNING,
+        )
 
 
 config_option = click.option(

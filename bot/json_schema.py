@@ -142,6 +142,7 @@ class PostResultJSON(_Out):
     posted: list[str] = Field(description="items posted now: parent, card:<sha>, medium, report")
     skipped: list[str] = Field(description="items found already posted")
     thread_id: str | None
+    edited: list[str] = Field(description="items edited in place: the parent, with --repost")
 
 
 class PlannedMessageJSON(_Out):
@@ -176,6 +177,9 @@ class LastRunJSON(_Out):
 
 class SubscriptionStatusJSON(_Out):
     name: str
+    metrics_id: str = Field(
+        description="its `subscription` label in /metrics (its name with METRICS_LABEL_NAMES)"
+    )
     origin: str = Field(description="file or chat")
     repo: str
     branch: str | None
@@ -195,11 +199,25 @@ class UsageJSON(_Out):
     tokens_out: int
 
 
+class PendingWorkJSON(_Out):
+    key: str
+    kind: str = Field(
+        description="radar (a banner and its reply), notice (a failed run's notice) or weekly (a roll-up)"
+    )
+    destination: str = Field(description="platform:channel")
+    what: str
+    attempts: int
+    next_try: str = Field(description="when the running service tries it next (UTC)")
+    last_error: str | None
+    since: str = Field(description="when it was recorded (UTC)")
+
+
 class StatusJSON(_Out):
     """`digestbot status --format json`."""
 
     database: str
     subscriptions: list[SubscriptionStatusJSON]
+    pending: list[PendingWorkJSON] = Field(description="work the running service still has to do")
     llm_last_7_days: UsageJSON
 
 

@@ -1,11 +1,16 @@
-"""Logging set-up: one format, and a filter that masks every configured secret so a token can
-never reach a log line, whatever library formatted it."""
+"""Logging set-up: one format, a filter that masks every configured secret so a token can never
+reach a log line, whatever library formatted it, and one that drops identical records repeated
+within a minute (a failing accept loop must not fill the disk)."""
 
 from __future__ import annotations
 
 import logging
 import os
 import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,12 +31,35 @@ def register_secrets(secrets: list[str]) -> None:
     _secrets[:] = _maskable(secrets)
 
 
+PARTIAL_MIN = 6  # leading characters of a secret that are masked wherever they appear
+
+
 def scrub(text: str, secrets: list[str] | None = None) -> str:
     """text with every configured secret (or every one of `secrets`) masked: printed lines, error
-    lines, reports, chat replies."""
+    lines, reports, chat replies. A secret's beginning is masked too (PARTIAL_MIN characters or more
+    of it): what is left of a secret where someone else cut the text."""
     for secret in _secrets if secrets is None else _maskable(secrets):
-        text = text.replace(secret, "***")
+        text = _mask_starts(text.replace(secret, "***"), secret)
     return text
+
+
+def _mask_starts(text: str, secret: str) -> str:
+    head = secret[:PARTIAL_MIN]
+    at = text.find(head)
+    while at != -1:
+        end = at + len(head)
+        while end < len(text) and end - at < len(secret) and text[end] == secret[end - at]:
+            end += 1
+        text = text[:at] + "***" + text[end:]
+        at = text.find(head, at + 3)
+    return text
+
+
+def clip(text: str, limit: int) -> str:
+    """text masked, then cut to `limit` characters: in that order, a secret quoted where the text is
+    cut leaves nothing of itself behind."""
+    text = scrub(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class RedactSecrets(logging.Filter):
@@ -46,11 +74,54 @@ class RedactSecrets(logging.Filter):
         redacted = scrub(message, self.secrets)
         if redacted != message:
             record.msg, record.args = redacted, None
+        for name in record.__dict__.keys() - _RECORD_FIELDS:  # `extra` fields: JSON logs print them
+            record.__dict__[name] = self._scrub_value(record.__dict__[name])
         if record.exc_info:  # a traceback (-vv) quotes exception messages: mask those too
             text = logging.Formatter().formatException(record.exc_info)
             record.exc_info, record.exc_text = None, scrub(text, self.secrets)
         elif record.exc_text:
             record.exc_text = scrub(record.exc_text, self.secrets)
+        return True
+
+    def _scrub_value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub(value, self.secrets)
+        if isinstance(value, dict):
+            return {k: self._scrub_value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._scrub_value(v) for v in value]
+        return value
+
+
+_RECORD_FIELDS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+
+
+class DropRepeats(logging.Filter):
+    """An identical record (same logger, level, text and exception) at most once per `window` seconds;
+    the next one let through says how many were dropped meanwhile."""
+
+    def __init__(self, window: float = 60.0, size: int = 1024, clock: Callable[[], float] = time.monotonic):
+        super().__init__()
+        self.window, self.size, self.clock = window, size, clock
+        self._seen: OrderedDict[tuple, list] = OrderedDict()  # key → [first let through at, dropped]
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        key = (record.name, record.levelno, record.getMessage(), repr(exc) if exc else None)
+        now = self.clock()
+        with self._lock:
+            seen = self._seen.get(key)
+            if seen is not None and now - seen[0] < self.window:
+                seen[1] += 1
+                return False
+            self._seen[key] = [now, 0]
+            self._seen.move_to_end(key)
+            while len(self._seen) > self.size:
+                self._seen.popitem(last=False)
+        if seen is not None and seen[1]:
+            record.msg = f"{record.getMessage()} ({seen[1]} identical records dropped in {self.window:g} s)"
+            record.args = None
         return True
 
 
@@ -105,6 +176,7 @@ def setup_logging(verbosity: int, secrets: list[str], fmt: str = "text") -> None
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(formatter(fmt))
     handler.addFilter(RedactSecrets(secrets))
+    handler.addFilter(DropRepeats())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

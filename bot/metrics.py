@@ -1,12 +1,15 @@
-"""Prometheus metrics of `digestbot run`, served on /metrics beside /healthz (METRICS_PORT).
+"""Prometheus metrics of `digestbot run`, served on /metrics beside /healthz, on METRICS_HOST:METRICS_PORT
+only (through bot.listener: capped connections, header deadline, accept back-off).
 
 One registry for the process: the scheduler, the digest runner and the LLM usage hook update it;
-`metrics_app` serves it. Labels are bounded: subscription names come from the operator's config and
-chat subscriptions, platforms and LLM outcomes are small closed sets; never a commit, a user or a URL.
+`metrics_app` serves it. Labels are bounded: subscriptions, platforms and LLM outcomes are small sets;
+never a commit, a user or a URL. A subscription is labelled by an opaque id (`subscription_label`; a
+chat subscription's name holds its channel and repository) unless METRICS_LABEL_NAMES opts in to names.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Callable
@@ -27,6 +30,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from analysis.errors import ConfigError
+from bot.listener import GuardedSite, guarded_runner
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +95,23 @@ def record_qa(source: str, removed: int = 0) -> None:
         QA_REMOVED.inc(removed)
 
 
+_names_as_labels = False
+
+
+def label_names(enabled: bool) -> None:
+    """METRICS_LABEL_NAMES: label subscriptions by name instead of by opaque id."""
+    global _names_as_labels
+    _names_as_labels = enabled
+
+
+def subscription_label(name: str) -> str:
+    """What a subscription is called in /metrics: "sub-" and 10 hex digits of its name's hash (stable,
+    shown by `digestbot status`), or its name when the operator opted in."""
+    if _names_as_labels:
+        return name
+    return "sub-" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:10]
+
+
 RUN_STATUSES = ("done", "partial", "failed")
 RUN_SECONDS = Histogram(
     "digestbot_run_duration_seconds",
@@ -128,14 +149,15 @@ for _direction in ("in", "out"):
 def known_subscription(name: str, platforms: set[str]) -> None:
     """Every labelled series of a subscription exists from the start, at 0: an alert on
     `increase(...[1h])` then sees the first failed run, and a dashboard shows a subscription that
-    never ran."""
-    DIGESTS_BUILT.labels(name)
-    FALLBACKS.labels(name)
+    never ran. Labelled as every other series of it (`subscription_label`)."""
+    label = subscription_label(name)
+    DIGESTS_BUILT.labels(label)
+    FALLBACKS.labels(label)
     for status in RUN_STATUSES:
-        RUNS.labels(name, status)
+        RUNS.labels(label, status)
     for platform in platforms:
-        DIGESTS_POSTED.labels(name, platform)
-    RUN_SECONDS.labels(name, "daily")
+        DIGESTS_POSTED.labels(label, platform)
+    RUN_SECONDS.labels(label, "daily")
 
 
 # The service's health: every subscription → why it is broken, or None. Set while the scheduler runs.
@@ -168,7 +190,7 @@ class _BrokenSubscriptions(Collector):
             labels=["subscription"],
         )
         for name, reason in health().items():
-            family.add_metric([name], 1.0 if reason else 0.0)
+            family.add_metric([subscription_label(name)], 1.0 if reason else 0.0)
         yield family
 
 
@@ -189,9 +211,11 @@ def record_llm_call(call: dict[str, Any]) -> None:
 
 
 def record_run(subscription: str, status: str, finished_at: float | None = None) -> None:
-    RUNS.labels(subscription, status).inc()
+    RUNS.labels(subscription_label(subscription), status).inc()
     if status == "done":
-        LAST_SUCCESS.labels(subscription).set(finished_at if finished_at is not None else time.time())
+        LAST_SUCCESS.labels(subscription_label(subscription)).set(
+            finished_at if finished_at is not None else time.time()
+        )
 
 
 def watch_queue(depth: Callable[[], int]) -> None:
@@ -211,12 +235,22 @@ async def metrics_handler(request: web.Request) -> web.Response:
 
 
 async def healthz_handler(request: web.Request) -> web.Response:
-    """200 "ok", or 503 naming each broken subscription (its last run failed, or its digest is overdue):
-    a container HEALTHCHECK or a probe sees a service that runs but posts nothing."""
-    broken = {name: reason for name, reason in health().items() if reason}
+    """200 "ok", or 503 naming each broken subscription (its last run failed, or its digest is overdue)
+    by its label in /metrics: a container HEALTHCHECK or a probe sees a service that runs but posts
+    nothing."""
+    broken = {subscription_label(name): reason for name, reason in health().items() if reason}
     if broken:
-        text = "\n".join(f"{name}: {reason}" for name, reason in sorted(broken.items()))
+        text = "\n".join(f"{label}: {reason}" for label, reason in sorted(broken.items()))
         return web.Response(status=503, text=f"unhealthy\n{text}\n")
+    return web.Response(text="ok")
+
+
+async def public_healthz_handler(request: web.Request) -> web.Response:
+    """/healthz on a port that faces the internet (Slack HTTP mode): the same status, but neither which
+    subscriptions are broken nor why (their names and errors hold channel ids and repositories)."""
+    broken = sum(1 for reason in health().values() if reason)
+    if broken:
+        return web.Response(status=503, text=f"unhealthy: {broken} subscription(s); see digestbot status\n")
     return web.Response(text="ok")
 
 
@@ -229,9 +263,9 @@ def metrics_app() -> web.Application:
 
 async def start_metrics_server(host: str, port: int) -> tuple[web.AppRunner, int]:
     """Serve /metrics and /healthz; returns the runner (to clean up) and the port bound (port 0: any)."""
-    runner = web.AppRunner(metrics_app(), access_log=None)
+    runner = guarded_runner(metrics_app())
     await runner.setup()
-    site = web.TCPSite(runner, host, port)
+    site = GuardedSite(runner, host, port)
     try:
         await site.start()
     except OSError as exc:

@@ -24,6 +24,7 @@ from apscheduler.triggers.cron import CronTrigger
 
 from analysis.window import day_window
 from bot import metrics
+from bot.logs import scrub
 from bot.pipeline import counts_text
 from bot.store import Store
 from bot.subscriptions import HHMM, WEEKLY, Registry, Subscription
@@ -271,7 +272,8 @@ class DigestScheduler:
             except Exception as exc:
                 log.exception("weekly roll-up %s %s failed", sub.name, label)
                 outcome = RunOutcome("failed", error=f"{type(exc).__name__}: {exc}")
-            metrics.RUN_SECONDS.labels(sub.name, "weekly").observe(time.monotonic() - began)
+            seconds = time.monotonic() - began
+            metrics.RUN_SECONDS.labels(metrics.subscription_label(sub.name), "weekly").observe(seconds)
             self._record_key(
                 name,
                 label,
@@ -289,6 +291,8 @@ class DigestScheduler:
             return outcome
 
     def _record_key(self, name: str, key: str, fields: dict) -> None:
+        if fields.get("error"):  # shown by `status`: no secret a service echoed
+            fields = {**fields, "error": scrub(fields["error"])}
         with self.store.transaction():
             self.store.db["runs"].upsert(
                 {"subscription": name, "day": key, **fields}, pk=("subscription", "day")
@@ -416,7 +420,7 @@ class DigestScheduler:
             )
             metrics.record_run(sub.name, outcome.status, self.clock().timestamp())
             seconds = (self.clock() - started).total_seconds()
-            metrics.RUN_SECONDS.labels(sub.name, "daily").observe(seconds)
+            metrics.RUN_SECONDS.labels(metrics.subscription_label(sub.name), "daily").observe(seconds)
             log.info(
                 "digest %s %s: %s, %d commits (%s), %d LLM calls, %d tokens, %.1fs%s",
                 sub.name,
@@ -449,10 +453,7 @@ class DigestScheduler:
 
     # -- bookkeeping --------------------------------------------------------------------------------
     def _record(self, name: str, day: date, fields: dict) -> None:
-        with self.store.transaction():
-            self.store.db["runs"].upsert(
-                {"subscription": name, "day": day.isoformat(), **fields}, pk=("subscription", "day")
-            )
+        self._record_key(name, day.isoformat(), fields)
 
     def _done_days(self, name: str) -> set[str]:
         rows = self.store.query("SELECT day FROM runs WHERE subscription = ? AND status = 'done'", [name])
@@ -463,7 +464,9 @@ class DigestScheduler:
             "SELECT max(finished_at) AS at FROM runs WHERE subscription = ? AND status = 'done'", [name]
         )
         if rows and rows[0]["at"]:
-            metrics.LAST_SUCCESS.labels(name).set(datetime.fromisoformat(rows[0]["at"]).timestamp())
+            metrics.LAST_SUCCESS.labels(metrics.subscription_label(name)).set(
+                datetime.fromisoformat(rows[0]["at"]).timestamp()
+            )
 
     def _mark_seen(self, name: str, now: datetime) -> None:
         if self._first_seen(name) is None:

@@ -108,6 +108,9 @@ class Settings(BaseSettings):
     # Operations: /metrics and /healthz of `digestbot run` (unset port: not served), log format
     metrics_port: int | None = Field(None, ge=0, le=65535)
     metrics_host: str = "127.0.0.1"
+    # Label subscriptions in /metrics by name (a chat subscription's holds its channel and repository)
+    # instead of by an opaque id
+    metrics_label_names: bool = False
     log_format: Literal["text", "json"] = "text"
 
     @field_validator("digest_lang")

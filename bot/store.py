@@ -22,7 +22,8 @@ from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
 from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange
 from analysis.surface import SurfaceChange, SurfaceKind
-from bot.store_health import check_schema, database_error, is_busy, is_damaged
+from bot.logs import scrub
+from bot.store_health import check_schema, database_error, is_known
 
 
 def utcnow() -> datetime:
@@ -278,6 +279,42 @@ def _m_thread_focus(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_pending_work(db: sqlite_utils.Database) -> None:
+    # Work that must happen (a radar banner and its reply, a failure notice, a weekly roll-up in one
+    # channel): recorded before it is tried, retried with backoff by the running service until done, or
+    # given up when the platform says it can never succeed (bot/outbox.py). Idempotent, like _m7_ops.
+    if "pending_work" in db.table_names():
+        return
+    db["pending_work"].create(
+        {
+            "key": str,
+            "kind": str,
+            "platform": str,
+            "channel": str,
+            "payload": str,
+            "state": str,  # pending | done | gave_up
+            "attempts": int,
+            "next_at": float,  # Unix time of the next attempt
+            "last_error": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="key",
+    )
+    db["pending_work"].create_index(["state", "next_at"])
+
+
+def _m_post_plans(db: sqlite_utils.Database) -> None:
+    # The items a digest's parent announced when it was posted in a channel: later posts of the day add
+    # only these (a posted day is what it was), unless a re-post edits the parent first. Idempotent.
+    if "post_plans" in db.table_names():
+        return
+    db["post_plans"].create(
+        {"platform": str, "channel": str, "digest_key": str, "items": str, "created_at": str},
+        pk=("platform", "channel", "digest_key"),
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -287,6 +324,8 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m5_radar,
     _m_surface_cache,
     _m_thread_focus,
+    _m_pending_work,
+    _m_post_plans,
 ]
 
 
@@ -305,7 +344,7 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(path), check_same_thread=False, timeout=self.BUSY_TIMEOUT)
         except (OSError, sqlite3.Error) as exc:
-            raise ConfigError(f"cannot open database {path}: {exc}") from None
+            raise ConfigError(f"cannot open database {path}: {exc}{_open_hint(self.path)}") from None
         # One connection, shared by the event loop and worker threads: serialise access.
         self._lock = threading.RLock()
         self.db = sqlite_utils.Database(conn)
@@ -317,7 +356,7 @@ class Store:
             check_schema(self.db, MIGRATIONS, path)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            if is_busy(exc) or is_damaged(exc):
+            if is_known(exc):
                 raise database_error(exc, path, self.BUSY_TIMEOUT) from None
             raise ConfigError(f"{path} is not a usable digestbot database: {exc}") from None
         except ConfigError:
@@ -532,6 +571,9 @@ class Store:
         if not self.keep_prompts:
             fields.pop("prompt", None)
             fields.pop("reply", None)
+        for name in ("error", "prompt", "reply"):  # a server may quote a key in any of them
+            if isinstance(fields.get(name), str):
+                fields[name] = scrub(fields[name])
         with self._lock:
             self.db["llm_calls"].insert(fields)
 
@@ -904,6 +946,81 @@ class Store:
                 pk=("platform", "channel", "message_id", "follow_up"),
             )
 
+    # -- post plans (what a posted parent announced) -------------------------------------------------
+    def get_plan(self, platform: str, channel: str, key: str) -> list[str] | None:
+        rows = self.query(
+            "SELECT items FROM post_plans WHERE platform = ? AND channel = ? AND digest_key = ?",
+            [platform, channel, key],
+        )
+        return list(json.loads(rows[0]["items"])) if rows else None
+
+    def record_plan(self, platform: str, channel: str, key: str, items: list[str]) -> None:
+        with self._lock:
+            self.db["post_plans"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "digest_key": key,
+                    "items": json.dumps(items),
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "digest_key"),
+            )
+
+    # -- pending work (bot/outbox.py) ---------------------------------------------------------------
+    def add_work(self, key: str, kind: str, platform: str, channel: str, payload: dict[str, Any]) -> dict:
+        """Record work as pending unless it is known already; returns its row."""
+        now = _iso(utcnow())
+        with self.transaction():
+            self.db["pending_work"].insert(
+                {
+                    "key": key,
+                    "kind": kind,
+                    "platform": platform,
+                    "channel": channel,
+                    "payload": json.dumps(payload, ensure_ascii=False),
+                    "state": "pending",
+                    "attempts": 0,
+                    "next_at": time.time(),
+                    "last_error": None,
+                    "created_at": now,
+                    "updated_at": now,
+                },
+                pk="key",
+                ignore=True,
+            )
+        return self.get_work(key)  # type: ignore[return-value]
+
+    def get_work(self, key: str) -> dict[str, Any] | None:
+        rows = self.query("SELECT * FROM pending_work WHERE key = ?", [key])
+        return rows[0] if rows else None
+
+    def due_work(
+        self, platforms: Iterable[str], kinds: Iterable[str], now: float, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """Pending work of these kinds for these platforms whose next try is due, oldest first."""
+        return self.query(
+            "SELECT * FROM pending_work WHERE state = 'pending' AND next_at <= ?"
+            " AND platform IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?))"
+            " ORDER BY next_at, created_at LIMIT ?",
+            [now, json.dumps(sorted(platforms)), json.dumps(sorted(kinds)), limit],
+        )
+
+    def pending_work(self) -> list[dict[str, Any]]:
+        return self.query("SELECT * FROM pending_work WHERE state = 'pending' ORDER BY created_at, key")
+
+    def next_work_at(self, platforms: Iterable[str], kinds: Iterable[str]) -> float | None:
+        rows = self.query(
+            "SELECT min(next_at) AS at FROM pending_work WHERE state = 'pending'"
+            " AND platform IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?))",
+            [json.dumps(sorted(platforms)), json.dumps(sorted(kinds))],
+        )
+        return rows[0]["at"] if rows and rows[0]["at"] is not None else None
+
+    def update_work(self, key: str, **fields: Any) -> None:
+        with self._lock:
+            self.db["pending_work"].update(key, {**fields, "updated_at": _iso(utcnow())})
+
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:
             return list(self.db.query(sql, list(params)))
@@ -952,6 +1069,16 @@ def _commit_from_row(row: dict[str, Any], files: Iterable[dict[str, Any]]) -> Co
             for f in files
         ),
     )
+
+
+def _open_hint(path: Path | None) -> str:
+    """Why SQLite could not open the file, when the cause is plain: a directory we cannot write."""
+    if path is None:
+        return ""
+    folder = path.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK):
+        return f" (its directory {folder} is not writable: check its owner and permissions, or set DIGEST_DB)"
+    return ""
 
 
 def _alive(host: str, pid: int) -> bool:

@@ -25,6 +25,7 @@ from analysis.models import Commit
 from analysis.weekly import Usage, Week, WeekFollowUp, summarize, week_days, week_label, week_window
 from bot.analyzers import Analyzer
 from bot.pipeline import build_digest, original_rank
+from bot.posting import posting_lock
 from bot.radar import FOLLOWUP_HORIZON_DAYS, commit_title_ref
 from bot.sources import CommitSource
 from bot.store import Store, utcnow
@@ -180,11 +181,17 @@ def weekly_key(week: Week) -> str:
 
 
 async def post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: Week) -> WeeklyPost:
-    """Post the roll-up and its chart where they are missing; each recorded as soon as it is up."""
+    """Post the roll-up and its chart where they are missing; each recorded as soon as it is up. Under
+    the posting lease like a day's digest: two services on one database post one roll-up."""
+    key = weekly_key(week)
+    async with posting_lock(store, poster.platform, channel, key):
+        return await _post_weekly(poster, store, channel, week, key)
+
+
+async def _post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: Week, key: str) -> WeeklyPost:
     from adapters.chart import render_week_chart
     from analysis.render_weekly import render_weekly_markdown, weekly_filename
 
-    key = weekly_key(week)
     done = store.get_posts(poster.platform, channel, key)
     result = WeeklyPost(key, [])
     if "parent" in done:

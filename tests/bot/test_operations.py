@@ -47,6 +47,11 @@ def sub(name: str, platform: str = "slack") -> Subscription:
     )
 
 
+def label(name: str) -> str:
+    """A subscription as /metrics names it: an opaque id (issue 17) unless METRICS_LABEL_NAMES."""
+    return metrics.subscription_label(name)
+
+
 def scrape() -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
     body, _ = metrics.exposition()
     return {
@@ -86,15 +91,17 @@ async def test_series_exist_at_zero_before_their_first_event(store):
         await sched.stop()
     for name in ("pre-a", "pre-b"):
         for status in ("done", "partial", "failed"):
-            assert has(found, "digestbot_runs_total", subscription=name, status=status)
-            assert value(found, "digestbot_runs_total", subscription=name, status=status) == 0
-        assert has(found, "digestbot_digests_built_total", subscription=name)
-        assert has(found, "digestbot_analysis_fallbacks_total", subscription=name)
-        assert has(found, "digestbot_run_duration_seconds_count", subscription=name, kind="daily")
-        assert has(found, "digestbot_subscription_broken", subscription=name)
-    assert has(found, "digestbot_digests_posted_total", subscription="pre-a", platform="slack")
-    assert has(found, "digestbot_digests_posted_total", subscription="pre-b", platform="discord")
+            assert has(found, "digestbot_runs_total", subscription=label(name), status=status)
+            assert value(found, "digestbot_runs_total", subscription=label(name), status=status) == 0
+        assert has(found, "digestbot_digests_built_total", subscription=label(name))
+        assert has(found, "digestbot_analysis_fallbacks_total", subscription=label(name))
+        assert has(found, "digestbot_run_duration_seconds_count", subscription=label(name), kind="daily")
+        assert has(found, "digestbot_subscription_broken", subscription=label(name))
+    assert has(found, "digestbot_digests_posted_total", subscription=label("pre-a"), platform="slack")
+    assert has(found, "digestbot_digests_posted_total", subscription=label("pre-b"), platform="discord")
     assert has(found, "digestbot_llm_tokens_total", direction="in")
+    named = {dict(lbl).get("subscription") for (_, lbl) in found}
+    assert not named & {"pre-a", "pre-b"}  # opaque ids, as every other series of theirs (issue 17)
     info = [lbl for (n, lbl) in found if n == "digestbot_build_info"]
     assert info and dict(info[0])["version"] and dict(info[0])["python"].startswith("3.")
 
@@ -112,7 +119,10 @@ async def test_run_and_llm_latency_histograms(store):
     finally:
         await sched.stop()
     count = "digestbot_run_duration_seconds_count"
-    assert value(after, count, subscription="histo") - value(before, count, subscription="histo") == 1
+    assert (
+        value(after, count, subscription=label("histo")) - value(before, count, subscription=label("histo"))
+        == 1
+    )
     llm = "digestbot_llm_call_duration_seconds_bucket"
     grew = value(after, llm, purpose="analysis", le="5.0") - value(before, llm, purpose="analysis", le="5.0")
     stayed = value(after, llm, purpose="analysis", le="2.0") - value(
@@ -144,13 +154,13 @@ async def test_healthz_is_503_while_the_last_run_failed_and_ok_once_it_succeeds(
         await sched.idle()
         failed = await healthz()
         assert failed.status_code == 503
-        assert "flaky: last run (2026-01-28) failed: GitHub is down" in failed.text
-        assert value(scrape(), "digestbot_subscription_broken", subscription="flaky") == 1
+        assert f"{label('flaky')}: last run (2026-01-28) failed: GitHub is down" in failed.text
+        assert value(scrape(), "digestbot_subscription_broken", subscription=label("flaky")) == 1
         sched.runner = Recorder()
         await sched.catch_up()  # the sweep retries the day
         await sched.idle()
         assert (await healthz()).status_code == 200
-        assert value(scrape(), "digestbot_subscription_broken", subscription="flaky") == 0
+        assert value(scrape(), "digestbot_subscription_broken", subscription=label("flaky")) == 0
     finally:
         await sched.stop()
     assert (await healthz()).status_code == 200  # no scheduler, nothing to report
@@ -174,8 +184,8 @@ async def test_healthz_is_503_when_a_digest_never_succeeded_within_its_schedule(
             "the digest of 2026-01-26 was due at 2026-01-27T09:00:00+08:00 and has not succeeded"
         )
         response = await healthz()
-        assert response.status_code == 503 and "stuck: the digest of 2026-01-26" in response.text
-        assert value(scrape(), "digestbot_subscription_broken", subscription="stuck") == 1
+        assert response.status_code == 503 and f"{label('stuck')}: the digest of 2026-01-26" in response.text
+        assert value(scrape(), "digestbot_subscription_broken", subscription=label("stuck")) == 1
     finally:
         await sched.stop(timeout=0.1)
 
@@ -222,17 +232,17 @@ async def test_the_alert_rules_of_the_deploy_guide_hold_against_a_scrape(store):
             if name == "digestbot_last_success_timestamp_seconds":
                 continue  # set by the first success by design; DigestBroken covers "never succeeded"
             # Every series an alert reads exists in the first scrape, for the subscription, at 0.
-            assert has(first, name, subscription="alerting", **wanted), (rule["alert"], name, wanted)
+            assert has(first, name, subscription=label("alerting"), **wanted), (rule["alert"], name, wanted)
     # And the failing ones fire on the second: the first failed run is an increase from a 0 sample.
     failing = {r["alert"]: r["expr"] for r in alert_rules()}
     assert (
-        value(second, "digestbot_runs_total", subscription="alerting", status="failed")
-        - value(first, "digestbot_runs_total", subscription="alerting", status="failed")
+        value(second, "digestbot_runs_total", subscription=label("alerting"), status="failed")
+        - value(first, "digestbot_runs_total", subscription=label("alerting"), status="failed")
         == 1
         and "increase(digestbot_runs_total" in failing["DigestFailing"]
     )
-    assert value(first, "digestbot_subscription_broken", subscription="alerting") == 0
-    assert value(second, "digestbot_subscription_broken", subscription="alerting") == 1
+    assert value(first, "digestbot_subscription_broken", subscription=label("alerting")) == 0
+    assert value(second, "digestbot_subscription_broken", subscription=label("alerting")) == 1
     assert "digestbot_subscription_broken" in failing["DigestBroken"]
 
 

@@ -243,14 +243,17 @@ async def test_slack_message_we_cannot_edit_is_skipped_and_a_failure_retried(sto
     slack.fail("chat.update", "internal_error")  # and Slack stumbles once on the parent's edit
     store_links(store)
     second = await day(store, DAY2)
-    with caplog.at_level(logging.INFO, logger="bot.radar"):
+    with caplog.at_level(logging.INFO, logger="bot.outbox"):
         result = await post_digest(slack_poster(slack, tmp_path), store, CHANNEL, second)
     assert result.posted[0] == "parent"  # the digest went out whatever the radar met
-    assert "can no longer be edited" in caplog.text and "will retry" in caplog.text
+    assert "can no longer be edited" in caplog.text and "could not banner" in caplog.text
     assert slack.edits == {}
+    [pending] = store.pending_work()  # the parent's banner: recorded, retried later
+    assert pending["attempts"] == 1 and "internal_error" in pending["last_error"]
     await post_digest(slack_poster(slack, tmp_path), store, CHANNEL, second)
     assert slack.edits == {parent_ts: 1}  # the transient failure was retried; the deleted card was not
     assert store.banner_record("slack", CHANNEL, card_ts, REVERT.sha)["state"] == "skipped"
+    assert store.pending_work() == []
 
 
 async def test_original_posted_elsewhere_or_never_is_left_alone(store, slack, tmp_path):
@@ -338,11 +341,12 @@ async def test_discord_message_gone_is_skipped(store, discord_fake, tmp_path, ca
     discord_fake.fail_next(
         403, {"message": "Missing Access", "code": 50001}, route="/messages/{message_id}", count=5
     )
-    with caplog.at_level(logging.INFO, logger="bot.radar"):
+    with caplog.at_level(logging.INFO, logger="bot.outbox"):
         async with open_discord_poster(settings) as poster:
             result = await post_digest(poster, store, DISCORD_CHANNEL, second)
     assert result.posted and discord_fake.edits == {}
     assert caplog.text.count("can no longer be edited") == 2
+    assert store.pending_work() == []  # given up, not retried
 
 
 def test_banner_dates_are_the_digest_zone_days():

@@ -201,3 +201,56 @@ async def test_a_rejected_token_still_stops_the_start(tmp_path):
             stop=asyncio.Event(),
             make_runtimes=lambda s, svc: [slack],
         )
+
+
+async def test_the_console_takes_the_services_notices_and_a_repost(repo, tmp_path):  # noqa: F811
+    """The console is a poster like Slack and Discord: a failed run's notice (pending work, issue 17)
+    prints once, and a re-post of a day prints its new heading instead of failing."""
+    from adapters.console import ConsoleRuntime
+    from bot.posting import post_digest
+    from tests.fakes.digests import make_digest
+
+    printed: list[str] = []
+    runtime = ConsoleRuntime(printed.append)
+    store = Store(tmp_path / "d.db")
+    store.db["subscription_seen"].insert({"name": "gone", "first_seen": "2026-01-20T00:00:00+08:00"})
+    gone = Subscription(
+        name="gone",
+        repo="acme/widgets",
+        timezone="Asia/Shanghai",
+        schedule="09:00",
+        lang="en",
+        destinations=(Destination("console", "stdout"),),
+        git_dir=tmp_path / "no-such-clone",
+    )
+    stop = asyncio.Event()
+    with time_machine.travel(datetime(2026, 1, 27, 10, 0, tzinfo=SH), tick=True):
+        task = asyncio.create_task(
+            serve(
+                Settings(digest_db=tmp_path / "d.db", digest_catchup_days=1),
+                store,
+                [gone],
+                stop=stop,
+                make_runtimes=lambda s, svc: [runtime],
+            )
+        )
+        try:
+            for _ in range(200):
+                await asyncio.sleep(0.05)
+                assert not task.done(), task.exception()
+                if any("failed" in p for p in printed):
+                    break
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 30)
+    notices = [p for p in printed if p.startswith("⚠️ The digest of acme/widgets for 2026-01-26 failed")]
+    assert len(notices) == 1, printed
+    assert store.pending_work() == []  # done, not left to retry
+
+    old = make_digest(("low", "high", "medium"), lang="en")
+    new = make_digest(("high", "high", "medium"), lang="en")
+    printed.clear()
+    await post_digest(runtime.poster, store, "stdout", old)
+    reposted = await post_digest(runtime.poster, store, "stdout", new, repost=True)
+    assert reposted.edited == ["parent"] and reposted.posted == ["card:" + new.commits[0].sha]
+    assert printed[-1].endswith(" (re-posted)") and printed[-1].startswith(printed[0])
