@@ -2,9 +2,10 @@
 PNG (matplotlib, Agg backend: no display needed).
 
 Readable in a dark and a light chat client: an opaque light card with dark text, tier colours that keep
-their contrast on it. Labels are in the roll-up's language; Chinese needs a CJK font, and CI machines
-have none, so the Noto Sans SC shipped by a PyPI package (a project dependency) is registered first and
-system CJK fonts (fontconfig's, when present) are fallbacks.
+their contrast on it. Labels are in the roll-up's language; Chinese needs a CJK font, and most servers
+and CI machines have none. The chart's Chinese words are our own closed set, so the package ships just
+their glyphs, cut from Noto Sans SC (OFL-1.1; adapters/fonts/, made by tools/cjk_subset.py): some
+20 KB instead of a font package. System CJK fonts (fontconfig's, when present) are fallbacks.
 """
 
 from __future__ import annotations
@@ -51,15 +52,21 @@ _WORDS = {
 }
 
 
-def shipped_cjk_font() -> Path | None:
-    """Noto Sans SC from the pylopdf-fonts-zh-cn wheel, when installed."""
-    try:
-        from importlib.resources import files
+SUBSET_FONT = Path(__file__).with_name("fonts") / "NotoSansSC-chart.otf"
 
-        path = Path(str(files("pylopdf_fonts_zh_cn") / "NotoSansSC-Regular.otf"))
-    except (ImportError, TypeError):
-        return None
-    return path if path.is_file() else None
+
+def chart_characters() -> set[str]:
+    """Every character beyond ASCII the chart can draw in Chinese: what the shipped font must hold."""
+    words = _WORDS["zh"]
+    texts = [v for v in words.values() if isinstance(v, str)] + list(words["days"])
+    texts += [importance_word("zh", tier).capitalize() for tier in TIERS]
+    texts += ["0123456789()·-W"]  # numbers, counts and the week label inside the Chinese strings
+    return {ch for text in texts for ch in text if not ch.isspace()}
+
+
+def shipped_cjk_font() -> Path | None:
+    """The chart's own subset of Noto Sans SC, shipped in the package."""
+    return SUBSET_FONT if SUBSET_FONT.is_file() else None
 
 
 @cache
@@ -73,7 +80,7 @@ def cjk_family() -> str | None:
     found = next((name for name in _CJK_FAMILIES if name in available), None)
     if found is None:
         log.warning(
-            "no CJK font found: Chinese chart labels will show as boxes (pip install pylopdf-fonts-zh-cn)"
+            "no CJK font found: Chinese chart labels will show as boxes (reinstall digestbot: its font is missing)"
         )
     return found
 

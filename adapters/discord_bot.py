@@ -22,7 +22,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import ExitStack, asynccontextmanager, contextmanager, suppress
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import aiohttp
@@ -30,9 +30,10 @@ import discord
 from discord import app_commands
 from discord.http import Route
 
-from analysis.errors import ConfigError, DigestError, InputError, ServiceError
+from analysis.errors import ConfigError, DigestError, InputError, ServiceError, Undeliverable
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
+from analysis.render_answer import discord_chunks
 from analysis.render_discord import (
     CONTENT_MAX,
     Message,
@@ -48,6 +49,7 @@ from analysis.render_discord import (
 )
 from analysis.render_markdown import safe_url
 from bot.chat import ChatService, CommandResult, is_question
+from bot.logs import clip
 from bot.pipeline import key_of
 from bot.posting import Posted, part_log, post_digest
 
@@ -120,7 +122,7 @@ async def login(client: discord.Client, token: str) -> None:
 
 
 def _reason(exc: discord.HTTPException) -> str:
-    text = " ".join(str(exc.text or "").split())[:200]
+    text = clip(" ".join(str(exc.text or "").split()), 200)  # masked before it is cut
     return f"HTTP {exc.status}" + (f" (code {exc.code}: {text})" if text else "")
 
 
@@ -193,6 +195,7 @@ _AMBIGUOUS = (discord.DiscordServerError, aiohttp.ClientError, OSError, TimeoutE
 
 # Discord's codes for a message the radar may not edit any more: archived or locked thread, not ours.
 UNEDITABLE_CODES = {50083, 50005, 50001, 50013, 10008, 10003}
+NOTICE_LOOKBACK = timedelta(days=7)  # how far back a keyed notice is looked for when no start is given
 
 
 class DiscordPoster:
@@ -284,15 +287,43 @@ class DiscordPoster:
 
         return await self._send_parts(channel, thread, key_of(digest), "report", len(pieces), part_message)
 
-    async def post_notice(self, channel: str, text: str) -> Posted:
-        """A notice from the service (a failed run) in the channel: plain content, no mentions."""
+    async def post_notice(
+        self, channel: str, text: str, key: str | None = None, since: float | None = None
+    ) -> Posted:
+        """A notice from the service (a failed run) in the channel: plain content, no mentions, sent like
+        every part (a nonce; with a key, one already in the channel since `since` is not sent again)."""
         target = await self._text_channel(channel)
-        first: str | None = None
-        for chunk in content_chunks(text):
-            sent = await self._call(channel, target.send(content=chunk, allowed_mentions=NO_MENTIONS))
-            first = first or str(sent.id)
+        after = (
+            datetime.fromtimestamp(since, UTC) if since is not None else datetime.now(UTC) - NOTICE_LOOKBACK
+        )
+        first: int | None = None
+        for number, chunk in enumerate(content_chunks(text)):
+            print_ = fingerprint(chunk, [], [])
+
+            async def find(p: str = print_) -> int | None:
+                return await self._find_in_channel(target, p, after)
+
+            message_id = await find() if key is not None and self.reconcile else None
+            if message_id is None:
+                message_id = await self._send(
+                    channel,
+                    target,
+                    lambda c=chunk: {"content": c, "allowed_mentions": NO_MENTIONS},
+                    nonce_of(channel, key or text, "notice", number),
+                    find,
+                )
+            first = first or message_id
         assert first is not None  # content_chunks never returns an empty list
-        return Posted(first)
+        return Posted(str(first))
+
+    async def edit_parent(self, channel: str, message_id: str, digest: Digest, banners: list[str]) -> None:
+        """A re-post: the parent's embed shows this digest now; its content (the radar banners) stays."""
+        target = await self._text_channel(channel)
+        message = target.get_partial_message(_snowflake(message_id))
+        await self._call(
+            channel,
+            message.edit(embed=discord.Embed.from_dict(parent_embed(digest)), allowed_mentions=NO_MENTIONS),
+        )
 
     # -- internals ------------------------------------------------------------------------------------
     async def _send_all(
@@ -376,6 +407,7 @@ class DiscordPoster:
                 if found is not None:
                     return found
         assert last is not None
+        self._seen.pop(str(where), None)  # what it holds is in doubt: read it afresh next time
         raise ServiceError(
             f"Discord did not confirm a message to channel {where}: {_describe(last)}"
         ) from None
@@ -590,7 +622,7 @@ class DiscordPoster:
             async with asyncio.timeout(TIMEOUT):
                 return await call
         except discord.Forbidden as exc:
-            raise ServiceError(
+            raise Undeliverable(
                 f"Discord refused access to channel {channel}: {_reason(exc)}. Invite the bot with the "
                 "permissions in docs/discord.md (View Channel, Send Messages, Embed Links, Attach Files, "
                 "Create Public Threads, Send Messages in Threads)"
@@ -598,13 +630,14 @@ class DiscordPoster:
         except discord.NotFound as exc:
             if missing_ok:
                 return None
-            raise ServiceError(f"Discord channel {channel} not found: {_reason(exc)}") from None
+            raise Undeliverable(f"Discord channel {channel} not found: {_reason(exc)}") from None
         except discord.DiscordServerError as exc:
             if ambiguous_ok:
                 raise
             raise ServiceError(f"Discord failed for channel {channel}: {_reason(exc)}") from None
         except discord.HTTPException as exc:
-            raise ServiceError(f"Discord rejected a message for channel {channel}: {_reason(exc)}") from None
+            kind = Undeliverable if exc.code in UNEDITABLE_CODES else ServiceError
+            raise kind(f"Discord rejected a message for channel {channel}: {_reason(exc)}") from None
         except (aiohttp.ClientError, OSError, TimeoutError) as exc:
             if ambiguous_ok:
                 raise
@@ -843,16 +876,18 @@ class DigestBot(discord.Client):
         try:
             async with message.channel.typing():
                 ctx.history = await self._history(message)
-                answer = await self.service.answer(ctx, question)
+                chunks = discord_chunks(await self.service.answer(ctx, question))
         except Exception as exc:
             log.exception("Discord: answering a thread question failed")
-            answer = label(
-                self.service.channel_lang(PLATFORM, str(message.channel.id)),
-                "discord_failed",
-                error=type(exc).__name__,
+            chunks = content_chunks(
+                label(
+                    self.service.channel_lang(PLATFORM, str(message.channel.id)),
+                    "discord_failed",
+                    error=type(exc).__name__,
+                )
             )
         try:
-            for number, chunk in enumerate(content_chunks(answer)):
+            for number, chunk in enumerate(chunks):
                 await message.channel.send(
                     chunk,
                     allowed_mentions=NO_MENTIONS,

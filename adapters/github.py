@@ -32,6 +32,7 @@ from analysis.followups import PastCommit
 from analysis.history import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange
 from analysis.surface import FileTexts
+from bot.logs import clip
 
 if TYPE_CHECKING:
     from bot.store import Store
@@ -801,9 +802,9 @@ def _message(response: httpx.Response) -> str:
         text = str(body.get("message", "")) if isinstance(body, dict) else ""
     except ValueError:
         text = response.text
-    text = " ".join(text.split())[:200]
+    text = clip(" ".join(text.split()), 200)  # masked before it is cut
     return text or response.reason_phrase or "no message"
 
 
 def _describe(exc: Exception) -> str:
-    return " ".join(str(exc).split())[:200] or type(exc).__name__
+    return clip(" ".join(str(exc).split()), 200) or type(exc).__name__

@@ -30,6 +30,7 @@ from pydantic import BaseModel
 
 from analysis.errors import ServiceError
 from analysis.schemas import response_format
+from bot.logs import scrub
 
 log = logging.getLogger(__name__)
 
@@ -229,20 +230,22 @@ def backoff_delay(
     return ceiling / 2 + rng() * ceiling / 2
 
 
-def _one_line(text: object, limit: int = 300) -> str:
-    flat = " ".join(str(text).split())
+def _one_line(text: object, limit: int = 300, scrub: Callable[[str], str] = lambda t: t) -> str:
+    """One line of at most `limit` characters, masked by `scrub` before it is cut: a key the server
+    echoed where the line ends leaves nothing of itself."""
+    flat = scrub(" ".join(str(text).split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def _status_detail(exc: openai.APIStatusError) -> str:
+def _status_detail(exc: openai.APIStatusError, scrub: Callable[[str], str]) -> str:
     """The server's own error message, when its body has one (OpenAI style or a bare string)."""
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
         message = inner.get("message") if isinstance(inner, dict) else inner
         if message:
-            return _one_line(message)
-    return _one_line(exc.message)
+            return _one_line(message, scrub=scrub)
+    return _one_line(exc.message, scrub=scrub)
 
 
 def _rejects(detail: str, *words: str) -> bool:
@@ -451,7 +454,7 @@ class LLMClient:
             raise retry from None
         except openai.APIConnectionError as exc:
             self._count_failure(started)
-            reason = self._scrub(_one_line(exc.__cause__ or exc))
+            reason = _one_line(exc.__cause__ or exc, scrub=self._scrub)
             raise self._failed(record, started, "connection error", reason) from None
         except openai.APIStatusError as exc:
             raise self._status_failure(exc, record, started, "response_format" in params) from None
@@ -513,7 +516,7 @@ class LLMClient:
                 return {}
             content = await self._client.files.content(job.output_file_id)
         except (openai.APIError, ValueError) as exc:
-            log.warning("LLM batch failed (%s): the calls go live", self._scrub(_one_line(exc)))
+            log.warning("LLM batch failed (%s): the calls go live", _one_line(exc, scrub=self._scrub))
             return {}
         by_id = {r.custom_id: r for r in requests}
         replies: dict[str, ChatReply] = {}
@@ -581,7 +584,7 @@ class LLMClient:
         self, exc: openai.APIStatusError, record: dict[str, Any], started: float, sent_schema: bool
     ) -> Exception:
         status = exc.status_code
-        detail = self._scrub(_status_detail(exc))
+        detail = _status_detail(exc, self._scrub)
         outcome = f"http {status}"
         if status in (400, 422) and self._adapt(detail, sent_schema):
             self._log(record, started, outcome=outcome, error=f"parameter rejected, resending: {detail}")
@@ -608,8 +611,10 @@ class LLMClient:
         return LLMError(f"LLM {self.model} at {self.where} answered {status}: {detail}", outcome=outcome)
 
     def _scrub(self, text: str) -> str:
-        """Server messages sometimes echo the key they were sent (401s): never pass it on."""
-        return text.replace(self._secret, "***") if self._secret else text
+        """Server messages sometimes echo the key they were sent (401s): never pass it on, nor any
+        configured secret (bot.logs.scrub also masks what is left of one cut elsewhere)."""
+        text = scrub(text)
+        return scrub(text, [self._secret]) if self._secret else text
 
     def _adapt(self, detail: str, sent_schema: bool) -> bool:
         """Learn from a 400 that names a parameter this server does not take. True when the request

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, time
+from datetime import UTC, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -23,6 +23,7 @@ from aiohttp import web
 from pydantic import SecretStr
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
@@ -35,9 +36,11 @@ from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack_http import front_door_app, http_runner
-from analysis.errors import ConfigError, DigestError, ServiceError
+from analysis.errors import ConfigError, DigestError, ServiceError, Undeliverable
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
+from analysis.questions import question_lang
+from analysis.render_answer import slack_messages
 from analysis.render_markdown import safe_url
 from analysis.render_slack import (
     Message,
@@ -55,13 +58,12 @@ from bot.chat import (
     CommandResult,
     ThreadContext,
     is_question,
-    question_lang,
     usage,
 )
-from bot.metrics import metrics_handler
+from bot.listener import GuardedSite
+from bot.metrics import public_healthz_handler
 from bot.pipeline import key_of
 from bot.posting import Posted, part_log, post_digest
-from bot.qa import stored_answer
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,7 @@ AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked"
 # Errors that mean "the bot cannot post here" rather than a fault: told to the user as such.
 CHANNEL_ERRORS = {"not_in_channel", "channel_not_found", "is_archived", "restricted_action"}
 HISTORY_LIMIT = 20  # earlier thread messages handed to the answerer
+NOTICE_LOOKBACK = 7 * 86400  # seconds back a keyed notice is looked for when no start is given
 # Methods that create something: a blind retry after Slack accepted one would post it twice.
 WRITES = frozenset({"chat.postMessage", "files.completeUploadExternal"})
 
@@ -168,6 +171,20 @@ class SlackError(ServiceError):
         self.ambiguous = ambiguous  # the request may have been carried out: look before doing it again
 
 
+class SlackRefused(SlackError, Undeliverable):
+    """Slack says this can never succeed here (message or channel gone, not editable, no access)."""
+
+
+# Answers that no retry can change: work meeting one is given up (bot/outbox.py).
+PERMANENT = CHANNEL_ERRORS | {
+    "message_not_found",
+    "cant_update_message",
+    "edit_window_closed",
+    "thread_not_found",
+    "missing_scope",
+}
+
+
 def _slack_error(method: str, code: str, channel: str | None = None) -> DigestError:
     where = f" {channel}" if channel else ""
     if code in AUTH_ERRORS:
@@ -179,7 +196,8 @@ def _slack_error(method: str, code: str, channel: str | None = None) -> DigestEr
         "missing_scope": "the Slack app lacks a scope: update it from manifest.yml and reinstall it",
         "ratelimited": "Slack kept rate-limiting us after several retries: try again later",
     }
-    return SlackError(method, code, f"Slack {method} failed: {hints.get(code, code)}")
+    kind = SlackRefused if code in PERMANENT else SlackError
+    return kind(method, code, f"Slack {method} failed: {hints.get(code, code)}")
 
 
 async def _call(method: str, call: Awaitable[Any], channel: str | None = None) -> Any:
@@ -271,7 +289,7 @@ class SlackPoster:
         progress = part_log()
         found = progress.done.get(0) if progress else None
         if not found and self.reconcile:
-            found = await self._find_parent(channel, key, oldest)
+            found = await self._find_top(channel, key, "parent", oldest)
         if found:
             log.info("parent of %s already in %s (ts %s): not posted again", key, channel, found)
             return Posted(found, found)
@@ -279,7 +297,7 @@ class SlackPoster:
             channel,
             parent_message(digest),
             metadata=_metadata(key, "parent", 0, 1),
-            find=lambda: self._find_parent(channel, key, oldest),
+            find=lambda: self._find_top(channel, key, "parent", oldest, strict=True),
         )
         if progress:
             progress.record(0, ts)
@@ -302,36 +320,31 @@ class SlackPoster:
     async def post_report(
         self, channel: str, thread: str, digest: Digest, filename: str, markdown: str
     ) -> Posted:
-        known = await self._thread(channel, thread) if self.reconcile else _Thread()
-        if filename in known.files:
-            return Posted(known.files[filename], thread)
-        for attempt in range(2):
-            try:
-                response = await _call(
-                    "files.completeUploadExternal",
-                    self.client.files_upload_v2(
-                        channel=channel,
-                        thread_ts=thread,
-                        filename=filename,
-                        title=filename,
-                        content=markdown.encode("utf-8"),  # bytes: UTF-8 whatever the locale
-                        initial_comment=f"📄 {label(digest.lang, 'full_report')}",
-                    ),
-                    channel,
-                )
-                break
-            except SlackError as exc:
-                if not (exc.ambiguous and self.reconcile) or attempt:
-                    raise
-                log.warning(
-                    "Slack: no confirmation for %s in %s (%s): checking the thread", filename, channel, exc
-                )
-                known = await self._thread(channel, thread, fresh=True)
-                if filename in known.files:
-                    return Posted(known.files[filename], thread)
-        file_id = str(response["files"][0]["id"])
-        known.files[filename] = file_id
+        file_id = await self._upload(
+            channel,
+            thread,
+            filename,
+            markdown.encode("utf-8"),  # bytes: UTF-8 whatever the locale
+            initial_comment=f"📄 {label(digest.lang, 'full_report')}",
+        )
         return Posted(file_id, thread)
+
+    async def edit_parent(self, channel: str, message_id: str, digest: Digest, banners: list[str]) -> None:
+        """A re-post: the parent shows this digest now, under the radar banners it carried."""
+        message = parent_message(digest)
+        blocks = [_banner_block(b) for b in reversed(banners)] + list(message.get("blocks") or [])
+        text = "\n".join([*reversed(banners), str(message.get("text") or "")])
+        await _call(
+            "chat.update",
+            self.client.chat_update(
+                channel=channel,
+                ts=message_id,
+                text=text,
+                blocks=blocks,
+                metadata=_metadata(key_of(digest), "parent", 0, 1),  # still found by a later post
+            ),
+            channel,
+        )
 
     # -- beyond the protocol --------------------------------------------------------------------------
     async def post_standalone_card(
@@ -374,7 +387,11 @@ class SlackPoster:
             "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": body}}],
         }
         ts = await self._post(
-            channel, message, thread=thread, metadata=_metadata(key, "reply", 0, 1) if key else None
+            channel,
+            message,
+            thread=thread,
+            metadata=_metadata(key, "reply", 0, 1) if key else None,
+            find=(lambda: self._find_part(channel, thread, key, "reply", 0)) if key else None,
         )
         if key:
             known.items.setdefault((key, "reply"), _Item(1)).ts[0] = ts
@@ -389,7 +406,7 @@ class SlackPoster:
         key = weekly_key(week)
         monday = week.days[0][0]  # the roll-up is posted after its week began: never older
         oldest = datetime.combine(monday, time(), ZoneInfo(week.timezone)).timestamp()
-        found = await self._find_parent(channel, key, oldest) if self.reconcile else None
+        found = await self._find_top(channel, key, "parent", oldest) if self.reconcile else None
         if found:
             return found, found
         messages = text_messages("\n".join(weekly_summary(week)))
@@ -403,26 +420,72 @@ class SlackPoster:
 
     async def post_chart(self, channel: str, thread: str, week: Any, filename: str, png: bytes) -> str:
         """The chart PNG into the roll-up's thread (files upload v2), once per file name."""
+        return await self._upload(channel, thread, filename, png)
+
+    async def post_notice(
+        self, channel: str, text: str, key: str | None = None, since: float | None = None
+    ) -> Posted:
+        """A notice from the service (a failed run) in the channel, escaped like any text. With a key it
+        carries it (metadata), and one already in the channel since `since` is not posted again."""
+        messages = text_messages(text)
+        if key is None:
+            return Posted((await self.post_messages(channel, messages))[0])
+        oldest = since if since is not None else datetime.now(UTC).timestamp() - NOTICE_LOOKBACK
+
+        async def find(strict: bool = True) -> str | None:
+            return await self._find_top(channel, key, "notice", oldest, strict=strict)
+
+        found = await find(strict=False) if self.reconcile else None
+        if found:
+            return Posted(found)
+        first = await self._post(
+            channel, messages[0], metadata=_metadata(key, "notice", 0, len(messages)), find=find
+        )
+        for part, message in enumerate(messages[1:], start=1):
+            await self._post(channel, message, metadata=_metadata(key, "notice", part, len(messages)))
+        return Posted(first)
+
+    # -- internals ------------------------------------------------------------------------------------
+    async def _upload(self, channel: str, thread: str, filename: str, content: bytes, **extra: Any) -> str:
+        """A file into a thread once per name: the thread is looked at before the upload, and again
+        when Slack's answer is lost (it may have taken the file); a thread whose state is in doubt
+        after a failure is read afresh next time, not taken from memory."""
         known = await self._thread(channel, thread) if self.reconcile else _Thread()
         if filename in known.files:
             return known.files[filename]
-        response = await _call(
-            "files.completeUploadExternal",
-            self.client.files_upload_v2(
-                channel=channel, thread_ts=thread, filename=filename, title=filename, content=png
-            ),
-            channel,
-        )
+        for attempt in range(2):
+            try:
+                response = await _call(
+                    "files.completeUploadExternal",
+                    self.client.files_upload_v2(
+                        channel=channel,
+                        thread_ts=thread,
+                        filename=filename,
+                        title=filename,
+                        content=content,
+                        **extra,
+                    ),
+                    channel,
+                )
+                break
+            except SlackError as exc:
+                if exc.ambiguous:
+                    self._threads.pop((channel, thread), None)
+                if not (exc.ambiguous and self.reconcile) or attempt:
+                    raise
+                log.warning(
+                    "Slack: no confirmation for %s in %s (%s): checking the thread", filename, channel, exc
+                )
+                try:
+                    known = await self._thread(channel, thread, fresh=True, strict=True)
+                except DigestError:  # cannot look: uploading again could give a second file
+                    raise exc from None
+                if filename in known.files:
+                    return known.files[filename]
         file_id = str(response["files"][0]["id"])
         known.files[filename] = file_id
         return file_id
 
-    async def post_notice(self, channel: str, text: str) -> Posted:
-        """A notice from the service (a failed run) in the channel, escaped like any text."""
-        stamps = await self.post_messages(channel, text_messages(text))
-        return Posted(stamps[0])
-
-    # -- internals ------------------------------------------------------------------------------------
     async def _post_item(
         self, channel: str, thread: str, key: str, item: str, messages: list[Message]
     ) -> Posted:
@@ -450,7 +513,7 @@ class SlackPoster:
         return Posted(stamps[0], thread)
 
     async def _find_part(self, channel: str, thread: str, key: str, item: str, part: int) -> str | None:
-        known = await self._thread(channel, thread, fresh=True)
+        known = await self._thread(channel, thread, fresh=True, strict=True)
         found = known.items.get((key, item))
         return found.ts.get(part) if found else None
 
@@ -475,17 +538,25 @@ class SlackPoster:
                 response = await _call("chat.postMessage", self.client.chat_postMessage(**args), channel)
                 return str(response["ts"])
             except SlackError as exc:
+                if exc.ambiguous and thread:  # what the thread holds is in doubt: read it afresh next time
+                    self._threads.pop((channel, thread), None)
                 if not exc.ambiguous or find is None or not self.reconcile or attempt:
                     raise
                 log.warning("Slack: no confirmation for a message in %s (%s): checking", channel, exc)
-                found = await find()
+                try:
+                    found = await find()
+                except DigestError:  # cannot look: posting again could post it twice
+                    raise exc from None
                 if found:
                     return found
         raise AssertionError("unreachable")
 
-    async def _find_parent(self, channel: str, key: str, oldest: float) -> str | None:
-        """Our parent of this digest in the channel, paging back to `oldest` (bounded by time, not by
-        count: a busy channel may hold thousands of messages since)."""
+    async def _find_top(
+        self, channel: str, key: str, item: str, oldest: float, *, strict: bool = False
+    ) -> str | None:
+        """Our top-level message of this item (a digest's or a week's parent, a notice) in the channel,
+        paging back to `oldest` (bounded by time, not by count: a busy channel may hold thousands of
+        messages since). strict: a channel that cannot be read raises instead of answering "none"."""
         cursor: str | None = None
         while True:
             try:
@@ -501,18 +572,21 @@ class SlackPoster:
                     channel,
                 )
             except DigestError as exc:
+                if strict:
+                    raise
                 log.warning("cannot look for an earlier parent in %s: %s", channel, exc)
                 return None
             for message in response.get("messages") or []:
                 payload = self._payload(message)
-                if payload and payload.get("key") == key and payload.get("item") == "parent":
+                if payload and payload.get("key") == key and payload.get("item") == item:
                     return str(message["ts"])
             cursor = (response.get("response_metadata") or {}).get("next_cursor")
             if not response.get("has_more") or not cursor:
                 return None
 
-    async def _thread(self, channel: str, thread: str, fresh: bool = False) -> _Thread:
-        """Our items in a thread: remembered, else read once from conversations.replies."""
+    async def _thread(self, channel: str, thread: str, fresh: bool = False, strict: bool = False) -> _Thread:
+        """Our items in a thread: remembered, else read once from conversations.replies. strict: a
+        thread that cannot be read raises instead of looking empty."""
         cached = self._threads.get((channel, thread))
         if cached is not None and not fresh:
             self._threads.move_to_end((channel, thread))
@@ -522,6 +596,8 @@ class SlackPoster:
             async for message in self._replies(channel, thread):
                 self._learn(known, message)
         except DigestError as exc:  # no history scope, say: post without reconciling, don't remember
+            if strict:
+                raise
             log.warning(
                 "cannot read thread %s in %s to resume (%s): posting what the store lacks",
                 thread,
@@ -610,7 +686,7 @@ async def add_banner(poster: SlackPoster, channel: str, message_id: str, text: s
                 "Slack message %s in %s has %d blocks: no room for a banner", message_id, channel, len(blocks)
             )
             return False
-        banner = {"type": "section", "text": {"type": "mrkdwn", "text": escape(text)}}
+        banner = _banner_block(text)
         fallback = f"{text}\n{current.get('text') or ''}".strip()
         await _call(
             "chat.update",
@@ -624,6 +700,10 @@ async def add_banner(poster: SlackPoster, channel: str, message_id: str, text: s
         if exc.code in UNEDITABLE:
             return False
         raise
+
+
+def _banner_block(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": escape(text)}}
 
 
 async def _find_message(poster: SlackPoster, channel: str, ts: str) -> dict[str, Any] | None:
@@ -844,13 +924,14 @@ class SlackBot:
         """Answer in the thread: grounded when it is one of ours, "I don't know which digest" when not."""
         channel, thread = event["channel"], event.get("thread_ts") or event["ts"]
         question = event.get("text", "").replace(f"<@{me}>", " ").strip() if me else event.get("text", "")
-        if ctx is None:
-            lang = question_lang(question)
-            text = stored_answer(ThreadContext(), lang) if event.get("thread_ts") else usage(lang)
+        question = _unescape(question)
+        if ctx is None and not event.get("thread_ts"):  # a mention outside any thread: how to use us
+            messages = text_messages(usage(question_lang(question)))
         else:
-            ctx.history = await self._history(channel, thread, event["ts"], me)
-            text = await self.service.answer(ctx, question)
-        await self.poster.post_messages(channel, text_messages(text), thread=thread)
+            if ctx is not None:
+                ctx.history = await self._history(channel, thread, event["ts"], me)
+            messages = slack_messages(await self.service.answer(ctx, question))
+        await self.poster.post_messages(channel, messages, thread=thread)
 
     async def _history(
         self, channel: str, thread: str, current: str, me: str | None
@@ -882,6 +963,19 @@ class DigestApp(AsyncApp):
     bot: SlackBot
 
 
+class _OurClientWins(logging.Filter):
+    """Bolt reads SLACK_BOT_TOKEN from the environment by itself and, given our client too (the one with
+    SLACK_API_URL and the safe retry handlers), warns on every start that the token is unused. That is
+    the intended outcome, not a problem: only this one message is dropped."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != warning_client_prioritized_and_token_skipped()
+
+
+_BOLT_LOG = logging.getLogger("slack_bolt.AsyncApp")  # the logger AsyncApp warns on (get_bolt_logger)
+_BOLT_LOG.addFilter(_OurClientWins())
+
+
 def build_app(settings: Settings, service: ChatService, client: AsyncWebClient | None = None) -> DigestApp:
     """The Bolt app: `/digest`, thread replies and mentions. HTTP requests must carry a valid
     signature (SLACK_SIGNING_SECRET; Bolt answers 401 otherwise); Socket Mode needs none."""
@@ -902,16 +996,12 @@ def build_app(settings: Settings, service: ChatService, client: AsyncWebClient |
 
 def web_app(app: AsyncApp, signing_secret: str) -> web.Application:
     """The aiohttp application of HTTP mode: Slack's request URL is /slack/events, behind a front door
-    that authenticates before parsing (adapters/slack_http.py); /healthz for probes and /metrics for
-    Prometheus."""
+    that authenticates before parsing (adapters/slack_http.py); /healthz for probes (its status only,
+    no subscription named). /metrics is not here: this port faces the internet, metrics are served on
+    METRICS_HOST:METRICS_PORT only."""
     application = front_door_app(app, signing_secret, EVENTS_PATH)
-    application.router.add_get("/healthz", _healthz)
-    application.router.add_get("/metrics", metrics_handler)
+    application.router.add_get("/healthz", public_healthz_handler)
     return application
-
-
-async def _healthz(request: web.Request) -> web.Response:
-    return web.Response(text="ok")
 
 
 # --- the runtime -----------------------------------------------------------------------------------
@@ -985,7 +1075,7 @@ class SlackRuntime:
         self._runner = http_runner(web_app(self.app, _secret(self.settings.slack_signing_secret) or ""))
         await self._runner.setup()
         try:
-            await web.TCPSite(self._runner, self.host, self.port).start()
+            await GuardedSite(self._runner, self.host, self.port).start()
         except OSError as exc:
             raise ConfigError(
                 f"cannot listen on {self.host}:{self.port} (SLACK_PORT): {exc.strerror}"

@@ -21,6 +21,8 @@ from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 
+from bot.listener import guarded_runner
+
 log = logging.getLogger(__name__)
 
 # Slack refuses requests older than 5 minutes (its signing docs); a replay inside that window would
@@ -31,7 +33,6 @@ BODY_TIMEOUT = 10.0
 # Headers of a new or kept-alive connection must arrive within this (aiohttp's keep-alive timer,
 # which also closes a connection whose request line or headers stall).
 HEADER_TIMEOUT = 15.0
-LINGER = 1.0
 MAX_BODY = 1024 * 1024  # Slack's payloads are a few KB; aiohttp refuses more with 413
 
 
@@ -156,6 +157,6 @@ def front_door_app(app: AsyncApp, signing_secret: str, path: str) -> web.Applica
 
 
 def http_runner(web_app: web.Application) -> web.AppRunner:
-    """An AppRunner whose connections must deliver their headers within HEADER_TIMEOUT."""
-    # lingering_time: how long aiohttp drains an unread body after answering (10 s by default).
-    return web.AppRunner(web_app, access_log=None, keepalive_timeout=HEADER_TIMEOUT, lingering_time=LINGER)
+    """An AppRunner whose connections must deliver their headers within HEADER_TIMEOUT (served through
+    bot.listener.GuardedSite: capped connections, accept back-off)."""
+    return guarded_runner(web_app, HEADER_TIMEOUT)

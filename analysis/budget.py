@@ -474,3 +474,45 @@ def _truncate_groups(head: str, groups: list[tuple[str, int]], unlisted: int, ma
         tail = f" ({unlisted} of them not listed by the source)" if unlisted else ""
         lines.append(f"… and {remaining} more files in {more_folders} more folders{tail}")
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# A conversation's turns
+# --------------------------------------------------------------------------------------------
+
+TURN_MAX_TOKENS = 400  # one earlier message (a digest card can be long) keeps at most this much
+
+
+def fit_turns(
+    turns: list[tuple[str, str]], budget_tokens: int, turn_max: int = TURN_MAX_TOKENS
+) -> list[tuple[str, str]]:
+    """The most recent turns, oldest first, whose text fits `budget_tokens`: newest first until the
+    next would not fit; a long turn is cut to its first `turn_max` tokens at a line or word break."""
+    kept: list[tuple[str, str]] = []
+    used = 0
+    for who, text in reversed(turns):
+        text = _clip(text.strip(), turn_max)
+        cost = estimate_tokens(f"{who}: {text}") + 1
+        if not text or used + cost > budget_tokens:
+            if text:
+                break
+            continue
+        kept.append((who, text))
+        used += cost
+    kept.reverse()
+    return kept
+
+
+def _clip(text: str, max_tokens: int) -> str:
+    if estimate_tokens(text) <= max_tokens:
+        return text
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits, with room for the mark
+        mid = (lo + hi + 1) // 2
+        if estimate_tokens(text[:mid] + " …") <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    head = text[:lo]
+    cut = max(head.rfind("\n"), head.rfind(" "))
+    return (head[:cut] if cut > lo // 2 else head).rstrip() + " …"

@@ -32,3 +32,8 @@ class RateLimited(SourceError):
 
 class ServiceError(DigestError):
     """A chat or LLM service failed after retries."""
+
+
+class Undeliverable(ServiceError):
+    """The platform says this can never succeed (the message is gone, too old to edit, no permission):
+    work that meets it is given up, not retried."""

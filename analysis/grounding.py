@@ -107,13 +107,21 @@ def _figures(text: str) -> set[tuple[str, str]]:
 
 
 def _evidence(commit: Commit, extra: str = "") -> _Evidence:
+    return evidence_of([commit], extra)
+
+
+def evidence_of(commits: Iterable[Commit], extra: str = "") -> _Evidence:
+    """What a set of commits holds (a thread answer may cite any commit of its day), plus `extra`."""
+    commits = list(commits)
     paths: set[str] = set()
-    for f in commit.files:
+    for f in (f for c in commits for f in c.files):
         paths.add(f.path.lower())
         if f.previous_path:
             paths.add(f.previous_path.lower())
     dirs = {p.rsplit("/", k)[0] for p in paths for k in range(1, p.count("/") + 1)}
-    source = "\n".join([commit.message, extra, *(f.patch or "" for f in commit.files)])
+    source = "\n".join(
+        [extra, *(c.message for c in commits), *(f.patch or "" for c in commits for f in c.files)]
+    )
     return _Evidence(
         paths=frozenset(paths),
         basenames=frozenset(p.rsplit("/", 1)[-1] for p in paths),
@@ -189,7 +197,7 @@ def unsupported_items(text: str, ev: _Evidence) -> list[str]:
 _SENTENCE_END = re.compile(r"(?<=[。！？；;!?])|(?<=\.)(?=\s)|(?<=\n)")
 
 
-def _sentences(text: str) -> list[str]:
+def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s]
 
 
@@ -209,7 +217,7 @@ class _Grounder:
     def prose(self, text: str) -> str:
         """Text without the sentences that cite something unsupported; "unknown" if nothing is left."""
         kept: list[str] = []
-        for sentence in _sentences(_clean(text)):
+        for sentence in sentences(_clean(text)):
             bad = unsupported_items(sentence, self.ev)
             if bad:
                 self.cited.extend(bad)

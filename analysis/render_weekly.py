@@ -30,6 +30,7 @@ _WORDS = {
         "high": "高",
         "followed_up": "被回滚或修复",
         "no_areas": "本周没有高重要度或被后续修正的变更。",
+        "followed_until": "「被回滚或修复」统计截至 {until} 落地的后续提交。",
         "followups": "🔁 本周后续修正",
         "no_followups": "本周没有提交回滚或修复跟进更早的提交。",
         "score_revert": "本周 {n} 个回滚；其中 {flagged} 个原提交我们曾评为中或高（{high} 个为高）。",
@@ -60,6 +61,7 @@ _WORDS = {
         "high": "High",
         "followed_up": "Reverted or fixed",
         "no_areas": "No high-importance or followed-up change this week.",
+        "followed_until": "“Reverted or fixed” counts the follow-ups landed up to {until}.",
         "followups": "🔁 Follow-ups this week",
         "no_followups": "No commit this week reverted or fixed forward an earlier one.",
         "score_revert": "{n} reverted this week; we had ranked {flagged} of them medium or high ({high} high).",
@@ -157,6 +159,9 @@ def _areas_table(week: Week) -> str:
     rows = ["| " + " | ".join(head) + " |", "|---|---|---|---|"]
     for area in week.areas:
         rows.append(f"| {cell(area.path)} | {area.commits} | {area.high} | {area.followed_up} |")
+    if week.followed_up_until is not None:
+        until = week.followed_up_until.strftime("%Y-%m-%d %H:%M")
+        rows += ["", word(lang, "followed_until", until=until)]
     return "\n".join(rows)
 
 
@@ -235,6 +240,11 @@ def render_weekly_json(week: Week, chart: str | None = None) -> dict[str, Any]:
             {"path": a.path, "commits": a.commits, "high": a.high, "followed_up": a.followed_up}
             for a in week.areas
         ],
+        "followed_up_until": (
+            week.followed_up_until.astimezone(tz).isoformat(timespec="seconds")
+            if week.followed_up_until
+            else None
+        ),
         "llm": {
             "calls": week.usage.calls,
             "tokens_in": week.usage.tokens_in,

@@ -80,7 +80,7 @@ class Area:
     path: str
     commits: int
     high: int
-    followed_up: int  # changes of the week here that a later commit (so far) reverted or fixed
+    followed_up: int  # changes of the week here reverted or fixed by Week.followed_up_until
 
 
 @dataclass(slots=True)
@@ -106,6 +106,8 @@ class Week:
     usage: Usage = field(default_factory=Usage)
     analyzers: list[str] = field(default_factory=list)
     filtered_out: int = 0
+    # Areas' "reverted or fixed" counts the follow-ups landed before this moment (the history read).
+    followed_up_until: datetime | None = None
 
     @property
     def label(self) -> str:
@@ -136,9 +138,10 @@ def summarize(
     week: int,
     usage: Usage,
     generated_at: datetime,
+    followed_up_until: datetime | None = None,
 ) -> Week:
     """The week from its seven digests (Monday first). `followed_up`: shas of the week's commits that
-    some later commit reverted or fixed, as known now."""
+    a later commit landed before `followed_up_until` reverted or fixed."""
     if len(digests) != 7:
         raise ValueError(f"a week has 7 digests, got {len(digests)}")
     first = digests[0]
@@ -169,4 +172,5 @@ def summarize(
         usage=usage,
         analyzers=sorted({a for d in digests for a in d.analyzers}),
         filtered_out=sum(d.filtered_out for d in digests),
+        followed_up_until=followed_up_until,
     )

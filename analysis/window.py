@@ -42,6 +42,17 @@ def _first_instant(day: date, tz: ZoneInfo) -> datetime:
     return local.astimezone(ZoneInfo("UTC")).astimezone(tz)
 
 
+def refuse_future(day: date, tz: ZoneInfo, now: datetime | None = None, what: str | None = None) -> date:
+    """day, unless it has not begun yet in tz: a digest of the future would be an empty report that
+    looks like a quiet day. what: how the message names it (default "date YYYY-MM-DD")."""
+    today = (now or datetime.now(tz)).astimezone(tz).date()
+    if day > today:
+        raise InputError(
+            f"{what or 'date ' + day.isoformat()} is in the future (today in {tz.key} is {today.isoformat()})"
+        )
+    return day
+
+
 def yesterday(tz: ZoneInfo, now: datetime | None = None) -> date:
     current = (now or datetime.now(tz)).astimezone(tz)
     return current.date() - timedelta(days=1)

@@ -2,6 +2,7 @@
 Discord servers on 127.0.0.1 (tests/fakes, real HTTP). Target: 0 duplicates and 0 missing.
 
     python bench/bench_chaos.py [--git-dir /tmp/vllm.git --date 2025-12-16] [--kill-at 1 2 3 6]
+    python bench/bench_chaos.py --part service [--connections 1100 --nofile 1024] [--code DIR]
 
 A day is read from a local clone (--git-dir; without one, a synthetic repository is built) and
 analysed once by the heuristic into a base database; every scenario starts from a copy of it, in a
@@ -18,6 +19,10 @@ channel of its own, and is compared with a clean post of the same digest (the re
 A message's signature is what it shows (text, blocks or embeds without timestamps, file names, top
 level or in a thread); Discord threads count as items too. Duplicates = signatures seen more often
 than in the reference, missing = less often. Plain-text output; no network beyond 127.0.0.1.
+
+`--part service` runs the service's own scenarios (bench/chaos_service.py: `digestbot run` under
+faults, two services on one database, a slow flood under a descriptor limit, partial secrets);
+`--code DIR` runs the subprocesses from another checkout of digestbot (the figures before a change).
 """
 
 from __future__ import annotations
@@ -73,7 +78,7 @@ def synthetic_repo(work: Path) -> tuple[Path, str]:
 
 
 class Chaos:
-    def __init__(self, work: Path, git_dir: Path, day: str):
+    def __init__(self, work: Path, git_dir: Path, day: str, code: Path = ROOT):
         self.work, self.git_dir, self.day = work, git_dir, day
         self.slack = FakeSlack().start()
         self.discord = FakeDiscord().start()
@@ -81,7 +86,7 @@ class Chaos:
         self.env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": str(work),
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": str(code),
             "SLACK_BOT_TOKEN": self.slack.token,
             "SLACK_API_URL": self.slack.api_url,
             "DISCORD_BOT_TOKEN": self.discord.token,
@@ -237,14 +242,31 @@ def main() -> None:
     parser.add_argument("--date", default="2025-12-16", help="a day in the clone (Asia/Shanghai)")
     parser.add_argument("--kill-at", type=int, nargs="+", default=[1, 2, 3, 6])
     parser.add_argument("--latency", type=float, default=0.1, help="seconds per call while two posts race")
+    parser.add_argument("--part", choices=["post", "service", "all"], default="all")
+    parser.add_argument("--only", nargs="*", help="service scenarios whose names start with these words")
+    parser.add_argument("--connections", type=int, default=1100, help="slow connections of the flood")
+    parser.add_argument("--nofile", type=int, default=1024, help="descriptor limit of the flooded service")
+    parser.add_argument("--code", type=Path, default=ROOT, help="the digestbot checkout the subprocesses run")
     args = parser.parse_args()
+    if args.part in ("post", "all"):
+        post_part(args)
+    if args.part in ("service", "all"):
+        from bench.chaos_service import run
 
+        work = Path(tempfile.mkdtemp(prefix="digestbot-chaos-service-"))
+        try:
+            run(work, args.code.resolve(), args.connections, args.nofile, set(args.only or ()))
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def post_part(args: argparse.Namespace) -> None:
     work = Path(tempfile.mkdtemp(prefix="digestbot-chaos-"))
     git_dir, day = args.git_dir, args.date
     if not (git_dir / "HEAD").exists():
         print(f"{git_dir} not found: using a synthetic repository")
         git_dir, day = synthetic_repo(work)
-    chaos = Chaos(work, git_dir, day)
+    chaos = Chaos(work, git_dir, day, args.code.resolve())
     outcomes: list[Outcome] = []
     try:
         print(f"day {day} from {git_dir}; analysed once in {chaos.prepare_seconds:.1f} s")

@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
+from analysis.answers import Answer
 from analysis.errors import DigestError, InputError
 from analysis.models import Analysis, Commit, Digest
 from bot.logs import scrub, secrets_of
@@ -96,7 +97,7 @@ def _parse_subscribe(args: list[str]) -> ChatCommand:
 
 _QUESTION = re.compile(
     r"[?？]|\b(what|why|how|which|who|when|where|should|could|would|can|does|do|is|are|will|risk\w*)\b"
-    r"|什么|为什么|为何|怎么|怎样|如何|哪|吗|呢|是否|有没有|风险|影响",
+    r"|什么|为什么|为何|怎么|怎样|如何|哪|吗|呢|是否|有没有|风险|影响|多少|几个",
     re.IGNORECASE,
 )
 
@@ -104,11 +105,6 @@ _QUESTION = re.compile(
 def is_question(text: str) -> bool:
     """A reply worth an answer when nobody mentioned the bot: a question, not "thanks!" or "+1"."""
     return bool(_QUESTION.search(text))
-
-
-def question_lang(text: str) -> str:
-    """Answer in the asker's language: any CJK ideograph means Chinese."""
-    return "zh" if re.search(r"[\u4e00-\u9fff]", text) else "en"
 
 
 @dataclass(slots=True)
@@ -132,6 +128,9 @@ class ThreadContext:
     commit: Commit | None = None
     analysis: Analysis | None = None
     history: list[tuple[str, str]] = field(default_factory=list)  # (speaker, text), oldest first
+    platform: str = ""
+    thread: str = ""  # the thread's id on its platform: the conversation's focus is kept per thread
+    replied: bool = False  # the question replies to a card: that card's commit is named
 
 
 class ChatService:
@@ -154,6 +153,10 @@ class ChatService:
         self._analyzer = analyzer
         self._answerer = answerer
         self.subscriptions = Registry(store)  # the service replaces it with one that knows the config file
+        from bot.qa import ThreadLimiter
+
+        self.qa_limiter = ThreadLimiter(settings.qa_calls_per_minute)  # model calls per thread and minute
+        _ = self.answerer  # made now, at start: the first question must not wait for the client's import
 
     # -- wiring ---------------------------------------------------------------------------------
     def source(self, repo: str):
@@ -326,7 +329,7 @@ class ChatService:
         )
         if post is None:
             return None
-        ctx = ThreadContext()
+        ctx = ThreadContext(platform=platform, thread=thread_id)
         key: str = post["digest_key"]
         if key.startswith("card:"):  # a standalone /digest <sha> card: "card:owner/name@sha/lang"
             repo, rest = key.removeprefix("card:").split("@", 1)
@@ -344,33 +347,24 @@ class ChatService:
             sha = item.removeprefix("card:")
             ctx.commit = next((c for c in ctx.digest.commits if c.sha == sha), None)
             ctx.analysis = ctx.digest.analyses.get(sha)
+            ctx.replied = ctx.commit is not None
         return _with_followups(self.store, ctx)
-
-    def focus(self, ctx: ThreadContext, question: str) -> ThreadContext:
-        """In a day thread, a question naming a commit (short SHA, #PR) is about that commit."""
-        if ctx.commit is not None or ctx.digest is None:
-            return ctx
-        words = set(re.findall(r"#?\w+", question.lower()))
-        for commit in ctx.digest.commits:
-            pr = commit.pr_number
-            if (pr and f"#{pr}" in words) or any(len(w) >= 7 and commit.sha.startswith(w) for w in words):
-                ctx.commit, ctx.analysis = commit, ctx.digest.analyses.get(commit.sha)
-                break
-        return ctx
 
     @property
     def answerer(self):
-        """The LLM answerer when a model is configured; None: answers come from the stored analysis."""
+        """The LLM answerer when a model is configured; None: questions the data cannot answer get a
+        note saying what the bot can answer."""
         if self._answerer is None and self.settings.llm_configured:
             from bot.qa_llm import LLMAnswerer
 
             self._answerer = LLMAnswerer.from_settings(self.settings, self.store)
         return self._answerer
 
-    async def answer(self, ctx: ThreadContext, question: str) -> str:
+    async def answer(self, ctx: ThreadContext | None, question: str) -> Answer:
+        """The answer to a thread question (bot/qa.py); ctx None: a thread that is not ours."""
         from bot.qa import answer_question
 
-        return await answer_question(self.focus(ctx, question), question, self.answerer, self.settings)
+        return await answer_question(self, ctx, question)
 
     def record_card(self, platform: str, channel: str, commit: Commit, lang: str, posted: Any) -> None:
         """Remember a standalone card so replies in its thread find the commit."""

@@ -11,6 +11,7 @@ import re
 import sqlite3
 import sys
 from collections.abc import AsyncIterator, Callable, Coroutine
+from datetime import date
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -36,10 +37,14 @@ class CliError(click.ClickException):
         echo_err(f"error: {self.format_message()}")
 
 
-def echo_err(line: str) -> None:
-    """Every line we print on stderr, with every configured secret masked (whatever put it there)."""
-    from bot.logs import scrub
+def echo_err(line: str, level: int = logging.ERROR) -> None:
+    """Every line we print on stderr, with every configured secret masked (whatever put it there). With
+    LOG_FORMAT=json it is a JSON log line like every other (the fatal one too), whatever the -v level."""
+    from bot.logs import json_lines, scrub
 
+    if json_lines():
+        log.handle(log.makeRecord(log.name, level, "(cli)", 0, line.removeprefix("error: "), None, None))
+        return
     click.echo(scrub(line), err=True)
 
 
@@ -62,7 +67,7 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             path = ctx.db_path if ctx is not None else "(unknown)"
             raise CliError(str(database_error(exc, path, Store.BUSY_TIMEOUT))) from None
         except KeyboardInterrupt:
-            click.echo("interrupted", err=True)
+            echo_err("interrupted")
             sys.exit(130)
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
@@ -74,13 +79,13 @@ def user_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def quiet_broken_pipe() -> None:
+def quiet_broken_pipe(code: int = BROKEN_PIPE_EXIT) -> None:
     """The reader went away (`digestbot digest | head`): stop quietly, as Unix tools do. stdout is
     pointed at /dev/null so the interpreter's final flush cannot complain either."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    sys.exit(BROKEN_PIPE_EXIT)
+    sys.exit(code)
 
 
 def run_async(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -116,16 +121,47 @@ class Ctx:
     @property
     def store(self):
         if self._store is None:
+            from bot.retention import apply_prompt_policy
             from bot.store import Store
 
             self._store = Store(self.settings.digest_db)
+            apply_prompt_policy(self._store, self.settings)  # LLM_LOG_PROMPTS, on every CLI write
         return self._store
+
+    @property
+    def reader(self):
+        """The store for verbs that only read (status, logs): a database that does not exist is not
+        created (nor its folders); an empty one in memory stands in and `missing_db` says so."""
+        if self._store is None:
+            from bot.store import Store
+
+            path = Path(self.settings.digest_db).expanduser()
+            self.missing_db = not path.exists()
+            self._store = Store(":memory:" if self.missing_db else path)
+        return self._store
+
+    missing_db = False
+
+    def protected(self) -> list[Path]:
+        """Every database file this process could use, which no output may overwrite: --db, DIGEST_DB
+        (environment or .env), the default path, and their -wal/-shm/-journal."""
+        from bot.output import store_files
+        from bot.settings import default_db_path
+
+        return store_files(
+            self.db_override, os.environ.get("DIGEST_DB"), default_db_path(), self.settings.digest_db
+        )
+
+    def check_output(self, out: str | Path | None, option: str = "--out") -> None:
+        from bot.output import check_target
+
+        check_target(out, protected=self.protected(), option=option)
 
     def write(self, text: str, out: str | None = None, *, rich_markdown: bool = False) -> None:
         """stdout or --out (bot/output.py), never over the store's own files. Markdown for a person at
         a terminal is rendered for reading; piped or written to a file it stays plain Markdown."""
         from bot.logs import scrub
-        from bot.output import STDOUT, store_files, write_text
+        from bot.output import STDOUT, write_text
 
         text = scrub(text)  # a commit message or a service could quote a configured secret
         to_terminal = (out is None or out == STDOUT) and sys.stdout.isatty()
@@ -136,8 +172,7 @@ class Ctx:
 
             show_markdown(text)
             return
-        protected = store_files(self.settings.digest_db) if out not in (None, STDOUT) else []
-        write_text(text, out, protected=protected)
+        write_text(text, out, protected=self.protected() if out not in (None, STDOUT) else [])
 
 
 @contextlib.asynccontextmanager
@@ -184,6 +219,95 @@ class StageBars:
             bar = self.bars.pop(name, None)
             if bar is not None:
                 bar.__exit__(None, None, None)
+
+
+# -- the error contract for click's own errors ------------------------------------------------------
+class OutputPath(click.ParamType):
+    """A file the command writes (--out, --chart, ...): DigestCommand checks every one against the
+    write guard (bot/output.py) before the command starts, so a refused command writes nothing."""
+
+    name = "file"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return value
+
+
+def one_line_usage(exc: click.UsageError) -> CliError:
+    """click's usage error (bad choice, missing option, unknown option or verb) as our one line."""
+    where = exc.ctx.command_path if exc.ctx is not None else "digestbot"
+    message = " ".join(exc.format_message().split())
+    return CliError(f"{message} (see: {where} --help)")
+
+
+def parsed(make_context: Callable[..., click.Context], *args: Any, **kwargs: Any) -> click.Context:
+    """A context parsed by click, its usage errors in one line. Help and the version print while
+    parsing: a reader that leaves meanwhile (`digestbot --help | head -1`) got what it asked for."""
+    try:
+        return make_context(*args, **kwargs)
+    except click.exceptions.NoArgsIsHelpError:
+        raise
+    except click.UsageError as exc:
+        raise one_line_usage(exc) from None
+    except BrokenPipeError:
+        quiet_broken_pipe(0)
+        raise
+
+
+class DigestCommand(click.Command):
+    """A verb: click's usage errors in one line (exit 2), and every output path checked first."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        return parsed(super().make_context, *args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        outputs = [
+            (p, ctx.params.get(p.name or ""))
+            for p in self.params
+            if isinstance(p.type, OutputPath) and ctx.params.get(p.name or "") is not None
+        ]
+        if outputs:
+            check_outputs(ctx.ensure_object(Ctx), [(value, p.opts[0]) for p, value in outputs])
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.NoArgsIsHelpError:
+            raise
+        except click.UsageError as exc:
+            raise one_line_usage(exc) from None
+
+
+@user_errors
+def check_outputs(obj: Ctx, outputs: list[tuple[Any, str]]) -> None:
+    for value, option in outputs:
+        obj.check_output(value, option)
+
+
+class DigestGroup(click.Group):
+    """The `digestbot` group: the same one-line contract for its own usage errors (click's standalone
+    mode would print usage and a hint around them)."""
+
+    command_class = DigestCommand
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        return parsed(super().make_context, *args, **kwargs)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            raise one_line_usage(exc) from None
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            echo_err("interrupted")
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 # -- shared options ----------------------------------------------------------------------------
@@ -248,26 +372,30 @@ def day_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     )(fn)
 
 
-def format_option(*choices: str, default: str) -> Callable[..., Any]:
+def format_option(*choices: str, default: str, schema: bool = True) -> Callable[..., Any]:
+    """schema: the command's JSON has its schema in docs/json.md (a test holds each such link to it)."""
     return click.option(
         "--format",
         "fmt",
         type=click.Choice(choices),
         default=default,
         show_default=True,
-        help="json is for programs: its schema is in docs/json.md.",
+        help="json is for programs: its schema is in docs/json.md." if schema else "json is for programs.",
     )
 
 
 out_option = click.option(
     "--out",
+    type=OutputPath(),
     metavar="FILE",
     help="Write to FILE instead of stdout (- is stdout). A regular file is replaced atomically,"
     " keeping its mode; a symlink's target is written; the database is refused.",
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=DigestGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
 @global_options
 @click.version_option(package_name="digestbot")
 @click.pass_context
@@ -393,18 +521,24 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
     is_flag=True,
     help="Print every message that would be posted, with its size; post nothing, need no token.",
 )
+@click.option(
+    "--repost",
+    is_flag=True,
+    help="The day is posted here already: edit its parent to today's digest and add what it announces.",
+)
 @format_option("text", "json", default="text")
 @global_options
 @click.pass_obj
 @user_errors
 def post(
-    obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, refresh, day, tz, dry_run, fmt
+    obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, refresh, day, tz, dry_run, repost, fmt
 ) -> None:
     """Post a day's digest into a Slack or Discord channel now.
 
     A parent message with the counts and the high items; in its thread one card per high commit, the
     medium commits, and the full report as a file. Posting the same digest again posts nothing new; an
-    interrupted post resumes with what is missing.
+    interrupted post resumes with what is missing. A day posted here is what its parent announced: a
+    changed ranking (a new model, say) adds nothing unless --repost edits the parent first.
     """
     from analysis.render_json import dumps
 
@@ -430,7 +564,7 @@ def post(
             result = await build_day(
                 obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars
             )
-            return result, await post_digest(poster, obj.store, channel, result)
+            return result, await post_digest(poster, obj.store, channel, result, repost=repost)
 
     result, posted = run_async(go())
     if fmt == "json":
@@ -446,14 +580,24 @@ def post(
                     "posted": posted.posted,
                     "skipped": posted.skipped,
                     "thread_id": posted.thread_id,
+                    "edited": posted.edited,
                 }
             )
         )
         return
+    edited = f", edited the {', '.join(posted.edited)}" if posted.edited else ""
     echo_err(
         f"{result.repo} {result.day}: {result.stats['total']} commits; posted {len(posted.posted)} item(s)"
-        f" to {platform}:{channel}, {len(posted.skipped)} already there"
+        f" to {platform}:{channel}, {len(posted.skipped)} already there{edited}",
+        logging.INFO,
     )
+    if pending := [
+        w for w in obj.store.pending_work() if (w["platform"], w["channel"]) == (platform, channel)
+    ]:
+        echo_err(
+            f"{len(pending)} banner(s) or notice(s) pending here: the running service retries them",
+            logging.WARNING,
+        )
 
 
 config_option = click.option(
@@ -465,11 +609,42 @@ config_option = click.option(
 
 @cli.command()
 @config_option
+@click.option(
+    "--allow-empty",
+    is_flag=True,
+    help="Start even with no subscription (to add them from chat with /digest subscribe).",
+)
+@click.option(
+    "--console",
+    is_flag=True,
+    help="The console as the only channel: every subscription's digests print on stdout; no chat token.",
+)
+@click.option(
+    "--git-dir",
+    type=click.Path(path_type=Path),
+    help="With --console and no subscriptions file: one subscription reading this local clone.",
+)
+@click.option(
+    "--schedule",
+    metavar="HH:MM|CRON",
+    help="With --git-dir: when it fires, in DIGEST_TZ (default 09:00; e.g. '*/5 * * * *').",
+)
 @global_options
 @click.pass_obj
 @user_errors
-def run(obj: Ctx, config: Path | None) -> None:
+def run(
+    obj: Ctx,
+    config: Path | None,
+    allow_empty: bool,
+    console: bool,
+    git_dir: Path | None,
+    schedule: str | None,
+) -> None:
     """Run the bot: the daily schedule plus the Slack and/or Discord adapters whose tokens are set.
+
+    With --console the digests print on stdout instead (no token; with --git-dir no network either):
+
+        digestbot -v run --console --git-dir . --schedule '*/5 * * * *'
 
     Each subscription's digest is posted once a day at its time in its zone; missed days are caught
     up at start-up (DIGEST_CATCHUP_DAYS). Every subscription's source and channels are checked
@@ -480,22 +655,67 @@ def run(obj: Ctx, config: Path | None) -> None:
     from bot.status import check_subscriptions
     from bot.subscriptions import Registry
 
-    obj.verbose = max(obj.verbose, 1)  # the service logs one line per digest
-    settings = obj.settings
+    settings = obj.settings  # -v for a line per run (the unit and the image pass it)
     subscriptions = load_subscriptions(settings, config)
-    problems = check_subscriptions(settings, Registry(obj.store, subscriptions).all())
+    if (git_dir or schedule) and not console:
+        raise CliError(
+            "--git-dir and --schedule go with --console (the service's subscriptions are in DIGEST_CONFIG)"
+        )
+    if console:
+        from bot.subscriptions import on_console
+
+        if git_dir is not None and not subscriptions:
+            subscriptions = [console_subscription(settings, git_dir, schedule)]
+        subscriptions = [on_console(s) for s in subscriptions]
+    everything = Registry(obj.store, subscriptions).all()
+    if not everything and not allow_empty:
+        source = config or settings.digest_config
+        where = f"{source} has no [[subscription]]" if source else "DIGEST_CONFIG is not set"
+        raise CliError(
+            f"no subscriptions: {where} and none were made in chat; point DIGEST_CONFIG (or --config) at"
+            " your subscriptions file, or pass --allow-empty to start with none"
+        )
+    problems = check_subscriptions(settings, everything)
     for sub, problem in problems:
         log.error("subscription %s is broken: %s", sub.name, problem)
     broken = [f"{sub.name}: {problem}" for sub, problem in problems if sub.origin == "file"]
     if broken:
         raise CliError(f"{len(broken)} subscription(s) broken — " + "; ".join(broken))
 
+    runtimes = None
+    if console:
+        from adapters.console import ConsoleRuntime
+
+        runtimes = lambda *_: [ConsoleRuntime(obj.write)]  # noqa: E731
+
     async def go() -> None:
         stop = asyncio.Event()
         install_signal_handlers(stop)
-        await serve(settings, obj.store, subscriptions, stop=stop)
+        await serve(settings, obj.store, subscriptions, stop=stop, make_runtimes=runtimes)
 
     run_async(go())
+
+
+def console_subscription(settings: Any, git_dir: Path, schedule: str | None):
+    """`run --console --git-dir PATH`: one subscription of the clone, in DIGEST_TZ and DIGEST_LANG."""
+    from adapters.local_git import LocalGitSource
+    from bot.config import check_schedule
+    from bot.subscriptions import DEFAULT_TIME, Subscription
+
+    try:
+        when = check_schedule(schedule) if schedule else DEFAULT_TIME
+    except ValueError as exc:
+        raise CliError(f"--schedule {schedule!r}: {exc}") from None
+    repo = LocalGitSource(git_dir.expanduser()).repo
+    return Subscription(
+        name=f"console:{repo}",
+        repo=repo,
+        timezone=settings.digest_tz,
+        schedule=when,
+        lang=settings.digest_lang,
+        destinations=(),
+        git_dir=git_dir.expanduser(),
+    )
 
 
 @cli.command()
@@ -512,8 +732,8 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     from bot.status import render_status_text, status_data
 
     settings = obj.settings
-    data = status_data(settings, obj.store, load_subscriptions(settings, config))
-    obj.write(dumps(data) if fmt == "json" else render_status_text(data))
+    data = status_data(settings, obj.reader, load_subscriptions(settings, config))  # creates nothing
+    obj.write(dumps(data) if fmt == "json" else render_status_text(data, missing_db=obj.missing_db))
     from bot.status import FAILED
 
     # for monitoring: a broken subscription, or one whose last run failed (the output says which)
@@ -525,14 +745,26 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
 
 @cli.command()
 @click.option("--date", "day", metavar="YYYY-MM-DD", help="Only calls made on this day (in --tz).")
-@click.option("--tz", metavar="ZONE", help="Time zone of --date and of the times shown (default: DIGEST_TZ).")
+@click.option("--since", metavar="YYYY-MM-DD", help="Only calls made on or after this day (in --tz).")
+@click.option("--until", metavar="YYYY-MM-DD", help="Only calls made on or before this day (in --tz).")
+@click.option(
+    "--tz", metavar="ZONE", help="Time zone of the days and of the times shown (default: DIGEST_TZ)."
+)
 @click.option("--sha", metavar="PREFIX", help="Only calls about commits starting with PREFIX.")
 @click.option("--repo", metavar="OWNER/NAME", help="Only calls about this repository.")
+@click.option("-m", "--model", help="Only calls to this model.")
 @click.option(
     "--purpose",
     help="Only calls of this purpose: analysis (also matches analysis-batch), repair, qa.",
 )
 @click.option("--outcome", help="Only calls with this outcome (ok, length, timeout, http 429, …).")
+@click.option(
+    "-q",
+    "--query",
+    multiple=True,
+    metavar="TEXT",
+    help="Only calls whose prompt, reply or error contains TEXT (case-insensitive; repeat: all of them).",
+)
 @click.option(
     "-n",
     "--count",
@@ -541,41 +773,74 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     show_default=True,
     help="Newest N calls (0: all).",
 )
-@click.option("--full", is_flag=True, help="Also show each call's prompt and reply.")
+@click.option("-u", "--usage", is_flag=True, help="End with a totals line over every matching call.")
+@click.option("--full", is_flag=True, help="Also show each call's prompt and reply (JSON too).")
+@click.option(
+    "-t",
+    "--truncate",
+    "cut",
+    type=click.IntRange(min=1),
+    is_flag=False,
+    flag_value=100,
+    metavar="[N]",
+    help="Errors, prompts and replies on one line of at most N characters (default 100).",
+)
 @format_option("text", "json", default="text")
 @global_options
 @click.pass_obj
 @user_errors
-def logs(obj: Ctx, day, tz, sha, repo, purpose, outcome, count, full, fmt) -> None:
-    """The LLM calls recorded in the database, newest first: tokens, latency, cost and outcome."""
+def logs(
+    obj: Ctx, day, since, until, tz, sha, repo, model, purpose, outcome, query, count, usage, full, cut, fmt
+) -> None:
+    """The LLM calls recorded in the database, newest first: tokens, latency, cost and outcome.
+
+    Prompts and replies are kept as LLM_LOG_PROMPTS says (default: 30 days; off: never stored).
+    """
     from analysis.render_json import dumps
-    from bot.llm_logs import CallFilter, query_calls, render_calls
+    from analysis.window import refuse_future
+    from bot.llm_logs import CallFilter, call_totals, check_choices, query_calls, render_calls, render_totals
     from bot.settings import zone
 
     settings = obj.settings
     zone_info = zone(tz or settings.digest_tz)
-    calls = query_calls(
-        obj.store,
-        CallFilter(
-            day=parse_day(day) if day else None,
-            tz=zone_info,
-            sha=sha,
-            repo=repo,
-            purpose=purpose,
-            outcome=outcome,
-            limit=count,
-        ),
-        full=full or fmt == "json",
+    days = {
+        name: refuse_future(parse_day(value), zone_info, what=f"--{name} {value}") if value else None
+        for name, value in (("date", day), ("since", since), ("until", until))
+    }
+    if days["since"] and days["until"] and days["since"] > days["until"]:
+        raise CliError(f"--since {since} is after --until {until}")
+    store = obj.reader  # never creates a database
+    check_choices(store, purpose, outcome)
+    wanted = CallFilter(
+        day=days["date"],
+        since=days["since"],
+        until=days["until"],
+        tz=zone_info,
+        sha=sha,
+        repo=repo,
+        model=model,
+        purpose=purpose,
+        outcome=outcome,
+        query=tuple(query),
+        limit=count,
     )
-    obj.write(dumps(calls) if fmt == "json" else render_calls(calls, zone_info, full=full))
+    calls = query_calls(store, wanted, full=full)
+    if fmt == "json":
+        obj.write(dumps({"calls": calls, "totals": call_totals(store, wanted)} if usage else calls))
+        return
+    text = render_calls(calls, zone_info, full=full, cut=cut)
+    if usage:
+        text += "\n" + render_totals(call_totals(store, wanted))
+    obj.write(text)
 
 
 # -- helpers -----------------------------------------------------------------------------------
 def the_day_of(settings: Any, day: str | None, tz: str | None):
+    from analysis.window import refuse_future
     from bot.settings import zone
 
     zone_info = zone(tz or settings.digest_tz)
-    return zone_info, (parse_day(day) if day else yesterday(zone_info))
+    return zone_info, (refuse_future(parse_day(day), zone_info) if day else yesterday(zone_info))
 
 
 def parse_ref_or_name(text: str, default_repo: str | None):
@@ -614,9 +879,11 @@ async def commit_named(source: Any, name: str):
 @out_option
 @click.option(
     "--chart",
-    type=click.Path(path_type=Path),
+    type=OutputPath(),
+    metavar="PNG",
     help="Where the chart PNG goes (default: beside --out, else the current folder).",
 )
+@global_options
 @click.pass_obj
 @user_errors
 def weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, tz, fmt, out, chart) -> None:
@@ -630,12 +897,16 @@ def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, t
     from analysis.render_json import dumps
     from analysis.render_weekly import render_weekly_json, render_weekly_markdown, weekly_filename
     from analysis.weekly import last_full_week, parse_week
+    from analysis.window import refuse_future
+    from bot.output import write_bytes
     from bot.settings import zone
     from bot.weekly import build_week
 
     settings = obj.settings
     zone_info = zone(tz or settings.digest_tz)
     year, number = parse_week(week) if week else last_full_week(yesterday(zone_info))
+    monday = date.fromisocalendar(year, number, 1)
+    refuse_future(monday, zone_info, what=f"week {year}-W{number:02d} (from {monday})")
     lang = lang or settings.digest_lang
 
     async def go():
@@ -658,19 +929,18 @@ def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, t
             bars.close()
 
     rollup = run_async(go())
-    folder = Path(out).parent if out not in (None, "-") else Path.cwd()  # the Markdown's own folder
-    chart_path = chart or folder / weekly_filename(rollup, "png")
-    try:
-        chart_path.parent.mkdir(parents=True, exist_ok=True)
-        chart_path.write_bytes(render_week_chart(rollup))
-    except OSError as exc:
-        raise DigestError(f"cannot write {chart_path}: {exc.strerror or exc}") from None
-    link = os.path.relpath(chart_path.resolve(), folder.resolve()).replace(os.sep, "/")
+    folder = Path(out).expanduser().parent if out not in (None, "-") else Path.cwd()  # the Markdown's folder
+    chart_path = Path(chart).expanduser() if chart else folder / weekly_filename(rollup, "png")
+    # Both outputs pass the guard before either is written: a refused command leaves nothing behind.
+    obj.check_output(out)
+    obj.check_output(chart_path, "--chart")
+    write_bytes(render_week_chart(rollup), chart_path, protected=obj.protected(), option="--chart")
+    link = os.path.relpath(os.path.realpath(chart_path), os.path.realpath(folder)).replace(os.sep, "/")
     if fmt == "json":
         obj.write(dumps(render_weekly_json(rollup, link)), out)
     else:
         obj.write(render_weekly_markdown(rollup, link), out, rich_markdown=True)
-    click.echo(f"chart: {chart_path}", err=True)
+    echo_err(f"chart: {chart_path}", logging.INFO)
 
 
 async def build_day(
@@ -764,12 +1034,13 @@ def eval_command(
     import json
 
     from analysis.render_eval import eval_json, eval_table
+    from analysis.window import refuse_future
     from bot.evaluate import evaluate
     from bot.settings import zone
 
     settings = obj.settings
     zone_info = zone(tz or settings.digest_tz)
-    first, last = parse_day(since), parse_day(until)
+    first, last = parse_day(since), refuse_future(parse_day(until), zone_info, what=f"--until {until}")
     notes = None
     if changelog is not None:
         try:

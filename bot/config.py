@@ -83,7 +83,7 @@ class _When(_Strict):
     def _tz(cls, v: str | None) -> str | None:
         if v is not None:
             try:
-                zone(v)
+                return zone(v).key
             except Exception:
                 raise ValueError(f"unknown time zone {v!r}") from None
         return v

@@ -142,6 +142,7 @@ class PostResultJSON(_Out):
     posted: list[str] = Field(description="items posted now: parent, card:<sha>, medium, report")
     skipped: list[str] = Field(description="items found already posted")
     thread_id: str | None
+    edited: list[str] = Field(description="items edited in place: the parent, with --repost")
 
 
 class PlannedMessageJSON(_Out):
@@ -176,6 +177,9 @@ class LastRunJSON(_Out):
 
 class SubscriptionStatusJSON(_Out):
     name: str
+    metrics_id: str = Field(
+        description="its `subscription` label in /metrics (its name with METRICS_LABEL_NAMES)"
+    )
     origin: str = Field(description="file or chat")
     repo: str
     branch: str | None
@@ -195,11 +199,25 @@ class UsageJSON(_Out):
     tokens_out: int
 
 
+class PendingWorkJSON(_Out):
+    key: str
+    kind: str = Field(
+        description="radar (a banner and its reply), notice (a failed run's notice) or weekly (a roll-up)"
+    )
+    destination: str = Field(description="platform:channel")
+    what: str
+    attempts: int
+    next_try: str = Field(description="when the running service tries it next (UTC)")
+    last_error: str | None
+    since: str = Field(description="when it was recorded (UTC)")
+
+
 class StatusJSON(_Out):
     """`digestbot status --format json`."""
 
     database: str
     subscriptions: list[SubscriptionStatusJSON]
+    pending: list[PendingWorkJSON] = Field(description="work the running service still has to do")
     llm_last_7_days: UsageJSON
 
 
@@ -220,8 +238,28 @@ class LLMCallJSON(_Out):
     outcome: str | None
     error: str | None
     cost_usd: float | None = Field(description="null when LLM_PRICE_IN / LLM_PRICE_OUT are unset")
-    prompt: list[dict[str, Any]] | None = Field(description="the chat messages sent (null if not stored)")
-    reply: str | None
+    prompt: list[dict[str, Any]] | None = Field(
+        None, description="only with --full: the chat messages sent (null if not stored or purged)"
+    )
+    reply: str | None = Field(None, description="only with --full: the reply (null if not stored or purged)")
+
+
+class LLMTotalsJSON(_Out):
+    """Totals over every call the filters match, not only the newest -n."""
+
+    calls: int
+    failed: int = Field(description="calls whose outcome is not ok")
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float | None = Field(description="null when no call was priced")
+    latency_ms: float | None = Field(description="the calls' latencies added up")
+
+
+class LLMLogsWithTotalsJSON(_Out):
+    """`digestbot logs -u --format json`: the calls and their totals."""
+
+    calls: list[LLMCallJSON] = Field(description="newest first, as without -u")
+    totals: LLMTotalsJSON
 
 
 # (command, model, what the output is)
@@ -255,7 +293,7 @@ class WeeklyAreaJSON(_Out):
     path: str = Field(description="the first two folders of the changed files")
     commits: int
     high: int
-    followed_up: int
+    followed_up: int = Field(description="reverted or fixed by a commit landed before followed_up_until")
 
 
 class WeeklyLLMJSON(_Out):
@@ -280,6 +318,10 @@ class WeeklyJSON(_Out):
     followups: list[WeeklyFollowUpJSON] = Field(description="those that landed this week, in landing order")
     scores: dict[str, WeeklyScoreJSON] = Field(description="by kind: how we had ranked the originals")
     areas: list[WeeklyAreaJSON]
+    followed_up_until: str | None = Field(
+        description="ISO 8601: the areas' followed_up counts follow-ups landed before this (the week's end"
+        " plus 30 days, or the roll-up's time)"
+    )
     llm: WeeklyLLMJSON
     chart: str | None = Field(description="the chart PNG, relative to the output file")
 
@@ -431,6 +473,7 @@ OUTPUTS: list[tuple[str, type[BaseModel], str]] = [
     ("digestbot post --dry-run --format json", DryRunJSON, "an object"),
     ("digestbot status --format json", StatusJSON, "an object"),
     ("digestbot logs --format json", LLMCallJSON, "an array of these, newest first"),
+    ("digestbot logs -u --format json", LLMLogsWithTotalsJSON, "an object"),
     ("digestbot weekly --format json", WeeklyJSON, "an object"),
     ("digestbot eval --format json", EvalJSON, "an object"),
 ]

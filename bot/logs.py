@@ -1,10 +1,18 @@
-"""Logging set-up: one format, and a filter that masks every configured secret so a token can
-never reach a log line, whatever library formatted it."""
+"""Logging set-up: one format, a filter that masks every configured secret so a token can never
+reach a log line, whatever library formatted it, and one that drops identical records repeated
+within a minute (a failing accept loop must not fill the disk)."""
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
 from pydantic import SecretStr
 from pythonjsonlogger.json import JsonFormatter
@@ -23,12 +31,35 @@ def register_secrets(secrets: list[str]) -> None:
     _secrets[:] = _maskable(secrets)
 
 
+PARTIAL_MIN = 6  # leading characters of a secret that are masked wherever they appear
+
+
 def scrub(text: str, secrets: list[str] | None = None) -> str:
     """text with every configured secret (or every one of `secrets`) masked: printed lines, error
-    lines, reports, chat replies."""
+    lines, reports, chat replies. A secret's beginning is masked too (PARTIAL_MIN characters or more
+    of it): what is left of a secret where someone else cut the text."""
     for secret in _secrets if secrets is None else _maskable(secrets):
-        text = text.replace(secret, "***")
+        text = _mask_starts(text.replace(secret, "***"), secret)
     return text
+
+
+def _mask_starts(text: str, secret: str) -> str:
+    head = secret[:PARTIAL_MIN]
+    at = text.find(head)
+    while at != -1:
+        end = at + len(head)
+        while end < len(text) and end - at < len(secret) and text[end] == secret[end - at]:
+            end += 1
+        text = text[:at] + "***" + text[end:]
+        at = text.find(head, at + 3)
+    return text
+
+
+def clip(text: str, limit: int) -> str:
+    """text masked, then cut to `limit` characters: in that order, a secret quoted where the text is
+    cut leaves nothing of itself behind."""
+    text = scrub(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class RedactSecrets(logging.Filter):
@@ -43,11 +74,54 @@ class RedactSecrets(logging.Filter):
         redacted = scrub(message, self.secrets)
         if redacted != message:
             record.msg, record.args = redacted, None
+        for name in record.__dict__.keys() - _RECORD_FIELDS:  # `extra` fields: JSON logs print them
+            record.__dict__[name] = self._scrub_value(record.__dict__[name])
         if record.exc_info:  # a traceback (-vv) quotes exception messages: mask those too
             text = logging.Formatter().formatException(record.exc_info)
             record.exc_info, record.exc_text = None, scrub(text, self.secrets)
         elif record.exc_text:
             record.exc_text = scrub(record.exc_text, self.secrets)
+        return True
+
+    def _scrub_value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return scrub(value, self.secrets)
+        if isinstance(value, dict):
+            return {k: self._scrub_value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._scrub_value(v) for v in value]
+        return value
+
+
+_RECORD_FIELDS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
+
+
+class DropRepeats(logging.Filter):
+    """An identical record (same logger, level, text and exception) at most once per `window` seconds;
+    the next one let through says how many were dropped meanwhile."""
+
+    def __init__(self, window: float = 60.0, size: int = 1024, clock: Callable[[], float] = time.monotonic):
+        super().__init__()
+        self.window, self.size, self.clock = window, size, clock
+        self._seen: OrderedDict[tuple, list] = OrderedDict()  # key → [first let through at, dropped]
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        key = (record.name, record.levelno, record.getMessage(), repr(exc) if exc else None)
+        now = self.clock()
+        with self._lock:
+            seen = self._seen.get(key)
+            if seen is not None and now - seen[0] < self.window:
+                seen[1] += 1
+                return False
+            self._seen[key] = [now, 0]
+            self._seen.move_to_end(key)
+            while len(self._seen) > self.size:
+                self._seen.popitem(last=False)
+        if seen is not None and seen[1]:
+            record.msg = f"{record.getMessage()} ({seen[1]} identical records dropped in {self.window:g} s)"
+            record.args = None
         return True
 
 
@@ -60,24 +134,49 @@ def secrets_of(settings: object) -> list[str]:
     return values
 
 
+class JsonLines(JsonFormatter):
+    """python-json-logger's formatter with an RFC 3339 UTC `time` first ("2026-01-29T01:00:00.123Z"):
+    a line's fields are time, level, logger, message, the record's `extra` fields as JSON values, and
+    exc_info when there is one."""
+
+    def add_fields(
+        self, log_data: dict[str, Any], record: logging.LogRecord, message_dict: dict[str, Any]
+    ) -> None:
+        moment = datetime.fromtimestamp(record.created, UTC)
+        log_data["time"] = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        super().add_fields(log_data, record, message_dict)
+
+
 def formatter(fmt: str) -> logging.Formatter:
-    """LOG_FORMAT: "text" for people, "json" (one object a line: time, level, logger, message, and
-    exc_info when there is one) for log collectors."""
+    """LOG_FORMAT: "text" for people, "json" (one object a line) for log collectors."""
     if fmt == "json":
-        return JsonFormatter(
-            "%(asctime)s %(levelname)s %(name)s %(message)s",
-            rename_fields={"asctime": "time", "levelname": "level", "name": "logger"},
+        return JsonLines(
+            "%(levelname)s %(name)s %(message)s",
+            rename_fields={"levelname": "level", "name": "logger"},
             json_ensure_ascii=False,
         )
     return logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
+_format: list[str | None] = [None]  # LOG_FORMAT once logging is set up: the CLI's stderr lines follow it
+
+
+def json_lines() -> bool:
+    """Whether stderr lines are JSON: LOG_FORMAT as set up, or, before settings are loaded (a usage
+    error, settings that do not load), as the environment asks."""
+    if _format[0] is None and (os.environ.get("LOG_FORMAT") or "").strip().lower() == "json":
+        setup_logging(0, [], "json")
+    return _format[0] == "json"
+
+
 def setup_logging(verbosity: int, secrets: list[str], fmt: str = "text") -> None:
+    _format[0] = fmt
     register_secrets(secrets)
     level = logging.WARNING if verbosity <= 0 else logging.INFO if verbosity == 1 else logging.DEBUG
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(formatter(fmt))
     handler.addFilter(RedactSecrets(secrets))
+    handler.addFilter(DropRepeats())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)

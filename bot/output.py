@@ -1,14 +1,19 @@
-"""Where `--out` writes, without ever losing a user's file.
+"""Where the CLI writes (`--out`, `--chart`, any later output option), without ever losing a user's file.
 
-- no path or `-`: standard output (UTF-8, whatever the locale);
+- no path or `-`: standard output (UTF-8, whatever the locale); a full disk or another write error on
+  it is one line, like any other refusal;
 - a symlink is followed, deliberately, like a shell's `>`: its target is written, the link stays;
-- the store's own files (the database, its -wal, -shm and -journal) are refused;
+- the store's own files are refused: every database the process could use (`--db`, DIGEST_DB, the
+  default path), each by its name and through symlinks, and its -wal, -shm and -journal;
 - a regular file (or a new one) is replaced atomically: a temporary file beside it, then a rename,
   keeping the old file's permission bits and owner, so a failed or interrupted run leaves the old
   content whole; a file with other hard links, or another user's file we could not give back, is
   written in place instead (a rename would split the links or take the file over);
 - anything else that exists (a FIFO, a character device such as /dev/null) is written in place,
   as `>` would; a directory or a socket is refused. Every refusal is one DigestError line.
+
+`check_target` makes every refusal without writing anything, so a command checks all of its outputs
+before it writes the first one (bot/cli.py does so before the command even starts).
 """
 
 from __future__ import annotations
@@ -26,36 +31,64 @@ STDOUT = "-"
 _STORE_SUFFIXES = ("", "-wal", "-shm", "-journal")
 
 
-def store_files(db: Path | str | None) -> list[Path]:
-    """The database file and the files SQLite keeps beside it."""
-    if db is None or str(db) == ":memory:":
-        return []
-    return [Path(f"{db}{suffix}") for suffix in _STORE_SUFFIXES]
+def store_files(*dbs: Path | str | None) -> list[Path]:
+    """The database files and the files SQLite keeps beside them, each under its own name and under
+    its real path (SQLite puts the -wal beside the symlink's target)."""
+    files: list[Path] = []
+    for db in dbs:
+        if db is None or not str(db).strip() or str(db) == ":memory:":
+            continue
+        named = Path(db).expanduser()
+        for base in dict.fromkeys([str(named), os.path.realpath(named)]):
+            files += [Path(f"{base}{suffix}") for suffix in _STORE_SUFFIXES]
+    return files
 
 
-def write_text(text: str, out: str | Path | None, *, protected: Iterable[Path] = ()) -> None:
-    """Write text (a final newline added) to stdout or to `out` by the rules above."""
-    if not text.endswith("\n"):
-        text += "\n"
-    data = text.encode("utf-8")
+def check_target(
+    out: str | Path | None, *, protected: Iterable[Path] = (), option: str = "--out"
+) -> os.stat_result | None:
+    """Every refusal of write_text/write_bytes for `out`, without writing: an empty name, digestbot's
+    database, a directory, a socket. Returns the target's stat (None: new file or stdout)."""
     if out is None or str(out) == STDOUT:
-        _to_stdout(text, data)
-        return
+        return None
     if not str(out).strip():
-        raise InputError("--out is empty: give a file name, or - for standard output")
+        raise InputError(f"{option} is empty: give a file name, or - for standard output")
     path = Path(out).expanduser()
     target = Path(os.path.realpath(path))  # a symlink (chain) is followed to its target
-    _refuse_store(path, target, protected)
+    _refuse_store(path, target, protected, option)
     try:
         info = os.stat(target)
     except FileNotFoundError:
-        info = None
+        return None
     except OSError as exc:
         raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
-    if info is not None and stat.S_ISDIR(info.st_mode):
+    if stat.S_ISDIR(info.st_mode):
         raise InputError(f"cannot write {path}: it is a directory; give a file name")
-    if info is not None and stat.S_ISSOCK(info.st_mode):
+    if stat.S_ISSOCK(info.st_mode):
         raise InputError(f"cannot write {path}: it is a socket")
+    return info
+
+
+def write_text(
+    text: str, out: str | Path | None, *, protected: Iterable[Path] = (), option: str = "--out"
+) -> None:
+    """Write text (a final newline added) to stdout or to `out` by the rules above."""
+    if not text.endswith("\n"):
+        text += "\n"
+    if out is None or str(out) == STDOUT:
+        _to_stdout(text, text.encode("utf-8"))
+        return
+    write_bytes(text.encode("utf-8"), out, protected=protected, option=option)
+
+
+def write_bytes(
+    data: bytes, out: str | Path, *, protected: Iterable[Path] = (), option: str = "--out"
+) -> None:
+    """Write data to the file `out` by the rules above (a PNG, a report)."""
+    protected = list(protected)
+    info = check_target(out, protected=protected, option=option)
+    path = Path(out).expanduser()
+    target = Path(os.path.realpath(path))
     try:
         if info is not None and (not stat.S_ISREG(info.st_mode) or _must_keep_inode(info)):
             _in_place(target, data)  # FIFO, device, shared or foreign file: what `>` does
@@ -66,15 +99,29 @@ def write_text(text: str, out: str | Path | None, *, protected: Iterable[Path] =
 
 
 def _to_stdout(text: str, data: bytes) -> None:
-    stream = getattr(sys.stdout, "buffer", None)
-    if stream is None:  # a text-only stream (embedding): it is its own encoder
-        sys.stdout.write(text)
-    else:
-        stream.write(data)
-    sys.stdout.flush()
+    try:
+        stream = getattr(sys.stdout, "buffer", None)
+        if stream is None:  # a text-only stream (embedding): it is its own encoder
+            sys.stdout.write(text)
+        else:
+            stream.write(data)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # the reader went away: the CLI ends quietly (exit 141)
+    except OSError as exc:  # a full disk (ENOSPC), a quota, an I/O error
+        _drop_stdout()
+        raise InputError(f"cannot write to standard output: {exc.strerror or exc}") from None
 
 
-def _refuse_store(path: Path, target: Path, protected: Iterable[Path]) -> None:
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null: what is still buffered cannot fail again at the interpreter's exit
+    and add a second, unreadable error."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def _refuse_store(path: Path, target: Path, protected: Iterable[Path], option: str = "--out") -> None:
     for own in protected:
         real = Path(os.path.realpath(own))
         same = real == target
@@ -82,7 +129,9 @@ def _refuse_store(path: Path, target: Path, protected: Iterable[Path]) -> None:
             with contextlib.suppress(OSError):  # hard links: the same file under another name
                 same = os.path.samefile(real, target)
         if same:
-            raise InputError(f"refusing to write over {path}: it is digestbot's database ({own.name})")
+            raise InputError(
+                f"refusing to write {option} over {path}: it is digestbot's database ({own.name})"
+            )
 
 
 def _must_keep_inode(info: os.stat_result) -> bool:

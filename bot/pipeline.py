@@ -20,7 +20,7 @@ from analysis import heuristic
 from analysis.bands import band_day
 from analysis.errors import InputError
 from analysis.history import WINDOW_DAYS, HistoryFacts
-from analysis.models import Analysis, Commit, Digest
+from analysis.models import Analysis, Commit, Digest, Importance
 from analysis.reverts import mark_reverted
 from analysis.window import day_window
 from bot.analyzers import Analyzer
@@ -50,6 +50,11 @@ class RunStats:
     fallbacks: int = 0
     seconds: float = 0.0
     extra: dict[str, object] = field(default_factory=dict)
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """{"high": 1, "medium": 2, ...} as "high 1, medium 2, ..." for a log line people read."""
+    return ", ".join(f"{k} {v}" for k, v in counts.items() if k != "total") or "none"
 
 
 def key_of(digest: Digest) -> str:
@@ -99,6 +104,14 @@ async def build_digest(
         history=history,
     )
     analyses = await asyncio.to_thread(mark_reverted, analyses, commits, lang)
+    # The originals of the day's follow-ups get the rank their own day's digest gives them, so the
+    # Follow-ups line reads the same on any database ("not ranked by us" only when it cannot be read).
+    shas = {c.sha for c in commits}
+    for link in await asyncio.to_thread(store.followups_landed, source.repo, start, end):
+        if link.follow_up in shas:
+            await original_rank(
+                source, store, analyzer, link.original, lang, branch=branch, tz=tz, history_days=history_days
+            )
     digest = Digest(
         repo=source.repo,
         branch=branch,
@@ -122,11 +135,21 @@ async def build_digest(
         digest.repo,
         day,
         len(commits),
-        digest.stats,
+        counts_text(digest.stats),
         stats.cached_analyses,
         stats.new_analyses,
         stats.fallbacks,
         stats.seconds,
+        extra={
+            "repo": digest.repo,
+            "day": day.isoformat(),
+            "commits": len(commits),
+            "counts": digest.stats,
+            "cached": stats.cached_analyses,
+            "new": stats.new_analyses,
+            "fallbacks": stats.fallbacks,
+            "seconds": round(stats.seconds, 3),
+        },
     )
     return digest
 
@@ -192,6 +215,37 @@ async def analyse_commits(
     # The day's view: LLM tiers follow the order of the model's scores within the rubric's bands
     # (analysis/bands.py). What is stored stays each commit's own analysis.
     return band_day(commits, analyses, lang, history)
+
+
+async def original_rank(
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    sha: str,
+    lang: str,
+    *,
+    branch: str,
+    tz: ZoneInfo,
+    history_days: int = WINDOW_DAYS,
+) -> Importance | None:
+    """The tier we gave an earlier commit; when we never ranked it, the tier its own day's digest gives
+    it now (from the history before that day, cached like any analysis). None when the source cannot
+    read it (gone from the branch) or its analysis fell back: then "not ranked by us" is the truth."""
+    stored = store.latest_analysis(source.repo, sha, lang) or store.latest_analysis(source.repo, sha)
+    if stored is not None:
+        return stored.importance
+    try:
+        commit = await source.get_commit(sha)
+    except Exception as exc:  # gone from the branch, or the source refuses: unranked, said so
+        log.warning("cannot read %s to rank it (%s: %s)", sha[:7], type(exc).__name__, exc)
+        return None
+    [commit] = await fill_surface(source, store, [commit])
+    await asyncio.to_thread(keep_commits, store, [commit])
+    cutoff = day_window(commit.committed_at.astimezone(tz).date(), tz)[0]
+    history = await day_history(source, store, branch, [commit], cutoff, history_days)
+    analyses = await analyse_commits(store, analyzer, source.repo, [commit], lang, history=history)
+    ranked = analyses[commit.sha]
+    return None if ranked.analyzer == "heuristic-fallback" else ranked.importance
 
 
 def _cached(

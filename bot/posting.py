@@ -5,10 +5,15 @@ high commit, the compact list of medium commits, and the full report as a file. 
 is recorded (platform, channel, digest key, item) the moment the platform accepts it, so posting the
 same digest again posts nothing and an interrupted post resumes with only the missing items.
 
+A day posted in a channel is what it was: the items its parent announced are recorded with it (its
+plan), and a later post of the day — after the ranking changed, say — adds none that the parent does
+not announce, unless a re-post (`repost=True`, `digestbot post --repost`) first edits the parent.
+
 Two more guards keep "never twice" across processes and inside an item:
-- a lease row in SQLite per (platform, channel, digest): a second process posting the same digest
-  waits for the first (bounded), then finds it all posted; a crashed holder's lease expires, and one
-  whose process is gone on this host is free at once;
+- `posting_lock()`: a lock in this process and a lease row in SQLite per (platform, channel, job) —
+  a day, a week, a notice or a banner: a second process posting the same job waits for the first
+  (bounded), then finds it all posted; a crashed holder's lease expires, and one whose process is gone
+  on this host is free at once;
 - `part_log()`: while an item is being posted, the adapter records each platform message of it (a
   card split over several messages) the moment it is accepted, and skips the parts already up.
 """
@@ -25,7 +30,7 @@ import weakref
 from collections.abc import AsyncIterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from analysis.errors import ServiceError
 from analysis.models import Analysis, Commit, Digest, Importance
@@ -71,6 +76,7 @@ class PostResult:
     posted: list[str]  # items posted by this call
     skipped: list[str]  # items found already posted
     thread_id: str | None
+    edited: list[str] = field(default_factory=list)  # items edited in place (a re-post's parent)
 
 
 def digest_items(digest: Digest) -> list[str]:
@@ -115,22 +121,55 @@ def lease_holder() -> str:
     return f"digestbot pid {os.getpid()} on {socket.gethostname()}"
 
 
-# One lock per (platform, channel, digest) while a post is in progress: the scheduler and a chat
+class Busy(ServiceError):
+    """Another poster holds the job's lease (in this process or another) beyond the wait."""
+
+
+# One lock per (platform, channel, job) while a post is in progress: the scheduler and a chat
 # command posting the same digest at the same moment must not both post the parent. Weak values: a
 # lock lives only while someone holds it.
 _posting: weakref.WeakValueDictionary[tuple[str, str, str], asyncio.Lock] = weakref.WeakValueDictionary()
 
 
-async def post_digest(
-    poster: Poster, store: Store, channel: str, digest: Digest, *, wait: float = LEASE_WAIT
-) -> PostResult:
-    """Post what is missing of this digest in this channel; record each item as soon as it is up."""
-    key = key_of(digest)
-    lock = _posting.get((poster.platform, channel, key))
+@contextlib.asynccontextmanager
+async def posting_lock(
+    store: Store, platform: str, channel: str, key: str, *, wait: float = LEASE_WAIT
+) -> AsyncIterator[None]:
+    """Hold the posting job `key` in `channel` for the block: in this process (a lock) and across the
+    processes sharing the database (a lease). Every posting job — a day, a week, a notice, a banner —
+    runs inside one, then looks at what is recorded before it posts. Raises Busy after `wait` s."""
+    lock = _posting.get((platform, channel, key))
     if lock is None:
-        lock = _posting[(poster.platform, channel, key)] = asyncio.Lock()
-    async with lock, _leased(store, f"post:{poster.platform}:{channel}:{key}", wait):
-        result = await _post_missing(poster, store, channel, digest, key)
+        lock = _posting[(platform, channel, key)] = asyncio.Lock()
+    busy = Busy(f"{platform}:{channel}:{key} is being posted in this process")
+    if lock.locked() and wait <= 0:
+        raise busy
+    try:
+        await asyncio.wait_for(lock.acquire(), wait) if lock.locked() else await lock.acquire()
+    except TimeoutError:
+        raise busy from None
+    try:
+        async with _leased(store, f"post:{platform}:{channel}:{key}", wait):
+            yield
+    finally:
+        lock.release()
+
+
+async def post_digest(
+    poster: Poster,
+    store: Store,
+    channel: str,
+    digest: Digest,
+    *,
+    wait: float = LEASE_WAIT,
+    repost: bool = False,
+) -> PostResult:
+    """Post what is missing of this digest in this channel; record each item as soon as it is up.
+    A day already posted here keeps what its parent announced; `repost` edits the parent to today's
+    digest first and then adds what that announces."""
+    key = key_of(digest)
+    async with posting_lock(store, poster.platform, channel, key, wait=wait):
+        result = await _post_missing(poster, store, channel, digest, key, repost)
         await _correct_originals(poster, store, channel, digest)
         return result
 
@@ -151,7 +190,7 @@ async def _leased(store: Store, name: str, wait: float) -> AsyncIterator[None]:
     while (current := store.take_lease(name, holder, LEASE_TTL)) is not None:
         if time.monotonic() >= deadline:
             since = str(current["acquired_at"])[:19].replace("T", " ")
-            raise ServiceError(
+            raise Busy(
                 f"{name.removeprefix('post:')} is being posted by {current['holder']} (since {since} UTC);"
                 " this post stopped so as not to post it twice: run it again once that one has finished"
             )
@@ -174,11 +213,42 @@ async def _renew(store: Store, name: str, holder: str) -> None:
             return
 
 
-async def _post_missing(poster: Poster, store: Store, channel: str, digest: Digest, key: str) -> PostResult:
+def announced(store: Store, platform: str, channel: str, key: str, done: dict[str, Any]) -> list[str] | None:
+    """The items the parent posted in this channel announced (its plan); for a post recorded before
+    plans were, what it holds when it was finished (its report is up); None when unknown."""
+    plan = store.get_plan(platform, channel, key)
+    if plan is not None:
+        return plan
+    return list(done) if "report" in done else None
+
+
+async def _post_missing(
+    poster: Poster, store: Store, channel: str, digest: Digest, key: str, repost: bool = False
+) -> PostResult:
     done = store.get_posts(poster.platform, channel, key)
     result = PostResult(key=key, posted=[], skipped=[], thread_id=None)
     by_sha = {c.sha: c for c in digest.commits}
-    for item in digest_items(digest):
+    items = digest_items(digest)
+    if "parent" not in done:
+        store.record_plan(poster.platform, channel, key, items)
+    elif repost:
+        await _edit_parent(poster, store, channel, digest, done["parent"])
+        store.record_plan(poster.platform, channel, key, items)
+        result.edited.append("parent")
+    elif (plan := announced(store, poster.platform, channel, key, done)) is not None:
+        unannounced = [i for i in items if i not in plan]
+        if unannounced:
+            log.info(
+                "%s in %s:%s was posted with another ranking: %d item(s) not added (%s); --repost edits"
+                " the parent and adds them",
+                key,
+                poster.platform,
+                channel,
+                len(unannounced),
+                ", ".join(unannounced),
+            )
+        items = [i for i in plan if _can_post(i, digest, by_sha)]
+    for item in items:
         if item in done:
             result.skipped.append(item)
             if item == "parent":
@@ -207,6 +277,26 @@ async def _post_missing(poster: Poster, store: Store, channel: str, digest: Dige
         len(result.skipped),
     )
     return result
+
+
+def _can_post(item: str, digest: Digest, by_sha: dict[str, Commit]) -> bool:
+    """An announced item this digest can still post (a card's commit may have left the day)."""
+    if item.startswith("card:"):
+        return item.removeprefix("card:") in by_sha
+    return item != "medium" or bool(digest.by_importance(Importance.MEDIUM))
+
+
+async def _edit_parent(
+    poster: Poster, store: Store, channel: str, digest: Digest, parent: dict[str, Any]
+) -> None:
+    """A re-post: the parent shows today's digest, keeping the radar banners it carries."""
+    from bot.radar import banners_on
+
+    if not hasattr(poster, "edit_parent"):
+        raise ServiceError(f"re-posting is not supported on {poster.platform}")
+    message_id = str(parent["message_id"])
+    banners = banners_on(store, poster.platform, channel, message_id)
+    await poster.edit_parent(channel, message_id, digest, banners)  # type: ignore[attr-defined]
 
 
 async def _post_item(

@@ -1,9 +1,10 @@
-"""Thread questions answered by the LLM (the Answerer of bot/qa.py).
+"""Thread questions the data does not answer, answered by the LLM (the answerer bot/qa.py calls).
 
 The model sees the stored analysis, the commit and as much of its diff as the context allows (or the
-day's commits with their analyses) plus the thread so far, and answers in plain text. An answer cut
-by the output cap is never posted: we ask again with less context, then give up and let bot/qa fall
-back to the stored answer.
+day's commits with their analyses, the most important first), plus the thread's latest turns within a
+share of the token budget, and answers in plain text, which bot/qa fact-checks before it is posted. An
+answer cut by the output cap is never posted: we ask again with less context, then give up and let
+bot/qa fall back to the data's answer.
 """
 
 from __future__ import annotations
@@ -11,17 +12,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from adapters.llm import LLMClient, LLMError, Message
-from analysis.budget import DiffSelection, select_diff
+from analysis.budget import DiffSelection, fit_turns, select_diff
 from analysis.prompts import PROMPT_VERSION, diff_budget, qa_messages
 from analysis.schemas import strip_reasoning
 from analysis.text import neutralize_mentions
+from analysis.tokens import estimate_messages
 from bot.chat import ThreadContext
 
 if TYPE_CHECKING:
     from bot.settings import Settings
     from bot.store import Store
 
-HISTORY_TURNS = 12  # the thread's most recent messages given to the model
+HISTORY_TURNS = 12  # the thread's most recent messages given to the model, within HISTORY_SHARE
+HISTORY_SHARE = 3  # the thread gets at most 1/3 of what the prompt leaves free; the diff gets the rest
 
 
 class LLMAnswerer:
@@ -74,16 +77,26 @@ class LLMAnswerer:
         day = None
         if ctx.commit is None and ctx.digest is not None:
             d = ctx.digest
-            day = [(c, d.analyses[c.sha]) for c in d.commits if c.sha in d.analyses]
+            # The most important first, so that a day too long for the context loses its low commits.
+            ranked = sorted(
+                (c for c in d.commits if c.sha in d.analyses), key=lambda c: d.analyses[c.sha].importance.rank
+            )
+            day = [(c, d.analyses[c.sha]) for c in ranked]
 
-        def build(diff: DiffSelection | None) -> list[Message]:
+        def build(diff: DiffSelection | None, turns: list[tuple[str, str]]) -> list[Message]:
             return qa_messages(
-                question, lang, commit=ctx.commit, analysis=ctx.analysis, diff=diff, day=day, history=history
+                question, lang, commit=ctx.commit, analysis=ctx.analysis, diff=diff, day=day, history=turns
             )
 
+        empty = DiffSelection(text="", files_total=ctx.commit.file_count) if ctx.commit else None
+        free = self.context_tokens - self.output_tokens - self.margin
+        while day and estimate_messages(build(empty, [])) > free:
+            day.pop()
+        # The thread's last turns, newest first, within their share of what is left.
+        spare = max(0, free - estimate_messages(build(empty, [])))
+        turns = fit_turns(history, spare // HISTORY_SHARE if ctx.commit else spare)
         if ctx.commit is None:
-            return build(None), 0
+            return build(None, turns), 0
         if budget is None:  # what the prompt costs without the diff, measured; the rest is the diff's
-            empty = DiffSelection(text="", files_total=ctx.commit.file_count)
-            budget = diff_budget(self.context_tokens, self.output_tokens, build(empty), self.margin)
-        return build(select_diff(ctx.commit, budget)), budget
+            budget = diff_budget(self.context_tokens, self.output_tokens, build(empty, turns), self.margin)
+        return build(select_diff(ctx.commit, budget), turns), budget

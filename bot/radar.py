@@ -2,11 +2,13 @@
 shown in the day's digest, noted on both commits' analyses, and flagged on the original's card where
 we posted it (a one-line banner edited in, and a reply in that card's thread).
 
-Banners are idempotent and restart-safe like every post: each (message, follow-up) is recorded in the
-`radar_banners` table as soon as the edit is done and again when the reply is up, and the edit itself
-checks the message first, so a crash between the two never adds a banner twice. A message we can no
-longer edit (deleted, too old, no permission) is recorded as skipped with a log line; the digest never
-fails because of it.
+Banners are idempotent and restart-safe like every post: each (message, follow-up) is pending work
+(bot/outbox.py) recorded before it is tried and retried by the running service until it is done; the
+edit and the reply are each recorded in the `radar_banners` table as soon as they are up, the edit checks
+the message first and the reply is looked for by its key, so a crash or a lost answer between the
+platform and the store never adds a banner or a reply twice. A message we can no longer edit (deleted,
+too old, no permission) is recorded as skipped and the work given up; the digest never fails because of
+it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from analysis.errors import ServiceError, Undeliverable
 from analysis.followup_view import DayFollowUp, banner, commit_ref, follow_up_note, original_note, word
 from analysis.followups import FollowUpLink
 from analysis.models import PR_IN_TITLE, Analysis, Commit, Digest
@@ -213,8 +216,12 @@ def banner_targets(store: Store, platform: str, channel: str, repo: str, sha: st
 
 
 async def correct_originals(editor: Any, store: Store, channel: str, digest: Digest) -> int:
-    """Banner every original of this digest's follow-ups that was posted in this channel; returns the
-    number of banners added now. Never raises: the digest is posted whatever happens here."""
+    """Banner every original of this digest's follow-ups that was posted in this channel: each (message,
+    follow-up) is pending work (bot/outbox.py), recorded, tried now, and retried by the running service
+    until done or the message can no longer be edited. Returns how many are done now. Never raises: the
+    digest is posted whatever happens here."""
+    from bot import outbox
+
     if not hasattr(editor, "add_banner") or not hasattr(editor, "reply_in_thread"):
         return 0
     try:
@@ -223,53 +230,74 @@ async def correct_originals(editor: Any, store: Store, channel: str, digest: Dig
         log.exception("radar: cannot read the follow-ups of %s %s", digest.repo, digest.day)
         return 0
     tz = ZoneInfo(digest.timezone)
-    added = 0
+    done = 0
     for entry in entries:
         text = banner(digest.lang, entry.kind, entry.follow_up_ref, entry.follow_up.committed_at, tz)
         for target in banner_targets(store, editor.platform, channel, digest.repo, entry.original_sha):
+            message_id = str(target["message_id"])
+            job = {
+                "message_id": message_id,
+                "where": channel if target["item"] == "parent" else str(target["thread_id"] or channel),
+                "thread": str(target["thread_id"] or message_id),
+                "banner": text,
+                "reply": word(digest.lang, "reply", banner=text, title=entry.follow_up.title),
+                "url": entry.follow_up.url,
+                "follow_up": entry.follow_up.sha,
+                "original": entry.original_sha,
+            }
+            key = f"radar:{editor.platform}:{channel}:{message_id}:{entry.follow_up.sha}"
             try:
-                added += await _correct_one(editor, store, channel, target, entry, text, digest.lang)
-            except Exception as exc:  # transient: not recorded, so the next post of the day retries
-                log.warning(
-                    "radar: could not banner %s in %s:%s (%s: %s); will retry on the next post",
-                    entry.original_sha[:7],
-                    editor.platform,
-                    channel,
-                    type(exc).__name__,
-                    exc,
-                )
-    return added
+                done += await outbox.submit(editor, store, "radar", channel, key, job) == "done"
+            except Exception:  # the store itself failing: the digest still stands
+                log.exception("radar: cannot record the banner of %s", entry.original_sha[:7])
+    return done
 
 
-async def _correct_one(
-    editor: Any, store: Store, channel: str, target: dict[str, Any], entry: DayFollowUp, text: str, lang: str
-) -> int:
-    platform, message_id = editor.platform, str(target["message_id"])
-    done = store.banner_record(platform, channel, message_id, entry.follow_up.sha)
+async def apply_banner(editor: Any, store: Store, row: dict[str, Any], job: dict[str, Any]) -> None:
+    """One banner: the edit (once: the message is checked first), then the reply in the card's thread
+    (once: found by its key when it is already there), each recorded in `radar_banners` when done. A
+    message that can no longer be edited is recorded as skipped and the work given up."""
+    from bot.outbox import describe
+
+    platform, channel = editor.platform, str(row["channel"])
+    message_id, follow_up, original = job["message_id"], job["follow_up"], job["original"]
+    done = store.banner_record(platform, channel, message_id, follow_up)
     if done is not None and done["state"] in ("replied", "skipped"):
-        return 0
-    added = 0
+        return
     if done is None:
-        where = channel if target["item"] == "parent" else str(target["thread_id"] or channel)
-        if not await editor.add_banner(channel, where, message_id, text):
-            log.info(
-                "radar: %s:%s message %s can no longer be edited; banner for %s skipped",
-                platform,
-                channel,
-                message_id,
-                entry.original_sha[:7],
+        try:
+            editable = await editor.add_banner(channel, job["where"], message_id, job["banner"])
+        except Undeliverable:
+            editable = False
+        except Exception as exc:
+            raise ServiceError(f"could not banner message {message_id} ({describe(exc)})") from exc
+        if not editable:
+            store.record_banner(platform, channel, message_id, follow_up, original, "skipped")
+            raise Undeliverable(
+                f"message {message_id} can no longer be edited: banner for {original[:7]} skipped"
             )
-            store.record_banner(
-                platform, channel, message_id, entry.follow_up.sha, entry.original_sha, "skipped"
-            )
-            return 0
-        store.record_banner(platform, channel, message_id, entry.follow_up.sha, entry.original_sha, "edited")
-        added = 1
-    thread = str(target["thread_id"] or message_id)
-    reply = word(lang, "reply", banner=text, title=entry.follow_up.title)
-    key = f"radar:{message_id}:{entry.follow_up.sha}"
-    reply_id = await editor.reply_in_thread(channel, thread, reply, entry.follow_up.url, key)
-    store.record_banner(
-        platform, channel, message_id, entry.follow_up.sha, entry.original_sha, "replied", reply_id
+        store.record_banner(platform, channel, message_id, follow_up, original, "edited")
+    try:
+        reply_id = await editor.reply_in_thread(
+            channel, job["thread"], job["reply"], job["url"], f"radar:{message_id}:{follow_up}"
+        )
+    except Undeliverable:
+        raise
+    except Exception as exc:
+        raise ServiceError(
+            f"could not reply in the thread of message {message_id} ({describe(exc)})"
+        ) from exc
+    store.record_banner(platform, channel, message_id, follow_up, original, "replied", reply_id)
+
+
+def banners_on(store: Store, platform: str, channel: str, message_id: str) -> list[str]:
+    """The banners put on a message (oldest first), for an edit that must keep them."""
+    rows = store.query(
+        "SELECT w.payload FROM pending_work w JOIN radar_banners b ON b.platform = w.platform"
+        " AND b.channel = w.channel AND b.message_id = json_extract(w.payload, '$.message_id')"
+        " AND b.follow_up = json_extract(w.payload, '$.follow_up')"
+        " WHERE w.kind = 'radar' AND w.platform = ? AND w.channel = ? AND b.message_id = ?"
+        " AND b.state IN ('edited', 'replied') ORDER BY w.created_at",
+        [platform, channel, message_id],
     )
-    return added
+    return [json.loads(r["payload"])["banner"] for r in rows]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
@@ -23,6 +24,8 @@ from apscheduler.triggers.cron import CronTrigger
 
 from analysis.window import day_window
 from bot import metrics
+from bot.logs import scrub
+from bot.pipeline import counts_text
 from bot.store import Store
 from bot.subscriptions import HHMM, WEEKLY, Registry, Subscription
 
@@ -31,6 +34,9 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], datetime]
 SWEEP_SECONDS = 600  # how often missed runs are looked for while running
 SYNC_SECONDS = 30  # how soon a subscription made in chat gets its job
+# How long after its scheduled time a digest may still be in the works before /healthz says it is
+# overdue: a day's analysis stops at LLM_DAY_DEADLINE (30 min) and failed posts retry every sweep.
+HEALTH_GRACE = timedelta(hours=1)
 
 
 @dataclass(slots=True)
@@ -141,6 +147,7 @@ class DigestScheduler:
         self.scheduler = AsyncIOScheduler(timezone=UTC)
         self.scheduler.start()
         metrics.watch_queue(self.queue_depth)
+        metrics.watch_health(self.health)
         for sub in self.registry.all():
             self._restore_last_success(sub.name)
         self.sync_jobs()
@@ -166,6 +173,7 @@ class DigestScheduler:
         """No new runs; let in-flight ones finish (posts are recorded as they go, so a run cut short
         resumes with only the missing items next time)."""
         self.stopping = True
+        metrics.watch_health(None)
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
         pending = [t for t in self._tasks if not t.done()]
@@ -181,8 +189,9 @@ class DigestScheduler:
         assert self.scheduler is not None
         current = {s.name: s for s in self.registry.all()}
         now = self.clock()
-        for name in current:
+        for name, sub in current.items():
             self._mark_seen(name, now)
+            metrics.known_subscription(name, {d.platform for d in sub.destinations})
         self._sync("sub", current, self._jobs, lambda s: s.schedule, trigger_for, self._fire_job)
         # The weekly roll-up: one job per subscription with `weekly` set, posting the previous ISO week.
         weekly = {n: s for n, s in current.items() if s.weekly} if self.weekly_runner else {}
@@ -257,11 +266,14 @@ class DigestScheduler:
             if label in self._done_days(name):
                 return None
             self._record_key(name, label, {"status": "running", "started_at": self.clock().isoformat()})
+            began = time.monotonic()
             try:
                 outcome = await self.weekly_runner(sub, year, week)
             except Exception as exc:
                 log.exception("weekly roll-up %s %s failed", sub.name, label)
                 outcome = RunOutcome("failed", error=f"{type(exc).__name__}: {exc}")
+            seconds = time.monotonic() - began
+            metrics.RUN_SECONDS.labels(metrics.subscription_label(sub.name), "weekly").observe(seconds)
             self._record_key(
                 name,
                 label,
@@ -279,6 +291,8 @@ class DigestScheduler:
             return outcome
 
     def _record_key(self, name: str, key: str, fields: dict) -> None:
+        if fields.get("error"):  # shown by `status`: no secret a service echoed
+            fields = {**fields, "error": scrub(fields["error"])}
         with self.store.transaction():
             self.store.db["runs"].upsert(
                 {"subscription": name, "day": key, **fields}, pk=("subscription", "day")
@@ -317,6 +331,45 @@ class DigestScheduler:
             if day.isoformat() not in done:
                 days.append(day)
         return days
+
+    def health(self, grace: timedelta = HEALTH_GRACE) -> dict[str, str | None]:
+        """Every subscription → why it is broken (its last finished run failed or reached only some
+        channels, or a digest is overdue by more than `grace`), or None: /healthz and the
+        broken-subscription gauge."""
+        report: dict[str, str | None] = {}
+        for sub in self.registry.all():
+            rows = self.store.query(
+                "SELECT day, status, error FROM runs WHERE subscription = ? AND status != 'running'"
+                " ORDER BY day DESC LIMIT 1",
+                [sub.name],
+            )
+            late = self.overdue(sub, grace)
+            if rows and rows[0]["status"] in ("failed", "partial"):
+                last = rows[0]
+                report[sub.name] = (
+                    f"last run ({last['day']}) {last['status']}: {last['error'] or 'no error recorded'}"
+                )
+            elif late is not None:
+                day, due = late
+                report[sub.name] = f"the digest of {day} was due at {due.isoformat()} and has not succeeded"
+            else:
+                report[sub.name] = None
+        return report
+
+    def overdue(self, sub: Subscription, grace: timedelta) -> tuple[date, datetime] | None:
+        """The oldest day of the last `catchup_days` (at least one) whose digest was due more than
+        `grace` ago, after the service first saw the subscription, and is not done: (day, when due)."""
+        now, tz = self.clock(), ZoneInfo(sub.timezone)
+        today, seen = now.astimezone(tz).date(), self._first_seen(sub.name)
+        done, trigger = self._done_days(sub.name), trigger_for(sub)
+        for back in range(max(self.catchup_days, 1), 0, -1):
+            day = today - timedelta(days=back)
+            due = trigger.get_next_fire_time(None, day_window(day + timedelta(days=1), tz)[0])
+            if due is None or due + grace > now or (seen is not None and due < seen):
+                continue
+            if day.isoformat() not in done:
+                return day, due
+        return None
 
     async def catch_up(self) -> None:
         """Run every missed (subscription, day), each subscription's days oldest first; subscriptions
@@ -367,17 +420,29 @@ class DigestScheduler:
             )
             metrics.record_run(sub.name, outcome.status, self.clock().timestamp())
             seconds = (self.clock() - started).total_seconds()
+            metrics.RUN_SECONDS.labels(metrics.subscription_label(sub.name), "daily").observe(seconds)
             log.info(
-                "digest %s %s: %s, %d commits %s, %d LLM calls, %d tokens, %.1fs%s",
+                "digest %s %s: %s, %d commits (%s), %d LLM calls, %d tokens, %.1fs%s",
                 sub.name,
                 day,
                 outcome.status,
                 outcome.commits,
-                outcome.stats,
+                counts_text(outcome.stats),
                 outcome.llm_calls,
                 outcome.tokens,
                 seconds,
                 f" ({outcome.error})" if outcome.error else "",
+                extra={  # the same facts as fields, for JSON logs (LOG_FORMAT=json)
+                    "subscription": sub.name,
+                    "day": day.isoformat(),
+                    "status": outcome.status,
+                    "commits": outcome.commits,
+                    "counts": outcome.stats,
+                    "llm_calls": outcome.llm_calls,
+                    "tokens": outcome.tokens,
+                    "seconds": round(seconds, 3),
+                    "error": outcome.error,
+                },
             )
             if outcome.status == "failed" and self.on_failure is not None:
                 try:
@@ -388,10 +453,7 @@ class DigestScheduler:
 
     # -- bookkeeping --------------------------------------------------------------------------------
     def _record(self, name: str, day: date, fields: dict) -> None:
-        with self.store.transaction():
-            self.store.db["runs"].upsert(
-                {"subscription": name, "day": day.isoformat(), **fields}, pk=("subscription", "day")
-            )
+        self._record_key(name, day.isoformat(), fields)
 
     def _done_days(self, name: str) -> set[str]:
         rows = self.store.query("SELECT day FROM runs WHERE subscription = ? AND status = 'done'", [name])
@@ -402,7 +464,9 @@ class DigestScheduler:
             "SELECT max(finished_at) AS at FROM runs WHERE subscription = ? AND status = 'done'", [name]
         )
         if rows and rows[0]["at"]:
-            metrics.LAST_SUCCESS.labels(name).set(datetime.fromisoformat(rows[0]["at"]).timestamp())
+            metrics.LAST_SUCCESS.labels(metrics.subscription_label(name)).set(
+                datetime.fromisoformat(rows[0]["at"]).timestamp()
+            )
 
     def _mark_seen(self, name: str, now: datetime) -> None:
         if self._first_seen(name) is None:

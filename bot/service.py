@@ -11,23 +11,27 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import ConfigError, DigestError
-from bot import metrics
+from analysis.errors import ConfigError, DigestError, Undeliverable
+from bot import metrics, outbox
 from bot.analyzers import Analyzer, make_analyzer
 from bot.chat import ChatService
+from bot.logs import clip
 from bot.pipeline import RunStats, build_digest
 from bot.posting import Poster, post_digest
+from bot.retention import purge_daily
 from bot.scheduler import DigestScheduler, RunOutcome
 from bot.settings import Settings, zone
 from bot.sources import CommitSource, open_source, pick_branch
 from bot.store import Store
-from bot.subscriptions import Destination, Registry, Subscription
+from bot.subscriptions import Registry, Subscription
 from bot.usage import tracking
+from bot.weekly import weekly_key
 
 log = logging.getLogger(__name__)
 
@@ -85,8 +89,9 @@ class DigestRunner:
                 return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
             finally:
                 await source.aclose()
-            metrics.DIGESTS_BUILT.labels(sub.name).inc()
-            metrics.FALLBACKS.labels(sub.name).inc(stats.fallbacks)
+            label = metrics.subscription_label(sub.name)
+            metrics.DIGESTS_BUILT.labels(label).inc()
+            metrics.FALLBACKS.labels(label).inc(stats.fallbacks)
             if not digest.commits and not sub.post_empty:
                 log.info("digest %s %s: no commits, nothing posted (post_empty = false)", sub.name, day)
                 return RunOutcome("done", llm_calls=usage.calls, tokens=usage.tokens)
@@ -95,12 +100,13 @@ class DigestRunner:
                 poster = self.posters.get(dest.platform)
                 if poster is None:
                     errors.append(
-                        f"{dest.platform}:{dest.channel}: no {dest.platform} adapter running (token not set)"
+                        f"{dest.platform}:{dest.channel}: no {dest.platform} adapter running"
+                        " (token not set, or the platform is down and being retried)"
                     )
                     continue
                 try:
                     await post_digest(poster, self.store, dest.channel, digest)
-                    metrics.DIGESTS_POSTED.labels(sub.name, dest.platform).inc()
+                    metrics.DIGESTS_POSTED.labels(label, dest.platform).inc()
                 except Exception as exc:  # one destination failing must not stop the others
                     log.warning("posting %s to %s:%s failed: %s", sub.name, dest.platform, dest.channel, exc)
                     errors.append(f"{dest.platform}:{dest.channel}: {exc}")
@@ -115,44 +121,31 @@ class DigestRunner:
         )
 
     async def weekly(self, sub: Subscription, year: int, week: int) -> RunOutcome:
-        """The subscription's roll-up of an ISO week, posted to every destination that can take it."""
-        from bot.weekly import build_week, post_weekly
-
+        """The subscription's roll-up of an ISO week, handed to every destination that can take it as
+        pending work (bot/outbox.py): tried now with the week just built, and when that fails, retried
+        by the service (the week built again from the store) until it is up. The run is done once every
+        destination has it or has it pending; `status` lists what is pending."""
         with tracking() as usage:
-            source = self.source(sub)
             try:
-                rollup = await build_week(
-                    source,
-                    self.store,
-                    self.analyzer,
-                    branch=await pick_branch(source, sub.branch, self.settings),
-                    year=year,
-                    week=week,
-                    tz=zone(sub.timezone),
-                    lang=sub.lang,
-                    keep=sub.filters.keep if sub.filters.active else None,
-                )
+                rollup = await self.build_week(sub, year, week)
             except DigestError as exc:
                 return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
-            finally:
-                await source.aclose()
             errors: list[str] = []
+            pending: list[str] = []
+            handler = self.weekly_handler(lambda: [sub], built=rollup)
             for dest in sub.destinations:
                 poster = self.posters.get(dest.platform)
+                where = f"{dest.platform}:{dest.channel}"
                 if poster is None or not hasattr(poster, "post_weekly"):
-                    errors.append(f"{dest.platform}:{dest.channel}: no {dest.platform} adapter running")
+                    errors.append(f"{where}: no {dest.platform} adapter running")
                     continue
-                try:
-                    await post_weekly(poster, self.store, dest.channel, rollup)  # type: ignore[arg-type]
-                except Exception as exc:  # one destination failing must not stop the others
-                    log.warning(
-                        "posting the weekly %s to %s:%s failed: %s",
-                        sub.name,
-                        dest.platform,
-                        dest.channel,
-                        exc,
-                    )
-                    errors.append(f"{dest.platform}:{dest.channel}: {exc}")
+                job = {"subscription": sub.name, "year": year, "week": week}
+                key = f"weekly:{where}:{weekly_key(rollup)}"
+                state = await outbox.submit(poster, self.store, "weekly", dest.channel, key, job, handler)
+                if state == "gave_up":
+                    errors.append(f"{where}: {(self.store.get_work(key) or {}).get('last_error')}")
+                elif state != "done":
+                    pending.append(f"{where}: pending, retried by the service")
         status = "done" if not errors else ("failed" if len(errors) == len(sub.destinations) else "partial")
         totals = rollup.totals
         return RunOutcome(
@@ -161,40 +154,71 @@ class DigestRunner:
             stats=totals,
             llm_calls=usage.calls,
             tokens=usage.tokens,
-            error="; ".join(errors) or None,
+            error="; ".join(errors + pending) or None,
         )
+
+    async def build_week(self, sub: Subscription, year: int, week: int) -> Any:
+        from bot.weekly import build_week
+
+        source = self.source(sub)
+        try:
+            return await build_week(
+                source,
+                self.store,
+                self.analyzer,
+                branch=await pick_branch(source, sub.branch, self.settings),
+                year=year,
+                week=week,
+                tz=zone(sub.timezone),
+                lang=sub.lang,
+                keep=sub.filters.keep if sub.filters.active else None,
+            )
+        finally:
+            await source.aclose()
+
+    def weekly_handler(
+        self, subscriptions: Callable[[], list[Subscription]], built: Any = None
+    ) -> outbox.Handler:
+        """Who posts a "weekly" piece of work: the roll-up just built, or the week built again from the
+        store (analyses are cached) for a retry; a subscription that is gone gives the work up."""
+        from bot.weekly import post_weekly
+
+        async def post(poster: Any, store: Store, row: dict[str, Any], job: dict[str, Any]) -> None:
+            rollup = built
+            if rollup is None:
+                sub = next((s for s in subscriptions() if s.name == job["subscription"]), None)
+                if sub is None:
+                    raise Undeliverable(f"subscription {job['subscription']} no longer exists")
+                rollup = await self.build_week(sub, int(job["year"]), int(job["week"]))
+            await post_weekly(poster, store, str(row["channel"]), rollup)
+
+        return post
 
     async def report_failure(self, sub: Subscription, day: date, outcome: RunOutcome) -> None:
         """Say once per (subscription, day) in each channel that the digest failed: the people who
-        wait for it learn why it is missing without reading the service's log."""
+        wait for it learn why it is missing without reading the service's log. Each notice is pending
+        work (bot/outbox.py): tried now, retried by the service until it is up."""
         if outcome.status != "failed" or not sub.notify_failures:
             return
         key, text = f"failure:{sub.name}:{day.isoformat()}", failure_notice(sub, day, outcome)
+        since = time.time() - NOTICE_CLOCK_SKEW
         for dest in sub.destinations:
             poster = self.posters.get(dest.platform)
             if poster is None or not hasattr(poster, "post_notice"):
                 continue
-            if self.store.get_posts(dest.platform, dest.channel, key):
-                continue  # said already: a retry that fails again stays quiet
-            try:
-                posted = await poster.post_notice(dest.channel, text)
-            except Exception as exc:  # the channel may be the very thing that fails
-                log.warning("cannot report the failure of %s in %s:%s: %s", sub.name, *dest_of(dest), exc)
-                continue
-            self.store.record_post(dest.platform, dest.channel, key, "notice", posted.message_id, None)
+            job = {"key": key, "text": text, "since": since}
+            work = f"notice:{dest.platform}:{dest.channel}:{key}"
+            await outbox.submit(poster, self.store, "notice", dest.channel, work, job)
 
 
-def dest_of(dest: Destination) -> tuple[str, str]:
-    return dest.platform, dest.channel
+NOTICE_CLOCK_SKEW = 300  # seconds: a notice is looked for from a little before it was first recorded
 
 
 NOTICE_ERROR_MAX = 500  # characters of the error shown in a channel; the log has all of it
 
 
 def failure_notice(sub: Subscription, day: date, outcome: RunOutcome) -> str:
-    error = " ".join((outcome.error or "unknown error").split())
-    if len(error) > NOTICE_ERROR_MAX:
-        error = error[: NOTICE_ERROR_MAX - 1] + "…"
+    error = clip(" ".join((outcome.error or "unknown error").split()), NOTICE_ERROR_MAX)
     if sub.lang == "zh":
         return (
             f"⚠️ {sub.repo} {day.isoformat()} 的摘要生成失败：{error}\n"
@@ -253,13 +277,22 @@ async def serve(
     started: list[Any] = []
     scheduler: DigestScheduler | None = None
     health: Any = None
+    housekeeping: asyncio.Task[None] | None = None
+    worker: asyncio.Task[None] | None = None
+    posters: dict[str, Poster] = {}  # the runner's own dict: a platform that starts late joins it
+    retrying: list[asyncio.Task[None]] = []
+    metrics.label_names(settings.metrics_label_names)  # before any series is labelled
     try:
         if settings.metrics_port is not None:
             health, _ = await metrics.start_metrics_server(settings.metrics_host, settings.metrics_port)
         for runtime in runtimes:
-            await runtime.start()
-            started.append(runtime)
-        posters = {rt.poster.platform: rt.poster for rt in started}
+            try:
+                await start_runtime(runtime, posters, started)
+            except ConfigError:
+                raise  # a bad token or setting: retrying cannot fix it
+            except Exception as exc:  # an outage: serve the others, retry this one with backoff
+                retrying.append(asyncio.create_task(keep_starting(runtime, posters, started, exc)))
+                platforms.discard(runtime_name(runtime).lower())  # not missing: on its way
         for missing in sorted(platforms - set(posters)):
             log.warning(
                 "subscriptions post to %s but no %s adapter is running (token not set)", missing, missing
@@ -275,6 +308,10 @@ async def serve(
             weekly_runner=getattr(runner, "weekly", None),
         )
         await scheduler.start()
+        # Banners, replies, notices and roll-ups left pending by this or an earlier run, retried.
+        extra = {"weekly": runner.weekly_handler(registry.all)} if hasattr(runner, "weekly_handler") else {}
+        worker = asyncio.create_task(outbox.Worker(store, posters, extra=extra).run(), name="pending work")
+        housekeeping = asyncio.create_task(purge_daily(store, settings), name="purge-prompts")
         log.info(
             "digestbot running: %d subscription(s), adapters: %s",
             len(registry.all()),
@@ -282,9 +319,17 @@ async def serve(
         )
         await (stop or asyncio.Event()).wait()
     finally:
-        log.info("shutting down: finishing in-flight posts")
+        if scheduler is not None:  # started: there may be posts in flight
+            log.info("shutting down: finishing in-flight posts")
+        for task in [*retrying, housekeeping]:
+            if task is not None:
+                task.cancel()
         if scheduler is not None:
             await scheduler.stop()
+        if worker is not None:
+            worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
         for runtime in reversed(started):
             try:
                 await runtime.stop()
@@ -292,6 +337,44 @@ async def serve(
                 log.warning("stopping %s failed: %s", type(runtime).__name__, exc)
         if health is not None:
             await health.cleanup()
+
+
+STARTUP_RETRY_FIRST = 5.0  # seconds before the first new attempt to start an unavailable platform
+STARTUP_RETRY_MAX = 300.0  # the longest wait between attempts
+
+
+def runtime_name(runtime: Any) -> str:
+    """SlackRuntime → "Slack": the platform a runtime serves, for log lines."""
+    return type(runtime).__name__.removesuffix("Runtime")
+
+
+async def start_runtime(runtime: Any, posters: dict[str, Poster], started: list[Any]) -> None:
+    await runtime.start()
+    started.append(runtime)
+    posters[runtime.poster.platform] = runtime.poster
+
+
+async def keep_starting(
+    runtime: Any, posters: dict[str, Poster], started: list[Any], error: Exception
+) -> None:
+    """Start a chat platform that was down at start-up, waiting twice as long after each failure (up to
+    STARTUP_RETRY_MAX); its subscriptions' posts meanwhile fail for it alone and are resumed by the
+    sweeps once it is up. A configuration error ends the retries with one line."""
+    name = runtime_name(runtime)
+    delay = STARTUP_RETRY_FIRST
+    while True:
+        log.warning("%s is unavailable at start-up (%s); retrying in %.0fs", name, error, delay)
+        await asyncio.sleep(delay)
+        try:
+            await start_runtime(runtime, posters, started)
+        except ConfigError as exc:
+            log.error("%s cannot start: %s", name, exc)
+            return
+        except Exception as exc:
+            error, delay = exc, min(delay * 2, STARTUP_RETRY_MAX)
+            continue
+        log.info("%s started after retrying", name)
+        return
 
 
 def install_signal_handlers(stop: asyncio.Event) -> None:

@@ -3,10 +3,10 @@ masked, so printing or logging a Settings object never reveals a token."""
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -22,9 +22,17 @@ def default_db_path() -> Path:
     return Path(base) / "digestbot" / "digest.db"
 
 
+@cache
+def _zone_names() -> dict[str, str]:
+    return {name.lower(): name for name in available_timezones()}
+
+
 def zone(name: str) -> ZoneInfo:
+    """The zone of an IANA name, matched without regard to case (`utc`, `gmt`, `asia/shanghai`) and
+    always under its canonical name, so digests of one zone share one key whatever was typed."""
+    canonical = _zone_names().get(name.strip().lower(), name.strip())
     try:
-        return ZoneInfo(name)
+        return ZoneInfo(canonical)
     except (ZoneInfoNotFoundError, ValueError):
         raise InputError(
             f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai or UTC"
@@ -68,6 +76,8 @@ class Settings(BaseSettings):
     llm_output_tokens: int = Field(1536, ge=256, description="output allowance of one analysis")
     llm_price_in: float | None = Field(None, ge=0, description="USD per million input tokens")
     llm_price_out: float | None = Field(None, ge=0, description="USD per million output tokens")
+    # Prompts hold full diffs of possibly private code: kept 30 days by default, then purged.
+    llm_log_prompts: str = Field("days:30", description="off | on | days:N")
 
     # Chat
     slack_bot_token: SecretStr | None = None
@@ -80,6 +90,8 @@ class Settings(BaseSettings):
     discord_api_url: str | None = None
     # Privileged intent: answer any message in our threads, not only mentions (enable it in the portal too)
     discord_message_content: bool = False
+    # Thread questions that need the model: at most this many model calls a minute in one thread
+    qa_calls_per_minute: int = Field(6, ge=1, le=600)
 
     # Application
     digest_db: Path = Field(default_factory=default_db_path)
@@ -96,6 +108,9 @@ class Settings(BaseSettings):
     # Operations: /metrics and /healthz of `digestbot run` (unset port: not served), log format
     metrics_port: int | None = Field(None, ge=0, le=65535)
     metrics_host: str = "127.0.0.1"
+    # Label subscriptions in /metrics by name (a chat subscription's holds its channel and repository)
+    # instead of by an opaque id
+    metrics_label_names: bool = False
     log_format: Literal["text", "json"] = "text"
 
     @field_validator("digest_lang")
@@ -109,10 +124,26 @@ class Settings(BaseSettings):
     @classmethod
     def _tz(cls, v: str) -> str:
         try:
-            ZoneInfo(v)
-        except (ZoneInfoNotFoundError, ValueError):
+            return zone(v).key
+        except InputError:
             raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC)") from None
-        return v
+
+    @field_validator("llm_log_prompts")
+    @classmethod
+    def _prompts(cls, v: str) -> str:
+        text = v.strip().lower().replace(" ", "")
+        if text in ("on", "off"):
+            return text
+        if text.startswith("days:") and text[5:].isdigit():
+            return f"days:{int(text[5:])}"
+        raise ValueError("must be off, on or days:N (keep prompts and replies N days)")
+
+    @property
+    def prompt_days(self) -> int | None:
+        """How many days prompts and replies are kept: None for ever, 0 never stored."""
+        if self.llm_log_prompts == "on":
+            return None
+        return 0 if self.llm_log_prompts == "off" else int(self.llm_log_prompts[5:])
 
     @field_validator("openai_base_url", "discord_api_url", "digest_model", "digest_repo", mode="before")
     @classmethod

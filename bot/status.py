@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from analysis.errors import DigestError
+from bot.metrics import subscription_label
 from bot.scheduler import trigger_for
 from bot.settings import Settings
 from bot.store import Store
@@ -35,7 +36,7 @@ def check_subscription(settings: Settings, sub: Subscription) -> str | None:
             LocalGitSource(sub.git_dir, repo=sub.repo)
         except DigestError as exc:
             problems.append(f"source: {exc}")
-    for platform in sorted({d.platform for d in sub.destinations}):
+    for platform in sorted({d.platform for d in sub.destinations} - {"console"}):  # console: no token
         token = _TOKENS.get(platform)
         if token is None:
             problems.append(f"channels: unknown platform {platform!r}")
@@ -57,7 +58,36 @@ def status_data(
     return {
         "database": str(settings.digest_db),
         "subscriptions": [_subscription(settings, store, sub, now) for sub in subs],
+        "pending": [_pending(row) for row in store.pending_work()],
         "llm_last_7_days": {k: usage[k] for k in ("calls", "tokens_in", "tokens_out")},
+    }
+
+
+def _pending(row: dict[str, Any]) -> dict[str, Any]:
+    """Work the service still has to do (bot/outbox.py), as `status` shows it."""
+    job = json.loads(row["payload"] or "{}")
+    if row["kind"] == "radar":
+        what = (
+            f"banner and reply on message {job.get('message_id')}"
+            f" ({str(job.get('follow_up'))[:7]} follows up {str(job.get('original'))[:7]})"
+        )
+    elif row["kind"] == "notice":
+        what = f"notice {job.get('key')}"
+    elif row["kind"] == "weekly":
+        what = (
+            f"weekly roll-up {job.get('year')}-W{int(job.get('week') or 0):02d} of {job.get('subscription')}"
+        )
+    else:
+        what = str(row["key"])
+    return {
+        "key": row["key"],
+        "kind": row["kind"],
+        "destination": f"{row['platform']}:{row['channel']}",
+        "what": what,
+        "attempts": row["attempts"] or 0,
+        "next_try": datetime.fromtimestamp(row["next_at"], UTC).isoformat(timespec="seconds"),
+        "last_error": row["last_error"],
+        "since": row["created_at"],
     }
 
 
@@ -65,6 +95,7 @@ def _subscription(settings: Settings, store: Store, sub: Subscription, now: date
     nxt = trigger_for(sub).get_next_fire_time(None, now)
     return {
         "name": sub.name,
+        "metrics_id": sub.name if settings.metrics_label_names else subscription_label(sub.name),
         "origin": sub.origin,
         "repo": sub.repo,
         "branch": sub.branch,
@@ -95,8 +126,9 @@ def _last_run(store: Store, name: str) -> dict[str, Any] | None:
     }
 
 
-def render_status_text(data: dict[str, Any]) -> str:
-    lines = [f"database: {data['database']}", ""]
+def render_status_text(data: dict[str, Any], *, missing_db: bool = False) -> str:
+    note = " (does not exist yet: nothing has run on it)" if missing_db else ""
+    lines = [f"database: {data['database']}{note}", ""]
     if not data["subscriptions"]:
         lines.append("no subscriptions (add them to the config file or with /digest subscribe in chat)")
     for sub in data["subscriptions"]:
@@ -108,6 +140,7 @@ def render_status_text(data: dict[str, Any]) -> str:
             f" → {', '.join(sub['destinations'])}"
         )
         lines.append(f"  next run  {sub['next_run'] or 'never'}")
+        lines.append(f'  metrics   subscription="{sub["metrics_id"]}"')
         lines.append(f"  last run  {_last_run_text(sub['last_run'])}")
         if sub["problem"]:
             lines.append(f"  BROKEN    {sub['problem']}")
@@ -115,6 +148,12 @@ def render_status_text(data: dict[str, Any]) -> str:
         s["name"] for s in data["subscriptions"] if s["last_run"] and s["last_run"]["status"] in FAILED
     ]:
         lines += ["", f"last run failed: {', '.join(bad)} (exit status 1)"]
+    if data["pending"]:
+        lines += ["", f"pending work: {len(data['pending'])} (the running service retries it)"]
+        for job in data["pending"]:
+            tries = f"{job['attempts']} tr{'y' if job['attempts'] == 1 else 'ies'}"
+            error = f" · last error: {job['last_error']}" if job["last_error"] else ""
+            lines.append(f"  {job['destination']}  {job['what']} · {tries} · next {job['next_try']}{error}")
     usage = data["llm_last_7_days"]
     lines += [
         "",

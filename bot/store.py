@@ -21,9 +21,10 @@ import sqlite_utils
 from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
 from analysis.history import BranchCommit, automated
-from analysis.models import Analysis, Commit, FileChange
+from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange
 from analysis.surface import SurfaceChange, SurfaceKind
-from bot.store_health import check_schema, database_error, is_busy, is_damaged
+from bot.logs import scrub
+from bot.store_health import check_schema, database_error, is_known
 
 
 def utcnow() -> datetime:
@@ -275,6 +276,53 @@ def _m_surface_cache(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_thread_focus(db: sqlite_utils.Database) -> None:
+    # The commit a thread's conversation is about: named in a question, kept for the later turns.
+    # Idempotent, like _m7_ops, so its place after a merge does not matter.
+    if "thread_focus" in db.table_names():
+        return
+    db["thread_focus"].create(
+        {"platform": str, "thread_id": str, "repo": str, "sha": str, "updated_at": str},
+        pk=("platform", "thread_id"),
+    )
+
+
+def _m_pending_work(db: sqlite_utils.Database) -> None:
+    # Work that must happen (a radar banner and its reply, a failure notice, a weekly roll-up in one
+    # channel): recorded before it is tried, retried with backoff by the running service until done, or
+    # given up when the platform says it can never succeed (bot/outbox.py). Idempotent, like _m7_ops.
+    if "pending_work" in db.table_names():
+        return
+    db["pending_work"].create(
+        {
+            "key": str,
+            "kind": str,
+            "platform": str,
+            "channel": str,
+            "payload": str,
+            "state": str,  # pending | done | gave_up
+            "attempts": int,
+            "next_at": float,  # Unix time of the next attempt
+            "last_error": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="key",
+    )
+    db["pending_work"].create_index(["state", "next_at"])
+
+
+def _m_post_plans(db: sqlite_utils.Database) -> None:
+    # The items a digest's parent announced when it was posted in a channel: later posts of the day add
+    # only these (a posted day is what it was), unless a re-post edits the parent first. Idempotent.
+    if "post_plans" in db.table_names():
+        return
+    db["post_plans"].create(
+        {"platform": str, "channel": str, "digest_key": str, "items": str, "created_at": str},
+        pk=("platform", "channel", "digest_key"),
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -283,6 +331,9 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m7_ops,
     _m5_radar,
     _m_surface_cache,
+    _m_thread_focus,
+    _m_pending_work,
+    _m_post_plans,
     _m_history_automated,
 ]
 
@@ -302,7 +353,7 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(path), check_same_thread=False, timeout=self.BUSY_TIMEOUT)
         except (OSError, sqlite3.Error) as exc:
-            raise ConfigError(f"cannot open database {path}: {exc}") from None
+            raise ConfigError(f"cannot open database {path}: {exc}{_open_hint(self.path)}") from None
         # One connection, shared by the event loop and worker threads: serialise access.
         self._lock = threading.RLock()
         self.db = sqlite_utils.Database(conn)
@@ -314,7 +365,7 @@ class Store:
             check_schema(self.db, MIGRATIONS, path)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            if is_busy(exc) or is_damaged(exc):
+            if is_known(exc):
                 raise database_error(exc, path, self.BUSY_TIMEOUT) from None
             raise ConfigError(f"{path} is not a usable digestbot database: {exc}") from None
         except ConfigError:
@@ -522,10 +573,28 @@ class Store:
         )
 
     # -- LLM calls ----------------------------------------------------------------------------
+    keep_prompts = True  # LLM_LOG_PROMPTS=off: calls are logged without their prompt and reply
+
     def log_llm_call(self, **fields: Any) -> None:
         fields.setdefault("created_at", _iso(utcnow()))
+        if not self.keep_prompts:
+            fields.pop("prompt", None)
+            fields.pop("reply", None)
+        for name in ("error", "prompt", "reply"):  # a server may quote a key in any of them
+            if isinstance(fields.get(name), str):
+                fields[name] = scrub(fields[name])
         with self._lock:
             self.db["llm_calls"].insert(fields)
+
+    def purge_prompts(self, before: datetime) -> int:
+        """Forget the prompt and reply of every call made before `before` (the call itself stays)."""
+        with self.transaction():
+            cursor = self.db.execute(
+                "UPDATE llm_calls SET prompt = NULL, reply = NULL"
+                " WHERE created_at < ? AND (prompt IS NOT NULL OR reply IS NOT NULL)",
+                [_iso(before.astimezone(UTC))],
+            )
+        return cursor.rowcount
 
     def llm_usage_since(self, since: datetime) -> dict[str, int]:
         with self._lock:
@@ -766,6 +835,47 @@ class Store:
                 for r in rows
             ]
 
+    # -- thread answers ------------------------------------------------------------------------------
+    def thread_focus(self, platform: str, thread_id: str) -> tuple[str, str] | None:
+        """(repo, sha) of the commit a thread's questions are about, once one was named."""
+        rows = self.query(
+            "SELECT repo, sha FROM thread_focus WHERE platform = ? AND thread_id = ?", [platform, thread_id]
+        )
+        return (rows[0]["repo"], rows[0]["sha"]) if rows else None
+
+    def set_thread_focus(self, platform: str, thread_id: str, repo: str, sha: str) -> None:
+        with self._lock:
+            self.db["thread_focus"].upsert(
+                {
+                    "platform": platform,
+                    "thread_id": thread_id,
+                    "repo": repo,
+                    "sha": sha,
+                    "updated_at": _iso(utcnow()),
+                },
+                pk=("platform", "thread_id"),
+            )
+
+    def shas_for_pr(self, repo: str, number: int) -> list[str]:
+        """The stored commits (commits and history) whose title ends in "(#number)"."""
+        like = f"%(#{int(number)})%"
+        rows = self.query(
+            "SELECT sha, message FROM commits WHERE repo = ? AND message LIKE ?"
+            " UNION SELECT sha, message FROM history WHERE repo = ? AND message LIKE ?",
+            [repo, like, repo, like],
+        )
+        return sorted({r["sha"] for r in rows if _title_pr(r["message"]) == int(number)})
+
+    def known_sha(self, repo: str, prefix: str) -> bool:
+        """Whether a commit of repo starting with prefix is stored (commits or history)."""
+        like = prefix.lower().replace("%", "").replace("_", "") + "%"
+        rows = self.query(
+            "SELECT 1 FROM commits WHERE repo = ? AND sha LIKE ? UNION ALL"
+            " SELECT 1 FROM history WHERE repo = ? AND sha LIKE ? LIMIT 1",
+            [repo, like, repo, like],
+        )
+        return bool(rows)
+
     # -- surface facts ------------------------------------------------------------------------------
     def save_surfaces(
         self,
@@ -847,9 +957,90 @@ class Store:
                 pk=("platform", "channel", "message_id", "follow_up"),
             )
 
+    # -- post plans (what a posted parent announced) -------------------------------------------------
+    def get_plan(self, platform: str, channel: str, key: str) -> list[str] | None:
+        rows = self.query(
+            "SELECT items FROM post_plans WHERE platform = ? AND channel = ? AND digest_key = ?",
+            [platform, channel, key],
+        )
+        return list(json.loads(rows[0]["items"])) if rows else None
+
+    def record_plan(self, platform: str, channel: str, key: str, items: list[str]) -> None:
+        with self._lock:
+            self.db["post_plans"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "digest_key": key,
+                    "items": json.dumps(items),
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "digest_key"),
+            )
+
+    # -- pending work (bot/outbox.py) ---------------------------------------------------------------
+    def add_work(self, key: str, kind: str, platform: str, channel: str, payload: dict[str, Any]) -> dict:
+        """Record work as pending unless it is known already; returns its row."""
+        now = _iso(utcnow())
+        with self.transaction():
+            self.db["pending_work"].insert(
+                {
+                    "key": key,
+                    "kind": kind,
+                    "platform": platform,
+                    "channel": channel,
+                    "payload": json.dumps(payload, ensure_ascii=False),
+                    "state": "pending",
+                    "attempts": 0,
+                    "next_at": time.time(),
+                    "last_error": None,
+                    "created_at": now,
+                    "updated_at": now,
+                },
+                pk="key",
+                ignore=True,
+            )
+        return self.get_work(key)  # type: ignore[return-value]
+
+    def get_work(self, key: str) -> dict[str, Any] | None:
+        rows = self.query("SELECT * FROM pending_work WHERE key = ?", [key])
+        return rows[0] if rows else None
+
+    def due_work(
+        self, platforms: Iterable[str], kinds: Iterable[str], now: float, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """Pending work of these kinds for these platforms whose next try is due, oldest first."""
+        return self.query(
+            "SELECT * FROM pending_work WHERE state = 'pending' AND next_at <= ?"
+            " AND platform IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?))"
+            " ORDER BY next_at, created_at LIMIT ?",
+            [now, json.dumps(sorted(platforms)), json.dumps(sorted(kinds)), limit],
+        )
+
+    def pending_work(self) -> list[dict[str, Any]]:
+        return self.query("SELECT * FROM pending_work WHERE state = 'pending' ORDER BY created_at, key")
+
+    def next_work_at(self, platforms: Iterable[str], kinds: Iterable[str]) -> float | None:
+        rows = self.query(
+            "SELECT min(next_at) AS at FROM pending_work WHERE state = 'pending'"
+            " AND platform IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?))",
+            [json.dumps(sorted(platforms)), json.dumps(sorted(kinds))],
+        )
+        return rows[0]["at"] if rows and rows[0]["at"] is not None else None
+
+    def update_work(self, key: str, **fields: Any) -> None:
+        with self._lock:
+            self.db["pending_work"].update(key, {**fields, "updated_at": _iso(utcnow())})
+
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:
             return list(self.db.query(sql, list(params)))
+
+
+def _title_pr(message: str | None) -> int | None:
+    title = (message or "").strip().split("\n", 1)[0].strip()
+    m = PR_IN_TITLE.search(title)
+    return int(m.group(1)) if m else None
 
 
 def _surface_row(change: SurfaceChange) -> dict[str, Any]:
@@ -889,6 +1080,16 @@ def _commit_from_row(row: dict[str, Any], files: Iterable[dict[str, Any]]) -> Co
             for f in files
         ),
     )
+
+
+def _open_hint(path: Path | None) -> str:
+    """Why SQLite could not open the file, when the cause is plain: a directory we cannot write."""
+    if path is None:
+        return ""
+    folder = path.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK):
+        return f" (its directory {folder} is not writable: check its owner and permissions, or set DIGEST_DB)"
+    return ""
 
 
 def _alive(host: str, pid: int) -> bool:

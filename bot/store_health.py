@@ -87,8 +87,48 @@ def is_damaged(exc: BaseException) -> bool:
     return any(s in text for s in ("malformed", "not a database", "no such table", "no such column"))
 
 
+def _code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code & 0xFF if code is not None else None
+
+
+def is_readonly(exc: BaseException) -> bool:
+    """SQLITE_READONLY: the file (or its directory, where the -wal and -shm files go) cannot be written."""
+    return _code(exc) == sqlite3.SQLITE_READONLY or "readonly database" in str(exc)
+
+
+def is_full(exc: BaseException) -> bool:
+    """SQLITE_FULL: no space left for the database (or its journal) on its disk."""
+    return _code(exc) == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc)
+
+
+def is_io_error(exc: BaseException) -> bool:
+    return _code(exc) == sqlite3.SQLITE_IOERR or "disk I/O error" in str(exc)
+
+
+def is_known(exc: BaseException) -> bool:
+    """A failure database_error names precisely (anything else is reported as it is)."""
+    return any(check(exc) for check in (is_busy, is_damaged, is_readonly, is_full, is_io_error))
+
+
 def database_error(exc: sqlite3.Error, path: object, busy_timeout: float) -> ConfigError:
     """One actionable line for a database failure, whenever it happens."""
+    if is_readonly(exc):
+        return ConfigError(
+            f"database {path} is read-only ({exc}): digestbot must be able to write the file and its"
+            " directory (the -wal and -shm files go there); check their owner and permissions, or set"
+            " DIGEST_DB to a writable place"
+        )
+    if is_full(exc):
+        return ConfigError(
+            f"cannot write database {path}: the disk is full ({exc}); free space on its file system"
+            " and run again (nothing recorded so far is lost)"
+        )
+    if is_io_error(exc):
+        return ConfigError(
+            f"database {path}: the disk failed a read or write ({exc}); check the disk holding it"
+            " (full? failing? a network file system that went away?)"
+        )
     if is_busy(exc):
         return ConfigError(
             f"database {path} is busy: another digestbot process held it for over {busy_timeout:g} s;"

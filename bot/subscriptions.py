@@ -92,6 +92,13 @@ class Subscription:
     weekly: str | None = None  # "mon 09:00": post the previous ISO week's roll-up then (bot/weekly.py)
 
 
+def on_console(sub: Subscription) -> Subscription:
+    """The subscription with the console as its only channel (`digestbot run --console`)."""
+    from dataclasses import replace
+
+    return replace(sub, destinations=(Destination("console", "stdout"),))
+
+
 class ChatSubscriptions:
     """The subscriptions made from chat, in SQLite."""
 

@@ -14,21 +14,21 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from analysis.errors import RateLimited, SourceError
 from analysis.followups import find_links
 from analysis.history import as_past
-from analysis.models import Commit, Importance
+from analysis.models import Commit
 from analysis.weekly import Usage, Week, WeekFollowUp, summarize, week_days, week_label, week_window
 from bot.analyzers import Analyzer
-from bot.pipeline import analyse_commits, build_digest
-from bot.radar import commit_title_ref
+from bot.pipeline import build_digest, original_rank
+from bot.posting import posting_lock
+from bot.radar import FOLLOWUP_HORIZON_DAYS, commit_title_ref
 from bot.sources import CommitSource
 from bot.store import Store, utcnow
-from bot.surface import fill_surface
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,10 @@ async def build_week(
 ) -> Week:
     """refresh: analyse the week's commits again instead of reusing cached analyses."""
     start, end = week_window(year, week, tz)
-    await ensure_links(source, store, branch, start - timedelta(days=FOLLOWUP_LOOKBACK_DAYS), end)
+    # "Reverted or fixed" counts the follow-ups that landed up to FOLLOWUP_HORIZON_DAYS after the week
+    # (or until now): that span of history is read and mined first, so any database gives the same count.
+    until = min(end + timedelta(days=FOLLOWUP_HORIZON_DAYS), utcnow())
+    await ensure_links(source, store, branch, start - timedelta(days=FOLLOWUP_LOOKBACK_DAYS), max(end, until))
     digests = []
     for number, day in enumerate(week_days(year, week), start=1):
         digests.append(
@@ -62,11 +65,12 @@ async def build_week(
         if progress:
             progress("days", number, 7)
     shas = [c.sha for d in digests for c in d.commits]
-    followups = await week_followups(source, store, analyzer, digests[0].repo, start, end, lang)
+    followups = await week_followups(source, store, analyzer, branch, start, end, tz, lang)
     return summarize(
         digests,
         followups,
-        followed_up_among(store, source.repo, shas),
+        followed_up_among(store, source.repo, shas, until),
+        followed_up_until=until.astimezone(tz),
         year=year,
         week=week,
         usage=llm_usage(store, source.repo, shas),
@@ -96,15 +100,24 @@ async def ensure_links(source: CommitSource, store: Store, branch: str, since: A
 
 
 async def week_followups(
-    source: CommitSource, store: Store, analyzer: Analyzer, repo: str, start: Any, end: Any, lang: str
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    branch: str,
+    start: Any,
+    end: Any,
+    tz: ZoneInfo,
+    lang: str,
 ) -> list[WeekFollowUp]:
-    """The links whose follow-up landed in the week, each with the rank we gave (or now give, when we
-    never analysed it) its original."""
+    """The links whose follow-up landed in the week, each with the rank we gave (or its own day's
+    digest gives now, when we never analysed it) its original: the same rank a digest's Follow-ups
+    line shows."""
     out = []
+    repo = source.repo
     for link in store.followups_landed(repo, start, end):
         title, ref = commit_title_ref(store, repo, link.follow_up)
         original_title, original_ref = commit_title_ref(store, repo, link.original)
-        rank = await original_rank(source, store, analyzer, repo, link.original, lang)
+        rank = await original_rank(source, store, analyzer, link.original, lang, branch=branch, tz=tz)
         follow_up = store.get_commit(repo, link.follow_up)
         original = store.get_commit(repo, link.original)
         out.append(
@@ -122,26 +135,12 @@ async def week_followups(
     return out
 
 
-async def original_rank(
-    source: CommitSource, store: Store, analyzer: Analyzer, repo: str, sha: str, lang: str
-) -> Importance | None:
-    stored = store.latest_analysis(repo, sha, lang) or store.latest_analysis(repo, sha)
-    if stored is not None:
-        return stored.importance
-    try:
-        commit = await source.get_commit(sha)
-    except Exception as exc:  # gone from the branch, or the source refuses: unranked, said so
-        log.warning("weekly: cannot read %s to rank it (%s)", sha[:7], exc)
-        return None
-    [commit] = await fill_surface(source, store, [commit])
-    analyses = await analyse_commits(store, analyzer, repo, [commit], lang)
-    return analyses[commit.sha].importance
-
-
-def followed_up_among(store: Store, repo: str, shas: list[str]) -> set[str]:
+def followed_up_among(store: Store, repo: str, shas: list[str], until: datetime) -> set[str]:
+    """The commits among `shas` that a commit landed before `until` reverted or fixed."""
     rows = store.query(
-        "SELECT DISTINCT original FROM followups WHERE repo = ? AND original IN (SELECT value FROM json_each(?))",
-        [repo, json.dumps(shas)],
+        "SELECT DISTINCT original FROM followups WHERE repo = ? AND follow_up_at < ?"
+        " AND original IN (SELECT value FROM json_each(?))",
+        [repo, until.astimezone(UTC).isoformat(), json.dumps(shas)],
     )
     return {r["original"] for r in rows}
 
@@ -182,11 +181,17 @@ def weekly_key(week: Week) -> str:
 
 
 async def post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: Week) -> WeeklyPost:
-    """Post the roll-up and its chart where they are missing; each recorded as soon as it is up."""
+    """Post the roll-up and its chart where they are missing; each recorded as soon as it is up. Under
+    the posting lease like a day's digest: two services on one database post one roll-up."""
+    key = weekly_key(week)
+    async with posting_lock(store, poster.platform, channel, key):
+        return await _post_weekly(poster, store, channel, week, key)
+
+
+async def _post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: Week, key: str) -> WeeklyPost:
     from adapters.chart import render_week_chart
     from analysis.render_weekly import render_weekly_markdown, weekly_filename
 
-    key = weekly_key(week)
     done = store.get_posts(poster.platform, channel, key)
     result = WeeklyPost(key, [])
     if "parent" in done:

@@ -8,7 +8,18 @@ import pytest
 
 from bot.store import Store
 
-_PREFIXES = ("GITHUB_", "OPENAI_", "DIGEST_", "LLM_", "SLACK_", "DISCORD_")
+_PREFIXES = (
+    "GITHUB_",
+    "OPENAI_",
+    "DIGEST_",
+    "LLM_",
+    "SLACK_",
+    "DISCORD_",
+    "METRICS_",
+    "LOG_FORMAT",
+    "HISTORY_",
+    "QA_",
+)
 
 
 @pytest.fixture(autouse=True)

@@ -62,7 +62,8 @@ from analysis.models import Analysis, Commit, Importance
 
 if TYPE_CHECKING:
     from analysis.history import HistoryFacts
-RUBRIC_VERSION = "h3"  # h3: impact and risk scores (issue 16)
+# h3: a revert of a revert is summarised as restoring the change; h4: impact and risk scores (issue 16)
+RUBRIC_VERSION = "h4"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -14,7 +14,7 @@ from analysis.heuristic.facts import AREA_DEPTH, Area, Facts, common_kinds, fold
 from analysis.heuristic.phrases import KIND_NAMES, t
 from analysis.heuristic.scores import Judgment
 from analysis.heuristic.signals import SIZE_MEDIUM_MAX, Signal
-from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA, leading_tags
+from analysis.heuristic.title import REVERTS_SHA, reverted_title
 from analysis.labels import importance_word, quote_elided
 from analysis.models import INSIGHT_DIMENSIONS, ChangeType, FileChange, Importance
 from analysis.paths import PathKind
@@ -271,13 +271,15 @@ def _added_deleted(facts: Facts, lang: str) -> str:
 
 
 def _revert_sentence(facts: Facts, lang: str) -> str:
-    m = re.match(
-        r'^\s*revert(?:s|ed)?\s*:?\s*"(.+)"\s*$', leading_tags(PR_SUFFIX.sub("", facts.commit.title))[1], re.I
-    )
-    what = _untrusted(m.group(1) if m else facts.subject, 160, lang)
+    """What the revert takes out, named from its title, never the commit's own title: `Revert "Revert
+    "X""` restores X; a title cut by GitHub keeps its ellipsis."""
     sha = REVERTS_SHA.search(facts.commit.message)
+    target = reverted_title(facts.commit.title)
+    if target is None:
+        return t(lang, "reverts_commit", sha=sha.group(1)[:10]) if sha else t(lang, "reverts_unnamed")
+    what = _untrusted(target.text, 160, lang) + ("…" if target.cut else "")
     sha_text = t(lang, "reverts_sha", sha=sha.group(1)[:10]) if sha else ""
-    return t(lang, "reverts", what=what, sha=sha_text)
+    return t(lang, "restores" if target.restores else "reverts", what=what, sha=sha_text)
 
 
 def _files_sentence(facts: Facts, lang: str) -> str:

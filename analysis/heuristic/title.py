@@ -1,11 +1,13 @@
 """What a commit title states by convention: leading tags ("[CI/Build][Bugfix]"), a conventional-commit
-prefix ("fix(api)!:"), a revert. The heuristic's change type and grounding's check of the model's
-change type both read titles through these, so they agree on what a title says."""
+prefix ("fix(api)!:"), a revert and what it reverts. The heuristic's change type and summary, grounding's
+check of the model's change type and the follow-up links all read titles through these, so they agree
+on what a title says."""
 
 from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 
 TAG_MAX = 60  # characters in one tag: longer bracketed text is prose, not a tag
 
@@ -13,6 +15,14 @@ PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
 REVERT_TITLE = re.compile(r"^\s*(?:partial(?:ly)?\s+)?revert(?:s|ed|ing)?\b", re.IGNORECASE)
 REVERTS_SHA = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)
 REVERTS_SHA_LINE = re.compile(r"^\s*This reverts commit [0-9a-f]{7,40}\.?\s*$", re.IGNORECASE | re.MULTILINE)
+# The words a title starts with when it takes an earlier change out: "Revert", "Partial revert of",
+# "Rollback", "Roll back", "Back out".
+REVERT_LEAD = re.compile(
+    r"^\s*(?:partial(?:ly)?\s+)?(?:revert(?:s|ed|ing)?|roll(?:s|ed|ing)?[\s-]?back|back(?:s|ed|ing)?[\s-]out)\b"
+    r"(?:\s+of\b)?\s*:?\s*",
+    re.IGNORECASE,
+)
+ELLIPSIS = ("…", "...")
 _CONVENTIONAL = re.compile(r"^(?P<type>[A-Za-z]+)(?:\((?P<scope>[^)\n]*)\))?!?:\s*\S")
 
 
@@ -45,3 +55,61 @@ def conventional_prefix(text: str) -> tuple[str, str] | None:
     if not m:
         return None
     return m.group("type").lower(), (m.group("scope") or "").strip().lower()
+
+
+@dataclass(frozen=True, slots=True)
+class RevertedTitle:
+    """What a revert title names once every wrapped revert is peeled off: `Revert "Revert "X (#1)" (#2)"`
+    → text "X (#1)", depth 2 (an even depth restores it); `Revert #12` → text "#12". `cut` when GitHub
+    shortened a quoted title (an ellipsis, or a quote never closed)."""
+
+    text: str
+    cut: bool = False
+    depth: int = 1
+
+    @property
+    def restores(self) -> bool:
+        return self.depth % 2 == 0
+
+
+def revert_quote(title: str) -> tuple[str, bool] | None:
+    """The quoted title right after a title's revert words, as written (its own "(#N)" included), and
+    whether it was cut; None when the title is no revert or does not start its target with a quote.
+    Leading tags and the title's own "(#N)" are ignored."""
+    text = leading_tags(PR_SUFFIX.sub("", title.strip()))[1]
+    lead = REVERT_LEAD.match(text)
+    return split_quote(text[lead.end() :]) if lead else None
+
+
+def split_quote(text: str) -> tuple[str, bool] | None:
+    """What a text starting with a quote quotes, and whether GitHub cut it (an ellipsis, or a quote
+    never closed). The first quote pairs with the last one, so `"Revert "X""` keeps its inner quotes."""
+    if not text.startswith('"'):
+        return None
+    inner = text[1:].rstrip()
+    cut = not inner.endswith('"')
+    inner = inner if cut else inner[:-1]
+    if inner.endswith(ELLIPSIS):
+        cut, inner = True, inner.removesuffix("…").removesuffix("...")
+    return inner.strip(), cut
+
+
+def reverted_title(title: str) -> RevertedTitle | None:
+    """What a revert title takes out, peeled down to the innermost change; None for a title that is
+    no revert (after its tags) or names nothing after its revert words."""
+    found: RevertedTitle | None = None
+    text, cut = title, False
+    while True:
+        quote = revert_quote(text)
+        if quote is not None:
+            text, quote_cut = quote
+            cut = cut or quote_cut
+        else:
+            bare = leading_tags(PR_SUFFIX.sub("", text.strip()))[1]
+            lead = REVERT_LEAD.match(bare)
+            if lead is None:
+                return found
+            text = bare[lead.end() :].strip()
+        found = RevertedTitle(text.strip(), cut, (found.depth + 1) if found else 1)
+        if quote is None or not text:
+            return found if found.text else None

@@ -567,6 +567,42 @@ async def test_without_a_mention_only_the_content_intent_gets_an_answer(bot, pos
     channel.send.assert_awaited_once()
 
 
+async def test_answers_link_their_commits_and_a_replied_card_stays_the_focus(bot, posted, fake):
+    digest, thread_id = posted
+    high = digest.by_importance(Importance.HIGH)[1]
+    card_id = next(m["id"] for m in fake.messages_in(thread_id) if m["embeds"][0].get("url") == high.url)
+    channel = thread_channel(thread_id)
+    await bot.on_message(message(bot, channel, "who wrote this?", reference=card_id))
+    sent = channel.send.call_args.args[0]
+    assert f"[`{high.short_sha}`](<{high.url}>)" in sent and "Author: " in sent
+    await bot.on_message(message(bot, channel, "and its risks?"))  # no reference: the thread's focus
+    sent = channel.send.call_args.args[0]
+    assert f"risk of {high.short_sha}" in sent and not LIVE_MENTION.search(sent)
+    await bot.on_message(message(bot, channel, "how many commits today?"))
+    assert channel.send.call_args.args[0].startswith("7 commits today: 2 high, 2 medium, 3 low.")
+
+
+async def test_a_models_invented_facts_never_reach_a_discord_thread(fake, settings, store, events):
+    class Inventing:
+        async def answer(self, ctx, question, lang):
+            return "Mostly fine. It was reverted by 9f8e7d6c5b1a (#9999) and is 45% faster."
+
+    service = ChatService(settings, store, analyzer=SlowAnalyzer(events), answerer=Inventing())
+    with fake.routed():
+        client = DigestBot(service, guild_id=fake.guild_id)
+        await login(client, fake.token)
+        try:
+            digest = saved_digest(store, make_digest(lang="en"))
+            thread_id = (await post_digest(client.poster, store, CHANNEL, digest)).thread_id
+            channel = thread_channel(thread_id)
+            await client.on_message(message(client, channel, "thoughts?"))
+        finally:
+            await client.close()
+    sent = channel.send.call_args.args[0]
+    assert "Mostly fine." in sent and "9f8e7d6c5b1a" not in sent and "#9999" not in sent and "45%" not in sent
+    assert "1 statement(s)" in sent
+
+
 # --- the runtime ------------------------------------------------------------------------------------
 
 

@@ -644,6 +644,50 @@ async def test_question_under_a_standalone_card_is_about_that_commit(app, slack)
     assert "Fix cache eviction" in body_text(answer) and sha in body_text(answer)
 
 
+async def ask_in_thread(app: DigestApp, slack: FakeSlack, thread: str, text: str) -> str:
+    question = slack.add_user_message(CHANNEL, text, thread_ts=thread)
+    await send_event(
+        app,
+        {"type": "message", "user": "UHUMAN1", "text": question.text, "ts": question.ts, "thread_ts": thread},
+    )
+    await app.bot.tasks.drain(10)
+    return body_text(slack.thread(CHANNEL, thread)[-1])
+
+
+async def test_answers_link_the_commits_they_name_and_keep_the_thread_focus(app, service, slack):
+    digest, thread = await posted_day(app, service)
+    hostile = next(c for c in digest.commits if c.pr_number == 102)
+    answer = await ask_in_thread(app, slack, thread, "was #102 reverted?")
+    assert f"<{hostile.url}|{hostile.short_sha}>" in answer  # our link
+    assert not MASS.search(answer)  # its title's <!channel>, <@U123> and link stay inert
+    assert "No revert or fix-forward of it is recorded" in answer
+    scheduler = next(c for c in digest.commits if c.pr_number == 101)
+    assert scheduler.short_sha in await ask_in_thread(app, slack, thread, "what does #101 change?")
+    tests = await ask_in_thread(app, slack, thread, "and what about its tests?")
+    assert f"<{scheduler.url}|{scheduler.short_sha}>" in tests and "It changes no test files" in tests
+    touching = await ask_in_thread(app, slack, thread, "which commits touch vllm/cache?")
+    cache = next(c for c in digest.commits if c.pr_number == 103)
+    assert f"<{cache.url}|{cache.short_sha}>" in touching and "1 of 5 commits today match" in touching
+
+
+class InventingAnswerer:
+    """A model that names a SHA, a PR, a file and a figure the data does not hold."""
+
+    async def answer(self, ctx, question, lang):
+        return "Rewrite is risky. Reverted by 9f8e7d6c5b1a (#9999).\nIt edits vllm/other/thing.py and is 45% faster."
+
+
+async def test_a_models_invented_facts_never_reach_the_channel(settings, slack):
+    service = make_service(settings, answerer=InventingAnswerer())
+    app = build_app(settings, service)
+    _, thread = await posted_day(app, service)
+    answer = await ask_in_thread(app, slack, thread, "thoughts on today?")
+    for invented in ("9f8e7d6c5b1a", "#9999", "vllm/other/thing.py", "45%"):
+        assert invented not in answer
+    assert "Rewrite is risky." in answer and "2 statement(s)" in answer  # one sentence per line
+    await app.bot.tasks.close(5)
+
+
 # -- the runtime: HTTP mode over real HTTP, Socket Mode over a local WebSocket -----------------------------
 async def test_http_mode_serves_signed_requests_and_refuses_forged_ones(settings, service, slack, caplog):
     caplog.set_level(logging.DEBUG)

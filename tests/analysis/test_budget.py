@@ -311,3 +311,15 @@ def test_a_new_central_module_larger_than_the_budget_is_cut_not_dropped():
     assert re.search(r"\[… hunk cut after \d+ of 601 lines: length budget\]", sel.text)
     assert len(sel.shown) >= 3  # the small neighbours still fit beside it
     assert "covered" in sel.coverage_note("en")
+
+
+def test_a_conversation_keeps_its_latest_turns_within_the_budget():
+    from analysis.budget import fit_turns
+
+    turns = [("user", f"question {i} " + "word " * 50) for i in range(30)] + [("assistant", "x " * 5000)]
+    kept = fit_turns(turns, 600, turn_max=200)
+    assert kept[-1][0] == "assistant" and kept[-1][1].endswith(" …")  # the long last turn, cut
+    assert estimate_tokens(kept[-1][1]) <= 200
+    assert [t for _, t in kept[:-1]] == [t.strip() for _, t in turns[-len(kept) : -1]]  # newest, in order
+    assert sum(estimate_tokens(f"{w}: {t}") + 1 for w, t in kept) <= 600
+    assert fit_turns(turns, 0) == [] and fit_turns([], 100) == []

@@ -772,3 +772,48 @@ def test_the_heuristic_note_is_said_once_per_report() -> None:
     digest = make_digest(("low", "high", "medium", "low"), lang="en")
     report = render_report([digest], "en")
     assert report.count(label("en", "heuristic_note")) == 1
+
+
+@pytest.mark.parametrize(
+    ("title", "en", "zh"),
+    [
+        # A revert of a revert restores the change: the summary never says the commit reverts itself.
+        (
+            'Revert "Revert "[Core] Faster scheduler (#100)" (#105)" (#107)',
+            'Restores "[Core] Faster scheduler (#100)", undoing its revert',
+            "恢复 “[Core] Faster scheduler (#100)”，撤销对它的回滚",
+        ),
+        ('Revert "Revert #100 (#105)" (#107)', 'Restores "#100", undoing its revert', "恢复 “#100”"),
+        ('Revert "Revert "Revert "X"""', 'Reverts "X"', "回滚 “X”"),
+        # GitHub cut the title (an ellipsis, or a quote never closed): the cut title, not the commit's own.
+        (
+            'Revert "[Perf] Move the linear op to a class… (#25607)',
+            'Reverts "[Perf] Move the linear op to a class…"',
+            "回滚 “[Perf] Move the linear op to a class…”",
+        ),
+        (
+            'Revert "ci: build with debug symbols (#10942)',
+            'Reverts "ci: build with debug symbols…"',
+            "回滚 “ci: build with debug symbols…”",
+        ),
+        (
+            "[Bugfix] Revert custom attention mask (#106)",
+            'Reverts "custom attention mask"',
+            "回滚 “custom attention mask”",
+        ),
+    ],
+)
+def test_a_revert_summary_names_what_it_takes_out(title: str, en: str, zh: str) -> None:
+    commit = make(title, neutral(30))
+    english, chinese = analyze(commit, "en").summary, analyze(commit, "zh").summary
+    assert en in english and zh in chinese
+    # Never the commit's own revert title as what it reverts.
+    assert 'Reverts "Revert' not in english and "回滚 “Revert" not in chinese
+
+
+def test_a_revert_without_a_title_target_names_its_commit_or_nothing() -> None:
+    sha_only = make(
+        "Undo the pager change\n\nThis reverts commit 89abcdef0123456789abcdef0123456789abcdef.", neutral(5)
+    )
+    assert "Reverts commit `89abcdef01`." in analyze(sha_only, "en").summary
+    assert "Reverts an earlier commit." in analyze(make("[Revert] Pager", neutral(5)), "en").summary

@@ -1,7 +1,8 @@
 import pytest
 
 from analysis.errors import InputError
-from bot.chat import parse_command, question_lang
+from analysis.questions import question_lang
+from bot.chat import parse_command
 
 
 @pytest.mark.parametrize("text", ["", "help", "  HELP ", "?"])

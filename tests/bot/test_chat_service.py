@@ -5,7 +5,7 @@ import pytest
 
 from analysis.errors import InputError
 from analysis.models import Importance
-from bot.chat import ChatService, ThreadContext, parse_command
+from bot.chat import ChatService, parse_command
 from bot.pipeline import key_of, save_digest
 from bot.posting import Posted
 from bot.settings import Settings
@@ -47,29 +47,32 @@ def test_a_reply_to_a_card_is_about_that_commit(service, store):
     assert day.digest is not None and day.commit is None
 
 
-def test_a_question_naming_a_commit_focuses_on_it(service, store):
+async def test_a_question_naming_a_commit_focuses_on_it(service, store):
     digest, _ = posted_digest(store)
     target = digest.commits[2]
     ctx = service.thread_context("slack", "100.1")
-    by_sha = service.focus(ctx, f"what could {target.sha[:8]} break?")
-    assert by_sha.commit.sha == target.sha
+    by_sha = await service.answer(ctx, f"what could {target.sha[:8]} break?")
+    assert ctx.commit.sha == target.sha and by_sha.cites == [target.sha]
+    assert digest.analyses[target.sha].risks[0] in by_sha.plain()
     pr = digest.commits[3]
     fresh = service.thread_context("slack", "100.1")
-    assert service.focus(fresh, f"risks of #{pr.pr_number}?").commit.sha == pr.sha
+    await service.answer(fresh, f"risks of #{pr.pr_number}?")
+    assert fresh.commit.sha == pr.sha
+    assert store.thread_focus("slack", "100.1") == (pr.repo, pr.sha)
 
 
 async def test_without_a_model_answers_come_from_the_stored_analysis(service, store):
     digest, high = posted_digest(store)
     answer = await service.answer(service.thread_context("slack", "100.1"), "which commits are risky?")
-    assert "stored analysis" in answer
-    assert high.title in answer  # high commits with risks come first
+    assert answer.source == "data" and answer.kind == "riskiest"
+    assert high.title in answer.plain()  # high commits with risks come first
     card = service.thread_context("discord", "600", message_id="601")
-    zh = await service.answer(card, "这个提交有什么风险？")
+    zh = (await service.answer(card, "这个提交有什么风险？")).plain()
     assert "潜在风险" in zh and digest.analyses[high.sha].risks[0] in zh
 
 
 async def test_no_invention_when_nothing_is_known(service):
-    assert "don't know" in await service.answer(ThreadContext(), "anything?")
+    assert "don't know" in (await service.answer(None, "anything?")).plain()
 
 
 def test_channel_repository_fallbacks(service, store):

@@ -136,7 +136,9 @@ def test_logs_newest_first_with_filters(llm_db, repo):  # noqa: F811
     assert [c["id"] for c in calls] == [r["id"] for r in rows]
     first = calls[0]
     assert first["tokens_in"] > 0 and first["latency_ms"] >= 0 and first["cost_usd"] > 0
-    assert first["prompt"][0]["role"] == "system" and first["reply"] == rows[0]["reply"]
+    assert "prompt" not in first and "reply" not in first  # private diffs only with --full
+    full_json = json.loads(run("logs", "--format", "json", "-n", "1", "--full", db=llm_db).stdout)
+    assert full_json[0]["prompt"][0]["role"] == "system" and full_json[0]["reply"] == rows[0]["reply"]
 
     sha = rows[-1]["sha"]
     by_sha = json.loads(run("logs", "--format", "json", "--sha", sha[:8], db=llm_db).stdout)

@@ -53,7 +53,7 @@ def known(tmp_path: Path) -> tuple[GitRepo, dict[str, str]]:
             'Revert "[Core] Big rework (#1)" (#5)', delete=["src/core.py"], when="2025-09-03T08:00:00+00:00"
         ),
         "fix": repo.commit(
-            "[Misc] Tidy up after #3 (#6)",
+            "[Misc] Fix a crash after #3 (#6)",
             files={"src/x.py": "a = 2\n" * 5},
             when="2025-09-04T08:00:00+00:00",
         ),

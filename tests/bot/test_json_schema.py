@@ -13,6 +13,7 @@ from bot.json_schema import (
     DigestJSON,
     DryRunJSON,
     LLMCallJSON,
+    LLMLogsWithTotalsJSON,
     StatusJSON,
     markdown,
 )
@@ -62,7 +63,11 @@ def test_status_output_matches(repo, tmp_path):  # noqa: F811
 
 def test_logs_output_matches(llm_db):  # noqa: F811
     calls = strictly(list[LLMCallJSON], run("logs", "--format", "json", db=llm_db).stdout)
+    assert calls and all(c.prompt is None and c.reply is None for c in calls)
+    calls = strictly(list[LLMCallJSON], run("logs", "--format", "json", "--full", db=llm_db).stdout)
     assert calls and all(c.prompt and c.reply for c in calls)
+    both = strictly(LLMLogsWithTotalsJSON, run("logs", "-u", "--format", "json", db=llm_db).stdout)
+    assert both.totals.calls == len(both.calls) and both.totals.tokens_in > 0
     assert json.loads(run("logs", "--format", "json", "--sha", "ffff", db=llm_db).stdout) == []
 
 

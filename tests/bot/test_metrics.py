@@ -19,9 +19,10 @@ from adapters.slack_app import SlackRuntime
 from analysis.errors import ConfigError
 from bot.chat import ChatService
 from bot.logs import setup_logging
-from bot.metrics import start_metrics_server
+from bot.metrics import label_names, start_metrics_server, subscription_label, watch_health
 from bot.service import serve
 from bot.settings import Settings
+from bot.status import status_data
 from bot.store import Store
 from bot.subscriptions import Destination, Subscription
 from tests.fakes.github import FakeGitHub, make_commit, make_file
@@ -134,11 +135,15 @@ async def test_metrics_are_scraped_over_http_while_the_service_runs(fakes, tmp_p
     assert health.status_code == 200 and health.text == "ok"
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/plain")
     after = samples(page.text)
-    assert value(after, "digestbot_digests_built_total", subscription="metrics-daily") == 1
-    assert value(after, "digestbot_digests_posted_total", subscription="metrics-daily", platform="slack") == 1
-    assert value(after, "digestbot_runs_total", subscription="metrics-daily", status="done") == 1
-    assert value(after, "digestbot_analysis_fallbacks_total", subscription="metrics-daily") == 1
-    assert value(after, "digestbot_last_success_timestamp_seconds", subscription="metrics-daily") > 1.7e9
+    # subscriptions are opaque ids by default (`digestbot status` shows which is which), never names
+    assert "metrics-daily" not in page.text and "acme/widgets" not in page.text
+    sub_id = subscription_label("metrics-daily")
+    assert sub_id.startswith("sub-") and len(sub_id) == 14
+    assert value(after, "digestbot_digests_built_total", subscription=sub_id) == 1
+    assert value(after, "digestbot_digests_posted_total", subscription=sub_id, platform="slack") == 1
+    assert value(after, "digestbot_runs_total", subscription=sub_id, status="done") == 1
+    assert value(after, "digestbot_analysis_fallbacks_total", subscription=sub_id) == 1
+    assert value(after, "digestbot_last_success_timestamp_seconds", subscription=sub_id) > 1.7e9
     assert ("digestbot_queue_depth", ()) in after
     # LLM figures are process-wide: compare with the first scrape of this run.
     assert total(after, "digestbot_llm_calls_total") - total(before, "digestbot_llm_calls_total") >= 2
@@ -149,7 +154,8 @@ async def test_metrics_are_scraped_over_http_while_the_service_runs(fakes, tmp_p
     assert cost > 0
 
 
-async def test_slack_http_mode_serves_metrics_beside_healthz(tmp_path):
+async def test_slack_http_mode_serves_healthz_but_never_metrics(tmp_path):
+    """The Slack port faces the internet: /metrics (channel ids, repository names) is not served there."""
     with FakeSlack() as slack:
         settings = Settings(
             slack_bot_token=slack.token,
@@ -164,10 +170,40 @@ async def test_slack_http_mode_serves_metrics_beside_healthz(tmp_path):
         try:
             async with httpx.AsyncClient() as http:
                 page = await http.get(f"http://127.0.0.1:{runtime.http_port}/metrics")
+                health = await http.get(f"http://127.0.0.1:{runtime.http_port}/healthz")
+                # A broken subscription: the same 503 as the metrics port's, naming nothing.
+                private = "chat:slack:C0PRIVATE:acme/private-repo"
+                watch_health(lambda: {private: "last run (2026-01-28) failed: acme/private-repo: 404"})
+                try:
+                    broken = await http.get(f"http://127.0.0.1:{runtime.http_port}/healthz")
+                finally:
+                    watch_health(None)
         finally:
             await runtime.stop()
-    assert page.status_code == 200
-    assert "# TYPE digestbot_llm_calls_total counter" in page.text
+    assert page.status_code == 404 and "digestbot_" not in page.text
+    assert health.status_code == 200
+    assert broken.status_code == 503 and broken.text.startswith("unhealthy")
+    assert "C0PRIVATE" not in broken.text and "private-repo" not in broken.text
+
+
+def test_names_as_labels_only_when_the_operator_opts_in(monkeypatch, tmp_path):
+    chat = "chat:slack:C0PRIVATE:acme/private-repo"
+    assert subscription_label(chat) == subscription_label(chat) != subscription_label("other")
+    assert "C0PRIVATE" not in subscription_label(chat) and "private" not in subscription_label(chat)
+    try:
+        label_names(True)
+        assert subscription_label(chat) == chat
+    finally:
+        label_names(False)
+    monkeypatch.setenv("METRICS_LABEL_NAMES", "true")
+    settings = Settings(digest_db=tmp_path / "d.db")
+    assert settings.metrics_label_names is True
+    # `digestbot status` (another process than the service) shows the label the service uses.
+    sub = Subscription(
+        name=chat, repo="acme/private-repo", timezone="UTC", schedule="09:00", lang="en", destinations=()
+    )
+    [shown] = status_data(settings, Store(settings.digest_db), [sub])["subscriptions"]
+    assert shown["metrics_id"] == chat
 
 
 async def test_a_busy_metrics_port_is_one_clear_config_error():

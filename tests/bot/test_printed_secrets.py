@@ -5,24 +5,14 @@ from __future__ import annotations
 
 import logging
 
-import pytest
 from click.testing import CliRunner
 
 import bot.cli
 from bot.cli import cli
 from bot.logs import RedactSecrets
-from tests.fakes.gitrepo import GitRepo, isolate_git_env
 from tests.fakes.slack_api import FakeSlack
 
 DAY = "2026-01-26"
-
-
-@pytest.fixture
-def repo(tmp_path, monkeypatch):
-    isolate_git_env(monkeypatch, tmp_path / "home")
-    r = GitRepo.init(tmp_path / "widgets", remote="https://github.com/acme/widgets.git")
-    r.commit("[Bugfix] Fix a crash (#12)", {"src/app.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
-    return r
 
 
 def test_a_slack_error_echoing_the_token_is_scrubbed_from_the_final_line(repo, tmp_path, monkeypatch):
@@ -104,3 +94,29 @@ async def test_a_chat_error_reply_is_scrubbed(store):
     result = await service.execute("slack", "C1", parse_command("subscribe acme/widgets 08:00"))
     assert result.kind == "error" and "Authorization: token ***" in result.text
     assert token not in result.text
+
+
+def test_json_log_fields_are_masked_like_the_message():
+    """LOG_FORMAT=json prints a record's `extra` fields (a run's `error`, say) as fields of their own:
+    the secret filter masks them too, a key's cut-off beginning included."""
+    import json
+
+    from bot.logs import formatter
+
+    secret = "sk-SECRET555zqopxyz"
+    record = logging.makeLogRecord(
+        {
+            "name": "bot.scheduler",
+            "levelno": logging.INFO,
+            "levelname": "INFO",
+            "msg": "digest %s: %s",
+            "args": ("nightly", "failed"),
+            "error": f"401 Bearer {secret[:9]}…",
+            "counts": {"detail": f"key {secret}", "high": 2},
+            "seen": [f"{secret}"],
+        }
+    )
+    RedactSecrets([secret]).filter(record)
+    line = json.loads(formatter("json").format(record))
+    assert line["error"] == "401 Bearer ***…" and line["counts"] == {"detail": "key ***", "high": 2}
+    assert line["seen"] == ["***"] and "SECRET555" not in json.dumps(line)

@@ -8,9 +8,10 @@ import pytest
 
 from adapters.llm import LLMClient, LLMError
 from analysis.models import FileChange, Importance
-from bot.chat import ThreadContext
+from bot.chat import ChatService, ThreadContext
 from bot.qa import answer_question
 from bot.qa_llm import LLMAnswerer
+from bot.settings import Settings
 from tests.fakes.digests import make_analysis, make_commit, make_digest
 from tests.fakes.openai_server import FakeLLM
 
@@ -94,9 +95,23 @@ async def test_every_prompt_fits_the_context(fake, client) -> None:
     assert request.prompt_tokens + (request.max_tokens or 0) <= 4096
 
 
-async def test_failure_falls_back_to_the_stored_answer(fake, client) -> None:
+async def test_failure_falls_back_to_the_stored_answer(fake, store) -> None:
     fake.fail(500, times=None)
     llm = LLMClient(model=fake.model, base_url=fake.base_url, sleep=no_wait, max_retries=1)
     async with llm:
-        text = await answer_question(commit_ctx(), "What are the risks?", LLMAnswerer(llm), settings=None)
-    assert "From the stored analysis" in text and "Memory use grows" in text
+        service = ChatService(Settings(_env_file=None), store, answerer=LLMAnswerer(llm))
+        answer = await answer_question(service, commit_ctx(), "hmm, and then?")
+    text = answer.plain()
+    assert answer.source == "fallback" and fake.by_purpose["qa"] == 2  # the model was asked (and retried)
+    assert "No model answer" in text and "Memory use grows" in text
+
+
+async def test_a_long_day_keeps_its_most_important_commits_within_the_context(fake, client) -> None:
+    digest = make_digest(["low"] * 150 + ["high"] * 3 + ["medium"] * 50)
+    ctx = ThreadContext(digest=digest, history=[("user", "earlier question")])
+    await LLMAnswerer(client, 4096, 1024).answer(ctx, "what matters today?", "en")
+    [request] = fake.log
+    assert request.prompt_tokens + (request.max_tokens or 0) <= 4096
+    for commit in digest.by_importance(Importance.HIGH):
+        assert commit.short_sha in request.text
+    assert not all(c.short_sha in request.text for c in digest.by_importance(Importance.LOW))

@@ -243,14 +243,17 @@ async def test_slack_message_we_cannot_edit_is_skipped_and_a_failure_retried(sto
     slack.fail("chat.update", "internal_error")  # and Slack stumbles once on the parent's edit
     store_links(store)
     second = await day(store, DAY2)
-    with caplog.at_level(logging.INFO, logger="bot.radar"):
+    with caplog.at_level(logging.INFO, logger="bot.outbox"):
         result = await post_digest(slack_poster(slack, tmp_path), store, CHANNEL, second)
     assert result.posted[0] == "parent"  # the digest went out whatever the radar met
-    assert "can no longer be edited" in caplog.text and "will retry" in caplog.text
+    assert "can no longer be edited" in caplog.text and "could not banner" in caplog.text
     assert slack.edits == {}
+    [pending] = store.pending_work()  # the parent's banner: recorded, retried later
+    assert pending["attempts"] == 1 and "internal_error" in pending["last_error"]
     await post_digest(slack_poster(slack, tmp_path), store, CHANNEL, second)
     assert slack.edits == {parent_ts: 1}  # the transient failure was retried; the deleted card was not
     assert store.banner_record("slack", CHANNEL, card_ts, REVERT.sha)["state"] == "skipped"
+    assert store.pending_work() == []
 
 
 async def test_original_posted_elsewhere_or_never_is_left_alone(store, slack, tmp_path):
@@ -262,16 +265,33 @@ async def test_original_posted_elsewhere_or_never_is_left_alone(store, slack, tm
     assert slack.edits == {}
     assert not any(m.text.startswith(("⚠️", "🔧")) for m in slack.messages)
 
-    # a follow-up whose original we never digested: listed, nothing to edit anywhere
+    # a follow-up whose original we never digested: listed with the rank its own day's digest gives it
+    # (the same line as on the database that digested that day), nothing to edit anywhere
     fresh = Store(tmp_path / "fresh.db")
     store_links(fresh)
     lone = await day(fresh, DAY2)
-    assert [e.original_rank for e in lone.followups] == [None, None]
+    assert [e.original_rank for e in lone.followups] == [e.original_rank for e in second.followups]
+    assert sorted(e.original_rank.value for e in lone.followups) == ["high", "medium"]
     assert [e.original_report for e in lone.followups] == [None, None]
-    assert "not ranked by us" in render_report([lone], "en")
+    assert "not ranked by us" not in render_report([lone], "en")
+    # the same lines, but for the link to the original's report, which only the working database wrote
+    assert [line for line in render_report([lone], "en").splitlines() if "we ranked it" in line] == [
+        line.split(" · [report]")[0]
+        for line in render_report([second], "en").splitlines()
+        if "we ranked it" in line
+    ]
     await post_digest(slack_poster(slack, tmp_path), fresh, "C0FRESH", lone)
     fresh.close()
     assert slack.edits == {}
+
+    # an original the source can no longer read (gone from the branch): "not ranked by us", truly
+    gone = Store(tmp_path / "gone.db")
+    store_links(gone)
+    source = MemorySource(REPO, [REVERT, FIX, OTHER])
+    orphan = await build_digest(source, gone, FixedAnalyzer(), branch="main", day=DAY2, tz=TZ, lang="en")
+    assert [e.original_rank for e in orphan.followups] == [None, None]
+    assert "not ranked by us" in render_report([orphan], "en")
+    gone.close()
 
 
 # --- banners on Discord ---------------------------------------------------------------------------------
@@ -321,11 +341,12 @@ async def test_discord_message_gone_is_skipped(store, discord_fake, tmp_path, ca
     discord_fake.fail_next(
         403, {"message": "Missing Access", "code": 50001}, route="/messages/{message_id}", count=5
     )
-    with caplog.at_level(logging.INFO, logger="bot.radar"):
+    with caplog.at_level(logging.INFO, logger="bot.outbox"):
         async with open_discord_poster(settings) as poster:
             result = await post_digest(poster, store, DISCORD_CHANNEL, second)
     assert result.posted and discord_fake.edits == {}
     assert caplog.text.count("can no longer be edited") == 2
+    assert store.pending_work() == []  # given up, not retried
 
 
 def test_banner_dates_are_the_digest_zone_days():
@@ -339,19 +360,25 @@ def test_banner_dates_are_the_digest_zone_days():
 
 async def test_thread_answers_about_the_original_say_it_was_reverted(store, slack, tmp_path):
     from bot.chat import ChatService
-    from bot.qa import stored_answer
 
     first = await day(store, DAY1)
     await post_digest(slack_poster(slack, tmp_path), store, CHANNEL, first)
     posts = store.get_posts("slack", CHANNEL, "acme/widgets@main/2026-01-26/Asia/Shanghai/en")
     card_ts, parent_ts = posts[f"card:{FAST.sha}"]["message_id"], posts["parent"]["message_id"]
     service = ChatService(Settings(_env_file=None, digest_db=store.path), store)
-    before = stored_answer(service.thread_context("slack", parent_ts, card_ts), "en")
-    assert "Reverted" not in before
+
+    async def ask(question: str) -> str:
+        return (await service.answer(service.thread_context("slack", parent_ts, card_ts), question)).plain()
+
+    assert "Reverted" not in await ask("what are its risks?")
+    assert "No revert or fix-forward of it is recorded" in await ask("was it reverted?")
     store_links(store)
     ctx = service.thread_context("slack", parent_ts, card_ts)
     assert ctx.commit.sha == FAST.sha
-    assert f"Reverted on 2026-01-27 by #2010 “{REVERT.title}”" in stored_answer(ctx, "en")
+    assert f"Reverted on 2026-01-27 by #2010 “{REVERT.title}”" in await ask("what are its risks?")
+    assert f"reverted by #2010 on 2026-01-27: {REVERT.short_sha} {REVERT.title}" in await ask(
+        "was it reverted?"
+    )
 
 
 def test_many_hostile_followups_stay_within_every_chat_limit():

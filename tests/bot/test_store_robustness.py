@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from analysis.errors import ConfigError
 from bot.cli import cli
 from bot.store import MIGRATIONS, Store
-from bot.store_health import expected_schema, schema_problems
+from bot.store_health import expected_schema, schema_of, schema_problems
 from tests.fakes.gitrepo import GitRepo, git_env, isolate_git_env
 
 DAY = "2026-01-26"
@@ -127,6 +127,36 @@ def test_expected_schema_comes_from_the_migrations():
         "table analyses lacks column(s) data",
         "table posts is missing",
     ]
+
+
+@pytest.mark.parametrize("version", range(len(MIGRATIONS)))
+def test_a_database_of_any_earlier_version_upgrades(tmp_path, monkeypatch, version):
+    """Every schema version an earlier digestbot left (the merged branches' migrations in their final
+    order: the surface cache, the thread focus, then pending work and post plans) opens and migrates to
+    the current one."""
+    import bot.store
+
+    path = tmp_path / "old.db"
+    with monkeypatch.context() as older:
+        older.setattr(bot.store, "MIGRATIONS", MIGRATIONS[:version])
+        Store(path).close()
+    store = Store(path)
+    assert store.schema_version == len(MIGRATIONS)
+    assert {"surfaces", "thread_focus", "pending_work", "post_plans"} <= set(store.db.table_names())
+    store.close()
+
+
+def test_the_merged_branches_migrations_can_run_twice():
+    """The migrations added by branches merged in either order check before they create: a database
+    numbered by one order still migrates under the other."""
+    import sqlite_utils
+
+    db = sqlite_utils.Database(memory=True)
+    for migration in MIGRATIONS:
+        migration(db)
+    for migration in MIGRATIONS[4:]:  # _m7_ops onwards
+        migration(db)
+    assert schema_problems(schema_of(db), expected_schema(MIGRATIONS)) == []
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,14 @@ from zoneinfo import ZoneInfo
 import pytest
 from click.testing import CliRunner
 
-from adapters.chart import HEIGHT_PX, WIDTH_PX, cjk_family, render_week_chart, shipped_cjk_font
+from adapters.chart import (
+    HEIGHT_PX,
+    WIDTH_PX,
+    chart_characters,
+    cjk_family,
+    render_week_chart,
+    shipped_cjk_font,
+)
 from adapters.local_git import LocalGitSource
 from analysis.errors import InputError
 from analysis.models import Analysis, Commit, Importance
@@ -97,7 +104,8 @@ async def test_week_counts_followups_areas_and_usage(repo, store):
     ]
     assert week.followups[0].original_title == "[Core] Fast path (#10)"
     assert week.scored(week.followups[0].link.kind) == (1, 1, 1)
-    assert week.areas == [Area("src/core/", 3, 0, 1), Area("src/widgets/", 2, 1, 0)]
+    # #11 was reverted by #17 the Monday after the week: within the 30 days counted
+    assert week.areas == [Area("src/widgets/", 2, 1, 1), Area("src/core/", 3, 0, 1)]
     assert (week.usage.calls, week.usage.tokens_in, week.usage.tokens_out) == (2, 1500, 250)
     assert week.usage.cost_usd == pytest.approx(0.01)
 
@@ -118,6 +126,36 @@ async def test_week_counts_followups_areas_and_usage(repo, store):
     assert weekly_summary(week)[2] == "1 reverted this week; we had ranked 1 of them medium or high (1 high)."
 
 
+async def test_the_week_reads_the_same_on_a_fresh_and_a_working_database(repo, tmp_path):
+    """Issue 18 item 3: a database that digested the days after the week (and so knows #17 reverted
+    #11) and a fresh one give the same roll-up: the history the figures cite is read first."""
+    from datetime import date
+
+    from bot.pipeline import build_digest
+    from bot.store import Store
+
+    working, fresh = Store(tmp_path / "working.db"), Store(tmp_path / "fresh.db")
+    source = LocalGitSource(repo.path)
+    try:
+        for day in ("2026-02-02", "2026-02-03"):  # the service went on digesting after the week
+            await build_digest(
+                source, working, FixedAnalyzer(), branch="main", day=date.fromisoformat(day), tz=TZ, lang="en"
+            )
+    finally:
+        await source.aclose()
+    weeks = [await week_of(repo, db) for db in (working, fresh)]
+    assert weeks[0].areas == weeks[1].areas == [Area("src/widgets/", 2, 1, 1), Area("src/core/", 3, 0, 1)]
+    assert [(f.link.follow_up, f.original_rank) for f in weeks[0].followups] == [
+        (f.link.follow_up, f.original_rank) for f in weeks[1].followups
+    ]
+    texts = [render_weekly_markdown(w, "c.png").split("\n", 2)[2] for w in weeks]
+    assert "“Reverted or fixed” counts the follow-ups landed up to 2026-03-04 00:00." in texts[1]
+    assert "| src/widgets/ | 2 | 1 | 1 |" in texts[0]
+    assert [line for line in texts[0].splitlines() if "|" in line] == [
+        line for line in texts[1].splitlines() if "|" in line
+    ]
+
+
 async def test_chinese_week_and_the_chart(repo, store):
     week = await week_of(repo, store, "zh")
     text = render_weekly_markdown(week)
@@ -134,9 +172,13 @@ async def test_chinese_week_and_the_chart(repo, store):
 def test_chinese_labels_render_as_glyphs_not_boxes():
     from matplotlib.ft2font import FT2Font
 
-    assert shipped_cjk_font() is not None  # from the pip-installed font package, not the system
+    assert shipped_cjk_font() is not None  # shipped in the package, not the system's
+    assert shipped_cjk_font().stat().st_size < 100_000  # the chart's glyphs, not a 20 MB font bundle
     assert cjk_family() == "Noto Sans SC"
     font = FT2Font(str(shipped_cjk_font()))
+    # Every character the chart can draw in Chinese has its glyph (change the words: run tools/cjk_subset.py)
+    missing = sorted(c for c in chart_characters() if not c.isascii() and not font.get_char_index(ord(c)))
+    assert missing == [], f"run: python tools/cjk_subset.py <Noto Sans SC>; missing {missing}"
 
     def bitmap(char: str) -> bytes:
         font.set_size(32, 72)

@@ -64,7 +64,7 @@ def test_dockerfile_keeps_its_promises():
     steps = instructions()
     final = steps[max(i for i, (op, _) in enumerate(steps) if op == "FROM") :]
     ops = dict(final)
-    assert re.fullmatch(r"python:3\.\d+-slim", ops["FROM"])
+    assert re.fullmatch(r"python:3\.\d+-slim@sha256:[0-9a-f]{64}", ops["FROM"])
     user = ops["USER"].split(":")[0]
     assert user not in ("0", "root")
     assert '"/data"' in ops["VOLUME"] and "DIGEST_DB=/data/digest.db" in ops["ENV"]

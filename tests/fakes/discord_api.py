@@ -408,6 +408,8 @@ class FakeDiscord(FakeServer):
             return _json({"message": "Unknown Channel", "code": 10003}, 404)
         if route == "GET /channels/{channel_id}":
             return _json(self.channels[channel_id])
+        if route == "POST /channels/{channel_id}/typing":  # the "bot is typing…" indicator
+            return Response(status=204)
         if route == "POST /channels/{channel_id}/messages":
             return self._create_message(channel_id, payload or {}, files)
         if route == "GET /channels/{channel_id}/messages":

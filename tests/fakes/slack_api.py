@@ -7,7 +7,8 @@ and answers `invalid_blocks`, `msg_too_long` or `msg_blocks_too_long`, so a rend
 limit fails here as it would in production. Faults can be queued per method (429 with Retry-After,
 `ok: false` errors, 5xx), every call is counted per method, and a wrong token gets `invalid_auth`.
 Faults after acceptance (`fail_after_accept`, `drop_after_accept`) carry the call out and then answer
-500 or close the connection unanswered; `on_accept(message)` runs after each stored message.
+500 or close the connection unanswered; `on_accept(message)` runs after each stored message and
+`on_call(method, arguments)` as each call arrives.
 conversations.history pages newest first and honours `oldest` / `latest`, as Slack does.
 
     with FakeSlack() as slack:
@@ -150,6 +151,7 @@ class Fault:
     error: str | None = None
     retry_after: int | None = None
     accepted: bool = False  # carry the call out, then answer with the fault (status 0: drop)
+    when: Callable[[dict[str, Any]], bool] | None = None  # only calls whose arguments match
 
 
 @dataclass
@@ -214,6 +216,9 @@ class FakeSlack(FakeServer):
         self._seq = itertools.count(1)
         self._faults: dict[str, deque[Fault]] = defaultdict(deque)
         self.on_accept: Callable[[Message], None] | None = None
+        # on_call(method, arguments) runs as each call arrives, before it is carried out (the chaos
+        # benchmark kills a process there: recorded on our side, not yet done on Slack's)
+        self.on_call: Callable[[str, dict[str, Any]], None] | None = None
         self.reset()
 
     # -- addresses and state ------------------------------------------------------------------------
@@ -250,9 +255,17 @@ class FakeSlack(FakeServer):
         """The next `times` calls of `method` answer 429 with Retry-After."""
         self._queue(method, times, Fault(429, "ratelimited", retry_after))
 
-    def fail(self, method: str, error: str = "internal_error", times: int = 1, status: int = 200) -> None:
-        """The next `times` calls of `method` answer {"ok": false, "error": error} (status 200 like Slack)."""
-        self._queue(method, times, Fault(status, error))
+    def fail(
+        self,
+        method: str,
+        error: str = "internal_error",
+        times: int = 1,
+        status: int = 200,
+        when: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> None:
+        """The next `times` calls of `method` (whose arguments pass `when`, if given) answer
+        {"ok": false, "error": error} (status 200 like Slack)."""
+        self._queue(method, times, Fault(status, error, when=when))
 
     def fail_after_accept(self, method: str, times: int = 1, status: int = 500) -> None:
         """The next `times` calls of `method` are carried out, then answered HTTP `status`."""
@@ -312,10 +325,12 @@ class FakeSlack(FakeServer):
         method = path.removeprefix("/api/")
         if self.latency:
             time.sleep(self.latency)
+        params = _params(request)
         with self._lock:
             self.calls[method] += 1
-            queued = self._faults.get(method)
-            fault = queued.popleft() if queued else None
+            fault = self._take_fault(method, params)
+        if self.on_call is not None:
+            self.on_call(method, params)
         if fault is not None and not fault.accepted:
             return self._fault(fault)
         handler = getattr(self, "_m_" + method.replace(".", "_"), None)
@@ -329,7 +344,6 @@ class FakeSlack(FakeServer):
                     "error": "invalid_auth" if request.headers.get("Authorization") else "not_authed",
                 }
             )
-        params = _params(request)
         with self._lock:
             before = len(self.messages)
             body = handler(params)
@@ -340,6 +354,14 @@ class FakeSlack(FakeServer):
         if fault is not None:  # accepted: the work is done, the answer is lost
             return drop_connection(request) if fault.status == 0 else self._fault(fault)
         return _json(body)
+
+    def _take_fault(self, method: str, params: dict[str, Any]) -> Fault | None:
+        queued = self._faults.get(method)
+        for fault in queued or ():
+            if fault.when is None or fault.when(params):
+                queued.remove(fault)  # type: ignore[union-attr]
+                return fault
+        return None
 
     def _fault(self, fault: Fault) -> Response:
         headers = {"Retry-After": str(fault.retry_after)} if fault.retry_after is not None else {}
