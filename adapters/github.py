@@ -26,8 +26,10 @@ from urllib.parse import quote
 import httpx
 import tenacity
 
+from analysis.automation import is_automated
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.followups import PastCommit
+from analysis.history import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange
 from analysis.surface import FileTexts
 from bot.logs import clip
@@ -258,9 +260,12 @@ class GitHubSource:
         history = []
         for n, item in items:
             commit = stored.get(n.sha)
-            message = ((item.get("commit") or {}).get("message")) or ""
+            meta = item.get("commit") or {}
+            message = meta.get("message") or ""
             files = tuple((f.path, f.changes) for f in commit.files) if commit is not None else ()
-            history.append(PastCommit(n.sha, n.committed_at, message, files))
+            who = meta.get("author") or {}
+            bot = is_automated(who.get("name"), (item.get("author") or {}).get("login"), who.get("email"))
+            history.append(BranchCommit(n.sha, n.committed_at, message, files, automated=bot))
         return sorted(history, key=lambda c: c.committed_at)
 
     # -- files at a commit (surface facts) ----------------------------------------------------------

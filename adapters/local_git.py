@@ -21,8 +21,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from analysis.automation import is_automated, login_from_email
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.followups import PastCommit
+from analysis.history import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange
 from analysis.surface import FileTexts
 from analysis.window import in_window
@@ -105,7 +107,7 @@ _LOG_OPTIONS = (
     "--indent-heuristic",
     "--submodule=short",
 )
-_META = "%H%x00%P%x00%an%x00%cI%x00%B"  # see _parse_meta
+_META = "%H%x00%P%x00%an%x00%ae%x00%cI%x00%B"  # see _parse_meta
 _PATCH_OPTIONS = (
     "-p",
     "--no-color",
@@ -266,7 +268,7 @@ class LocalGitSource:
         tip = await self._resolve_branch(branch)
         nonce = secrets.token_hex(16)
         args = ["log", "--first-parent", "--no-renames", "--numstat", "--encoding=UTF-8"]
-        args.append(f"--format={nonce}%H %ct%n%B{nonce}")
+        args.append(f"--format={nonce}%H %ct%x09%an%x09%ae%n%B{nonce}")
         pre = int(since.timestamp() - self.since_margin.total_seconds())
         if pre > 0:
             args.append(f"--since=@{pre}")  # a pre-filter only, as for the day window
@@ -439,6 +441,7 @@ class LocalGitSource:
             sha=meta.sha,
             message=meta.message,
             author=meta.author,
+            author_login=login_from_email(meta.email),  # a GitHub noreply address names the login
             committed_at=datetime.fromisoformat(meta.committed_at),
             parents=meta.parents,
             files=files,
@@ -492,6 +495,7 @@ class _Meta:
     sha: str
     parents: tuple[str, ...]
     author: str
+    email: str
     committed_at: str
     message: str
     files: list[_File]
@@ -500,7 +504,7 @@ class _Meta:
 def _parse_meta(out: bytes) -> list[_Meta]:
     """Parse `git log -z --raw --numstat --format=<_META>`.
 
-    Per commit: five header tokens, then raw entries (':modes shas status', then one path, two for
+    Per commit: six header tokens, then raw entries (':modes shas status', then one path, two for
     renames and copies), then numstat entries ('add<TAB>del<TAB>path', or 'add<TAB>del<TAB>' then two
     paths). Messages cannot hold NUL, paths are consumed by their entry, so the token stream is exact."""
     tokens = out.split(b"\0")
@@ -510,10 +514,10 @@ def _parse_meta(out: bytes) -> list[_Meta]:
         if not tokens[i].strip():  # the terminator after the last commit
             i += 1
             continue
-        if len(tokens) < i + 5 or not _FULL_SHA.fullmatch(tokens[i]):
+        if len(tokens) < i + 6 or not _FULL_SHA.fullmatch(tokens[i]):
             raise SourceError("unexpected output from git log")
-        sha, parents, author, date, message = tokens[i : i + 5]
-        i += 5
+        sha, parents, author, email, date, message = tokens[i : i + 6]
+        i += 6
         raw: list[tuple[str, list[str]]] = []
         stats: list[tuple[str, str, list[str]]] = []
         while i < len(tokens):
@@ -535,6 +539,7 @@ def _parse_meta(out: bytes) -> list[_Meta]:
                 sha=_text(sha),
                 parents=tuple(_text(parents).split()),
                 author=_text(author),
+                email=_text(email),
                 committed_at=_text(date).strip(),
                 message=_text(message),
                 files=_files(raw, stats),
@@ -596,10 +601,12 @@ def _hunks(lines: list[bytes]) -> str | None:
 def _parse_history(text: str, nonce: str) -> list[PastCommit]:
     """`git log --numstat` output whose headers and messages are framed by nonce, newest first."""
     parts = text.split(nonce)
-    # parts: ["", "<sha> <ct>\n<message>", "\n<numstat lines>\n", "<sha> <ct>\n<message>", ...]
-    result = []
+    # parts: ["", "<sha> <ct>\t<name>\t<email>\n<message>", "\n<numstat lines>\n", ...]
+    result: list[PastCommit] = []
     for i in range(1, len(parts) - 1, 2):
         head, _, message = parts[i].partition("\n")
+        head, _, who = head.partition("\t")
+        name, _, email = who.partition("\t")
         sha, _, stamp = head.partition(" ")
         files = []
         for line in parts[i + 1].splitlines():
@@ -609,7 +616,13 @@ def _parse_history(text: str, nonce: str) -> list[PastCommit]:
                 lines = (int(added) if added.isdigit() else 0) + (int(deleted) if deleted.isdigit() else 0)
                 files.append((path, lines))
         result.append(
-            PastCommit(sha, datetime.fromtimestamp(int(stamp), UTC), message.rstrip("\n"), tuple(files))
+            BranchCommit(
+                sha,
+                datetime.fromtimestamp(int(stamp), UTC),
+                message.rstrip("\n"),
+                tuple(files),
+                automated=is_automated(name, login_from_email(email), email),
+            )
         )
     return result
 

@@ -8,7 +8,10 @@ Per file and per folder, over a trailing window: how many commits touched it and
 were followed up, smoothed towards the branch's base rate (`SMOOTHING` pseudo-commits) so that one
 event on a rarely touched file does not dominate; recent churn; whether the commit is itself a
 follow-up; whether source changed without any test changing; how many separate areas it spans.
-Nothing here is specific to one repository, and nothing looks at who wrote a commit.
+Nothing here is specific to one repository, and nothing looks at which person wrote a commit; commits
+of automated accounts (analysis/automation.py: a fact about the change) are left out of the baseline
+a commit's risk score is placed in, so that a branch where half the commits are one-line bot updates
+does not push every human change into its top half.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from math import log, log1p
 
+from analysis.automation import is_automated
 from analysis.followups import FollowUpLink, PastCommit, find_links
 from analysis.models import Commit
 from analysis.paths import PathKind, classify_path, is_low_value
@@ -47,6 +51,18 @@ _kind = lru_cache(maxsize=1 << 16)(classify_path)  # eval replays the same paths
 _NON_RUNTIME = frozenset(
     {PathKind.DOCS, PathKind.EXAMPLE, PathKind.TESTS, PathKind.BENCHMARK, PathKind.CI, PathKind.TOOLING}
 )
+
+
+@dataclass(frozen=True, slots=True)
+class BranchCommit(PastCommit):
+    """A past commit of the branch with whether an automated account wrote it (the history readers
+    fill it in; a plain PastCommit counts as written by a person)."""
+
+    automated: bool = False
+
+
+def automated(commit: PastCommit) -> bool:
+    return isinstance(commit, BranchCommit) and commit.automated
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +93,7 @@ class HistoryFacts:
     percentile: float | None = (
         None  # share of the window's past commits scoring below; None: too little history
     )
+    baseline: int = 0  # the past commits the percentile is taken among (automated ones left out)
 
     @property
     def base_rate(self) -> float:
@@ -140,12 +157,13 @@ class HistoryIndex:
         self.recent: Counter[str] = Counter()
         self.commits_seen = 0
         self.followed_seen = 0
-        self._window: list[PastCommit] = []
+        self._window: list[PastCommit] = []  # the baseline: the window's commits but automated ones
         self._scores: list[float] | None = None
         for commit in past:
             if not (start <= commit.committed_at < cutoff):
                 continue
-            self._window.append(commit)
+            if not automated(commit):
+                self._window.append(commit)
             self.commits_seen += 1
             hit = commit.sha in self.followed
             self.followed_seen += hit
@@ -198,12 +216,13 @@ class HistoryIndex:
             areas=len({_area(p) for p, k in zip(paths, kinds, strict=True) if k == PathKind.SOURCE}),
             score=score,
             percentile=self.percentile(score),
+            baseline=len(self._window),
         )
 
     def percentile(self, score: float) -> float | None:
-        """Share of the window's past commits that scored below `score` (scored with this index:
-        only what was known before the cutoff)."""
-        if self.commits_seen < MIN_DISTRIBUTION:
+        """Share of the window's past commits, automated ones left out, that scored below `score`
+        (scored with this index: only what was known before the cutoff)."""
+        if len(self._window) < MIN_DISTRIBUTION:
             return None
         if self._scores is None:
             self._scores = sorted(self._past_score(c) for c in self._window)
@@ -263,8 +282,12 @@ def day_links(commits: Sequence[Commit], past: Sequence[PastCommit]) -> list[Fol
 
 
 def as_past(commit: Commit) -> PastCommit:
-    return PastCommit(
-        commit.sha, commit.committed_at, commit.message, tuple((f.path, f.changes) for f in commit.files)
+    return BranchCommit(
+        commit.sha,
+        commit.committed_at,
+        commit.message,
+        tuple((f.path, f.changes) for f in commit.files),
+        automated=is_automated(commit.author, commit.author_login),
     )
 
 

@@ -12,7 +12,8 @@ Rules are checked in a fixed order, first match wins, so a path has exactly one 
 4. generated (*_pb2.py, *.pb.go, *.generated.*, gen/ folders, snapshots)
 5. binary by extension (images, archives, native libraries, model weights, fonts, media)
 6. ci (.github/, .buildkite/, .gitlab-ci.yml, .pre-commit-config.yaml ...)
-7. tests, benchmark, example, docs by folder (a YAML file under tests/ is test data, not config)
+7. tests, benchmark, example, docs by folder (a YAML file under tests/ is test data, not config; a
+   singular `sample/`, `example/` or `demo/` folder only at the top level: deeper it is a module)
 8. dependency manifest (requirements*.txt, pyproject.toml, package.json, Cargo.toml, go.mod ...)
 9. build (Dockerfile, docker/, CMakeLists.txt, Makefile, setup.py, Bazel ...)
 10. tooling (tools/, scripts/, hack/: developer scripts that are not shipped)
@@ -171,6 +172,9 @@ _BENCH_DIRS = frozenset({"benchmarks", "benchmark", "bench", "benches", "perf_te
 _EXAMPLE_DIRS = frozenset(
     {"examples", "example", "samples", "sample", "demo", "demos", "cookbook", "tutorials"}
 )
+# Singular names are as often a module of the package itself (`pkg/v1/sample/` is the sampler, not a
+# sample): they mean examples only as a top-level folder.
+_AMBIGUOUS_EXAMPLE_DIRS = frozenset({"sample", "example", "demo"})
 _DOCS_DIRS = frozenset({"docs", "doc", "documentation", "_docs", "man", "website"})
 
 _MANIFEST_FILES = frozenset(
@@ -278,7 +282,7 @@ def _kind_by_folder(dirs: list[str]) -> PathKind | None:
         # is often shipped code (a `bench` CLI).
         if segment in _BENCH_DIRS and (depth == 0 or segment == "benches"):
             return PathKind.BENCHMARK
-        if segment in _EXAMPLE_DIRS:
+        if segment in _EXAMPLE_DIRS and (depth == 0 or segment not in _AMBIGUOUS_EXAMPLE_DIRS):
             return PathKind.EXAMPLE
         if segment in _DOCS_DIRS:
             return PathKind.DOCS

@@ -157,6 +157,27 @@ def normalize_change_type(value: Any) -> Any:
     return _CHANGE_TYPE_WORDS.get(key, _CHANGE_TYPE_WORDS.get(key.replace(" ", ""), value.strip()))
 
 
+# The score a reply without one stands for: the middle of the band of the tier it chose.
+TIER_SCORES = {"high": 90, "medium": 60, "low": 20}
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+
+
+def normalize_score(value: Any) -> Any:
+    """85, 85.0, "85", "85/100", "0.85" (a share) → an integer in 0..100; anything else for validation."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        m = _NUMBER.search(value)
+        if m is None:
+            return value
+        value = float(m.group(0))
+    if isinstance(value, (int, float)):
+        if 0 < value < 1 and isinstance(value, float):
+            value *= 100
+        return max(0, min(100, round(value)))
+    return value
+
+
 def _split_items(text: str) -> list[str]:
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) <= 1:
@@ -285,10 +306,16 @@ assert tuple(InsightsOut.model_fields) == INSIGHT_DIMENSIONS
 # empty is reported by `missing()`: the caller fills it from the rules rather than paying a second
 # round trip. (No docstring: pydantic would send it as the schema's description with every request.)
 class CommitOut(TriageOut):
+    score: int
     scope: list[str]
     risks: list[str]
     recommendations: list[str]
     insights: InsightsOut | None
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _lenient_score(cls, value: Any) -> Any:
+        return normalize_score(value)
 
     @field_validator("scope", "risks", "recommendations", mode="before")
     @classmethod
@@ -299,9 +326,12 @@ class CommitOut(TriageOut):
     @classmethod
     def _absent_is_empty(cls, data: Any) -> Any:
         """A model without enforced structure often leaves out what its tier does not need: absent
-        deeper fields are empty (whether the tier needs them is checked after)."""
+        deeper fields are empty (whether the tier needs them is checked after), and an absent score
+        is the middle of the tier it chose."""
         if isinstance(data, dict):
             data = {"scope": [], "risks": [], "recommendations": [], "insights": None, **data}
+            if data.get("score") is None:
+                data["score"] = TIER_SCORES.get(str(normalize_importance(data.get("importance"))), 50)
         return data
 
     @model_validator(mode="after")

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from adapters.llm import BatchRequest, LLMClient, LLMError, LLMFatal, Message
 from analysis import heuristic
+from analysis.bands import judged_reason, within_one_tier
 from analysis.budget import DiffSelection, file_list, select_diff
 from analysis.echo import tidy
 from analysis.grounding import consistent_change_type, ground
@@ -37,6 +38,7 @@ from bot import usage
 from bot.analyzers import OnResult, Progress
 
 if TYPE_CHECKING:
+    from analysis.heuristic import Judgment
     from analysis.history import HistoryFacts
     from bot.settings import Settings
     from bot.store import Store
@@ -111,6 +113,7 @@ class Budgets:
 @dataclass(frozen=True, slots=True)
 class _Plan:
     prior: tuple[Importance, str]
+    judgment: Judgment  # the rubric's scores: the tier the model may move one step at most
     build: Callable[[int], tuple[list[Message], DiffSelection]]
     budget: int
 
@@ -301,7 +304,7 @@ class LLMAnalyzer:
                 live.append(c)
                 continue
             composed = await _cpu(
-                self._compose, c, lang, parsed, selections[c.sha], plans[c.sha].prior[1], history.get(c.sha)
+                self._compose, c, lang, parsed, selections[c.sha], plans[c.sha], history.get(c.sha)
             )
             finish(c, composed)
         log.info(
@@ -335,24 +338,28 @@ class LLMAnalyzer:
             return await _cpu(self._fallback, commit, lang, exc, history, quiet=True)
         except Exception as exc:
             return await _cpu(self._fallback, commit, lang, exc, history)
-        return await _cpu(self._compose, commit, lang, reply, selection, plan.prior[1], history)
+        return await _cpu(self._compose, commit, lang, reply, selection, plan, history)
 
     # -- the one call -------------------------------------------------------------------------------
     def _plan(self, commit: Commit, lang: str, history: HistoryFacts | None) -> _Plan:
         """The rule-based prior, the prompt builder (by diff budget) and the diff budget of one commit."""
         b = self.budgets
-        prior = heuristic.rank(commit, lang, history=history)
+        judgment, reason = heuristic.rubric(commit, lang, history=history)
+        prior = (judgment.importance, reason)
         files = file_list(commit, b.files)
 
         def build(budget: int) -> tuple[list[Message], DiffSelection]:
             diff = select_diff(commit, budget)
-            return commit_messages(commit, prior, files, diff, lang, history), diff
+            return commit_messages(commit, prior, files, diff, lang, history, judgment), diff
 
         # What the prompt costs without any diff, measured rather than guessed: the rest is the diff's.
         # (An empty selection, not select_diff(commit, 0): that would rank and cost every patch again.)
         empty = DiffSelection(text="", files_total=commit.file_count)
         budget = diff_budget(
-            b.context, b.output, commit_messages(commit, prior, files, empty, lang, history), b.margin
+            b.context,
+            b.output,
+            commit_messages(commit, prior, files, empty, lang, history, judgment),
+            b.margin,
         )
         # The compact view where it is enough: what the rules rank low (docs, tests, CI, small cleanups)
         # is judged from the file list and its most telling hunks, a medium prior gets a mid-sized diff,
@@ -361,7 +368,7 @@ class LLMAnalyzer:
             budget = min(budget, b.compact_diff)
         elif prior[0] == Importance.MEDIUM:
             budget = min(budget, b.medium_diff)
-        return _Plan(prior, build, budget)
+        return _Plan(prior, judgment, build, budget)
 
     async def _ask(
         self,
@@ -413,13 +420,18 @@ class LLMAnalyzer:
         lang: str,
         reply: CommitOut,
         selection: DiffSelection,
-        prior_reason: str,
+        plan: _Plan,
         history: HistoryFacts | None = None,
     ) -> Analysis:
+        prior_reason = plan.prior[1]
+        rubric = plan.judgment.importance
+        asked = Importance(reply.importance)
+        tier = within_one_tier(asked, rubric)
+        reply = _shaped(reply, tier)
         missing = reply.missing()
         allowed = prior_reason
         if missing:  # cheaper than a second round trip: the rules write what the model left empty
-            rules = heuristic.analyze(commit, lang, tier=Importance(reply.importance), history=history)
+            rules = heuristic.analyze(commit, lang, tier=tier, history=history)
             allowed = "\n".join(
                 [prior_reason, *rules.scope, *rules.recommendations, *rules.insights.values()]
             )
@@ -432,7 +444,7 @@ class LLMAnalyzer:
             )
         analysis = Analysis(
             sha=commit.sha,
-            importance=Importance(reply.importance),
+            importance=tier,
             importance_reason=_safe(reply.reason),
             change_type=consistent_change_type(commit, ChangeType(reply.change_type)),
             summary=_safe(reply.summary),
@@ -444,12 +456,19 @@ class LLMAnalyzer:
             model=self.model,
             prompt_version=self.prompt_version,
             lang=lang,
+            impact_score=plan.judgment.impact,
+            risk_score=round(plan.judgment.risk, 3),
+            rubric_importance=rubric,
+            model_score=reply.score,
         )
         # Our own words the model saw, coverage notes included: a reply that only repeats them says nothing.
         ours = "\n".join([instruction_text(lang), selection.coverage_note(lang) or ""])
         analysis = tidy(analysis, ours, lang, reason_fallback=prior_reason)
         # The prior's reason was our own text in the prompt: figures the model took from it are grounded.
         analysis = ground(analysis, commit, lang, allowed_text=allowed)
+        analysis.importance_reason = judged_reason(
+            lang, prior_reason, rubric, tier, analysis.importance_reason, asked
+        )
         note = selection.coverage_note(lang)
         if note:
             analysis.notes.append(note)
@@ -473,6 +492,17 @@ class LLMAnalyzer:
         return fallback.model_copy(
             update={"analyzer": "heuristic-fallback", "notes": [note, *fallback.notes]}
         )
+
+
+def _shaped(reply: CommitOut, tier: Importance) -> CommitOut:
+    """The reply with the fields of `tier` (the model's tier moved back within one of the rubric's):
+    deeper fields of a higher tier dropped; what a higher tier needs is then `missing()`."""
+    update: dict[str, Any] = {"importance": tier.value}
+    if tier == Importance.LOW:
+        update.update(scope=[], risks=[], recommendations=[], insights=None)
+    elif tier == Importance.MEDIUM:
+        update["insights"] = None
+    return reply.model_copy(update=update)
 
 
 def _safe(text: Any) -> str:

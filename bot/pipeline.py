@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from analysis import heuristic
+from analysis.bands import band_day
 from analysis.errors import InputError
 from analysis.history import WINDOW_DAYS, HistoryFacts
 from analysis.models import Analysis, Commit, Digest, Importance
@@ -211,7 +212,9 @@ async def analyse_commits(
         stats.new_analyses += 1
         keep(result)  # an analyser that did not report it as it went
     await asyncio.gather(*writes)
-    return analyses
+    # The day's view: LLM tiers follow the order of the model's scores within the rubric's bands
+    # (analysis/bands.py). What is stored stays each commit's own analysis.
+    return band_day(commits, analyses, lang, history)
 
 
 async def original_rank(

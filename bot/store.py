@@ -20,6 +20,7 @@ import sqlite_utils
 
 from analysis.errors import ConfigError
 from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
+from analysis.history import BranchCommit, automated
 from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange
 from analysis.surface import SurfaceChange, SurfaceKind
 from bot.logs import scrub
@@ -257,6 +258,13 @@ def _m5_radar(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_history_automated(db: sqlite_utils.Database) -> None:
+    # Whether a bot account wrote each past commit: such commits are left out of the risk baseline
+    # (analysis/history.py). Rows stored before are read as written by a person. Idempotent.
+    if "automated" not in db["history"].columns_dict:
+        db["history"].add_column("automated", int)
+
+
 def _m_surface_cache(db: sqlite_utils.Database) -> None:
     # What each commit does to its users (analysis/surface.py) and which of its paths ship, by parser
     # version: a second run reads no file again. Idempotent, like _m7_ops.
@@ -326,6 +334,7 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_thread_focus,
     _m_pending_work,
     _m_post_plans,
+    _m_history_automated,
 ]
 
 
@@ -726,6 +735,7 @@ class Store:
                 "committed_at": _iso(c.committed_at.astimezone(UTC)),
                 "message": c.message,
                 "files": json.dumps(c.files),
+                "automated": int(automated(c)),
             }
             for c in commits
         ]
@@ -737,16 +747,17 @@ class Store:
         """The stored history with committer dates in [since, until), oldest first."""
         with self._lock:
             rows = self.db.query(
-                "SELECT sha, committed_at, message, files FROM history WHERE repo = ? AND branch = ?"
+                "SELECT sha, committed_at, message, files, automated FROM history WHERE repo = ? AND branch = ?"
                 " AND committed_at >= ? AND committed_at < ? ORDER BY committed_at, sha",
                 [repo, branch, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
             )
             return [
-                PastCommit(
+                BranchCommit(
                     r["sha"],
                     datetime.fromisoformat(r["committed_at"]),
                     r["message"],
                     tuple((p, n) for p, n in json.loads(r["files"] or "[]")),
+                    automated=bool(r["automated"]),
                 )
                 for r in rows
             ]

@@ -4,18 +4,35 @@ Everything here is derived from facts in the commit (paths, statuses, line count
 message body without trailers, patch lines) by fixed, documented rules, so a reader can check every
 statement. It is the embedded default and the fallback when an LLM call fails.
 
-Importance rubric (RUBRIC_VERSION is part of the analysis cache key: bump it when a rule changes):
+Importance rubric (RUBRIC_VERSION is part of the analysis cache key: bump it when a rule changes). Two
+scores, both stated in the reason with their decisive facts, and which of them decided (`scores.py`):
 
-- Size prior on changed lines, not counting lockfile / generated / vendored / minified / binary
-  files: <= SIZE_LOW_MAX low, <= SIZE_MEDIUM_MAX medium, else high (the reference's only rule).
-- Then one tier per signal, capped at high and low:
-  up:   public API surface, changed config defaults, security relevance (CVE / advisory id, security
-        words in the title, security-sensitive paths, added deserialisation / eval / shell=True calls), a new
-        model / backend / platform file, GPU kernel code (CUDA / Triton / csrc: hardware-dependent
-        behaviour and speed, hard to review), a revert, changed dependency versions;
-  down: only docs / tests / CI / examples / dev tooling; big but mechanical (formatting-only,
-        annotation-only, rename-only, proven from the patches).
-  Files whose changed lines are all comments raise nothing.
+- Impact, what the change does to the people who use the code, from the files they run (`facts.py`:
+  what the packaging ships, else path kinds; prose-only files never count). Weights, few and fixed:
+  3 breaks users (a public name, parameter, config field, option, environment variable or route removed
+  or renamed without an alias; a supported Python version dropped; a security advisory id with code
+  changed); 2 changes what existing users get (a default that really changed, a switch flipped,
+  security words / paths / risky calls with code changed, a fix whose title names a crash, hang,
+  corruption or slowdown); 1 something new or to note (a public capability added, a runtime
+  dependency's version changed, a deprecation, an exception newly raised, a rename that keeps an
+  alias); 0 none. A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the
+  package's own callers and weighs one step less (what users type, options, environment variables,
+  routes, Python versions, reaches everyone). The surface facts (analysis/surface.py) come from parsing
+  the files before and after; without them, defaults, switches and dropped Python versions are read
+  from the patch lines. A revert carries the weight of what it undoes, never "breaks users" by its own
+  removals.
+- Risk, how likely it needs a revert or a fix: the history score (analysis/history.py: size, spread,
+  the touched paths' follow-up record, churn, being a follow-up) placed among the branch's recent
+  commits, bot commits left out: the top HIGH_SHARE high, down to FLAGGED_SHARE medium. Without enough
+  history the size prior on counted lines (not lockfile / generated / vendored / minified / binary):
+  <= SIZE_LOW_MAX low, <= SIZE_MEDIUM_MAX medium, else high. GPU kernel code nudges risk up; a change
+  proven mechanical from the patches (formatting, annotations, renames) takes a tier off; a change that
+  sits in new files, existing runtime files changed by at most SIZE_LOW_MAX lines, stays medium at most.
+- The tier: low when nothing users run changed (docs, tests, CI, examples, dev tooling, files the
+  packaging does not ship, comments and docstrings) or when only the release version moved, unless the
+  change breaks users; high when it breaks users (weight 3); else the risk tier, at least medium for
+  weight 1 or 2. HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands
+  take them, impact findings add to them.
 
 Change type: a revert first, then a CVE / GHSA id in the message, title tags (the most meaningful
 of several wins), a conventional-commit prefix, security words, the paths when they are all of one kind, the
@@ -26,8 +43,9 @@ commit stays fast; what is not read is counted but not inspected. Text is built 
 commit's facts, in Chinese or English; untrusted commit text is cut, stripped of trailers, e-mails,
 mentions and Markdown constructs before use.
 
-Modules: `title` (what a title states by convention), `facts` (what the rules look at), `change_type`,
-`signals` (the size prior and importance signals), `phrases` and `prose` (the zh / en text).
+Modules: `title` (what a title states by convention), `facts` (what the rules look at), `text_only`
+(which changes are only prose), `change_type`, `signals` (the findings and their weights), `scores` (impact,
+risk, the tier), `phrases` and `prose` (the zh / en text).
 """
 
 from __future__ import annotations
@@ -37,13 +55,15 @@ from typing import TYPE_CHECKING
 from analysis.heuristic import prose
 from analysis.heuristic.change_type import classify, classify_change
 from analysis.heuristic.facts import commit_facts
-from analysis.heuristic.signals import SIZE_LOW_MAX, SIZE_MEDIUM_MAX, size_prior, weigh
+from analysis.heuristic.scores import Judgment, judge, size_prior
+from analysis.heuristic.signals import SIZE_LOW_MAX, SIZE_MEDIUM_MAX
 from analysis.labels import LANGS
 from analysis.models import Analysis, Commit, Importance
 
 if TYPE_CHECKING:
     from analysis.history import HistoryFacts
-RUBRIC_VERSION = "h3"  # h3: a revert of a revert is summarised as restoring the change
+# h3: a revert of a revert is summarised as restoring the change; h4: impact and risk scores (issue 16)
+RUBRIC_VERSION = "h4"
 
 
 def counted_lines(commit: Commit) -> int:
@@ -53,9 +73,21 @@ def counted_lines(commit: Commit) -> int:
 
 def rank(commit: Commit, lang: str = "zh", history: HistoryFacts | None = None) -> tuple[Importance, str]:
     """Importance and the reason for it, naming the facts used, in the report language."""
+    judgment, reason = rubric(commit, lang, history)
+    return judgment.importance, reason
+
+
+def rubric(commit: Commit, lang: str = "zh", history: HistoryFacts | None = None) -> tuple[Judgment, str]:
+    """The impact and risk scores, the tier and what decided it, and the reason naming the facts of
+    each: what the LLM prompt states as the rubric's judgment."""
     facts = commit_facts(commit)
-    importance, prior, signals = weigh(facts, history)
-    return importance, prose.reason(facts, prior, signals, _lang(lang), history)
+    judgment = judge(facts, history)
+    return judgment, prose.reason(facts, judgment, _lang(lang), history)
+
+
+def judge_commit(commit: Commit, history: HistoryFacts | None = None) -> Judgment:
+    """The impact and risk scores, the tier and what decided it, without the text."""
+    return judge(commit_facts(commit), history)
 
 
 def analyze(
@@ -67,9 +99,10 @@ def analyze(
     lang = _lang(lang)
     facts = commit_facts(commit)
     change = classify(facts)
-    importance, prior, signals = weigh(facts, history)
-    reason = prose.reason(facts, prior, signals, lang, history)
-    importance = tier or importance
+    judgment = judge(facts, history)
+    signals = list(judgment.signals)
+    reason = prose.reason(facts, judgment, lang, history)
+    importance = tier or judgment.importance
     analysis = Analysis(
         sha=commit.sha,
         importance=importance,
@@ -81,6 +114,8 @@ def analyze(
         prompt_version=RUBRIC_VERSION,
         lang=lang,
         notes=prose.notes(facts, lang),
+        impact_score=judgment.impact,
+        risk_score=round(judgment.risk, 3),
     )
     if importance != Importance.LOW:
         analysis.scope = prose.scope(facts, lang)
@@ -99,9 +134,12 @@ __all__ = [
     "RUBRIC_VERSION",
     "SIZE_LOW_MAX",
     "SIZE_MEDIUM_MAX",
+    "Judgment",
     "analyze",
     "classify_change",
     "counted_lines",
+    "judge_commit",
     "rank",
+    "rubric",
     "size_prior",
 ]

@@ -30,11 +30,36 @@ EMPTY_STRING = '""'  # what a literal becomes: calls keep their shape, eval("x")
 def code_only(lines: Iterable[str], language: str | None) -> list[str]:
     """Each line with string literals emptied and comments removed, in order (state carries over).
     Unknown languages come back unchanged: nothing can be told about them."""
-    if language in _HASH_COMMENT:
-        return _Scanner(language, hash_comments=True).run(lines)
-    if language in _C_LIKE:
-        return _Scanner(language, hash_comments=False).run(lines)
+    if language in _HASH_COMMENT or language in _C_LIKE:
+        return _Scanner(language, hash_comments=language in _HASH_COMMENT).run(lines)
     return list(lines)
+
+
+def open_states(language: str | None) -> tuple[str | None, ...]:
+    """What a hunk may start inside: nothing, or a multi-line string or comment of the language (a
+    hunk cut from the middle of a long docstring starts inside one)."""
+    # C-like block comments are not guessed: their middle lines start with "*", which says it already.
+    return (None, '"""', "'''") if language == "python" else (None,)
+
+
+def scan(
+    lines: Iterable[str], language: str, start: str | None = None
+) -> tuple[list[tuple[str, bool, bool]], str | None]:
+    """Each line's code (strings emptied, comments removed), whether the line began inside a string or
+    comment and whether it ended inside one, scanning from `start` (what is open before the first line,
+    see `open_states`); and what is still open after the last line. Only for languages `code_only` knows."""
+    scanner = _Scanner(language, hash_comments=language in _HASH_COMMENT)
+    scanner.open = start
+    out = []
+    for line in lines:
+        inside = scanner.open is not None
+        code = scanner.line(line)
+        out.append((code, inside, scanner.open is not None))
+    return out, scanner.open
+
+
+def knows(language: str | None) -> bool:
+    return language in _HASH_COMMENT or language in _C_LIKE
 
 
 class _Scanner:

@@ -1,5 +1,13 @@
 """The facts every rule looks at, computed once per commit: path kinds, areas (folders), the title's
-tags and subject, the message body, the size for the prior, kernel files and the patches read."""
+tags and subject, the message body, the size for the prior, kernel files, the patches read, which files
+only change prose, and which files change what users run.
+
+What users run: when the packaging says what it ships (`Commit.shipped`), a shipped file is runtime code
+whatever its folder is called (`pkg/v1/sample/` included) and a Python file it does not ship is not
+(an example or tutorial tree, a script), while sources in other languages stay runtime code (packaging
+metadata rarely lists the sources of compiled extensions). Without packaging facts, the path kinds
+decide (docs, tests, CI, examples, benchmarks and dev tooling are not runtime code). Either way a file
+whose every changed line is a comment, docstring or message text is prose, not code."""
 
 from __future__ import annotations
 
@@ -9,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from analysis.heuristic.code_lines import code_only
+from analysis.heuristic.text_only import prose_only
 from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA_LINE, leading_tags
 from analysis.models import Commit, FileChange
 from analysis.paths import PathKind, classify_path, is_low_value, language_of, review_priority
@@ -67,6 +76,8 @@ class Facts:
     kernels: tuple[str, ...]  # paths of GPU / native kernel code
     by_path: dict[str, FileChange]
     diffs: dict[str, Diff]  # patches read within the scan budget, by path
+    prose: frozenset[str]  # source files whose changed lines are all comments, docstrings or message text
+    runtime: frozenset[str]  # files whose change reaches what users run (see the module docstring)
 
     def kinds_present(self) -> set[PathKind]:
         return set(self.kinds)
@@ -92,7 +103,47 @@ def commit_facts(commit: Commit) -> Facts:
     kernels = tuple(f.path for f, k in zip(files, kinds, strict=True) if _is_kernel(f, k, diffs.get(f.path)))
     by_path = {f.path: f for f in files}
     areas = tuple(_areas(files, kinds))
-    return Facts(commit, files, kinds, tags, subject, body, counted, ignored, areas, kernels, by_path, diffs)
+    prose = frozenset(
+        f.path
+        for f, k in zip(files, kinds, strict=True)
+        if k == PathKind.SOURCE and f.path in diffs and prose_only(diffs[f.path].text, diffs[f.path].language)
+    )
+    runtime = frozenset(
+        f.path
+        for f, k in zip(files, kinds, strict=True)
+        if f.path not in prose and _is_runtime(f.path, k, commit.shipped)
+    )
+    return Facts(
+        commit,
+        files,
+        kinds,
+        tags,
+        subject,
+        body,
+        counted,
+        ignored,
+        areas,
+        kernels,
+        by_path,
+        diffs,
+        prose,
+        runtime,
+    )
+
+
+_NOT_RUNTIME_WHEN_SHIPPED = frozenset({PathKind.TESTS, PathKind.DOCS})
+
+
+def _is_runtime(path: str, kind: PathKind, shipped: frozenset[str] | None) -> bool:
+    if is_low_value(kind):
+        return False
+    if shipped is None:
+        return kind not in NON_RUNTIME
+    if path in shipped:
+        return kind not in _NOT_RUNTIME_WHEN_SHIPPED
+    if kind == PathKind.SOURCE:
+        return language_of(path) != "python"
+    return kind not in NON_RUNTIME
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING
 
 from analysis.heuristic.facts import AREA_DEPTH, Area, Facts, common_kinds, folder
 from analysis.heuristic.phrases import KIND_NAMES, t
-from analysis.heuristic.signals import NUDGING, SIZE_MEDIUM_MAX, Signal
+from analysis.heuristic.scores import Judgment
+from analysis.heuristic.signals import SIZE_MEDIUM_MAX, Signal
 from analysis.heuristic.title import REVERTS_SHA, reverted_title
 from analysis.labels import importance_word, quote_elided
 from analysis.models import INSIGHT_DIMENSIONS, ChangeType, FileChange, Importance
 from analysis.paths import PathKind
+from analysis.surface import BREAKING_KINDS, SurfaceChange, SurfaceKind
 from analysis.text import neutralize_mentions, one_line, strip_trailers
 
 if TYPE_CHECKING:
@@ -95,33 +97,56 @@ def _join_clauses(parts: list[str], lang: str) -> str:
     return t(lang, "sep").join(parts)
 
 
-def reason(
-    facts: Facts, prior: Importance, signals: list[Signal], lang: str, history: HistoryFacts | None = None
-) -> str:
+def reason(facts: Facts, judgment: Judgment, lang: str, history: HistoryFacts | None = None) -> str:
+    """The two scores' decisive facts and what decided the tier: "impact (high): breaks users: removes
+    `Config.old` (no alias); risk (medium): 120 changed lines in 3 files, …; decided by impact"."""
+    sep = t(lang, "clause_sep")
+    impact = [_signal_text(s, lang) for s in judgment.signals if s.key in _IMPACT_KEYS]
+    risk = _risk_clauses(facts, judgment, lang, history)
+    return t(lang, "sep").join(
+        [
+            t(
+                lang,
+                "impact",
+                tier=importance_word(lang, judgment.impact_tier),
+                facts=sep.join(impact) or t(lang, "impact_none"),
+            ),
+            t(lang, "risk", tier=importance_word(lang, judgment.risk_tier), facts=sep.join(risk)),
+            t(lang, f"decided_{judgment.decided_by}"),
+        ]
+    )
+
+
+# What each score's clause states, in order: the impact findings and the facts stated beside them
+# (public-API paths, new model files, a revert, prose-only files, nothing users run, a version bump);
+# the risk adjustments.
+_IMPACT_KEYS = (
+    "breaking", "breaking_deep", "security", "behaviour", "config_default", "switch", "user_impact", "notice", "feature",
+    "dependency", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
+)  # fmt: skip
+
+
+def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryFacts | None) -> list[str]:
     ranked_by_history = history is not None and history.percentile is not None
-    parts = [
-        t(
-            lang,
-            "size_only" if ranked_by_history else "size",
-            lines=_num(facts.counted_lines),
-            files=_num(facts.commit.file_count),
-            prior=importance_word(lang, prior),
-        )
-    ]
+    size = t(
+        lang,
+        "size_only" if ranked_by_history else "size",
+        lines=_num(facts.counted_lines),
+        files=_num(facts.commit.file_count),
+        prior=importance_word(lang, judgment.prior),
+    )
     if facts.ignored_lines:
-        parts[0] += t(lang, "ignored", n=_num(facts.ignored_lines))
+        size += t(lang, "ignored", n=_num(facts.ignored_lines))
+    parts = [size]
     if history is not None:
-        parts.extend(_history_text(history, prior, lang))
-    parts.extend(_signal_text(s, lang) + _step_text(s, ranked_by_history, lang) for s in signals)
-    return t(lang, "sep").join(parts)
-
-
-def _step_text(signal: Signal, ranked_by_history: bool, lang: str) -> str:
-    if signal.step == 0:
-        return ""
-    if ranked_by_history and signal.key in NUDGING:
-        return t(lang, "nudge")
-    return t(lang, "up" if signal.step > 0 else "down")
+        parts.extend(_history_text(history, judgment.prior, lang))
+    for signal in judgment.signals:
+        if signal.risk:
+            step = "nudge" if ranked_by_history and signal.risk > 0 else "up" if signal.risk > 0 else "down"
+            parts.append(_signal_text(signal, lang) + t(lang, step))
+        elif signal.key == "isolated":
+            parts.append(_signal_text(signal, lang) + t(lang, "capped"))
+    return parts
 
 
 # What history must show before the reason names it: a path at least this many times the branch's
@@ -157,7 +182,7 @@ def _history_text(history: HistoryFacts, prior: Importance, lang: str) -> list[s
                 "hist_prior",
                 pct=_num(round(100 * history.percentile)),
                 days=_num(history.window_days),
-                n=_num(history.commits_seen),
+                n=_num(history.baseline or history.commits_seen),
                 prior=importance_word(lang, prior),
             )
         )
@@ -179,7 +204,36 @@ def _signal_text(signal: Signal, lang: str) -> str:
     if signal.key == "mechanical":
         names = [t(lang, f"mech_{k}") for k in signal.items]
         return t(lang, "mechanical", items=t(lang, "list_sep").join(names))
+    if signal.changes:
+        return t(lang, signal.key, items=_changes(signal.changes, lang))
     return t(lang, signal.key, items=_items(lang, signal.items))
+
+
+def _changes(changes: Iterable[SurfaceChange], lang: str) -> str:
+    """Up to three surface changes in words, then how many more (the same words said once: a dropped
+    Python version is found in `requires-python` and in the classifiers alike)."""
+    values = list(dict.fromkeys(describe(c, lang) for c in changes))
+    shown = values[:_MAX_ITEMS]
+    text = t(lang, "list_sep").join(shown)
+    if len(values) > _MAX_ITEMS:
+        text += t(lang, "more", total=_num(len(values)), rest=_num(len(values) - _MAX_ITEMS))
+    return text
+
+
+def describe(change: SurfaceChange, lang: str) -> str:
+    """One surface change in words: "renames config field `a` → `b` (no alias)"."""
+    text = t(
+        lang,
+        f"surface_{change.kind.value}",
+        name=_code(change.name),
+        old=_code(change.old or change.name),
+        new=_code(change.new or "?"),
+    )
+    if change.kind == SurfaceKind.SWITCH_FLIPPED and change.old is not None and change.new is not None:
+        text += f": {_code(change.old)} → {_code(change.new)}"
+    if change.kind in BREAKING_KINDS and change.kind != SurfaceKind.SUPPORT_DROPPED:
+        text += t(lang, "alias_kept" if change.aliased else "no_alias")
+    return text
 
 
 # -- areas ------------------------------------------------------------------------------------
@@ -283,10 +337,12 @@ def _by_key(signals: list[Signal]) -> dict[str, Signal]:
 
 
 def _signal_phrases(sig: dict[str, Signal], lang: str, phrases: dict[str, str]) -> list[str]:
-    """{signal key: phrase key}: for each signal found, in that order, its phrase naming its items."""
-    return [
-        t(lang, phrase, items=_items(lang, sig[key].items)) for key, phrase in phrases.items() if key in sig
-    ]
+    """{signal key: phrase key}: for each signal found, in that order, its phrase naming its facts."""
+    return [t(lang, phrase, items=_facts_of(sig[key], lang)) for key, phrase in phrases.items() if key in sig]
+
+
+def _facts_of(signal: Signal, lang: str) -> str:
+    return _changes(signal.changes, lang) if signal.changes else _items(lang, signal.items)
 
 
 def _status_phrases(facts: Facts, lang: str, phrases: dict[str, str]) -> list[str]:
@@ -305,6 +361,10 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
         sig,
         lang,
         {
+            "breaking": "risk_breaking",
+            "breaking_deep": "risk_breaking",
+            "behaviour": "risk_behaviour",
+            "switch": "risk_behaviour",
             "public_api": "risk_api",
             "config_default": "risk_defaults",
             "dependency": "risk_deps",
@@ -362,6 +422,10 @@ def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]
         sig,
         lang,
         {
+            "breaking": "rec_breaking",
+            "breaking_deep": "rec_breaking",
+            "behaviour": "rec_behaviour",
+            "switch": "rec_behaviour",
             "public_api": "rec_api",
             "config_default": "rec_defaults",
             "dependency": "rec_deps",
@@ -480,7 +544,15 @@ def _ins_compatibility(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
     items = _signal_phrases(
         sig,
         lang,
-        {"public_api": "compat_api", "config_default": "compat_defaults", "dependency": "compat_deps"},
+        {
+            "breaking": "compat_breaking",
+            "breaking_deep": "compat_breaking",
+            "behaviour": "compat_behaviour",
+            "switch": "compat_behaviour",
+            "public_api": "compat_api",
+            "config_default": "compat_defaults",
+            "dependency": "compat_deps",
+        },
     )
     items += _status_phrases(facts, lang, {"removed": "compat_removed", "renamed": "compat_renamed"})
     if not items:

@@ -1,70 +1,39 @@
-"""Importance: the size prior on counted lines, then one tier up or down per signal found in the
-commit's facts, capped at high and low. The rubric is listed in the package docstring."""
+"""What the rules find in a commit's facts, each finding a `Signal` with its weight on one of the two
+scores: impact points (what the change does to its users) or a risk step (how likely it needs a fix).
+The scores and the tier they make are in `scores.py`; the rubric is listed in the package docstring."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from analysis.heuristic.change_type import ADVISORY, SECURITY_WORDS, type_from_revert
-from analysis.heuristic.facts import NON_RUNTIME, Diff, Facts
-from analysis.models import FileChange, Importance
+from analysis.heuristic.facts import Diff, Facts
+from analysis.models import FileChange
 from analysis.paths import PathKind
-
-if TYPE_CHECKING:
-    from analysis.history import HistoryFacts
+from analysis.surface import BREAKING_KINDS, DEPENDENCY_KINDS, SurfaceChange, SurfaceKind
 
 SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
-# Shares of the branch's recent commits scoring at or above the cut: the history-aware prior puts that
-# share of a typical day at high, or at medium and above (signals then move commits a tier either way).
-HIGH_SHARE = 0.12
-FLAGGED_SHARE = 0.55
-# With a history prior, weaker signals nudge the commit's percentile instead of moving a whole tier:
-# on real history, kernel and dependency changes were followed up a little more often than their
-# size predicts, while security, changed defaults and reverts were followed up several times as often.
-NUDGE = 0.05
-NUDGING = frozenset({"kernel", "dependency"})
 
-_TIERS = (Importance.LOW, Importance.MEDIUM, Importance.HIGH)
-
-
-def size_prior(lines: int) -> Importance:
-    """The reference generator's rule, used as our starting point."""
-    if lines <= SIZE_LOW_MAX:
-        return Importance.LOW
-    return Importance.MEDIUM if lines <= SIZE_MEDIUM_MAX else Importance.HIGH
-
-
-def weigh(facts: Facts, history: HistoryFacts | None = None) -> tuple[Importance, Importance, list[Signal]]:
-    """The importance, the prior it started from and the signals that moved it. With enough history
-    the prior is where the commit's risk score falls among the branch's recent commits (the top
-    HIGH_SHARE high, the next ones down to FLAGGED_SHARE medium); else the size prior."""
-    signals = find_signals(facts)
-    if history is not None and history.percentile is not None:
-        nudged = history.percentile + NUDGE * sum(s.step for s in signals if s.key in NUDGING)
-        prior = _percentile_tier(history.percentile)
-        level = _TIERS.index(_percentile_tier(nudged)) + sum(s.step for s in signals if s.key not in NUDGING)
-    else:
-        prior = size_prior(facts.counted_lines)
-        level = _TIERS.index(prior) + sum(s.step for s in signals)
-    return _TIERS[max(0, min(len(_TIERS) - 1, level))], prior, signals
-
-
-def _percentile_tier(percentile: float) -> Importance:
-    if percentile >= 1 - HIGH_SHARE:
-        return Importance.HIGH
-    return Importance.MEDIUM if percentile >= 1 - FLAGGED_SHARE else Importance.LOW
+# Impact points, one scale for every finding: a change that breaks users' code is high on its own; a
+# change of what existing users get (a default, a switch, a security fix, a fix of a crash) weighs 2, a
+# new capability, a new dependency version or a deprecation 1; either makes the commit at least medium
+# (on real history a behaviour change was not followed up more often than its risk says: the weight
+# orders, the risk score decides above medium). `scores.py` reads them.
+BREAKING = 3
+BEHAVIOUR = 2
+NOTICE = 1
 
 
 @dataclass(frozen=True, slots=True)
 class Signal:
-    key: str  # public_api, config_default, security, new_model, kernel, revert, dependency, user_impact,
-    # non_runtime, mechanical
-    step: int  # +1 raises one tier, -1 lowers one tier, 0 a fact stated that does not move the rank
+    key: str  # see find_signals
+    impact: int = 0  # impact points (BREAKING, BEHAVIOUR, NOTICE), 0 for none
+    risk: int = 0  # +1 raises the risk score (a percentile nudge with history, a tier without), -1 lowers it
     items: tuple[str, ...] = ()  # the facts it rests on: paths, names, phrases from the commit
+    changes: tuple[SurfaceChange, ...] = ()  # the surface changes it rests on (analysis/surface.py)
 
 
 # Public API surface by path: entrypoint / CLI / server / schema folders anywhere, or files named so.
@@ -87,35 +56,165 @@ _CONFIG_DIRS = frozenset({"config", "configs", "conf", "settings", "defaults"})
 
 
 def find_signals(facts: Facts) -> list[Signal]:
+    """Everything the rules found, in the order the reason states them. Impact findings come from the
+    files that change what users run (`Facts.runtime`) only: a default changed in an example is no
+    default changed for users."""
     found = [
-        _sig_public_api(facts),
-        _sig_config_default(facts),
+        *_surface_signals(facts),
+        _sig_support_dropped(facts),
         _sig_security(facts),
-        _sig_new_model(facts),
-        _sig_kernel(facts),
-        _sig_revert(facts),
-        _sig_dependency(facts),
+        _sig_config_default(facts),
+        _sig_switch(facts),
         _sig_user_impact(facts),
+        _sig_dependency(facts),
+        _sig_kernel(facts),
+        _sig_public_api(facts),
+        _sig_new_model(facts),
+        _sig_revert(facts),
+        _sig_prose(facts),
         _sig_non_runtime(facts),
+        _sig_version_bump(facts),
+        _sig_isolated(facts),
         _sig_mechanical(facts),
     ]
     return [s for s in found if s is not None]
 
 
+def _runtime(facts: Facts, *kinds: PathKind) -> list[tuple[FileChange, PathKind]]:
+    """Changed files that reach what users run, with their kinds (of the given kinds; all when none)."""
+    return [(f, k) for f, k in facts.meaningful() if f.path in facts.runtime and (not kinds or k in kinds)]
+
+
+def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
+    return [f for f, _ in _runtime(facts, *kinds)]
+
+
+# -- what the code says: surface changes (analysis/surface.py) ----------------------------------
+
+_NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
+
+
+def _surface_signals(facts: Facts) -> list[Signal]:
+    """The surface changes of the files users run, by weight: breaking (a name removed or renamed
+    without an alias, a supported version dropped), behaviour (a default or switch changed), notice (a
+    new exception, a deprecation, a rename that keeps an alias), feature (something new). A change deep
+    in the package (see `reaches_everyone`) weighs one step less: a breaking one is stated apart."""
+    surface = facts.commit.surface
+    if not surface:
+        return []
+    mine = [c for c in surface if c.kind == SurfaceKind.SUPPORT_DROPPED or c.path in facts.runtime]
+    breaking = [c for c in mine if c.breaking]
+    wide = [c for c in breaking if reaches_everyone(c)]
+    groups = (
+        ("breaking", BREAKING, wide),
+        ("breaking_deep", BREAKING, [c for c in breaking if c not in wide]),
+        ("behaviour", BEHAVIOUR, [c for c in mine if c.behaviour and c.kind not in _NOTICE_KINDS]),
+        (
+            "notice",
+            NOTICE,
+            [c for c in mine if c.kind in _NOTICE_KINDS or (c.aliased and c.kind in BREAKING_KINDS)],
+        ),
+        ("feature", NOTICE, [c for c in mine if c.feature]),
+    )
+    found = []
+    for key, points, changes in groups:
+        if changes:
+            weight = max(points - (not reaches_everyone(c)) for c in changes)
+            found.append(Signal(key, impact=weight, changes=tuple(changes)))
+    return found
+
+
+# Who a surface change reaches. What users type (command-line options, environment variables, HTTP
+# routes, the runtime versions they install on) reaches every user. A name in code reaches the users who
+# import it, and they import from near the package's top: a public name in a module at most REACH_DEPTH
+# deep (`pkg`, `pkg.mod`, `pkg.sub.mod`) reaches users; deeper (`pkg.a.b.mod`: a model's layers, an
+# engine's worker internals) it reaches mostly the package's own callers, and weighs one step less.
+REACH_DEPTH = 3
+_TYPED_KINDS = frozenset(
+    {
+        SurfaceKind.OPTION_ADDED,
+        SurfaceKind.OPTION_REMOVED,
+        SurfaceKind.OPTION_RENAMED,
+        SurfaceKind.ENV_ADDED,
+        SurfaceKind.ENV_REMOVED,
+        SurfaceKind.ENV_RENAMED,
+        SurfaceKind.ROUTE_ADDED,
+        SurfaceKind.ROUTE_REMOVED,
+        SurfaceKind.SUPPORT_DROPPED,
+    }
+)
+
+
+def reaches_everyone(change: SurfaceChange) -> bool:
+    if change.kind in _TYPED_KINDS:
+        return True
+    depth = module_depth(change)
+    return depth is None or depth <= REACH_DEPTH
+
+
+def module_depth(change: SurfaceChange) -> int | None:
+    """How deep in its package the module of a dotted name is (`pkg.sub.mod.Class.f` from
+    `src/pkg/sub/mod.py`: 3), read from where the name's leading segments match the file's path; None
+    when they do not (a name that is not a dotted module path)."""
+    stems = change.path.rsplit(".", 1)[0].split("/")
+    if stems and stems[-1] == "__init__":
+        stems = stems[:-1]
+    segments = change.name.split("(", 1)[0].split(".")
+    for k in range(min(len(stems), len(segments)), 0, -1):
+        if stems[-k:] == segments[:k]:
+            return k
+    return None
+
+
+# -- supported Python versions (read from the patch when the files were not parsed) ----------------
+
+_PY_FLOOR = re.compile(r"""(?:requires-python|python_requires)\s*=\s*["'][^"'\n]*?>=?\s*(\d+)\.(\d+)""")
+_PY_CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d+)\.(\d+)\b")
+
+
+def _sig_support_dropped(facts: Facts) -> Signal | None:
+    """`requires-python` / `python_requires` raised, or a Python version classifier removed: users on
+    that version can no longer install the next release. From the surface facts when they were read."""
+    if facts.commit.surface is not None:
+        return None
+    dropped: list[str] = []
+    for f in facts.files_of(PathKind.DEPENDENCY_MANIFEST, PathKind.BUILD):
+        diff = facts.diffs.get(f.path)
+        if diff is None:
+            continue
+        old, new = _PY_FLOOR.search(diff.removed), _PY_FLOOR.search(diff.added)
+        if old and new:
+            low, high = (int(old[1]), int(old[2])), (int(new[1]), int(new[2]))
+            dropped += [f"Python {low[0]}.{minor}" for minor in range(low[1], high[1]) if high[0] == low[0]]
+        kept = {(m[1], m[2]) for m in _PY_CLASSIFIER.finditer(diff.added)}
+        dropped += [
+            f"Python {m[1]}.{m[2]}" for m in _PY_CLASSIFIER.finditer(diff.removed) if (m[1], m[2]) not in kept
+        ]
+    found = tuple(dict.fromkeys(dropped))
+    if not found:
+        return None
+    changes = tuple(SurfaceChange(SurfaceKind.SUPPORT_DROPPED, name, "") for name in found)
+    return Signal("breaking", impact=BREAKING, changes=changes)
+
+
 def _sig_public_api(facts: Facts) -> Signal | None:
-    candidates = [f for f, k in facts.meaningful() if k in (PathKind.SOURCE, PathKind.CONFIG)]
+    """API-looking paths, stated without weight (on real history they were followed up no more often
+    than other paths); only where the files were not parsed: the surface facts say more."""
+    if facts.commit.surface is not None:
+        return None
+    candidates = _runtime_files(facts, PathKind.SOURCE, PathKind.CONFIG)
     api = _matching(_API_PATH, candidates)
     paths = [
         f.path
         for f in candidates
         if (f.path.lower() in api or _is_package_init(f.path)) and not _comments_only(facts.diffs.get(f.path))
     ]
-    return Signal("public_api", 0, tuple(paths)) if paths else None
+    return Signal("public_api", items=tuple(paths)) if paths else None
 
 
 def _sig_kernel(facts: Facts) -> Signal | None:
-    paths = [p for p in facts.kernels if not _comments_only(facts.diffs.get(p))]
-    return Signal("kernel", 1, tuple(paths)) if paths else None
+    paths = [p for p in facts.kernels if p in facts.runtime and not _comments_only(facts.diffs.get(p))]
+    return Signal("kernel", risk=1, items=tuple(paths)) if paths else None
 
 
 def _matching(pattern: re.Pattern[str], files: list[FileChange]) -> set[str]:
@@ -136,22 +235,78 @@ def _is_package_init(path: str) -> bool:
 def _sig_new_model(facts: Facts) -> Signal | None:
     paths = [
         f.path
-        for f, k in facts.meaningful()
+        for f in _runtime_files(facts, PathKind.SOURCE)
         if f.status == "added"
-        and k == PathKind.SOURCE
         and not f.path.endswith("__init__.py")
         and set(f.path.lower().split("/")[:-1]) & _MODEL_DIRS
     ]
-    return Signal("new_model", 0, tuple(paths)) if paths else None
+    return Signal("new_model", items=tuple(paths)) if paths else None
 
 
 def _sig_revert(facts: Facts) -> Signal | None:
-    return Signal("revert", 1) if type_from_revert(facts) else None
+    # Stated, never weighed: a revert's own changes are the reverted change's, inverted, and carry its
+    # impact (scores.py caps it below "breaking"); its risk is in the history score (a follow-up).
+    return Signal("revert") if type_from_revert(facts) else None
+
+
+def _sig_prose(facts: Facts) -> Signal | None:
+    """Source files whose changed lines are all comments, docstrings or message text."""
+    return Signal("prose", items=tuple(sorted(facts.prose))) if facts.prose else None
 
 
 def _sig_non_runtime(facts: Facts) -> Signal | None:
-    kinds = {k for _, k in facts.meaningful()}
-    return Signal("non_runtime", -1) if kinds and kinds <= NON_RUNTIME else None
+    """Nothing users run changed: docs, tests, CI, examples, dev tooling, prose, files not shipped."""
+    meaningful = [f for f, _ in facts.meaningful()]
+    return Signal("non_runtime") if meaningful and not facts.runtime else None
+
+
+# -- release version bumps ------------------------------------------------------------------
+
+# The project's own version: `version = "2.11.0"`, `__version__ = '1.2'`, `"version": "3.0.0"`,
+# `VERSION = (1, 2, 0)`, `version='1.2.0',` in setup.py, or a VERSION file's one line.
+_VERSION_VALUE = r"""["'(]?v?\d+(?:[.,+-]\s*\w+)*["')]?\s*,?\s*$"""
+_VERSION_LINE = re.compile(
+    r"""^\s*["']?(?:__version__|version|VERSION|version_info|__version_info__)["']?\s*[:=]\s*"""
+    + _VERSION_VALUE
+)
+_BARE_VERSION = re.compile(r"^\s*" + _VERSION_VALUE)
+_VERSION_FILES = re.compile(r"(?:^|/)(?:_?version\.py|version|version\.txt|\.version)$", re.IGNORECASE)
+
+
+def _sig_version_bump(facts: Facts) -> Signal | None:
+    """A release bump: every changed line of what ships sets the project's own version (release notes
+    and other docs may change beside it). Ranked low unless something else changes what ships (a new
+    dependency pin is found by its own rule)."""
+    runtime = _runtime_files(facts)
+    if not runtime:
+        return None
+    paths = []
+    for f in runtime:
+        diff = facts.diffs.get(f.path)
+        if diff is None:
+            return None
+        lines = [line for line in diff.changed_lines() if line.strip()]
+        bare = bool(_VERSION_FILES.search(f.path))
+        if not lines or not all(_VERSION_LINE.match(x) or (bare and _BARE_VERSION.match(x)) for x in lines):
+            return None
+        paths.append(f.path)
+    return Signal("version_bump", items=tuple(paths))
+
+
+# -- isolated new files -----------------------------------------------------------------------
+
+
+def _sig_isolated(facts: Facts) -> Signal | None:
+    """What users run changed mostly in new files, and existing runtime files changed by a small change's
+    worth of lines at most (a new model or backend file beside its one-line registration): existing code
+    paths are barely touched, so size alone does not make it risky. `scores.py` keeps its risk tier at
+    medium at most."""
+    runtime = _runtime_files(facts)
+    added = [f for f in runtime if f.status == "added"]
+    existing = sum(f.changes for f in runtime if f.status != "added")
+    if not added or sum(f.changes for f in added) <= SIZE_LOW_MAX or existing > SIZE_LOW_MAX:
+        return None
+    return Signal("isolated", items=tuple(f.path for f in added))
 
 
 # -- config defaults --------------------------------------------------------------------------
@@ -202,13 +357,16 @@ def _defaults(text: str, config_module: bool) -> dict[str, list[str]]:
 
 
 def _sig_config_default(facts: Facts) -> Signal | None:
+    """Defaults changed, read from the patch lines: in configuration files always, in code only where
+    the files were not parsed (the surface facts compare real values)."""
+    parsed = facts.commit.surface is not None
     changed: list[str] = []
-    for f, k in facts.meaningful():
+    for f, kind in _runtime(facts, PathKind.SOURCE, PathKind.CONFIG):
         diff = facts.diffs.get(f.path)
-        if k in (PathKind.SOURCE, PathKind.CONFIG) and diff is not None:
-            changed.extend(_changed_defaults(diff, _is_config_module(f.path, k)))
+        if diff is not None and not (parsed and kind == PathKind.SOURCE):
+            changed.extend(_changed_defaults(diff, _is_config_module(f.path, kind)))
     names = tuple(dict.fromkeys(changed))
-    return Signal("config_default", 1, names) if names else None
+    return Signal("config_default", impact=BEHAVIOUR, items=names) if names else None
 
 
 def _changed_defaults(diff: Diff, config_module: bool) -> list[str]:
@@ -221,10 +379,51 @@ def _changed_defaults(diff: Diff, config_module: bool) -> list[str]:
         if len(new_values) != len(old_values):
             continue
         for old, new in zip(old_values, new_values, strict=True):
-            if old != new:
+            if not same_value(old, new):
                 names.append(f"{key}: {old} → {new}" if key != "default" else f"default {old} → {new}")
                 break
     return names
+
+
+def same_value(old: str, new: str) -> bool:
+    """Two literals that mean the same value: `0.0` and `"0.0"` (a number retyped as the string a
+    parser reads it from), `1e3` and `1000`, `True` and `true`."""
+    a, b = (v.strip().strip("\"'").strip().lower() for v in (old, new))
+    if a == b:
+        return True
+    try:
+        return float(a.replace("_", "")) == float(b.replace("_", ""))
+    except ValueError:
+        return False
+
+
+# -- switches (read from the patch when the files were not parsed) ---------------------------
+
+# A flag that turns a path on or off: `enable_ep = False` → `True`, `use_cache=True`, `disable_x: bool = ...`.
+_SWITCH = re.compile(
+    r"(?<![\w.])((?:self\.)?[A-Za-z_]\w*)[ \t]*(?::[^=\n]{1,60})?=(?!=)[ \t]*(True|False|true|false)\b"
+)
+_BOOLEAN = re.compile(r"True|False|true|false")
+_SWITCH_NAME = re.compile(r"enable|disable|allow|support|use_|skip|force", re.IGNORECASE)
+
+
+def _sig_switch(facts: Facts) -> Signal | None:
+    """A feature switch flipped: the same flag set to the opposite boolean. Only where the files were
+    not parsed (the surface facts find switches and guards by syntax)."""
+    if facts.commit.surface is not None:
+        return None
+    flipped: list[str] = []
+    for f in _runtime_files(facts, PathKind.SOURCE, PathKind.CONFIG):
+        diff = facts.diffs.get(f.path)
+        if diff is None or not _BOOLEAN.search(diff.removed) or not _BOOLEAN.search(diff.added):
+            continue
+        old = {m[1]: m[2].lower() for m in _SWITCH.finditer(diff.removed) if _SWITCH_NAME.search(m[1])}
+        new = {m[1]: m[2].lower() for m in _SWITCH.finditer(diff.added) if _SWITCH_NAME.search(m[1])}
+        flipped += [
+            f"{name}: {old[name]} → {value}" for name, value in new.items() if old.get(name, value) != value
+        ]
+    found = tuple(dict.fromkeys(flipped))
+    return Signal("switch", impact=BEHAVIOUR, items=found) if found else None
 
 
 # -- dependency versions ----------------------------------------------------------------------
@@ -235,8 +434,19 @@ _REQ_NAME = re.compile(
     r"^\s*(?:gem\s+|require\s+)?[\"']?(@?[A-Za-z0-9][\w.\-/@]*)(?:\[[^\]]*\])?[\"']?"
     r"\s*(?:==|>=|<=|~=|!=|===|>|<|=|:|\s+v?\d|,)"
 )
-
-
+# Manifests whose package names may hold a "/" (Go module paths, npm scopes); elsewhere a name with a
+# "/" is a path (a coverage `omit` entry, an include pattern), not a package.
+_SLASH_NAMES = frozenset({"go.mod", "go.work", "package.json", "deno.json", "bower.json", "composer.json"})
+# A TOML table or JSON object whose entries are dependencies, and those that only developers install.
+_TOML_TABLE = re.compile(r"^\s*\[+\s*([^\]]+?)\s*\]+\s*$")
+_JSON_KEY = re.compile(r"""^\s*["']([\w.-]+)["']\s*:\s*[{\[]\s*$""")
+_DEV = re.compile(
+    r"(?:^|[^a-z])(?:dev|devel|develop|test|tests|testing|lint|linting|docs?|typing|bench)(?:[^a-z]|$)"
+    r"|^dependency-groups$",  # PEP 735 groups are for developers: users never install them
+    re.I,
+)
+_QUOTED = re.compile(r"""(["'])([^"'\n]+)\1""")
+_DEPS_TABLE = re.compile(r"(?:^|[.-])(?:dependencies|requires|deps)$|^dependency-groups$", re.I)
 # Manifest keys that carry a version but are not dependencies (the project's own version, ...).
 _NOT_PACKAGES = frozenset(
     {"version", "name", "description", "license", "edition", "rust-version", "requires-python", "go"}
@@ -245,20 +455,53 @@ _NOT_PACKAGES = frozenset(
 
 
 def _sig_dependency(facts: Facts) -> Signal | None:
+    """The dependencies users install changed: from the packaging facts when the files were read
+    (analysis/packaging.py), else from the manifests' patch lines: not a developer-only manifest or
+    table (test, lint, docs, dev requirements; `[dependency-groups]`, `devDependencies`), not a key
+    of a tool's settings, not a path."""
+    surface = facts.commit.surface
+    if surface is not None:
+        changes = tuple(c for c in surface if c.kind in DEPENDENCY_KINDS)
+        return Signal("dependency", impact=NOTICE, changes=changes) if changes else None
     names: list[str] = []
     for f in facts.files_of(PathKind.DEPENDENCY_MANIFEST):
         diff = facts.diffs.get(f.path)
-        names.extend(_version_changes(diff) if diff else [])
+        name = f.path.lower().rsplit("/", 1)[-1]
+        if diff is None or (
+            not name.startswith(("pyproject", "package", "cargo")) and _DEV.search(_stem(f.path))
+        ):
+            continue
+        names.extend(_version_changes(diff, name))
     found = tuple(dict.fromkeys(names))
-    return Signal("dependency", 1, found) if found else None
+    return Signal("dependency", impact=NOTICE, items=found) if found else None
 
 
-def _version_changes(diff: Diff) -> list[str]:
+def _stem(path: str) -> str:
+    """A requirements file's name and folder without the generic words: `requirements/test.txt` → `test.txt`."""
+    return re.sub(
+        r"requirements|constraints", "", path.lower().rsplit("/", 2)[-1] if "/" in path else path.lower()
+    )
+
+
+def _version_changes(diff: Diff, name: str) -> list[str]:
     removed: dict[str, str] = {}
     added: dict[str, str] = {}
-    for sign, lines in (("-", diff.removed), ("+", diff.added)):
-        for line in lines.split("\n"):
-            _note_requirement(line, removed if sign == "-" else added)
+    toml, json_like = name.endswith(".toml"), name.endswith(".json")
+    table: str | None = None  # the TOML table (or JSON object) the line is in, when the hunk shows it
+    for line in diff.text.split("\n"):
+        sign, text = line[:1], line[1:]
+        header = _TOML_TABLE.match(text) if toml else _JSON_KEY.match(text) if json_like else None
+        if header:
+            table = header.group(1)
+            continue
+        if sign not in ("-", "+") or (table is not None and _DEV.search(table)):
+            continue
+        side = removed if sign == "-" else added
+        if toml:
+            for requirement in _toml_requirements(text, table):
+                _note_requirement(requirement, side, slash=False)
+            continue
+        _note_requirement(text, side, slash=name in _SLASH_NAMES)
     return [
         _version_change(name, old, added[name])
         for name, old in removed.items()
@@ -266,13 +509,24 @@ def _version_changes(diff: Diff) -> list[str]:
     ]
 
 
-def _note_requirement(line: str, side: dict[str, str]) -> None:
+def _toml_requirements(text: str, table: str | None) -> list[str]:
+    """The requirements a TOML manifest line states: its quoted requirement strings ("name>=1.0",
+    inside an array or not); else, only in a table of dependencies (Cargo's [dependencies], Poetry's),
+    a `name = "1.0"` entry: elsewhere such a key is a tool's setting (`required-version = "0.8"`)."""
+    quoted = [m.group(2) for m in _QUOTED.finditer(text)]
+    found = [q for q in quoted if _REQ_NAME.match(q)]
+    if found or not (table is not None and _DEPS_TABLE.search(table)):
+        return found
+    return [text]
+
+
+def _note_requirement(line: str, side: dict[str, str], *, slash: bool) -> None:
     text = line.split("#", 1)[0].strip()
     m = _REQ_NAME.match(text)
-    if not m or not re.search(r"\d", text):
+    if not m or not re.search(r"\d", text[m.end(1) :]):
         return
     name = m.group(1).lower().replace("_", "-")
-    if name not in _NOT_PACKAGES:
+    if name not in _NOT_PACKAGES and (slash or "/" not in name):
         side.setdefault(name, " ".join(text.split()))
 
 
@@ -318,31 +572,43 @@ def _sig_user_impact(facts: Facts) -> Signal | None:
     title = facts.commit.title
     if "bugfix" not in facts.tags and not _FIXES.search(title):
         return None
-    kinds = {k for _, k in facts.meaningful()}
-    if not kinds or kinds <= NON_RUNTIME:
+    if not _code_changed(facts):
         return None
     found = tuple(dict.fromkeys(m.group(0).lower() for m in _USER_IMPACT.finditer(title)))
-    return Signal("user_impact", 1, found) if found else None
+    return Signal("user_impact", impact=BEHAVIOUR, items=found) if found else None
+
+
+def _code_changed(facts: Facts) -> list[FileChange]:
+    """The runtime files whose change is more than comments: the evidence a claim about the code needs."""
+    return [f for f in _runtime_files(facts) if not _comments_only(facts.diffs.get(f.path))]
 
 
 def _sig_security(facts: Facts) -> Signal | None:
-    # Advisory ids count anywhere in the message; security words only in the title, where they
-    # are a claim about the change ("no security impact" in a body is not).
-    items = [m.group(0) for m in ADVISORY.finditer(facts.commit.title + "\n" + facts.body)]
-    items += [m.group(0).lower() for m in SECURITY_WORDS.finditer(facts.subject)]
-    source = [f for f, k in facts.meaningful() if k == PathKind.SOURCE]
+    """Security needs code evidence: a security advisory id in the message (breaking weight: users must
+    upgrade), security words in the title, a security-sensitive path or a risky call added, each only
+    when code users run changed (a folder named `security/` does not make a docstring typo a security
+    fix). Advisory ids count anywhere in the message; words only in the title, where they are a claim
+    about the change ("no security impact" in a body is not)."""
+    code = {f.path for f in _code_changed(facts)}
+    if not code:
+        return None
+    advisories = [m.group(0) for m in ADVISORY.finditer(facts.commit.title + "\n" + facts.body)]
+    items = [m.group(0).lower() for m in SECURITY_WORDS.finditer(facts.subject)]
+    source = [f for f in _runtime_files(facts, PathKind.SOURCE) if f.path in code]
     flagged = _matching(_SECURITY_PATH, source)
     items += [f.path for f in source if f.path.lower() in flagged]
     items += _risky_calls(facts)
-    found = tuple(dict.fromkeys(items))
-    return Signal("security", 1, found) if found else None
+    found = tuple(dict.fromkeys([*advisories, *items]))
+    if not found:
+        return None
+    return Signal("security", impact=BREAKING if advisories else BEHAVIOUR, items=found)
 
 
 def _risky_calls(facts: Facts) -> list[str]:
     calls: list[str] = []
-    for f, k in facts.meaningful():
+    for f in _runtime_files(facts, PathKind.SOURCE):
         diff = facts.diffs.get(f.path)
-        if k == PathKind.SOURCE and diff is not None:
+        if diff is not None:
             calls.extend(_risky_calls_in(diff))
     return calls
 
@@ -385,7 +651,7 @@ def _sig_mechanical(facts: Facts) -> Signal | None:
     # Most of the counted lines must be proven mechanical, not just some files.
     if sum(proven.values()) * 10 < facts.counted_lines * 9:
         return None
-    return Signal("mechanical", -1, tuple(k for k, _ in proven.most_common()))
+    return Signal("mechanical", risk=-1, items=tuple(k for k, _ in proven.most_common()))
 
 
 def _moved_files(files: list[FileChange], diffs: dict[str, Diff]) -> set[str]:

@@ -73,9 +73,9 @@ class RecordingAnswerer:
 
 
 def day_commits() -> list[Commit]:
-    """One day of acme/widgets: a large new module (high), a mid-sized change (medium), a typo (low)."""
+    """One day of acme/widgets: a large rework (high), a mid-sized change (medium), a typo (low)."""
     noon = datetime(2026, 1, 26, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
-    big = [FileChange(f"src/widgets/engine/part{i}.py", "added", 400, 0, "@@ +1 @@\n+x") for i in range(4)]
+    big = [FileChange(f"src/widgets/engine/part{i}.py", "modified", 400, 0, "@@ +1 @@\n+x") for i in range(4)]
     mid = [FileChange("src/widgets/cache.py", "modified", 150, 60, "@@ -1 +1 @@\n-a\n+b")]
     low = [FileChange("docs/README.md", "modified", 1, 1, "@@ -1 +1 @@\n-a\n+b")]
     return [
@@ -651,7 +651,7 @@ def test_cli_posts_a_threaded_digest_and_reposts_nothing(fake, tmp_path, monkeyp
         api_commit(
             "[Feature] Big engine @everyone (#7)",
             "2026-01-26T03:00:00Z",
-            files=[make_file(f"src/engine/m{i}.py", status="added", additions=300) for i in range(4)],
+            files=[make_file(f"src/engine/m{i}.py", status="modified", additions=300) for i in range(4)],
             repo="octo/demo",
         ),
         api_commit(

@@ -6,7 +6,7 @@ import hashlib
 import itertools
 import logging
 import subprocess
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -14,6 +14,7 @@ import pytest
 
 from adapters.local_git import LocalGitSource, parse_remote_url, redact
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
+from analysis.history import automated
 from analysis.models import Commit
 from analysis.window import day_window
 from tests.fakes.gitrepo import AUTHOR, GitRepo, isolate_git_env
@@ -601,6 +602,32 @@ async def test_history_lists_messages_and_touched_paths_oldest_first(repo: GitRe
     assert got[0].files == (("src/a.py", 1),) and got[1].message == "[Doc] Notes\n\nLonger body."
     everything = await src.history("main", start, datetime.fromisoformat("2025-09-04T00:00:00+00:00"))
     assert everything[-1].sha == third and everything[-1].files == (("src/a.py", 1),)
+
+
+async def test_history_knows_the_commits_of_automated_accounts(repo: GitRepo) -> None:
+    bot = repo.commit(
+        "Bump actions/checkout from 4 to 5 (#9)",
+        files={".github/workflows/ci.yml": "v5\n"},
+        when="2025-09-01T10:00:00+00:00",
+        author="dependabot[bot]",
+        email="49699333+dependabot[bot]@users.noreply.github.com",
+    )
+    person = repo.commit(
+        "[Core] Add (#10)",
+        files={"src/a.py": "x = 1\n"},
+        when="2025-09-02T10:00:00+00:00",
+        author="Ada Lovelace",
+        email="12345+ada@users.noreply.github.com",
+    )
+    src = LocalGitSource(repo.path)
+    got = await src.history(
+        "main", datetime.fromisoformat("2025-09-01T00:00:00+00:00"), datetime(2026, 1, 1, tzinfo=UTC)
+    )
+    assert [(c.sha, automated(c)) for c in got] == [(bot, True), (person, False)]
+    # The day's commits name the GitHub login a noreply address carries (subscription filters read it).
+    day = await src.get_commit(person)
+    assert (day.author, day.author_login) == ("Ada Lovelace", "ada")
+    assert (await src.get_commit(bot)).author_login == "dependabot[bot]"
 
 
 # --- files at the branch tip ------------------------------------------------------------------------

@@ -122,7 +122,10 @@ def test_commit_content_is_quoted_data_without_trailers():
     block = data_block(msgs[1]["content"], c)
     assert "title: [Bugfix] Fix scheduler leak (#123)" in block
     assert "Free blocks on abort." in block
-    assert "rule-based prior (a hint that may be wrong): medium — prior reason" in block
+    assert (
+        "the rubric's tier (rule-based; may be wrong, move it one tier at most): medium — prior reason"
+        in block
+    )
     assert "modified vllm/core/mod0.py (+40 -5) [source]" in block
     assert "--- a/vllm/core/mod" in block
     assert "Signed-off-by" not in msgs[1]["content"] and "alice@example.com" not in msgs[1]["content"]
@@ -176,7 +179,10 @@ def test_partial_diff_is_announced():
     assert not sel.complete
     content = commit_messages(c, PRIOR, "", sel, "en")[1]["content"]
     assert "The diff is partial: covered" in content
-    assert "rule-based prior (a hint that may be wrong): high — Changes a default." in content
+    assert (
+        "the rubric's tier (rule-based; may be wrong, move it one tier at most): high — Changes a default."
+        in content
+    )
 
 
 def test_history_facts_are_compact_json_inside_the_data():

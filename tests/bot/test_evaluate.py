@@ -32,9 +32,10 @@ def _isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @pytest.fixture
 def known(tmp_path: Path) -> tuple[GitRepo, dict[str, str]]:
-    """Six commits from 09-01 to 09-04: #1 (big) is reverted two days later, #3 (small) fixed forward
-    the next day; #4 is fixed only 46 days later, past the 30-day horizon."""
+    """Six commits from 09-01 to 09-04: #1 (a big rework of the core) is reverted two days later, #3
+    (small) fixed forward the next day; #4 is fixed only 46 days later, past the 30-day horizon."""
     repo = GitRepo.init(tmp_path / "widgets")
+    repo.commit("[Core] Core (#0)", files={"src/core.py": "x = 0\n" * 800}, when="2025-08-20T08:00:00+00:00")
     shas = {
         "big": repo.commit(
             "[Core] Big rework (#1)", files={"src/core.py": "x = 1\n" * 800}, when="2025-09-01T08:00:00+00:00"
@@ -275,12 +276,14 @@ def released(tmp_path: Path) -> tuple[GitRepo, dict[int, str]]:
     #1 breaking, #2-5 features, #6-15 docs, #16-20 internal, #21-25 fixes; #26-30 (landed among them) are
     not listed."""
     repo = GitRepo.init(tmp_path / "widgets")
+    # The API #1 removes already exists: a rewrite of it is not a change isolated in new files.
+    repo.commit("Initial core", files={"src/core.py": "x = 0\n" * 100}, when="2025-08-20T08:00:00+00:00")
     order = [1, 2, 3, 4, 5, 26, 27, 28, 29, 30, *range(6, 26)]
     shas: dict[int, str] = {}
     start = datetime(2025, 9, 1, 1, tzinfo=UTC)
     for i, pr in enumerate(order):
         if pr == 1:
-            title, files = "Remove the old API", {"src/core.py": "x = 1\n" * 900}
+            title, files = "Remove the old API", {"src/core.py": "x = 1\n" * 800}
         elif pr <= 5:
             title, files = f"Add feature {pr}", {f"src/feature{pr}.py": "y = 2\n" * 300}
         elif pr <= 15:

@@ -123,8 +123,9 @@ def assert_fallback(a: Analysis, c: Commit, reason: str) -> None:
 
 
 async def test_one_call_per_commit_ranks_and_writes_the_tiers_fields(fake, store, analyzer_for) -> None:
+    rework = FileChange("src/sched.py", "modified", 200, 0, big_patch(200, "s"))  # the rubric: medium
     high, medium, low = (
-        commit("[Core] Rework scheduler", path="src/sched.py"),
+        commit("[Core] Rework scheduler", files=(rework,)),
         commit("[Bugfix] Fix parser", path="src/parse.py", minute=1),
         commit("[Doc] Fix typo", path="docs/guide.md", minute=2),
     )
@@ -190,7 +191,7 @@ async def test_invalid_twice_falls_back_with_the_reason(fake, analyzer_for) -> N
 async def test_deeper_fields_a_reply_left_empty_come_from_the_rules_without_a_second_call(
     fake, analyzer_for
 ) -> None:
-    c = commit("[Feature] Add knob")
+    c = commit("[Feature] Add knob", files=(FileChange("src/knob.py", "modified", 200, 0, big_patch(200)),))
     fake.reply(
         '{"importance": "high", "reason": "Core path.", "change_type": "feature", "summary": "Adds a knob.",'
         ' "scope": [], "risks": [], "recommendations": ["test it"], "insights": null}',

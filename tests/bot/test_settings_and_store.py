@@ -106,3 +106,24 @@ def test_posts_are_idempotency_records(tmp_path):
     assert set(store.get_posts("slack", "C1", "k")) == {"parent", "card:abc"}
     assert store.find_post("slack", "1.0")["item"] == "parent"
     assert store.get_posts("slack", "C2", "k") == {}
+
+
+def test_history_keeps_whether_a_bot_wrote_each_commit(tmp_path):
+    from analysis.followups import PastCommit
+    from analysis.history import BranchCommit, automated
+
+    store = Store(tmp_path / "d.db")
+    when = datetime(2025, 9, 1, tzinfo=UTC)
+    store.save_history(
+        "o/n",
+        "main",
+        [
+            BranchCommit("a" * 40, when, "Bump x (#1)", (("uv.lock", 4),), automated=True),
+            PastCommit(
+                "b" * 40, when.replace(hour=1), "Fix y (#2)", (("src/y.py", 2),)
+            ),  # a reader that cannot tell
+        ],
+    )
+    got = store.history("o/n", "main", when, when.replace(day=2))
+    assert [(c.sha[0], automated(c)) for c in got] == [("a", True), ("b", False)]
+    assert got[0].files == (("uv.lock", 4),)

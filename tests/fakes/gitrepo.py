@@ -125,6 +125,7 @@ class GitRepo:
         delete: Iterable[str] = (),
         rename: Mapping[str, str] | None = None,
         author: str | None = None,
+        email: str | None = None,
         encoding: str | None = None,
     ) -> str:
         """Commit on the current branch and return the SHA.
@@ -147,6 +148,8 @@ class GitRepo:
         env = {"GIT_COMMITTER_DATE": git_date(when), "GIT_AUTHOR_DATE": git_date(author_when or when)}
         if author:
             env["GIT_AUTHOR_NAME"] = author
+        if email:
+            env["GIT_AUTHOR_EMAIL"] = email
         options = ["-c", f"i18n.commitEncoding={encoding}"] if encoding else []
         # whitespace cleanup only: a line starting with '#' is part of the message, not a comment
         self.git(*options, "commit", "--quiet", "--allow-empty", "--cleanup=whitespace", "-F", "-",

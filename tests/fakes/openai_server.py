@@ -2,7 +2,8 @@
 
 POST /v1/chat/completions answers, by default, VALID content for whatever is asked: the JSON schema
 sent as `response_format` (or, when none was sent, the schema the prompt asks for, recognised from its
-key names), filled from the request itself: importance chosen deterministically from the commit text,
+key names), filled from the request itself: importance chosen deterministically from the commit text
+(and a 0-100 score in that tier's band),
 change type from the title tag, summaries naming a file the prompt shows. A request without any schema
 gets a plain-text answer.
 
@@ -493,6 +494,8 @@ class FakeLLM(FakeServer):
         value = _instance(req.schema, req.schema, _Filler(req), "")
         if isinstance(value, dict):
             value.update({k: v for k, v in overrides.items() if k in value})
+            if "importance" in overrides and "score" in value and "score" not in overrides:
+                value["score"] = _Filler.score_for(value["importance"], 0)  # a forced tier's own score
             _shape_for_tier(value)
         text = json.dumps(value, ensure_ascii=False)
         if self.ignore_schema or not req.schema_sent:
@@ -593,6 +596,15 @@ class _Filler:
         wanted = "high" if bucket < 2 else "medium" if bucket < 11 else "low"
         return wanted if wanted in options else options[self.digest % len(options)]
 
+    def score(self) -> int:
+        """A 0-100 score in the band of the tier `importance` picks (high 88+, medium 45-87, low below)."""
+        return self.score_for(self.importance(["high", "medium", "low"]), self.digest)
+
+    @staticmethod
+    def score_for(tier: str, digest: int) -> int:
+        low, width = {"high": (88, 12), "medium": (45, 43), "low": (0, 45)}.get(tier, (45, 43))
+        return low + digest % width
+
     def change_type(self, options: list[str]) -> str:
         for tag in _TAG.findall(self.user):
             kind = TAG_TYPES.get(tag.strip().lower())
@@ -654,7 +666,7 @@ def _instance(schema: dict[str, Any], root: dict[str, Any], fill: _Filler, name:
         count = max(1, min(2, int(schema.get("minItems", 1))))
         return [_instance(items, root, fill, name) for _ in range(count)]
     if kind in ("integer", "number"):
-        return int(schema.get("minimum", 0))
+        return fill.score() if name == "score" else int(schema.get("minimum", 0))
     if kind == "boolean":
         return False
     return fill.text(name)

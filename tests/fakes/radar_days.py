@@ -1,7 +1,8 @@
 """Two consecutive days in a throw-away git repository where the second follows up the first: for the
 radar's banners and replies under faults, in tests and in bench/bench_chaos.py.
 
-Day 1 has three large commits (the heuristic ranks them high: each gets a card) and a small one; day 2
+Day 1 has three large rewrites of existing modules (the heuristic ranks them high: each gets a card) and
+a small one; day 2
 reverts the first large commit, fixes the second and third forward ("after #N"), and adds a small
 feature. So posting day 2 into a channel that holds day 1 banners three cards (one edit and one reply in
 each card's thread per follow-up).
@@ -19,8 +20,13 @@ REPO = "acme/widgets"
 FOLLOW_UPS = 3  # banners (and replies) expected per channel when day 2 is posted after day 1
 
 
-def _big(name: str, lines: int = 900) -> dict[str, str]:
-    return {f"src/{name}/part{j}.py": "".join(f"{name}_{k} = {k}\n" for k in range(lines)) for j in range(2)}
+def _big(name: str, lines: int = 900, value: int | None = None) -> dict[str, str]:
+    return {
+        f"src/{name}/part{j}.py": "".join(
+            f"{name}_{k} = {k if value is None else value}\n" for k in range(lines)
+        )
+        for j in range(2)
+    }
 
 
 def radar_repo(work: Path, day1: date, tz: str = "UTC") -> Path:
@@ -32,9 +38,14 @@ def radar_repo(work: Path, day1: date, tz: str = "UTC") -> Path:
 
     day2 = day1 + timedelta(days=1)
     repo = GitRepo.init(work / "radar-src", remote=f"https://github.com/{REPO}.git")
-    repo.commit(
-        "Initial layout (#1999)", files={"README.md": "widgets\n"}, when=at(day1 - timedelta(days=3), 9)
-    )
+    # The large commits rewrite modules that exist already: changes isolated in new files would not be high.
+    layout = {
+        "README.md": "widgets\n",
+        **_big("fast", value=0),
+        **_big("cache", value=0),
+        **_big("export", value=0),
+    }
+    repo.commit("Initial layout (#1999)", files=layout, when=at(day1 - timedelta(days=3), 9))
     fast = repo.commit("[Core] Fast path for widgets (#2001)", files=_big("fast"), when=at(day1, 9))
     repo.commit("[Perf] Cache widget lookups (#2002)", files=_big("cache"), when=at(day1, 10))
     repo.commit("[Feature] Widget export (#2003)", files=_big("export"), when=at(day1, 11))

@@ -1,0 +1,117 @@
+"""Impact and risk: the two scores behind a commit's tier, and which of them decided it (DESIGN.md §3c).
+
+- Impact: what the change does to the people who use the code, the highest weight among the findings
+  on the files they run (`signals.BREAKING` 3, `BEHAVIOUR` 2, `NOTICE` 1; 0 for none). A revert keeps
+  the weight of what it undoes but is never "breaking" by its own removals.
+- Risk: how likely the change needs a revert or a fix, the history score (analysis/history.py: size,
+  spread, the paths' follow-up record, churn, being a follow-up) placed among the branch's recent
+  commits: the top HIGH_SHARE high, down to FLAGGED_SHARE medium, the rest low; kernel code nudges it
+  up, a mechanical change (formatting, annotations, renames) takes a tier off, and a change that sits
+  mostly in new files stays at medium at most (size alone does not make it risky). Without enough
+  history, the size prior on counted lines stands in for the percentile.
+- The tier: low when nothing users run changed or the change only bumps the release version (unless
+  it breaks users); high when it breaks users; otherwise the risk tier, and at least medium for any
+  finding of weight (BEHAVIOUR or NOTICE). The bands are the reference shares (about 10 % high, 45 %
+  flagged): impact findings add to them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from analysis.heuristic.facts import Facts
+from analysis.heuristic.signals import (
+    BEHAVIOUR,
+    BREAKING,
+    NOTICE,
+    SIZE_LOW_MAX,
+    SIZE_MEDIUM_MAX,
+    Signal,
+    find_signals,
+)
+from analysis.models import Importance
+
+if TYPE_CHECKING:
+    from analysis.history import HistoryFacts
+
+# Shares of the branch's recent commits whose risk score puts them at high, or at medium and above.
+HIGH_SHARE = 0.10
+FLAGGED_SHARE = 0.45
+# With a history percentile, a risk step (kernel code) nudges the percentile instead of a whole tier.
+NUDGE = 0.05
+
+TIERS = (Importance.LOW, Importance.MEDIUM, Importance.HIGH)
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    importance: Importance
+    impact: float  # impact points: 3 breaks users, 2 changes behaviour, 1 something new or noted, 0 none
+    risk: float  # the risk score (history's formula; without history, its size and spread terms alone)
+    impact_tier: Importance  # what impact alone says
+    risk_tier: Importance  # what risk alone says, after its own adjustments
+    prior: Importance  # the risk tier before adjustments: the percentile band, or the size prior
+    decided_by: str  # "impact", "risk" or "both"
+    signals: tuple[Signal, ...]
+
+
+def size_prior(lines: int) -> Importance:
+    """The reference generator's rule: the risk tier when there is too little history."""
+    if lines <= SIZE_LOW_MAX:
+        return Importance.LOW
+    return Importance.MEDIUM if lines <= SIZE_MEDIUM_MAX else Importance.HIGH
+
+
+def percentile_tier(percentile: float) -> Importance:
+    if percentile >= 1 - HIGH_SHARE:
+        return Importance.HIGH
+    return Importance.MEDIUM if percentile >= 1 - FLAGGED_SHARE else Importance.LOW
+
+
+def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
+    signals = tuple(find_signals(facts))
+    keys = {s.key for s in signals}
+    impact = max((s.impact for s in signals), default=0)
+    if "revert" in keys:
+        impact = min(impact, BEHAVIOUR)
+    prior, risk_tier, capped = _risk_tiers(facts, signals, history)
+    if not capped:  # the cap on new files is a decisive fact only where it lowered the risk tier
+        signals = tuple(s for s in signals if s.key != "isolated")
+    impact_tier = _tier(2 if impact >= BREAKING else 1 if impact >= NOTICE else 0)
+    if ("non_runtime" in keys or ("version_bump" in keys and impact < NOTICE)) and impact < BREAKING:
+        importance = Importance.LOW
+    elif impact >= BREAKING:
+        importance = Importance.HIGH
+    else:
+        importance = _tier(max(TIERS.index(risk_tier), 1 if impact >= NOTICE else 0))
+    decided = ("both" if importance == impact_tier else "risk") if importance == risk_tier else "impact"
+    score = history.score if history is not None else _plain_risk(facts)
+    return Judgment(importance, float(impact), score, impact_tier, risk_tier, prior, decided, signals)
+
+
+def _risk_tiers(
+    facts: Facts, signals: tuple[Signal, ...], history: HistoryFacts | None
+) -> tuple[Importance, Importance, bool]:
+    """The prior, the risk tier, and whether the cap on changes in new files lowered it."""
+    up = sum(s.risk for s in signals if s.risk > 0)
+    down = sum(s.risk for s in signals if s.risk < 0)
+    if history is not None and history.percentile is not None:
+        prior = percentile_tier(history.percentile)
+        level = TIERS.index(percentile_tier(history.percentile + NUDGE * up)) + down
+    else:
+        prior = size_prior(facts.counted_lines)
+        level = TIERS.index(prior) + up + down
+    capped = level > 1 and any(s.key == "isolated" for s in signals)
+    return prior, _tier(min(level, 1) if capped else level), capped
+
+
+def _tier(level: int) -> Importance:
+    return TIERS[max(0, min(len(TIERS) - 1, level))]
+
+
+def _plain_risk(facts: Facts) -> float:
+    """The history formula's size and spread terms, for a commit ranked without history."""
+    from analysis.history import risk_score  # analysis.history → followups → heuristic.title: not at import
+
+    return round(risk_score([(f.path, f.changes) for f in facts.files], 1.0, 0, False), 3)

@@ -1,0 +1,153 @@
+"""Which changed files change only prose: comments, docstrings and message text (DESIGN.md §3c:
+docstrings are prose, not code). A typo fixed in a docstring changes nothing users run.
+
+A patch shows only a few lines around each change, so a hunk may start in the middle of a long
+docstring or block comment, with no opening quote in sight. Each hunk side is therefore scanned from
+every state it may start in (outside, or inside a triple-quoted string or block comment) and the most
+plausible reading is kept: the one under which the fewest lines read as code look like prose, a
+reading that leaves a string open at the hunk's end counting against it, and "outside" winning ties.
+A line is prose when, under that reading, nothing of it is code: a comment, a docstring line, or a
+string literal of several words (a one-word literal such as `"bar",` in a list is data, not prose).
+
+Conservative by design: a file is prose-only only when every changed line on both sides is prose; a
+file of an unknown language, or with more than PROSE_MAX_LINES changed lines, is read as code.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from functools import lru_cache
+
+from analysis.heuristic.code_lines import knows, open_states, scan
+
+PROSE_MAX_LINES = 400  # changed lines of one file: beyond that, reading it as code is cheaper and safer
+_HUNK = re.compile(r"^@@", re.M)
+_HUNK_LINES = re.compile(r"^ -(?P<old>\d+)(?:,\d+)? \+(?P<new>\d+)")  # after the split's "@@"
+_WORDS = re.compile(r"[A-Za-z]{2,}[^\w\n]+[A-Za-z]{2,}")  # two words: what prose has and most code lacks
+_LEFTOVER = re.compile(r'^[\s"\'),\]}+;]*$')  # what remains of a line that is only a string (and closers)
+# Comment lines by language family: "#", or "//", "/*" and the "* " lines inside a block comment.
+_HASH_COMMENT_LINE = re.compile(r"^\s*#")
+_C_COMMENT_LINE = re.compile(r"^\s*(?://|/\*|\*(?:\s|/|$))")
+_STRING = re.compile(r"""^\s*[rRbBuUfF]{0,2}(["'])(?P<body>.*)\1\s*[,)\]}+;]*\s*$""")
+# Marks of code that prose seldom has: a call, an assignment or comparison, a line ending in an opener
+# or a comma, a leading keyword. A line with one is taken for code without parsing it.
+_CODE_HINT = re.compile(
+    r"\w\(|[^=!<>]=[^=]|==|[(\[{,\\]\s*$|^\s*[)\]}]|^\s*(?:def|class|return|import|from|raise|if|elif|else|for|while|with"
+    r"|try|except|finally|assert|yield|async|await|lambda|self\.|@)\b"
+)
+_START_PENALTY = 0.5  # a reading that assumes the hunk starts inside a string: prefer "outside" on ties
+
+
+def prose_only(patch: str, language: str | None) -> bool:
+    """True when every changed line of the patch, on both sides, is comment, docstring or message text."""
+    if not knows(language) or not patch:
+        return False
+    changed = 0
+    for hunk in _HUNK.split(patch)[1:] or ["\n" + patch]:
+        header = _HUNK_LINES.match(hunk)
+        lines = [(line[:1], line[1:]) for line in hunk.split("\n")[1:] if line[:1] in (" ", "+", "-")]
+        changed += sum(1 for sign, _ in lines if sign != " ")
+        if changed > PROSE_MAX_LINES:
+            return False
+        for side, first in (("-", header and header["old"]), ("+", header and header["new"])):
+            mine = [(sign, text) for sign, text in lines if sign in (" ", side)]
+            # A side that starts at the file's first line starts outside any string.
+            at_top = first is not None and int(first) <= 1
+            if not _side_is_prose(mine, language, at_top):  # type: ignore[arg-type]  # knows() checked it
+                return False
+    return changed > 0
+
+
+def _side_is_prose(lines: list[tuple[str, str]], language: str, at_top: bool = False) -> bool:
+    texts = [text for _, text in lines]
+    comment = _HASH_COMMENT_LINE if language in ("python", "shell", "ruby") else _C_COMMENT_LINE
+    readings = []
+    for start in open_states(language)[:1] if at_top else open_states(language):
+        scanned, left_open = scan(texts, language, start)
+        prose = all(
+            _is_prose_line(text, code, began or ended, comment)
+            for (sign, text), (code, began, ended) in zip(lines, scanned, strict=True)
+            if sign != " "
+        )
+        readings.append((start, scanned, left_open, prose))
+    if not any(prose for *_, prose in readings):
+        return False  # code under every reading: no need to weigh them
+    first = readings[0]
+    if first[3] and first[2] is None:
+        return True  # read from outside, balanced, and all prose: the plain reading stands
+    best, least = readings[0], _cost(*readings[0][:3], texts)
+    for reading in readings[1:]:
+        cost = _cost(*reading[:3], texts, least)
+        if cost < least:
+            best, least = reading, cost
+    return best[3]
+
+
+def _cost(
+    start: str | None,
+    scanned: list[tuple[str, bool, bool]],
+    left_open: str | None,
+    texts: list[str],
+    limit: float = float("inf"),
+) -> float:
+    """How implausible a reading is: lines it takes for code that read like sentences, lines it takes
+    for the inside of a string that bear the marks of code, a string it leaves open at the hunk's end,
+    and assuming a start inside a string at all. Counting stops once past `limit`."""
+    cost = (left_open is not None) + (_START_PENALTY if start is not None else 0.0)
+    for (code, inside, _), text in zip(scanned, texts, strict=True):
+        if cost >= limit:
+            break
+        if _LEFTOVER.match(code):
+            cost += inside and bool(_CODE_HINT.search(text))
+        else:
+            cost += _sentence(text)
+    return cost
+
+
+@lru_cache(maxsize=8192)
+def _sentence(text: str) -> bool:
+    """Reads like a sentence: two words, no mark of code, and no Python statement."""
+    return bool(_WORDS.search(text)) and not _CODE_HINT.search(text) and not _looks_like_code(text.strip())
+
+
+def _is_prose_line(text: str, code: str, inside: bool, comment: re.Pattern[str]) -> bool:
+    """`inside`: the line began or ended inside a multi-line string or comment."""
+    if not text.strip() or comment.match(text):
+        return True  # a blank line changes nothing; a comment line is prose
+    if not _LEFTOVER.match(code):
+        return False  # anything with code left in it is code
+    if inside:
+        return True  # a line of a docstring or block comment, its first and last included
+    string = _STRING.match(text)
+    return bool(string and _WORDS.search(string.group("body")))
+
+
+@lru_cache(maxsize=4096)
+def _looks_like_code(line: str) -> bool:
+    """Whether one stripped line parses as (part of) a Python statement: the prose of a docstring
+    (`Validate the input and return a model.`, `Args:`) does not."""
+    attempts = (
+        line,
+        line + " pass",
+        f"f({line})",
+        f"({line})",
+        f"[{line}]",
+        line + ")",
+        line + "]",
+        line + "}",
+        f"if 1: pass\n{line} pass",
+        f"try: pass\n{line} pass",
+        f"{line}\n def f(): pass",
+        f"def f():\n {line}",
+        f"def f(\n{line} pass",
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escape sequences in prose are not our concern
+        for attempt in attempts:
+            try:
+                compile(attempt, "<line>", "exec")
+            except (SyntaxError, ValueError):
+                continue
+            return True
+    return False

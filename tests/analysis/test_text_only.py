@@ -1,0 +1,113 @@
+"""Which patches change only prose (comments, docstrings, message text): docstrings are prose, not code."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.heuristic.text_only import prose_only
+
+OPENING_IN_CONTEXT = '''@@ -1,5 +1,5 @@
+ def f():
+     """Validate the
+-    inptu.
++    input.
+     """'''
+
+MIDDLE_OF_A_LONG_DOCSTRING = """@@ -100,6 +100,6 @@ class Foo:
+         Args:
+             x: The value.
+-            y: The othr value.
++            y: The other value.
+
+         Returns:
+             The result."""
+
+DOCSTRING_FIRST_LINE = '''@@ -341,7 +341,7 @@ def max_length_validator(x: Any, max_length: Any) -> Any:
+ def _extract_decimal_digits_info(decimal: Decimal) -> tuple[int, int]:
+-    """Compute the total number of digits and decimal places for a given instance.
++    """Compute the number of decimal places and total digits for a given instance.
+
+     This function handles both normalized and non-normalized Decimal instances.'''
+
+DOC_ARGUMENT = '''@@ -5,6 +5,6 @@ def validate(
+         strict: Annotated[
+             bool,
+             Doc(
+-                """Whether to be strcit."""
++                """Whether to be strict."""
+             ),'''
+
+COMMENTS = """@@ -1,3 +1,3 @@
+-# old comment on the thing
++# new comment on the thing
+ x = 1"""
+
+C_DOC_COMMENT = """@@ -10,5 +10,5 @@
+ /**
+- * Retruns the widget.
++ * Returns the widget.
+  */
+ int widget(void) {"""
+
+CODE_AFTER_THE_DOCSTRING_CLOSES = '''@@ -10,5 +10,5 @@ class Model:
+     more prose here.
+     """
+-    x = 1
++    x = 2
+     return x'''
+
+CODE = """@@ -10,4 +10,4 @@
+     x = compute(a, b)
+-    y = foo(x)
++    y = bar(x)
+     return y"""
+
+A_VALUE_IN_A_LIST = """@@ -1,4 +1,5 @@
+ SUPPORTED = [
+     "foo",
++    "bar",
+ ]"""
+
+CODE_AFTER_A_DOCSTRING_IN_CONTEXT = '''@@ -3,6 +3,6 @@
+             Defaults to `None`.
+         """
+-        if x is None:
++        if x is not None:
+             return 1
+         return 2'''
+
+NEW_FILE = """@@ -0,0 +1,6 @@
++# SPDX-License-Identifier: Apache-2.0
++from typing import Any
++
++def build(
++    specs: list[Any],
++) -> dict[str, Any]:"""
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [OPENING_IN_CONTEXT, MIDDLE_OF_A_LONG_DOCSTRING, DOCSTRING_FIRST_LINE, DOC_ARGUMENT, COMMENTS],
+)
+def test_docstrings_and_comments_are_prose(patch: str) -> None:
+    assert prose_only(patch, "python")
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [CODE_AFTER_THE_DOCSTRING_CLOSES, CODE, A_VALUE_IN_A_LIST, CODE_AFTER_A_DOCSTRING_IN_CONTEXT, NEW_FILE],
+)
+def test_code_is_code(patch: str) -> None:
+    assert not prose_only(patch, "python")
+
+
+def test_c_like_doc_comments_are_prose() -> None:
+    assert prose_only(C_DOC_COMMENT, "c")
+    code = "@@ -10,4 +10,4 @@\n  */\n int widget(void) {\n-    return 1;\n+    return 2;\n }"
+    assert not prose_only(code, "c")
+
+
+def test_unknown_languages_and_huge_patches_are_read_as_code() -> None:
+    assert not prose_only(COMMENTS, None)
+    many = "@@ -1,500 +1,500 @@\n" + "\n".join(f"-# c{i}\n+# d{i}" for i in range(500))
+    assert not prose_only(many, "python")
