@@ -20,7 +20,7 @@ from matplotlib import font_manager
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from analysis.followups import FollowUpKind
+from analysis.history.followups import FollowUpKind
 from analysis.labels import importance_word
 from analysis.weekly import TIERS, Week
 

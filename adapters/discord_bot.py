@@ -33,8 +33,8 @@ from discord.http import Route
 from analysis.errors import ConfigError, DigestError, InputError, ServiceError, Undeliverable
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
-from analysis.render_answer import discord_chunks
-from analysis.render_discord import (
+from analysis.render.answer import discord_chunks
+from analysis.render.discord_embeds import (
     CONTENT_MAX,
     Message,
     card_messages,
@@ -47,7 +47,7 @@ from analysis.render_discord import (
     split_utf8,
     thread_name,
 )
-from analysis.render_markdown import safe_url
+from analysis.render.markdown import safe_url
 from bot.chat import ChatService, CommandResult, is_question
 from bot.logs import clip
 from bot.pipeline import key_of
@@ -528,8 +528,8 @@ class DiscordPoster:
     async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
         """The roll-up's summary as an embed in the channel (sent like every digest part: a restart
         finds it instead of posting it again); the chart follows in the same channel."""
-        from analysis.render_discord import shorten
-        from analysis.render_weekly import weekly_summary
+        from analysis.render.discord_embeds import shorten
+        from analysis.render.weekly import weekly_summary
         from bot.weekly import weekly_key
 
         await self._text_channel(channel)  # a clear error for a channel that cannot hold it

@@ -26,12 +26,11 @@ from urllib.parse import quote
 import httpx
 import tenacity
 
-from analysis.automation import is_automated
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
-from analysis.followups import PastCommit
-from analysis.history import BranchCommit
-from analysis.models import PR_IN_TITLE, Commit, FileChange
-from analysis.surface import FileTexts
+from analysis.history.automation import is_automated
+from analysis.history.followups import PastCommit
+from analysis.history.index import BranchCommit
+from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
 from bot.logs import clip
 
 if TYPE_CHECKING:

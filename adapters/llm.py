@@ -29,7 +29,7 @@ from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
 from analysis.errors import ServiceError
-from analysis.schemas import response_format
+from analysis.llm.schemas import response_format
 from bot.logs import scrub
 
 log = logging.getLogger(__name__)
@@ -389,7 +389,7 @@ class LLMClient:
 
     async def _pace(self, messages: Sequence[Message]) -> None:
         """Hard caps (requests and input tokens per minute) and a provider's own "used up" signal."""
-        from analysis.tokens import estimate_messages
+        from analysis.llm.tokens import estimate_messages
 
         for _ in range(3):  # a reply that came in meanwhile may have moved the reset further
             pause = self._paused_until - time.monotonic()
@@ -645,7 +645,7 @@ class LLMClient:
     def _reply(
         self, completion: Any, messages: Sequence[Message], record: dict[str, Any], started: float
     ) -> ChatReply:
-        from analysis.tokens import estimate_messages, estimate_tokens
+        from analysis.llm.tokens import estimate_messages, estimate_tokens
 
         choices = getattr(completion, "choices", None) or []
         if not choices:

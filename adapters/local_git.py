@@ -21,12 +21,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from analysis.automation import is_automated, login_from_email
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
-from analysis.followups import PastCommit
-from analysis.history import BranchCommit
-from analysis.models import PR_IN_TITLE, Commit, FileChange
-from analysis.surface import FileTexts
+from analysis.history.automation import is_automated, login_from_email
+from analysis.history.followups import PastCommit
+from analysis.history.index import BranchCommit
+from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
 from analysis.window import in_window
 
 Progress = Callable[[int, int], None]  # (done, total), as in bot.sources: adapters do not import bot/

@@ -2,7 +2,7 @@
 and the runtime that serves them over Socket Mode or HTTP.
 
 Everything Slack-specific lives here; what to say comes from bot.chat / bot.posting and how it looks
-from analysis.render_slack. Slack wants an acknowledgement within 3 s, so listeners only parse and
+from analysis.render.slack_blocks. Slack wants an acknowledgement within 3 s, so listeners only parse and
 ack; the slow part (analysis, posting) runs as a tracked background task afterwards.
 """
 
@@ -39,10 +39,10 @@ from adapters.slack_http import front_door_app, http_runner
 from analysis.errors import ConfigError, DigestError, ServiceError, Undeliverable
 from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
-from analysis.questions import question_lang
-from analysis.render_answer import slack_messages
-from analysis.render_markdown import safe_url
-from analysis.render_slack import (
+from analysis.questions.parse import question_lang
+from analysis.render.answer import slack_messages
+from analysis.render.markdown import safe_url
+from analysis.render.slack_blocks import (
     Message,
     card_messages,
     escape,
@@ -400,7 +400,7 @@ class SlackPoster:
     # -- the weekly roll-up (bot.weekly.WeeklyPoster) -------------------------------------------------
     async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
         """The roll-up's summary as the parent (found again by its metadata after a crash)."""
-        from analysis.render_weekly import weekly_summary
+        from analysis.render.weekly import weekly_summary
         from bot.weekly import weekly_key
 
         key = weekly_key(week)

@@ -1,4 +1,5 @@
-"""Domain models shared by every layer: commits in, analyses and digests out.
+"""Domain models shared by every layer: commits in, analyses and digests out, with the surface
+changes a commit makes and the follow-ups a day holds.
 
 Plain data, no I/O. Commits are dataclasses (many of them, read-only); analyses are pydantic
 models because they are stored as JSON and double as the validated shape of LLM output.
@@ -10,16 +11,173 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
-from analysis.surface import SurfaceChange
-
-if TYPE_CHECKING:
-    from analysis.followup_view import DayFollowUp
-
 PR_IN_TITLE = re.compile(r"\(#(\d+)\)\s*$")
+
+
+# -- what a change does to its users (DESIGN.md §3c) -------------------------------------------
+# The public names, parameters, defaults, options, switches and routes a commit adds, removes or changes,
+# found by analysis/surface parsing each touched file before and after. A commit whose files were not read
+# has `Commit.surface is None`; one read with nothing user-facing found has an empty tuple.
+
+
+class SurfaceKind(StrEnum):
+    ADDED = "added"  # a public function, class, method or constant
+    REMOVED = "removed"
+    RENAMED = "renamed"
+    PARAM_ADDED = "param_added"
+    PARAM_REMOVED = "param_removed"
+    PARAM_RENAMED = "param_renamed"
+    PARAM_REORDERED = "param_reordered"  # also: a positional parameter inserted before existing ones
+    PARAM_REQUIRED = "param_required"  # a new parameter without a default, or a default taken away
+    DEFAULT_CHANGED = "default_changed"  # a value that really changed, not the same value retyped
+    FIELD_ADDED = "field_added"  # a configuration field: dataclass, pydantic model, TypedDict
+    FIELD_REMOVED = "field_removed"
+    FIELD_RENAMED = "field_renamed"
+    OPTION_ADDED = "option_added"  # a command-line option (argparse, click, typer)
+    OPTION_REMOVED = "option_removed"
+    OPTION_RENAMED = "option_renamed"
+    ENV_ADDED = "env_added"  # an environment variable read
+    ENV_REMOVED = "env_removed"
+    ENV_RENAMED = "env_renamed"
+    DEPRECATION = "deprecation"  # a deprecation warning added
+    SWITCH_FLIPPED = "switch_flipped"  # enable_* / *_disabled flipped, a guard that now lets a path run
+    ROUTE_ADDED = "route_added"  # an HTTP route
+    ROUTE_REMOVED = "route_removed"
+    RAISES = "raises"  # an exception newly raised on a public path
+    SUPPORT_DROPPED = "support_dropped"  # a supported runtime version dropped (requires-python, classifiers)
+    # What the distribution depends on (analysis/surface/packaging.py): runtime and optional requirements only,
+    # never a tool section, a dev group or a coverage list. Neither breaking nor a feature by itself.
+    DEPENDENCY_ADDED = "dependency_added"
+    DEPENDENCY_REMOVED = "dependency_removed"
+    DEPENDENCY_CHANGED = "dependency_changed"  # its version range changed
+
+
+# Kinds that break a user's code or command line unless an alias keeps the old name working.
+BREAKING_KINDS = frozenset(
+    {
+        SurfaceKind.REMOVED,
+        SurfaceKind.RENAMED,
+        SurfaceKind.PARAM_REMOVED,
+        SurfaceKind.PARAM_RENAMED,
+        SurfaceKind.PARAM_REORDERED,
+        SurfaceKind.PARAM_REQUIRED,
+        SurfaceKind.FIELD_REMOVED,
+        SurfaceKind.FIELD_RENAMED,
+        SurfaceKind.OPTION_REMOVED,
+        SurfaceKind.OPTION_RENAMED,
+        SurfaceKind.ENV_REMOVED,
+        SurfaceKind.ENV_RENAMED,
+        SurfaceKind.ROUTE_REMOVED,
+        SurfaceKind.SUPPORT_DROPPED,
+    }
+)
+# Kinds that give users something new.
+FEATURE_KINDS = frozenset(
+    {
+        SurfaceKind.ADDED,
+        SurfaceKind.PARAM_ADDED,
+        SurfaceKind.FIELD_ADDED,
+        SurfaceKind.OPTION_ADDED,
+        SurfaceKind.ENV_ADDED,
+        SurfaceKind.ROUTE_ADDED,
+    }
+)
+# Kinds that change what existing users get without changing a name.
+BEHAVIOUR_KINDS = frozenset(
+    {SurfaceKind.DEFAULT_CHANGED, SurfaceKind.SWITCH_FLIPPED, SurfaceKind.RAISES, SurfaceKind.DEPRECATION}
+)
+DEPENDENCY_KINDS = frozenset(
+    {SurfaceKind.DEPENDENCY_ADDED, SurfaceKind.DEPENDENCY_REMOVED, SurfaceKind.DEPENDENCY_CHANGED}
+)
+
+
+@dataclass(slots=True)
+class FileTexts:
+    """What a source read for the surface: text by (commit sha, path), None when that commit has no such
+    file; `skipped` were there but not read (binary, over the size cap). A pair in neither was not read
+    at all (a request budget spent, a failure): the commits that needed it get no facts."""
+
+    texts: dict[tuple[str, str], str | None]
+    skipped: set[tuple[str, str]]
+
+    def read(self, key: tuple[str, str]) -> bool:
+        return key in self.texts or key in self.skipped
+
+
+@dataclass(frozen=True, slots=True)
+class SurfaceChange:
+    kind: SurfaceKind
+    name: str  # what users call it: "pkg.mod.Class.method", "--max-batch", "APP_TIMEOUT", "GET /v1/models"
+    path: str  # the file it was found in
+    line: int | None = None  # in the new file; in the old file for a removal
+    old: str | None = None  # the old name or value (renames, changed defaults)
+    new: str | None = None  # the new name or value
+    aliased: bool = False  # a deprecation alias or shim keeps the old name working
+
+    @property
+    def breaking(self) -> bool:
+        return self.kind in BREAKING_KINDS and not self.aliased
+
+    @property
+    def feature(self) -> bool:
+        return self.kind in FEATURE_KINDS
+
+    @property
+    def behaviour(self) -> bool:
+        return self.kind in BEHAVIOUR_KINDS
+
+
+_WORDS = {
+    SurfaceKind.ADDED: "added",
+    SurfaceKind.REMOVED: "removed",
+    SurfaceKind.RENAMED: "renamed",
+    SurfaceKind.PARAM_ADDED: "parameter added",
+    SurfaceKind.PARAM_REMOVED: "parameter removed",
+    SurfaceKind.PARAM_RENAMED: "parameter renamed",
+    SurfaceKind.PARAM_REORDERED: "positional parameters moved",
+    SurfaceKind.PARAM_REQUIRED: "parameter now required",
+    SurfaceKind.DEFAULT_CHANGED: "default changed",
+    SurfaceKind.FIELD_ADDED: "field added",
+    SurfaceKind.FIELD_REMOVED: "field removed",
+    SurfaceKind.FIELD_RENAMED: "field renamed",
+    SurfaceKind.OPTION_ADDED: "command-line option added",
+    SurfaceKind.OPTION_REMOVED: "command-line option removed",
+    SurfaceKind.OPTION_RENAMED: "command-line option renamed",
+    SurfaceKind.ENV_ADDED: "environment variable added",
+    SurfaceKind.ENV_REMOVED: "environment variable no longer read",
+    SurfaceKind.ENV_RENAMED: "environment variable renamed",
+    SurfaceKind.DEPRECATION: "deprecation warning added",
+    SurfaceKind.SWITCH_FLIPPED: "switch flipped",
+    SurfaceKind.ROUTE_ADDED: "HTTP route added",
+    SurfaceKind.ROUTE_REMOVED: "HTTP route removed",
+    SurfaceKind.RAISES: "newly raises",
+    SurfaceKind.SUPPORT_DROPPED: "support dropped",
+    SurfaceKind.DEPENDENCY_ADDED: "dependency added",
+    SurfaceKind.DEPENDENCY_REMOVED: "dependency removed",
+    SurfaceKind.DEPENDENCY_CHANGED: "dependency range changed",
+}
+
+
+def describe(change: SurfaceChange) -> str:
+    """One plain line for a fact, in English: "field renamed: pkg.Config.b (a → b); no alias at
+    pkg/config.py:12". The names are the code's own (untrusted text: the renderer escapes them)."""
+    text = f"{_WORDS[change.kind]}: {change.name}"
+    if change.old is not None and change.new is not None:
+        text += f" ({change.old} → {change.new})"
+    elif change.old is not None:
+        text += f" (was {change.old})"
+    elif change.new is not None and change.new != change.name:
+        text += f" ({change.new})"
+    if change.kind in BREAKING_KINDS and change.kind != SurfaceKind.SUPPORT_DROPPED:
+        text += "; an alias keeps the old form working" if change.aliased else "; no alias"
+    where = f"{change.path}:{change.line}" if change.line else change.path
+    return f"{text} at {where}"
+
+
+# -- commits, analyses, digests -----------------------------------------------------------------
 
 
 class Importance(StrEnum):
@@ -88,7 +246,7 @@ class Commit:
     additions: int | None = None  # whole-commit totals; may exceed the files' sums when the list is capped
     deletions: int | None = None
     files_total: int | None = None  # number of files the commit changed, even past a listing cap
-    # What the change does to its users (analysis/surface.py), read from the files before and after;
+    # What the change does to its users (analysis/models.py), read from the files before and after;
     # None: the files were not read (no source support, quota, a commit too large).
     surface: tuple[SurfaceChange, ...] | None = None
     # The changed paths that the repository's packaging ships to users (pyproject, setup.cfg, package.json,
@@ -156,10 +314,47 @@ class Analysis(BaseModel):
     impact_score: float | None = None
     risk_score: float | None = None
     # The LLM path (bot/llm_analyzer.py): the rubric's tier, which the model may move one tier at most,
-    # and the model's own 0-100 score, by which a day's tiers are banded (analysis/bands.py). None for
+    # and the model's own 0-100 score, by which a day's tiers are banded (analysis/heuristic/bands.py). None for
     # the heuristic.
     rubric_importance: Importance | None = None
     model_score: int | None = None
+
+
+class FollowUpKind(StrEnum):
+    """How a later commit follows up an earlier one (analysis/history/followups.py finds the links)."""
+
+    REVERT = "revert"
+    FIX = "fix"
+
+
+@dataclass(frozen=True, slots=True)
+class DayFollowUp:
+    """One follow-up of a day's digest: the day's commit, the earlier commit it follows up and how we
+    saw that commit then."""
+
+    follow_up: Commit
+    kind: FollowUpKind
+    evidence: str
+    original_sha: str
+    original_title: str
+    original_at: datetime
+    original_url: str | None = None
+    original_pr: int | None = None
+    original_rank: Importance | None = None  # the tier we gave it, when we analysed it
+    original_report: str | None = None  # relative link to its section in its day's report, when we wrote one
+
+    @property
+    def original_ref(self) -> str:
+        return f"#{self.original_pr}" if self.original_pr else self.original_sha[:7]
+
+    @property
+    def follow_up_ref(self) -> str:
+        return commit_ref(self.follow_up)
+
+
+def commit_ref(commit: Commit) -> str:
+    """How a commit is named in one line: its pull request, else its short sha."""
+    return f"#{commit.pr_number}" if commit.pr_number else commit.short_sha
 
 
 @dataclass(slots=True)

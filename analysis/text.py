@@ -7,8 +7,12 @@ or a trailer into a report.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 ZWSP = "\u200b"
+
+if TYPE_CHECKING:
+    from analysis.models import Commit
 
 TRAILER = re.compile(
     r"^\s*(Signed-off-by|Co-authored-by|Co-Authored-By|Reviewed-by|Acked-by|Tested-by|Reported-by|"
@@ -92,3 +96,26 @@ def _escaped_block_start(m: re.Match[str]) -> str:
 def md_cell(text: str) -> str:
     """Untrusted text inside a Markdown table cell: also no unescaped pipe, even in code spans."""
     return re.sub(r"(?<!\\)\|", r"\\|", md_inline(text))
+
+
+NO_MESSAGE = "(no message)"
+
+
+def redact(text: str) -> str:
+    """Untrusted text without e-mail addresses (a report never carries one, DESIGN.md §4)."""
+    return EMAIL.sub("", text)
+
+
+def display_title(commit: Commit) -> str:
+    """The commit's first line without e-mail addresses, never a trailer (a message made only of
+    trailers has no title)."""
+    # TRAILER, not strip_trailers: a title keeps its own line structure.
+    for line in TRAILER.sub("", commit.message).splitlines():
+        if line.strip():
+            return " ".join(redact(line).split()) or NO_MESSAGE
+    return NO_MESSAGE
+
+
+def display_author(commit: Commit) -> str:
+    """The author's name without any e-mail address; "" when nothing is left."""
+    return " ".join(redact(commit.author).split())

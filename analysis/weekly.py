@@ -1,7 +1,7 @@
 """The weekly roll-up's data: a branch's ISO week from its seven daily digests and the week's follow-ups.
 
 Pure: bot/weekly.py gathers the digests, links and usage; this module counts, and the renderers
-(analysis/render_weekly.py, adapters/chart.py) only lay the counts out.
+(analysis/render/weekly.py, adapters/chart.py) only lay the counts out.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from analysis.errors import InputError
-from analysis.followups import FollowUpKind, FollowUpLink
+from analysis.history.followups import FollowUpKind, FollowUpLink
 from analysis.models import Digest, Importance
 
 TIERS = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)

@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.github import GitHubSource  # noqa: E402
-from analysis.render_json import dumps, render_json  # noqa: E402
-from analysis.render_markdown import render_report  # noqa: E402
+from analysis.render.json_report import dumps, render_json  # noqa: E402
+from analysis.render.markdown import render_report  # noqa: E402
 from bot.analyzers import HeuristicAnalyzer  # noqa: E402
 from bot.pipeline import RunStats, build_digest  # noqa: E402
 from bot.store import Store  # noqa: E402

@@ -33,8 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.local_git import LocalGitSource  # noqa: E402
-from analysis.render_eval import eval_json  # noqa: E402
-from analysis.scoring import RESAMPLES, KeyScore, Versus  # noqa: E402
+from analysis.evaluation.scoring import RESAMPLES, KeyScore, Versus  # noqa: E402
+from analysis.render.eval_report import eval_json  # noqa: E402
 from bot.analyzers import HeuristicAnalyzer  # noqa: E402
 from bot.evaluate import EvalResult, evaluate  # noqa: E402
 from bot.settings import Settings  # noqa: E402

@@ -39,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.local_git import LocalGitSource  # noqa: E402
+from analysis.evaluation.scoring import Judged, score  # noqa: E402
 from analysis.models import Importance  # noqa: E402
-from analysis.scoring import Judged, score  # noqa: E402
 from bot.analyzers import HeuristicAnalyzer  # noqa: E402
 from bot.evaluate import EvalResult, evaluate  # noqa: E402
 from bot.store import Store  # noqa: E402
@@ -174,7 +174,7 @@ def llm_partial(
 ) -> list[str]:
     """Score the LLM analyses an interrupted sampled eval stored, over the commits it reached, and
     the heuristic's ranks of the very same commits with the same weights."""
-    from analysis.followups import find_links
+    from analysis.history.followups import find_links
     from analysis.window import day_window
     from bot.evaluate import _answer_key, _sample
 

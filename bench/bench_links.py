@@ -2,7 +2,7 @@
 
     python bench/bench_links.py [--baseline main] [--vllm PATH] [--pydantic PATH]
 
-Side by side, today's rules (analysis/followups.py) and those of --baseline (the same file at that
+Side by side, today's rules (analysis/history/followups.py) and those of --baseline (the same file at that
 revision, loaded from git; empty: skip):
 - on the hand-labelled decisions of tests/analysis/data/followup_links.jsonl (vllm and pydantic):
   precision of the links drawn and recall of the labelled links that name their original, by kind;
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.local_git import LocalGitSource  # noqa: E402
-from analysis.followups import FollowUpLink, PastCommit, find_links  # noqa: E402
+from analysis.history.followups import FollowUpLink, PastCommit, find_links  # noqa: E402
 from tests.analysis.linkset import KINDS, Finder, Score, counts, load, score  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
@@ -47,13 +47,15 @@ TARGETS = "targets: precision >= 95 %, recall of the links that name their origi
 
 
 def baseline_module(ref: str) -> ModuleType:
-    """analysis/followups.py as it is at `ref`, imported under another name."""
-    source = subprocess.run(
-        ["git", "-C", str(ROOT), "show", f"{ref}:analysis/followups.py"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
+    """analysis/history/followups.py as it is at `ref`, imported under another name."""
+    for where in ("analysis/history/followups.py", "analysis/followups.py"):  # the module's path before issue 20
+        shown = subprocess.run(
+            ["git", "-C", str(ROOT), "show", f"{ref}:{where}"], capture_output=True, text=True
+        )
+        if shown.returncode == 0:
+            break
+    shown.check_returncode()
+    source = shown.stdout
     path = Path(tempfile.mkdtemp()) / "followups_baseline.py"
     path.write_text(source, encoding="utf-8")
     spec = importlib.util.spec_from_file_location("followups_baseline", path)

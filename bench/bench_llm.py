@@ -31,11 +31,11 @@ sys.path.insert(0, str(ROOT))
 
 from adapters.github import commit_from_api  # noqa: E402
 from adapters.llm import LLMClient  # noqa: E402
-from analysis.budget import DiffSelection, file_list, select_diff  # noqa: E402
+from analysis.llm.budget import DiffSelection, file_list, select_diff  # noqa: E402
+from analysis.llm.prompts import commit_messages  # noqa: E402
+from analysis.llm.tokens import estimate_messages, estimate_tokens  # noqa: E402
 from analysis.models import Commit, Importance  # noqa: E402
-from analysis.prompts import commit_messages  # noqa: E402
-from analysis.render_markdown import render_commit  # noqa: E402
-from analysis.tokens import estimate_messages, estimate_tokens  # noqa: E402
+from analysis.render.markdown import render_commit  # noqa: E402
 from bot.llm_analyzer import LLMAnalyzer  # noqa: E402
 from bot.pipeline import RunStats, analyse_commits, build_digest  # noqa: E402
 from bot.store import Store  # noqa: E402

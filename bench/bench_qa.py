@@ -57,14 +57,14 @@ from slack_sdk.signature import SignatureVerifier  # noqa: E402
 
 from adapters.discord_bot import DigestBot, login  # noqa: E402
 from adapters.slack_app import SlackRuntime, open_slack_poster  # noqa: E402
-from analysis.followups import PastCommit  # noqa: E402
+from analysis.history.followups import PastCommit  # noqa: E402
 from analysis.models import Commit, Digest, FileChange, Importance  # noqa: E402
 from bot.analyzers import HeuristicAnalyzer  # noqa: E402
 from bot.chat import ChatService  # noqa: E402
 from bot.posting import post_digest  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from bot.store import Store  # noqa: E402
-from tests.analysis.test_render_slack import texts  # noqa: E402  (what Slack renders of blocks)
+from tests.analysis.render.test_render_slack import texts  # noqa: E402  (what Slack renders of blocks)
 from tests.fakes.discord_api import FakeDiscord  # noqa: E402
 from tests.fakes.openai_server import FakeLLM  # noqa: E402
 from tests.fakes.slack_api import BOT_USER, TEAM, FakeSlack  # noqa: E402

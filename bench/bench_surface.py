@@ -31,8 +31,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.local_git import LocalGitSource  # noqa: E402
-from analysis.models import Commit  # noqa: E402
-from analysis.surface import SurfaceChange, describe  # noqa: E402
+from analysis.models import (  # noqa: E402
+    Commit,
+    SurfaceChange,
+    describe,
+)
 from analysis.window import day_window  # noqa: E402
 from bot.store import Store  # noqa: E402
 from bot.surface import MAX_FILE_BYTES, fill_surface  # noqa: E402
@@ -145,8 +148,8 @@ async def griffe_compare(commits: list[Commit], git_dir: Path) -> None:
     import logging
 
     logging.getLogger("griffe").setLevel(logging.ERROR)
-    from analysis.packaging import module_from_path
-    from analysis.surface_diff import _public_module, file_specs, wanted
+    from analysis.surface.commit import _public_module, file_specs, wanted
+    from analysis.surface.packaging import module_from_path
 
     source = LocalGitSource(git_dir)
     ours_total = griffe_total = both = only_ours = only_griffe = retyped = 0
@@ -201,7 +204,7 @@ async def griffe_compare(commits: list[Commit], git_dir: Path) -> None:
 def _same_retyped(breakage) -> bool:
     import ast
 
-    from analysis.surface_python import same_value
+    from analysis.surface.python import same_value
 
     try:
         old = ast.parse(str(breakage.old_value), mode="eval").body

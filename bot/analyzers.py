@@ -10,7 +10,7 @@ from analysis.errors import ConfigError, InputError
 from analysis.models import Analysis, Commit
 
 if TYPE_CHECKING:
-    from analysis.history import HistoryFacts
+    from analysis.history.index import HistoryFacts
     from bot.settings import Settings
     from bot.store import Store
 

@@ -11,9 +11,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-from analysis.answers import Answer
 from analysis.errors import DigestError, InputError
 from analysis.models import Analysis, Commit, Digest
+from analysis.questions.answers import Answer
 from bot.logs import scrub, secrets_of
 from bot.refs import Ref, check_repo, parse_ref
 from bot.settings import Settings, zone

@@ -423,8 +423,8 @@ def digest(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, day, tz, fm
     The day is the calendar day in --tz by committer date, on the branch's first-parent history.
     On a terminal the report is rendered for reading; piped or with --out it is plain Markdown.
     """
-    from analysis.render_json import dumps, render_json
-    from analysis.render_markdown import render_report
+    from analysis.render.json_report import dumps, render_json
+    from analysis.render.markdown import render_report
 
     settings = obj.settings
     zone_info, the_day = the_day_of(settings, day, tz)
@@ -465,8 +465,8 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
     or a branch name (its newest commit). With --format json, one REF gives an object and several
     give an array.
     """
-    from analysis.render_json import dumps, render_commit_json
-    from analysis.render_markdown import render_commit
+    from analysis.render.json_report import dumps, render_commit_json
+    from analysis.render.markdown import render_commit
     from bot.settings import zone
 
     settings = obj.settings
@@ -540,7 +540,7 @@ def post(
     interrupted post resumes with what is missing. A day posted here is what its parent announced: a
     changed ranking (a new model, say) adds nothing unless --repost edits the parent first.
     """
-    from analysis.render_json import dumps
+    from analysis.render.json_report import dumps
 
     settings = obj.settings
     zone_info, the_day = the_day_of(settings, day, tz)
@@ -727,7 +727,7 @@ def console_subscription(settings: Any, git_dir: Path, schedule: str | None):
 def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     """Subscriptions with a check of each one's source and channels, the last digest of each with its
     outcome, the next run, and LLM usage (7 days). Exits 1 when a subscription is broken."""
-    from analysis.render_json import dumps
+    from analysis.render.json_report import dumps
     from bot.service import load_subscriptions
     from bot.status import render_status_text, status_data
 
@@ -796,7 +796,7 @@ def logs(
 
     Prompts and replies are kept as LLM_LOG_PROMPTS says (default: 30 days; off: never stored).
     """
-    from analysis.render_json import dumps
+    from analysis.render.json_report import dumps
     from analysis.window import refuse_future
     from bot.llm_logs import CallFilter, call_totals, check_choices, query_calls, render_calls, render_totals
     from bot.settings import zone
@@ -894,8 +894,8 @@ def weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, tz, f
 
 def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, tz, fmt, out, chart) -> None:
     from adapters.chart import render_week_chart
-    from analysis.render_json import dumps
-    from analysis.render_weekly import render_weekly_json, render_weekly_markdown, weekly_filename
+    from analysis.render.json_report import dumps
+    from analysis.render.weekly import render_weekly_json, render_weekly_markdown, weekly_filename
     from analysis.weekly import last_full_week, parse_week
     from analysis.window import refuse_future
     from bot.output import write_bytes
@@ -1033,7 +1033,7 @@ def eval_command(
     """
     import json
 
-    from analysis.render_eval import eval_json, eval_table
+    from analysis.render.eval_report import eval_json, eval_table
     from analysis.window import refuse_future
     from bot.evaluate import evaluate
     from bot.settings import zone

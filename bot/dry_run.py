@@ -21,7 +21,7 @@ DISCORD_REPORT_MAX_BYTES = 8 * 1024 * 1024
 
 def preview(digest: Digest, platform: str, channel: str, store: Store | None = None) -> dict[str, Any]:
     """The post as data: {"platform", "channel", "key", "messages": [...]} in posting order."""
-    from analysis.render_markdown import render_report
+    from analysis.render.markdown import render_report
 
     done = store.get_posts(platform, channel, key_of(digest)) if store is not None else {}
     by_sha = {c.sha: c for c in digest.commits}
@@ -53,10 +53,10 @@ def preview(digest: Digest, platform: str, channel: str, store: Store | None = N
 
 def _parent(digest: Digest, platform: str) -> list[dict[str, Any]]:
     if platform == "slack":
-        from analysis.render_slack import parent_message
+        from analysis.render.slack_blocks import parent_message
 
         return [parent_message(digest)]
-    from analysis.render_discord import parent_embed, thread_name
+    from analysis.render.discord_embeds import parent_embed, thread_name
 
     return [{"embeds": [parent_embed(digest)], "thread_name": thread_name(digest)}]
 
@@ -64,10 +64,10 @@ def _parent(digest: Digest, platform: str) -> list[dict[str, Any]]:
 def _card(digest: Digest, platform: str, commit: Any) -> list[dict[str, Any]]:
     analysis = digest.analysis_of(commit)
     if platform == "slack":
-        from analysis.render_slack import card_messages
+        from analysis.render.slack_blocks import card_messages
 
         return card_messages(commit, analysis, digest.lang, tz=digest.timezone)
-    from analysis.render_discord import card_messages as discord_cards
+    from analysis.render.discord_embeds import card_messages as discord_cards
 
     return discord_cards(commit, analysis, digest.lang)
 
@@ -75,10 +75,10 @@ def _card(digest: Digest, platform: str, commit: Any) -> list[dict[str, Any]]:
 def _medium(digest: Digest, platform: str) -> list[dict[str, Any]]:
     commits = digest.by_importance(Importance.MEDIUM)
     if platform == "slack":
-        from analysis.render_slack import medium_list_messages
+        from analysis.render.slack_blocks import medium_list_messages
 
         return medium_list_messages(digest, commits)
-    from analysis.render_discord import medium_list_messages as discord_medium
+    from analysis.render.discord_embeds import medium_list_messages as discord_medium
 
     return discord_medium(digest, commits)
 
@@ -95,7 +95,7 @@ def _report(digest: Digest, platform: str, markdown: str) -> list[dict[str, Any]
         ]
     import re
 
-    from analysis.render_discord import report_content, split_utf8
+    from analysis.render.discord_embeds import report_content, split_utf8
 
     parts = split_utf8(markdown, DISCORD_REPORT_MAX_BYTES)
     out = []
@@ -116,13 +116,13 @@ def _size(platform: str, payload: dict[str, Any]) -> dict[str, int]:
     if "bytes" in payload:
         size["file_bytes"] = payload["bytes"]
     if platform == "slack":
-        from analysis.render_slack import block_text_len
+        from analysis.render.slack_blocks import block_text_len
 
         size["blocks"] = len(payload.get("blocks") or [])
         size["text_chars"] = len(payload.get("text") or "")
         size["block_text_chars"] = block_text_len(payload.get("blocks") or [])
     else:
-        from analysis.render_discord import embed_chars
+        from analysis.render.discord_embeds import embed_chars
 
         embeds = payload.get("embeds") or []
         size["embeds"] = len(embeds)

@@ -1,6 +1,6 @@
 """`digestbot eval`: replay a span of days as the bot would have seen each one, rank its commits, and
-score the ranks against two answer keys (analysis/scoring.py): the follow-ups mined from the whole span,
-and the release notes at the branch tip (analysis/release_notes.py), each beside a rank by size.
+score the ranks against two answer keys (analysis/evaluation/scoring.py): the follow-ups mined from the whole span,
+and the release notes at the branch tip (analysis/evaluation/release_notes.py), each beside a rank by size.
 
 Each day is ranked with the history known before that day's window (as a digest run the next
 morning would have), while the answer keys read history up to the horizon past the last day and the
@@ -18,10 +18,8 @@ from datetime import date, timedelta
 from zoneinfo import ZoneInfo
 
 from analysis.errors import InputError, SourceError
-from analysis.followups import FollowUpLink, PastCommit, find_links
-from analysis.history import facts_for_day
-from analysis.release_notes import Landed, NotesKey, ReleaseNotes, candidates, notes_key, parse
-from analysis.scoring import (
+from analysis.evaluation.release_notes import Landed, NotesKey, ReleaseNotes, candidates, notes_key, parse
+from analysis.evaluation.scoring import (
     RESAMPLES,
     SEED,
     Judged,
@@ -34,6 +32,8 @@ from analysis.scoring import (
     score,
     versus_size,
 )
+from analysis.history.followups import FollowUpLink, PastCommit, find_links
+from analysis.history.index import facts_for_day
 from analysis.window import day_window
 from bot.analyzers import Analyzer
 from bot.history import sync_history
@@ -177,7 +177,7 @@ async def _release_notes(
     source, branch: str, span: list[PastCommit], changelog: tuple[str, str] | None, tz: ZoneInfo
 ) -> tuple[FoundNotes | None, str]:
     """The release notes that list the most of the span's pull requests: --changelog's file, else the
-    likeliest files at the branch tip (analysis.release_notes.candidates). Also what to say when none."""
+    likeliest files at the branch tip (analysis.evaluation.release_notes.candidates). Also what to say when none."""
     landed = [Landed(c.sha, c.committed_at.astimezone(tz), c.pr_number) for c in span]
     if changelog is not None:
         name, text = changelog

@@ -13,8 +13,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from analysis.errors import RateLimited, SourceError
-from analysis.followups import PastCommit
-from analysis.history import HistoryFacts, day_links, facts_for_day
+from analysis.history.followups import PastCommit
+from analysis.history.index import HistoryFacts, day_links, facts_for_day
 from analysis.models import Commit
 from bot.store import Store
 

@@ -9,8 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from analysis.models import ChangeType, Importance
-from analysis.surface import SurfaceKind
+from analysis.models import ChangeType, Importance, SurfaceKind
 
 
 class _Out(BaseModel):

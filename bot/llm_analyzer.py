@@ -25,21 +25,27 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from adapters.llm import BatchRequest, LLMClient, LLMError, LLMFatal, Message
 from analysis import heuristic
-from analysis.bands import judged_reason, within_one_tier
-from analysis.budget import DiffSelection, file_list, select_diff
-from analysis.echo import tidy
-from analysis.grounding import consistent_change_type, ground
+from analysis.heuristic.bands import judged_reason, within_one_tier
+from analysis.llm.budget import DiffSelection, file_list, select_diff
+from analysis.llm.echo import tidy
+from analysis.llm.grounding import consistent_change_type, ground
+from analysis.llm.prompts import (
+    PROMPT_VERSION,
+    commit_messages,
+    diff_budget,
+    instruction_text,
+    repair_messages,
+)
+from analysis.llm.schemas import CommitOut, InsightsOut, ReplyInvalid, parse_reply
+from analysis.llm.tokens import estimate_messages
 from analysis.models import Analysis, ChangeType, Commit, Importance
-from analysis.prompts import PROMPT_VERSION, commit_messages, diff_budget, instruction_text, repair_messages
-from analysis.schemas import CommitOut, InsightsOut, ReplyInvalid, parse_reply
 from analysis.text import neutralize_mentions
-from analysis.tokens import estimate_messages
 from bot import usage
 from bot.analyzers import OnResult, Progress
 
 if TYPE_CHECKING:
     from analysis.heuristic import Judgment
-    from analysis.history import HistoryFacts
+    from analysis.history.index import HistoryFacts
     from bot.settings import Settings
     from bot.store import Store
 

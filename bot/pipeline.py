@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from analysis import heuristic
-from analysis.bands import band_day
 from analysis.errors import InputError
-from analysis.history import WINDOW_DAYS, HistoryFacts
+from analysis.heuristic.bands import band_day
+from analysis.history.index import WINDOW_DAYS, HistoryFacts
+from analysis.history.reverts import mark_reverted
 from analysis.models import Analysis, Commit, Digest, Importance
-from analysis.reverts import mark_reverted
 from analysis.window import day_window
 from bot.analyzers import Analyzer
 from bot.history import day_history
@@ -32,7 +32,7 @@ from bot.store import Store, digest_key, utcnow
 from bot.surface import fill_surface, with_stored_surface
 
 if TYPE_CHECKING:
-    from analysis.history import HistoryFacts
+    from analysis.history.index import HistoryFacts
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +213,7 @@ async def analyse_commits(
         keep(result)  # an analyser that did not report it as it went
     await asyncio.gather(*writes)
     # The day's view: LLM tiers follow the order of the model's scores within the rubric's bands
-    # (analysis/bands.py). What is stored stays each commit's own analysis.
+    # (analysis/heuristic/bands.py). What is stored stays each commit's own analysis.
     return band_day(commits, analyses, lang, history)
 
 

@@ -302,7 +302,7 @@ async def _edit_parent(
 async def _post_item(
     poster: Poster, channel: str, thread: str | None, digest: Digest, item: str, by_sha: dict[str, Commit]
 ) -> Posted:
-    from analysis.render_markdown import render_report
+    from analysis.render.markdown import render_report
 
     if item == "parent":
         return await poster.post_parent(channel, digest)

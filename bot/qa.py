@@ -1,13 +1,13 @@
 """Answers to questions asked in a digest thread (DESIGN.md §5), for both chat adapters.
 
-1. The question is parsed (analysis/questions.py). A commit it names — `#N`, a SHA, a commit link,
+1. The question is parsed (analysis/questions/parse.py). A commit it names — `#N`, a SHA, a commit link,
    from any day of the repository — becomes the thread's focus: found among the day's commits, in the
    store, or fetched and analysed on demand like `/digest <sha>`. Later turns keep the focus (stored per
    thread) until another commit is named.
-2. A question the data answers is answered from the data (analysis/answers.py): no model call, citing
+2. A question the data answers is answered from the data (analysis/questions/answers.py): no model call, citing
    every commit it speaks about as a link.
 3. Anything else goes to the model when one is configured, at most QA_CALLS_PER_MINUTE times a minute
-   per thread. Its answer is fact-checked before it is posted (analysis/answer_check.py): a sentence
+   per thread. Its answer is fact-checked before it is posted (analysis/questions/fact_check.py): a sentence
    naming a SHA, PR, path or figure that is not in the thread's commits, its day or the store is removed
    and the answer says that something was removed; an answer with nothing left, or a failed call, falls
    back to the data's answer. Without a model, the bot says plainly what it can answer.
@@ -23,8 +23,9 @@ from datetime import UTC
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from analysis.answer_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
-from analysis.answers import (
+from analysis.errors import DigestError
+from analysis.models import Analysis, Commit, commit_ref
+from analysis.questions.answers import (
     Answer,
     FollowUpFact,
     QAData,
@@ -33,10 +34,8 @@ from analysis.answers import (
     focus_answer,
     help_answer,
 )
-from analysis.errors import DigestError
-from analysis.followup_view import commit_ref
-from analysis.models import Analysis, Commit
-from analysis.questions import NamedCommit, Question, parse_question, question_lang
+from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
+from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
 from bot import metrics
 from bot.chat import ThreadContext
 from bot.logs import scrub, secrets_of

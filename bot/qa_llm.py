@@ -12,11 +12,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from adapters.llm import LLMClient, LLMError, Message
-from analysis.budget import DiffSelection, fit_turns, select_diff
-from analysis.prompts import PROMPT_VERSION, diff_budget, qa_messages
-from analysis.schemas import strip_reasoning
+from analysis.llm.budget import DiffSelection, fit_turns, select_diff
+from analysis.llm.prompts import PROMPT_VERSION, diff_budget, qa_messages
+from analysis.llm.schemas import strip_reasoning
+from analysis.llm.tokens import estimate_messages
 from analysis.text import neutralize_mentions
-from analysis.tokens import estimate_messages
 from bot.chat import ThreadContext
 
 if TYPE_CHECKING:

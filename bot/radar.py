@@ -21,9 +21,9 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from analysis.errors import ServiceError, Undeliverable
-from analysis.followup_view import DayFollowUp, banner, commit_ref, follow_up_note, original_note, word
-from analysis.followups import FollowUpLink
-from analysis.models import PR_IN_TITLE, Analysis, Commit, Digest
+from analysis.history.followups import FollowUpLink
+from analysis.models import PR_IN_TITLE, Analysis, Commit, DayFollowUp, Digest, commit_ref
+from analysis.render.followups import banner, follow_up_note, original_note, word
 from bot.store import Store
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ async def learn_followups_of(source: Any, store: Store, branch: str, commit: Com
     """Store the links from the commit to the later commits (within FOLLOWUP_HORIZON_DAYS) that revert or
     fix it, read from the branch's history: `digestbot analyze` of an old commit then says so even when
     no digest ever covered the later days. Best effort: a source without history, or failing, adds none."""
-    from analysis.followups import find_links
+    from analysis.history.followups import find_links
     from bot.history import sync_history
 
     since = commit.committed_at.astimezone(UTC)

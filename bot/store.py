@@ -19,10 +19,9 @@ from typing import Any
 import sqlite_utils
 
 from analysis.errors import ConfigError
-from analysis.followups import FollowUpKind, FollowUpLink, PastCommit
-from analysis.history import BranchCommit, automated
-from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange
-from analysis.surface import SurfaceChange, SurfaceKind
+from analysis.history.followups import FollowUpKind, FollowUpLink, PastCommit
+from analysis.history.index import BranchCommit, automated
+from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange, SurfaceChange, SurfaceKind
 from bot.logs import scrub
 from bot.store_health import check_schema, database_error, is_known
 
@@ -260,13 +259,13 @@ def _m5_radar(db: sqlite_utils.Database) -> None:
 
 def _m_history_automated(db: sqlite_utils.Database) -> None:
     # Whether a bot account wrote each past commit: such commits are left out of the risk baseline
-    # (analysis/history.py). Rows stored before are read as written by a person. Idempotent.
+    # (analysis/history/index.py). Rows stored before are read as written by a person. Idempotent.
     if "automated" not in db["history"].columns_dict:
         db["history"].add_column("automated", int)
 
 
 def _m_surface_cache(db: sqlite_utils.Database) -> None:
-    # What each commit does to its users (analysis/surface.py) and which of its paths ship, by parser
+    # What each commit does to its users (analysis/models.py) and which of its paths ship, by parser
     # version: a second run reads no file again. Idempotent, like _m7_ops.
     if "surfaces" in db.table_names():
         return

@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from analysis.errors import RateLimited, SourceError
-from analysis.models import Commit
-from analysis.packaging import packaging_paths
-from analysis.surface import FileTexts
-from analysis.surface_diff import commit_facts, file_specs
+from analysis.models import Commit, FileTexts
+from analysis.surface.commit import commit_facts, file_specs
+from analysis.surface.packaging import packaging_paths
 from bot.store import Store
 
 log = logging.getLogger(__name__)

@@ -4,7 +4,7 @@ ranked each original, LLM usage, and the chart; and posting it into a chat chann
 
 Follow-up links: the week and the FOLLOWUP_LOOKBACK_DAYS before it are read from the branch's history
 (the source's history reader, synced into the store), or from its commits when the source has no such
-reader, and the links among them are found with analysis.followups.find_links and stored; each day's
+reader, and the links among them are found with analysis.history.followups.find_links and stored; each day's
 digest adds the links of its own commits to the rest of its history window.
 """
 
@@ -19,8 +19,8 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from analysis.errors import RateLimited, SourceError
-from analysis.followups import find_links
-from analysis.history import as_past
+from analysis.history.followups import find_links
+from analysis.history.index import as_past
 from analysis.models import Commit
 from analysis.weekly import Usage, Week, WeekFollowUp, summarize, week_days, week_label, week_window
 from bot.analyzers import Analyzer
@@ -190,7 +190,7 @@ async def post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: We
 
 async def _post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: Week, key: str) -> WeeklyPost:
     from adapters.chart import render_week_chart
-    from analysis.render_weekly import render_weekly_markdown, weekly_filename
+    from analysis.render.weekly import render_weekly_markdown, weekly_filename
 
     done = store.get_posts(poster.platform, channel, key)
     result = WeeklyPost(key, [])

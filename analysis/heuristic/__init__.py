@@ -17,11 +17,11 @@ scores, both stated in the reason with their decisive facts, and which of them d
   dependency's version changed, a deprecation, an exception newly raised, a rename that keeps an
   alias); 0 none. A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the
   package's own callers and weighs one step less (what users type, options, environment variables,
-  routes, Python versions, reaches everyone). The surface facts (analysis/surface.py) come from parsing
+  routes, Python versions, reaches everyone). The surface facts (analysis/models.py) come from parsing
   the files before and after; without them, defaults, switches and dropped Python versions are read
   from the patch lines. A revert carries the weight of what it undoes, never "breaks users" by its own
   removals.
-- Risk, how likely it needs a revert or a fix: the history score (analysis/history.py: size, spread,
+- Risk, how likely it needs a revert or a fix: the history score (analysis/history/index.py: size, spread,
   the touched paths' follow-up record, churn, being a follow-up) placed among the branch's recent
   commits, bot commits left out: the top HIGH_SHARE high, down to FLAGGED_SHARE medium. Without enough
   history the size prior on counted lines (not lockfile / generated / vendored / minified / binary):
@@ -61,7 +61,7 @@ from analysis.labels import LANGS
 from analysis.models import Analysis, Commit, Importance
 
 if TYPE_CHECKING:
-    from analysis.history import HistoryFacts
+    from analysis.history.index import HistoryFacts
 # h3: a revert of a revert is summarised as restoring the change; h4: impact and risk scores (issue 16)
 RUBRIC_VERSION = "h4"
 

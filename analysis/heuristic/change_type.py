@@ -10,9 +10,9 @@ import re
 from collections.abc import Iterable
 
 from analysis.heuristic.facts import NON_RUNTIME, Facts, commit_facts
-from analysis.heuristic.title import REVERTS_SHA, conventional_prefix, is_revert_title
 from analysis.models import ChangeType, Commit
 from analysis.paths import PathKind
+from analysis.titles import REVERTS_SHA, conventional_prefix, is_revert_title
 
 # Most meaningful first: with several tags ("[ROCm][Bugfix]", "[CI/Build][BugFix]") the earliest wins.
 PRECEDENCE = (

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 from analysis.heuristic.code_lines import code_only
 from analysis.heuristic.text_only import prose_only
-from analysis.heuristic.title import PR_SUFFIX, REVERTS_SHA_LINE, leading_tags
 from analysis.models import Commit, FileChange
 from analysis.paths import PathKind, classify_path, is_low_value, language_of, review_priority
 from analysis.text import strip_trailers
+from analysis.titles import PR_SUFFIX, REVERTS_SHA_LINE, leading_tags
 
 # Patch text scanned per signal: keeps a 3000-file commit fast; the rest is counted but not read.
 _PATCH_BUDGET = 250_000

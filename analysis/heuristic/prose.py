@@ -14,15 +14,22 @@ from analysis.heuristic.facts import AREA_DEPTH, Area, Facts, common_kinds, fold
 from analysis.heuristic.phrases import KIND_NAMES, t
 from analysis.heuristic.scores import Judgment
 from analysis.heuristic.signals import SIZE_MEDIUM_MAX, Signal
-from analysis.heuristic.title import REVERTS_SHA, reverted_title
 from analysis.labels import importance_word, quote_elided
-from analysis.models import INSIGHT_DIMENSIONS, ChangeType, FileChange, Importance
+from analysis.models import (
+    BREAKING_KINDS,
+    INSIGHT_DIMENSIONS,
+    ChangeType,
+    FileChange,
+    Importance,
+    SurfaceChange,
+    SurfaceKind,
+)
 from analysis.paths import PathKind
-from analysis.surface import BREAKING_KINDS, SurfaceChange, SurfaceKind
 from analysis.text import neutralize_mentions, one_line, strip_trailers
+from analysis.titles import REVERTS_SHA, reverted_title
 
 if TYPE_CHECKING:
-    from analysis.history import HistoryFacts
+    from analysis.history.index import HistoryFacts
 
 _MAX_AREAS = 6  # folders listed in a scope before "N other folders"
 _PERF_CLAIM = re.compile(

@@ -3,7 +3,7 @@
 - Impact: what the change does to the people who use the code, the highest weight among the findings
   on the files they run (`signals.BREAKING` 3, `BEHAVIOUR` 2, `NOTICE` 1; 0 for none). A revert keeps
   the weight of what it undoes but is never "breaking" by its own removals.
-- Risk: how likely the change needs a revert or a fix, the history score (analysis/history.py: size,
+- Risk: how likely the change needs a revert or a fix, the history score (analysis/history/index.py: size,
   spread, the paths' follow-up record, churn, being a follow-up) placed among the branch's recent
   commits: the top HIGH_SHARE high, down to FLAGGED_SHARE medium, the rest low; kernel code nudges it
   up, a mechanical change (formatting, annotations, renames) takes a tier off, and a change that sits
@@ -30,10 +30,11 @@ from analysis.heuristic.signals import (
     Signal,
     find_signals,
 )
+from analysis.history.index import risk_score
 from analysis.models import Importance
 
 if TYPE_CHECKING:
-    from analysis.history import HistoryFacts
+    from analysis.history.index import HistoryFacts
 
 # Shares of the branch's recent commits whose risk score puts them at high, or at medium and above.
 HIGH_SHARE = 0.10
@@ -112,6 +113,4 @@ def _tier(level: int) -> Importance:
 
 def _plain_risk(facts: Facts) -> float:
     """The history formula's size and spread terms, for a commit ranked without history."""
-    from analysis.history import risk_score  # analysis.history → followups → heuristic.title: not at import
-
     return round(risk_score([(f.path, f.changes) for f in facts.files], 1.0, 0, False), 3)

@@ -10,9 +10,8 @@ from dataclasses import dataclass
 
 from analysis.heuristic.change_type import ADVISORY, SECURITY_WORDS, type_from_revert
 from analysis.heuristic.facts import Diff, Facts
-from analysis.models import FileChange
+from analysis.models import BREAKING_KINDS, DEPENDENCY_KINDS, FileChange, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind
-from analysis.surface import BREAKING_KINDS, DEPENDENCY_KINDS, SurfaceChange, SurfaceKind
 
 SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
@@ -33,7 +32,7 @@ class Signal:
     impact: int = 0  # impact points (BREAKING, BEHAVIOUR, NOTICE), 0 for none
     risk: int = 0  # +1 raises the risk score (a percentile nudge with history, a tier without), -1 lowers it
     items: tuple[str, ...] = ()  # the facts it rests on: paths, names, phrases from the commit
-    changes: tuple[SurfaceChange, ...] = ()  # the surface changes it rests on (analysis/surface.py)
+    changes: tuple[SurfaceChange, ...] = ()  # the surface changes it rests on (analysis/models.py)
 
 
 # Public API surface by path: entrypoint / CLI / server / schema folders anywhere, or files named so.
@@ -89,7 +88,7 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
     return [f for f, _ in _runtime(facts, *kinds)]
 
 
-# -- what the code says: surface changes (analysis/surface.py) ----------------------------------
+# -- what the code says: surface changes (analysis/models.py) ----------------------------------
 
 _NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
 
@@ -456,7 +455,7 @@ _NOT_PACKAGES = frozenset(
 
 def _sig_dependency(facts: Facts) -> Signal | None:
     """The dependencies users install changed: from the packaging facts when the files were read
-    (analysis/packaging.py), else from the manifests' patch lines: not a developer-only manifest or
+    (analysis/surface/packaging.py), else from the manifests' patch lines: not a developer-only manifest or
     table (test, lint, docs, dev requirements; `[dependency-groups]`, `devDependencies`), not a key
     of a tool's settings, not a path."""
     surface = facts.commit.surface

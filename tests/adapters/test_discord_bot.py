@@ -28,7 +28,7 @@ from adapters.discord_bot import (
 )
 from analysis.errors import ConfigError, InputError, ServiceError
 from analysis.models import Commit, Digest, FileChange, Importance
-from analysis.render_markdown import render_report
+from analysis.render.markdown import render_report
 from bot.analyzers import HeuristicAnalyzer
 from bot.chat import ChatService, ThreadContext
 from bot.pipeline import save_digest

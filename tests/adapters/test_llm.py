@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from adapters.llm import LLMClient, LLMError, LLMFatal, backoff_delay, retry_after_seconds
 from analysis.errors import ServiceError
-from analysis.tokens import estimate_messages, estimate_tokens
+from analysis.llm.tokens import estimate_messages, estimate_tokens
 from tests.fakes.openai_server import FakeLLM
 
 MESSAGES = [

@@ -14,7 +14,7 @@ import pytest
 
 from adapters.local_git import LocalGitSource, parse_remote_url, redact
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
-from analysis.history import automated
+from analysis.history.index import automated
 from analysis.models import Commit
 from analysis.window import day_window
 from tests.fakes.gitrepo import AUTHOR, GitRepo, isolate_git_env

@@ -32,7 +32,7 @@ from adapters.slack_app import (
 )
 from analysis.errors import ConfigError, ServiceError
 from analysis.models import Commit, Digest, FileChange, Importance
-from analysis.render_markdown import render_report
+from analysis.render.markdown import render_report
 from bot.analyzers import HeuristicAnalyzer
 from bot.chat import ChatService
 from bot.pipeline import key_of

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from analysis.followups import FollowUpLink, PastCommit, find_links
+from analysis.history.followups import FollowUpLink, PastCommit, find_links
 
 DATA = Path(__file__).parent / "data" / "followup_links.jsonl"
 KINDS = ("revert", "fix")

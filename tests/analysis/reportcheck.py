@@ -19,7 +19,8 @@ from zoneinfo import ZoneInfo
 
 from analysis.labels import LANGS, change_type_label, dimension_label, importance_label, join_notes, label
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
-from analysis.render_markdown import cell, display_author, display_title, format_time, inline, safe_url
+from analysis.render.markdown import cell, format_time, inline, safe_url
+from analysis.text import display_author, display_title
 
 TIERS = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
 TIER_KEYS = {Importance.HIGH: "tier_high", Importance.MEDIUM: "tier_medium", Importance.LOW: "tier_low"}

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from analysis import heuristic
-from analysis.echo import tidy
+from analysis.llm.echo import tidy
 from analysis.models import FileChange
-from analysis.render_discord import card_messages as discord_card
-from analysis.render_markdown import render_commit
-from analysis.render_slack import card_messages as slack_card
+from analysis.render.discord_embeds import card_messages as discord_card
+from analysis.render.markdown import render_commit
+from analysis.render.slack_blocks import card_messages as slack_card
 from analysis.text import ZWSP, neutralize_mentions
 from tests.fakes.digests import make_analysis, make_commit
 

@@ -1,7 +1,7 @@
 import pytest
 
 from analysis.errors import InputError
-from analysis.questions import question_lang
+from analysis.questions.parse import question_lang
 from bot.chat import parse_command
 
 

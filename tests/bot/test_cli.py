@@ -9,7 +9,7 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from analysis.render_markdown import render_report
+from analysis.render.markdown import render_report
 from bot.cli import cli
 from bot.pipeline import load_digest
 from bot.store import Store

@@ -166,7 +166,7 @@ class HistorySource(MemorySource):
         self.history_reads: list[tuple[datetime, datetime]] = []
 
     async def history(self, branch: str, since: datetime, until: datetime):
-        from analysis.history import as_past
+        from analysis.history.index import as_past
 
         self.history_reads.append((since, until))
         return sorted(

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from analysis.render_discord import card_messages as discord_card
-from analysis.render_json import dumps, render_json
-from analysis.render_markdown import render_report
-from analysis.render_slack import card_messages as slack_card
+from analysis.render.discord_embeds import card_messages as discord_card
+from analysis.render.json_report import dumps, render_json
+from analysis.render.markdown import render_report
+from analysis.render.slack_blocks import card_messages as slack_card
 from bot.pipeline import build_digest
 from tests.bot.test_llm_analyzer import DAY, REPO, TZ, analyzer_for, calls, commit, rec  # noqa: F401
 from tests.fakes.sources import MemorySource

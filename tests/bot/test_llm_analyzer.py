@@ -15,11 +15,11 @@ import pytest
 
 from adapters.llm import LLMClient, LLMFatal
 from analysis import heuristic
-from analysis.history import HistoryFacts, PathRecord
+from analysis.history.index import HistoryFacts, PathRecord
+from analysis.llm.prompts import PROMPT_VERSION
+from analysis.llm.tokens import estimate_tokens
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, FileChange, Importance
-from analysis.prompts import PROMPT_VERSION
-from analysis.render_markdown import render_commit, render_report
-from analysis.tokens import estimate_tokens
+from analysis.render.markdown import render_commit, render_report
 from bot.analyzers import make_analyzer
 from bot.llm_analyzer import LLMAnalyzer
 from bot.pipeline import RunStats, build_digest

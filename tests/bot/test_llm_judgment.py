@@ -14,11 +14,10 @@ import pytest
 
 from adapters.llm import LLMClient
 from analysis import heuristic
-from analysis.bands import BAND_MIN, band_day
+from analysis.heuristic.bands import BAND_MIN, band_day
 from analysis.heuristic.scores import FLAGGED_SHARE, HIGH_SHARE
-from analysis.models import Commit, FileChange, Importance
-from analysis.prompts import PROMPT_VERSION
-from analysis.surface import SurfaceChange, SurfaceKind
+from analysis.llm.prompts import PROMPT_VERSION
+from analysis.models import Commit, FileChange, Importance, SurfaceChange, SurfaceKind
 from bot.llm_analyzer import LLMAnalyzer
 from bot.pipeline import build_digest
 from tests.fakes.digests import make_commit

@@ -4,7 +4,7 @@ and a digest rebuilt from the store."""
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-from analysis.render_markdown import render_report
+from analysis.render.markdown import render_report
 from bot.analyzers import HeuristicAnalyzer
 from bot.pipeline import RunStats, build_digest, key_of, load_digest
 from bot.store import Store

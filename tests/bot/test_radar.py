@@ -16,11 +16,11 @@ import pytest
 
 from adapters.discord_bot import open_discord_poster
 from adapters.slack_app import SlackPoster, make_client
-from analysis.followups import PastCommit, find_links
+from analysis.history.followups import PastCommit, find_links
 from analysis.models import Analysis, Commit, Importance
-from analysis.render_json import render_json
-from analysis.render_markdown import render_report
-from analysis.render_slack import parent_message
+from analysis.render.json_report import render_json
+from analysis.render.markdown import render_report
+from analysis.render.slack_blocks import parent_message
 from bot.analyzers import HeuristicAnalyzer
 from bot.json_schema import DigestJSON
 from bot.pipeline import analyse_ref, build_digest
@@ -350,8 +350,8 @@ async def test_discord_message_gone_is_skipped(store, discord_fake, tmp_path, ca
 
 
 def test_banner_dates_are_the_digest_zone_days():
-    from analysis.followup_view import banner
-    from analysis.followups import FollowUpKind
+    from analysis.history.followups import FollowUpKind
+    from analysis.render.followups import banner
 
     late = datetime(2026, 1, 6, 20, 0, tzinfo=ZoneInfo("UTC"))  # already the 7th in Shanghai
     assert banner("en", FollowUpKind.REVERT, "#7", late, TZ) == "⚠️ Reverted by #7 on 2026-01-07"
@@ -382,9 +382,9 @@ async def test_thread_answers_about_the_original_say_it_was_reverted(store, slac
 
 
 def test_many_hostile_followups_stay_within_every_chat_limit():
-    from analysis.followup_view import DayFollowUp
-    from analysis.followups import FollowUpKind
-    from analysis.render_discord import message_problems, parent_embed
+    from analysis.history.followups import FollowUpKind
+    from analysis.models import DayFollowUp
+    from analysis.render.discord_embeds import message_problems, parent_embed
     from tests.fakes.digests import LONG_TEXT, make_digest
     from tests.fakes.slack_api import message_error
 

@@ -109,8 +109,8 @@ def test_posts_are_idempotency_records(tmp_path):
 
 
 def test_history_keeps_whether_a_bot_wrote_each_commit(tmp_path):
-    from analysis.followups import PastCommit
-    from analysis.history import BranchCommit, automated
+    from analysis.history.followups import PastCommit
+    from analysis.history.index import BranchCommit, automated
 
     store = Store(tmp_path / "d.db")
     when = datetime(2025, 9, 1, tzinfo=UTC)

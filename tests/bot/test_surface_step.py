@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from adapters.local_git import LocalGitSource
 from analysis.errors import SourceError
-from analysis.surface import SurfaceKind
+from analysis.models import SurfaceKind
 from analysis.window import day_window
 from bot.cli import cli
 from bot.json_schema import CommitJSON, DigestJSON

@@ -24,7 +24,7 @@ from adapters.chart import (
 from adapters.local_git import LocalGitSource
 from analysis.errors import InputError
 from analysis.models import Analysis, Commit, Importance
-from analysis.render_weekly import render_weekly_json, render_weekly_markdown, weekly_summary
+from analysis.render.weekly import render_weekly_json, render_weekly_markdown, weekly_summary
 from analysis.weekly import Area, parse_week
 from bot.cli import cli
 from bot.json_schema import WeeklyJSON

@@ -36,7 +36,7 @@ from typing import Any
 
 from werkzeug import Request, Response
 
-from analysis.tokens import estimate_messages, estimate_tokens
+from analysis.llm.tokens import estimate_messages, estimate_tokens
 from tests.fakes.server import FakeServer
 
 _ANSWERING = ("delay", "length")  # fault actions that still build a (possibly cut) valid answer
@@ -550,7 +550,7 @@ def _recognised_schema(system: str) -> dict[str, Any] | None:
         name = "TriageOut"
     else:
         return None
-    from analysis import schemas
+    from analysis.llm import schemas
 
     return getattr(schemas, name).model_json_schema()
 

@@ -1,0 +1,306 @@
+"""History signals: what the branch's own past says about the paths a commit touches (DESIGN.md §3b).
+
+For a day, only commits that landed before the day's window count, and a past commit counts as
+"later reverted or fixed" only when that follow-up also landed before the window: a backfilled
+day ranks the same as it would have on the morning after. Pure: past commits and links in, facts out.
+
+Per file and per folder, over a trailing window: how many commits touched it and how many of those
+were followed up, smoothed towards the branch's base rate (`SMOOTHING` pseudo-commits) so that one
+event on a rarely touched file does not dominate; recent churn; whether the commit is itself a
+follow-up; whether source changed without any test changing; how many separate areas it spans.
+Nothing here is specific to one repository, and nothing looks at which person wrote a commit; commits
+of automated accounts (analysis/history/automation.py: a fact about the change) are left out of the baseline
+a commit's risk score is placed in, so that a branch where half the commits are one-line bot updates
+does not push every human change into its top half.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import lru_cache
+from math import log, log1p
+
+from analysis.history.automation import is_automated
+from analysis.history.followups import FollowUpLink, PastCommit, find_links
+from analysis.models import Commit
+from analysis.paths import PathKind, classify_path, is_low_value
+
+WINDOW_DAYS = 180  # trailing window of history, a setting (HISTORY_DAYS)
+CHURN_DAYS = 30
+SMOOTHING = 20.0  # pseudo-commits at the base rate added to every path's record
+MIN_TOUCHES = 5  # a path touched fewer times says nothing on its own
+FOLDER_DEPTH = 4  # folders up to this many segments deep are scored
+TOP_PATHS = 3
+MIN_DISTRIBUTION = 200  # past commits needed before tiers follow the branch's own score distribution
+
+# Risk score weights (natural logs). Size and spread are the strongest single predictors of a later
+# revert or fix on real history; the touched paths' own record and recent churn add to them; a commit
+# that is itself a follow-up is fixed again more often than others.
+W_LINES = 1.0
+W_FILES = 1.0
+W_PATH_LIFT = 0.5
+W_CHURN = 0.3
+W_FOLLOW_UP = 1.0
+LIFT_FLOOR = 0.3
+
+_kind = lru_cache(maxsize=1 << 16)(classify_path)  # eval replays the same paths day after day
+_NON_RUNTIME = frozenset(
+    {PathKind.DOCS, PathKind.EXAMPLE, PathKind.TESTS, PathKind.BENCHMARK, PathKind.CI, PathKind.TOOLING}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BranchCommit(PastCommit):
+    """A past commit of the branch with whether an automated account wrote it (the history readers
+    fill it in; a plain PastCommit counts as written by a person)."""
+
+    automated: bool = False
+
+
+def automated(commit: PastCommit) -> bool:
+    return isinstance(commit, BranchCommit) and commit.automated
+
+
+@dataclass(frozen=True, slots=True)
+class PathRecord:
+    path: str  # a file, or a folder ending in "/"
+    touches: int  # commits that touched it in the window
+    followed: int  # of those, later reverted or fixed forward (known before the cutoff)
+    rate: float  # smoothed share followed up
+
+    @property
+    def is_folder(self) -> bool:
+        return self.path.endswith("/")
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryFacts:
+    """What history says about one commit, as of its day's cutoff."""
+
+    window_days: int
+    commits_seen: int  # commits of the branch in the trailing window
+    followed_seen: int  # of those, followed up before the cutoff
+    risky_paths: tuple[PathRecord, ...] = ()  # the touched paths with the highest smoothed rate, best first
+    churn: int = 0  # commits in the last CHURN_DAYS that touched one of the same files
+    follows_up: tuple[FollowUpLink, ...] = ()  # earlier commits this one reverts or fixes
+    source_without_tests: bool = False
+    areas: int = 0  # top-level areas (first two folder levels) with runtime code
+    score: float = 0.0  # risk score (see `risk_score`)
+    percentile: float | None = (
+        None  # share of the window's past commits scoring below; None: too little history
+    )
+    baseline: int = 0  # the past commits the percentile is taken among (automated ones left out)
+
+    @property
+    def base_rate(self) -> float:
+        return self.followed_seen / self.commits_seen if self.commits_seen else 0.0
+
+    @property
+    def path_lift(self) -> float:
+        """The riskiest touched path's smoothed rate over the base rate (1.0: no different)."""
+        if not self.risky_paths or not self.base_rate:
+            return 1.0
+        return self.risky_paths[0].rate / self.base_rate
+
+    def as_prompt(self) -> dict[str, object]:
+        """Compact data for an LLM prompt: figures and paths only, no commit text."""
+        data: dict[str, object] = {
+            "history_days": self.window_days,
+            "branch_commits": self.commits_seen,
+            "branch_followed_up_pct": round(100 * self.base_rate, 1),
+        }
+        if self.risky_paths:
+            data["touched_paths_history"] = [
+                {"path": p.path, "changes": p.touches, "later_reverted_or_fixed": p.followed}
+                for p in self.risky_paths
+            ]
+        if self.churn:
+            data["recent_changes_to_same_files"] = self.churn
+        if self.follows_up:
+            data["this_commit_follows_up"] = [
+                {"kind": link.kind.value, "original": link.original[:12]} for link in self.follows_up
+            ]
+        if self.source_without_tests:
+            data["source_changed_without_tests"] = True
+        if self.areas > 1:
+            data["areas_spanned"] = self.areas
+        if self.percentile is not None:
+            data["risk_percentile_vs_past_commits"] = round(100 * self.percentile)
+        return data
+
+
+class HistoryIndex:
+    """Per-path counts over a trailing window ending at `cutoff`; built once per day, asked per commit."""
+
+    def __init__(
+        self,
+        past: Sequence[PastCommit],
+        links: Iterable[FollowUpLink],
+        cutoff: datetime,
+        window_days: int = WINDOW_DAYS,
+    ):
+        self.cutoff = cutoff
+        self.window_days = window_days
+        start = cutoff - timedelta(days=window_days)
+        churn_start = cutoff - timedelta(days=CHURN_DAYS)
+        known = [link for link in links if link.follow_up_at < cutoff]
+        self.followed = {link.original for link in known}
+        self._links_by_follow_up: dict[str, list[FollowUpLink]] = {}
+        for link in known:
+            self._links_by_follow_up.setdefault(link.follow_up, []).append(link)
+        self.touches: Counter[str] = Counter()
+        self.hits: Counter[str] = Counter()
+        self.recent: Counter[str] = Counter()
+        self.commits_seen = 0
+        self.followed_seen = 0
+        self._window: list[PastCommit] = []  # the baseline: the window's commits but automated ones
+        self._scores: list[float] | None = None
+        for commit in past:
+            if not (start <= commit.committed_at < cutoff):
+                continue
+            if not automated(commit):
+                self._window.append(commit)
+            self.commits_seen += 1
+            hit = commit.sha in self.followed
+            self.followed_seen += hit
+            keys = _keys(path for path, _ in commit.files)
+            self.touches.update(keys)
+            if hit:
+                self.hits.update(keys)
+            if commit.committed_at >= churn_start:
+                self.recent.update(path for path, _ in commit.files)
+
+    @property
+    def base_rate(self) -> float:
+        return self.followed_seen / self.commits_seen if self.commits_seen else 0.0
+
+    def record(self, path: str) -> PathRecord:
+        touches, hits = self.touches[path], self.hits[path]
+        rate = (hits + SMOOTHING * self.base_rate) / (touches + SMOOTHING)
+        return PathRecord(path, touches, hits, rate)
+
+    def records(self, paths: Iterable[str]) -> list[PathRecord]:
+        """Records of the paths and their folders with enough history, riskiest first; among equally
+        risky ones the most specific (a file before its folder)."""
+        records = [self.record(k) for k in _keys(paths)]
+        records = [r for r in records if r.touches >= MIN_TOUCHES]
+        records.sort(key=lambda r: (-r.rate, r.is_folder, -r.path.count("/"), r.path))
+        return records
+
+    def lift(self, records: Sequence[PathRecord]) -> float:
+        return records[0].rate / self.base_rate if records and self.base_rate else 1.0
+
+    def facts(self, commit: Commit, links: Iterable[FollowUpLink] = ()) -> HistoryFacts:
+        """`links`: what this commit itself follows up (mined with the history it can see)."""
+        files = [(f.path, f.changes) for f in commit.files]
+        paths = [p for p, _ in files]
+        records = self.records(paths)
+        follows = tuple(links)
+        kinds = [_kind(p) for p in paths]
+        source = any(k == PathKind.SOURCE for k in kinds)
+        tests = any(k == PathKind.TESTS for k in kinds)
+        churn = max((self.recent[p] for p in paths), default=0)
+        score = risk_score(files, self.lift(records), churn, bool(follows))
+        return HistoryFacts(
+            window_days=self.window_days,
+            commits_seen=self.commits_seen,
+            followed_seen=self.followed_seen,
+            risky_paths=tuple(records[:TOP_PATHS]),
+            churn=churn,
+            follows_up=follows,
+            source_without_tests=source and not tests,
+            areas=len({_area(p) for p, k in zip(paths, kinds, strict=True) if k == PathKind.SOURCE}),
+            score=score,
+            percentile=self.percentile(score),
+            baseline=len(self._window),
+        )
+
+    def percentile(self, score: float) -> float | None:
+        """Share of the window's past commits, automated ones left out, that scored below `score`
+        (scored with this index: only what was known before the cutoff)."""
+        if len(self._window) < MIN_DISTRIBUTION:
+            return None
+        if self._scores is None:
+            self._scores = sorted(self._past_score(c) for c in self._window)
+        return bisect_left(self._scores, score) / len(self._scores)
+
+    def _past_score(self, commit: PastCommit) -> float:
+        paths = [p for p, _ in commit.files]
+        churn = max((self.recent[p] for p in paths), default=0)
+        follows = bool(self._links_by_follow_up.get(commit.sha))
+        return risk_score(commit.files, self.lift(self.records(paths)), churn, follows)
+
+
+def risk_score(files: Sequence[tuple[str, int]], lift: float, churn: int, follows_up: bool) -> float:
+    """Higher is riskier: log size in counted lines and runtime files, the riskiest touched path's
+    lift over the base rate, recent churn on the same files, and being a follow-up itself."""
+    counted = runtime = 0
+    for path, lines in files:
+        kind = _kind(path)
+        if is_low_value(kind):
+            continue
+        counted += lines
+        runtime += kind not in _NON_RUNTIME
+    return (
+        W_LINES * log1p(counted)
+        + W_FILES * log1p(runtime)
+        + W_PATH_LIFT * log(max(lift, LIFT_FLOOR))
+        + W_CHURN * log1p(churn)
+        + W_FOLLOW_UP * follows_up
+    )
+
+
+def facts_for_day(
+    commits: Sequence[Commit],
+    past: Sequence[PastCommit],
+    links: Iterable[FollowUpLink],
+    cutoff: datetime,
+    window_days: int = WINDOW_DAYS,
+) -> dict[str, HistoryFacts]:
+    """HistoryFacts for each of a day's commits, from history strictly before `cutoff` (the window's
+    start). `links` are mined from the past and the day's commits together (see `day_links`): a link
+    counts for the past only when its follow-up landed before the cutoff, while what a day's commit
+    itself follows up is read from its own message, so a same-day revert is known as such."""
+    links = list(links)
+    index = HistoryIndex(past, links, cutoff, window_days)
+    shas = {c.sha for c in commits}
+    mine: dict[str, list[FollowUpLink]] = {}
+    for link in links:
+        if link.follow_up in shas:
+            mine.setdefault(link.follow_up, []).append(link)
+    return {c.sha: index.facts(c, mine.get(c.sha, ())) for c in commits}
+
+
+def day_links(commits: Sequence[Commit], past: Sequence[PastCommit]) -> list[FollowUpLink]:
+    """Links among the past and the day's commits: the input `facts_for_day` expects."""
+    known = {c.sha for c in past}
+    return find_links([*past, *(as_past(c) for c in commits if c.sha not in known)])
+
+
+def as_past(commit: Commit) -> PastCommit:
+    return BranchCommit(
+        commit.sha,
+        commit.committed_at,
+        commit.message,
+        tuple((f.path, f.changes) for f in commit.files),
+        automated=is_automated(commit.author, commit.author_login),
+    )
+
+
+def _keys(paths: Iterable[str]) -> set[str]:
+    """Each file, and each of its folders up to FOLDER_DEPTH deep (with a trailing "/")."""
+    keys: set[str] = set()
+    for path in paths:
+        keys.add(path)
+        segments = path.split("/")[:-1]
+        for depth in range(1, min(len(segments), FOLDER_DEPTH) + 1):
+            keys.add("/".join(segments[:depth]) + "/")
+    return keys
+
+
+def _area(path: str) -> str:
+    return "/".join(path.split("/")[:-1][:2])

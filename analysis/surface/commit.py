@@ -1,0 +1,224 @@
+"""A commit's surface changes: each touched file's two versions through the parser of its language, the
+packaging files through analysis/surface/packaging.py, and removals paired with additions across the commit into
+renames (a definition moved to another module under another name is one rename, not a removal).
+
+The sources read the files (adapters/); this module only looks at text. Which files are worth reading is
+decided here too (`wanted`), so every source reads the same ones.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from analysis.models import Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
+from analysis.paths import PathKind, classify_path
+from analysis.surface.other_langs import language_of, tree_surface
+from analysis.surface.packaging import (
+    Packaging,
+    is_packaging_file,
+    is_requirements_file,
+    module_from_path,
+    packaging_changes,
+    read_packaging,
+)
+from analysis.surface.python import FileSurface, python_surface
+
+# Files read per commit: a commit touching more is read in part, the files users reach first.
+MAX_FILES_PER_COMMIT = 150
+_TEST_DIRS = frozenset({"tests", "test", "testing", "testdata", "__tests__", "spec"})
+_NOT_USER_FACING = frozenset(
+    {PathKind.TESTS, PathKind.DOCS, PathKind.EXAMPLE, PathKind.BENCHMARK, PathKind.TOOLING, PathKind.CI}
+    | {PathKind.GENERATED, PathKind.VENDORED, PathKind.LOCKFILE, PathKind.MINIFIED, PathKind.BINARY}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FileVersions:
+    """One touched file's text before the commit (at its first parent) and after; None: absent."""
+
+    path: str
+    before: str | None
+    after: str | None
+    previous_path: str | None = None  # a renamed file's old path
+
+
+def parsed_kind(path: str) -> str | None:
+    """Which parser reads this path: "python", a tree-sitter language, "packaging", or None."""
+    if is_packaging_file(path) or is_requirements_file(path):
+        return "packaging" if not path.endswith("setup.py") else "packaging+python"
+    if path.endswith((".py", ".pyi")):
+        return "python"
+    return language_of(path)
+
+
+def wanted(commit: Commit) -> list[FileChange]:
+    """The touched files whose two versions the surface needs, users' files first, at most
+    MAX_FILES_PER_COMMIT."""
+    files = [f for f in commit.files if parsed_kind(f.path) is not None]
+    files.sort(key=lambda f: (_test_path(f.path), classify_path(f.path) in _NOT_USER_FACING, -f.changes))
+    return files[:MAX_FILES_PER_COMMIT]
+
+
+def commit_surface(
+    files: Sequence[FileVersions], packaging: Packaging | None, shipped: frozenset[str] | None
+) -> tuple[SurfaceChange, ...]:
+    """Every surface fact of one commit. `shipped`: the changed paths the distribution ships (None:
+    unknown, then the path's kind decides whether it is user-facing)."""
+    results: list[FileSurface] = []
+    for f in files:
+        kind = parsed_kind(f.path)
+        if kind is None:
+            continue
+        if kind.startswith("packaging"):
+            results.append(FileSurface(packaging_changes(f.path, f.before, f.after)))
+            if kind == "packaging":
+                continue
+        if not _user_facing(f.path, shipped):
+            continue
+        before = f.before
+        if kind == "python":
+            module = packaging.module_name(f.path) if packaging else module_from_path(f.path)
+            results.append(
+                python_surface(f.path, before, f.after, module=module, public=_public_module(module))
+            )
+        elif kind != "packaging+python":
+            if kind == "go" and "internal" in f.path.split("/"):
+                continue  # Go's internal packages cannot be imported from outside the module
+            results.append(tree_surface(f.path, before, f.after, language=kind))
+    return _pair_renames(results)
+
+
+def _packaging(
+    files: dict[str, str], tree: Collection[str] | None, commit: Commit, cache: dict[tuple, Packaging | None]
+) -> Packaging | None:
+    """The packaging at a commit: the batch's tree plus the paths the commit itself touched (a package it
+    deleted is still one at the commit's parent). Commits of a batch mostly share it: computed once."""
+    extra = frozenset(f.path for f in commit.files if tree is None or f.path not in tree)
+    key = (frozenset(files.items()), extra)
+    if key not in cache:
+        cache[key] = read_packaging(files, {*tree, *extra} if tree is not None else None)
+    return cache[key]
+
+
+def _user_facing(path: str, shipped: frozenset[str] | None) -> bool:
+    if _test_path(path):
+        return False
+    if shipped is not None:
+        return path in shipped
+    return classify_path(path) not in _NOT_USER_FACING
+
+
+def _test_path(path: str) -> bool:
+    parts = path.lower().split("/")
+    name = parts[-1]
+    return (
+        any(p in _TEST_DIRS for p in parts[:-1])
+        or name.startswith("test_")
+        or name == "conftest.py"
+        or posixpath.splitext(name)[0].endswith(("_test", ".test", ".spec"))
+    )
+
+
+def _public_module(module: str) -> bool:
+    return not any(part.startswith("_") and not part.startswith("__") for part in module.split("."))
+
+
+def _pair_renames(results: Iterable[FileSurface]) -> tuple[SurfaceChange, ...]:
+    """A removal and an addition of the same shape, each the only one of that shape, are one rename."""
+    changes: list[SurfaceChange] = []
+    removed: dict[str, SurfaceChange] = {}
+    added: dict[str, SurfaceChange] = {}
+    shape_of: dict[int, str] = {}
+    for result in results:
+        for change in result.changes:
+            shape = result.shapes.get((change.kind, change.name))
+            if shape is not None:
+                shape_of[id(change)] = shape
+            changes.append(change)
+    removed_counts = Counter(
+        shape_of[id(c)] for c in changes if c.kind == SurfaceKind.REMOVED and id(c) in shape_of
+    )
+    added_counts = Counter(
+        shape_of[id(c)] for c in changes if c.kind == SurfaceKind.ADDED and id(c) in shape_of
+    )
+    for c in changes:
+        shape = shape_of.get(id(c))
+        if shape is None or removed_counts[shape] != 1 or added_counts[shape] != 1:
+            continue
+        (removed if c.kind == SurfaceKind.REMOVED else added)[shape] = c
+    out: list[SurfaceChange] = []
+    paired: set[int] = set()
+    for shape, gone in removed.items():
+        came = added.get(shape)
+        if came is None:
+            continue
+        paired |= {id(gone), id(came)}
+        out.append(
+            SurfaceChange(
+                SurfaceKind.RENAMED, came.name, came.path, came.line, old=gone.name, new=came.name,
+                aliased=gone.aliased,
+            )
+        )  # fmt: skip
+    out.extend(c for c in changes if id(c) not in paired)
+    out.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
+    return tuple(out)
+
+
+def file_specs(commit: Commit) -> list[tuple[str, str]]:
+    """The (commit sha, path) pairs to read for a commit: each wanted file at its first parent (under
+    its old name when renamed) and at the commit."""
+    parent = commit.parents[0] if commit.parents else None
+    specs = []
+    for f in wanted(commit):
+        if f.status != "added" and parent:
+            specs.append((parent, f.previous_path or f.path))
+        if f.status != "removed":
+            specs.append((commit.sha, f.path))
+    return specs
+
+
+def commit_facts(
+    commit: Commit,
+    texts: FileTexts,
+    packaging_files: Mapping[str, str],
+    tree: Collection[str] | None,
+    cache: dict[tuple, Packaging | None] | None = None,
+) -> tuple[tuple[SurfaceChange, ...] | None, frozenset[str] | None]:
+    """(surface, shipped) of one commit from what a source read. packaging_files: {path: text} of the
+    packaging files near the commit and tree: every path, both read at the newest commit of its batch;
+    the commit's own versions of the packaging files it touched replace them. cache: shared by the
+    commits of one batch (one tree). surface is None when a file it needed was not read."""
+    here = dict(packaging_files)
+    for f in commit.files:
+        key = (commit.sha, f.path)
+        if is_packaging_file(f.path) and key in texts.texts:
+            text = texts.texts[key]
+            if text is None:
+                here.pop(f.path, None)
+            else:
+                here[f.path] = text
+    packaging = _packaging(here, tree, commit, cache if cache is not None else {})
+    changed = [f.path for f in commit.files]
+    shipped = packaging.shipped(changed) if packaging is not None else None
+    parent = commit.parents[0] if commit.parents else None
+    versions = []
+    for f in wanted(commit):
+        before_key = (parent, f.previous_path or f.path) if parent and f.status != "added" else None
+        after_key = (commit.sha, f.path) if f.status != "removed" else None
+        keys = [k for k in (before_key, after_key) if k is not None]
+        if not all(texts.read(k) for k in keys):
+            return None, shipped
+        if any(k in texts.skipped for k in keys):
+            continue  # binary or too large: not parsed
+        versions.append(
+            FileVersions(
+                f.path,
+                texts.texts.get(before_key) if before_key else None,
+                texts.texts.get(after_key) if after_key else None,
+                f.previous_path,
+            )
+        )
+    return commit_surface(versions, packaging, shipped), shipped

@@ -1,0 +1,427 @@
+"""Surface changes of C/C++ headers, Rust, Go, JavaScript and TypeScript files, from tree-sitter syntax
+trees (the grammars the tree-sitter project publishes as wheels: no download at run time).
+
+What each language exports to its users:
+- C/C++ headers: functions declared or defined inline (not `static`), structs, classes, enums, typedefs and
+  macros (not include guards) at file level, in namespaces and in `extern "C"` blocks; struct fields;
+- Rust: `pub` items (fn, struct, enum, trait, const, static, type, mod) and `pub` methods of impl blocks;
+  `pub` struct fields;
+- Go: capitalised functions, methods, types, constants and variables; capitalised struct fields;
+- JavaScript/TypeScript: `export`ed functions, classes (with their public methods), variables, interfaces,
+  types, enums, `export { a as b }` names and `export default`.
+Names added, removed (with a shape for renames), parameters added, removed or renamed, fields added or
+removed. A file that does not parse cleanly yields nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+
+from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.python import FileSurface
+
+MAX_SOURCE_BYTES = 2_000_000
+_GUARD_SUFFIXES = ("_H", "_H_", "_HPP", "_HPP_", "_INCLUDED", "_H__")
+
+LANGUAGES = {
+    ".h": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".hxx": "cpp",
+    ".cuh": "cpp",
+    ".rs": "rust",
+    ".go": "go",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+}
+
+
+@dataclass(slots=True)
+class _Item:
+    kind: str  # function | type | value | macro
+    line: int
+    params: list[str] = field(default_factory=list)
+    shape: str = ""
+
+
+@dataclass(slots=True)
+class _Api:
+    items: dict[str, _Item] = field(default_factory=dict)
+    fields: dict[str, int] = field(default_factory=dict)  # "Type.field" → line
+
+
+def language_of(path: str) -> str | None:
+    lower = path.lower()
+    if lower.endswith("_test.go"):
+        return None  # Go test files are never part of a package's API
+    dot = lower.rfind(".")
+    return LANGUAGES.get(lower[dot:]) if dot >= 0 else None
+
+
+def tree_surface(path: str, before: str | None, after: str | None, *, language: str) -> FileSurface:
+    old = _api(before, language) if before is not None else _Api()
+    new = _api(after, language) if after is not None else _Api()
+    if old is None or new is None:
+        return FileSurface([])
+    out: list[SurfaceChange] = []
+    shapes: dict[tuple[SurfaceKind, str], str] = {}
+    for name, item in old.items.items():
+        if name not in new.items:
+            out.append(SurfaceChange(SurfaceKind.REMOVED, name, path, item.line))
+            shapes[(SurfaceKind.REMOVED, name)] = f"{item.kind}:{item.shape}"
+    for name, item in new.items.items():
+        before_item = old.items.get(name)
+        if before_item is None:
+            out.append(SurfaceChange(SurfaceKind.ADDED, name, path, item.line))
+            shapes[(SurfaceKind.ADDED, name)] = f"{item.kind}:{item.shape}"
+        elif item.kind == "function" and before_item.kind == "function":
+            out.extend(_params(path, name, before_item, item))
+    for name, line in old.fields.items():
+        if name not in new.fields and name.rsplit(".", 1)[0] in new.items:
+            out.append(SurfaceChange(SurfaceKind.FIELD_REMOVED, name, path, line))
+    for name, line in new.fields.items():
+        if name not in old.fields and name.rsplit(".", 1)[0] in old.items:
+            out.append(SurfaceChange(SurfaceKind.FIELD_ADDED, name, path, line))
+    out.sort(key=lambda c: (c.line or 0, c.kind.value, c.name))
+    return FileSurface(out, shapes)
+
+
+def _params(path: str, name: str, old: _Item, new: _Item) -> Iterator[SurfaceChange]:
+    if old.params == new.params:
+        return
+    if len(old.params) == len(new.params):
+        for a, b in zip(old.params, new.params, strict=True):
+            if a != b:
+                yield SurfaceChange(SurfaceKind.PARAM_RENAMED, f"{name}({b})", path, new.line, old=a, new=b)
+        return
+    for p in old.params:
+        if p not in new.params:
+            yield SurfaceChange(SurfaceKind.PARAM_REMOVED, f"{name}({p})", path, new.line, old=p)
+    for p in new.params:
+        if p not in old.params:
+            yield SurfaceChange(SurfaceKind.PARAM_ADDED, f"{name}({p})", path, new.line)
+
+
+@cache
+def _parser(language: str):
+    import tree_sitter
+
+    if language == "cpp":
+        import tree_sitter_cpp as grammar
+
+        lang = grammar.language()
+    elif language == "rust":
+        import tree_sitter_rust as grammar
+
+        lang = grammar.language()
+    elif language == "go":
+        import tree_sitter_go as grammar
+
+        lang = grammar.language()
+    elif language == "javascript":
+        import tree_sitter_javascript as grammar
+
+        lang = grammar.language()
+    else:
+        import tree_sitter_typescript as grammar
+
+        lang = grammar.language_tsx() if language == "tsx" else grammar.language_typescript()
+    return tree_sitter.Parser(tree_sitter.Language(lang))
+
+
+def _api(text: str, language: str) -> _Api | None:
+    data = text.encode("utf-8", "replace")
+    if len(data) > MAX_SOURCE_BYTES:
+        return None
+    try:
+        root = _parser(language).parse(data).root_node
+    except (ImportError, ValueError, RuntimeError):
+        return None
+    if root.has_error:
+        return None  # half-parsed text would invent removals
+    api = _Api()
+    walker: Callable[[object, _Api], None] = {
+        "cpp": _cpp,
+        "rust": _rust,
+        "go": _go,
+        "javascript": _js,
+        "typescript": _js,
+        "tsx": _js,
+    }[language]
+    walker(root, api)
+    return api
+
+
+def _text(node) -> str:
+    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+
+
+def _line(node) -> int:
+    return node.start_point[0] + 1
+
+
+def _shape(node, name: str) -> str:
+    body = _text(node).replace(name, "_", 1)
+    return hashlib.blake2b(" ".join(body.split()).encode(), digest_size=12).hexdigest()
+
+
+def _add(api: _Api, name: str, kind: str, node, params: list[str] | None = None) -> None:
+    if name:
+        api.items[name] = _Item(kind, _line(node), params or [], _shape(node, name.rsplit(".", 1)[-1]))
+
+
+# --- C/C++ headers ----------------------------------------------------------------------------------
+
+
+def _cpp(node, api: _Api, prefix: str = "") -> None:
+    for child in node.children:
+        kind = child.type
+        if kind == "namespace_definition":
+            name = _text(child.child_by_field_name("name"))
+            body = child.child_by_field_name("body")
+            if body is not None:
+                _cpp(body, api, f"{prefix}{name}::" if name else prefix)
+        elif kind == "linkage_specification":
+            body = child.child_by_field_name("body")
+            if body is not None:
+                _cpp(body if body.type == "declaration_list" else child, api, prefix)
+        elif kind in ("declaration", "function_definition"):
+            if any(c.type == "storage_class_specifier" and _text(c) == "static" for c in child.children):
+                continue
+            declarator = _function_declarator(child.child_by_field_name("declarator"))
+            if declarator is not None:
+                name = _text(declarator.child_by_field_name("declarator"))
+                _add(api, prefix + name, "function", child, _c_params(declarator))
+            else:
+                _cpp_type(child.child_by_field_name("type"), api, prefix)
+        elif kind in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier"):
+            _cpp_type(child, api, prefix)
+        elif kind == "type_definition":
+            name = _text(child.child_by_field_name("declarator"))
+            _add(api, prefix + name, "type", child)
+            _cpp_type(child.child_by_field_name("type"), api, prefix)
+        elif kind in ("preproc_def", "preproc_function_def"):
+            name = _text(child.child_by_field_name("name"))
+            if name and not name.startswith("_") and not name.endswith(_GUARD_SUFFIXES):
+                _add(api, name, "macro", child)
+        elif (
+            kind in ("preproc_ifdef", "preproc_if", "preproc_else", "preproc_elif", "declaration_list")
+            or kind == "template_declaration"
+        ):
+            _cpp(child, api, prefix)
+
+
+def _cpp_type(node, api: _Api, prefix: str) -> None:
+    if node is None or node.type not in (
+        "struct_specifier",
+        "class_specifier",
+        "enum_specifier",
+        "union_specifier",
+    ):
+        return
+    name = _text(node.child_by_field_name("name"))
+    body = node.child_by_field_name("body")
+    if not name or body is None:
+        return
+    _add(api, prefix + name, "type", node)
+    if node.type == "enum_specifier":
+        return
+    public = node.type != "class_specifier"
+    for member in body.children:
+        if member.type == "access_specifier":
+            public = _text(member).startswith("public")
+        elif member.type == "field_declaration" and public:
+            declarator = member.child_by_field_name("declarator")
+            function = _function_declarator(declarator)
+            if function is not None:
+                method = _text(function.child_by_field_name("declarator"))
+                _add(api, f"{prefix}{name}::{method}", "function", member, _c_params(function))
+            elif declarator is not None:
+                api.fields[f"{prefix}{name}.{_text(declarator)}"] = _line(member)
+
+
+def _function_declarator(node):
+    while node is not None and node.type in ("pointer_declarator", "reference_declarator"):
+        node = node.child_by_field_name("declarator")
+    return node if node is not None and node.type == "function_declarator" else None
+
+
+def _c_params(declarator) -> list[str]:
+    params = declarator.child_by_field_name("parameters")
+    out = []
+    for p in params.named_children if params is not None else []:
+        inner = p.child_by_field_name("declarator")
+        while inner is not None and inner.child_by_field_name("declarator") is not None:
+            inner = inner.child_by_field_name("declarator")
+        out.append(_text(inner) or _text(p.child_by_field_name("type")))
+    return out
+
+
+# --- Rust -------------------------------------------------------------------------------------------
+
+_RUST_ITEMS = {
+    "function_item": "function",
+    "struct_item": "type",
+    "enum_item": "type",
+    "trait_item": "type",
+    "type_item": "type",
+    "union_item": "type",
+    "const_item": "value",
+    "static_item": "value",
+    "mod_item": "type",
+}
+
+
+def _pub(node) -> bool:
+    return any(c.type == "visibility_modifier" and _text(c) == "pub" for c in node.children)
+
+
+def _rust(node, api: _Api, prefix: str = "") -> None:
+    for child in node.children:
+        kind = _RUST_ITEMS.get(child.type)
+        if kind is not None and _pub(child):
+            name = prefix + _text(child.child_by_field_name("name"))
+            _add(api, name, kind, child, _rust_params(child) if kind == "function" else None)
+            if child.type == "struct_item":
+                body = child.child_by_field_name("body")
+                for f in body.named_children if body is not None else []:
+                    if f.type == "field_declaration" and _pub(f):
+                        api.fields[f"{name}.{_text(f.child_by_field_name('name'))}"] = _line(f)
+            elif child.type == "mod_item":
+                body = child.child_by_field_name("body")
+                if body is not None:
+                    _rust(body, api, f"{name}::")
+        elif child.type == "impl_item" and child.child_by_field_name("trait") is None:
+            owner = _text(child.child_by_field_name("type")).split("<", 1)[0]
+            body = child.child_by_field_name("body")
+            for f in body.named_children if body is not None else []:
+                if f.type == "function_item" and _pub(f):
+                    name = f"{prefix}{owner}::{_text(f.child_by_field_name('name'))}"
+                    _add(api, name, "function", f, _rust_params(f))
+
+
+def _rust_params(node) -> list[str]:
+    params = node.child_by_field_name("parameters")
+    return [
+        _text(p.child_by_field_name("pattern"))
+        for p in (params.named_children if params is not None else [])
+        if p.type == "parameter"
+    ]
+
+
+# --- Go ---------------------------------------------------------------------------------------------
+
+
+def _exported(name: str) -> bool:
+    return name[:1].isupper()
+
+
+def _go(node, api: _Api) -> None:
+    for child in node.children:
+        if child.type == "function_declaration":
+            name = _text(child.child_by_field_name("name"))
+            if _exported(name):
+                _add(api, name, "function", child, _go_params(child))
+        elif child.type == "method_declaration":
+            name = _text(child.child_by_field_name("name"))
+            receiver = _text(child.child_by_field_name("receiver")).strip("()").split()[-1:] or [""]
+            owner = receiver[0].lstrip("*").split("[", 1)[0]
+            if _exported(name) and _exported(owner):
+                _add(api, f"{owner}.{name}", "function", child, _go_params(child))
+        elif child.type == "type_declaration":
+            for spec in child.named_children:
+                name = _text(spec.child_by_field_name("name"))
+                if spec.type in ("type_spec", "type_alias") and _exported(name):
+                    _add(api, name, "type", spec)
+                    body = spec.child_by_field_name("type")
+                    if body is not None and body.type == "struct_type":
+                        for fields in body.named_children:
+                            for f in fields.named_children:
+                                for n in f.children_by_field_name("name"):
+                                    if _exported(_text(n)):
+                                        api.fields[f"{name}.{_text(n)}"] = _line(f)
+        elif child.type in ("const_declaration", "var_declaration"):
+            for spec in child.named_children:
+                for n in spec.children_by_field_name("name"):
+                    if _exported(_text(n)):
+                        _add(api, _text(n), "value", spec)
+
+
+def _go_params(node) -> list[str]:
+    params = node.child_by_field_name("parameters")
+    out = []
+    for p in params.named_children if params is not None else []:
+        names = [_text(n) for n in p.children_by_field_name("name")]
+        out.extend(names or [_text(p.child_by_field_name("type"))])
+    return out
+
+
+# --- JavaScript / TypeScript -------------------------------------------------------------------------
+
+_JS_DECLARATIONS = {
+    "function_declaration": "function",
+    "generator_function_declaration": "function",
+    "class_declaration": "type",
+    "abstract_class_declaration": "type",
+    "interface_declaration": "type",
+    "type_alias_declaration": "type",
+    "enum_declaration": "type",
+}
+
+
+def _js(node, api: _Api) -> None:
+    for child in node.children:
+        if child.type != "export_statement":
+            continue
+        declaration = child.child_by_field_name("declaration")
+        if declaration is not None:
+            _js_declaration(declaration, api)
+        elif any(c.type == "default" for c in child.children):
+            _add(api, "default", "value", child)
+        for clause in (c for c in child.named_children if c.type == "export_clause"):
+            for spec in clause.named_children:
+                name = _text(spec.child_by_field_name("alias")) or _text(spec.child_by_field_name("name"))
+                _add(api, name, "value", spec)
+        source = child.child_by_field_name("source")
+        if source is not None and not any(c.type == "export_clause" for c in child.named_children):
+            _add(api, f"* from {_text(source).strip(chr(39) + chr(34))}", "value", child)
+
+
+def _js_declaration(node, api: _Api) -> None:
+    kind = _JS_DECLARATIONS.get(node.type)
+    if kind is not None:
+        name = _text(node.child_by_field_name("name"))
+        _add(api, name, kind, node, _js_params(node) if kind == "function" else None)
+        body = node.child_by_field_name("body")
+        if node.type in ("class_declaration", "abstract_class_declaration") and body is not None:
+            for member in body.named_children:
+                if member.type != "method_definition":
+                    continue
+                method = _text(member.child_by_field_name("name"))
+                private = any(
+                    c.type == "accessibility_modifier" and _text(c) != "public" for c in member.children
+                )
+                if method and not method.startswith("#") and not private:
+                    _add(api, f"{name}.{method}", "function", member, _js_params(member))
+    elif node.type in ("lexical_declaration", "variable_declaration"):
+        for declarator in node.named_children:
+            if declarator.type == "variable_declarator":
+                _add(api, _text(declarator.child_by_field_name("name")), "value", declarator)
+
+
+def _js_params(node) -> list[str]:
+    params = node.child_by_field_name("parameters")
+    out = []
+    for p in params.named_children if params is not None else []:
+        pattern = p.child_by_field_name("pattern")
+        out.append(_text(pattern if pattern is not None else p))
+    return out

@@ -1,0 +1,1193 @@
+"""Surface changes of one Python file, from its syntax trees before and after (ast; no import, no execution).
+
+What is compared (DESIGN.md §3c):
+- public functions, classes, methods and UPPER_CASE constants: added, removed; their parameters removed,
+  renamed, reordered, newly required, added; defaults whose *value* changed (`0.0` and `"0.0"` are the same
+  value retyped; `False` and `True` are not);
+- configuration fields (dataclasses, attrs, pydantic models and settings, TypedDicts, NamedTuples, classes
+  named *Config/*Settings/... with annotated fields) added, removed or renamed, with the aliases that keep an
+  old name working: the old name still written as a string in the class (validation_alias, AliasChoices, a
+  `__getattr__` or validator mapping) or defined as a property/method there;
+- command-line options (argparse add_argument, click/typer options), environment variables read (getenv,
+  os.environ, *env* helpers and registries built on them), HTTP routes (decorators and route tables of
+  FastAPI, Flask, Starlette, aiohttp; Django url patterns);
+- deprecation warnings added, feature switches flipped (a switch-named default or attribute, a `supports_*`
+  answer, a guard that raised or returned early that no longer does) and exceptions newly raised by a
+  public function.
+
+Removed/added definitions carry a shape (their signature and body without names and docstrings) so that the
+caller can pair a removal and an addition anywhere in the commit into a rename (surface.commit_surface).
+A file that does not parse yields nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from analysis.models import SurfaceChange, SurfaceKind
+
+MAX_SOURCE_CHARS = 2_000_000  # a larger file is generated or vendored: not parsed
+_SHOWN = 120  # characters of a value or condition kept in a fact
+
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}[0-9]*")
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*")
+_SWITCH_WORDS = frozenset(
+    {
+        "enable",
+        "enabled",
+        "disable",
+        "disabled",
+        "use",
+        "supports",
+        "support",
+        "supported",
+        "allow",
+        "allowed",
+    }
+)
+_VERSIONISH = re.compile(r"VERSION|REVISION|RELEASE", re.IGNORECASE)
+_CONFIG_BASES = frozenset(
+    {"BaseModel", "BaseSettings", "TypedDict", "NamedTuple", "Struct", "SQLModel", "RootModel", "BaseConfig"}
+)
+_CONFIG_DECORATORS = frozenset(
+    {"dataclass", "define", "frozen", "mutable", "attrs", "s", "dataclass_transform"}
+)
+_TYPING_FACTORIES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})  # not constants users read
+_CONFIG_SUFFIXES = ("Config", "Settings", "Options", "Params", "Args", "Arguments", "Parameters")
+_FIELD_CALLS = frozenset({"Field", "field", "ib", "attrib", "PrivateAttr"})
+_DEPRECATION_CATEGORIES = ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
+_LOG_METHODS = frozenset({"warning", "warn", "warning_once", "info", "info_once", "error"})
+_ROUTE_METHODS = {
+    "get": "GET",
+    "post": "POST",
+    "put": "PUT",
+    "delete": "DELETE",
+    "patch": "PATCH",
+    "head": "HEAD",
+    "options": "OPTIONS",
+    "websocket": "WS",
+    "route": "GET",
+    "api_route": "GET",
+}
+_ROUTE_CALLS = frozenset(
+    {"add_url_rule", "add_api_route", "add_route", "add_api_websocket_route", "add_websocket_route", "Route"}
+    | {"WebSocketRoute", "add_get", "add_post", "add_put", "add_delete", "add_patch"}
+)
+_DJANGO_ROUTES = frozenset({"path", "re_path", "url"})
+# Words without which a module has none of the calls _calls looks for (a cheap test before a full walk).
+_CALL_WORDS = re.compile(r"add_argument|option|Option|env|ENV|add_|Route|urlpatterns|eprecat|Warning|warn")
+
+
+@dataclass(frozen=True, slots=True)
+class FileSurface:
+    """What one file's diff does to its users; shapes pair removals and additions across the commit."""
+
+    changes: list[SurfaceChange]
+    shapes: dict[tuple[SurfaceKind, str], str] = field(default_factory=dict)  # (ADDED|REMOVED, name) → shape
+
+
+@dataclass(slots=True)
+class _Param:
+    name: str
+    kind: str  # posonly | pos | vararg | kwonly | kwarg
+    default: ast.expr | None
+    annotation: str
+
+
+class _Def:
+    """A definition; what is costly to find out (shape, strings, raises, guards) is computed only when a
+    comparison needs it: most definitions of a touched file are unchanged and never need it."""
+
+    def __init__(
+        self,
+        qualname: str,
+        kind: str,  # function | class | constant | import
+        line: int,
+        public: bool,
+        *,
+        node: ast.AST | None = None,
+        params: list[_Param] | None = None,
+        value: ast.expr | None = None,  # constants
+        source: str = "",  # its text: an identical text cannot have changed
+        origin: str = "",  # imports: where the name comes from
+    ) -> None:
+        self.qualname, self.kind, self.line, self.public = qualname, kind, line, public
+        self.node, self.params, self.value, self.source, self.origin = (
+            node,
+            params or [],
+            value,
+            source,
+            origin,
+        )
+
+    @cached_property
+    def shape(self) -> str:
+        if self.kind == "import":
+            return self.origin
+        if self.kind == "constant":
+            return _dump(self.value) if self.value is not None else ""
+        return (
+            _shape(self.node)
+            if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            else ""
+        )
+
+    @cached_property
+    def strings(self) -> frozenset[str]:  # string literals in the definition (aliases of old names)
+        return frozenset(_strings(self.node)) if self.node is not None else frozenset()
+
+    @cached_property
+    def raises(self) -> dict[str, int]:
+        return _raises(self.node) if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
+
+    @cached_property
+    def guards(self) -> dict[str, tuple[int, str]]:
+        return _guards(self.node) if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
+
+    @cached_property
+    def returns_switch(self) -> bool | None:  # a supports_*/is_*_enabled answer
+        return (
+            _switch_answer(self.node)
+            if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef)
+            else None
+        )
+
+
+@dataclass(slots=True)
+class _Field:
+    name: str
+    line: int
+    annotation: str
+    default: ast.expr | None
+    deprecated: bool = False
+
+
+@dataclass(slots=True)
+class _ConfigClass:
+    qualname: str
+    public: bool
+    node: ast.ClassDef
+    fields: dict[str, _Field] = field(default_factory=dict)
+    members: set[str] = field(default_factory=set)  # methods, properties and other attributes
+    _strings: frozenset[str] | None = None
+
+    def serves(self, name: str) -> bool:
+        """Whether the class still answers to an old field name: a member under it, or the name written as
+        a string (validation_alias, AliasChoices, a __getattr__ or validator mapping)."""
+        if name in self.members:
+            return True
+        if self._strings is None:
+            self._strings = frozenset(_strings(self.node))
+        return name in self._strings
+
+
+@dataclass(slots=True)
+class _Option:
+    key: str
+    names: tuple[str, ...]
+    line: int
+    default: ast.expr | None
+    shape: str  # the call's other arguments, to pair a renamed option
+    deprecated: bool = False
+
+
+@dataclass(slots=True)
+class _Module:
+    defs: dict[str, _Def] = field(default_factory=dict)
+    configs: dict[str, _ConfigClass] = field(default_factory=dict)
+    options: dict[str, _Option] = field(default_factory=dict)
+    envs: dict[str, tuple[int, ast.expr | None]] = field(default_factory=dict)
+    routes: dict[str, int] = field(default_factory=dict)
+    deprecations: dict[tuple[str, str], int] = field(default_factory=dict)
+    switches: dict[str, tuple[int, bool]] = field(default_factory=dict)  # switch-named bool attributes
+    aliases: dict[str, str] = field(default_factory=dict)  # old = new assignments at module/class level
+    imported: set[str] = field(default_factory=set)  # names imported at module level
+    exports: set[str] | None = None  # __all__, when literal
+    tree: ast.Module | None = None
+    _strings: set[str] | None = None
+
+    @property
+    def strings(self) -> set[str]:
+        """Every short string literal and imported name: a removed name still among them is still served
+        (a shim import, a deprecation mapping, a fallback read). Walked only when a removal asks."""
+        if self._strings is None:
+            self._strings = set(self.imported)
+            if self.tree is not None:
+                self._strings |= _strings(self.tree)
+        return self._strings
+
+
+def python_surface(
+    path: str, before: str | None, after: str | None, *, module: str, public: bool = True
+) -> FileSurface:
+    """Surface changes between two versions of a Python file (None: the file did not exist).
+
+    module: the dotted name users import it by; public: whether the module is part of the public API
+    (not underscore-private). Options, environment variables, routes, deprecations and switches are
+    reported for any shipped module; names, parameters, fields and raised exceptions only for public ones."""
+    init = path.endswith("__init__.py")
+    old = _parse(before, init) if before is not None else _Module()
+    new = _parse(after, init) if after is not None else _Module()
+    if old is None or new is None:
+        return FileSurface([])
+    return _Compare(path, module, public, old, new).run()
+
+
+def _parse(text: str, package_init: bool = False) -> _Module | None:
+    if len(text) > MAX_SOURCE_CHARS:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    collector = _Collector(package_init)
+    try:
+        collector.module(tree, text)
+    except RecursionError:
+        return None
+    return collector.out
+
+
+# --- collecting one version ----------------------------------------------------------------------------
+
+
+class _Collector:
+    def __init__(self, package_init: bool = False) -> None:
+        self.out = _Module()
+        self._package_init = package_init  # a package's __init__ re-exports what it imports
+        self._scope: list[str] = []
+        self._private_depth = 0
+
+    def module(self, tree: ast.Module, text: str) -> None:
+        self._lines = text.splitlines()
+        self.out.tree = tree
+        self.out.exports = _literal_all(tree)
+        self._body(tree.body, top=True)
+        self._calls(tree)
+
+    def _source(self, node: ast.AST) -> str:
+        """The node's text, decorators included."""
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])  # type: ignore[attr-defined]
+        end = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+        return "\n".join(self._lines[start - 1 : end])
+
+    # definitions ------------------------------------------------------------------------------------
+    def _body(self, body: list[ast.stmt], *, top: bool, config: _ConfigClass | None = None) -> None:
+        for stmt in body:
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                self._function(stmt, config)
+            elif isinstance(stmt, ast.ClassDef):
+                self._class(stmt)
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign):
+                self._assign(stmt, top=top, config=config)
+            elif isinstance(stmt, ast.ImportFrom) and top and not self._scope:
+                self._import(stmt)
+            elif isinstance(stmt, ast.If | ast.Try) and top:
+                # `if TYPE_CHECKING:` / `try: import x` blocks at module level still define names
+                for inner in _blocks(stmt):
+                    self._body(inner, top=top, config=config)
+
+    def _qual(self, name: str) -> str:
+        return ".".join([*self._scope, name])
+
+    def _public(self, name: str, *, top: bool) -> bool:
+        if self._private_depth:
+            return False
+        if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+            return False
+        if top and not self._scope and self.out.exports is not None:
+            return name in self.out.exports
+        return True
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, config: _ConfigClass | None) -> None:
+        if any(_name_of(d) == "overload" for d in node.decorator_list):
+            return  # the implementation that follows carries the signature
+        qual = self._qual(node.name)
+        public = self._public(node.name, top=not self._scope)
+        if node.name.startswith("__") and node.name not in ("__init__", "__call__", "__new__"):
+            public = False  # other dunders are protocol, not API
+        if config is not None:
+            config.members.add(node.name)
+        is_property = any(_name_of(d) in ("property", "cached_property") for d in node.decorator_list)
+        params = [] if is_property else _params(node.args, method=bool(self._scope))
+        self.out.defs[qual] = _Def(
+            qual, "function", node.lineno, public, node=node, params=params, source=self._source(node)
+        )
+        self._decorators(node, qual)
+
+    def _class(self, node: ast.ClassDef) -> None:
+        qual = self._qual(node.name)
+        public = self._public(node.name, top=not self._scope)
+        self.out.defs[qual] = _Def(qual, "class", node.lineno, public, node=node)
+        config = _ConfigClass(qual, public, node) if self._is_config(node) else None
+        if config is not None:
+            self.out.configs[qual] = config
+        self._scope.append(node.name)
+        self._private_depth += 0 if public else 1
+        try:
+            self._body(node.body, top=False, config=config)
+        finally:
+            self._scope.pop()
+            self._private_depth -= 0 if public else 1
+
+    def _import(self, node: ast.ImportFrom) -> None:
+        """Imported names are served by this module (a shim keeps an old name working); in a package's
+        __init__, or listed in __all__, they are its public API."""
+        for alias in node.names:
+            name = alias.asname or alias.name
+            if name == "*":
+                continue
+            self.out.imported.add(name)
+            exported = self.out.exports is not None and name in self.out.exports
+            if (self._package_init or exported) and self._public(name, top=True):
+                origin = f"{'.' * node.level}{node.module or ''}.{alias.name}"
+                self.out.defs[name] = _Def(name, "import", node.lineno, True, origin=origin)
+
+    def _is_config(self, node: ast.ClassDef) -> bool:
+        if any(_name_of(d) in _CONFIG_DECORATORS for d in node.decorator_list):
+            return True
+        for base in node.bases:
+            name = _name_of(base)
+            if name in _CONFIG_BASES or self._qual(name) in self.out.configs or name in self.out.configs:
+                return True
+        annotated = any(isinstance(s, ast.AnnAssign) for s in node.body)
+        return annotated and node.name.endswith(_CONFIG_SUFFIXES)
+
+    def _assign(self, node: ast.Assign | ast.AnnAssign, *, top: bool, config: _ConfigClass | None) -> None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        value = node.value
+        for name in names:
+            qual = self._qual(name)
+            if isinstance(value, ast.Name) and value.id != name:
+                self.out.aliases[qual] = self._qual(value.id)  # `old = new` in the same scope
+            if config is not None and isinstance(node, ast.AnnAssign) and not _is_classvar(node.annotation):
+                if not name.startswith("_"):
+                    config.fields[name] = _field(name, node)
+                continue
+            if config is not None:
+                config.members.add(name)
+            if _is_switch(name) and isinstance(value, ast.Constant) and isinstance(value.value, bool):
+                self.out.switches[qual] = (node.lineno, value.value)
+            elif (
+                top
+                and not self._scope
+                and len(name) > 1
+                and _CONSTANT.fullmatch(name)
+                and self._public(name, top=True)
+                and value is not None
+                and _name_of(value) not in _TYPING_FACTORIES
+            ):
+                self.out.defs[qual] = _Def(qual, "constant", node.lineno, True, value=value)
+
+    def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qual: str) -> None:
+        for deco in node.decorator_list:
+            name = _name_of(deco)
+            if name == "deprecated":
+                message = _first_string(deco) if isinstance(deco, ast.Call) else ""
+                self.out.deprecations[(qual, message)] = node.lineno
+            if isinstance(deco, ast.Call):
+                route = _route_of(deco)
+                if route:
+                    self.out.routes[route] = deco.lineno
+        for param in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+            self._typer_option(param, node.args, qual)
+
+    def _typer_option(self, param: ast.arg, args: ast.arguments, qual: str) -> None:
+        candidates: list[ast.expr] = []
+        default = _default_of(param, args)
+        if default is not None:
+            candidates.append(default)
+        if isinstance(param.annotation, ast.Subscript) and _name_of(param.annotation.value) == "Annotated":
+            inner = param.annotation.slice
+            candidates.extend(inner.elts if isinstance(inner, ast.Tuple) else [inner])
+        for call in candidates:
+            if isinstance(call, ast.Call) and _name_of(call.func) == "Option":
+                names = [s for s in _string_args(call) if s.startswith("-")]
+                if not names:
+                    names = ["--" + param.arg.replace("_", "-")]
+                default_value = call.args[0] if call.args and not _is_str(call.args[0], "-") else None
+                self._record_option(tuple(names), call, default_value)
+
+    # calls anywhere: options, environment variables, routes, deprecations ---------------------------------
+    def _calls(self, tree: ast.Module) -> None:
+        """A walk with the enclosing function or class of each node, for options, environment variables,
+        route tables and deprecations; only into the statements whose text has a word they need (a
+        module's functions mostly have none)."""
+        stack: list[tuple[ast.AST, str]] = []
+        for stmt in tree.body:
+            if isinstance(stmt, ast.ClassDef):  # one level down: a class's methods are checked one by one
+                for inner in stmt.body:
+                    if _CALL_WORDS.search(self._source(inner)):
+                        self._node(inner, stmt.name)
+                        stack.append((inner, _scoped(stmt.name, inner)))
+                for deco in stmt.decorator_list:
+                    stack.append((deco, ""))
+            elif _CALL_WORDS.search(self._source(stmt)):
+                self._node(stmt, "")
+                stack.append((stmt, _scoped("", stmt)))
+        while stack:
+            parent, scope = stack.pop()
+            for node in ast.iter_child_nodes(parent):
+                stack.append((node, _scoped(scope, node)))
+                self._node(node, scope)
+
+    def _node(self, node: ast.AST, scope: str) -> None:
+        if isinstance(node, ast.Call):
+            self._call(node, scope)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _is_environ(node.value):
+            key = _const_str(node.slice)
+            if key and _ENV_NAME.fullmatch(key):
+                self.out.envs.setdefault(key, (node.lineno, None))
+        elif isinstance(node, ast.Compare) and any(_is_environ(c) for c in node.comparators):
+            key = _const_str(node.left)
+            if key and _ENV_NAME.fullmatch(key):
+                self.out.envs.setdefault(key, (node.lineno, None))
+        elif isinstance(node, ast.Assign) and any(_name_of(t) == "urlpatterns" for t in node.targets):
+            for call in ast.walk(node.value):
+                if isinstance(call, ast.Call) and _name_of(call.func) in _DJANGO_ROUTES:
+                    route = _const_str(call.args[0]) if call.args else None
+                    if route is not None:
+                        self.out.routes[f"* /{route.lstrip('^/')}"] = call.lineno
+
+    def _call(self, node: ast.Call, scope: str) -> None:
+        name = _name_of(node.func)
+        if name == "add_argument":
+            names = tuple(s for s in _string_args(node) if s.startswith("-"))
+            if names:
+                self._record_option(names, node, _keyword(node, "default"))
+        elif name == "option":  # click / typer decorators and calls
+            self._option(node)
+        elif name in _ROUTE_CALLS:
+            route = _route_call(node, name)
+            if route:
+                self.out.routes[route] = node.lineno
+        env = _env_read(node, name)
+        if env is not None:
+            key, default = env
+            if key not in self.out.envs or self.out.envs[key][1] is None:
+                self.out.envs[key] = (node.lineno, default)
+        message = _deprecation(node, name)
+        if message is not None:
+            self.out.deprecations[(scope, message)] = node.lineno
+
+    def _option(self, node: ast.Call) -> None:
+        names = tuple(s for s in _string_args(node) if s.startswith("-"))
+        if names:
+            self._record_option(names, node, _keyword(node, "default"))
+
+    def _record_option(self, names: tuple[str, ...], call: ast.Call, default: ast.expr | None) -> None:
+        longs = [n for n in names if n.startswith("--")]
+        key = longs[0] if longs else names[0]
+        rest = [k for k in call.keywords if k.arg not in ("help", "default", "deprecated")]
+        shape = "|".join(_dump(k.value) + f"={k.arg}" for k in rest)
+        deprecated = _truthy(_keyword(call, "deprecated")) or "deprecat" in _dump(call).lower()
+        self.out.options[key] = _Option(key, names, call.lineno, default, shape, deprecated)
+
+
+# --- comparing two versions ----------------------------------------------------------------------------
+
+
+class _Compare:
+    def __init__(self, path: str, module: str, public: bool, old: _Module, new: _Module):
+        self.path, self.module, self.public, self.old, self.new = path, module, public, old, new
+        self.out: list[SurfaceChange] = []
+        self.shapes: dict[tuple[SurfaceKind, str], str] = {}
+
+    def run(self) -> FileSurface:
+        if self.public:
+            self._defs()
+            self._configs()
+        self._options()
+        self._envs()
+        self._routes()
+        self._deprecations()
+        self._switches()
+        self.out.sort(key=lambda c: (c.line or 0, c.kind.value, c.name))
+        return FileSurface(self.out, self.shapes)
+
+    def _add(self, kind: SurfaceKind, name: str, line: int | None, **extra: object) -> None:
+        self.out.append(SurfaceChange(kind, name, self.path, line, **extra))  # type: ignore[arg-type]
+
+    def _name(self, qual: str) -> str:
+        return f"{self.module}.{qual}" if self.module else qual
+
+    def _still_served(self, qual: str) -> bool:
+        """An old name kept working: an alias assignment, a string the module still serves (a
+        `__getattr__` or deprecation mapping, `__all__`), or a definition under it."""
+        outer, _, short = qual.rpartition(".")
+        if qual in self.new.aliases:
+            return True
+        if outer:  # a member: only its class can still serve it (a common word elsewhere proves nothing)
+            owner = self.new.defs.get(outer)
+            return owner is not None and short in owner.strings
+        return short in self.new.strings
+
+    # definitions ------------------------------------------------------------------------------------------
+    def _defs(self) -> None:
+        old, new = self.old.defs, self.new.defs
+        gone = [
+            q
+            for q, d in old.items()
+            if d.public and not (q in new and new[q].public) and _outer_kept(q, old, new)
+        ]
+        came = [
+            q
+            for q, d in new.items()
+            if d.public and not (q in old and old[q].public) and _outer_new(q, old, new)
+        ]
+        for qual in gone:
+            d = old[qual]
+            target = self.new.aliases.get(qual)
+            if target is not None and target in new:
+                self._add(SurfaceKind.RENAMED, self._name(target), new[target].line, old=self._name(qual),
+                          new=self._name(target), aliased=True)  # fmt: skip
+                continue
+            self._add(SurfaceKind.REMOVED, self._name(qual), d.line, aliased=self._still_served(qual))
+            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = f"{d.kind}:{d.shape}"
+        renamed_to = {self.new.aliases[q] for q in gone if q in self.new.aliases}
+        for qual in came:
+            if qual in renamed_to:
+                continue
+            d = new[qual]
+            self._add(SurfaceKind.ADDED, self._name(qual), d.line)
+            self.shapes[(SurfaceKind.ADDED, self._name(qual))] = f"{d.kind}:{d.shape}"
+        for qual, d in new.items():
+            before = old.get(qual)
+            if before is None or not (d.public and before.public) or before.kind != d.kind:
+                continue
+            if d.kind == "function":
+                if before.source == d.source:
+                    continue  # the same text: nothing of it changed
+                self._signature(qual, before, d)
+                self._raises(qual, before, d)
+                self._guards(qual, before, d)
+                answers = (before.returns_switch, d.returns_switch)
+                if None not in answers and answers[0] != answers[1]:
+                    self._add(SurfaceKind.SWITCH_FLIPPED, self._name(qual), d.line,
+                              old=str(answers[0]), new=str(answers[1]))  # fmt: skip
+            elif d.kind == "constant" and before.value is not None and d.value is not None:
+                short = qual.rsplit(".", 1)[-1]
+                if (
+                    not _VERSIONISH.search(short)
+                    and _scalar(d.value)
+                    and not same_value(before.value, d.value)
+                ):
+                    self._add(SurfaceKind.DEFAULT_CHANGED, self._name(qual), d.line,
+                              old=_shown(before.value), new=_shown(d.value))  # fmt: skip
+
+    def _signature(self, qual: str, old: _Def, new: _Def) -> None:
+        name = self._name(qual)
+        before = {p.name: p for p in old.params}
+        after = {p.name: p for p in new.params}
+        removed = [p for p in old.params if p.name not in after and p.kind not in ("vararg", "kwarg")]
+        added = [p for p in new.params if p.name not in before and p.kind not in ("vararg", "kwarg")]
+        pairs: list[tuple[_Param, _Param]] = []
+        for r in list(removed):
+            match = [a for a in added if a.kind == r.kind and a.annotation == r.annotation
+                     and same_value(a.default, r.default) and _position(old, r) == _position(new, a)]  # fmt: skip
+            if len(match) == 1:
+                pairs.append((r, match[0]))
+                removed.remove(r)
+                added.remove(match[0])
+        catch_all = any(p.kind == "kwarg" for p in new.params)
+        for r, a in pairs:
+            aliased = r.name in new.strings
+            self._add(SurfaceKind.PARAM_RENAMED, f"{name}({a.name})", new.line, old=r.name, new=a.name,
+                      aliased=aliased)  # fmt: skip
+        for r in removed:
+            aliased = r.name in new.strings or (
+                catch_all and r.kind in ("kwonly", "pos") and r.default is not None
+            )
+            self._add(SurfaceKind.PARAM_REMOVED, f"{name}({r.name})", new.line, aliased=aliased)
+        for a in added:
+            required = a.default is None and a.kind in ("posonly", "pos", "kwonly")
+            kind = SurfaceKind.PARAM_REQUIRED if required else SurfaceKind.PARAM_ADDED
+            self._add(kind, f"{name}({a.name})", new.line)
+        # positional order among the parameters both versions have
+        common_old = [p.name for p in old.params if p.kind in ("posonly", "pos") and p.name in after]
+        common_new = [p.name for p in new.params if p.kind in ("posonly", "pos") and p.name in before]
+        if common_old != common_new and sorted(common_old) == sorted(common_new):
+            self._add(SurfaceKind.PARAM_REORDERED, name, new.line, old=", ".join(common_old)[:_SHOWN],
+                      new=", ".join(common_new)[:_SHOWN])  # fmt: skip
+        elif common_old == common_new and _positions_shift(old, new, common_old):
+            self._add(SurfaceKind.PARAM_REORDERED, name, new.line, old=_param_list(old), new=_param_list(new))
+        for pname, p in after.items():
+            q = before.get(pname)
+            if q is None:
+                continue
+            if q.default is not None and p.default is None and p.kind in ("pos", "posonly", "kwonly"):
+                self._add(SurfaceKind.PARAM_REQUIRED, f"{name}({pname})", new.line, old=_shown(q.default))
+            elif q.default is not None and p.default is not None and not same_value(q.default, p.default):
+                kind = _default_kind(pname, q.default, p.default)
+                self._add(kind, f"{name}({pname})", new.line, old=_shown(q.default), new=_shown(p.default))
+
+    def _raises(self, qual: str, old: _Def, new: _Def) -> None:
+        for exc, line in new.raises.items():
+            if exc not in old.raises:
+                self._add(SurfaceKind.RAISES, self._name(qual), line, new=exc)
+
+    def _guards(self, qual: str, old: _Def, new: _Def) -> None:
+        lifted = [g for g in old.guards if g not in new.guards]
+        if not lifted:
+            return
+        condition = old.guards[lifted[0]][1]
+        replaced = [g for g in new.guards if g not in old.guards]
+        self._add(SurfaceKind.SWITCH_FLIPPED, self._name(qual), new.guards[replaced[0]][0] if replaced else new.line,
+                  old=condition, new=new.guards[replaced[0]][1] if replaced else None)  # fmt: skip
+
+    # configuration fields ---------------------------------------------------------------------------------
+    def _configs(self) -> None:
+        for qual, new in self.new.configs.items():
+            old = self.old.configs.get(qual)
+            if not new.public:
+                continue
+            if old is None:
+                if qual in self.old.defs:  # an existing class became a config: its fields are new
+                    for f in new.fields.values():
+                        self._add(SurfaceKind.FIELD_ADDED, self._name(f"{qual}.{f.name}"), f.line)
+                continue
+            self._fields(qual, old, new)
+        for qual, old in self.old.configs.items():
+            if qual not in self.new.configs and qual in self.new.defs and old.public:
+                for f in old.fields.values():  # the class stays but is no longer a config
+                    self._add(SurfaceKind.FIELD_REMOVED, self._name(f"{qual}.{f.name}"), f.line)
+
+    def _fields(self, qual: str, old: _ConfigClass, new: _ConfigClass) -> None:
+        removed = [f for n, f in old.fields.items() if n not in new.fields]
+        added = [f for n, f in new.fields.items() if n not in old.fields]
+        single = len(removed) == 1 and len(added) == 1  # one field out, one in: the same field renamed
+        for r in list(removed):
+            match = [a for a in added if a.annotation == r.annotation and same_value(a.default, r.default)]
+            if len(match) != 1 and single:
+                match = added
+            if len(match) == 1:
+                a = match[0]
+                removed.remove(r)
+                added.remove(a)
+                self._add(SurfaceKind.FIELD_RENAMED, self._name(f"{qual}.{a.name}"), a.line,
+                          old=r.name, new=a.name, aliased=new.serves(r.name))  # fmt: skip
+        for r in removed:
+            self._add(SurfaceKind.FIELD_REMOVED, self._name(f"{qual}.{r.name}"), r.line,
+                      aliased=new.serves(r.name))  # fmt: skip
+        for a in added:
+            self._add(SurfaceKind.FIELD_ADDED, self._name(f"{qual}.{a.name}"), a.line)
+        for n, f in new.fields.items():
+            o = old.fields.get(n)
+            if o is None:
+                continue
+            if o.default is not None and f.default is not None and not same_value(o.default, f.default):
+                self._add(_default_kind(n, o.default, f.default), self._name(f"{qual}.{n}"), f.line,
+                          old=_shown(o.default), new=_shown(f.default))  # fmt: skip
+            if f.deprecated and not o.deprecated:
+                self._add(SurfaceKind.DEPRECATION, self._name(f"{qual}.{n}"), f.line)
+
+    # options, environment, routes, deprecations, switches ---------------------------------------------
+    def _options(self) -> None:
+        old, new = self.old.options, self.new.options
+        new_names = {n for o in new.values() for n in o.names}
+        gone = [o for k, o in old.items() if k not in new and not (set(o.names) & new_names)]
+        came = [
+            o
+            for k, o in new.items()
+            if k not in old and not (set(o.names) & {n for x in old.values() for n in x.names})
+        ]
+        single = len(gone) == 1 and len(came) == 1  # one option out, one in: the same option renamed
+        for r in list(gone):
+            match = came if single else [a for a in came if a.shape == r.shape]
+            if len(match) == 1:
+                a = match[0]
+                gone.remove(r)
+                came.remove(a)
+                self._add(SurfaceKind.OPTION_RENAMED, a.key, a.line, old=r.key, new=a.key,
+                          aliased=r.key in self.new.strings)  # fmt: skip
+        for r in gone:
+            self._add(SurfaceKind.OPTION_REMOVED, r.key, r.line, aliased=r.key in self.new.strings)
+        for a in came:
+            self._add(SurfaceKind.OPTION_ADDED, a.key, a.line)
+        for key, o in new.items():
+            before = old.get(key)
+            if before is None:
+                continue
+            if (
+                before.default is not None
+                and o.default is not None
+                and not same_value(before.default, o.default)
+            ):
+                self._add(_default_kind(key, before.default, o.default), key, o.line,
+                          old=_shown(before.default), new=_shown(o.default))  # fmt: skip
+            if o.deprecated and not before.deprecated:
+                self._add(SurfaceKind.DEPRECATION, key, o.line)
+
+    def _envs(self) -> None:
+        old, new = self.old.envs, self.new.envs
+        gone = [k for k in old if k not in new and k not in self.new.strings]
+        came = [k for k in new if k not in old]
+        if len(gone) == 1 and len(came) == 1 and same_value(old[gone[0]][1], new[came[0]][1]):
+            self._add(SurfaceKind.ENV_RENAMED, came[0], new[came[0]][0], old=gone[0], new=came[0])
+            return self._env_defaults()
+        for k in gone:
+            self._add(SurfaceKind.ENV_REMOVED, k, old[k][0])
+        for k in came:
+            self._add(SurfaceKind.ENV_ADDED, k, new[k][0])
+        self._env_defaults()
+
+    def _env_defaults(self) -> None:
+        for key, (line, default) in self.new.envs.items():
+            before = self.old.envs.get(key)
+            if before is None or before[1] is None or default is None:
+                continue
+            if not same_value(before[1], default):
+                self._add(_default_kind(key, before[1], default), key, line, old=_shown(before[1]),
+                          new=_shown(default))  # fmt: skip
+
+    def _routes(self) -> None:
+        for route, line in self.old.routes.items():
+            if route not in self.new.routes:
+                self._add(SurfaceKind.ROUTE_REMOVED, route, line)
+        for route, line in self.new.routes.items():
+            if route not in self.old.routes:
+                self._add(SurfaceKind.ROUTE_ADDED, route, line)
+
+    def _deprecations(self) -> None:
+        known_scopes = {scope for scope, _ in self.old.deprecations}
+        for (scope, message), line in self.new.deprecations.items():
+            if (scope, message) in self.old.deprecations:
+                continue
+            if (
+                scope in known_scopes
+                and message
+                and any(_similar(message, m) for s, m in self.old.deprecations if s == scope)
+            ):
+                continue  # the same warning reworded
+            self._add(SurfaceKind.DEPRECATION, self._name(scope) if scope else self.module or self.path, line,
+                      new=message[:_SHOWN] or None)  # fmt: skip
+
+    def _switches(self) -> None:
+        for qual, (line, value) in self.new.switches.items():
+            before = self.old.switches.get(qual)
+            if before is not None and before[1] != value:
+                self._add(
+                    SurfaceKind.SWITCH_FLIPPED, self._name(qual), line, old=str(before[1]), new=str(value)
+                )
+
+
+# --- values --------------------------------------------------------------------------------------------
+
+
+def same_value(a: ast.expr | None, b: ast.expr | None) -> bool:
+    """Whether two default expressions give users the same value: literals by value, with a number and
+    its string spelling ("0.0" for 0.0, as argparse's `type=float` reads it) the same; others by syntax."""
+    if a is None or b is None:
+        return a is None and b is None
+    va, ok_a = _literal(a)
+    vb, ok_b = _literal(b)
+    if ok_a and ok_b:
+        return _same_literal(va, vb)
+    return _dump(a) == _dump(b)
+
+
+def _same_literal(a: object, b: object) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        if isinstance(a, bool) and isinstance(b, bool):
+            return a == b
+        other, flag = (b, a) if isinstance(a, bool) else (a, b)
+        return isinstance(other, str) and other.strip().lower() in (
+            ("1", "true", "yes", "on") if flag else ("0", "false", "no", "off")
+        )
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, str) and isinstance(b, int | float):
+        a, b = b, a
+    if isinstance(a, int | float) and isinstance(b, str):
+        try:
+            return float(b) == a
+        except ValueError:
+            return False
+    return type(a) is type(b) and a == b
+
+
+def _literal(node: ast.expr) -> tuple[object, bool]:
+    try:
+        return ast.literal_eval(node), True
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None, False
+
+
+def _scalar(node: ast.expr) -> bool:
+    value, ok = _literal(node)
+    return ok and isinstance(value, bool | int | float | str)
+
+
+def _default_kind(name: str, old: ast.expr, new: ast.expr) -> SurfaceKind:
+    """A switch-named setting whose boolean value flipped is a switch; anything else a default."""
+    va, ok_a = _literal(old)
+    vb, ok_b = _literal(new)
+    if ok_a and ok_b and _is_switch(name) and _boolish(va) is not None and _boolish(vb) is not None:
+        return SurfaceKind.SWITCH_FLIPPED
+    return SurfaceKind.DEFAULT_CHANGED
+
+
+def _boolish(value: object) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in (
+        "1",
+        "true",
+        "yes",
+        "on",
+        "0",
+        "false",
+        "no",
+        "off",
+    ):
+        return value.strip().lower() in ("1", "true", "yes", "on")
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    return None
+
+
+def _is_switch(name: str) -> bool:
+    words = set(re.split(r"[_\-\s]+", name.strip("-").lower()))
+    return bool(words & _SWITCH_WORDS)
+
+
+def _shown(node: ast.expr) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
+
+
+def _dump(node: ast.AST) -> str:
+    return ast.dump(node, annotate_fields=False, include_attributes=False)
+
+
+def _similar(a: str, b: str) -> bool:
+    wa, wb = set(re.findall(r"\w+", a.lower())), set(re.findall(r"\w+", b.lower()))
+    return bool(wa and wb) and len(wa & wb) / len(wa | wb) >= 0.6
+
+
+# --- syntax helpers -------------------------------------------------------------------------------------
+
+
+def _name_of(node: ast.AST | None) -> str:
+    """The last name of a call target or decorator: `a.b.c(...)` → "c"."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Subscript):
+        return _name_of(node.value)
+    return ""
+
+
+def _blocks(stmt: ast.If | ast.Try) -> Iterable[list[ast.stmt]]:
+    if isinstance(stmt, ast.If):
+        return (stmt.body, stmt.orelse)
+    return (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody)
+
+
+def _literal_all(tree: ast.Module) -> set[str] | None:
+    names: set[str] | None = None
+    for stmt in tree.body:
+        targets = (
+            stmt.targets
+            if isinstance(stmt, ast.Assign)
+            else [stmt.target]
+            if isinstance(stmt, ast.AnnAssign | ast.AugAssign)
+            else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and stmt.value is not None:
+            value, ok = _literal(stmt.value)
+            if not ok or not isinstance(value, list | tuple):
+                return None  # computed: not ours to guess
+            names = (names or set()) | {v for v in value if isinstance(v, str)}
+    return names
+
+
+def _params(args: ast.arguments, *, method: bool) -> list[_Param]:
+    out: list[_Param] = []
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    for i, (a, d) in enumerate(zip(positional, defaults, strict=True)):
+        if method and i == 0 and a.arg in ("self", "cls", "mcs", "metacls"):
+            continue
+        out.append(_Param(a.arg, "posonly" if i < len(args.posonlyargs) else "pos", d, _ann(a)))
+    if args.vararg:
+        out.append(_Param(args.vararg.arg, "vararg", None, _ann(args.vararg)))
+    for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        out.append(_Param(a.arg, "kwonly", d, _ann(a)))
+    if args.kwarg:
+        out.append(_Param(args.kwarg.arg, "kwarg", None, _ann(args.kwarg)))
+    return out
+
+
+def _ann(arg: ast.arg) -> str:
+    return _dump(arg.annotation) if arg.annotation is not None else ""
+
+
+def _default_of(param: ast.arg, args: ast.arguments) -> ast.expr | None:
+    positional = [*args.posonlyargs, *args.args]
+    if param in positional:
+        index = positional.index(param) - (len(positional) - len(args.defaults))
+        return args.defaults[index] if index >= 0 else None
+    if param in args.kwonlyargs:
+        return args.kw_defaults[args.kwonlyargs.index(param)]
+    return None
+
+
+def _position(d: _Def, p: _Param) -> int:
+    return d.params.index(p)
+
+
+def _positions_shift(old: _Def, new: _Def, common: list[str]) -> bool:
+    """A new positional parameter inserted before existing ones shifts what callers pass by position."""
+    pos_old = [p.name for p in old.params if p.kind in ("posonly", "pos")]
+    pos_new = [p.name for p in new.params if p.kind in ("posonly", "pos")]
+    return any(pos_old.index(n) != pos_new.index(n) for n in common)
+
+
+def _param_list(d: _Def) -> str:
+    return ", ".join(p.name for p in d.params if p.kind in ("posonly", "pos"))[:_SHOWN]
+
+
+def _shape(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
+    """The definition without its name and docstring: equal shapes under two names are a rename."""
+    body = list(node.body)
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        body = body[1:]
+    parts = [_dump(s) for s in body]
+    if isinstance(node, ast.ClassDef):
+        parts.insert(0, "|".join(_dump(b) for b in node.bases))
+    else:
+        parts.insert(0, _dump(node.args))
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+
+
+def _strings(node: ast.AST) -> set[str]:
+    return {
+        n.value
+        for n in ast.walk(node)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 200
+    }
+
+
+def _raises(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for n in _own_nodes(node):
+        if isinstance(n, ast.Raise) and n.exc is not None:
+            name = _name_of(n.exc)
+            if name[:1].isupper() and name not in out:
+                out[name] = n.lineno
+    return out
+
+
+def _guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[int, str]]:
+    """Early exits that keep a path from running: `if cond: raise …`, `assert cond`, and `if cond: return`
+    when the condition names a switch. Keyed by the condition and the exit, so a guard that only moved is
+    the same guard."""
+    out: dict[str, tuple[int, str]] = {}
+    for n in _own_nodes(node):
+        if isinstance(n, ast.Assert):
+            out["assert:" + _dump(n.test)] = (n.lineno, _shown(n.test))
+        elif isinstance(n, ast.If) and n.body and len(n.body) <= 3:
+            last = n.body[-1]
+            if isinstance(last, ast.Raise) and last.exc is not None:
+                out[f"raise:{_name_of(last.exc)}:" + _dump(n.test)] = (n.lineno, _shown(n.test))
+            elif isinstance(last, ast.Return) and any(_is_switch(_name_of(x)) for x in ast.walk(n.test)):
+                out["return:" + _dump(n.test)] = (n.lineno, _shown(n.test))
+    return out
+
+
+def _own_nodes(node: ast.AST) -> Iterable[ast.AST]:
+    """The nodes of a function's own body, not of functions or classes nested in it."""
+    stack = list(ast.iter_child_nodes(node))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        yield n
+        stack.extend(ast.iter_child_nodes(n))
+
+
+def _switch_answer(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
+    """`def supports_x(self): return True`: a capability switch stated as a method."""
+    if not _is_switch(node.name) and not node.name.startswith(("is_", "can_", "has_")):
+        return None
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Constant):
+        value = body[0].value.value
+        return value if isinstance(value, bool) else None
+    return None
+
+
+def _is_classvar(annotation: ast.expr) -> bool:
+    return _name_of(annotation) == "ClassVar"
+
+
+def _field(name: str, node: ast.AnnAssign) -> _Field:
+    value = node.value
+    default: ast.expr | None = value
+    deprecated = False
+    if isinstance(value, ast.Call) and _name_of(value.func) in _FIELD_CALLS:
+        default = (
+            _keyword(value, "default") or _keyword(value, "default_factory") or _keyword(value, "factory")
+        )
+        if default is None and value.args:
+            default = value.args[0]  # Field(0.0), field(...) positional default
+        deprecated = _truthy(_keyword(value, "deprecated"))
+    return _Field(name, node.lineno, _dump(node.annotation), default, deprecated)
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _truthy(node: ast.expr | None) -> bool:
+    if node is None:
+        return False
+    value, ok = _literal(node)
+    return bool(value) if ok else True
+
+
+def _string_args(call: ast.Call) -> list[str]:
+    return [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+
+
+def _is_str(node: ast.expr, prefix: str) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(prefix)
+
+
+def _const_str(node: ast.AST) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _first_string(call: ast.Call) -> str:
+    for a in call.args:
+        text = _const_str(a)
+        if text is None and isinstance(a, ast.JoinedStr):  # an f-string: its holes shown as {expression}
+            text = "".join(
+                str(v.value) if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+                for v in a.values
+                if isinstance(v, ast.Constant | ast.FormattedValue)
+            )
+        if text:
+            return " ".join(text.split())
+    return ""
+
+
+def _is_environ(node: ast.AST) -> bool:
+    return _name_of(node) == "environ"
+
+
+def _env_read(call: ast.Call, name: str) -> tuple[str, ast.expr | None] | None:
+    """("APP_X", default) for getenv("APP_X", d), os.environ.get("APP_X", d), env.bool("APP_X"), ..."""
+    func = call.func
+    reads = (
+        "env" in name.lower()
+        or (name in ("get", "pop") and isinstance(func, ast.Attribute) and _is_environ(func.value))
+        or (
+            isinstance(func, ast.Attribute)
+            and "env" in _name_of(func.value).lower()
+            and name in ("get", "str", "int", "bool", "float", "list", "json")
+        )
+    )
+    if not reads or not call.args:
+        return None
+    key = _const_str(call.args[0])
+    if key is None or not _ENV_NAME.fullmatch(key):
+        return None
+    default = call.args[1] if len(call.args) > 1 else _keyword(call, "default")
+    return key, default
+
+
+def _deprecation(call: ast.Call, name: str) -> str | None:
+    """The message of a deprecation warning raised or logged by this call, else None."""
+    if (
+        name == "warn"
+        and isinstance(call.func, ast.Attribute | ast.Name)
+        and _name_of(getattr(call.func, "value", None)) in ("warnings", "")
+    ):
+        category = call.args[1] if len(call.args) > 1 else _keyword(call, "category")
+        if category is not None and (
+            "Deprecat" in _name_of(category) or _name_of(category) in _DEPRECATION_CATEGORIES
+        ):
+            return _first_string(call)
+        return None
+    if name in ("deprecated", "deprecate", "warn_deprecated", "deprecation_warning"):
+        return _first_string(call)
+    if name in _LOG_METHODS and isinstance(call.func, ast.Attribute):
+        message = _first_string(call)
+        if "deprecat" in message.lower():
+            return message
+    return None
+
+
+def _route_of(deco: ast.Call) -> str | None:
+    method = _ROUTE_METHODS.get(_name_of(deco.func))
+    path = _const_str(deco.args[0]) if deco.args else _const_str(_keyword(deco, "path") or ast.Constant(None))
+    if method is None or path is None or not path.startswith("/"):
+        return None
+    if _name_of(deco.func) in ("route", "api_route"):
+        methods = _keyword(deco, "methods")
+        listed, ok = _literal(methods) if methods is not None else (None, False)
+        if ok and isinstance(listed, list | tuple | set) and listed:
+            return ",".join(sorted(str(m).upper() for m in listed)) + " " + path
+    return f"{method} {path}"
+
+
+def _route_call(call: ast.Call, name: str) -> str | None:
+    strings = _string_args(call)
+    paths = [s for s in strings if s.startswith("/")]
+    if not paths:
+        return None
+    path = paths[0]
+    verbs = [
+        s.upper()
+        for s in strings
+        if s.upper() in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "*")
+    ]
+    if name.startswith("add_") and name[4:].upper() in ("GET", "POST", "PUT", "DELETE", "PATCH"):
+        verbs = [name[4:].upper()]
+    methods = _keyword(call, "methods")
+    listed, ok = _literal(methods) if methods is not None else (None, False)
+    if ok and isinstance(listed, list | tuple | set) and listed:
+        verbs = [str(m).upper() for m in listed]
+    if "websocket" in name.lower():
+        verbs = ["WS"]
+    return f"{','.join(sorted(verbs)) or '*'} {path}"
+
+
+def _scoped(scope: str, node: ast.AST) -> str:
+    """The scope inside node: a function or class adds its name."""
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return f"{scope}.{node.name}" if scope else node.name
+    return scope
+
+
+def _outer_kept(qual: str, old: dict[str, _Def], new: dict[str, _Def]) -> bool:
+    """A member counts on its own only while its class stays public: a removed class is one removal."""
+    return _outers_public(qual, new)
+
+
+def _outer_new(qual: str, old: dict[str, _Def], new: dict[str, _Def]) -> bool:
+    """A member counts on its own only when its class was public before: a new (or newly exported)
+    class is one addition."""
+    return _outers_public(qual, old)
+
+
+def _outers_public(qual: str, defs: dict[str, _Def]) -> bool:
+    parts = qual.split(".")
+    outers = (defs.get(".".join(parts[:i])) for i in range(1, len(parts)))
+    return all(d is not None and d.public for d in outers)

@@ -1,0 +1,513 @@
+"""Release notes read as an answer key: each format's headings, items and references, and what an
+unlisted pull request means."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from analysis.evaluation.release_notes import (
+    MIN_LISTED,
+    UNLISTED,
+    Category,
+    Landed,
+    candidates,
+    heading_category,
+    item_category,
+    notes_key,
+    parse,
+)
+
+B, F, C, D, P, X, DOC, INT, OTH = (
+    Category.BREAKING,
+    Category.FEATURE,
+    Category.CHANGE,
+    Category.DEPRECATION,
+    Category.PERFORMANCE,
+    Category.FIX,
+    Category.DOCS,
+    Category.INTERNAL,
+    Category.OTHER,
+)
+
+
+@pytest.mark.parametrize(
+    ("heading", "category"),
+    [
+        ("Breaking Changes", B),
+        ("💥 Breaking changes", B),
+        ("Backwards-incompatible Changes", B),
+        ("Backward incompatible changes", B),
+        ("Removed", B),
+        ("Compatibility Notes", B),
+        ("New Features", F),
+        ("Features", F),
+        ("Added", F),
+        ("Enhancements", F),
+        ("Stabilized APIs", F),
+        ("Changes", C),
+        ("Changed", C),
+        ("Deprecations", D),
+        ("Deprecated", D),
+        ("Performance", P),
+        ("⚡️ Performance improvements", P),
+        ("Fixes", X),
+        ("Bug Fixes", X),
+        ("Bugfixes", X),
+        ("Fixed", X),
+        ("Security", X),
+        ("Docs", DOC),
+        ("Documentation", DOC),
+        ("Translations", DOC),
+        ("Internal", INT),
+        ("Internal Changes", INT),
+        ("Minor Internal Improvements", INT),
+        ("Refactors", INT),
+        ("Upgrades", INT),
+        ("Packaging", INT),
+        ("CI", INT),
+        ("Chores", INT),
+        ("Maintenance", INT),
+        ("Dependencies", INT),
+        ("Improved Documentation", DOC),
+        ("New Contributors", "ignore"),
+        ("Contributors", "ignore"),
+        # A release, not a kind of change.
+        ("v2.14.0b1 (2026-08-06)", None),
+        ("[1.2.0] - 2025-01-02", None),
+        ("What's Changed", None),
+        ("Latest Changes", None),
+        ("Unreleased", None),
+        ("Language", None),
+        ("`pydantic-core`", None),
+    ],
+)
+def test_headings_name_categories_by_general_words(heading, category):
+    assert heading_category(heading) == category
+
+
+@pytest.mark.parametrize(
+    ("item", "category"),
+    [
+        ("feat: add retries", F),
+        ("feat(cli)!: drop --old", B),
+        ("fix(parser): handle tabs", X),
+        ("docs: typo", DOC),
+        ("chore(deps): bump x", INT),
+        ("perf: faster walk", P),
+        ("[Bugfix] Handle empty batch", X),
+        ("[Doc] Fix link", DOC),
+        ("✨ Add support for lifespans", F),
+        ("🐛 Fix crash", X),
+        ("🌐 Add Japanese translation for Tutorial", DOC),
+        ("⬆️ Bump ruff", INT),
+        ("👷 Update CI", INT),
+        ("💥 Remove Python 3.8 support", B),
+        ("Add support for something", None),
+    ],
+)
+def test_items_under_no_category_take_their_own_prefix(item, category):
+    assert item_category(item) == category
+
+
+GITHUB_CATEGORISED = """\
+<!-- markdownlint-disable no-bare-urls -->
+
+## v3.1.0 (2026-02-01)
+
+[GitHub release](https://github.com/acme/widgets/releases/tag/v3.1.0)
+
+### What's Changed
+
+Some prose that mentions nothing.
+
+#### New Features
+
+* Add `Frobnicator` by @ann in [#301](https://github.com/acme/widgets/pull/301)
+* Support the new core by @bob in [acme/widgets-core#77](https://github.com/acme/widgets-core/pull/77)
+
+#### Changes
+
+* **Breaking Change:** rename `old_name` by @ann in [#302](https://github.com/acme/widgets/pull/302)
+* Drop support for Python 3.9 by @bob in [#303](https://github.com/acme/widgets/pull/303)
+
+#### Performance
+
+##### Internal Improvements
+
+* ⚡️ Speed up `walk()` by 30% by @cy in [#304](https://github.com/acme/widgets/pull/304)
+
+#### Fixes
+
+* Fix the thing by @dee in [#305](https://github.com/acme/widgets/pull/305)
+* Fix a link whose text names another repository's PR by @dee in [#78](https://github.com/acme/widgets-core/pull/78)
+
+#### Packaging
+
+* Bump the core to v2 by @ann in [#306](https://github.com/acme/widgets/pull/306)
+* Also ships the Frobnicator by @ann in [#301](https://github.com/acme/widgets/pull/301)
+
+### New Contributors
+
+* @dee made their first contribution in [#305](https://github.com/acme/widgets/pull/305)
+* @eve made their first contribution in [#399](https://github.com/acme/widgets/pull/399)
+
+## v3.0.1 (2026-01-10)
+
+### What's Changed
+
+* Fix a crash in patch releases by @ann in [#290](https://github.com/acme/widgets/pull/290)
+
+**Full Changelog**: https://github.com/acme/widgets/compare/v3.0.0...v3.0.1
+"""
+
+
+def test_github_whats_changed_with_category_headings():
+    notes = parse(GITHUB_CATEGORISED, "acme/widgets")
+    assert notes.home == "acme/widgets"
+    assert notes.prs == {
+        301: F,  # also under Packaging: the most significant category stays
+        302: B,  # the item says it is breaking, whatever its section
+        303: C,
+        304: INT,  # the innermost heading with a category word decides
+        305: X,  # a first-contribution line lists nobody's change
+        306: INT,
+        290: OTH,  # a patch release's flat list names no category
+    }
+    assert 77 not in notes.prs and 78 not in notes.prs and 399 not in notes.prs
+    assert notes.counts == {"breaking": 1, "feature": 1, "change": 1, "fix": 1, "internal": 2, "other": 1}
+
+
+def test_the_callers_repository_decides_which_links_are_its_own():
+    text = (
+        "### Fixes\n\n"
+        "* one in https://github.com/acme/core/pull/1\n"
+        "* two in https://github.com/acme/core/pull/2\n"
+        "* three in https://github.com/acme/widgets/pull/3\n"
+    )
+    assert set(parse(text).prs) == {1, 2}  # the repository its links name most often
+    assert set(parse(text, "Acme/Widgets").prs) == {3}
+
+
+GITHUB_FLAT = """\
+## What's Changed
+* feat: add a --json flag by @ann in https://github.com/acme/tool/pull/41
+* fix(io): close the file by @bob in https://github.com/acme/tool/pull/42
+* Update README.md by @cy in https://github.com/acme/tool/pull/43
+* chore(deps): bump click from 8.1 to 8.2 by @dependabot[bot] in https://github.com/acme/tool/pull/44
+
+## New Contributors
+* @cy made their first contribution in https://github.com/acme/tool/pull/43
+
+**Full Changelog**: https://github.com/acme/tool/compare/v1.0.0...v1.1.0
+"""
+
+
+def test_github_generated_list_without_categories_uses_each_items_prefix():
+    assert parse(GITHUB_FLAT).prs == {41: F, 42: X, 43: OTH, 44: INT}
+
+
+KEEP_A_CHANGELOG = """\
+# Changelog
+
+All notable changes to this project will be documented in this file.
+
+## [Unreleased]
+
+### Added
+- A `--since` option ([#12](https://github.com/acme/cli/pull/12)).
+
+## [1.1.0] - 2025-06-01
+
+### Added
+- Retries on 5xx (#10)
+- Nested list item:
+  - with details (#11)
+
+### Changed
+- The default timeout is 30 s (#9)
+
+### Deprecated
+- `--old-flag` (#8)
+
+### Removed
+- Python 3.8 support (#7)
+
+### Fixed
+- A crash on empty input (#6)
+
+### Security
+- Escape user names in logs (#5)
+
+[Unreleased]: https://github.com/acme/cli/compare/v1.1.0...HEAD
+[1.1.0]: https://github.com/acme/cli/compare/v1.0.0...v1.1.0
+"""
+
+
+def test_keep_a_changelog():
+    assert parse(KEEP_A_CHANGELOG).prs == {12: F, 10: F, 11: F, 9: C, 8: D, 7: B, 6: X, 5: X}
+
+
+FRAMEWORK_NOTES = """\
+# Release Notes
+
+## Latest Changes
+
+* ✨ Add support for lifespan state. PR [#2001](https://github.com/acme/web/pull/2001) by [@ann](https://github.com/ann).
+* 🌐 Add Korean translation for `docs/ko/docs/index.md`. PR [#2002](https://github.com/acme/web/pull/2002) by [@bob](https://github.com/bob).
+* ⬆ Bump ruff from 0.5 to 0.6. PR [#2003](https://github.com/acme/web/pull/2003) by [@dependabot[bot]](https://github.com/apps/dependabot).
+
+## 0.110.0
+
+### Breaking Changes
+
+* Require the core library > `1.0.0`.
+    * Remove the deprecated parameter `skip_defaults`.
+    * PR [#1862](https://github.com/acme/web/pull/1862).
+
+### Features
+
+* ✨ Add `HTTPConnection` injection. PR [#1827](https://github.com/acme/web/pull/1827) by [@cy](https://github.com/cy).
+
+### Refactors
+
+* ♻️ Simplify the router. PR [#1830](https://github.com/acme/web/pull/1830) by [@cy](https://github.com/cy).
+
+### Docs
+
+* 📝 Fix typo in the tutorial. PR [#1831](https://github.com/acme/web/pull/1831) by [@dee](https://github.com/dee).
+
+### Translations
+
+* 🌐 Add Japanese translation for Tutorial - Body. PR [#1683](https://github.com/acme/web/pull/1683) by [@eve](https://github.com/eve).
+
+### Internal
+
+* 👷 Update the docs preview action. PR [#1840](https://github.com/acme/web/pull/1840) by [@ann](https://github.com/ann).
+
+```python
+# code blocks list nothing: #9999
+```
+"""
+
+
+def test_framework_notes_with_gitmoji_and_nested_items():
+    assert parse(FRAMEWORK_NOTES).prs == {
+        2001: F,
+        2002: DOC,
+        2003: INT,
+        1862: B,  # referenced in a sub-item of a breaking change
+        1827: F,
+        1830: INT,
+        1831: DOC,
+        1683: DOC,
+        1840: INT,
+    }
+
+
+TOWNCRIER_RST = """\
+Changelog
+=========
+
+25.1.0 (2025-03-01)
+-------------------
+
+Backwards-incompatible Changes
+^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+
+- Python 3.8 is no longer supported.
+  `#1301 <https://github.com/acme/lib/issues/1301>`_
+
+Deprecations
+^^^^^^^^^^^^
+
+- ``lib.old()`` warns. :pr:`1302`
+
+Changes
+^^^^^^^
+
+- ``lib.define()`` accepts ``slots``. :issue:`1303`
+
+
+Improved Documentation
+^^^^^^^^^^^^^^^^^^^^^^
+
+- Explain hashing. `#1304 <https://github.com/acme/lib/pull/1304>`_
+
+Misc
+^^^^
+
+- `#1305 <https://github.com/acme/lib/issues/1305>`_
+"""
+
+
+def test_towncrier_restructuredtext():
+    assert parse(TOWNCRIER_RST).prs == {1301: B, 1302: D, 1303: C, 1304: DOC, 1305: OTH}
+
+
+COMPILER_NOTES = """\
+Version 1.90.0 (2026-01-08)
+===========================
+
+<a id="1.90.0-Language"></a>
+
+Language
+--------
+- [Stabilize `let` chains](https://github.com/acme/lang/pull/132833/)
+- [Lint on unused parens][133001]
+
+Compiler
+--------
+- Target changes:
+  - [Promote `riscv64` to Tier 2.](https://github.com/acme/lang/pull/133010/)
+
+Cargo
+-----
+- [feat: add `info` subcommand](https://github.com/acme/pkg/pull/14141/)
+
+Compatibility Notes
+-------------------
+- [Disallow setting built-in cfgs on the command line](https://github.com/acme/lang/pull/126158)
+- The new sort may panic on a bad `Ord` (#128254).
+
+Internal Changes
+----------------
+
+These changes do not affect any public interfaces.
+
+- [Update to LLVM 21](https://github.com/acme/lang/pull/127513)
+
+[133001]: https://github.com/acme/lang/pull/133001
+"""
+
+
+def test_compiler_style_notes_with_underlined_headings_and_reference_links():
+    notes = parse(COMPILER_NOTES, "acme/lang")
+    assert notes.prs == {
+        132833: OTH,
+        133001: OTH,
+        133010: OTH,
+        126158: B,
+        128254: B,
+        127513: INT,
+    }
+    assert 14141 not in notes.prs  # another repository's
+    assert notes.unclassified_headings == ("language", "compiler")
+
+
+def test_bold_lines_act_as_headings():
+    text = "## 2.0\n\n**Features**\n\n- New API (#1)\n\n**Bug fixes:**\n\n- A crash (#2)\n\n## 1.9\n\n- Old (#3)\n"
+    assert parse(text).prs == {1: F, 2: X, 3: OTH}
+
+
+def test_references_in_every_shape():
+    text = (
+        "### Fixes\n"
+        "- (#1) and #2, [#3](https://github.com/o/r/pull/3), https://github.com/o/r/pull/4/files\n"
+        "- https://github.com/o/r/issues/5 and o/r#6 and :pr:`7` and gh GitLab https://gitlab.com/o/r/-/merge_requests/8\n"
+        "- not references: &#9; page#10 v1.2#11 `abc`#x\n"
+    )
+    assert set(parse(text, "o/r").prs) == {1, 2, 3, 4, 5, 6, 7, 8}
+
+
+# Four lines of pydantic's HISTORY.md (MIT), as written.
+PYDANTIC_EXCERPT = """\
+## v2.11.0 (2025-03-27)
+
+[GitHub release](https://github.com/pydantic/pydantic/releases/tag/v2.11.0)
+
+### What's Changed
+
+#### New Features
+
+* Add `encoded_string()` method to the URL types by @YassinNouh21 in [#11580](https://github.com/pydantic/pydantic/pull/11580)
+
+#### Fixes
+
+* Fix deferred discriminator application logic by @Viicos in [#11591](https://github.com/pydantic/pydantic/pull/11591)
+
+#### Packaging
+
+* Bump `pydantic-core` to v2.33.0 by @Viicos in [#11631](https://github.com/pydantic/pydantic/pull/11631)
+
+### New Contributors
+
+* @cmenon12 made their first contribution in [#11562](https://github.com/pydantic/pydantic/pull/11562)
+"""
+
+
+def test_a_real_excerpt():
+    assert parse(PYDANTIC_EXCERPT, "pydantic/pydantic").prs == {11580: F, 11591: X, 11631: INT}
+
+
+def test_candidates_are_a_bounded_list_in_order():
+    tree = [
+        "src/changelog.py",
+        "docs/en/docs/release-notes.md",
+        "HISTORY.md",
+        "docs/changelog.rst",
+        "CHANGES.rst",
+        "packages/x/CHANGELOG.md",
+        "docs/img/changelog.png",
+        "README.md",
+    ]
+    assert candidates(tree) == [
+        "CHANGES.rst",
+        "HISTORY.md",
+        "docs/changelog.rst",
+        "docs/en/docs/release-notes.md",
+    ]
+    many = [f"docs/v{i}/changelog.md" for i in range(20)]
+    assert len(candidates(many)) == 6
+
+
+T0 = datetime(2025, 3, 1, tzinfo=UTC)
+
+
+def span_of(prs: list[int | None]) -> list[Landed]:
+    return [Landed(f"{i:040x}", T0 + timedelta(hours=i), pr) for i, pr in enumerate(prs)]
+
+
+def test_a_repository_that_lists_its_changes_makes_unlisted_prs_not_release_worthy():
+    # PRs 0..99 land in order; the notes list every third one from 10 to 70.
+    listed = {n: (F if n % 2 else X) for n in range(10, 71, 3)}
+    notes = parse(
+        "".join(f"### {'Features' if c == F else 'Fixes'}\n- x (#{n})\n" for n, c in listed.items())
+    )
+    span = span_of([*range(100), None])
+    key = notes_key(notes, span)
+    assert key.listed == len(listed) >= MIN_LISTED and key.lists_changes
+    by_pr = {c.pr: key.answers[c.sha] for c in span}
+    assert by_pr[13] == "feature" and by_pr[10] == "fix" and by_pr[11] == UNLISTED
+    # Before the first and after the last listed PR the notes say nothing (not written yet, or older).
+    assert by_pr[5] is None and by_pr[80] is None and by_pr[None] is None
+    assert (
+        key.with_pr == 61
+        and key.covered_from == span[10].committed_at
+        and key.covered_to == span[70].committed_at
+    )
+    assert "21 of the 61 pull requests" in key.reason and "not release-worthy" in key.reason
+
+
+def test_too_few_listed_prs_leave_unlisted_ones_unknown():
+    notes = parse("### Features\n- a (#3)\n- b (#50)\n")
+    key = notes_key(notes, span_of(list(range(100))))
+    assert not key.lists_changes and key.listed == 2
+    assert sorted(v for v in key.answers.values() if v) == ["feature", "feature"]
+    assert "left out" in key.reason
+
+
+def test_notes_that_list_none_of_the_span():
+    key = notes_key(parse("### Fixes\n- a (#9999)\n"), span_of([1, 2, 3]))
+    assert key.listed == 0 and set(key.answers.values()) == {None}
+    assert key.reason == "the notes list none of the span's pull requests"
+
+
+def test_hostile_lines_do_not_stall_the_parser():
+    # Each of these made a backtracking pattern rescan the rest of the line from every start (seconds
+    # to minutes per line); the parser's patterns are linear, and the real entry after them still counts.
+    hostile = ["[" * 30000, "[a" * 30000, "[a](" * 30000, "# " + " " * 30000 + "x", "**" + " **" * 10000,
+               ":pr:`" * 10000, "<!--" * 10000 + "-->"]  # fmt: skip
+    text = "\n".join(hostile) + "\n### Fixes\n" + "\n".join(hostile[:3]) + "\n- the real one (#7)\n"
+    assert parse(text).prs == {7: X}

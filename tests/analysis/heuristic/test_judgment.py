@@ -1,0 +1,479 @@
+"""Impact and risk (issue 16): the two scores, the tier they make, the reason that names the decisive
+facts of each, and every misjudgment the issue lists, each built from the real commit's shape."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from analysis.heuristic import analyze, judge_commit, rank
+from analysis.history.followups import PastCommit
+from analysis.history.index import BranchCommit, HistoryIndex
+from analysis.models import Importance, SurfaceChange, SurfaceKind
+from analysis.paths import PathKind, classify_path
+from tests.analysis.heuristic.test_heuristic import fc, make
+
+LOW, MEDIUM, HIGH = Importance.LOW, Importance.MEDIUM, Importance.HIGH
+DAY = datetime(2026, 1, 29, 12, 0, tzinfo=UTC)
+
+
+def hunk(
+    removed: list[str], added: list[str], context_before: list[str] = (), context_after: list[str] = ()
+) -> str:
+    body = [f" {x}" for x in context_before] + [f"-{x}" for x in removed] + [f"+{x}" for x in added]
+    body += [f" {x}" for x in context_after]
+    old = len(context_before) + len(removed) + len(context_after)
+    new = len(context_before) + len(added) + len(context_after)
+    return f"@@ -120,{old} +120,{new} @@ def f():\n" + "\n".join(body)
+
+
+# ---------------------------------------------------------------- the two scores and the reason
+
+
+def test_a_breaking_change_is_high_whatever_its_size_and_the_reason_says_impact_decided() -> None:
+    # vllm: a user-facing config field renamed without an alias broke every user's --compilation-config;
+    # it ranked medium with no compatibility risk listed.
+    renamed = SurfaceChange(
+        SurfaceKind.FIELD_RENAMED,
+        "CompilationConfig.level",
+        "vllm/config/compilation.py",
+        line=88,
+        old="CompilationConfig.level",
+        new="CompilationConfig.mode",
+    )
+    commit = make(
+        "[Config] Rename compilation level to mode (#27000)",
+        fc("vllm/config/compilation.py", 20, 14),
+        fc("vllm/compilation/backends.py", 3, 3),
+        surface=(renamed,),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == HIGH
+    assert reason.startswith(
+        "impact (high): breaks users: renames config field `CompilationConfig.level` → `CompilationConfig.mode`"
+        " (no alias); risk (low): 40 changed lines in 2 files (size prior: low)"
+    )
+    assert reason.endswith("decided by impact")
+    a = analyze(commit, "en")
+    assert a.impact_score == 3.0 and a.risk_score is not None and a.risk_score > 0
+    assert any(
+        r.startswith("Breaking change (renames config field `CompilationConfig.level`") for r in a.risks
+    )
+    assert "breaks users: renames config field" in a.insights["compatibility"]
+    assert any("migration path" in r for r in a.recommendations)
+    zh = analyze(commit, "zh")
+    assert zh.importance_reason.startswith(
+        "影响（高）：破坏兼容：将配置字段 `CompilationConfig.level` 重命名为"
+    )
+    assert "（无别名）" in zh.importance_reason and zh.importance_reason.endswith("由影响决定")
+
+
+def test_a_rename_that_keeps_an_alias_is_not_breaking() -> None:
+    aliased = SurfaceChange(
+        SurfaceKind.FIELD_RENAMED,
+        "Config.level",
+        "src/widget/config.py",
+        old="Config.level",
+        new="Config.mode",
+        aliased=True,
+    )
+    importance, reason = rank(
+        make("Rename level", fc("src/widget/config.py", 6, 2), surface=(aliased,)), "en"
+    )
+    assert importance == MEDIUM
+    assert "users should know: renames config field `Config.level` → `Config.mode` (alias kept)" in reason
+
+
+def test_a_switch_that_re_enables_a_path_is_at_least_medium() -> None:
+    # vllm: a 6-line change re-enabling expert parallelism for an FP8 MoE backend ranked low.
+    flipped = SurfaceChange(
+        SurfaceKind.SWITCH_FLIPPED,
+        "Fp8MoEMethod.supports_expert_parallel",
+        "vllm/model_executor/layers/quantization/fp8.py",
+        old="False",
+        new="True",
+    )
+    commit = make(
+        "[Bugfix] Re-enable EP for FP8 MoE with FlashInfer (#28000)",
+        fc("vllm/model_executor/layers/quantization/fp8.py", 3, 3),
+        surface=(flipped,),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM
+    assert "changes behaviour: flips `Fp8MoEMethod.supports_expert_parallel`: `False` → `True`" in reason
+
+
+def test_a_switch_flip_is_found_in_the_patch_when_the_files_were_not_parsed() -> None:
+    patch = hunk(
+        ["    supports_expert_parallel: bool = False"], ["    supports_expert_parallel: bool = True"]
+    )
+    commit = make("Re-enable EP", fc("src/widget/layers/fp8.py", 1, 1, patch))
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM
+    assert "flips switches `supports_expert_parallel: false → true`" in reason
+
+
+def test_a_behaviour_change_is_at_least_medium_and_risk_decides_above_that() -> None:
+    changed = SurfaceChange(
+        SurfaceKind.DEFAULT_CHANGED,
+        "widget.engine.Engine.timeout",
+        "src/widget/engine.py",
+        old="30",
+        new="60",
+    )
+    small = make("Longer timeout", fc("src/widget/engine.py", 1, 1), surface=(changed,))
+    importance, reason = rank(small, "en")
+    assert importance == MEDIUM
+    assert (
+        "impact (medium): changes behaviour: default of `widget.engine.Engine.timeout`: `30` → `60`" in reason
+    )
+    assert reason.endswith("decided by impact")
+    big = make("Longer timeout", fc("src/widget/engine.py", 900, 100), surface=(changed,))
+    assert rank(big, "en")[0] == HIGH and rank(big, "en")[1].endswith("decided by risk")
+
+
+def test_a_change_deep_in_the_package_weighs_one_step_less() -> None:
+    # vllm: a public-named method of a model's internal class removed breaks few users; the same in a
+    # module users import from breaks them.
+    deep = SurfaceChange(
+        SurfaceKind.REMOVED,
+        "pkg.model_executor.models.llama.LlamaMLP.fuse",
+        "pkg/model_executor/models/llama.py",
+    )
+    importance, reason = rank(
+        make("Refactor", fc("pkg/model_executor/models/llama.py", 4, 20), surface=(deep,)), "en"
+    )
+    assert importance == MEDIUM
+    assert (
+        "impact (medium): breaks callers of modules deep in the package: removes `pkg.model_executor.models.llama.LlamaMLP.fuse`"
+        in reason
+    )
+    top = SurfaceChange(SurfaceKind.REMOVED, "pkg.api.connect", "pkg/api.py")
+    assert rank(make("Refactor", fc("pkg/api.py", 4, 20), surface=(top,)), "en")[0] == HIGH
+    added_deep = SurfaceChange(SurfaceKind.ADDED, "pkg.a.b.c.helper", "pkg/a/b/c.py")
+    assert rank(make("Helper", fc("pkg/a/b/c.py", 6, 0), surface=(added_deep,)), "en")[0] == LOW
+    option = SurfaceChange(SurfaceKind.OPTION_ADDED, "--fast", "pkg/a/b/cli_args.py")
+    assert rank(make("Flag", fc("pkg/a/b/cli_args.py", 6, 0), surface=(option,)), "en")[0] == MEDIUM
+
+
+def test_a_new_capability_is_at_least_medium_and_risk_decides_above_that() -> None:
+    added = SurfaceChange(SurfaceKind.OPTION_ADDED, "--max-batch", "src/widget/cli.py")
+    small = make("Add --max-batch", fc("src/widget/cli.py", 8, 0), surface=(added,))
+    assert rank(small, "en")[0] == MEDIUM
+    big = make("Add --max-batch", fc("src/widget/cli.py", 800, 100), surface=(added,))
+    importance, reason = rank(big, "en")
+    assert importance == HIGH
+    assert "impact (medium): new capability: adds option `--max-batch`" in reason
+    assert reason.endswith("decided by risk")
+
+
+def test_surface_changes_in_files_users_do_not_run_count_for_nothing() -> None:
+    removed = SurfaceChange(SurfaceKind.REMOVED, "helper", "examples/demo.py")
+    commit = make("Tidy example", fc("examples/demo.py", 3, 20), surface=(removed,))
+    assert rank(commit, "en")[0] == LOW
+
+
+def test_scores_are_stated_without_the_text() -> None:
+    judgment = judge_commit(make("Tweak", fc("src/widget/engine.py", 5, 5)))
+    assert (judgment.importance, judgment.impact, judgment.decided_by) == (LOW, 0.0, "both")
+    assert judgment.risk > 0
+
+
+# ---------------------------------------------------------------- what ships: examples, samples
+
+
+def test_an_example_tree_the_packaging_does_not_ship_is_docs() -> None:
+    # FastAPI: docs_src/ (458 files beside 49 in the package) counted as shipped code, so docs commits
+    # touching it were half high. With the packaging's answer, Python files it does not ship are not code.
+    files = [fc(f"docs_src/dependencies/tutorial0{i}_an_py310.py", 40, 10) for i in range(10)]
+    files.append(fc("docs/en/docs/tutorial/dependencies/index.md", 200, 50))
+    commit = make("📝 Update dependencies tutorial", *files, shipped=frozenset())
+    importance, reason = rank(commit, "en")
+    assert importance == LOW
+    assert "nothing users run changed" in reason
+    # The same paths with the packaging unknown: today's path rules, by size.
+    assert rank(make("📝 Update dependencies tutorial", *files), "en")[0] != LOW
+
+
+def test_a_shipped_file_is_code_whatever_its_folder_is_called() -> None:
+    commit = make(
+        "Sampler",
+        fc("pkg/examples/runtime_hooks.py", 300, 77),
+        shipped=frozenset({"pkg/examples/runtime_hooks.py"}),
+    )
+    assert rank(commit, "en")[0] == MEDIUM
+
+
+def test_a_sample_folder_inside_the_package_is_code_not_examples() -> None:
+    # vllm: a 377-line sampler change ranked low because every sample/ folder counted as examples.
+    assert classify_path("vllm/v1/sample/sampler.py") == PathKind.SOURCE
+    assert classify_path("vllm/v1/sample/ops/topk_topp_sampler.py") == PathKind.SOURCE
+    assert classify_path("sample/app.py") == PathKind.EXAMPLE  # a top-level sample app is an example
+    assert classify_path("src/examples/basic.py") == PathKind.EXAMPLE  # plural names stay examples anywhere
+    commit = make(
+        "[Perf] Faster top-k/top-p sampling (#29000)",
+        fc("vllm/v1/sample/ops/topk_topp_sampler.py", 301, 76),
+    )
+    assert rank(commit, "en")[0] == MEDIUM
+
+
+# ---------------------------------------------------------------- prose, security evidence
+
+
+_DOCSTRING_TYPO = (
+    "@@ -1259,7 +1259,7 @@ def Field(  # noqa: C901\n"
+    "         max_length: Maximum length for iterables.\n"
+    "         pattern: Pattern for strings (a regular expression).\n"
+    "         allow_inf_nan: Allow `inf`, `-inf`, `nan`. Only applicable to float and numbers.\n"
+    "-        max_digits: Maximum number of allow digits for strings.\n"
+    "+        max_digits: Maximum number of allowed digits for numbers.\n"
+    "         decimal_places: Maximum number of decimal places allowed for numbers.\n"
+    "         union_mode: The strategy to apply when validating a union. Can be `smart` (the default).\n"
+    "             See [Union Mode](../concepts/unions.md#union-modes) for details.\n"
+)
+
+
+def test_a_docstring_only_edit_is_prose_not_code() -> None:
+    # pydantic #13314: docstring fixes in the middle of a long docstring (no quote in the hunk).
+    commit = make(
+        "Fix docstring errors in Field (#13314)",
+        fc("pydantic/fields.py", 1, 1, _DOCSTRING_TYPO),
+        shipped=frozenset({"pydantic/fields.py"}),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == LOW
+    assert reason.startswith("impact (low): only comments/docstrings change in `pydantic/fields.py`")
+    # One changed line of code beside it and it is code again.
+    code = hunk(["    return a"], ["    return b"], ["def g():"])
+    mixed = make("Fix", fc("pydantic/fields.py", 1, 1, _DOCSTRING_TYPO + "\n" + code[code.index("@@") :]))
+    assert "only comments/docstrings" not in rank(mixed, "en")[1]
+
+
+def test_a_security_folder_does_not_make_a_docstring_typo_a_security_fix() -> None:
+    # FastAPI: a typo in a docstring under fastapi/security/ ranked high.
+    patch = (
+        "@@ -40,7 +40,7 @@ class OAuth2PasswordRequestForm:\n"
+        "         Doc(\n"
+        '             """\n'
+        "             The OAuth2 spec says it is required and MUST be the fixed string\n"
+        '-            "password". Nevertheless, this dependency class is permissive and\n'
+        '+            "password". Nevertheless, this dependency class is permissive and also\n'
+        "             allows not passing it.\n"
+        '             """\n'
+        "         ),\n"
+    )
+    commit = make("✏️ Fix typo in OAuth2 docs (#14000)", fc("fastapi/security/oauth2.py", 1, 1, patch))
+    importance, reason = rank(commit, "en")
+    assert importance == LOW
+    assert "security-relevant" not in reason
+    # Code changed in the same file is evidence.
+    code = hunk(
+        ["        self.grant_type = grant_type"], ["        self.grant_type = grant_type or 'password'"]
+    )
+    assert (
+        "security-relevant"
+        in rank(make("Fix grant type", fc("fastapi/security/oauth2.py", 1, 1, code)), "en")[1]
+    )
+
+
+def test_a_revert_of_a_typo_fix_is_low() -> None:
+    # pydantic #12889: Revert "Fix duplicated words in v1 comments (#12865)": comments only.
+    patch = hunk(
+        ["            # doesn't make sense since the time loop back around to 0"],
+        ["            # doesn't make sense since the time time loop back around to 0"],
+        ["        if number >= 86400:"],
+        ["            raise errors.TimeError()"],
+    )
+    commit = make(
+        'Revert "Fix duplicated words in v1 comments (#12865)" (#12889)',
+        fc("pydantic/v1/datetime_parse.py", 1, 1, patch),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == LOW
+    assert "reverts an earlier commit" in reason and "raises" not in reason
+
+
+def test_a_revert_keeps_the_weight_of_what_it_undoes_but_is_not_breaking_by_its_removals() -> None:
+    removed = SurfaceChange(SurfaceKind.REMOVED, "widget.fused_sampler", "src/widget/sampler.py")
+    commit = make(
+        'Revert "Add fused sampler (#4242)"', fc("src/widget/sampler.py", 0, 30), surface=(removed,)
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM  # undoing a capability: behaviour weight, one step over low risk
+    assert "breaks users: removes `widget.fused_sampler`" in reason
+
+
+# ---------------------------------------------------------------- packaging: versions, dependencies
+
+
+def test_dropping_a_supported_python_version_is_high() -> None:
+    # pydantic #13070 "Drop support for Python 3.9" ranked low.
+    patch = hunk(['requires-python = ">=3.9"'], ['requires-python = ">=3.10"'])
+    classifiers = hunk(
+        ['    "Programming Language :: Python :: 3.9",'], [], ['    "Programming Language :: Python :: 3.8",']
+    )
+    commit = make(
+        "Drop support for Python 3.9 (#13070)",
+        fc("pyproject.toml", 1, 2, patch + "\n" + classifiers[classifiers.index("@@") :]),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == HIGH
+    assert "breaks users: drops support for `Python 3.9`" in reason
+    # From the parsed surface facts when the files were read: found twice (requires-python and a
+    # classifier), said once.
+    dropped = SurfaceChange(SurfaceKind.SUPPORT_DROPPED, "Python 3.9", "pyproject.toml")
+    importance, reason = rank(make("Drop 3.9", fc("pyproject.toml", 1, 1), surface=(dropped, dropped)), "en")
+    assert importance == HIGH and reason.count("Python 3.9") == 1
+
+
+def test_coverage_omit_paths_are_not_dependency_changes() -> None:
+    # FastAPI: coverage `omit` entries (paths with digits) read as dependency changes.
+    patch = (
+        "@@ -200,6 +200,8 @@ omit = [\n"
+        '     "docs_src/response_model/tutorial003_04.py",\n'
+        '+    "docs_src/dependencies/tutorial013_an_py310.py",\n'
+        '+    "docs_src/dependencies/tutorial014_an_py310.py",\n'
+        " ]\n"
+    )
+    importance, reason = rank(make("Omit tutorials from coverage", fc("pyproject.toml", 2, 0, patch)), "en")
+    assert "dependency" not in reason
+    assert importance == LOW
+
+
+def test_a_tool_setting_with_a_version_is_not_a_dependency() -> None:
+    patch = "@@ -90,3 +90,3 @@\n [tool.uv]\n-required-version = '0.7.2'\n+required-version = '0.8.4'\n"
+    assert "dependency" not in rank(make("Bump uv", fc("pyproject.toml", 1, 1, patch)), "en")[1]
+    deps = '@@ -10,3 +10,3 @@\n [dependencies]\n-serde = "1.0.100"\n+serde = "1.0.200"\n'
+    assert "`serde 1.0.100 → 1.0.200`" in rank(make("Bump serde", fc("Cargo.toml", 1, 1, deps)), "en")[1]
+
+
+def test_dev_only_requirements_change_nothing_users_install() -> None:
+    patch = hunk(["pytest==8.3.0"], ["pytest==8.4.0"])
+    importance, reason = rank(make("Bump pytest", fc("requirements/test.txt", 1, 1, patch)), "en")
+    assert "dependency" not in reason and importance == LOW
+    groups = "@@ -30,3 +30,3 @@\n [dependency-groups]\n-dev = ['pytest>=8.3']\n+dev = ['pytest>=8.4']\n"
+    assert "dependency" not in rank(make("Bump pytest", fc("pyproject.toml", 1, 1, groups)), "en")[1]
+
+
+def test_a_release_version_bump_is_low_unless_it_changes_what_ships() -> None:
+    # pydantic "Prepare release v2.11.0": the version line and the release notes.
+    bump = fc("pydantic/version.py", 1, 1, hunk(["VERSION = '2.11.0b2'"], ["VERSION = '2.11.0'"]))
+    notes = fc("HISTORY.md", 33, 0)
+    importance, reason = rank(make("Prepare release v2.11.0 (#11635)", bump, notes), "en")
+    assert importance == LOW
+    assert "a release version bump only (`pydantic/version.py`)" in reason
+    pin = fc("pyproject.toml", 1, 1, hunk(["    'pydantic-core==2.33.0',"], ["    'pydantic-core==2.33.1',"]))
+    assert rank(make("Prepare release v2.11.1", bump, notes, pin), "en")[0] == MEDIUM
+
+
+# ---------------------------------------------------------------- size alone, defaults retyped
+
+
+def test_an_isolated_new_model_file_is_not_high_by_size_alone() -> None:
+    # vllm: an isolated new model file ranked high by its size.
+    commit = make(
+        "[Model] Add Foo-7B (#28500)",
+        fc("vllm/model_executor/models/foo.py", 912, 0, status="added"),
+        fc("vllm/model_executor/models/registry.py", 1, 0),
+        fc("tests/models/registry.py", 3, 0),
+        fc("docs/models/supported_models.md", 1, 0),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM
+    assert (
+        "mostly new files (`vllm/model_executor/models/foo.py`), existing code paths barely touched (medium at most)"
+        in reason
+    )
+    # New files wired in by more than a small change are not isolated.
+    wired = make(
+        "[Core] Model runner V2",
+        fc("src/widget/runner2.py", 900, 0, status="added"),
+        fc("src/widget/sched.py", 60, 20),
+    )
+    assert rank(wired, "en")[0] == HIGH
+
+
+def test_a_number_retyped_as_the_same_string_is_no_changed_default() -> None:
+    # vllm: a benchmark-dataset feature ranked high because `default 0.0 → "0.0"` read as a changed default.
+    patch = hunk(
+        ['    parser.add_argument("--temperature", type=float, default=0.0)'],
+        ['    parser.add_argument("--temperature", type=float, default="0.0")'],
+    )
+    importance, reason = rank(
+        make("[Bench] New dataset", fc("vllm/benchmarks/datasets.py", 1, 1, patch)), "en"
+    )
+    assert "default" not in reason
+    assert importance == LOW
+    really = hunk(['    p.add_argument("--t", default=0.0)'], ['    p.add_argument("--t", default=0.7)'])
+    assert "default 0.0 → 0.7" in rank(make("Warmer", fc("src/widget/cli.py", 1, 1, really)), "en")[1]
+
+
+def test_with_parsed_files_code_defaults_come_from_the_surface_facts() -> None:
+    patch = hunk(['    p.add_argument("--t", default=0.0)'], ['    p.add_argument("--t", default=0.7)'])
+    commit = make("Warmer", fc("src/widget/cli.py", 1, 1, patch), surface=())
+    assert "default" not in rank(commit, "en")[1]  # the parser compared the values and found none changed
+
+
+# ---------------------------------------------------------------- automated accounts
+
+
+def _past(n: int, when: datetime, lines: int, *, bot: bool) -> PastCommit:
+    return BranchCommit(f"{n:040x}", when, f"Change {n}", ((f"src/m{n % 7}.py", lines),), automated=bot)
+
+
+def test_bot_commits_are_left_out_of_the_percentile_baseline() -> None:
+    # FastAPI: one-line release-notes commits by a bot were half the history and skewed the baseline.
+    start = DAY - timedelta(days=100)
+    humans = [_past(i, start + timedelta(hours=5 * i), 10 + i % 90, bot=False) for i in range(250)]
+    bots = [_past(1000 + i, start + timedelta(hours=5 * i, minutes=1), 1, bot=True) for i in range(250)]
+    with_bots = HistoryIndex(humans + bots, [], DAY)
+    probe = make("Change", fc("src/m1.py", 40, 0))
+    facts = with_bots.facts(probe)
+    assert facts.baseline == 250 and facts.commits_seen == 500
+    # Counted as people, the bots' one-liners would sit below everything and lift every percentile.
+    as_people = HistoryIndex(
+        [PastCommit(c.sha, c.committed_at, c.message, c.files) for c in humans + bots], [], DAY
+    )
+    assert as_people.facts(probe).percentile > facts.percentile + 0.2
+    assert "of the last 180 days' 250 commits" in rank(probe, "en", history=facts)[1]
+
+
+@pytest.mark.parametrize(
+    ("name", "login", "email", "bot"),
+    [
+        ("dependabot[bot]", None, "49699333+dependabot[bot]@users.noreply.github.com", True),
+        ("github-actions", None, "github-actions@github.com", True),
+        ("Renovate Bot", None, "bot@renovateapp.com", True),
+        ("Ada", "pre-commit-ci[bot]", None, True),
+        ("Ada Lovelace", "ada", "12345+ada@users.noreply.github.com", False),
+        ("Abbot Smith", None, "abbot@example.com", False),
+    ],
+)
+def test_automated_accounts_are_known_by_their_identity(name, login, email, bot) -> None:
+    from analysis.history.automation import is_automated
+
+    assert is_automated(name, login, email) is bot
+
+
+def test_dependency_facts_from_the_packaging_replace_the_patch_rule() -> None:
+    changed = SurfaceChange(
+        SurfaceKind.DEPENDENCY_CHANGED, "typing-extensions", "pyproject.toml", old=">=4.13", new=">=4.14.1"
+    )
+    importance, reason = rank(
+        make("Bump typing-extensions", fc("pyproject.toml", 1, 1), surface=(changed,)), "en"
+    )
+    assert importance == MEDIUM
+    assert "changes dependency versions: dependency `typing-extensions`: `>=4.13` → `>=4.14.1`" in reason
+    # Parsed and no dependency fact: a version-looking line in a tool section says nothing.
+    patch = hunk(['    "pytest==8.3",'], ['    "pytest==8.4",'])
+    assert "dependency" not in rank(make("Bump", fc("pyproject.toml", 1, 1, patch), surface=()), "en")[1]
+
+
+def test_a_parameter_made_required_breaks_callers() -> None:
+    required = SurfaceChange(SurfaceKind.PARAM_REQUIRED, "widget.connect.timeout", "src/widget/net.py")
+    importance, reason = rank(
+        make("Require a timeout", fc("src/widget/net.py", 2, 1), surface=(required,)), "en"
+    )
+    assert importance == HIGH
+    assert "breaks users: makes parameter `widget.connect.timeout` required (no alias)" in reason

@@ -1,0 +1,306 @@
+"""Follow-up links mined from commit text: reverts and fix-forwards, title and body forms."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from analysis.history.followups import FollowUpKind, PastCommit, find_links, references
+from analysis.titles import is_revert_title
+
+T0 = datetime(2025, 9, 1, 12, tzinfo=UTC)
+
+
+def past(n: int, message: str, files: tuple[tuple[str, int], ...] = ()) -> PastCommit:
+    return PastCommit(f"{n:040x}", T0 + timedelta(hours=n), message, files)
+
+
+def links_of(*commits: PastCommit) -> set[tuple[str, str, str]]:
+    return {(link.original, link.follow_up, link.kind.value) for link in find_links(list(commits))}
+
+
+ORIGINAL = past(1, "[Core] Faster scheduler (#100)")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        'Revert "[Core] Faster scheduler (#100)" (#105)',
+        'Revert "[Core] Faster scheduler" (#105)',
+        '[Frontend][Core] Revert "[Core] Faster scheduler (#100)" (#105)',
+        "[Bugfix] Revert #100 (#105)",
+        "Reverts #100",
+        "Revert PR #100: it broke CI",
+        "Partial revert of #100 (#105)",
+        "Undo the scheduler change\n\nThis reverts commit " + ORIGINAL.sha[:12] + ".",
+        "Roll back\n\nReverts acme/widgets#100",
+        "Roll back\n\nReverts https://github.com/acme/widgets/pull/100",
+        'Revert "[Core] Faster sched… (#105)',  # GitHub cut the long title inside the quotes
+    ],
+)
+def test_revert_forms_link_to_the_original(message):
+    assert links_of(ORIGINAL, past(2, message)) == {(ORIGINAL.sha, f"{2:040x}", "revert")}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "[Bugfix] Fix DeepGEMM after #100 (#106)",
+        "Fix spec decode memory regression from #100",
+        "[ROCm] Fix build caused by #100",
+        "Fix wrong selection introduced by #100",
+        "Follow-up to #100: fix the crash on empty batches",
+        "Fix #100 (#106)",
+        "Tidy up\n\nThe scheduler was broken by #100; this restores the old order.",
+        "Tidy up\n\nRegression introduced in https://github.com/acme/widgets/pull/100 is fixed here.",
+    ],
+)
+def test_fix_forward_forms_link_to_the_original(message):
+    assert links_of(ORIGINAL, past(2, message)) == {(ORIGINAL.sha, f"{2:040x}", "fix")}
+
+
+# The forms below come from the misjudged links the issue lists (held-out histories); neither bundle
+# has a real commit of these shapes, so the labelled set (test_followup_labels.py) cannot cover them.
+SHA_ORIGINAL = PastCommit("3f9a1c2b7d" + "0" * 30, T0, "[Core] Faster scheduler (#100)")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Undo the scheduler change\n\nDone with `git revert 3f9a1c2b7d`.",
+        "[Core] Partial revert of 3f9a1c2b7d (#105)",
+        "Keep the old queue\n\nThis is a partial revert of 3f9a1c2b7d: the queue goes back, the rest stays.",
+        "Revert https://github.com/acme/widgets/commit/3f9a1c2b7d0 (#105)",
+        "revert: faster scheduler\n\nRefs: 3f9a1c2b7d",
+    ],
+)
+def test_revert_forms_naming_a_sha_link_to_it(message):
+    assert links_of(SHA_ORIGINAL, past(2, message)) == {(SHA_ORIGINAL.sha, f"{2:040x}", "revert")}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Revert pr100 (#105)",
+        "[TPU] Rollback PR-100. (#105)",
+        "Back out PR 100",
+        'Revert "[Core] Faster scheduler (#105)',  # cut without an ellipsis: the quote is never closed
+        "Revert #100\n\nIt broke the nightly build; see #4242 for the report.",
+        "[Bugfix] Restore the default timeout removed in #100 (#105)",  # takes part of #100 back out
+    ],
+)
+def test_more_revert_title_forms(message):
+    assert links_of(ORIGINAL, past(2, message)) == {(ORIGINAL.sha, f"{2:040x}", "revert")}
+
+
+def test_a_revert_of_several_prs_links_each():
+    other = past(2, "[Docs] Move the guide (#101)")
+    revert = past(3, "Revert PRs 100 and 101 (#105)")
+    assert links_of(ORIGINAL, other, revert) == {
+        (ORIGINAL.sha, revert.sha, "revert"),
+        (other.sha, revert.sha, "revert"),
+    }
+
+
+def test_a_quoted_title_describes_the_pr_a_revert_names_first():
+    # "(#7)" inside the quotes is part of #100's title (an RFC number), not a second reverted PR.
+    seven = past(0, "[RFC] Scheduler overhaul (#7)")
+    original = past(1, "[Core] Scheduler overhaul (#7): faster queue (#100)")
+    revert = past(2, 'Revert #100 "[Core] Scheduler overhaul (#7): faster queue" (#105)')
+    assert links_of(seven, original, revert) == {(original.sha, revert.sha, "revert")}
+
+
+SQUASH_INTERNAL = """[Core] Faster queue (#120)
+
+* [Core] Faster queue
+
+* Revert "[Core] Faster queue"
+
+This reverts commit 9e8d7c6b5a.
+
+* [Core] Faster queue, without the lock"""
+
+
+def test_a_squash_body_reverting_its_own_commit_reverts_nothing():
+    # The PR reverted one of its own commits; an earlier, landed commit has the same title.
+    landed = past(1, "[Core] Faster queue (#90)")
+    assert links_of(landed, past(2, SQUASH_INTERNAL)) == set()
+
+
+def test_a_squash_body_reverting_a_landed_commit_then_reapplying_it_reverts_nothing():
+    message = (
+        "[CI] Unblock the GPU job (#120)\n\n"
+        '* Revert "[Core] Faster scheduler (#100)"\n\n'
+        "* Fix the GPU job\n\n"
+        '* Reapply "[Core] Faster scheduler (#100)"'
+    )
+    assert links_of(ORIGINAL, past(2, message)) == set()
+
+
+def test_a_squash_body_reverting_a_landed_commit_reverts_it():
+    message = (
+        '[Core] Queue rewrite (#120)\n\n* Revert "[Core] Faster scheduler (#100)"\n\n* Rewrite the queue'
+    )
+    assert links_of(ORIGINAL, past(2, message)) == {(ORIGINAL.sha, f"{2:040x}", "revert")}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Fix pager crash (#106)\n\nPR #100 introduced a bug in the pager's bounds check.",
+        "[CI] Fix test_sched (#106)\n\n#100 (Faster scheduler) caused this test failure.",
+        "[Bugfix] Fix regression on pooling models from PR#100 (#106)",
+        "Fix the queue test\n\nThe test has been failing after commit 0000000000000000000000000000000000000001.",
+        "Guard empty input (#106)\n\nThe server crashes on empty input since #100.",
+        "Fix pager (#106)\n\nFixes a crash in the pager. Introduced in #100.",
+        "[Misc] Fix nits from #100",
+        "[CI/Build] Fix typo in #100",
+        "Address review comments on #100",
+        "[FIX] Patch run.sh (fix for #100)",
+    ],
+)
+def test_more_fix_forward_forms(message):
+    assert links_of(ORIGINAL, past(2, message)) == {(ORIGINAL.sha, f"{2:040x}", "fix")}
+
+
+def test_between_two_prs_the_one_that_landed_last_is_fixed():
+    later = past(3, "[Multimodal] Drop legacy fields (#101)")
+    fix = past(4, "[Bugfix] Fix incompatibility between #100 and #101 (#106)")
+    assert links_of(ORIGINAL, later, fix) == {(later.sha, fix.sha, "fix")}
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Document the flag (#106)\n\nThe flag was introduced in PR #100.",
+        "[Core] Tidy the scheduler (ref #100) (#106)",
+        "Remove the old path (#106)\n\nAfter PR #100, the old path is unused.",
+        "[Core] Follow up #100: batch support [2/3] (#106)",
+        "Follow-up to #100: handle empty batches",
+        "[Docs] Update the table to match #100 (#106)",
+        "[CI] Skip docs-only PRs (#106)\n\nThe GPU job fails on PRs that only touch docs, e.g. #100, for an hour each.",
+        "[Bugfix] Widget model compatibility with `tok_kwargs` (#100) (#106)",
+        "Add a test (#106)\n\nAdds a regression test for the bug fixed in #100.",
+        "[Model] Supplement to PR 100: pass the prefix to more heads (#106)",
+        "Remove last references not removed in #100 (#106)",
+        "Improve errors (#106)\n\nThe error handling from #100 is reused here.",
+        "Rebuild fields (#106)\n\nThis applies the same logic from #100 to dataclasses.",
+        "Fix pager (#106)\n\nFixes a crash in the pager. It also adds a test for #100.",
+        "Cleaner queue (#106)\n\nReverting #100 would be simpler, but it is used by the pager.",
+    ],
+)
+def test_mentions_are_not_fix_forwards(message):
+    assert links_of(ORIGINAL, past(2, message)) == set()
+
+
+LONG = past(1, "[Core] Faster scheduler for long prompts (#100)")
+REVERT = past(2, 'Revert "[Core] Faster scheduler for long prompts (#100)" (#105)')
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        'Reapply "[Core] Faster scheduler for long prompts (#100)" (#110)',
+        "[Recover] [Core] Faster scheduler for long prompts (#110)",
+        "[Redo] #100 (#110)",
+        "[unrevert] Faster scheduler for long prompts (#110)",
+        "[Core] Re-land the faster scheduler from #100 (#110)",
+        "[Core] Faster scheduler for long prompts (take 2) (#110)",
+        "[Core] Faster scheduler for long prompts. Attempt 2 (#110)",
+        "Faster scheduler again (#110)\n\nThis PR restores #100 with the deadlock fixed.",
+    ],
+)
+def test_a_reland_undoes_the_revert_and_never_fixes_the_original(message):
+    reland = past(3, message)
+    assert links_of(LONG, REVERT, reland) == {
+        (LONG.sha, REVERT.sha, "revert"),
+        (REVERT.sha, reland.sha, "revert"),
+    }
+
+
+def test_a_title_that_merely_starts_like_a_reverted_one_is_no_reland():
+    assert links_of(
+        LONG, REVERT, past(3, "[Core] Faster scheduler for long prompts and MoE layers (#110)")
+    ) == {(LONG.sha, REVERT.sha, "revert")}
+
+
+def test_a_short_title_repeated_after_a_revert_is_no_reland():
+    # "Update docs" recurs for unrelated reasons.
+    docs = past(1, "Update docs (#100)")
+    revert = past(2, 'Revert "Update docs (#100)" (#105)')
+    assert links_of(docs, revert, past(3, "Update docs (#110)")) == {(docs.sha, revert.sha, "revert")}
+
+
+def test_a_merge_commit_lands_its_pull_request():
+    merge = past(1, "Merge pull request #100 from alice/faster\n\nFaster scheduler")
+    assert merge.pr_number == 100
+    assert links_of(merge, past(2, "Revert #100")) == {(merge.sha, f"{2:040x}", "revert")}
+
+
+def test_a_reference_to_an_issue_links_nothing():
+    # #4242 is not a pull request that landed on the branch: an issue number, or another repository's.
+    assert links_of(ORIGINAL, past(2, "[Bugfix] Fix crash on empty input (#4242)\n\nFixes #4242")) == set()
+    assert links_of(ORIGINAL, past(2, "Fix the thing\n\nSee other/repo#100 for context")) == set()
+
+
+def test_a_body_that_only_mentions_a_pr_links_nothing():
+    assert links_of(ORIGINAL, past(2, "Add docs\n\nLike in #100, we use a table.")) == set()
+
+
+def test_a_revert_of_a_revert_links_to_the_revert():
+    revert = past(2, 'Revert "[Core] Faster scheduler (#100)" (#105)')
+    again = past(3, 'Revert "Revert "[Core] Faster scheduler (#100)" (#105)" (#107)')
+    assert links_of(ORIGINAL, revert, again) == {
+        (ORIGINAL.sha, revert.sha, "revert"),
+        (revert.sha, again.sha, "revert"),
+    }
+
+
+def test_a_reland_names_its_original_without_following_it_up():
+    # No revert of #100 is known: the re-land links nothing.
+    assert links_of(ORIGINAL, past(2, "[Core] Re-land faster scheduler from #100 (#108)")) == set()
+
+
+def test_references_resolve_only_to_earlier_commits():
+    # A follow-up never links to a commit that landed after it (or to itself).
+    fix = past(1, "Fix regression from #200 (#201)")
+    later = past(2, "[Core] Something (#200)")
+    assert links_of(fix, later) == set()
+    assert links_of(past(1, "Revert #5 (#5)")) == set()
+
+
+def test_a_revert_beats_a_fix_for_the_same_pair():
+    both = past(2, 'Revert "[Core] Faster scheduler (#100)" (#105)\n\nIt broke CI, regression from #100.')
+    assert links_of(ORIGINAL, both) == {(ORIGINAL.sha, both.sha, "revert")}
+
+
+def test_evidence_is_the_words_that_say_so():
+    fix = past(2, "Refactor\n\nMisc cleanups.\nAlso fixes the crash introduced by #100 in the pager.")
+    (link,) = find_links([ORIGINAL, fix])
+    assert link.kind == FollowUpKind.FIX
+    assert link.evidence == "Also fixes the crash introduced by #100 in the pager."
+    assert (link.original_at, link.follow_up_at) == (ORIGINAL.committed_at, fix.committed_at)
+
+
+def test_references_are_read_from_title_and_body_once_each():
+    refs = references('Revert "X (#1)" (#9)\n\nReverts #1\nThis reverts commit abcdef1234.')
+    assert [(r.kind, r.pr, r.sha) for r in refs] == [
+        (FollowUpKind.REVERT, 1, None),
+        (FollowUpKind.REVERT, None, "abcdef1234"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("title", "revert"),
+    [
+        ('[Frontend][Core] Revert "x"', True),
+        ("[Bugfix] Revert custom mask", True),
+        ("Reverting re-direction", True),
+        ("Partially revert the cache change", True),
+        ("Make revert safer", False),
+        ("[Revertible] Add switch", False),
+    ],
+)
+def test_revert_titles_are_recognised_behind_tags(title, revert):
+    assert is_revert_title(title) is revert

@@ -1,0 +1,105 @@
+"""Model text that repeats our instructions or itself is tidied, whatever the model."""
+
+import pytest
+
+from analysis.llm.echo import is_echo, shingles, tidy
+from analysis.llm.prompts import commit_system
+from analysis.models import Analysis, ChangeType, Importance
+
+
+def instructions(lang):
+    return commit_system(lang)
+
+
+def analysis(**fields):
+    base = {"sha": "a" * 40, "importance": Importance.MEDIUM, "importance_reason": "r", "change_type": ChangeType.FEATURE,
+            "summary": "s"}  # fmt: skip
+    return Analysis(**{**base, **fields})
+
+
+def test_echoed_field_descriptions_are_removed_and_enumerations_split_zh():
+    a = analysis(
+        importance_reason="在有限范围内的实际修复、功能或优化，或可能引发问题的内部重构。",
+        recommendations=[
+            "评审者和运维人员应检查或采取的行动包括：1. 确认解析器配置；2. 检查文件系统解析器；3. 运行相关测试。",
+            "评审者、运维人员或用户应检查或采取的行动，一到四项。",
+        ],
+    )
+    out = tidy(a, instructions("zh"), "zh", reason_fallback="共 289 行变更（规模先验：中）")
+    assert out.recommendations == ["确认解析器配置", "检查文件系统解析器", "运行相关测试。"]
+    assert out.importance_reason == "共 289 行变更（规模先验：中）"  # our own stated prior, not "unknown"
+    assert out.notes and "整理" in out.notes[-1]
+
+
+def test_repeated_sentences_and_items_are_kept_once():
+    a = analysis(
+        summary="Adds a resolver for adapters. Adds a resolver for adapters. It reads the hub.",
+        scope=["vllm/lora/resolver.py", "vllm/lora/resolver.py", "docs"],
+    )
+    out = tidy(a, instructions("en"), "en")
+    assert out.summary == "Adds a resolver for adapters. It reads the hub."
+    assert out.scope == ["vllm/lora/resolver.py", "docs"]
+
+
+def test_an_echoed_lead_in_leaves_the_content_and_capitalises_it():
+    a = analysis(summary="What reviewers, operators or users should check or do: run the LoRA tests.")
+    assert tidy(a, instructions("en"), "en").summary == "Run the LoRA tests."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Reviewers should check that the resolver handles private repositories.",
+        "This change could break older checkpoints that lack the scale tensors.",
+        "检查配置加载逻辑是否兼容旧版本的检查点。",
+        "可能影响到多模态 UUID 的匹配和处理，导致数据不一致或错误。",
+    ],
+)
+def test_ordinary_analysis_text_is_left_alone(text):
+    known = shingles(instructions("en") + instructions("zh"))
+    assert not is_echo(text, known)
+    a = analysis(summary=text, risks=[text])
+    out = tidy(a, instructions("en") + instructions("zh"), "en")
+    assert out.summary == text and out.risks == [text] and out.notes == []
+
+
+def test_numbers_that_do_not_enumerate_stay_in_one_item():
+    a = analysis(recommendations=["Upgrade to 2. then 3. as the release notes say"])
+    assert tidy(a, instructions("en"), "en").recommendations == a.recommendations
+
+
+def test_a_list_of_nothing_but_echoes_reads_unknown_not_none():
+    a = analysis(recommendations=["评审者、运维人员或用户应检查或采取的行动，一到四项。"])
+    assert tidy(a, instructions("zh"), "zh").recommendations == ["未知"]
+    assert tidy(analysis(), instructions("zh"), "zh").recommendations == []  # nothing given stays nothing
+
+
+def test_one_sentence_under_every_insight_is_kept_once():
+    same = "Adds a new model architecture that must meet performance and safety expectations."
+    a = analysis(insights={"architecture": same, "performance": same, "security": "Loads no remote code."})
+    out = tidy(a, instructions("en"), "en")
+    assert out.insights == {
+        "architecture": same,
+        "performance": "Unknown",
+        "security": "Loads no remote code.",
+    }
+
+
+def test_our_coverage_note_copied_into_a_reason_is_removed():
+    note = "covered 3 of 14 files (11 left out — over the length budget: pkg/a.py, pkg/b.py and 9 more)"
+    a = analysis(importance_reason=f"Adds a model in 14 files; {note}.")
+    out = tidy(a, instructions("en") + "\n" + note, "en")
+    assert out.importance_reason == "Adds a model in 14 files."
+
+
+def test_a_clause_is_never_cut_inside_parentheses_or_code():
+    reason = "涉及 14 个文件（规模先验：高），新增 `a.py: b`，一到四项。"
+    out = tidy(analysis(importance_reason=reason), instructions("zh"), "zh")
+    assert out.importance_reason == "涉及 14 个文件（规模先验：高），新增 `a.py: b`。"
+    assert out.importance_reason.count("（") == out.importance_reason.count("）")
+
+
+def test_a_bare_lead_in_before_numbered_points_is_dropped():
+    item = "评审者和运维人员应检查或采取以下行动：1. 确保修改符合预期；2. 重新运行测试"
+    out = tidy(analysis(recommendations=[item]), instructions("zh"), "zh")
+    assert out.recommendations == ["确保修改符合预期", "重新运行测试"]

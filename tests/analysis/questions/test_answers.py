@@ -1,0 +1,324 @@
+"""Answers from the data: every question kind, in both languages, citing the commits it speaks about."""
+
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from analysis.history.followups import FollowUpKind
+from analysis.models import FileChange, Importance, SurfaceChange, SurfaceKind
+from analysis.questions.answers import (
+    LIST_MAX,
+    FollowUpFact,
+    QAData,
+    answer_from_data,
+    author_matches,
+    focus_answer,
+    help_answer,
+    touches,
+)
+from analysis.questions.parse import parse_question
+from tests.fakes.digests import make_analysis, make_commit
+
+TZ = ZoneInfo("Asia/Shanghai")
+NOON = datetime(2026, 1, 26, 12, 0, tzinfo=TZ)
+
+
+def fc(path: str, add: int = 10, dele: int = 2) -> FileChange:
+    return FileChange(path, "modified", add, dele, "@@ -1 +1 @@\n-a\n+b")
+
+
+def day() -> QAData:
+    """Five commits: a scheduler rewrite (high, riskiest by score), an API change with surface facts
+    (high), a cache fix with tests (medium), a docs typo (low), and one whose files were not read."""
+    sched = make_commit(
+        "[Core] Rewrite the scheduler (#101)",
+        author="Grace Hopper",
+        committed_at=NOON,
+        files=[fc("src/app/core/sched/scheduler.py", 800, 200)],
+    )
+    api = make_commit(
+        "[API] Rename serve options (#102)",
+        author="linus-t",
+        committed_at=NOON - timedelta(hours=1),
+        files=[fc("src/app/cli/serve.py", 120, 40)],
+    )
+    api = _with_surface(
+        api,
+        (
+            SurfaceChange(
+                SurfaceKind.OPTION_RENAMED,
+                "--max-batch",
+                "src/app/cli/serve.py",
+                10,
+                "--batch",
+                "--max-batch",
+            ),
+            SurfaceChange(
+                SurfaceKind.DEFAULT_CHANGED, "serve.timeout", "src/app/cli/serve.py", 20, "30", "60"
+            ),
+            SurfaceChange(SurfaceKind.OPTION_ADDED, "--trace", "src/app/cli/serve.py", 30),
+        ),
+    )
+    cache = make_commit(
+        "[Bugfix] Fix cache eviction (#103)",
+        author="Ada Lovelace",
+        committed_at=NOON - timedelta(hours=2),
+        files=[fc("src/app/cache/evict.py"), fc("tests/cache/test_evict.py", 40, 0)],
+    )
+    cache = _with_surface(cache, ())
+    typo = make_commit(
+        "[Doc] typo (#104)",
+        author="Ada Lovelace",
+        committed_at=NOON - timedelta(hours=3),
+        files=[fc("docs/index.md", 1, 1)],
+    )
+    typo = _with_surface(typo, ())
+    commits = [sched, api, cache, typo]
+    analyses = {
+        sched.sha: make_analysis(
+            sched, Importance.HIGH, risks=["scheduler stalls under load"], lang="en"
+        ).model_copy(update={"risk_score": 0.9}),
+        api.sha: make_analysis(
+            api, Importance.HIGH, risks=["scripts using --batch break"], lang="en"
+        ).model_copy(update={"risk_score": 0.5}),
+        cache.sha: make_analysis(cache, Importance.MEDIUM, risks=["stale entries"], lang="en"),
+        typo.sha: make_analysis(typo, Importance.LOW, lang="en"),
+    }
+    return QAData(repo="acme/widgets", tz=TZ, commits=commits, analyses=analyses, day=date(2026, 1, 26))
+
+
+def _with_surface(commit, surface):
+    from dataclasses import replace
+
+    return replace(commit, surface=surface)
+
+
+def answer(text: str, data: QAData | None = None):
+    data = data or day()
+    result = answer_from_data(parse_question(text, authors=data.authors()), data)
+    assert result is not None
+    return result, result.plain(), data
+
+
+def test_riskiest_follows_the_risk_score_then_the_tier():
+    a, text, data = answer("Which of today's commits carry the most risk?")
+    sched, api, cache, _ = data.commits
+    assert a.cites == [sched.sha, api.sha, cache.sha]  # the low commit lists no risks: not risky
+    assert text.index("Rewrite the scheduler") < text.index("Rename serve options")
+    assert "scheduler stalls under load" in text and "(3 of 4 today" in text
+    top, text, _ = answer("top 1 riskiest commits")
+    assert top.cites == [sched.sha]
+
+
+def test_riskiest_in_chinese():
+    _, text, _ = answer("今天哪些提交风险最大？")
+    assert text.startswith("风险最高的提交") and "风险：scheduler stalls" in text
+
+
+def test_a_tier_lists_its_commits_with_one_line_each():
+    a, text, data = answer("list the high commits")
+    assert a.cites == [c.sha for c in data.commits[:2]]
+    assert "high commits today: 2 of 4" in text
+    mid, text, data = answer("中等重要度的提交有哪些？")
+    assert mid.cites == [data.commits[2].sha] and "今日中重要度提交：1 个" in text
+
+
+def test_commits_touching_a_path_or_an_area():
+    a, _, data = answer("what touches the scheduler today?")
+    assert a.cites == [data.commits[0].sha]
+    a, _, data = answer("which commits touch src/app/cli?")
+    assert a.cites == [data.commits[1].sha]
+    a, _, data = answer("which commits touch tests?")
+    assert a.cites == [data.commits[2].sha]
+    a, _, data = answer("哪些提交改动了调度器？")
+    assert a.cites == [data.commits[0].sha]
+    a, text, _ = answer("anything touching the renderer?")
+    assert a.cites == [] and "No commit today matches (touching renderer)" in text
+
+
+def test_area_words_match_at_word_starts_only():
+    data = day()
+    sched = data.commits[0]
+    assert touches(sched, None, "sched") and touches(sched, None, "core")
+    assert not touches(sched, None, "heduler") and not touches(sched, None, "ore")
+    assert touches(sched, None, "src/app/core") and not touches(sched, None, "src/ap")
+
+
+def test_commits_by_an_author():
+    a, text, data = answer("commits by Ada Lovelace")
+    assert (
+        a.cites == [c.sha for c in data.commits[2:]]
+        and "2 of 4 commits today match (by Ada Lovelace)" in text
+    )
+    a, text, _ = answer("what did nobody-here land today?")
+    assert a.cites == [] and "Authors today: Ada Lovelace, Grace Hopper, linus-t" in text
+    assert author_matches("ada", data.commits[2]) and not author_matches("grace", data.commits[2])
+
+
+def test_counts():
+    _, text, _ = answer("how many commits today?")
+    assert text == "4 commits today: 2 high, 1 medium, 1 low."
+    a, text, _ = answer("how many high-risk commits are there?")
+    assert "2 of 4 commits today match (high)" in text and len(a.cites) == 2
+    _, text, _ = answer("今天有多少个提交？")
+    assert text == "今日共 4 个提交：高 2 个，中 1 个，低 1 个。"
+
+
+def test_a_commits_follow_ups():
+    data = day()
+    sched = data.commits[0]
+    later = datetime(2026, 1, 28, 3, 0, tzinfo=UTC)
+    data.later[sched.sha] = [
+        FollowUpFact(FollowUpKind.REVERT, "f" * 40, 'Revert "Rewrite the scheduler"', "#130", None, later)
+    ]
+    a, text, _ = answer("was #101 reverted?", data)
+    assert a.cites == [sched.sha]
+    assert "⚠️ reverted by #130 on 2026-01-28: fffffff Revert" in text
+    data.later.clear()
+    data.history_until = datetime(2026, 2, 3, tzinfo=UTC)
+    _, text, _ = answer("was #101 reverted?", data)
+    assert "No revert or fix-forward of it is recorded (history known up to 2026-02-03)." in text
+    _, zh, _ = answer("#101 被回滚了吗？", data)
+    assert "没有记录显示它被回滚或修复跟进（已知历史截至 2026-02-03）" in zh
+
+
+def test_the_days_follow_ups():
+    data = day()
+    cache = data.commits[2]
+    earlier = datetime(2026, 1, 20, tzinfo=UTC)
+    data.earlier[cache.sha] = [
+        FollowUpFact(FollowUpKind.FIX, "e" * 40, "Add cache (#90)", "#90", None, earlier)
+    ]
+    a, text, _ = answer("Was anything reverted or fixed today?", data)
+    assert a.cites == [cache.sha] and "fixes forward #90 (committed 2026-01-20)" in text
+    data.earlier.clear()
+    _, text, _ = answer("any reverts?", data)
+    assert text.startswith("No commit of this day is known to have been reverted")
+
+
+def test_what_a_commit_changes_and_each_aspect():
+    data = day()
+    cache = data.commits[2]
+    data.focus = cache
+    a, text, _ = answer("what does it change?", data)
+    assert a.cites == [cache.sha] and f"Summary of {cache.short_sha}" in text and "Medium" in text
+    _, text, _ = answer("and its tests?", data)
+    assert "Tests changed (1):" in text and "tests/cache/test_evict.py (+40 −0)" in text
+    _, text, _ = answer("which files did it touch?", data)
+    assert "Files changed (2, +50 −2):" in text
+    _, text, _ = answer("who wrote it?", data)
+    assert "Author: Ada Lovelace" in text
+    _, text, _ = answer("when did it land?", data)
+    assert "Committed 2026-01-26 10:00 (Asia/Shanghai)." in text
+    _, text, _ = answer("how big is it?", data)
+    assert "Size: 52 lines changed (+50 −2) in 2 files." in text
+    _, text, _ = answer("why was it ranked like that?", data)
+    assert "Ranked medium: " in text
+    _, text, _ = answer("should we do anything about it?", data)
+    assert f"check {cache.short_sha}" in text
+    _, text, _ = answer("what kind of change is it?", data)
+    assert "Change type: " in text
+    data.focus = data.commits[3]
+    _, text, _ = answer("这个提交有什么风险？", data)
+    assert "潜在风险：分析中没有列出。" in text
+
+
+def test_a_commit_question_without_a_commit_asks_which():
+    _, text, data = answer("who wrote it?")
+    assert text.startswith("Which commit?") and f"#{data.commits[0].pr_number}" in text
+
+
+def test_surface_changes_of_the_day():
+    data = day()
+    api = data.commits[1]
+    a, text, _ = answer("any breaking changes today?", data)
+    assert a.cites == [api.sha]
+    assert (
+        "command-line option renamed: --max-batch (--batch → --max-batch); no alias at src/app/cli/serve.py:10"
+        in text
+    )
+    assert "default changed" not in text
+    assert "Not known for 1 of 4 commits" in text  # the scheduler rewrite's files were not read
+    _, text, _ = answer("what changed in the defaults?", data)
+    assert (
+        "default changed: serve.timeout (30 → 60) at src/app/cli/serve.py:20" in text
+        and "--trace" not in text
+    )
+    _, text, _ = answer("新增了哪些参数？", data)
+    assert "command-line option added: --trace" in text
+
+
+def test_surface_not_known_is_said_plainly():
+    data = day()
+    data.commits = [data.commits[0]]  # surface None: its files were not read
+    _, text, _ = answer("any breaking changes today?", data)
+    assert text.startswith("Not known: the files before and after today's commits were not read")
+    _, zh, _ = answer("有破坏性变更吗？", data)
+    assert zh.startswith("未知：")
+    data = day()
+    data.focus = data.commits[0]
+    _, text, _ = answer("does it change any defaults?", data)
+    assert "Not known: the files of #101 before and after were not read" in text
+
+
+def test_overview_and_long_lists_cite_every_commit():
+    base = day()
+    many = [
+        make_commit(
+            f"[Core] step {i} (#{500 + i})",
+            committed_at=NOON - timedelta(minutes=i),
+            files=[fc("src/core/x.py")],
+        )
+        for i in range(LIST_MAX + 5)
+    ]
+    data = QAData(
+        repo="acme/widgets",
+        tz=TZ,
+        commits=many,
+        analyses={c.sha: make_analysis(c, Importance.HIGH, lang="en") for c in many},
+        day=base.day,
+    )
+    a, text, _ = answer("what's new today?", data)
+    assert "acme/widgets on 2026-01-26: 20 commits — 20 high, 0 medium, 0 low." in text
+    assert a.cites == [c.sha for c in many]  # the last five in one line of links, none dropped
+    assert "…and 5 more: " in text
+
+
+def test_help_names_two_real_examples_and_differs_from_the_data_answers():
+    data = day()
+    first, second = help_answer("en", data).plain().splitlines()[-2:]
+    assert first == "• Which of today's commits carry the most risk?" and second == "• Was #101 reverted?"
+    assert (
+        "不能" not in help_answer("zh", data).plain()
+        and "#101 被回滚了吗？" in help_answer("zh", data).plain()
+    )
+    assert answer_from_data(parse_question("what's the weather?"), data) is None
+    texts = {
+        answer(q)[1] for q in ("which commits are risky?", "how many commits today?", "list the high commits")
+    }
+    assert len(texts) == 3  # never one template for everything
+
+
+def test_the_fallback_is_the_focus_or_the_day():
+    data = day()
+    assert (
+        "Commits" not in focus_answer(data, "en").plain()
+        and "acme/widgets on 2026-01-26" in focus_answer(data, "en").plain()
+    )
+    data.focus = data.commits[0]
+    assert "scheduler stalls under load" in focus_answer(data, "en").plain()
+
+
+def test_who_landed_the_most():
+    a, text, data = answer("who landed the most commits today?")
+    lines = text.splitlines()
+    assert lines[0] == "3 authors landed 4 commits today, most first:"
+    assert lines[1].startswith("• Ada Lovelace (2): ") and a.cites[:2] == [c.sha for c in data.commits[2:]]
+    _, zh, _ = answer("今天谁的提交最多？")
+    assert zh.splitlines()[0] == "今日 3 位作者提交了 4 个提交，按数量排序："
+
+
+def test_an_area_nothing_touches_may_be_a_misreading():
+    a, text, _ = answer("would you ship today's changes to production?")
+    assert "No commit today matches (touching production)" in text and not a.confident  # the model may try
+    assert answer("anything touching src/renderer.py?")[0].confident  # a path means what it says
+    assert answer("list the high commits")[0].confident

@@ -1,0 +1,232 @@
+"""Reading a thread question without a model: intents and entities, in English and Chinese."""
+
+import pytest
+
+from analysis.models import Importance
+from analysis.questions.parse import Aspect, Facet, Intent, NamedCommit, named_commits, parse_question
+
+AUTHORS = ["Grace Hopper", "linus-t", "Ada Lovelace"]
+
+
+def ask(text: str):
+    return parse_question(text, authors=AUTHORS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Which of today's commits carry the most risk?",
+        "what are the riskiest changes?",
+        "top 3 most dangerous commits today",
+        "anything scary landed today?",
+        "今天哪些提交风险最大？",
+        "前三个风险最高的提交",
+        "有哪些需要特别注意的改动？",
+    ],
+)
+def test_the_day_riskiest(text):
+    q = ask(text)
+    assert q.intent == Intent.RISKIEST and q.scope == "day" and not q.commits
+
+
+def test_how_many_riskiest_to_list():
+    assert ask("top 3 riskiest commits").limit == 3
+    assert ask("the two most risky changes").limit == 2
+    assert ask("前三个风险最高的提交").limit == 3
+    assert ask("风险最大的5个提交").limit == 5
+    assert ask("which commits are risky?").limit is None
+
+
+@pytest.mark.parametrize(
+    ("text", "tiers"),
+    [
+        ("list the high commits", {Importance.HIGH}),
+        ("which ones are high-risk?", {Importance.HIGH}),
+        ("show me the medium and low changes", {Importance.MEDIUM, Importance.LOW}),
+        ("高风险的提交有哪些？", {Importance.HIGH}),
+        ("重要程度为中的提交", {Importance.MEDIUM}),
+        ("低重要度的改动", {Importance.LOW}),
+    ],
+)
+def test_tiers(text, tiers):
+    q = ask(text)
+    assert q.intent == Intent.LIST and q.tiers == tiers and not q.terms
+
+
+def test_high_level_is_not_a_tier():
+    assert not ask("give me a high-level summary of today").tiers
+
+
+@pytest.mark.parametrize(
+    ("text", "ref"),
+    [
+        ("was #33350 reverted?", "#33350"),
+        ("Did anyone roll back PR 1234?", "#1234"),
+        ("was 5e73e49 fixed forward later?", "5e73e49"),
+        ("#42 被回滚了吗？", "#42"),
+        ("abc1234 后来有没有被修复？", "abc1234"),
+    ],
+)
+def test_followups_of_a_commit(text, ref):
+    q = ask(text)
+    assert q.intent == Intent.FOLLOWUPS and [c.text for c in q.commits] == [ref]
+    assert q.about_commit(has_focus=False)
+
+
+def test_followups_of_the_day_and_of_the_thread():
+    day = ask("Was anything reverted today?")
+    assert day.intent == Intent.FOLLOWUPS and day.scope == "day" and not day.about_commit(True)
+    assert ask("今天有哪些回滚？").scope == "day"
+    again = ask("reverted since?")  # a follow-up turn: the thread's commit
+    assert again.intent == Intent.FOLLOWUPS and again.about_commit(True) and not again.about_commit(False)
+
+
+@pytest.mark.parametrize(
+    ("text", "aspects"),
+    [
+        ("what does #12 change?", {Aspect.SUMMARY}),
+        ("who wrote #12?", {Aspect.AUTHOR}),
+        ("#12 是谁写的？", {Aspect.AUTHOR}),
+        ("which files did #12 touch?", {Aspect.FILES}),
+        ("and what about its tests?", {Aspect.TESTS}),
+        ("它的测试呢？", {Aspect.TESTS}),
+        ("how big is #12?", {Aspect.SIZE}),
+        ("when did #12 land?", {Aspect.WHEN}),
+        ("why is #12 ranked high?", {Aspect.REASON}),
+        ("what kind of change is #12?", {Aspect.TYPE}),
+        ("这个提交改了什么？", {Aspect.SUMMARY}),
+        ("what could #12 break?", {Aspect.RISKS}),
+        ("is #12 safe to deploy?", {Aspect.RISKS}),
+    ],
+)
+def test_aspects_of_a_commit(text, aspects):
+    q = ask(text)
+    assert q.intent == Intent.EXPLAIN and aspects <= q.aspects
+    assert q.about_commit(has_focus=True)
+
+
+def test_a_bare_reference_is_vague():
+    q = ask("and #33046?")
+    assert q.intent == Intent.EXPLAIN and q.vague and q.commits == (NamedCommit("pr", "33046"),)
+    assert not ask("what does #33046 change?").vague
+
+
+@pytest.mark.parametrize(
+    ("text", "terms"),
+    [
+        ("what touches the scheduler today?", ("scheduler",)),
+        ("which commits touch vllm/v1/core?", ("vllm/v1/core",)),
+        ("anything changing src/app/config.py?", ("src/app/config.py",)),
+        ("any LoRA changes today?", ("lora",)),
+        ("what's changed in the attention backends?", ("attention backends",)),
+        ("commits related to `kv_cache`", ("kv_cache",)),
+        ("哪些提交涉及 LoRA？", ("lora",)),
+        ("哪些提交改动了调度器？", ("sched",)),
+        ("和量化相关的提交", ("quant",)),
+    ],
+)
+def test_paths_and_areas(text, terms):
+    q = ask(text)
+    assert q.intent == Intent.LIST and set(terms) <= set(q.terms)
+
+
+@pytest.mark.parametrize(
+    ("text", "author"),
+    [
+        ("commits by Grace Hopper", "Grace Hopper"),
+        ("what did linus-t land today?", "linus-t"),
+        ("ada lovelace's changes", "Ada Lovelace"),
+        ("anything from @someone_new today?", "someone_new"),
+        ("Grace Hopper 的提交有哪些？", "Grace Hopper"),
+        ("作者是 bob 的提交", "bob"),
+    ],
+)
+def test_authors(text, author):
+    q = ask(text)
+    assert q.intent == Intent.LIST and q.author == author
+
+
+def test_by_is_not_always_an_author():
+    assert ask("which commits were broken by #12?").author is None
+    assert ask("commits sorted by risk").author is None
+
+
+@pytest.mark.parametrize(
+    ("text", "facets"),
+    [
+        ("any breaking changes today?", {Facet.BREAKING}),
+        ("what changed in the config defaults?", {Facet.BEHAVIOUR}),
+        ("new options or flags added?", {Facet.FEATURE}),
+        ("anything deprecated?", {Facet.BEHAVIOUR}),
+        ("有破坏性变更吗？", {Facet.BREAKING}),
+        ("默认值有变化吗？", {Facet.BEHAVIOUR}),
+        ("新增了哪些参数？", {Facet.FEATURE}),
+    ],
+)
+def test_surface(text, facets):
+    q = ask(text)
+    assert q.intent == Intent.SURFACE and facets <= q.facets
+    assert not q.about_commit(has_focus=True)  # the day's, even in a thread about one commit
+
+
+def test_counts():
+    q = ask("how many commits today?")
+    assert q.intent == Intent.LIST and q.count and not (q.tiers or q.terms or q.author)
+    q = ask("how many high-risk commits are there?")
+    assert q.count and q.tiers == {Importance.HIGH}
+    assert ask("今天有多少个提交？").count
+    assert ask("how many commits touch tests?").terms == ("tests",)
+
+
+def test_overview_and_unknown():
+    assert ask("what's new today?").intent == Intent.OVERVIEW
+    assert ask("今天有什么变化？").intent == Intent.OVERVIEW
+    assert ask("what do you think of the weather?").intent == Intent.UNKNOWN
+    assert ask("thanks!").intent == Intent.UNKNOWN
+
+
+def test_language():
+    assert ask("今天哪些提交风险最大？").lang == "zh"
+    assert ask("what are the risks?").lang == "en"
+
+
+def test_commits_named_by_url_sha_and_number():
+    sha = "5e73e4900c1a2b3c4d5e6f708192a3b4c5d6e7f8"
+    found, rest = named_commits(
+        f"compare https://github.com/o/r/commit/{sha} with <https://github.com/o/r/pull/77|#77>,"
+        " other/repo@abc1234def and #9 — not 20260129, not deadbeef-ish words like defaced"
+    )
+    assert found[0] == NamedCommit("sha", sha, "o/r")
+    assert NamedCommit("pr", "77", "o/r") in found
+    assert NamedCommit("sha", "abc1234def", "other/repo") in found
+    assert NamedCommit("pr", "9") in found
+    assert all(c.value not in ("20260129", "defaced") for c in found)
+    assert sha not in rest
+    digits = ask("what about 1234567?").commits
+    assert digits == (NamedCommit("sha", "1234567", weak=True),)
+
+
+def test_chat_markup_is_read_through():
+    q = ask("<@U0BOT> was <https://github.com/o/r/pull/5|this one> reverted?")
+    assert q.intent == Intent.FOLLOWUPS and q.commits == (NamedCommit("pr", "5", "o/r"),)
+    assert ask("what touches src/a.py &amp; src/b.py?").terms == ("src/a.py", "src/b.py")
+
+
+def test_new_wordings_found_by_the_held_out_check():
+    assert ask("Anything I should be nervous about in today's merges?").intent == Intent.RISKIEST
+    scary = ask("give me the 2 scariest commits")
+    assert scary.intent == Intent.RISKIEST and scary.limit == 2 and not scary.terms
+    assert (
+        ask("今天谁的提交最多？").authors_ranked and ask("who landed the most commits today?").authors_ranked
+    )
+    assert ask("mamba 相关的改动有哪些？").terms == ("mamba",)
+    size = ask("它改了多少个文件？")
+    assert size.intent == Intent.EXPLAIN and size.aspects == {Aspect.SIZE} and not size.terms
+    assert ask("which commits changed test files today?").terms == ("test",)
+    assert ask("would you ship today's changes to production?").author is None  # "ship today's" is no name
+
+
+def test_the_one_is_no_count_and_dot_folders_keep_their_dot():
+    assert ask("which is the one that scares you most?").limit is None
+    assert ask("the two riskiest, please").limit == 2
+    assert ask("which commits touch ./.github/workflows?").terms[0] == ".github/workflows"

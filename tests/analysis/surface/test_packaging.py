@@ -1,0 +1,242 @@
+"""What a distribution ships, and the packaging facts users feel (supported versions, dependencies)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from analysis.models import SurfaceKind as K
+from analysis.surface.packaging import dependency_changes, packaging_changes, packaging_paths, read_packaging
+
+TREE = [
+    "pyproject.toml",
+    "engine/__init__.py",
+    "engine/core.py",
+    "engine/sample/__init__.py",
+    "engine/sample/sampler.py",
+    "docs_examples/tutorial_one/__init__.py",
+    "docs_examples/tutorial_one/app.py",
+    "examples/offline.py",
+    "tests/__init__.py",
+    "tests/test_core.py",
+    "README.md",
+]
+CHANGED = [
+    "engine/sample/sampler.py",
+    "docs_examples/tutorial_one/app.py",
+    "examples/offline.py",
+    "tests/test_core.py",
+    "README.md",
+]
+
+
+def shipped(pyproject: str, tree=TREE, changed=CHANGED, **more: str):
+    packaging = read_packaging({"pyproject.toml": pyproject, **more}, tree)
+    assert packaging is not None
+    return packaging.shipped(changed)
+
+
+@pytest.mark.parametrize(
+    "pyproject",
+    [
+        # setuptools, explicit discovery
+        '[build-system]\nbuild-backend = "setuptools.build_meta"\n[project]\nname = "engine"\n'
+        '[tool.setuptools.packages.find]\nwhere = ["."]\ninclude = ["engine*"]\n',
+        # setuptools, a package list
+        '[build-system]\nbuild-backend = "setuptools.build_meta"\n[project]\nname = "engine"\n'
+        '[tool.setuptools]\npackages = ["engine", "engine.sample"]\n',
+        # setuptools' automatic discovery: top-level packages, without its own excluded names
+        '[build-system]\nbuild-backend = "setuptools.build_meta"\n[project]\nname = "engine"\n',
+        # hatch's default: the package named after the project
+        '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "engine"\n',
+        # pdm-backend: source-includes go to the sdist only
+        '[build-system]\nbuild-backend = "pdm.backend"\n[project]\nname = "engine"\n'
+        '[tool.pdm.build]\nsource-includes = ["tests/", "docs_examples/"]\n',
+        # poetry
+        '[tool.poetry]\nname = "engine"\npackages = [{include = "engine"}]\n'
+        '[build-system]\nbuild-backend = "poetry.core.masonry.api"\n',
+        # flit
+        '[build-system]\nbuild-backend = "flit_core.buildapi"\n[project]\nname = "engine"\n',
+    ],
+)
+def test_an_example_tree_beside_the_package_is_not_shipped_and_a_sample_package_is(pyproject):
+    assert shipped(pyproject) == frozenset({"engine/sample/sampler.py"})
+
+
+def test_src_layout_module_names_and_maturin_rust_sources():
+    tree = ["pyproject.toml", "src/engine/__init__.py", "src/engine/api.py", "docs/index.md"]
+    packaging = read_packaging(
+        {
+            "pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "engine"\n'
+            '[tool.hatch.build.targets.wheel]\npackages = ["src/engine"]\n'
+        },
+        tree,
+    )
+    assert packaging.shipped(["src/engine/api.py", "docs/index.md"]) == {"src/engine/api.py"}
+    assert packaging.module_name("src/engine/api.py") == "engine.api"
+    core = read_packaging(
+        {
+            "core/pyproject.toml": '[build-system]\nbuild-backend = "maturin"\n[project]\nname = "fast_core"\n'
+            '[tool.maturin]\npython-source = "python"\nmodule-name = "fast_core._native"\n'
+        },
+        [
+            "core/pyproject.toml",
+            "core/src/lib.rs",
+            "core/python/fast_core/__init__.py",
+            "core/tests/test_x.py",
+        ],
+    )
+    assert core.shipped(["core/src/lib.rs", "core/python/fast_core/__init__.py", "core/tests/test_x.py"]) == {
+        "core/src/lib.rs",
+        "core/python/fast_core/__init__.py",
+    }
+    assert core.module_name("core/python/fast_core/__init__.py") == "fast_core"
+
+
+def test_the_nearest_packaging_file_decides_in_a_monorepo():
+    files = {
+        "pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "app"\n',
+        "libs/core/pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "core"\n',
+    }
+    tree = [
+        "pyproject.toml",
+        "app/__init__.py",
+        "libs/core/pyproject.toml",
+        "libs/core/core/__init__.py",
+        "libs/core/docs/a.md",
+    ]
+    packaging = read_packaging(files, tree)
+    assert packaging.shipped(["app/__init__.py", "libs/core/core/__init__.py", "libs/core/docs/a.md"]) == {
+        "app/__init__.py",
+        "libs/core/core/__init__.py",
+    }
+    assert packaging_paths(["libs/core/core/x.py"], tree) == ["libs/core/pyproject.toml", "pyproject.toml"]
+
+
+def test_setup_cfg_and_setup_py_literals():
+    cfg = "[options]\npackages = find:\npackage_dir =\n    =src\n[options.packages.find]\nwhere = src\n"
+    tree = ["setup.cfg", "src/lib/__init__.py", "src/lib/x.py", "examples/e.py"]
+    assert read_packaging({"setup.cfg": cfg}, tree).shipped(["src/lib/x.py", "examples/e.py"]) == {
+        "src/lib/x.py"
+    }
+    setup = "from setuptools import setup, find_packages\nsetup(name='lib', packages=find_packages(exclude=['tests*']))\n"
+    tree = ["setup.py", "lib/__init__.py", "lib/x.py", "tests/__init__.py", "tests/t.py", "tools/gen.py"]
+    assert read_packaging({"setup.py": setup}, tree).shipped(["lib/x.py", "tests/t.py", "tools/gen.py"]) == {
+        "lib/x.py"
+    }
+    computed = "from setuptools import setup\nsetup(name='lib', packages=compute())\n"
+    assert read_packaging({"setup.py": computed}, tree) is None  # not ours to guess
+
+
+def test_npm_cargo_and_go():
+    npm = json.dumps(
+        {"name": "kit", "files": ["dist/"], "main": "dist/index.js", "exports": {".": "./dist/index.js"}}
+    )
+    packaging = read_packaging({"package.json": npm})
+    assert packaging.shipped(["dist/index.js", "src/index.ts", "examples/demo.js"]) == {"dist/index.js"}
+    assert read_packaging({"package.json": json.dumps({"name": "site", "private": True})}) is None
+    cargo = '[package]\nname = "kit"\nversion = "0.1.0"\n'
+    assert read_packaging({"Cargo.toml": cargo}).shipped(["src/lib.rs", "examples/a.rs", "benches/b.rs"]) == {
+        "src/lib.rs"
+    }
+    gomod = "module example.com/kit\n\ngo 1.21\n"
+    assert read_packaging({"go.mod": gomod}).shipped(
+        ["kit.go", "kit_test.go", "testdata/x.go", "cmd/kit/main.go"]
+    ) == {
+        "kit.go",
+        "cmd/kit/main.go",
+    }
+
+
+def test_a_private_package_json_inside_the_repository_ships_nothing():
+    files = {
+        "pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "engine"\n',
+        "docs/site/package.json": json.dumps({"name": "docs-site", "private": True}),
+    }
+    packaging = read_packaging(files, ["pyproject.toml", "engine/__init__.py", "docs/site/package.json"])
+    assert packaging.shipped(["docs/site/src/page.js", "engine/__init__.py"]) == {"engine/__init__.py"}
+
+
+def test_no_packaging_file_means_unknown():
+    assert read_packaging({}) is None
+    assert (
+        read_packaging({"pyproject.toml": "[tool.ruff]\nline-length = 100\n"}, ["pyproject.toml", "a.py"])
+        is not None
+    )
+
+
+# --- supported versions -----------------------------------------------------------------------------
+
+
+def test_requires_python_raised_drops_support():
+    before = '[project]\nname = "lib"\nrequires-python = ">=3.9"\n'
+    after = before.replace(">=3.9", ">=3.10")
+    [change] = packaging_changes("pyproject.toml", before, after)
+    assert (change.kind, change.name, change.old, change.new, change.line) == (
+        K.SUPPORT_DROPPED, "Python 3.9", ">=3.9", ">=3.10", 3
+    )  # fmt: skip
+    assert change.breaking
+    widened = before.replace(">=3.9", ">=3.8")
+    assert packaging_changes("pyproject.toml", before, widened) == []
+
+
+def test_a_removed_python_classifier_drops_support():
+    before = '[project]\nname = "lib"\nclassifiers = [\n  "Programming Language :: Python :: 3.9",\n  "Programming Language :: Python :: 3.10",\n]\n'
+    after = before.replace('  "Programming Language :: Python :: 3.9",\n', "")
+    assert [c.name for c in packaging_changes("pyproject.toml", before, after)] == ["Python 3.9"]
+
+
+def test_other_runtimes_minimum_raised():
+    before, after = "module x\n\ngo 1.21\n", "module x\n\ngo 1.22\n"
+    assert [c.name for c in packaging_changes("go.mod", before, after)] == ["Go 1.21"]
+    node = lambda v: json.dumps({"engines": {"node": f">={v}"}})  # noqa: E731
+    assert [c.name for c in packaging_changes("package.json", node(18), node(20))] == ["Node 18"]
+
+
+# --- dependencies -------------------------------------------------------------------------------------
+
+
+def test_a_coverage_omit_list_and_tool_sections_are_not_dependencies():
+    before = (
+        '[project]\nname = "lib"\ndependencies = ["httpx>=0.27"]\n'
+        '[tool.coverage.run]\nomit = ["lib/_vendor/*"]\n[dependency-groups]\ndev = ["pytest"]\n'
+    )
+    after = before.replace('omit = ["lib/_vendor/*"]', 'omit = ["lib/_vendor/*", "lib/generated/*"]').replace(
+        'dev = ["pytest"]', 'dev = ["pytest", "pytest-xdist"]'
+    )
+    assert dependency_changes("pyproject.toml", before, after) == []
+    assert packaging_changes("pyproject.toml", before, after) == []
+
+
+def test_real_dependency_changes_by_scope():
+    before = '[project]\nname = "lib"\ndependencies = ["httpx>=0.27", "rich"]\n[project.optional-dependencies]\nfast = ["orjson"]\n'
+    after = before.replace('"httpx>=0.27", "rich"', '"httpx>=0.28", "anyio>=4"').replace(
+        '"orjson"', '"orjson>=3.10"'
+    )
+    found = {(c.name, c.scope, c.old, c.new) for c in dependency_changes("pyproject.toml", before, after)}
+    assert found == {
+        ("anyio", "runtime", None, "anyio>=4"),
+        ("httpx", "runtime", "httpx>=0.27", "httpx>=0.28"),
+        ("rich", "runtime", "rich", None),
+        ("orjson", "optional:fast", "orjson", "orjson>=3.10"),
+    }
+    kinds = {c.kind for c in packaging_changes("pyproject.toml", before, after)}
+    assert kinds == {K.DEPENDENCY_ADDED, K.DEPENDENCY_CHANGED, K.DEPENDENCY_REMOVED}
+
+
+def test_requirements_files_count_unless_named_for_development():
+    assert [
+        c.name for c in dependency_changes("requirements/common.txt", "torch==2.8\n", "torch==2.9\n")
+    ] == ["torch"]
+    assert dependency_changes("requirements/test.txt", "pytest\n", "pytest>=8\n") == []
+    assert dependency_changes("requirements-dev.txt", "ruff\n", "ruff>=0.6\n") == []
+
+
+def test_package_json_and_cargo_dependencies():
+    before = json.dumps({"dependencies": {"react": "^18"}, "devDependencies": {"vitest": "^1"}})
+    after = json.dumps({"dependencies": {"react": "^19"}, "devDependencies": {"vitest": "^2"}})
+    assert [c.name for c in dependency_changes("package.json", before, after)] == ["react"]
+    cargo_before = '[dependencies]\nserde = "1"\n[dev-dependencies]\ninsta = "1"\n'
+    cargo_after = '[dependencies]\nserde = { version = "1.0.200" }\n[dev-dependencies]\ninsta = "2"\n'
+    assert [c.name for c in dependency_changes("Cargo.toml", cargo_before, cargo_after)] == ["serde"]

@@ -1,0 +1,134 @@
+"""A commit's surface: other languages through tree-sitter, renames across files, what is user-facing, and
+the facts assembled from what a source read."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from analysis.models import Commit, FileChange, FileTexts, describe
+from analysis.models import SurfaceKind as K
+from analysis.surface.commit import FileVersions, commit_facts, commit_surface, file_specs
+from analysis.surface.other_langs import tree_surface
+
+
+def names(changes) -> set[tuple[K, str]]:
+    return {(c.kind, c.name) for c in changes}
+
+
+def test_rust_pub_items_fields_and_methods():
+    before = "pub struct Conn { pub host: String, port: u16 }\nimpl Conn { pub fn open(host: &str) -> Conn { todo!() } fn hidden() {} }\npub fn ping(t: u32) {}\nfn private() {}\npub(crate) fn internal() {}\n"
+    after = "pub struct Conn { pub addr: String, port: u16 }\nimpl Conn { pub fn open(host: &str, tls: bool) -> Conn { todo!() } }\npub fn probe(t: u32) {}\n"
+    assert names(tree_surface("src/lib.rs", before, after, language="rust").changes) == {
+        (K.FIELD_ADDED, "Conn.addr"),
+        (K.FIELD_REMOVED, "Conn.host"),
+        (K.PARAM_ADDED, "Conn::open(tls)"),
+        (K.ADDED, "probe"),
+        (K.REMOVED, "ping"),
+    }
+
+
+def test_go_exported_names_only():
+    before = "package kit\n\ntype Client struct { Timeout int; retries int }\nfunc (c *Client) Do(req, opts int) error { return nil }\nfunc New() *Client { return nil }\nfunc helper() {}\n"
+    after = "package kit\n\ntype Client struct { Timeout int; retries int }\nfunc (c *Client) Do(req, options int) error { return nil }\nfunc NewClient() *Client { return nil }\n"
+    found = tree_surface("kit.go", before, after, language="go").changes
+    assert names(found) == {
+        (K.PARAM_RENAMED, "Client.Do(options)"),
+        (K.ADDED, "NewClient"),
+        (K.REMOVED, "New"),
+    }
+
+
+def test_typescript_exports_and_c_headers():
+    before = "export function render(node: Node, opts?: Options) {}\nexport class View { mount(el) {} private paint() {} }\nexport { a as b, c };\nfunction local() {}\n"
+    after = "export function render(node: Node) {}\nexport class View { mount(el) {} unmount() {} }\nexport { a as b };\n"
+    assert names(tree_surface("src/index.ts", before, after, language="typescript").changes) == {
+        (K.PARAM_REMOVED, "render(opts)"),
+        (K.ADDED, "View.unmount"),
+        (K.REMOVED, "c"),
+    }
+    header_before = "#ifndef KIT_H\n#define KIT_H\n#define KIT_MAX 8\nint kit_open(const char *path, int flags);\nstatic int kit_local(void);\nstruct kit_opts { int depth; };\n#endif\n"
+    header_after = "#ifndef KIT_H\n#define KIT_H\nint kit_open(const char *path);\nstruct kit_opts { int depth; int width; };\n#endif\n"
+    assert names(tree_surface("include/kit.h", header_before, header_after, language="cpp").changes) == {
+        (K.REMOVED, "KIT_MAX"),
+        (K.PARAM_REMOVED, "kit_open(flags)"),
+        (K.FIELD_ADDED, "kit_opts.width"),
+    }
+
+
+def test_a_file_with_syntax_errors_yields_nothing():
+    assert tree_surface("a.rs", "pub fn a() {}", "pub fn b( {", language="rust").changes == []
+
+
+def test_a_function_moved_to_another_module_is_one_rename():
+    changes = commit_surface(
+        [
+            FileVersions("pkg/old.py", "def scale(x):\n    return x * 3\n", "", None),
+            FileVersions("pkg/new.py", None, "def scale_by_three(x):\n    return x * 3\n", None),
+        ],
+        None,
+        None,
+    )
+    [change] = changes
+    assert (change.kind, change.old, change.new, change.path) == (
+        K.RENAMED,
+        "pkg.old.scale",
+        "pkg.new.scale_by_three",
+        "pkg/new.py",
+    )
+    assert change.breaking
+    assert (
+        describe(change)
+        == "renamed: pkg.new.scale_by_three (pkg.old.scale → pkg.new.scale_by_three); no alias at pkg/new.py:1"
+    )
+
+
+def test_what_is_not_shipped_or_is_a_test_gives_no_api_facts():
+    removed = "def public_helper():\n    pass\n"
+    files = [
+        FileVersions("tutorial/app.py", removed, ""),
+        FileVersions("pkg/tests/test_x.py", removed, ""),
+        FileVersions("pkg/core.py", removed, ""),
+    ]
+    assert names(commit_surface(files, None, frozenset({"pkg/core.py", "pkg/tests/test_x.py"}))) == {
+        (K.REMOVED, "pkg.core.public_helper")
+    }
+    # without packaging, the path's kind decides: an examples folder is not user-facing
+    files[0] = FileVersions("examples/app.py", removed, "")
+    assert names(commit_surface(files, None, None)) == {(K.REMOVED, "pkg.core.public_helper")}
+
+
+def _commit(files: tuple[FileChange, ...]) -> Commit:
+    return Commit("o/r", "c" * 40, "Change", "a", datetime(2026, 1, 1, tzinfo=UTC), ("p" * 40,), files)
+
+
+def test_commit_facts_from_read_texts_and_what_was_not_read():
+    commit = _commit(
+        (
+            FileChange("pkg/api.py", "modified", 1, 1),
+            FileChange("pkg/new.py", "added", 2, 0),
+            FileChange("docs/guide.md", "modified", 3, 1),
+            FileChange("pkg/blob.py", "modified", 1, 1),
+        )
+    )
+    assert file_specs(commit) == [
+        ("p" * 40, "pkg/api.py"), ("c" * 40, "pkg/api.py"), ("c" * 40, "pkg/new.py"),
+        ("p" * 40, "pkg/blob.py"), ("c" * 40, "pkg/blob.py"),
+    ]  # fmt: skip
+    texts = FileTexts(
+        {
+            ("p" * 40, "pkg/api.py"): "def go(a):\n    pass\n",
+            ("c" * 40, "pkg/api.py"): "def go(a, b):\n    pass\n",
+            ("c" * 40, "pkg/new.py"): "class Thing:\n    pass\n",
+        },
+        {("p" * 40, "pkg/blob.py"), ("c" * 40, "pkg/blob.py")},  # too large: skipped, the rest still counts
+    )
+    pyproject = '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "pkg"\n'
+    surface, shipped = commit_facts(
+        commit, texts, {"pyproject.toml": pyproject}, ["pyproject.toml", "pkg/__init__.py"]
+    )
+    assert shipped == {"pkg/api.py", "pkg/new.py", "pkg/blob.py"}
+    assert names(surface) == {(K.PARAM_REQUIRED, "pkg.api.go(b)"), (K.ADDED, "pkg.new.Thing")}
+    # a file version that was never read (a request budget spent): no facts at all, not partial ones
+    del texts.texts[("c" * 40, "pkg/new.py")]
+    surface, shipped = commit_facts(commit, texts, {"pyproject.toml": pyproject}, None)
+    assert surface is None and shipped is not None

@@ -1,0 +1,464 @@
+"""Surface facts of Python files, from the shapes of real misjudgments (issue 16) and the API changes users
+feel: each test gives a file before and after and checks the facts found."""
+
+from __future__ import annotations
+
+from textwrap import dedent
+
+import pytest
+
+from analysis.models import SurfaceKind as K
+from analysis.surface.python import MAX_SOURCE_CHARS, python_surface
+
+
+def facts(
+    before: str | None, after: str | None, *, path: str = "engine/config.py", module: str = "engine.config"
+):
+    return python_surface(
+        path, dedent(before) if before else before, dedent(after) if after else after, module=module
+    ).changes
+
+
+def kinds(changes) -> list[K]:
+    return [c.kind for c in changes]
+
+
+# --- configuration fields -------------------------------------------------------------------------------
+
+CONFIG_BEFORE = """
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class CompileConfig:
+        '''Options of the compiler, set from the command line as --compile-config JSON.'''
+        level: int = 0
+        use_inductor_graph_partition: bool = False
+        cache_dir: str = ""
+"""
+
+
+def test_a_renamed_config_field_without_alias_is_breaking():
+    after = CONFIG_BEFORE.replace("use_inductor_graph_partition", "graph_partition")
+    [change] = facts(CONFIG_BEFORE, after)
+    assert change.kind == K.FIELD_RENAMED
+    assert (change.old, change.new) == ("use_inductor_graph_partition", "graph_partition")
+    assert change.name == "engine.config.CompileConfig.graph_partition"
+    assert change.line == 8 and change.path == "engine/config.py"
+    assert change.breaking and not change.aliased
+
+
+@pytest.mark.parametrize(
+    "shim",
+    [
+        # pydantic: the old key still validates
+        "graph_partition: bool = Field(False, validation_alias=AliasChoices('graph_partition', 'use_inductor_graph_partition'))",
+        # a property keeps attribute access working
+        "graph_partition: bool = False\n\n        @property\n        def use_inductor_graph_partition(self) -> bool:\n            return self.graph_partition",
+        # a validator maps the old key
+        "graph_partition: bool = False\n\n        def __post_init__(self):\n            if getattr(self, 'use_inductor_graph_partition', None) is not None:\n                self.graph_partition = True",
+    ],
+)
+def test_the_same_rename_with_an_alias_is_not_breaking(shim):
+    after = CONFIG_BEFORE.replace("use_inductor_graph_partition: bool = False", shim)
+    renamed = [c for c in facts(CONFIG_BEFORE, after) if c.kind == K.FIELD_RENAMED]
+    assert len(renamed) == 1
+    assert renamed[0].aliased and not renamed[0].breaking
+
+
+def test_a_deprecated_field_kept_is_no_removal_but_a_deprecation():
+    after = CONFIG_BEFORE.replace(
+        "use_inductor_graph_partition: bool = False",
+        "use_inductor_graph_partition: bool = Field(False, deprecated='use graph_partition')\n        graph_partition: bool = False",
+    )
+    assert kinds(facts(CONFIG_BEFORE, after)) == [K.DEPRECATION, K.FIELD_ADDED]
+
+
+def test_fields_of_pydantic_models_typeddicts_and_attrs_are_config_fields():
+    before = """
+        from typing import TypedDict
+        import attrs
+        from pydantic import BaseModel
+
+        class Request(BaseModel):
+            prompt: str
+            max_tokens: int = 16
+
+        class Usage(TypedDict):
+            total: int
+
+        @attrs.define
+        class Limits:
+            rps: float = 1.0
+    """
+    after = before.replace("max_tokens: int = 16", "max_tokens: int = 16\n            stop: list[str] = []")
+    after = after.replace("total: int", "total_tokens: int").replace("rps: float = 1.0", "rps: float = 2.0")
+    found = {(c.kind, c.name) for c in facts(before, after, module="api")}
+    assert found == {
+        (K.FIELD_ADDED, "api.Request.stop"),
+        (K.FIELD_RENAMED, "api.Usage.total_tokens"),
+        (K.DEFAULT_CHANGED, "api.Limits.rps"),
+    }
+
+
+def test_a_switch_named_field_default_flipped_is_a_switch():
+    after = CONFIG_BEFORE.replace(
+        "use_inductor_graph_partition: bool = False", "use_inductor_graph_partition: bool = True"
+    )
+    [change] = facts(CONFIG_BEFORE, after)
+    assert change.kind == K.SWITCH_FLIPPED and (change.old, change.new) == ("False", "True")
+    assert change.behaviour and not change.breaking
+
+
+# --- defaults: values, not spellings ------------------------------------------------------------------
+
+
+def test_a_number_retyped_as_its_string_is_not_a_changed_default():
+    before = """
+        import argparse
+
+        def add_dataset_args(parser: argparse.ArgumentParser) -> None:
+            parser.add_argument("--temperature", type=float, default=0.0, help="Sampling temperature (default 0.0).")
+    """
+    after = before.replace("default=0.0", 'default="0.0"').replace("(default 0.0)", '(default "0.0")')
+    assert facts(before, after, path="bench/datasets.py", module="bench.datasets") == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "changed"),
+    [
+        ("0.0", '"0.0"', False),
+        ("1", "1.0", False),
+        ("False", '"false"', False),
+        ("None", "None", False),
+        ("False", "True", True),
+        ("0.5", "0.9", True),
+        ("'auto'", "'eager'", True),
+        ("None", "0", True),
+    ],
+)
+def test_defaults_compare_by_value(old, new, changed):
+    before = f"def generate(prompt, temperature={old}):\n    return prompt\n"
+    after = f"def generate(prompt, temperature={new}):\n    return prompt\n"
+    result = facts(before, after, path="lib/gen.py", module="lib.gen")
+    assert (result != []) == changed
+    if changed:
+        assert result[0].kind == K.DEFAULT_CHANGED and result[0].name == "lib.gen.generate(temperature)"
+
+
+def test_a_docstring_and_comment_only_edit_has_no_facts():
+    before = '''
+        def load(path, *, strict=False):
+            """Load a file.
+
+            Args:
+                path: wher the file is.
+            """
+            # read it
+            return open(path).read()
+    '''
+    after = before.replace("wher", "where").replace("# read it", "# read the whole file")
+    after = after.replace("return open(path).read()", "return open(path).read()  # text mode")
+    assert facts(before, after, path="lib/io.py", module="lib.io") == []
+
+
+# --- switches and guards --------------------------------------------------------------------------------
+
+
+def test_a_guard_that_blocked_one_backend_lifted_is_a_switch_flipped():
+    # the shape of a 6-line change that re-enabled expert parallelism for one quantised MoE backend
+    before = """
+        class QuantMoEMethod:
+            def __init__(self, layer):
+                self.backend = pick_backend(layer)
+
+            def create_weights(self, layer, num_experts):
+                if layer.use_expert_parallel and self.backend == Backend.FUSED_CUTLASS:
+                    raise NotImplementedError("expert parallelism is not supported with this backend")
+                return make_weights(layer, num_experts)
+    """
+    after = before.replace(
+        """                if layer.use_expert_parallel and self.backend == Backend.FUSED_CUTLASS:
+                    raise NotImplementedError("expert parallelism is not supported with this backend")
+""",
+        "",
+    )
+    [change] = facts(before, after, path="engine/layers/quant_moe.py", module="engine.layers.quant_moe")
+    assert change.kind == K.SWITCH_FLIPPED and change.behaviour
+    assert change.name == "engine.layers.quant_moe.QuantMoEMethod.create_weights"
+    assert "use_expert_parallel" in (change.old or "")
+
+
+def test_a_capability_answer_and_class_attribute_flipped_are_switches():
+    before = """
+        class Backend:
+            supports_expert_parallel: bool = False
+
+            def supports_quant_scheme(self):
+                return False
+    """
+    after = before.replace("= False", "= True").replace("return False", "return True")
+    assert sorted(c.name for c in facts(before, after, module="m")) == [
+        "m.Backend.supports_expert_parallel",
+        "m.Backend.supports_quant_scheme",
+    ]
+
+
+def test_a_new_raise_on_a_public_path_and_a_deprecation_warning():
+    before = """
+        import warnings
+
+        def connect(url, timeout=10):
+            return open_connection(url, timeout)
+    """
+    after = """
+        import warnings
+
+        def connect(url, timeout=10):
+            if timeout <= 0:
+                raise ValueError("timeout must be positive")
+            if url.startswith("http:"):
+                warnings.warn("plain http is deprecated; use https", DeprecationWarning, stacklevel=2)
+            return open_connection(url, timeout)
+    """
+    found = facts(before, after, module="net")
+    assert [(c.kind, c.name, c.new) for c in found] == [
+        (K.RAISES, "net.connect", "ValueError"),
+        (K.DEPRECATION, "net.connect", "plain http is deprecated; use https"),
+    ]
+
+
+# --- names and parameters -------------------------------------------------------------------------------
+
+
+def test_an_isolated_new_module_adds_names_and_breaks_nothing():
+    new_model = """
+        from torch import nn
+
+        class TinyForCausalLM(nn.Module):
+            def __init__(self, config, prefix=""):
+                super().__init__()
+
+            def forward(self, input_ids, positions):
+                return input_ids
+
+        def _private_helper():
+            pass
+    """
+    found = facts(None, new_model, path="engine/models/tiny.py", module="engine.models.tiny")
+    assert {c.kind for c in found} == {K.ADDED}
+    assert [c.name for c in found] == ["engine.models.tiny.TinyForCausalLM"]
+    assert not any(c.breaking for c in found)
+
+
+def test_parameters_removed_renamed_reordered_and_required():
+    before = "def sample(logits, temperature, top_p=1.0, *, seed=None, k=0):\n    pass\n"
+    after = "def sample(temperature, logits, top_p=1.0, *, rng_seed=None, min_p):\n    pass\n"
+    found = {(c.kind, c.name) for c in facts(before, after, module="s")}
+    assert found == {
+        (K.PARAM_REORDERED, "s.sample"),
+        (K.PARAM_RENAMED, "s.sample(rng_seed)"),
+        (K.PARAM_REMOVED, "s.sample(k)"),
+        (K.PARAM_REQUIRED, "s.sample(min_p)"),
+    }
+    assert all(c.breaking for c in facts(before, after, module="s"))
+
+
+def test_a_new_optional_parameter_is_a_feature_and_kwargs_absorbing_an_old_one_is_aliased():
+    before = "def run(model, batch=8):\n    pass\n"
+    after = "def run(model, *, max_batch=8, **kwargs):\n    if 'batch' in kwargs:\n        max_batch = kwargs.pop('batch')\n"
+    found = {c.kind: c for c in facts(before, after, module="r")}
+    assert set(found) == {K.PARAM_ADDED, K.PARAM_REMOVED}
+    assert found[K.PARAM_ADDED].feature
+    assert found[K.PARAM_REMOVED].aliased and not found[K.PARAM_REMOVED].breaking
+
+
+def test_a_rename_with_an_alias_assignment_is_not_breaking():
+    before = "def get_tokenizer(name):\n    return load(name)\n"
+    after = "def load_tokenizer(name):\n    return load(name)\n\nget_tokenizer = load_tokenizer  # deprecated alias\n"
+    [change] = facts(before, after, module="tok")
+    assert change.kind == K.RENAMED and change.aliased and not change.breaking
+    assert (change.old, change.new) == ("tok.get_tokenizer", "tok.load_tokenizer")
+
+
+def test_all_and_underscores_decide_what_is_public():
+    before = (
+        "__all__ = ['api']\n\ndef api():\n    pass\n\ndef helper():\n    pass\n\ndef _private():\n    pass\n"
+    )
+    after = "__all__ = ['api']\n\ndef api(x=1):\n    pass\n"
+    assert [(c.kind, c.name) for c in facts(before, after, module="p")] == [(K.PARAM_ADDED, "p.api(x)")]
+    assert (
+        python_surface("p/_impl.py", "def f():\n    pass\n", "", module="p._impl", public=False).changes == []
+    )
+
+
+def test_a_package_init_re_export_removed_is_a_removal():
+    before = "from .core import Engine, Request\n"
+    after = "from .core import Engine\n"
+    [change] = facts(before, after, path="engine/__init__.py", module="engine")
+    assert (change.kind, change.name) == (K.REMOVED, "engine.Request")
+
+
+# --- command line, environment, routes ----------------------------------------------------------------
+
+
+def test_a_cli_option_renamed_removed_and_added():
+    before = """
+        import argparse
+        import click
+
+        def make_parser():
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--max-model-len", type=int, default=None, help="Context length.")
+            parser.add_argument("--legacy-mode", action="store_true")
+            return parser
+
+        @click.command()
+        @click.option("--port", default=8000)
+        def serve(port):
+            pass
+    """
+    after = before.replace("--max-model-len", "--max-context-len").replace(
+        '            parser.add_argument("--legacy-mode", action="store_true")\n', ""
+    )
+    after = after.replace(
+        '@click.option("--port", default=8000)',
+        '@click.option("--port", default=8000)\n        @click.option("--host", default="127.0.0.1")',
+    )
+    found = {
+        (c.kind, c.name, c.old): c for c in facts(before, after, path="engine/cli.py", module="engine.cli")
+    }
+    assert set(found) == {
+        (K.OPTION_RENAMED, "--max-context-len", "--max-model-len"),
+        (K.OPTION_REMOVED, "--legacy-mode", None),
+        (K.OPTION_ADDED, "--host", None),
+    }
+    assert found[(K.OPTION_RENAMED, "--max-context-len", "--max-model-len")].breaking
+
+
+def test_an_option_kept_as_an_alias_is_not_removed():
+    before = 'parser.add_argument("--max-model-len", type=int)\n'
+    after = 'parser.add_argument("--max-context-len", "--max-model-len", type=int)\n'
+    assert facts(before, after, module="cli") == []
+
+
+def test_typer_options():
+    before = "import typer\n\ndef main(name: str = typer.Option('world'), count: int = 1):\n    pass\n"
+    after = (
+        "import typer\n\ndef main(name: str = typer.Option('world', '--who'), count: int = 1):\n    pass\n"
+    )
+    found = {(c.kind, c.name) for c in facts(before, after, module="app")}
+    assert (K.OPTION_RENAMED, "--who") in found
+
+
+def test_an_env_var_removed_renamed_and_its_default_changed():
+    before = """
+        import os
+
+        TIMEOUT = int(os.getenv("APP_TIMEOUT", "30"))
+        DEBUG = os.environ.get("APP_DEBUG_LOG")
+        CACHE = os.environ["APP_CACHE_DIR"]
+        registry = {"APP_WORKERS": lambda: int(os.getenv("APP_WORKERS", "4"))}
+    """
+    after = before.replace('"APP_TIMEOUT", "30"', '"APP_TIMEOUT", "60"').replace(
+        '        DEBUG = os.environ.get("APP_DEBUG_LOG")\n', ""
+    )
+    found = {(c.kind, c.name) for c in facts(before, after, path="app/envs.py", module="app.envs")}
+    # the module constant that held it goes too
+    assert found == {
+        (K.ENV_REMOVED, "APP_DEBUG_LOG"),
+        (K.DEFAULT_CHANGED, "APP_TIMEOUT"),
+        (K.REMOVED, "app.envs.DEBUG"),
+    }
+    renamed = facts(
+        before, before.replace("APP_CACHE_DIR", "APP_CACHE_ROOT"), path="app/envs.py", module="app.envs"
+    )
+    assert [(c.kind, c.old, c.new) for c in renamed] == [(K.ENV_RENAMED, "APP_CACHE_DIR", "APP_CACHE_ROOT")]
+
+
+def test_an_env_var_still_read_as_a_fallback_is_not_removed():
+    before = 'import os\nX = os.getenv("APP_HOME")\n'
+    after = 'import os\nX = os.getenv("APP_ROOT") or os.getenv("APP_HOME")\n'
+    assert kinds(facts(before, after, module="m")) == [K.ENV_ADDED]
+
+
+def test_http_routes_added_and_removed_across_frameworks():
+    before = """
+        from fastapi import APIRouter
+        router = APIRouter()
+
+        @router.get("/v1/models")
+        async def models():
+            return []
+
+        @app.route("/health", methods=["GET", "HEAD"])
+        def health():
+            return "ok"
+
+        app.router.add_get("/metrics", metrics)
+        urlpatterns = [path("admin/", admin_view)]
+    """
+    after = before.replace('@router.get("/v1/models")', '@router.post("/v1/models")').replace(
+        '        app.router.add_get("/metrics", metrics)\n', ""
+    )
+    found = {(c.kind, c.name) for c in facts(before, after, path="srv/api.py", module="srv.api")}
+    assert found == {
+        (K.ROUTE_REMOVED, "GET /v1/models"),
+        (K.ROUTE_ADDED, "POST /v1/models"),
+        (K.ROUTE_REMOVED, "GET /metrics"),
+    }
+    assert all(c.breaking for c in facts(before, after, module="srv.api") if c.kind == K.ROUTE_REMOVED)
+
+
+# --- bounds -------------------------------------------------------------------------------------------
+
+
+def test_a_file_that_does_not_parse_yields_nothing():
+    assert python_surface("a.py", "def f(:\n", "def g():\n    pass\n", module="a").changes == []
+    assert python_surface("a.py", "def f():\n    pass\n", "def f(\x00):", module="a").changes == []
+
+
+def test_a_huge_file_is_not_parsed():
+    big = "X = 1\n" * (MAX_SOURCE_CHARS // 6 + 1)
+    assert python_surface("a.py", None, big, module="a").changes == []
+
+
+def test_rename_shapes_ignore_names_and_docstrings():
+    before = 'def old(a):\n    """Old."""\n    return a * 2\n'
+    after = 'def new(a):\n    """New."""\n    return a * 2\n'
+    result = python_surface("m.py", before, after, module="m")
+    assert result.shapes[(K.REMOVED, "m.old")] == result.shapes[(K.ADDED, "m.new")]
+
+
+def test_a_deprecated_decorator_added_to_an_unchanged_function_is_a_deprecation():
+    before = "def old_api(x):\n    return x\n"
+    after = "from typing_extensions import deprecated\n\n@deprecated('use new_api')\ndef old_api(x):\n    return x\n"
+    assert [(c.kind, c.name, c.new) for c in facts(before, after, module="m")] == [
+        (K.DEPRECATION, "m.old_api", "use new_api")
+    ]
+
+
+def test_a_class_newly_exported_is_one_addition_not_one_per_method():
+    before = (
+        "__all__ = ['Other']\n\nclass Info:\n    def build(self):\n        pass\n\nclass Other:\n    pass\n"
+    )
+    after = before.replace("['Other']", "['Info', 'Other']")
+    assert [(c.kind, c.name) for c in facts(before, after, module="m")] == [(K.ADDED, "m.Info")]
+
+
+def test_a_method_renamed_with_a_class_level_alias_is_not_breaking():
+    before = "class Client:\n    def fetch_all(self):\n        return self.get()\n"
+    after = "class Client:\n    def fetch_every(self):\n        return self.get()\n\n    fetch_all = fetch_every\n"
+    [change] = facts(before, after, module="c")
+    assert (change.kind, change.old, change.new, change.aliased) == (
+        K.RENAMED,
+        "c.Client.fetch_all",
+        "c.Client.fetch_every",
+        True,
+    )
+
+
+def test_an_f_string_deprecation_message_keeps_its_holes():
+    before = "import warnings\n\ndef load(path):\n    return path\n"
+    after = "import warnings\n\ndef load(path):\n    warnings.warn(f'`{path}` uses the old layout', FutureWarning)\n    return path\n"
+    [change] = facts(before, after, module="m")
+    assert (change.kind, change.new) == (K.DEPRECATION, "`{path}` uses the old layout")
