@@ -48,10 +48,11 @@ from analysis.render.discord_embeds import (
     thread_name,
 )
 from analysis.render.markdown import safe_url
-from bot.chat import ChatService, CommandResult, is_question
-from bot.logs import clip
-from bot.pipeline import key_of
-from bot.posting import Posted, part_log, post_digest
+from bot.chat.commands import CommandResult, is_question
+from bot.chat.service import ChatService
+from bot.delivery.posting import Posted, part_log, post_digest
+from bot.digest.pipeline import key_of
+from bot.monitoring.logs import clip
 
 log = logging.getLogger(__name__)
 
@@ -199,12 +200,12 @@ NOTICE_LOOKBACK = timedelta(days=7)  # how far back a keyed notice is looked for
 
 
 class DiscordPoster:
-    """The Poster of bot/posting.py over discord.py's REST client. Thread items are sent to the thread
+    """The Poster of bot/delivery/posting.py over discord.py's REST client. Thread items are sent to the thread
     by id (a PartialMessageable), so a post resumed after a restart needs nothing but the stored id.
 
     Never twice: every message part carries a deterministic nonce with enforce_nonce (discord.py sets
     it with the nonce), so a retried send within minutes returns the first message; each part is
-    recorded as soon as Discord accepts it (bot.posting.part_log); and with `reconcile` on, a part
+    recorded as soon as Discord accepts it (bot.delivery.posting.part_log); and with `reconcile` on, a part
     the store lacks is first looked for among our messages in the thread (the channel's, back to the
     digest's start, for the parent) — after a crash, or after a send whose answer was lost."""
 
@@ -524,13 +525,13 @@ class DiscordPoster:
         me = self.client.user
         return me is not None and message.author.id == me.id
 
-    # -- the weekly roll-up (bot.weekly.WeeklyPoster) -------------------------------------------------
+    # -- the weekly roll-up (bot.delivery.weekly_post.WeeklyPoster) -------------------------------------------------
     async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
         """The roll-up's summary as an embed in the channel (sent like every digest part: a restart
         finds it instead of posting it again); the chart follows in the same channel."""
         from analysis.render.discord_embeds import shorten
         from analysis.render.weekly import weekly_summary
-        from bot.weekly import weekly_key
+        from bot.delivery.weekly_post import weekly_key
 
         await self._text_channel(channel)  # a clear error for a channel that cannot hold it
         title, *lines = weekly_summary(week)
@@ -548,7 +549,7 @@ class DiscordPoster:
 
     async def post_chart(self, channel: str, thread: str, week: Any, filename: str, png: bytes) -> str:
         """The chart attached and shown as the embed's image."""
-        from bot.weekly import weekly_key
+        from bot.delivery.weekly_post import weekly_key
 
         embed = {"title": week.label, "image": {"url": f"attachment://{filename}"}}
 
@@ -693,7 +694,7 @@ async def open_discord_poster(settings: Any) -> AsyncIterator[DiscordPoster]:
 
 
 def command_text(ref: str | None, date: str | None, repo: str | None) -> str:
-    """Discord's `/digest` options as the argument text every chat surface shares (bot/chat.py)."""
+    """Discord's `/digest` options as the argument text every chat surface shares (bot/chat/service.py)."""
     ref, date, repo = (v.strip() if v else "" for v in (ref, date, repo))
     if ref and date:
         raise InputError("give either ref: or date:, not both")
@@ -958,7 +959,7 @@ class DiscordRuntime:
     def __init__(self, settings: Any, service: ChatService, *, message_content: bool | None = None):
         self.settings = settings
         self.service = service
-        # DISCORD_MESSAGE_CONTENT is not in bot/settings.py yet: read it when it appears.
+        # DISCORD_MESSAGE_CONTENT is not in bot/config/settings.py yet: read it when it appears.
         self.message_content = (
             message_content
             if message_content is not None

@@ -31,14 +31,14 @@ from analysis.history.automation import is_automated
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
-from bot.logs import clip
+from bot.monitoring.logs import clip
 
 if TYPE_CHECKING:
-    from bot.store import Store
+    from bot.store.db import Store
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]  # (done, total), as in bot.sources
+Progress = Callable[[int, int], None]  # (done, total), as in bot.digest.sources
 Sleep = Callable[[float], Awaitable[Any]]
 
 API_VERSION = "2022-11-28"

@@ -30,7 +30,7 @@ from pydantic import BaseModel
 
 from analysis.errors import ServiceError
 from analysis.llm.schemas import response_format
-from bot.logs import scrub
+from bot.monitoring.logs import scrub
 
 log = logging.getLogger(__name__)
 
@@ -612,7 +612,7 @@ class LLMClient:
 
     def _scrub(self, text: str) -> str:
         """Server messages sometimes echo the key they were sent (401s): never pass it on, nor any
-        configured secret (bot.logs.scrub also masks what is left of one cut elsewhere)."""
+        configured secret (bot.monitoring.logs.scrub also masks what is left of one cut elsewhere)."""
         text = scrub(text)
         return scrub(text, [self._secret]) if self._secret else text
 

@@ -28,7 +28,7 @@ from analysis.history.index import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
 from analysis.window import in_window
 
-Progress = Callable[[int, int], None]  # (done, total), as in bot.sources: adapters do not import bot/
+Progress = Callable[[int, int], None]  # (done, total), as in bot.digest.sources: adapters do not import bot/
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +164,7 @@ def redact(text: str) -> str:
 
 
 class LocalGitSource:
-    """bot.sources.CommitSource over a local clone.
+    """bot.digest.sources.CommitSource over a local clone.
 
     Construction is synchronous (the source factory is): a few quick git calls check the repository
     and name it. Everything else runs git in a worker thread (asyncio.to_thread)."""

@@ -1,7 +1,7 @@
 """Slack: posting digests (SlackPoster), the `/digest` command and thread questions (a Bolt AsyncApp),
 and the runtime that serves them over Socket Mode or HTTP.
 
-Everything Slack-specific lives here; what to say comes from bot.chat / bot.posting and how it looks
+Everything Slack-specific lives here; what to say comes from bot.chat.service / bot.delivery.posting and how it looks
 from analysis.render.slack_blocks. Slack wants an acknowledgement within 3 s, so listeners only parse and
 ack; the slow part (analysis, posting) runs as a tracked background task afterwards.
 """
@@ -52,19 +52,13 @@ from analysis.render.slack_blocks import (
     text_message,
     text_messages,
 )
-from bot.chat import (
-    ChatCommand,
-    ChatService,
-    CommandResult,
-    ThreadContext,
-    is_question,
-    usage,
-)
-from bot.listener import GuardedSite
-from bot.metrics import public_healthz_handler
-from bot.pipeline import key_of
-from bot.posting import Posted, part_log, post_digest
-from bot.settings import Settings
+from bot.chat.commands import ChatCommand, CommandResult, ThreadContext, is_question, usage
+from bot.chat.service import ChatService
+from bot.config.settings import Settings
+from bot.delivery.posting import Posted, part_log, post_digest
+from bot.digest.pipeline import key_of
+from bot.monitoring.listener import GuardedSite
+from bot.monitoring.metrics import public_healthz_handler
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +169,7 @@ class SlackRefused(SlackError, Undeliverable):
     """Slack says this can never succeed here (message or channel gone, not editable, no access)."""
 
 
-# Answers that no retry can change: work meeting one is given up (bot/outbox.py).
+# Answers that no retry can change: work meeting one is given up (bot/delivery/outbox.py).
 PERMANENT = CHANNEL_ERRORS | {
     "message_not_found",
     "cant_update_message",
@@ -267,7 +261,7 @@ def _metadata(key: str, item: str, part: int, parts: int) -> dict[str, Any]:
 
 
 class SlackPoster:
-    """bot.posting.Poster for Slack. Each item is one or more messages carrying metadata (digest key,
+    """bot.delivery.posting.Poster for Slack. Each item is one or more messages carrying metadata (digest key,
     item, part). With `reconcile` on, an item the store does not know is first looked up in Slack —
     the channel for a parent, the thread's replies for the rest — and, when found, its ts is returned
     instead of posting again: a crash between Slack accepting a message and the store recording it
@@ -367,7 +361,7 @@ class SlackPoster:
         """Plain messages (answers, notices) in order; returns their ts."""
         return [await self._post(channel, m, thread=thread) for m in messages]
 
-    # -- the radar (bot.radar.BannerEditor) ----------------------------------------------------------
+    # -- the radar (bot.delivery.banners.BannerEditor) ----------------------------------------------------------
     async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
         return await add_banner(self, channel, message_id, text)
 
@@ -397,11 +391,11 @@ class SlackPoster:
             known.items.setdefault((key, "reply"), _Item(1)).ts[0] = ts
         return ts
 
-    # -- the weekly roll-up (bot.weekly.WeeklyPoster) -------------------------------------------------
+    # -- the weekly roll-up (bot.delivery.weekly_post.WeeklyPoster) -------------------------------------------------
     async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
         """The roll-up's summary as the parent (found again by its metadata after a crash)."""
         from analysis.render.weekly import weekly_summary
-        from bot.weekly import weekly_key
+        from bot.delivery.weekly_post import weekly_key
 
         key = weekly_key(week)
         monday = week.days[0][0]  # the roll-up is posted after its week began: never older
@@ -654,7 +648,7 @@ class SlackPoster:
             self._threads.popitem(last=False)
 
 
-# --- the radar: banners on earlier cards (bot/radar.py) ------------------------------------------------
+# --- the radar: banners on earlier cards (bot/digest/radar.py) ------------------------------------------------
 
 # Slack's answers for a message we may not (or no longer) edit: skipped, never retried.
 UNEDITABLE = {

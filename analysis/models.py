@@ -313,7 +313,7 @@ class Analysis(BaseModel):
     # how likely it is to need a revert or a fix (risk). None: not scored (an older analysis).
     impact_score: float | None = None
     risk_score: float | None = None
-    # The LLM path (bot/llm_analyzer.py): the rubric's tier, which the model may move one tier at most,
+    # The LLM path (bot/digest/llm_analyzer.py): the rubric's tier, which the model may move one tier at most,
     # and the model's own 0-100 score, by which a day's tiers are banded (analysis/heuristic/bands.py). None for
     # the heuristic.
     rubric_importance: Importance | None = None

@@ -1,6 +1,6 @@
 """The weekly roll-up's data: a branch's ISO week from its seven daily digests and the week's follow-ups.
 
-Pure: bot/weekly.py gathers the digests, links and usage; this module counts, and the renderers
+Pure: bot/digest/weekly.py gathers the digests, links and usage; this module counts, and the renderers
 (analysis/render/weekly.py, adapters/chart.py) only lay the counts out.
 """
 

@@ -27,9 +27,9 @@ sys.path.insert(0, str(ROOT))
 from adapters.github import GitHubSource  # noqa: E402
 from analysis.render.json_report import dumps, render_json  # noqa: E402
 from analysis.render.markdown import render_report  # noqa: E402
-from bot.analyzers import HeuristicAnalyzer  # noqa: E402
-from bot.pipeline import RunStats, build_digest  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
+from bot.digest.pipeline import RunStats, build_digest  # noqa: E402
+from bot.store.db import Store  # noqa: E402
 from tests.fakes.github import FakeGitHub  # noqa: E402
 
 SHARED = ROOT.parent / "shared"

@@ -40,12 +40,12 @@ from adapters.discord_bot import DigestBot, open_discord_poster  # noqa: E402
 from adapters.github import commit_from_api  # noqa: E402
 from analysis.models import Commit, Digest  # noqa: E402
 from analysis.window import day_window  # noqa: E402
-from bot.analyzers import HeuristicAnalyzer  # noqa: E402
-from bot.chat import ChatService  # noqa: E402
-from bot.pipeline import save_digest  # noqa: E402
-from bot.posting import post_digest  # noqa: E402
-from bot.settings import Settings  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.chat.service import ChatService  # noqa: E402
+from bot.config.settings import Settings  # noqa: E402
+from bot.delivery.posting import post_digest  # noqa: E402
+from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
+from bot.digest.pipeline import save_digest  # noqa: E402
+from bot.store.db import Store  # noqa: E402
 from tests.fakes.discord_api import FakeDiscord  # noqa: E402
 from tests.fakes.sources import MemorySource  # noqa: E402
 
@@ -258,8 +258,8 @@ async def bench_defer_at_api(
 
     from adapters.discord_bot import routed_to
     from adapters.llm import LLMClient
-    from bot.llm_analyzer import LLMAnalyzer
-    from bot.pipeline import build_digest
+    from bot.digest.llm_analyzer import LLMAnalyzer
+    from bot.digest.pipeline import build_digest
     from tests.fakes.openai_server import FakeLLM
 
     with CallbackDiscord() as fake, FakeLLM(latency=2.0) as llm, routed_to(fake.base_url):

@@ -35,10 +35,10 @@ sys.path.insert(0, str(ROOT))
 from adapters.local_git import LocalGitSource  # noqa: E402
 from analysis.evaluation.scoring import RESAMPLES, KeyScore, Versus  # noqa: E402
 from analysis.render.eval_report import eval_json  # noqa: E402
-from bot.analyzers import HeuristicAnalyzer  # noqa: E402
-from bot.evaluate import EvalResult, evaluate  # noqa: E402
-from bot.settings import Settings  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.config.settings import Settings  # noqa: E402
+from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
+from bot.digest.evaluate import EvalResult, evaluate  # noqa: E402
+from bot.store.db import Store  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data"
 TZ = ZoneInfo("Asia/Shanghai")

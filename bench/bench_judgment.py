@@ -41,9 +41,9 @@ sys.path.insert(0, str(ROOT))
 from adapters.local_git import LocalGitSource  # noqa: E402
 from analysis.evaluation.scoring import Judged, score  # noqa: E402
 from analysis.models import Importance  # noqa: E402
-from bot.analyzers import HeuristicAnalyzer  # noqa: E402
-from bot.evaluate import EvalResult, evaluate  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
+from bot.digest.evaluate import EvalResult, evaluate  # noqa: E402
+from bot.store.db import Store  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
 TZ = ZoneInfo("Asia/Shanghai")
@@ -176,7 +176,7 @@ def llm_partial(
     the heuristic's ranks of the very same commits with the same weights."""
     from analysis.history.followups import find_links
     from analysis.window import day_window
-    from bot.evaluate import _answer_key, _sample
+    from bot.digest.evaluate import _answer_key, _sample
 
     store = Store(db)
     repo = LocalGitSource(git_dir).repo

@@ -36,9 +36,9 @@ from analysis.llm.prompts import commit_messages  # noqa: E402
 from analysis.llm.tokens import estimate_messages, estimate_tokens  # noqa: E402
 from analysis.models import Commit, Importance  # noqa: E402
 from analysis.render.markdown import render_commit  # noqa: E402
-from bot.llm_analyzer import LLMAnalyzer  # noqa: E402
-from bot.pipeline import RunStats, analyse_commits, build_digest  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.digest.llm_analyzer import LLMAnalyzer  # noqa: E402
+from bot.digest.pipeline import RunStats, analyse_commits, build_digest  # noqa: E402
+from bot.store.db import Store  # noqa: E402
 from tests.fakes.openai_server import FakeLLM  # noqa: E402
 from tests.fakes.sources import MemorySource  # noqa: E402
 
@@ -364,7 +364,7 @@ def spread(commits: list[Commit], n: int) -> list[Commit]:
 
 
 async def real_bench(commits: list[Commit], n: int, lang: str) -> int:
-    from bot.settings import load_settings
+    from bot.config.settings import load_settings
 
     settings = load_settings()
     if not settings.llm_configured:

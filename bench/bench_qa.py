@@ -59,11 +59,11 @@ from adapters.discord_bot import DigestBot, login  # noqa: E402
 from adapters.slack_app import SlackRuntime, open_slack_poster  # noqa: E402
 from analysis.history.followups import PastCommit  # noqa: E402
 from analysis.models import Commit, Digest, FileChange, Importance  # noqa: E402
-from bot.analyzers import HeuristicAnalyzer  # noqa: E402
-from bot.chat import ChatService  # noqa: E402
-from bot.posting import post_digest  # noqa: E402
-from bot.settings import Settings  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.chat.service import ChatService  # noqa: E402
+from bot.config.settings import Settings  # noqa: E402
+from bot.delivery.posting import post_digest  # noqa: E402
+from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
+from bot.store.db import Store  # noqa: E402
 from tests.analysis.render.test_render_slack import texts  # noqa: E402  (what Slack renders of blocks)
 from tests.fakes.discord_api import FakeDiscord  # noqa: E402
 from tests.fakes.openai_server import FakeLLM  # noqa: E402

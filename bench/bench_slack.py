@@ -36,12 +36,12 @@ from slack_sdk.signature import SignatureVerifier  # noqa: E402
 
 from adapters.slack_app import SlackRuntime, open_slack_poster  # noqa: E402
 from analysis.models import Commit, FileChange  # noqa: E402
-from bot.analyzers import HeuristicAnalyzer  # noqa: E402
-from bot.chat import ChatService  # noqa: E402
-from bot.pipeline import build_digest  # noqa: E402
-from bot.posting import post_digest  # noqa: E402
-from bot.settings import Settings  # noqa: E402
-from bot.store import Store  # noqa: E402
+from bot.chat.service import ChatService  # noqa: E402
+from bot.config.settings import Settings  # noqa: E402
+from bot.delivery.posting import post_digest  # noqa: E402
+from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
+from bot.digest.pipeline import build_digest  # noqa: E402
+from bot.store.db import Store  # noqa: E402
 from tests.fakes.slack_api import FakeSlack  # noqa: E402
 from tests.fakes.sources import MemorySource  # noqa: E402
 
@@ -177,7 +177,7 @@ async def bench_ack_during_digest(path: Path, day: date, concurrency: int, laten
         print(f"(3) skipped: {path} not found (the benchmark data lives in ../shared)")
         return
     from adapters.llm import LLMClient
-    from bot.llm_analyzer import LLMAnalyzer
+    from bot.digest.llm_analyzer import LLMAnalyzer
     from tests.fakes.openai_server import FakeLLM
 
     day_commits = load_day(path)

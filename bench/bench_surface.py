@@ -3,7 +3,7 @@
     python bench/bench_surface.py [--vllm /tmp/vllm.git] [--day 2025-12-02] [--day-tz UTC]
                                   [--pydantic /tmp/pydantic.git] [--month 2025-10] [--sample 20] [--griffe]
 
-For a 45-commit day of one bundle and a month of the other, through the shipped step (bot/surface.py,
+For a 45-commit day of one bundle and a month of the other, through the shipped step (bot/digest/surface.py,
 shipped defaults, a local clone):
 - the cost per commit cold (fresh store: every file read and parsed) and warm (a second run: the store
   answers, nothing is read), and the share of the cold time spent reading;
@@ -37,8 +37,8 @@ from analysis.models import (  # noqa: E402
     describe,
 )
 from analysis.window import day_window  # noqa: E402
-from bot.store import Store  # noqa: E402
-from bot.surface import MAX_FILE_BYTES, fill_surface  # noqa: E402
+from bot.digest.surface import MAX_FILE_BYTES, fill_surface  # noqa: E402
+from bot.store.db import Store  # noqa: E402
 
 SAMPLE_SEED = 16
 

@@ -95,8 +95,8 @@ class Service:
 
         command = self.bench.digestbot
         if sweep is not None:  # the scheduler's sweep sooner than every 600 s, nothing else changed
-            command = [sys.executable, "-c", f"import bot.scheduler as s; s.SWEEP_SECONDS = {sweep}; "
-                       "from bot.cli import main; main()"]  # fmt: skip
+            command = [sys.executable, "-c", f"import bot.service.scheduler as s; s.SWEEP_SECONDS = {sweep}; "
+                       "from bot.cli.main import main; main()"]  # fmt: skip
         self.proc = subprocess.Popen(
             [*command, "--db", str(self.db), "run", "--config", str(self.config)],
             cwd=self.bench.work,
@@ -173,7 +173,7 @@ class ServiceBench:
         db = self.work / f"service-{self.runs}.db"
         # The code under test builds its schema (`status` creates no database since issue 18).
         subprocess.run(
-            [sys.executable, "-c", "import sys; from bot.store import Store; Store(sys.argv[1]).close()", db],
+            [sys.executable, "-c", "import sys; from bot.store.db import Store; Store(sys.argv[1]).close()", db],
             cwd=self.work,
             env=self.env,
             capture_output=True,

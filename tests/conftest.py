@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.store import Store
+from bot.store.db import Store
 
 _PREFIXES = (
     "GITHUB_",

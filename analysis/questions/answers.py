@@ -1,5 +1,5 @@
 """Answers to thread questions from the stored data alone: the day's commits and analyses, the
-follow-up links, the surface changes. Pure: bot/qa.py gathers `QAData` from the store and the sources.
+follow-up links, the surface changes. Pure: bot/chat/answers.py gathers `QAData` from the store and the sources.
 
 An answer is a small document (lines of text and links) that each chat renderer turns into its own
 markup (analysis/render/answer.py), so commit text stays inert on every platform and every commit an

@@ -1,7 +1,7 @@
 """The fact-check of a model's thread answer, with the rules that guard analyses (analysis/llm/grounding.py):
 a sentence naming a SHA, a pull request, a file path or a figure that is not in the thread's commits,
 its day or the store is removed. What was removed is counted, never shown (naming an invented SHA or
-figure would publish it); an answer with nothing left falls back to the data's answer (bot/qa.py).
+figure would publish it); an answer with nothing left falls back to the data's answer (bot/chat/answers.py).
 
 Evidence is what we hold, not what anyone said: the commits' messages, paths and diffs, their stored
 analyses, the figures we computed (sizes, counts, dates), and the SHAs and PR numbers the store knows.

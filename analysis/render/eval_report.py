@@ -14,7 +14,7 @@ HEADINGS_SHOWN = 8
 
 
 def eval_table(result: Any) -> str:
-    """result: bot.evaluate.EvalResult (duck-typed: this module stays free of the application)."""
+    """result: bot.digest.evaluate.EvalResult (duck-typed: this module stays free of the application)."""
     s: Score = result.score
     sampled = (
         f", sample {result.sample} + every followed-up commit (weighted)" if result.sample is not None else ""

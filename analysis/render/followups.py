@@ -1,7 +1,7 @@
 """What readers are told about follow-ups: a day's "Follow-ups" entries, the banner added to an original's
 card, and the notes on the follow-up's and the original's analyses (issue: the radar).
 
-Pure: the entries are built by bot/radar.py from the store; every renderer takes its words from here, so
+Pure: the entries are built by bot/digest/radar.py from the store; every renderer takes its words from here, so
 Markdown, JSON, Slack and Discord say the same thing in the same two languages.
 """
 

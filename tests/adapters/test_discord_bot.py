@@ -29,12 +29,13 @@ from adapters.discord_bot import (
 from analysis.errors import ConfigError, InputError, ServiceError
 from analysis.models import Commit, Digest, FileChange, Importance
 from analysis.render.markdown import render_report
-from bot.analyzers import HeuristicAnalyzer
-from bot.chat import ChatService, ThreadContext
-from bot.pipeline import save_digest
-from bot.posting import post_digest, report_filename
-from bot.settings import Settings
-from bot.store import Store
+from bot.chat.commands import ThreadContext
+from bot.chat.service import ChatService
+from bot.config.settings import Settings
+from bot.delivery.posting import post_digest, report_filename
+from bot.digest.analyzers import HeuristicAnalyzer
+from bot.digest.pipeline import save_digest
+from bot.store.db import Store
 from tests.fakes.digests import LONG_TEXT, make_analysis, make_commit, make_digest
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.sources import MemorySource
@@ -643,7 +644,7 @@ async def test_runtime_with_a_bad_token_fails_clearly_and_cleans_up(fake, settin
 def test_cli_posts_a_threaded_digest_and_reposts_nothing(fake, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from bot.cli import cli
+    from bot.cli.main import cli
     from tests.fakes.github import FakeGitHub, make_file
     from tests.fakes.github import make_commit as api_commit
 
@@ -865,7 +866,7 @@ async def test_network_failures_are_one_line_errors(fake, store, settings, monke
 def test_cli_a_dropped_connection_is_exit_2_in_one_line(fake, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
-    from bot.cli import cli
+    from bot.cli.main import cli
     from tests.fakes.github import FakeGitHub
     from tests.fakes.github import make_commit as api_commit
 

@@ -13,7 +13,7 @@ import pytest
 from adapters.github import GitHubSource
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.window import day_window
-from bot.store import Store
+from bot.store.db import Store
 from tests.fakes.github import FakeGitHub, linear_history, make_commit, make_file
 
 REPO = "octo/demo"
@@ -489,7 +489,7 @@ async def test_default_branch_of_missing_repo(store):
 
 
 async def test_history_reads_list_pages_once_then_only_new_ones(fake, source_for, store):
-    from bot.history import sync_history
+    from bot.digest.history import sync_history
 
     newest = datetime(2026, 1, 20, tzinfo=UTC)
     fake.set_commits(linear_history(250, newest, step=timedelta(hours=1)))

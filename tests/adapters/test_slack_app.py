@@ -33,12 +33,12 @@ from adapters.slack_app import (
 from analysis.errors import ConfigError, ServiceError
 from analysis.models import Commit, Digest, FileChange, Importance
 from analysis.render.markdown import render_report
-from bot.analyzers import HeuristicAnalyzer
-from bot.chat import ChatService
-from bot.pipeline import key_of
-from bot.posting import Posted, post_digest, report_filename
-from bot.settings import Settings
-from bot.store import Store
+from bot.chat.service import ChatService
+from bot.config.settings import Settings
+from bot.delivery.posting import Posted, post_digest, report_filename
+from bot.digest.analyzers import HeuristicAnalyzer
+from bot.digest.pipeline import key_of
+from bot.store.db import Store
 from tests.fakes.digests import make_analysis, make_commit
 from tests.fakes.slack_api import BOT_ID, BOT_USER, TEAM, FakeSlack, eventually
 from tests.fakes.sources import MemorySource

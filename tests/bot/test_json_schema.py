@@ -17,8 +17,8 @@ from bot.json_schema import (
     StatusJSON,
     markdown,
 )
-from tests.bot.test_cli import DAY, repo, run  # noqa: F401
-from tests.bot.test_cli_ops import llm_db  # noqa: F401
+from tests.bot.cli.test_cli import DAY, repo, run  # noqa: F401
+from tests.bot.cli.test_cli_ops import llm_db  # noqa: F401
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "json.md"
 
@@ -75,7 +75,7 @@ def test_every_verb_with_json_output_has_its_schema_in_docs():
     """`--format json`'s help points at docs/json.md: each such verb must have its section there."""
     import click
 
-    from bot.cli import cli
+    from bot.cli.main import cli
 
     text = DOCS.read_text(encoding="utf-8")
     verbs = [

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.store import Store
+from bot.store.db import Store
 from tests.fakes.gitrepo import GitRepo, isolate_git_env
 from tests.fakes.slack_api import FakeSlack
 
@@ -129,7 +129,7 @@ TOKENS = {"SLACK_BOT_TOKEN": "xoxb-fake-bot-token", "SLACK_SIGNING_SECRET": "a-s
 def loaded_settings(env: dict[str, str], cwd: Path) -> dict[str, str]:
     """The service's settings loader, in a process that has exactly this environment."""
     code = (
-        "import json\nfrom bot.settings import load_settings\ns = load_settings()\n"
+        "import json\nfrom bot.config.settings import load_settings\ns = load_settings()\n"
         "print(json.dumps({k: None if v is None else str(v.get_secret_value() if hasattr(v, 'get_secret_value')"
         " else v) for k, v in s.model_dump().items()}))"
     )
@@ -263,7 +263,7 @@ def test_the_guide_followed_on_each_path_gives_a_service_that_posts(path, tmp_pa
 def test_run_refuses_zero_subscriptions_unless_allowed(tmp_path, monkeypatch, config):
     from click.testing import CliRunner
 
-    from bot.cli import cli
+    from bot.cli.main import cli
 
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-not-used")
     args = ["--db", str(tmp_path / "d.db"), "run"]

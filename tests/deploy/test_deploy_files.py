@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.metrics import start_metrics_server
+from bot.monitoring.metrics import start_metrics_server
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = ROOT / "Dockerfile"

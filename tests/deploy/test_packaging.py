@@ -133,7 +133,7 @@ def test_compose_pins_exact_versions():
 def test_every_schema_link_in_help_finds_its_schema():
     from click.testing import CliRunner
 
-    from bot.cli import cli
+    from bot.cli.main import cli
 
     documented = set(
         re.findall(r"^## `digestbot (\w+)", (ROOT / "docs" / "json.md").read_text(encoding="utf-8"), re.M)

@@ -16,7 +16,7 @@ and x-ratelimit-remaining-requests headers when `ratelimit_headers`); `slots` ma
 runs that many requests at once and queues the rest (llama.cpp with --parallel 1: latency rises, no
 errors).
 
-Usable as a pytest fixture (tests/bot/test_llm_analyzer.py) or standalone (bench/bench_llm.py):
+Usable as a pytest fixture (tests/bot/digest/test_llm_analyzer.py) or standalone (bench/bench_llm.py):
 
     with FakeLLM(latency=0.2) as fake:
         client = LLMClient(model=fake.model, base_url=fake.base_url)

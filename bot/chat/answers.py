@@ -1,0 +1,401 @@
+"""Answers to questions asked in a digest thread (DESIGN.md §5), for both chat adapters.
+
+1. The question is parsed (analysis/questions/parse.py). A commit it names — `#N`, a SHA, a commit link,
+   from any day of the repository — becomes the thread's focus: found among the day's commits, in the
+   store, or fetched and analysed on demand like `/digest <sha>`. Later turns keep the focus (stored per
+   thread) until another commit is named.
+2. A question the data answers is answered from the data (analysis/questions/answers.py): no model call, citing
+   every commit it speaks about as a link.
+3. Anything else goes to the model when one is configured, at most QA_CALLS_PER_MINUTE times a minute
+   per thread. Its answer is fact-checked before it is posted (analysis/questions/fact_check.py): a sentence
+   naming a SHA, PR, path or figure that is not in the thread's commits, its day or the store is removed
+   and the answer says that something was removed; an answer with nothing left, or a failed call, falls
+   back to the data's answer. Without a model, the bot says plainly what it can answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict, deque
+from dataclasses import replace
+from datetime import UTC
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from analysis.errors import DigestError
+from analysis.models import Analysis, Commit, commit_ref
+from analysis.questions.answers import (
+    Answer,
+    FollowUpFact,
+    QAData,
+    answer_from_data,
+    example_questions,
+    focus_answer,
+    help_answer,
+)
+from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
+from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
+from bot.chat.commands import ThreadContext
+from bot.monitoring import metrics
+from bot.monitoring.logs import scrub, secrets_of
+
+log = logging.getLogger(__name__)
+
+NAMED_MAX = 3  # commits one question may name and get answered about
+
+
+class ThreadLimiter:
+    """At most `per_minute` model calls in one thread in any 60 s (a sliding window); threads seen
+    least recently are forgotten past `threads`."""
+
+    def __init__(self, per_minute: int, *, threads: int = 4096, clock: Any = time.monotonic):
+        self.per_minute = per_minute
+        self.threads = threads
+        self.clock = clock
+        self._calls: OrderedDict[str, deque[float]] = OrderedDict()
+
+    def take(self, key: str) -> float:
+        """0 when a call may go now (and it is counted); else the seconds until one may."""
+        now = self.clock()
+        calls = self._calls.setdefault(key, deque())
+        self._calls.move_to_end(key)
+        while calls and now - calls[0] >= 60.0:
+            calls.popleft()
+        if len(calls) >= self.per_minute:
+            return max(0.1, 60.0 - (now - calls[0]))
+        calls.append(now)
+        while len(self._calls) > self.threads:
+            self._calls.popitem(last=False)
+        return 0.0
+
+
+_WORDS = {
+    "en": {
+        "not_ours": "I don't know which digest this thread belongs to.",
+        "not_found": "I can't find {ref} in {repo}: {error}",
+        "removed": "(Fact check: {n} statement(s) naming commits, files or figures that are not in the data "
+        "were removed from this answer.)",
+        "withheld": "(Fact check: the model's answer named commits, files or figures that are not in the data, "
+        "so it was withheld. From the stored data:)",
+        "no_model": "(No model answer ({why}). From the stored data:)",
+        "sources": "Sources: ",
+        "limited": "I've asked the model {n} times in this thread in the last minute, which is its limit here; "
+        "please ask again in {s} s. Questions the data answers need no model and are answered at once, e.g. "
+        "“{example}”.",
+    },
+    "zh": {
+        "not_ours": "我不知道这个讨论串对应哪个摘要。",
+        "not_found": "在 {repo} 中找不到 {ref}：{error}",
+        "removed": "（事实核查：本回答删除了 {n} 处提到数据中不存在的提交、文件或数字的内容。）",
+        "withheld": "（事实核查：模型的回答提到了数据中不存在的提交、文件或数字，因此未予发布。以下来自已存储的数据：）",
+        "no_model": "（没有模型回答（{why}）。以下来自已存储的数据：）",
+        "sources": "来源：",
+        "limited": "这个讨论串在过去一分钟内已向模型提问 {n} 次，达到上限；请 {s} 秒后再问。数据能回答的问题不需要模型，"
+        "会立即回答，例如“{example}”。",
+    },
+}
+
+
+def _w(lang: str, key: str, **fmt: object) -> str:
+    text = _WORDS["zh" if lang == "zh" else "en"][key]
+    return text.format(**fmt) if fmt else text
+
+
+async def answer_question(service: Any, ctx: ThreadContext | None, question: str) -> Answer:
+    """The answer to post in the thread. `service` is the ChatService (store, sources, answerer)."""
+    lang = question_lang(question)
+    if ctx is None:
+        answer = Answer(lang, source="none", kind="unknown")
+        answer.add(_w(lang, "not_ours"))
+        return answer
+    try:
+        answer = await _answer(service, ctx, question, lang)
+    except DigestError as exc:  # a source's error while fetching a named commit
+        answer = Answer(lang, source="none", kind="error")
+        answer.add(scrub(str(exc), secrets_of(service.settings)))
+    metrics.record_qa(answer.source, answer.removed)
+    log.info(
+        "qa %s:%s: %s answer (%s), %d commit(s) cited%s",
+        ctx.platform,
+        ctx.thread,
+        answer.source,
+        answer.kind,
+        len(answer.cites),
+        f", {answer.removed} statement(s) removed" if answer.removed else "",
+    )
+    return answer
+
+
+async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) -> Answer:
+    data = _day_data(service, ctx)
+    q = parse_question(question, authors=data.authors())
+    named, missing = await _resolve(service, ctx, q, data, lang)
+    if missing is not None and not named:
+        return missing
+    if named:
+        ctx.commit, ctx.analysis = named[0]
+        _remember_focus(service, ctx)
+    elif ctx.replied and ctx.commit is not None:
+        _remember_focus(service, ctx)  # a reply to a card names that card's commit
+    else:
+        _recall_focus(service, ctx, lang)
+    data.focus = ctx.commit
+    if ctx.commit is not None and ctx.analysis is not None:
+        data.analyses[ctx.commit.sha] = ctx.analysis
+    _add_followups(service.store, data, ctx)
+
+    answerer = service.answerer
+    if q.vague and answerer is not None:
+        return await _model_answer(service, ctx, q, question, data)
+    if len(named) > 1 and q.about_commit(True):
+        return _each(q, data, named)
+    answer = answer_from_data(q, data)
+    if answer is not None and (answer.confident or answerer is None):
+        return answer
+    if answerer is not None:
+        return await _model_answer(service, ctx, q, question, data, answer)
+    return help_answer(lang, data)
+
+
+def _each(q: Question, data: QAData, named: list[tuple[Commit, Analysis | None]]) -> Answer:
+    """One answer about each commit the question names ("compare #1 and #2")."""
+    whole = Answer(q.lang, kind=q.intent.value)
+    one = replace(q, commits=(), scope="commit")  # about the focus, which we set to each in turn
+    for commit, analysis in named:
+        if analysis is not None:
+            data.analyses[commit.sha] = analysis
+        data.focus = commit
+        part = answer_from_data(one, data)
+        if part is not None:
+            whole.lines += part.lines
+            whole.cites += [sha for sha in part.cites if sha not in whole.cites]
+    data.focus = named[0][0]
+    return whole
+
+
+# --- what the thread is about ---------------------------------------------------------------------------
+
+
+def _day_data(service: Any, ctx: ThreadContext) -> QAData:
+    d = ctx.digest
+    if d is not None:
+        return QAData(
+            repo=d.repo,
+            tz=ZoneInfo(d.timezone),
+            commits=list(d.commits),
+            analyses=dict(d.analyses),
+            day=d.day,
+        )
+    repo = ctx.commit.repo if ctx.commit else (service.settings.digest_repo or "")
+    return QAData(repo=repo, tz=ZoneInfo(service.settings.digest_tz))
+
+
+async def _resolve(
+    service: Any, ctx: ThreadContext, q: Question, data: QAData, lang: str
+) -> tuple[list[tuple[Commit, Analysis | None]], Answer | None]:
+    """The commits the question names, found or fetched; an answer saying which one cannot be found."""
+    found: list[tuple[Commit, Analysis | None]] = []
+    missing: Answer | None = None
+    for named in q.commits[:NAMED_MAX]:
+        try:
+            hit = await _find(service, ctx, named, data, lang)
+        except DigestError as exc:
+            if named.weak:
+                continue
+            missing = Answer(lang, source="none", kind="not found")
+            error = scrub(str(exc), secrets_of(service.settings))
+            missing.add(_w(lang, "not_found", ref=named.text, repo=named.repo or data.repo, error=error))
+            continue
+        if hit is not None and all(c.sha != hit[0].sha for c, _ in found):
+            found.append(hit)
+    return found, missing
+
+
+async def _find(
+    service: Any, ctx: ThreadContext, named: NamedCommit, data: QAData, lang: str
+) -> tuple[Commit, Analysis | None] | None:
+    def matches(c: Commit) -> bool:
+        return (
+            c.pr_number == int(named.value) if named.kind == "pr" else c.sha.lower().startswith(named.value)
+        )
+
+    repo = named.repo or data.repo
+    if repo == data.repo:
+        for commit in [*data.commits, *([ctx.commit] if ctx.commit else [])]:
+            if matches(commit):
+                analysis = data.analyses.get(commit.sha) or (ctx.analysis if commit is ctx.commit else None)
+                return commit, analysis
+    store = service.store
+    shas = (
+        store.shas_for_pr(repo, int(named.value))
+        if named.kind == "pr"
+        else store.find_shas(repo, named.value)
+    )
+    if len(shas) == 1:
+        commit = store.get_commit(repo, shas[0])
+        analysis = store.latest_analysis(repo, shas[0], lang) or store.latest_analysis(repo, shas[0])
+        if commit is not None and analysis is not None:
+            from bot.digest.radar import with_original_notes
+
+            return commit, with_original_notes(store, repo, analysis, analysis.lang)
+    if named.weak:
+        return None  # digits only: a SHA only when a commit we know has it
+    from analysis.refs import Ref
+
+    return await service.card(Ref(named.kind, named.value, repo), lang)  # fetched and analysed on demand
+
+
+def _remember_focus(service: Any, ctx: ThreadContext) -> None:
+    if ctx.commit is not None and ctx.thread:
+        service.store.set_thread_focus(ctx.platform, ctx.thread, ctx.commit.repo, ctx.commit.sha)
+
+
+def _recall_focus(service: Any, ctx: ThreadContext, lang: str) -> None:
+    """The commit an earlier turn of this thread named, when there was one."""
+    stored = service.store.thread_focus(ctx.platform, ctx.thread) if ctx.thread else None
+    if stored is None:
+        return
+    repo, sha = stored
+    if ctx.commit is not None and ctx.commit.sha == sha:
+        return
+    if ctx.digest is not None:
+        for commit in ctx.digest.commits:
+            if commit.sha == sha:
+                ctx.commit, ctx.analysis = commit, ctx.digest.analyses.get(sha)
+                return
+    commit = service.store.get_commit(repo, sha)
+    if commit is not None:
+        analysis = service.store.latest_analysis(repo, sha, lang) or service.store.latest_analysis(repo, sha)
+        ctx.commit, ctx.analysis = commit, analysis
+
+
+def _add_followups(store: Any, data: QAData, ctx: ThreadContext) -> None:
+    """The stored follow-up links of the day's commits and the focus: what reverted or fixed them later,
+    what they revert or fix."""
+    commits = list(data.commits)
+    if data.focus is not None and all(c.sha != data.focus.sha for c in commits):
+        commits.append(data.focus)
+    for commit in commits:
+        for link in store.followups_of(commit.repo, commit.sha):
+            fact = _fact(store, commit, link, link.follow_up, link.follow_up_at)
+            data.later.setdefault(commit.sha, []).append(fact)
+        for link in store.followed_up_by(commit.repo, commit.sha):
+            fact = _fact(store, commit, link, link.original, link.original_at)
+            data.earlier.setdefault(commit.sha, []).append(fact)
+    branch = ctx.digest.branch if ctx.digest else None
+    if branch:
+        covered = store.history_range(data.repo, branch)
+        data.history_until = covered[1] if covered else None
+
+
+def _fact(store: Any, commit: Commit, link: Any, other: str, at: Any) -> FollowUpFact:
+    """A stored link seen from `commit`: the other commit's title, #N, web page, and when it landed."""
+    from bot.digest.radar import commit_title_ref
+
+    title, ref = commit_title_ref(store, commit.repo, other)
+    return FollowUpFact(link.kind, other, title, ref, _url_of(store, commit, other), at)
+
+
+def _url_of(store: Any, near: Commit, sha: str) -> str | None:
+    """A commit's web page: stored, else beside a commit of the same repository."""
+    commit = store.get_commit(near.repo, sha)
+    if commit is not None:
+        return commit.url
+    if near.url and "/commit/" in near.url:
+        return near.url.split("/commit/", 1)[0] + "/commit/" + sha
+    return None
+
+
+# --- the model ------------------------------------------------------------------------------------------
+
+
+async def _model_answer(
+    service: Any, ctx: ThreadContext, q: Question, question: str, data: QAData, fallback: Answer | None = None
+) -> Answer:
+    """The model's answer, checked; `fallback` (else the focus's / the day's data) when it fails."""
+    lang = q.lang
+    wait = service.qa_limiter.take(f"{ctx.platform}:{ctx.thread}")
+    if wait:
+        answer = Answer(lang, source="limited", kind="limited")
+        answer.add(
+            _w(
+                lang,
+                "limited",
+                n=service.qa_limiter.per_minute,
+                s=round(wait),
+                example=example_questions(lang, data)[0],
+            )
+        )
+        return answer
+    try:
+        text = await service.answerer.answer(ctx, question, lang)
+    except Exception as exc:  # the thread still gets an answer: the data's
+        log.warning("LLM answer failed (%s: %s); answering from the stored data", type(exc).__name__, exc)
+        answer = fallback or focus_answer(data, lang)
+        answer.source = "fallback"
+        answer.lines.insert(0, (_w(lang, "no_model", why=type(exc).__name__),))
+        return answer
+    commits = _thread_commits(service.store, data)
+    checked = check_answer(text, _evidence(service.store, data, commits, text))
+    if checked.removed:
+        log.info(
+            "qa: the fact-check removed %d statement(s) from the model's answer (cited: %s)",
+            checked.removed,
+            ", ".join(checked.items[:20]),
+        )
+    if not checked.text:
+        answer = fallback or focus_answer(data, lang)
+        answer.source, answer.removed, answer.removed_items = "fallback", checked.removed, checked.items
+        answer.lines.insert(0, (_w(lang, "withheld"),))
+        return answer
+    answer = Answer(lang, source="llm", kind="model", removed=checked.removed, removed_items=checked.items)
+    for line in checked.text.splitlines():
+        answer.add(line)
+    if checked.removed:
+        answer.add(_w(lang, "removed", n=checked.removed))
+    cited = cited_commits(checked.text, commits) or ([data.focus] if data.focus else [])
+    if cited:
+        spans: list[Any] = [_w(lang, "sources")]
+        for i, commit in enumerate(cited):
+            spans += ([", "] if i else []) + [
+                answer.cite(commit),
+                f" {commit_ref(commit)}" if commit.pr_number else "",
+            ]
+        answer.add(*spans)
+    return answer
+
+
+def _thread_commits(store: Any, data: QAData) -> list[Commit]:
+    """The commits an answer may speak about: the day's, the focus, and those of their follow-ups."""
+    commits = {c.sha: c for c in data.commits}
+    if data.focus is not None:
+        commits.setdefault(data.focus.sha, data.focus)
+    for facts in (*data.later.values(), *data.earlier.values()):
+        for fact in facts:
+            other = store.get_commit(data.repo, fact.sha)
+            if other is not None:
+                commits.setdefault(other.sha, other)
+    return list(commits.values())
+
+
+def _evidence(store: Any, data: QAData, commits: list[Commit], text: str):
+    """What the model's answer may cite: the thread's commits and analyses, the figures we computed, the
+    follow-ups, and the SHAs / PR numbers the store knows of those the answer names."""
+    extra = [data.day.isoformat() if data.day else "", str(len(data.commits))]
+    for c in commits:
+        extra.append(c.committed_at.astimezone(data.tz).date().isoformat())
+        extra.append(c.committed_at.astimezone(UTC).date().isoformat())
+    for facts in (*data.later.values(), *data.earlier.values()):
+        for fact in facts:
+            extra += [fact.sha, fact.title, fact.ref, fact.at.astimezone(data.tz).date().isoformat()]
+            extra.append(fact.at.astimezone(UTC).date().isoformat())
+    counts: dict[str, int] = {}
+    for a in data.analyses.values():
+        counts[a.importance.value] = counts.get(a.importance.value, 0) + 1
+    extra += [str(n) for n in counts.values()]
+    shas, prs = cited_refs(text)
+    known_shas = {s for s in shas if store.known_sha(data.repo, s)}
+    known_prs = {n for n in prs if store.shas_for_pr(data.repo, n)}
+    analyses = [data.analyses[c.sha] for c in commits if c.sha in data.analyses]
+    return answer_evidence(commits, data_text(commits, analyses, extra), known_shas, known_prs)

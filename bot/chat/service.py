@@ -1,0 +1,278 @@
+"""Platform-neutral chat handling, shared by the Slack and Discord adapters: finding a channel's
+repository, producing a commit card or a day's digest, managing subscriptions, and finding what a thread
+question is about (the commands themselves are parsed in bot/chat/commands.py). Adapters only translate
+between their platform and these calls."""
+
+from __future__ import annotations
+
+import logging
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import DigestError, InputError
+from analysis.models import Analysis, Commit, Digest
+from analysis.questions.answers import Answer
+from analysis.refs import Ref
+from bot.chat.commands import ChatCommand, CommandResult, ThreadContext, parse_command, usage
+from bot.config.settings import Settings, zone
+from bot.config.subscriptions import Registry
+from bot.monitoring.logs import scrub, secrets_of
+from bot.store.db import Store
+
+log = logging.getLogger(__name__)
+
+
+class ChatService:
+    """The operations behind every chat surface. One instance per process, shared by adapters."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        *,
+        git_dirs: dict[str, Path] | None = None,
+        source_factory: Any = None,
+        analyzer: Any = None,
+        answerer: Any = None,
+    ):
+        self.settings = settings
+        self.store = store
+        self.git_dirs = dict(git_dirs or {})  # repo → local clone, from subscriptions
+        self._source_factory = source_factory
+        self._analyzer = analyzer
+        self._answerer = answerer
+        self.subscriptions = Registry(store)  # the service replaces it with one that knows the config file
+        from bot.chat.answers import ThreadLimiter
+
+        self.qa_limiter = ThreadLimiter(settings.qa_calls_per_minute)  # model calls per thread and minute
+        _ = self.answerer  # made now, at start: the first question must not wait for the client's import
+
+    # -- wiring ---------------------------------------------------------------------------------
+    def source(self, repo: str):
+        if self._source_factory is not None:
+            return self._source_factory(repo)
+        from bot.digest.sources import open_source
+
+        return open_source(self.settings, self.store, repo, self.git_dirs.get(repo))
+
+    @property
+    def analyzer(self):
+        if self._analyzer is None:
+            from bot.digest.analyzers import make_analyzer
+
+            self._analyzer = make_analyzer(self.settings, self.store, "auto")
+        return self._analyzer
+
+    def channel_repo(self, platform: str, channel: str) -> str | None:
+        """The repository a bare SHA refers to in this channel: its subscription, else the repository
+        of the latest digest posted here, else DIGEST_REPO."""
+        repo = self.subscriptions.repo_for_channel(platform, channel)
+        if repo:
+            return repo
+        rows = self.store.query(
+            "SELECT digest_key FROM posts WHERE platform = ? AND channel = ? ORDER BY created_at DESC LIMIT 1",
+            [platform, channel],
+        )
+        if rows:
+            return rows[0]["digest_key"].removeprefix("card:").split("@", 1)[0]
+        return self.settings.digest_repo
+
+    def channel_lang(self, platform: str, channel: str) -> str:
+        return self.subscriptions.lang_for_channel(platform, channel) or self.settings.digest_lang
+
+    # -- commands ---------------------------------------------------------------------------------
+    def prepare(self, platform: str, channel: str, text: str) -> ChatCommand:
+        """Parse `/digest …` for this channel: fast (no I/O beyond SQLite), so adapters can call it
+        before acknowledging and answer bad input at once. Raises InputError."""
+        return parse_command(text, self.channel_repo(platform, channel))
+
+    async def execute(self, platform: str, channel: str, cmd: ChatCommand, user: str = "") -> CommandResult:
+        """The slow part, after the acknowledgement. User errors come back as an "error" result."""
+        lang = self.channel_lang(platform, channel)
+        try:
+            if cmd.action == "help":
+                return CommandResult("message", lang, text=usage(lang))
+            if cmd.action == "card":
+                assert cmd.ref is not None
+                commit, analysis = await self.card(cmd.ref, lang)
+                return CommandResult("card", lang, commit=commit, analysis=analysis)
+            if cmd.action == "day":
+                assert cmd.ref is not None
+                repo = cmd.repo or self.channel_repo(platform, channel)
+                if not repo:
+                    raise InputError("which repository? /digest YYYY-MM-DD owner/name")
+                digest = await self.day_digest(
+                    repo, cmd.ref.day, lang, self.channel_tz(platform, channel, repo)
+                )
+                return CommandResult("digest", lang, digest=digest)
+            if cmd.action == "subscribe":
+                assert cmd.repo is not None
+                await self.check_repo(cmd.repo)  # now, not at tomorrow's run
+            return CommandResult("message", lang, text=self.manage(platform, channel, cmd, user, lang))
+        except DigestError as exc:  # a service's error may quote our request, token included
+            return CommandResult("error", lang, text=scrub(str(exc), secrets_of(self.settings)))
+
+    def channel_tz(self, platform: str, channel: str, repo: str | None = None) -> str:
+        """The zone of the channel's subscription (to `repo` when given), else DIGEST_TZ."""
+        for sub in self.subscriptions.for_channel(platform, channel):
+            if repo is None or sub.repo == repo:
+                return sub.timezone
+        return self.settings.digest_tz
+
+    def manage(self, platform: str, channel: str, cmd: ChatCommand, user: str, lang: str) -> str:
+        """subscribe / unsubscribe / list, stored in SQLite and live at once."""
+        zh = lang == "zh"
+        subs = self.subscriptions
+        if cmd.action == "list":
+            mine = subs.for_channel(platform, channel)
+            if not mine:
+                return "本频道没有订阅。" if zh else "No subscriptions in this channel."
+            lines = [
+                f"• {s.repo}{'@' + s.branch if s.branch else ''} — {s.schedule} {s.timezone}, {s.lang}"
+                + (" (config)" if s.origin == "file" else "")
+                for s in mine
+            ]
+            return ("本频道的订阅：\n" if zh else "Subscriptions in this channel:\n") + "\n".join(lines)
+        assert cmd.repo is not None
+        if cmd.action == "unsubscribe":
+            subs.check_removable(platform, channel, cmd.repo)
+            if subs.chat.remove(platform, channel, cmd.repo):
+                return f"已取消订阅 {cmd.repo}。" if zh else f"Unsubscribed from {cmd.repo}."
+            return f"本频道没有订阅 {cmd.repo}。" if zh else f"This channel is not subscribed to {cmd.repo}."
+        sub = subs.chat.add(
+            platform,
+            channel,
+            cmd.repo,
+            time=cmd.options.get("time"),
+            tz=cmd.options.get("tz", self.settings.digest_tz),
+            lang=cmd.options.get("lang", lang),
+            by=user,
+        )
+        if zh:
+            return (
+                f"已订阅 {sub.repo}：每天 {sub.schedule}（{sub.timezone}）发布前一天的摘要，语言 {sub.lang}。"
+            )
+        return f"Subscribed to {sub.repo}: yesterday's digest every day at {sub.schedule} ({sub.timezone}), in {sub.lang}."
+
+    # -- operations -----------------------------------------------------------------------------
+    async def card(self, ref: Ref, lang: str) -> tuple[Commit, Analysis]:
+        """Analyse one commit (cache first)."""
+        from bot.digest.pipeline import analyse_ref
+
+        if not ref.repo:
+            raise InputError("which repository? name it: /digest owner/name@<sha>, or subscribe this channel")
+        source = self.source(ref.repo)
+        try:
+            branch = await self._branch(source)
+            return await analyse_ref(
+                source,
+                self.store,
+                self.analyzer,
+                ref,
+                branch=branch,
+                lang=lang,
+                history_days=self.settings.history_days,
+            )
+        finally:
+            await source.aclose()
+
+    async def day_digest(self, repo: str, day: date, lang: str, tz_name: str | None = None) -> Digest:
+        from bot.digest.pipeline import build_digest
+
+        source = self.source(repo)
+        try:
+            return await build_digest(
+                source,
+                self.store,
+                self.analyzer,
+                branch=await self._branch(source),
+                day=day,
+                tz=zone(tz_name or self.settings.digest_tz),
+                lang=lang,
+                history_days=self.settings.history_days,
+            )
+        finally:
+            await source.aclose()
+
+    async def check_repo(self, repo: str) -> None:
+        """Raises SourceError when the repository cannot be read (unknown, private without a token)."""
+        source = self.source(repo)
+        try:
+            await self._branch(source)
+        finally:
+            await source.aclose()
+
+    async def _branch(self, source: Any) -> str:
+        from bot.digest.sources import pick_branch
+
+        return await pick_branch(source, None, self.settings)
+
+    def thread_context(
+        self, platform: str, thread_id: str, message_id: str | None = None
+    ) -> ThreadContext | None:
+        """The digest or commit a thread (or a replied-to message) belongs to; None when it is not ours."""
+        from bot.digest.pipeline import load_digest
+
+        post = (self.store.find_post(platform, message_id) if message_id else None) or self.store.find_post(
+            platform, thread_id
+        )
+        if post is None:
+            return None
+        ctx = ThreadContext(platform=platform, thread=thread_id)
+        key: str = post["digest_key"]
+        if key.startswith("card:"):  # a standalone /digest <sha> card: "card:owner/name@sha/lang"
+            repo, rest = key.removeprefix("card:").split("@", 1)
+            sha, lang = rest.split("/", 1)
+            ctx.commit = self.store.get_commit(repo, sha)
+            ctx.analysis = self.store.latest_analysis(repo, sha, lang) or self.store.latest_analysis(
+                repo, sha
+            )
+            return _with_followups(self.store, ctx) if ctx.commit else None
+        ctx.digest = load_digest(self.store, key)
+        if ctx.digest is None:
+            return None
+        item: str = post["item"]
+        if item.startswith("card:") and message_id and post["message_id"] == message_id:
+            sha = item.removeprefix("card:")
+            ctx.commit = next((c for c in ctx.digest.commits if c.sha == sha), None)
+            ctx.analysis = ctx.digest.analyses.get(sha)
+            ctx.replied = ctx.commit is not None
+        return _with_followups(self.store, ctx)
+
+    @property
+    def answerer(self):
+        """The LLM answerer when a model is configured; None: questions the data cannot answer get a
+        note saying what the bot can answer."""
+        if self._answerer is None and self.settings.llm_configured:
+            from bot.chat.llm_answers import LLMAnswerer
+
+            self._answerer = LLMAnswerer.from_settings(self.settings, self.store)
+        return self._answerer
+
+    async def answer(self, ctx: ThreadContext | None, question: str) -> Answer:
+        """The answer to a thread question (bot/chat/answers.py); ctx None: a thread that is not ours."""
+        from bot.chat.answers import answer_question
+
+        return await answer_question(self, ctx, question)
+
+    def record_card(self, platform: str, channel: str, commit: Commit, lang: str, posted: Any) -> None:
+        """Remember a standalone card so replies in its thread find the commit."""
+        key = f"card:{commit.repo}@{commit.sha}/{lang}"
+        self.store.record_post(
+            platform, channel, key, f"card:{commit.sha}", posted.message_id, posted.thread_id
+        )
+
+
+def _with_followups(store: Any, ctx: ThreadContext) -> ThreadContext:
+    """Answers about a commit say when a later commit reverted or fixed it (bot/digest/radar.py)."""
+    from bot.digest.radar import with_original_notes
+
+    if ctx.digest is not None:
+        d = ctx.digest
+        d.analyses = {sha: with_original_notes(store, d.repo, a, d.lang) for sha, a in d.analyses.items()}
+        if ctx.commit is not None:
+            ctx.analysis = d.analyses.get(ctx.commit.sha, ctx.analysis)
+    elif ctx.commit is not None and ctx.analysis is not None:
+        ctx.analysis = with_original_notes(store, ctx.commit.repo, ctx.analysis, ctx.analysis.lang)
+    return ctx

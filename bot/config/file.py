@@ -1,0 +1,217 @@
+"""The service's configuration file (TOML): subscriptions, validated at start-up with errors that
+name the field. Secrets never live here: they stay in the environment."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from analysis.errors import ConfigError
+from analysis.refs import REPO
+from bot.config.schedule import cron_trigger
+from bot.config.settings import zone
+from bot.config.subscriptions import (
+    DEFAULT_TIME,
+    HHMM,
+    Destination,
+    Filters,
+    Subscription,
+    check_weekly,
+    path_spec,
+)
+
+
+def check_schedule(value: str) -> str:
+    """HH:MM, or a five-field cron expression (minute hour day month weekday)."""
+    value = value.strip()
+    if HHMM.match(value):
+        return value
+    try:
+        cron_trigger(value)
+    except ValueError as exc:
+        raise ValueError(f"not HH:MM or a cron expression ({exc})") from None
+    return value
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class FiltersModel(_Strict):
+    include_paths: list[str] = Field(default_factory=list)
+    exclude_paths: list[str] = Field(default_factory=list)
+    ignore_authors: list[str] = Field(default_factory=list)
+    ignore_titles: list[str] = Field(default_factory=list)
+
+    @field_validator("include_paths", "exclude_paths")
+    @classmethod
+    def _path_patterns(cls, patterns: list[str]) -> list[str]:
+        try:
+            path_spec(tuple(patterns))
+        except ValueError as exc:
+            raise ValueError(f"bad path pattern: {exc}") from None
+        return patterns
+
+    @field_validator("ignore_titles")
+    @classmethod
+    def _regexes(cls, patterns: list[str]) -> list[str]:
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"bad regular expression {pattern!r}: {exc}") from None
+        return patterns
+
+
+class _When(_Strict):
+    """What [defaults] and each [[subscription]] may both set, validated the same way in both."""
+
+    timezone: str | None = None
+    schedule: str | None = None
+    lang: str | None = None
+    branch: str | None = None
+    post_empty: bool | None = None  # default true: post "no commits" days too
+    notify_failures: bool | None = None  # default true: say in the channels when a run failed
+    weekly: str | None = None  # "mon 09:00": the weekly roll-up, in the subscription's zone
+
+    @field_validator("weekly")
+    @classmethod
+    def _weekly(cls, v: str | None) -> str | None:
+        return check_weekly(v) if v is not None else v
+
+    @field_validator("timezone")
+    @classmethod
+    def _tz(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                return zone(v).key
+            except Exception:
+                raise ValueError(f"unknown time zone {v!r}") from None
+        return v
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, v: str | None) -> str | None:
+        return check_schedule(v) if v is not None else v
+
+    @field_validator("lang")
+    @classmethod
+    def _lang(cls, v: str | None) -> str | None:
+        if v is not None and v not in ("zh", "en"):
+            raise ValueError("must be zh or en")
+        return v
+
+
+class Defaults(_When):
+    pass
+
+
+class SubscriptionModel(_When):
+    name: str | None = None
+    repo: str
+    git_dir: Path | None = None
+    slack_channels: list[str] = Field(default_factory=list)
+    discord_channels: list[str] = Field(default_factory=list)
+    filters: FiltersModel = Field(default_factory=FiltersModel)
+
+    @field_validator("repo")
+    @classmethod
+    def _repo(cls, v: str) -> str:
+        if not REPO.match(v):
+            raise ValueError("must be OWNER/NAME, e.g. vllm-project/vllm")
+        return v
+
+    @field_validator("discord_channels")
+    @classmethod
+    def _snowflakes(cls, v: list[str]) -> list[str]:
+        for channel in v:
+            if not str(channel).isdigit():
+                raise ValueError(f"Discord channel ids are numbers, got {channel!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _somewhere(self) -> SubscriptionModel:
+        if not (self.slack_channels or self.discord_channels):
+            raise ValueError("needs at least one of slack_channels / discord_channels")
+        return self
+
+
+class ConfigFile(_Strict):
+    defaults: Defaults = Field(default_factory=Defaults)
+    subscription: list[SubscriptionModel] = Field(default_factory=list)
+
+
+def load_config(path: Path, *, default_tz: str, default_lang: str) -> list[Subscription]:
+    """The subscriptions of a configuration file, or one ConfigError naming every bad field."""
+    try:
+        raw: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"configuration file {path} not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    # Discord ids are often written as numbers in TOML: accept them, keep them as text.
+    for sub in raw.get("subscription", []) if isinstance(raw.get("subscription"), list) else []:
+        if isinstance(sub, dict) and isinstance(sub.get("discord_channels"), list):
+            sub["discord_channels"] = [str(c) for c in sub["discord_channels"]]
+    try:
+        config = ConfigFile.model_validate(raw)
+    except ValidationError as exc:
+        raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in exc.errors())) from None
+    subs = [
+        _to_subscription(i, s, config.defaults, default_tz, default_lang)
+        for i, s in enumerate(config.subscription)
+    ]
+    names = [s.name for s in subs]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ConfigError(f"{path}: subscription names must be unique: {', '.join(duplicates)}")
+    return subs
+
+
+def _describe(err: dict[str, Any]) -> str:
+    loc = ""
+    for part in err["loc"]:
+        loc += f"[{part}]" if isinstance(part, int) else (f".{part}" if loc else str(part))
+    message = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "extra_forbidden":
+        message = "unknown field"
+    return f"{loc}: {message}"
+
+
+def _to_subscription(
+    index: int, s: SubscriptionModel, d: Defaults, default_tz: str, default_lang: str
+) -> Subscription:
+    destinations = tuple(
+        [Destination("slack", c) for c in s.slack_channels]
+        + [Destination("discord", c) for c in s.discord_channels]
+    )
+    return Subscription(
+        name=s.name or f"{s.repo}#{index + 1}",
+        repo=s.repo,
+        timezone=s.timezone or d.timezone or default_tz,
+        schedule=s.schedule or d.schedule or DEFAULT_TIME,
+        lang=s.lang or d.lang or default_lang,
+        destinations=destinations,
+        branch=s.branch or d.branch,
+        git_dir=s.git_dir.expanduser() if s.git_dir else None,
+        filters=Filters(
+            include_paths=tuple(s.filters.include_paths),
+            exclude_paths=tuple(s.filters.exclude_paths),
+            ignore_authors=tuple(s.filters.ignore_authors),
+            ignore_titles=tuple(s.filters.ignore_titles),
+        ),
+        origin="file",
+        post_empty=_first(s.post_empty, d.post_empty, True),
+        notify_failures=_first(s.notify_failures, d.notify_failures, True),
+        weekly=s.weekly or d.weekly,
+    )
+
+
+def _first(*values: bool | None) -> bool:
+    return next(v for v in values if v is not None)

@@ -1,0 +1,241 @@
+"""Posting a digest into a chat channel, idempotently, whatever the platform.
+
+A digest becomes an ordered list of items: the parent message, then in its thread one card per
+high commit, the compact list of medium commits, and the full report as a file. Every item posted
+is recorded (platform, channel, digest key, item) the moment the platform accepts it, so posting the
+same digest again posts nothing and an interrupted post resumes with only the missing items.
+
+A day posted in a channel is what it was: the items its parent announced are recorded with it (its
+plan), and a later post of the day — after the ranking changed, say — adds none that the parent does
+not announce, unless a re-post (`repost=True`, `digestbot post --repost`) first edits the parent.
+
+Two more guards keep "never twice" across processes and inside an item:
+- `posting_lock()`: a lock in this process and a lease row in SQLite per (platform, channel, job) —
+  a day, a week, a notice or a banner: a second process posting the same job waits for the first
+  (bounded), then finds it all posted; a crashed holder's lease expires, and one whose process is gone
+  on this host is free at once;
+- `part_log()`: while an item is being posted, the adapter records each platform message of it (a
+  card split over several messages) the moment it is accepted, and skips the parts already up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from analysis.errors import ServiceError
+from analysis.models import Analysis, Commit, Digest, Importance
+from bot.delivery.leases import LEASE_WAIT, posting_lock
+from bot.digest.pipeline import key_of
+from bot.store.db import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    message_id: str
+    thread_id: str | None = None  # where replies go (Slack: the parent ts; Discord: the thread id)
+
+
+class Poster(Protocol):
+    """What a chat adapter implements; each call posts exactly one logical item (it may split it
+    into several platform messages to respect limits, and returns the first one's id)."""
+
+    platform: str
+
+    async def post_parent(self, channel: str, digest: Digest) -> Posted: ...
+
+    async def post_card(
+        self, channel: str, thread: str, digest: Digest, commit: Commit, analysis: Analysis
+    ) -> Posted: ...
+
+    async def post_medium_list(
+        self, channel: str, thread: str, digest: Digest, commits: list[Commit]
+    ) -> Posted: ...
+
+    async def post_report(
+        self, channel: str, thread: str, digest: Digest, filename: str, markdown: str
+    ) -> Posted: ...
+
+
+@dataclass(slots=True)
+class PostResult:
+    key: str
+    posted: list[str]  # items posted by this call
+    skipped: list[str]  # items found already posted
+    thread_id: str | None
+    edited: list[str] = field(default_factory=list)  # items edited in place (a re-post's parent)
+
+
+def digest_items(digest: Digest) -> list[str]:
+    """The ordered item names of a digest's post. Stable: they are the idempotency keys."""
+    items = ["parent"]
+    items += [f"card:{c.sha}" for c in digest.by_importance(Importance.HIGH)]
+    if digest.by_importance(Importance.MEDIUM):
+        items.append("medium")
+    items.append("report")
+    return items
+
+
+def report_filename(digest: Digest) -> str:
+    return f"digest-{digest.repo.replace('/', '-')}-{digest.day.isoformat()}.{digest.lang}.md"
+
+
+@dataclass(slots=True)
+class PartLog:
+    """The parts of one item already up (part → message id, from the store) and how to record more."""
+
+    store: Store
+    platform: str
+    channel: str
+    key: str
+    item: str
+    done: dict[int, str] = field(default_factory=dict)
+
+    def record(self, part: int, message_id: str) -> None:
+        self.done[part] = message_id
+        self.store.record_part(self.platform, self.channel, self.key, self.item, part, message_id)
+
+
+_part_log: ContextVar[PartLog | None] = ContextVar("digestbot_part_log", default=None)
+
+
+def part_log() -> PartLog | None:
+    """The item being posted by post_digest in this task, for adapters that post it in parts."""
+    return _part_log.get()
+
+
+async def post_digest(
+    poster: Poster,
+    store: Store,
+    channel: str,
+    digest: Digest,
+    *,
+    wait: float = LEASE_WAIT,
+    repost: bool = False,
+) -> PostResult:
+    """Post what is missing of this digest in this channel; record each item as soon as it is up.
+    A day already posted here keeps what its parent announced; `repost` edits the parent to today's
+    digest first and then adds what that announces."""
+    key = key_of(digest)
+    async with posting_lock(store, poster.platform, channel, key, wait=wait):
+        result = await _post_missing(poster, store, channel, digest, key, repost)
+        await _correct_originals(poster, store, channel, digest)
+        return result
+
+
+async def _correct_originals(poster: Poster, store: Store, channel: str, digest: Digest) -> None:
+    """The radar: banner the cards of earlier commits this digest reverts or fixes (bot/digest/radar.py)."""
+    from bot.delivery.banners import correct_originals
+
+    await correct_originals(poster, store, channel, digest)
+
+
+def announced(store: Store, platform: str, channel: str, key: str, done: dict[str, Any]) -> list[str] | None:
+    """The items the parent posted in this channel announced (its plan); for a post recorded before
+    plans were, what it holds when it was finished (its report is up); None when unknown."""
+    plan = store.get_plan(platform, channel, key)
+    if plan is not None:
+        return plan
+    return list(done) if "report" in done else None
+
+
+async def _post_missing(
+    poster: Poster, store: Store, channel: str, digest: Digest, key: str, repost: bool = False
+) -> PostResult:
+    done = store.get_posts(poster.platform, channel, key)
+    result = PostResult(key=key, posted=[], skipped=[], thread_id=None)
+    by_sha = {c.sha: c for c in digest.commits}
+    items = digest_items(digest)
+    if "parent" not in done:
+        store.record_plan(poster.platform, channel, key, items)
+    elif repost:
+        await _edit_parent(poster, store, channel, digest, done["parent"])
+        store.record_plan(poster.platform, channel, key, items)
+        result.edited.append("parent")
+    elif (plan := announced(store, poster.platform, channel, key, done)) is not None:
+        unannounced = [i for i in items if i not in plan]
+        if unannounced:
+            log.info(
+                "%s in %s:%s was posted with another ranking: %d item(s) not added (%s); --repost edits"
+                " the parent and adds them",
+                key,
+                poster.platform,
+                channel,
+                len(unannounced),
+                ", ".join(unannounced),
+            )
+        items = [i for i in plan if _can_post(i, digest, by_sha)]
+    for item in items:
+        if item in done:
+            result.skipped.append(item)
+            if item == "parent":
+                result.thread_id = done[item]["thread_id"]
+            continue
+        # Shielded: once the platform has the message, the record must follow even if we are
+        # being cancelled (shutdown), or a restart would post it twice.
+        parts = PartLog(
+            store, poster.platform, channel, key, item, store.get_parts(poster.platform, channel, key, item)
+        )
+        token = _part_log.set(parts)  # the shielded task below starts with a copy of this context
+        try:
+            posted = await asyncio.shield(_post_item(poster, channel, result.thread_id, digest, item, by_sha))
+        finally:
+            _part_log.reset(token)
+        if item == "parent":
+            result.thread_id = posted.thread_id or posted.message_id
+        store.record_post(poster.platform, channel, key, item, posted.message_id, result.thread_id)
+        result.posted.append(item)
+    log.info(
+        "posted %s to %s:%s: %d new, %d already there",
+        key,
+        poster.platform,
+        channel,
+        len(result.posted),
+        len(result.skipped),
+    )
+    return result
+
+
+def _can_post(item: str, digest: Digest, by_sha: dict[str, Commit]) -> bool:
+    """An announced item this digest can still post (a card's commit may have left the day)."""
+    if item.startswith("card:"):
+        return item.removeprefix("card:") in by_sha
+    return item != "medium" or bool(digest.by_importance(Importance.MEDIUM))
+
+
+async def _edit_parent(
+    poster: Poster, store: Store, channel: str, digest: Digest, parent: dict[str, Any]
+) -> None:
+    """A re-post: the parent shows today's digest, keeping the radar banners it carries."""
+    from bot.delivery.banners import banners_on
+
+    if not hasattr(poster, "edit_parent"):
+        raise ServiceError(f"re-posting is not supported on {poster.platform}")
+    message_id = str(parent["message_id"])
+    banners = banners_on(store, poster.platform, channel, message_id)
+    await poster.edit_parent(channel, message_id, digest, banners)  # type: ignore[attr-defined]
+
+
+async def _post_item(
+    poster: Poster, channel: str, thread: str | None, digest: Digest, item: str, by_sha: dict[str, Commit]
+) -> Posted:
+    from analysis.render.markdown import render_report
+
+    if item == "parent":
+        return await poster.post_parent(channel, digest)
+    assert thread is not None, "thread items come after the parent"
+    if item.startswith("card:"):
+        commit = by_sha[item.removeprefix("card:")]
+        return await poster.post_card(channel, thread, digest, commit, digest.analysis_of(commit))
+    if item == "medium":
+        return await poster.post_medium_list(channel, thread, digest, digest.by_importance(Importance.MEDIUM))
+    if item == "report":
+        return await poster.post_report(
+            channel, thread, digest, report_filename(digest), render_report([digest], digest.lang)
+        )
+    raise ValueError(f"unknown digest item {item!r}")

@@ -1,0 +1,241 @@
+"""`digestbot eval`: replay a span of days as the bot would have seen each one, rank its commits, and
+score the ranks against two answer keys (analysis/evaluation/scoring.py): the follow-ups mined from the whole span,
+and the release notes at the branch tip (analysis/evaluation/release_notes.py), each beside a rank by size.
+
+Each day is ranked with the history known before that day's window (as a digest run the next
+morning would have), while the answer keys read history up to the horizon past the last day and the
+notes as they are now. Analyses are cached like a digest's, so a second run with the same analyser
+costs nothing.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from zoneinfo import ZoneInfo
+
+from analysis.errors import InputError, SourceError
+from analysis.evaluation.release_notes import Landed, NotesKey, ReleaseNotes, candidates, notes_key, parse
+from analysis.evaluation.scoring import (
+    RESAMPLES,
+    SEED,
+    Judged,
+    KeyScore,
+    NotesScore,
+    Score,
+    by_month,
+    missed,
+    notes_score,
+    score,
+    versus_size,
+)
+from analysis.history.followups import FollowUpLink, PastCommit, find_links
+from analysis.history.index import facts_for_day
+from analysis.window import day_window
+from bot.digest.analyzers import Analyzer
+from bot.digest.history import sync_history
+from bot.digest.pipeline import analyse_commits, keep_commits
+from bot.digest.surface import fill_surface
+from bot.store.db import Store, utcnow
+
+Progress = Callable[[int, int], None]
+SAMPLE_SEED = 20250601  # a fixed seed: the same sample on every run, so cached analyses are reused
+
+
+@dataclass(slots=True)
+class EvalResult:
+    repo: str
+    branch: str
+    since: date
+    until: date
+    timezone: str
+    horizon_days: int
+    analyzer: str
+    sample: int | None
+    judged: list[Judged]
+    score: Score
+    months: dict[str, Score]
+    missed: list[Judged]
+    links: list[FollowUpLink]
+    span_commits: int = 0  # commits in the span (more than judged when sampled)
+    resamples: int = RESAMPLES  # of the bootstrap intervals
+    follow_ups: KeyScore | None = None  # the follow-up key beside size and chance; None: no follow-up
+    notes: FoundNotes | None = None
+    notes_status: str = ""  # why there is no release-notes key, when there is none
+    notes_score: NotesScore | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FoundNotes:
+    path: str  # where they were read: a path at the branch tip, or the --changelog file
+    notes: ReleaseNotes
+    key: NotesKey
+
+
+async def evaluate(
+    source,
+    store: Store,
+    analyzer: Analyzer,
+    *,
+    branch: str,
+    since: date,
+    until: date,
+    tz: ZoneInfo,
+    lang: str,
+    horizon_days: int = 30,
+    history_days: int = 180,
+    sample: int | None = None,
+    changelog: tuple[str, str] | None = None,
+    resamples: int = RESAMPLES,
+    progress: Progress | None = None,
+) -> EvalResult:
+    """changelog: (its name, its text) to use instead of the release notes at the branch tip."""
+    if until < since:
+        raise InputError(f"--until {until} is before --since {since}")
+    if sample is not None and sample < 0:
+        raise InputError("--sample must be 0 or more")
+    start, end = day_window(since, tz)[0], day_window(until, tz)[1]
+    history_start = start - timedelta(days=history_days)
+    truth_end = min(end + timedelta(days=horizon_days), utcnow())
+    if not await sync_history(source, store, branch, history_start, max(truth_end, end)):
+        raise InputError(f"{source.repo}: this source cannot read the branch's history")
+    history = store.history(source.repo, branch, history_start, max(truth_end, end))
+    links = find_links(history)
+    store.save_followups(source.repo, links)
+    answer = _answer_key(links, timedelta(days=horizon_days))
+    span = [c for c in history if start <= c.committed_at < end]
+    found, notes_status = await _release_notes(source, branch, span, changelog, tz)
+    notes_answers = found.key.answers if found else {}
+    chosen, weights = _sample(span, answer, sample)
+    days = _by_day(chosen, tz)
+    stamps = [c.committed_at for c in history]
+    judged: list[Judged] = []
+    done = 0
+    if progress:
+        progress(0, len(chosen))
+    for day, members in sorted(days.items()):
+        window_start, window_end = day_window(day, tz)
+        if sample is None:
+            commits = await source.commits_in_window(branch, window_start, window_end)
+        else:
+            commits = [await source.get_commit(c.sha) for c in members]
+        keep_commits(store, commits)
+        commits = await fill_surface(source, store, commits)
+        past = history[: bisect_left(stamps, window_start)]
+        facts = facts_for_day(commits, past, links, window_start, history_days)
+        analyses = await analyse_commits(store, analyzer, source.repo, commits, lang, history=facts)
+        for commit in commits:
+            analysis = analyses[commit.sha]
+            link = answer.get(commit.sha)
+            judged.append(
+                Judged(
+                    sha=commit.sha,
+                    title=commit.title,
+                    committed_at=commit.committed_at.astimezone(tz),
+                    importance=analysis.importance,
+                    reason=analysis.importance_reason,
+                    followed_by=link.follow_up if link else None,
+                    kind=link.kind.value if link else None,
+                    weight=weights.get(commit.sha, 1.0),
+                    changed_lines=commit.changed_lines,
+                    impact_score=analysis.impact_score,
+                    risk_score=analysis.risk_score,
+                    shipped=None if commit.shipped is None else bool(commit.shipped),
+                    notes=notes_answers.get(commit.sha),
+                )
+            )
+        done += len(commits)
+        if progress:
+            progress(done, len(chosen))
+    return EvalResult(
+        repo=source.repo,
+        branch=branch,
+        since=since,
+        until=until,
+        timezone=tz.key,
+        horizon_days=horizon_days,
+        analyzer=analyzer.model,
+        sample=sample,
+        judged=judged,
+        score=score(judged),
+        months=by_month(judged),
+        missed=missed(judged),
+        links=links,
+        span_commits=len(span),
+        resamples=resamples,
+        follow_ups=versus_size("follow-ups", judged, lambda j: j.followed, resamples=resamples, seed=SEED),
+        notes=found,
+        notes_status=notes_status,
+        notes_score=notes_score(judged, found.key.lists_changes, resamples=resamples) if found else None,
+    )
+
+
+async def _release_notes(
+    source, branch: str, span: list[PastCommit], changelog: tuple[str, str] | None, tz: ZoneInfo
+) -> tuple[FoundNotes | None, str]:
+    """The release notes that list the most of the span's pull requests: --changelog's file, else the
+    likeliest files at the branch tip (analysis.evaluation.release_notes.candidates). Also what to say when none."""
+    landed = [Landed(c.sha, c.committed_at.astimezone(tz), c.pr_number) for c in span]
+    if changelog is not None:
+        name, text = changelog
+        notes = parse(text, source.repo)
+        found = FoundNotes(name, notes, notes_key(notes, landed))
+        return (found, "") if found.key.listed else (None, f"{name}: none of the span's pull requests listed")
+    if not all(hasattr(source, name) for name in ("branch_tip", "paths_at", "text_at")):
+        return None, "this source cannot read files; pass --changelog PATH"
+    try:
+        tip = await source.branch_tip(branch)
+        paths = candidates(await source.paths_at(tip))
+        read = [(path, await source.text_at(tip, path)) for path in paths]
+    except SourceError as exc:  # the follow-up key stands without the notes
+        return None, f"cannot read the release notes at the tip of {branch}: {exc}; pass --changelog PATH"
+    if not paths:
+        return None, (
+            f"no release notes at the tip of {branch} (CHANGELOG, HISTORY, CHANGES, NEWS, RELEASES,"
+            " docs/**/release-notes*, docs/**/changelog*); pass --changelog PATH"
+        )
+    best: FoundNotes | None = None
+    for path, text in read:
+        if text is not None:
+            notes = parse(text, source.repo)
+            found = FoundNotes(path, notes, notes_key(notes, landed))
+            if best is None or found.key.listed > best.key.listed:
+                best = found
+    if best is None or not best.key.listed:
+        return None, f"{', '.join(paths)} at the tip of {branch}: none of the span's pull requests listed"
+    return best, ""
+
+
+def _answer_key(links: list[FollowUpLink], horizon: timedelta) -> dict[str, FollowUpLink]:
+    """{original sha: its first follow-up within the horizon}."""
+    first: dict[str, FollowUpLink] = {}
+    for link in links:
+        if link.follow_up_at - link.original_at <= horizon:
+            current = first.get(link.original)
+            if current is None or link.follow_up_at < current.follow_up_at:
+                first[link.original] = link
+    return first
+
+
+def _sample(
+    span: list[PastCommit], answer: dict[str, FollowUpLink], n: int | None
+) -> tuple[list[PastCommit], dict[str, float]]:
+    """Every followed-up commit plus n others at random; each other stands for others ÷ n commits."""
+    if n is None:
+        return span, {}
+    positives = [c for c in span if c.sha in answer]
+    others = [c for c in span if c.sha not in answer]
+    picked = random.Random(SAMPLE_SEED).sample(others, min(n, len(others)))
+    weight = len(others) / len(picked) if picked else 1.0
+    chosen = sorted([*positives, *picked], key=lambda c: c.committed_at)
+    return chosen, {c.sha: weight for c in picked}
+
+
+def _by_day(commits: list[PastCommit], tz: ZoneInfo) -> dict[date, list[PastCommit]]:
+    days: dict[date, list[PastCommit]] = {}
+    for commit in commits:
+        days.setdefault(commit.committed_at.astimezone(tz).date(), []).append(commit)
+    return days

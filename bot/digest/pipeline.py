@@ -1,0 +1,364 @@
+"""The digest pipeline: a day's commits in, a complete Digest out.
+
+fetch (source, store-backed) → analyse what the cache lacks → make sure every commit has an
+analysis → record the digest. Rendering and delivery are the caller's business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
+
+from analysis import heuristic
+from analysis.errors import InputError
+from analysis.heuristic.bands import band_day
+from analysis.history.index import WINDOW_DAYS, HistoryFacts
+from analysis.history.reverts import mark_reverted
+from analysis.models import Analysis, Commit, Digest, Importance
+from analysis.refs import Ref
+from analysis.window import day_window
+from bot.digest.analyzers import Analyzer
+from bot.digest.history import day_history
+from bot.digest.radar import attach_followups, learn_followups_of, with_original_notes
+from bot.digest.sources import CommitSource
+from bot.digest.surface import fill_surface, with_stored_surface
+from bot.store.db import Store, digest_key, utcnow
+
+if TYPE_CHECKING:
+    from analysis.history.index import HistoryFacts
+
+log = logging.getLogger(__name__)
+
+# (stage, done, total): stage is "fetch" or "analyse"
+StageProgress = Callable[[str, int, int], None]
+
+
+@dataclass(slots=True)
+class RunStats:
+    """What one digest run cost: the service logs it, the benchmark prints it."""
+
+    commits: int = 0
+    cached_analyses: int = 0
+    new_analyses: int = 0
+    fallbacks: int = 0
+    seconds: float = 0.0
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+def counts_text(counts: dict[str, int]) -> str:
+    """{"high": 1, "medium": 2, ...} as "high 1, medium 2, ..." for a log line people read."""
+    return ", ".join(f"{k} {v}" for k, v in counts.items() if k != "total") or "none"
+
+
+def key_of(digest: Digest) -> str:
+    return digest_key(digest.repo, digest.branch, digest.day.isoformat(), digest.timezone, digest.lang)
+
+
+async def build_digest(
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    *,
+    branch: str,
+    day: date,
+    tz: ZoneInfo,
+    lang: str,
+    refresh: bool = False,
+    progress: StageProgress | None = None,
+    stats: RunStats | None = None,
+    keep: Callable[[Commit], bool] | None = None,
+    history_days: int = WINDOW_DAYS,
+) -> Digest:
+    """keep: a subscription's filters; commits it rejects are counted in the digest, not analysed.
+    history_days: the trailing window of branch history the ranking learns from (0: none)."""
+    began = time.monotonic()
+    stats = stats if stats is not None else RunStats()
+    start, end = day_window(day, tz)
+    commits = await source.commits_in_window(
+        branch, start, end, progress=(lambda d, t: progress("fetch", d, t)) if progress else None
+    )
+    # Store work runs in a worker thread (the store is thread-safe): in `digestbot run` the event loop
+    # also serves chat, which must not wait behind a digest's SQLite writes.
+    await asyncio.to_thread(keep_commits, store, commits)
+    window_total = len(commits)
+    if keep is not None:
+        commits = [c for c in commits if keep(c)]
+    commits = await fill_surface(source, store, commits)  # what each change does to its users
+    history = await day_history(source, store, branch, commits, start, history_days)
+    analyses = await analyse_commits(
+        store,
+        analyzer,
+        source.repo,
+        commits,
+        lang,
+        refresh=refresh,
+        progress=progress,
+        stats=stats,
+        history=history,
+    )
+    analyses = await asyncio.to_thread(mark_reverted, analyses, commits, lang)
+    # The originals of the day's follow-ups get the rank their own day's digest gives them, so the
+    # Follow-ups line reads the same on any database ("not ranked by us" only when it cannot be read).
+    shas = {c.sha for c in commits}
+    for link in await asyncio.to_thread(store.followups_landed, source.repo, start, end):
+        if link.follow_up in shas:
+            await original_rank(
+                source, store, analyzer, link.original, lang, branch=branch, tz=tz, history_days=history_days
+            )
+    digest = Digest(
+        repo=source.repo,
+        branch=branch,
+        day=day,
+        timezone=tz.key,
+        window_start=start,
+        window_end=end,
+        generated_at=utcnow().astimezone(tz),
+        commits=commits,
+        analyses=analyses,
+        lang=lang,
+        filtered_out=window_total - len(commits),
+    )
+    # After the day's links are stored: the Follow-ups section and notes (store reads: off the loop).
+    await asyncio.to_thread(attach_followups, store, digest)
+    await asyncio.to_thread(save_digest, store, digest)
+    stats.commits = len(commits)
+    stats.seconds = time.monotonic() - began
+    log.info(
+        "digest %s %s: %d commits (%s), %d analyses cached, %d new, %d fallbacks, %.1fs",
+        digest.repo,
+        day,
+        len(commits),
+        counts_text(digest.stats),
+        stats.cached_analyses,
+        stats.new_analyses,
+        stats.fallbacks,
+        stats.seconds,
+        extra={
+            "repo": digest.repo,
+            "day": day.isoformat(),
+            "commits": len(commits),
+            "counts": digest.stats,
+            "cached": stats.cached_analyses,
+            "new": stats.new_analyses,
+            "fallbacks": stats.fallbacks,
+            "seconds": round(stats.seconds, 3),
+        },
+    )
+    return digest
+
+
+async def analyse_commits(
+    store: Store,
+    analyzer: Analyzer,
+    repo: str,
+    commits: list[Commit],
+    lang: str,
+    *,
+    refresh: bool = False,
+    progress: StageProgress | None = None,
+    stats: RunStats | None = None,
+    history: Mapping[str, HistoryFacts] | None = None,
+) -> dict[str, Analysis]:
+    """An analysis for every commit: from the cache unless refresh, else from the analyser. A commit
+    the analyser did not return is given the heuristic analysis with the gap stated — never dropped.
+    history: what the branch's past says about each commit, for the ranking.
+    Each analysis is stored as soon as the analyser hands it over: Ctrl-C or SIGTERM part-way keeps
+    every analysis already paid for, and the next run asks only for the rest."""
+    stats = stats if stats is not None else RunStats()
+    analyses: dict[str, Analysis] = {}
+    if not refresh:
+        analyses = await asyncio.to_thread(_cached, store, analyzer, repo, commits, lang)
+    stats.cached_analyses = len(analyses)
+    todo = [c for c in commits if c.sha not in analyses]
+    saved: set[str] = set()
+    writes: list[asyncio.Future[None]] = []
+    loop = asyncio.get_running_loop()
+
+    def keep(result: Analysis) -> None:
+        if result.analyzer == "heuristic-fallback" or result.sha in saved:
+            return  # a fallback is not cached: the next run tries the analyser again
+        saved.add(result.sha)
+        # Written at once, in a worker thread: an interrupted run keeps it even if this task is cancelled.
+        writes.append(
+            loop.run_in_executor(
+                None, store.save_analysis, repo, result, analyzer.model, analyzer.prompt_version
+            )
+        )
+
+    fresh = (
+        await analyzer.analyze(
+            todo,
+            lang,
+            progress=(lambda d, t: progress("analyse", d, t)) if progress else None,
+            history=history,
+            on_result=keep,
+        )
+        if todo
+        else {}
+    )
+    for commit in todo:
+        result = fresh.get(commit.sha) or missing_analysis(commit, lang, (history or {}).get(commit.sha))
+        analyses[commit.sha] = result
+        if result.analyzer == "heuristic-fallback":
+            stats.fallbacks += 1
+            continue
+        stats.new_analyses += 1
+        keep(result)  # an analyser that did not report it as it went
+    await asyncio.gather(*writes)
+    # The day's view: LLM tiers follow the order of the model's scores within the rubric's bands
+    # (analysis/heuristic/bands.py). What is stored stays each commit's own analysis.
+    return band_day(commits, analyses, lang, history)
+
+
+async def original_rank(
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    sha: str,
+    lang: str,
+    *,
+    branch: str,
+    tz: ZoneInfo,
+    history_days: int = WINDOW_DAYS,
+) -> Importance | None:
+    """The tier we gave an earlier commit; when we never ranked it, the tier its own day's digest gives
+    it now (from the history before that day, cached like any analysis). None when the source cannot
+    read it (gone from the branch) or its analysis fell back: then "not ranked by us" is the truth."""
+    stored = store.latest_analysis(source.repo, sha, lang) or store.latest_analysis(source.repo, sha)
+    if stored is not None:
+        return stored.importance
+    try:
+        commit = await source.get_commit(sha)
+    except Exception as exc:  # gone from the branch, or the source refuses: unranked, said so
+        log.warning("cannot read %s to rank it (%s: %s)", sha[:7], type(exc).__name__, exc)
+        return None
+    [commit] = await fill_surface(source, store, [commit])
+    await asyncio.to_thread(keep_commits, store, [commit])
+    cutoff = day_window(commit.committed_at.astimezone(tz).date(), tz)[0]
+    history = await day_history(source, store, branch, [commit], cutoff, history_days)
+    analyses = await analyse_commits(store, analyzer, source.repo, [commit], lang, history=history)
+    ranked = analyses[commit.sha]
+    return None if ranked.analyzer == "heuristic-fallback" else ranked.importance
+
+
+def _cached(
+    store: Store, analyzer: Analyzer, repo: str, commits: list[Commit], lang: str
+) -> dict[str, Analysis]:
+    found = {}
+    for commit in commits:
+        cached = store.get_analysis(repo, commit.sha, analyzer.model, analyzer.prompt_version, lang)
+        if cached is not None:
+            found[commit.sha] = cached
+    return found
+
+
+def keep_commits(store: Store, commits: list[Commit]) -> None:
+    """Every digested commit is in the store (a GitHub source saved it already; a local clone did not),
+    so thread questions and resumed posts can rebuild the digest later."""
+    stored = store.stored_shas(commits[0].repo, (c.sha for c in commits)) if commits else set()
+    for commit in commits:
+        if commit.sha not in stored:
+            store.save_commit(commit)
+
+
+def missing_analysis(commit: Commit, lang: str, history: HistoryFacts | None = None) -> Analysis:
+    fallback = heuristic.analyze(commit, lang, history=history)
+    note = (
+        "分析器未返回结果，以下为启发式分析"
+        if lang == "zh"
+        else "The analyser returned nothing; heuristic analysis shown"
+    )
+    return fallback.model_copy(update={"analyzer": "heuristic-fallback", "notes": [*fallback.notes, note]})
+
+
+def save_digest(store: Store, digest: Digest) -> int:
+    return store.save_digest(
+        key_of(digest),
+        {
+            "repo": digest.repo,
+            "branch": digest.branch,
+            "day": digest.day.isoformat(),
+            "timezone": digest.timezone,
+            "lang": digest.lang,
+            "window_start": digest.window_start.isoformat(),
+            "window_end": digest.window_end.isoformat(),
+            "generated_at": digest.generated_at.isoformat(),
+            "shas": json.dumps([c.sha for c in digest.commits]),
+            "stats": json.dumps({**digest.stats, "filtered_out": digest.filtered_out}),
+            "analyzers": "+".join(digest.analyzers),
+            "analyses": json.dumps({sha: a.model_dump(mode="json") for sha, a in digest.analyses.items()}),
+        },
+    )
+
+
+def load_digest(store: Store, key: str) -> Digest | None:
+    """A recorded digest rebuilt from the store (thread questions, resumed posts)."""
+    row = store.get_digest(key)
+    if row is None:
+        return None
+    stored = [store.get_commit(row["repo"], sha) for sha in json.loads(row["shas"])]
+    if any(c is None for c in stored):
+        return None
+    commits = with_stored_surface(store, [c for c in stored if c is not None])
+    analyses = {sha: Analysis.model_validate(a) for sha, a in json.loads(row["analyses"] or "{}").items()}
+    digest = Digest(
+        repo=row["repo"],
+        branch=row["branch"],
+        day=date.fromisoformat(row["day"]),
+        timezone=row["timezone"],
+        window_start=datetime.fromisoformat(row["window_start"]),
+        window_end=datetime.fromisoformat(row["window_end"]),
+        generated_at=datetime.fromisoformat(row["generated_at"]),
+        commits=commits,
+        analyses=analyses,
+        lang=row["lang"],
+        filtered_out=json.loads(row["stats"]).get("filtered_out", 0),
+    )
+    return attach_followups(store, digest)  # as rendered when it was built, and what was learnt since
+
+
+async def resolve_commit(source: CommitSource, ref: Ref, branch: str) -> Commit:
+    """The commit a parsed reference names, on the source's repository."""
+    if ref.kind == "pr":
+        return await source.commit_for_pr(ref.pr_number, branch)
+    if ref.kind == "sha":
+        return await source.get_commit(ref.value)
+    raise InputError(f"{ref.value} is a date, not a commit: use `digest --date {ref.value}`")
+
+
+async def analyse_ref(
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    ref: Ref,
+    *,
+    branch: str,
+    lang: str,
+    refresh: bool = False,
+    history_days: int = WINDOW_DAYS,
+) -> tuple[Commit, Analysis]:
+    """One commit's analysis, cache first: the core of `digestbot analyze` and `/digest <sha>`. Its
+    history is what was known at the start of its UTC day, as a digest of that day would see it."""
+    commit = await resolve_commit(source, ref, branch)
+    await asyncio.to_thread(keep_commits, store, [commit])
+    [commit] = await fill_surface(source, store, [commit])
+    history: dict[str, HistoryFacts] = {}
+    if (
+        refresh
+        or store.get_analysis(source.repo, commit.sha, analyzer.model, analyzer.prompt_version, lang) is None
+    ):
+        landed = commit.committed_at.astimezone(UTC)
+        cutoff = landed.replace(hour=0, minute=0, second=0, microsecond=0)
+        history = await day_history(source, store, branch, [commit], cutoff, history_days)
+    analyses = await analyse_commits(
+        store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history
+    )
+    await learn_followups_of(source, store, branch, commit)
+    return commit, with_original_notes(store, source.repo, analyses[commit.sha], lang)

@@ -1,0 +1,153 @@
+"""The weekly roll-up: a branch's ISO week from its seven daily digests (cached analyses are reused, so
+a week the bot already digested costs no LLM call), the follow-ups that landed in it with how we had
+ranked each original, and LLM usage (posting it is bot/delivery/weekly_post.py).
+
+Follow-up links: the week and the FOLLOWUP_LOOKBACK_DAYS before it are read from the branch's history
+(the source's history reader, synced into the store), or from its commits when the source has no such
+reader, and the links among them are found with analysis.history.followups.find_links and stored; each day's
+digest adds the links of its own commits to the rest of its history window.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from analysis.errors import RateLimited, SourceError
+from analysis.history.followups import find_links
+from analysis.history.index import as_past
+from analysis.models import Commit
+from analysis.weekly import Usage, Week, WeekFollowUp, summarize, week_days, week_window
+from bot.digest.analyzers import Analyzer
+from bot.digest.pipeline import build_digest, original_rank
+from bot.digest.radar import FOLLOWUP_HORIZON_DAYS, commit_title_ref
+from bot.digest.sources import CommitSource
+from bot.store.db import Store, utcnow
+
+log = logging.getLogger(__name__)
+
+FOLLOWUP_LOOKBACK_DAYS = 28  # how far before the week an original may have landed, when we mine ourselves
+
+
+async def build_week(
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    *,
+    branch: str,
+    year: int,
+    week: int,
+    tz: ZoneInfo,
+    lang: str,
+    keep: Callable[[Commit], bool] | None = None,
+    refresh: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> Week:
+    """refresh: analyse the week's commits again instead of reusing cached analyses."""
+    start, end = week_window(year, week, tz)
+    # "Reverted or fixed" counts the follow-ups that landed up to FOLLOWUP_HORIZON_DAYS after the week
+    # (or until now): that span of history is read and mined first, so any database gives the same count.
+    until = min(end + timedelta(days=FOLLOWUP_HORIZON_DAYS), utcnow())
+    await ensure_links(source, store, branch, start - timedelta(days=FOLLOWUP_LOOKBACK_DAYS), max(end, until))
+    digests = []
+    for number, day in enumerate(week_days(year, week), start=1):
+        digests.append(
+            await build_digest(
+                source, store, analyzer, branch=branch, day=day, tz=tz, lang=lang, keep=keep, refresh=refresh
+            )
+        )
+        if progress:
+            progress("days", number, 7)
+    shas = [c.sha for d in digests for c in d.commits]
+    followups = await week_followups(source, store, analyzer, branch, start, end, tz, lang)
+    return summarize(
+        digests,
+        followups,
+        followed_up_among(store, source.repo, shas, until),
+        followed_up_until=until.astimezone(tz),
+        year=year,
+        week=week,
+        usage=llm_usage(store, source.repo, shas),
+        generated_at=utcnow().astimezone(tz),
+    )
+
+
+async def ensure_links(source: CommitSource, store: Store, branch: str, since: Any, until: Any) -> int:
+    """Find and store the follow-up links among the commits of [since, until): from the stored history,
+    synced from the source's history reader (bot/digest/history.py), else from the commits themselves."""
+    from bot.digest.history import sync_history
+
+    try:
+        synced = await sync_history(source, store, branch, since, until)
+    except (SourceError, RateLimited) as exc:
+        log.warning("weekly: history of %s unavailable (%s): reading the commits instead", source.repo, exc)
+        synced = False
+    if synced:
+        past = store.history(source.repo, branch, since, until)
+    else:
+        past = [as_past(c) for c in await source.commits_in_window(branch, since, until)]
+        store.save_history(source.repo, branch, past)  # titles of originals; the range stays unclaimed
+    links = find_links(past)
+    store.save_followups(source.repo, links)
+    log.info("weekly: %d follow-up links among %d commits of %s", len(links), len(past), source.repo)
+    return len(links)
+
+
+async def week_followups(
+    source: CommitSource,
+    store: Store,
+    analyzer: Analyzer,
+    branch: str,
+    start: Any,
+    end: Any,
+    tz: ZoneInfo,
+    lang: str,
+) -> list[WeekFollowUp]:
+    """The links whose follow-up landed in the week, each with the rank we gave (or its own day's
+    digest gives now, when we never analysed it) its original: the same rank a digest's Follow-ups
+    line shows."""
+    out = []
+    repo = source.repo
+    for link in store.followups_landed(repo, start, end):
+        title, ref = commit_title_ref(store, repo, link.follow_up)
+        original_title, original_ref = commit_title_ref(store, repo, link.original)
+        rank = await original_rank(source, store, analyzer, link.original, lang, branch=branch, tz=tz)
+        follow_up = store.get_commit(repo, link.follow_up)
+        original = store.get_commit(repo, link.original)
+        out.append(
+            WeekFollowUp(
+                link=link,
+                follow_up_title=title,
+                follow_up_ref=ref,
+                original_title=original_title,
+                original_ref=original_ref,
+                original_rank=rank,
+                original_url=original.url if original else None,
+                follow_up_url=follow_up.url if follow_up else None,
+            )
+        )
+    return out
+
+
+def followed_up_among(store: Store, repo: str, shas: list[str], until: datetime) -> set[str]:
+    """The commits among `shas` that a commit landed before `until` reverted or fixed."""
+    rows = store.query(
+        "SELECT DISTINCT original FROM followups WHERE repo = ? AND follow_up_at < ?"
+        " AND original IN (SELECT value FROM json_each(?))",
+        [repo, until.astimezone(UTC).isoformat(), json.dumps(shas)],
+    )
+    return {r["original"] for r in rows}
+
+
+def llm_usage(store: Store, repo: str, shas: list[str]) -> Usage:
+    """What analysing these commits cost, whenever it happened (a cached analysis was paid for once)."""
+    [row] = store.query(
+        "SELECT count(*) AS calls, coalesce(sum(tokens_in), 0) AS tin, coalesce(sum(tokens_out), 0) AS tout,"
+        " sum(cost_usd) AS cost FROM llm_calls WHERE repo = ? AND sha IN (SELECT value FROM json_each(?))",
+        [repo, json.dumps(shas)],
+    )
+    return Usage(row["calls"], row["tin"], row["tout"], row["cost"])

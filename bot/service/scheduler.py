@@ -1,0 +1,419 @@
+"""The daily schedule: one APScheduler CronTrigger per subscription, in the subscription's zone.
+
+Each fire posts the digest of the previous calendar day (in that zone). A run is idempotent per
+(subscription, day): the `runs` table says what is done, a lock per pair makes coinciding triggers run
+once, and posting itself only adds what is missing. Missed fires (downtime, a skipped daylight-saving
+hour) are caught up oldest first, at start-up and by a periodic sweep, never reaching back more than
+`catchup_days` nor before the service first saw the subscription.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from analysis.window import day_window
+from bot.config.schedule import day_for_fire, trigger_for, week_for_fire, weekly_trigger
+from bot.config.subscriptions import Registry, Subscription
+from bot.digest.pipeline import counts_text
+from bot.monitoring import metrics
+from bot.monitoring.logs import scrub
+from bot.store.db import Store
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+SWEEP_SECONDS = 600  # how often missed runs are looked for while running
+SYNC_SECONDS = 30  # how soon a subscription made in chat gets its job
+# How long after its scheduled time a digest may still be in the works before /healthz says it is
+# overdue: a day's analysis stops at LLM_DAY_DEADLINE (30 min) and failed posts retry every sweep.
+HEALTH_GRACE = timedelta(hours=1)
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    status: str  # done | failed | partial
+    commits: int = 0
+    stats: dict[str, int] = field(default_factory=dict)
+    llm_calls: int = 0
+    tokens: int = 0
+    error: str | None = None
+
+
+Runner = Callable[[Subscription, date], Awaitable[RunOutcome]]
+FailureHook = Callable[[Subscription, date, RunOutcome], Awaitable[None]]
+WeeklyRunner = Callable[[Subscription, int, int], Awaitable[RunOutcome]]  # (subscription, ISO year, week)
+
+
+class DigestScheduler:
+    def __init__(
+        self,
+        registry: Registry,
+        store: Store,
+        runner: Runner,
+        *,
+        catchup_days: int = 3,
+        clock: Clock = lambda: datetime.now(UTC),
+        on_failure: FailureHook | None = None,
+        weekly_runner: WeeklyRunner | None = None,
+    ):
+        self.weekly_runner = weekly_runner
+        self._weekly_jobs: dict[str, str] = {}
+        self._weekly_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self.registry = registry
+        self.on_failure = on_failure
+        self.store = store
+        self.runner = runner
+        self.catchup_days = catchup_days
+        self.clock = clock
+        self._locks: dict[tuple[str, date], asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._jobs: dict[str, str] = {}  # subscription name → its trigger's description (to spot changes)
+        self.scheduler: AsyncIOScheduler | None = None
+        self.stopping = False
+
+    # -- lifecycle --------------------------------------------------------------------------------
+    async def start(self) -> None:
+        self.scheduler = AsyncIOScheduler(timezone=UTC)
+        self.scheduler.start()
+        metrics.watch_queue(self.queue_depth)
+        metrics.watch_health(self.health)
+        for sub in self.registry.all():
+            self._restore_last_success(sub.name)
+        self.sync_jobs()
+        self.scheduler.add_job(self.sync_jobs, "interval", seconds=SYNC_SECONDS, id="sync", coalesce=True)
+        self.scheduler.add_job(self._sweep_job, "interval", seconds=SWEEP_SECONDS, id="sweep", coalesce=True)
+        self._track(asyncio.create_task(self.catch_up()))
+
+    async def idle(self) -> None:
+        """Wait until no run or catch-up is in flight (tests, shutdown)."""
+        while pending := [t for t in self._tasks if not t.done()]:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    def queue_depth(self) -> int:
+        """Runs waiting for their turn or in progress (the /metrics queue depth)."""
+        return sum(not t.done() for t in self._tasks)
+
+    def _track(self, task: asyncio.Task) -> asyncio.Task:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def stop(self, timeout: float = 60.0) -> None:
+        """No new runs; let in-flight ones finish (posts are recorded as they go, so a run cut short
+        resumes with only the missing items next time)."""
+        self.stopping = True
+        metrics.watch_health(None)
+        if self.scheduler is not None:
+            self.scheduler.shutdown(wait=False)
+        pending = [t for t in self._tasks if not t.done()]
+        if pending:
+            _, still = await asyncio.wait(pending, timeout=timeout)
+            for task in still:
+                task.cancel()
+            await asyncio.gather(*still, return_exceptions=True)
+
+    # -- jobs ---------------------------------------------------------------------------------------
+    def sync_jobs(self) -> None:
+        """Make the scheduler's jobs match the subscriptions (file + chat) now."""
+        assert self.scheduler is not None
+        current = {s.name: s for s in self.registry.all()}
+        now = self.clock()
+        for name, sub in current.items():
+            self._mark_seen(name, now)
+            metrics.known_subscription(name, {d.platform for d in sub.destinations})
+        self._sync("sub", current, self._jobs, lambda s: s.schedule, trigger_for, self._fire_job)
+        # The weekly roll-up: one job per subscription with `weekly` set, posting the previous ISO week.
+        weekly = {n: s for n, s in current.items() if s.weekly} if self.weekly_runner else {}
+        self._sync("weekly", weekly, self._weekly_jobs, lambda s: s.weekly, weekly_trigger, self._fire_weekly)
+
+    def _sync(
+        self,
+        kind: str,
+        wanted: dict[str, Subscription],
+        jobs: dict[str, str],
+        when: Callable[[Subscription], str | None],
+        trigger: Callable[[Subscription], Any],
+        fire: Callable[[str], Any],
+    ) -> None:
+        """Add or replace the `kind` job of every wanted subscription whose schedule changed, and
+        remove the jobs of those no longer wanted. `jobs` remembers each job's schedule."""
+        assert self.scheduler is not None
+        for name, sub in wanted.items():
+            signature = f"{when(sub)}|{sub.timezone}"
+            if jobs.get(name) == signature:
+                continue
+            self.scheduler.add_job(
+                fire,
+                trigger(sub),
+                args=[name],
+                id=f"{kind}:{name}",
+                replace_existing=True,
+                coalesce=True,
+                max_instances=1,
+                misfire_grace_time=3600,
+            )
+            jobs[name] = signature
+            log.info("scheduled %s %s: %s %s", kind, name, when(sub), sub.timezone)
+        for name in list(jobs):
+            if name not in wanted:
+                self.scheduler.remove_job(f"{kind}:{name}")
+                del jobs[name]
+                log.info("unscheduled %s %s", kind, name)
+
+    def missed_week(self, sub: Subscription) -> tuple[int, int] | None:
+        """The last complete week, when its roll-up was due (after the service first saw the
+        subscription) and is not done: a restart over Monday morning still posts it."""
+        if not sub.weekly or self.weekly_runner is None:
+            return None
+        now = self.clock()
+        year, week = week_for_fire(sub, now)
+        monday_after = date.fromisocalendar(year, week, 1) + timedelta(days=7)
+        due = weekly_trigger(sub).get_next_fire_time(
+            None, day_window(monday_after, ZoneInfo(sub.timezone))[0]
+        )
+        seen = self._first_seen(sub.name)
+        if due is None or due > now or (seen is not None and due < seen):
+            return None
+        if f"{year}-W{week:02d}" in self._done_days(f"{sub.name}:weekly"):
+            return None
+        return year, week
+
+    async def _fire_weekly(self, name: str) -> None:
+        sub = next((s for s in self.registry.all() if s.name == name), None)
+        if sub is None or self.stopping:
+            return
+        year, week = week_for_fire(sub, self.clock())
+        self._track(asyncio.create_task(self.run_weekly_once(sub, year, week)))
+
+    async def run_weekly_once(self, sub: Subscription, year: int, week: int) -> RunOutcome | None:
+        """The roll-up of (subscription, week) unless done: recorded in `runs` as "<name>:weekly" and
+        the week's label, so a restart or a second fire posts nothing twice."""
+        assert self.weekly_runner is not None
+        name, label = f"{sub.name}:weekly", f"{year}-W{week:02d}"
+        lock = self._weekly_locks.setdefault((name, label), asyncio.Lock())
+        async with lock:
+            if label in self._done_days(name):
+                return None
+            self._record_key(name, label, {"status": "running", "started_at": self.clock().isoformat()})
+            began = time.monotonic()
+            try:
+                outcome = await self.weekly_runner(sub, year, week)
+            except Exception as exc:
+                log.exception("weekly roll-up %s %s failed", sub.name, label)
+                outcome = RunOutcome("failed", error=f"{type(exc).__name__}: {exc}")
+            seconds = time.monotonic() - began
+            metrics.RUN_SECONDS.labels(metrics.subscription_label(sub.name), "weekly").observe(seconds)
+            self._record_key(
+                name,
+                label,
+                {
+                    "status": outcome.status,
+                    "finished_at": self.clock().isoformat(),
+                    "commits": outcome.commits,
+                    "stats": json.dumps(outcome.stats),
+                    "llm_calls": outcome.llm_calls,
+                    "tokens": outcome.tokens,
+                    "error": outcome.error,
+                },
+            )
+            log.info("weekly roll-up %s %s: %s", sub.name, label, outcome.status)
+            return outcome
+
+    def _record_key(self, name: str, key: str, fields: dict) -> None:
+        if fields.get("error"):  # shown by `status`: no secret a service echoed
+            fields = {**fields, "error": scrub(fields["error"])}
+        with self.store.transaction():
+            self.store.db["runs"].upsert(
+                {"subscription": name, "day": key, **fields}, pk=("subscription", "day")
+            )
+
+    async def _fire_job(self, name: str) -> None:
+        sub = next((s for s in self.registry.all() if s.name == name), None)
+        if sub is None or self.stopping:
+            return
+        await self._spawn(sub, day_for_fire(sub, self.clock()))
+
+    async def _sweep_job(self) -> None:
+        if not self.stopping:
+            await self.catch_up()
+
+    def next_run(self, sub: Subscription) -> datetime | None:
+        return trigger_for(sub).get_next_fire_time(None, self.clock())
+
+    # -- runs ---------------------------------------------------------------------------------------
+    def missed(self, sub: Subscription) -> list[date]:
+        """Days of the last `catchup_days` whose digest is due (its first fire after the day ended has
+        passed) but not done, oldest first. Day-based rather than fire-based, so a fire lost to a
+        daylight-saving jump or a weekday-only cron still gets its day posted."""
+        now = self.clock()
+        tz = ZoneInfo(sub.timezone)
+        today = now.astimezone(tz).date()
+        seen = self._first_seen(sub.name)
+        done = self._done_days(sub.name)
+        trigger = trigger_for(sub)
+        days = []
+        for back in range(self.catchup_days, 0, -1):
+            day = today - timedelta(days=back)
+            due = trigger.get_next_fire_time(None, day_window(day + timedelta(days=1), tz)[0])
+            if due is None or due > now or (seen is not None and due < seen):
+                continue
+            if day.isoformat() not in done:
+                days.append(day)
+        return days
+
+    def health(self, grace: timedelta = HEALTH_GRACE) -> dict[str, str | None]:
+        """Every subscription → why it is broken (its last finished run failed or reached only some
+        channels, or a digest is overdue by more than `grace`), or None: /healthz and the
+        broken-subscription gauge."""
+        report: dict[str, str | None] = {}
+        for sub in self.registry.all():
+            rows = self.store.query(
+                "SELECT day, status, error FROM runs WHERE subscription = ? AND status != 'running'"
+                " ORDER BY day DESC LIMIT 1",
+                [sub.name],
+            )
+            late = self.overdue(sub, grace)
+            if rows and rows[0]["status"] in ("failed", "partial"):
+                last = rows[0]
+                report[sub.name] = (
+                    f"last run ({last['day']}) {last['status']}: {last['error'] or 'no error recorded'}"
+                )
+            elif late is not None:
+                day, due = late
+                report[sub.name] = f"the digest of {day} was due at {due.isoformat()} and has not succeeded"
+            else:
+                report[sub.name] = None
+        return report
+
+    def overdue(self, sub: Subscription, grace: timedelta) -> tuple[date, datetime] | None:
+        """The oldest day of the last `catchup_days` (at least one) whose digest was due more than
+        `grace` ago, after the service first saw the subscription, and is not done: (day, when due)."""
+        now, tz = self.clock(), ZoneInfo(sub.timezone)
+        today, seen = now.astimezone(tz).date(), self._first_seen(sub.name)
+        done, trigger = self._done_days(sub.name), trigger_for(sub)
+        for back in range(max(self.catchup_days, 1), 0, -1):
+            day = today - timedelta(days=back)
+            due = trigger.get_next_fire_time(None, day_window(day + timedelta(days=1), tz)[0])
+            if due is None or due + grace > now or (seen is not None and due < seen):
+                continue
+            if day.isoformat() not in done:
+                return day, due
+        return None
+
+    async def catch_up(self) -> None:
+        """Run every missed (subscription, day), each subscription's days oldest first; subscriptions
+        run side by side and one failing does not stop the others."""
+        subs = self.registry.all()
+        await asyncio.gather(*(self._catch_up_one(s) for s in subs))
+
+    async def _catch_up_one(self, sub: Subscription) -> None:
+        missed_week = self.missed_week(sub)
+        if missed_week is not None and not self.stopping:
+            log.info("catching up the weekly roll-up of %s for %d-W%02d", sub.name, *missed_week)
+            await self.run_weekly_once(sub, *missed_week)
+        for day in self.missed(sub):
+            if self.stopping:
+                return
+            log.info("catching up %s for %s", sub.name, day)
+            await self._spawn(sub, day)
+
+    async def _spawn(self, sub: Subscription, day: date) -> RunOutcome | None:
+        task = self._track(asyncio.create_task(self.run_once(sub, day)))
+        return await asyncio.shield(task)
+
+    async def run_once(self, sub: Subscription, day: date) -> RunOutcome | None:
+        """Run (subscription, day) unless it is done already; None when skipped."""
+        lock = self._locks.setdefault((sub.name, day), asyncio.Lock())
+        async with lock:
+            if day.isoformat() in self._done_days(sub.name):
+                return None
+            started = self.clock()
+            self._record(sub.name, day, {"status": "running", "started_at": started.isoformat()})
+            try:
+                outcome = await self.runner(sub, day)
+            except Exception as exc:  # a failing subscription must not stop the others
+                log.exception("digest %s %s failed", sub.name, day)
+                outcome = RunOutcome("failed", error=f"{type(exc).__name__}: {exc}")
+            self._record(
+                sub.name,
+                day,
+                {
+                    "status": outcome.status,
+                    "finished_at": self.clock().isoformat(),
+                    "commits": outcome.commits,
+                    "stats": json.dumps(outcome.stats),
+                    "llm_calls": outcome.llm_calls,
+                    "tokens": outcome.tokens,
+                    "error": outcome.error,
+                },
+            )
+            metrics.record_run(sub.name, outcome.status, self.clock().timestamp())
+            seconds = (self.clock() - started).total_seconds()
+            metrics.RUN_SECONDS.labels(metrics.subscription_label(sub.name), "daily").observe(seconds)
+            log.info(
+                "digest %s %s: %s, %d commits (%s), %d LLM calls, %d tokens, %.1fs%s",
+                sub.name,
+                day,
+                outcome.status,
+                outcome.commits,
+                counts_text(outcome.stats),
+                outcome.llm_calls,
+                outcome.tokens,
+                seconds,
+                f" ({outcome.error})" if outcome.error else "",
+                extra={  # the same facts as fields, for JSON logs (LOG_FORMAT=json)
+                    "subscription": sub.name,
+                    "day": day.isoformat(),
+                    "status": outcome.status,
+                    "commits": outcome.commits,
+                    "counts": outcome.stats,
+                    "llm_calls": outcome.llm_calls,
+                    "tokens": outcome.tokens,
+                    "seconds": round(seconds, 3),
+                    "error": outcome.error,
+                },
+            )
+            if outcome.status == "failed" and self.on_failure is not None:
+                try:
+                    await self.on_failure(sub, day, outcome)
+                except Exception:  # reporting a failure must not become one
+                    log.exception("reporting the failure of %s %s failed", sub.name, day)
+            return outcome
+
+    # -- bookkeeping --------------------------------------------------------------------------------
+    def _record(self, name: str, day: date, fields: dict) -> None:
+        self._record_key(name, day.isoformat(), fields)
+
+    def _done_days(self, name: str) -> set[str]:
+        rows = self.store.query("SELECT day FROM runs WHERE subscription = ? AND status = 'done'", [name])
+        return {r["day"] for r in rows}
+
+    def _restore_last_success(self, name: str) -> None:
+        rows = self.store.query(
+            "SELECT max(finished_at) AS at FROM runs WHERE subscription = ? AND status = 'done'", [name]
+        )
+        if rows and rows[0]["at"]:
+            metrics.LAST_SUCCESS.labels(metrics.subscription_label(name)).set(
+                datetime.fromisoformat(rows[0]["at"]).timestamp()
+            )
+
+    def _mark_seen(self, name: str, now: datetime) -> None:
+        if self._first_seen(name) is None:
+            with self.store.transaction():
+                self.store.db["subscription_seen"].insert(
+                    {"name": name, "first_seen": now.isoformat()}, ignore=True
+                )
+
+    def _first_seen(self, name: str) -> datetime | None:
+        rows = self.store.query("SELECT first_seen FROM subscription_seen WHERE name = ?", [name])
+        return datetime.fromisoformat(rows[0]["first_seen"]) if rows else None

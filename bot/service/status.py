@@ -1,0 +1,190 @@
+"""`digestbot status`: what the service is subscribed to, whether each subscription's source and
+channels are usable, how its last digest went, when the next one runs, and what the LLM cost over
+the last week. The same data feeds the text and `--format json`."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from analysis.errors import DigestError
+from bot.config.schedule import trigger_for
+from bot.config.settings import Settings
+from bot.config.subscriptions import Registry, Subscription
+from bot.monitoring.metrics import subscription_label
+from bot.store.db import Store
+
+_TOKENS = {"slack": "slack_bot_token", "discord": "discord_bot_token"}
+FAILED = ("failed", "partial")  # a last run in one of these makes `digestbot status` exit 1
+
+
+def failing(store: Store, file_subscriptions: list[Subscription]) -> list[str]:
+    """Names of the subscriptions whose last run failed (or reached only some channels)."""
+    subs = Registry(store, file_subscriptions).all()
+    return [s.name for s in subs if (r := _last_run(store, s.name)) is not None and r["status"] in FAILED]
+
+
+def check_subscription(settings: Settings, sub: Subscription) -> str | None:
+    """Why this subscription cannot run, in one line, or None. Checks what needs no network: a local
+    clone exists and is a git repository; every destination's platform has its bot token set."""
+    problems = []
+    if sub.git_dir is not None:
+        from adapters.local_git import LocalGitSource
+
+        try:
+            LocalGitSource(sub.git_dir, repo=sub.repo)
+        except DigestError as exc:
+            problems.append(f"source: {exc}")
+    for platform in sorted({d.platform for d in sub.destinations} - {"console"}):  # console: no token
+        token = _TOKENS.get(platform)
+        if token is None:
+            problems.append(f"channels: unknown platform {platform!r}")
+        elif getattr(settings, token) is None:
+            problems.append(f"channels: posts to {platform} but {token.upper()} is not set")
+    return "; ".join(problems) or None
+
+
+def check_subscriptions(settings: Settings, subs: list[Subscription]) -> list[tuple[Subscription, str]]:
+    return [(sub, problem) for sub in subs if (problem := check_subscription(settings, sub))]
+
+
+def status_data(
+    settings: Settings, store: Store, file_subscriptions: list[Subscription], now: datetime | None = None
+) -> dict[str, Any]:
+    now = now or datetime.now(UTC)
+    subs = Registry(store, file_subscriptions).all()
+    usage = store.llm_usage_since(now - timedelta(days=7))
+    return {
+        "database": str(settings.digest_db),
+        "subscriptions": [_subscription(settings, store, sub, now) for sub in subs],
+        "pending": [_pending(row) for row in store.pending_work()],
+        "llm_last_7_days": {k: usage[k] for k in ("calls", "tokens_in", "tokens_out")},
+    }
+
+
+def _pending(row: dict[str, Any]) -> dict[str, Any]:
+    """Work the service still has to do (bot/delivery/outbox.py), as `status` shows it."""
+    job = json.loads(row["payload"] or "{}")
+    if row["kind"] == "radar":
+        what = (
+            f"banner and reply on message {job.get('message_id')}"
+            f" ({str(job.get('follow_up'))[:7]} follows up {str(job.get('original'))[:7]})"
+        )
+    elif row["kind"] == "notice":
+        what = f"notice {job.get('key')}"
+    elif row["kind"] == "weekly":
+        what = (
+            f"weekly roll-up {job.get('year')}-W{int(job.get('week') or 0):02d} of {job.get('subscription')}"
+        )
+    else:
+        what = str(row["key"])
+    return {
+        "key": row["key"],
+        "kind": row["kind"],
+        "destination": f"{row['platform']}:{row['channel']}",
+        "what": what,
+        "attempts": row["attempts"] or 0,
+        "next_try": datetime.fromtimestamp(row["next_at"], UTC).isoformat(timespec="seconds"),
+        "last_error": row["last_error"],
+        "since": row["created_at"],
+    }
+
+
+def _subscription(settings: Settings, store: Store, sub: Subscription, now: datetime) -> dict[str, Any]:
+    nxt = trigger_for(sub).get_next_fire_time(None, now)
+    return {
+        "name": sub.name,
+        "metrics_id": sub.name if settings.metrics_label_names else subscription_label(sub.name),
+        "origin": sub.origin,
+        "repo": sub.repo,
+        "branch": sub.branch,
+        "git_dir": str(sub.git_dir) if sub.git_dir else None,
+        "schedule": sub.schedule,
+        "timezone": sub.timezone,
+        "lang": sub.lang,
+        "destinations": [f"{d.platform}:{d.channel}" for d in sub.destinations],
+        "next_run": nxt.isoformat() if nxt else None,
+        "last_run": _last_run(store, sub.name),
+        "problem": check_subscription(settings, sub),
+    }
+
+
+def _last_run(store: Store, name: str) -> dict[str, Any] | None:
+    rows = store.query("SELECT * FROM runs WHERE subscription = ? ORDER BY day DESC LIMIT 1", [name])
+    if not rows:
+        return None
+    r = rows[0]
+    return {
+        "day": r["day"],
+        "status": r["status"],
+        "commits": r["commits"],
+        "stats": json.loads(r["stats"] or "{}"),
+        "llm_calls": r["llm_calls"] or 0,
+        "tokens": r["tokens"] or 0,
+        "error": r["error"],
+    }
+
+
+def render_status_text(data: dict[str, Any], *, missing_db: bool = False) -> str:
+    note = " (does not exist yet: nothing has run on it)" if missing_db else ""
+    lines = [f"database: {data['database']}{note}", ""]
+    if not data["subscriptions"]:
+        lines.append("no subscriptions (add them to the config file or with /digest subscribe in chat)")
+    for sub in data["subscriptions"]:
+        git = f"  (git: {sub['git_dir']})" if sub["git_dir"] else ""
+        lines.append(f"{sub['name']}  [{sub['origin']}]")
+        lines.append(f"  repo      {sub['repo']}{'@' + sub['branch'] if sub['branch'] else ''}{git}")
+        lines.append(
+            f"  schedule  {sub['schedule']} {sub['timezone']}, lang {sub['lang']}"
+            f" → {', '.join(sub['destinations'])}"
+        )
+        lines.append(f"  next run  {sub['next_run'] or 'never'}")
+        lines.append(f'  metrics   subscription="{sub["metrics_id"]}"')
+        lines.append(f"  last run  {_last_run_text(sub['last_run'])}")
+        if sub["problem"]:
+            lines.append(f"  BROKEN    {sub['problem']}")
+    if bad := [
+        s["name"] for s in data["subscriptions"] if s["last_run"] and s["last_run"]["status"] in FAILED
+    ]:
+        lines += ["", f"last run failed: {', '.join(bad)} (exit status 1)"]
+    if data["pending"]:
+        lines += ["", f"pending work: {len(data['pending'])} (the running service retries it)"]
+        for job in data["pending"]:
+            tries = f"{job['attempts']} tr{'y' if job['attempts'] == 1 else 'ies'}"
+            error = f" · last error: {job['last_error']}" if job["last_error"] else ""
+            lines.append(f"  {job['destination']}  {job['what']} · {tries} · next {job['next_try']}{error}")
+    usage = data["llm_last_7_days"]
+    lines += [
+        "",
+        f"LLM, last 7 days: {usage['calls']} calls, {usage['tokens_in']} tokens in,"
+        f" {usage['tokens_out']} tokens out",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def render_status(
+    settings: Settings, store: Store, file_subscriptions: list[Subscription], now: datetime | None = None
+) -> str:
+    return render_status_text(status_data(settings, store, file_subscriptions, now))
+
+
+def _last_run_text(r: dict[str, Any] | None) -> str:
+    if r is None:
+        return "none yet"
+    stats = r["stats"]
+    counts = (
+        f"{stats.get('total', r['commits'] or 0)} commits (high {stats.get('high', 0)},"
+        f" medium {stats.get('medium', 0)}, low {stats.get('low', 0)})"
+        if stats
+        else ""
+    )
+    parts = [
+        r["day"],
+        r["status"].upper() if r["status"] in FAILED else r["status"],
+        counts,
+        f"{r['llm_calls']} LLM calls, {r['tokens']} tokens",
+    ]
+    if r["error"]:
+        parts.append(f"error: {r['error']}")
+    return " · ".join(p for p in parts if p)

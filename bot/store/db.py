@@ -1,0 +1,803 @@
+"""The SQLite store (sqlite-utils): commits and their files, analyses, digests, the HTTP cache,
+LLM calls and chat posts. The schema is built by numbered migrations tracked in PRAGMA user_version;
+the database runs in WAL mode so the service and a CLI run can share it."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from analysis.errors import ConfigError
+from analysis.history.followups import FollowUpKind, FollowUpLink, PastCommit
+from analysis.history.index import BranchCommit, automated
+from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange, SurfaceChange, SurfaceKind
+from bot.monitoring.logs import scrub
+from bot.store.health import check_schema, database_error, is_known
+from bot.store.migrations import MIGRATIONS
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(dt: datetime) -> str:
+    return dt.isoformat()
+
+
+def digest_key(repo: str, branch: str, day: str, timezone: str, lang: str) -> str:
+    return f"{repo}@{branch}/{day}/{timezone}/{lang}"
+
+
+class Store:
+    # How long a write waits for another process's transaction before giving up (SQLite busy timeout).
+    BUSY_TIMEOUT = 30.0
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path) if str(path) != ":memory:" else None
+        try:
+            if self.path is not None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(path), check_same_thread=False, timeout=self.BUSY_TIMEOUT)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConfigError(f"cannot open database {path}: {exc}{_open_hint(self.path)}") from None
+        # One connection, shared by the event loop and worker threads: serialise access.
+        self._lock = threading.RLock()
+        self.db = sqlite_utils.Database(conn)
+        try:
+            if self.path is not None:
+                self.db.enable_wal()
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+            check_schema(self.db, MIGRATIONS, path)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            if is_known(exc):
+                raise database_error(exc, path, self.BUSY_TIMEOUT) from None
+            raise ConfigError(f"{path} is not a usable digestbot database: {exc}") from None
+        except ConfigError:
+            conn.close()
+            raise
+
+    # -- schema -------------------------------------------------------------------------------
+    def _migrate(self) -> None:
+        """Each migration in its own write transaction that re-reads the version first, so two
+        processes opening a new file at once take turns instead of both creating the tables. An
+        up-to-date file needs no write lock at all."""
+        while True:
+            with self._lock:
+                if self._pending_version() is None:
+                    return
+            with self.transaction():
+                version = self._pending_version()  # another process may have migrated meanwhile
+                if version is not None:
+                    MIGRATIONS[version](self.db)
+                    self.db.execute(f"PRAGMA user_version = {version + 1}")
+
+    def _pending_version(self) -> int | None:
+        """The schema version whose migration is next, or None when the file is up to date."""
+        version = self.schema_version
+        if version > len(MIGRATIONS):
+            raise ConfigError(
+                f"database schema version {version} is newer than this digestbot ({len(MIGRATIONS)})"
+            )
+        return version if version < len(MIGRATIONS) else None
+
+    @property
+    def schema_version(self) -> int:
+        return self.db.execute("PRAGMA user_version").fetchone()[0]
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction. The outermost one is BEGIN IMMEDIATE: it takes the write lock up
+        front (waiting up to the busy timeout), where a deferred one that read first fails at once
+        with "database is locked" when another process wrote in between. Inner ones are savepoints."""
+        with self._lock:
+            if self.db.conn.in_transaction:
+                with self.db.atomic():
+                    yield
+                return
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                if self.db.conn.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+            try:
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.conn.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- commits ------------------------------------------------------------------------------
+    def save_commit(self, commit: Commit) -> None:
+        with self.transaction():
+            self.db["commits"].upsert(
+                {
+                    "repo": commit.repo,
+                    "sha": commit.sha,
+                    "message": commit.message,
+                    "author": commit.author,
+                    "author_login": commit.author_login,
+                    "committed_at": _iso(commit.committed_at),
+                    "parents": json.dumps(list(commit.parents)),
+                    "url": commit.url,
+                    "additions": commit.additions,
+                    "deletions": commit.deletions,
+                    "files_total": commit.files_total,
+                    "fetched_at": _iso(utcnow()),
+                },
+                pk=("repo", "sha"),
+            )
+            self.db.execute("DELETE FROM files WHERE repo = ? AND sha = ?", [commit.repo, commit.sha])
+            self.db["files"].insert_all(
+                (
+                    {
+                        "repo": commit.repo,
+                        "sha": commit.sha,
+                        "idx": i,
+                        "path": f.path,
+                        "status": f.status,
+                        "additions": f.additions,
+                        "deletions": f.deletions,
+                        "patch": f.patch,
+                        "previous_path": f.previous_path,
+                    }
+                    for i, f in enumerate(commit.files)
+                ),
+                pk=("repo", "sha", "idx"),
+            )
+
+    def get_commit(self, repo: str, sha: str) -> Commit | None:
+        with self._lock:
+            rows = list(self.db.query("SELECT * FROM commits WHERE repo = ? AND sha = ?", [repo, sha]))
+            if not rows:
+                return None
+            files = self.db.query("SELECT * FROM files WHERE repo = ? AND sha = ? ORDER BY idx", [repo, sha])
+            return _commit_from_row(rows[0], files)
+
+    def stored_shas(self, repo: str, shas: Iterable[str]) -> set[str]:
+        wanted = list(shas)
+        with self._lock:
+            return {
+                r["sha"]
+                for r in self.db.query(
+                    "SELECT sha FROM commits WHERE repo = ? AND sha IN (SELECT value FROM json_each(?))",
+                    [repo, json.dumps(wanted)],
+                )
+            }
+
+    def find_shas(self, repo: str, prefix: str) -> list[str]:
+        """Stored SHAs of repo starting with prefix (for short-SHA lookups)."""
+        with self._lock:
+            return [
+                r["sha"]
+                for r in self.db.query(
+                    "SELECT sha FROM commits WHERE repo = ? AND sha LIKE ? ORDER BY sha",
+                    [repo, prefix.lower() + "%"],
+                )
+            ]
+
+    # -- HTTP cache ---------------------------------------------------------------------------
+    def cache_get(self, url: str) -> dict[str, Any] | None:
+        with self._lock:
+            rows = list(self.db.query("SELECT * FROM http_cache WHERE url = ?", [url]))
+        return rows[0] if rows else None
+
+    def cache_put(self, url: str, etag: str | None, last_modified: str | None, body: str) -> None:
+        with self._lock:
+            self.db["http_cache"].upsert(
+                {
+                    "url": url,
+                    "etag": etag,
+                    "last_modified": last_modified,
+                    "body": body,
+                    "fetched_at": _iso(utcnow()),
+                },
+                pk="url",
+            )
+
+    # -- analyses -----------------------------------------------------------------------------
+    def get_analysis(
+        self, repo: str, sha: str, model: str, prompt_version: str, lang: str
+    ) -> Analysis | None:
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT data FROM analyses WHERE repo = ? AND sha = ? AND model = ? AND prompt_version = ?"
+                    " AND lang = ?",
+                    [repo, sha, model, prompt_version, lang],
+                )
+            )
+        return Analysis.model_validate_json(rows[0]["data"]) if rows else None
+
+    def latest_analysis(self, repo: str, sha: str, lang: str | None = None) -> Analysis | None:
+        """The newest stored analysis of a commit, whatever produced it (for thread questions)."""
+        sql = "SELECT data FROM analyses WHERE repo = ? AND sha = ?"
+        params: list[Any] = [repo, sha]
+        if lang:
+            sql += " AND lang = ?"
+            params.append(lang)
+        with self._lock:
+            rows = list(
+                self.db.query(sql + " ORDER BY analyzer = 'llm' DESC, created_at DESC LIMIT 1", params)
+            )
+        return Analysis.model_validate_json(rows[0]["data"]) if rows else None
+
+    def save_analysis(self, repo: str, analysis: Analysis, model: str, prompt_version: str) -> None:
+        with self.transaction():
+            if analysis.grounding_removed:
+                self._note_grounding(repo, analysis, prompt_version)
+            self.db["analyses"].upsert(
+                {
+                    "repo": repo,
+                    "sha": analysis.sha,
+                    "model": model,
+                    "prompt_version": prompt_version,
+                    "lang": analysis.lang,
+                    "importance": analysis.importance.value,
+                    "change_type": analysis.change_type.value,
+                    "analyzer": analysis.analyzer,
+                    "data": analysis.model_dump_json(),
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("repo", "sha", "model", "prompt_version", "lang"),
+            )
+
+    def _note_grounding(self, repo: str, analysis: Analysis, prompt_version: str) -> None:
+        """What the fact-check removed goes on the commit's newest LLM call (its `error` column): kept
+        for whoever audits the model, never shown to readers."""
+        note = "grounding removed: " + ", ".join(analysis.grounding_removed)
+        self.db.execute(
+            "UPDATE llm_calls SET error = CASE WHEN coalesce(error, '') = '' THEN ? ELSE error || '; ' || ? END"
+            " WHERE id = (SELECT max(id) FROM llm_calls WHERE repo = ? AND sha = ? AND prompt_version = ?)",
+            [note, note, repo, analysis.sha, prompt_version],
+        )
+
+    # -- LLM calls ----------------------------------------------------------------------------
+    keep_prompts = True  # LLM_LOG_PROMPTS=off: calls are logged without their prompt and reply
+
+    def log_llm_call(self, **fields: Any) -> None:
+        fields.setdefault("created_at", _iso(utcnow()))
+        if not self.keep_prompts:
+            fields.pop("prompt", None)
+            fields.pop("reply", None)
+        for name in ("error", "prompt", "reply"):  # a server may quote a key in any of them
+            if isinstance(fields.get(name), str):
+                fields[name] = scrub(fields[name])
+        with self._lock:
+            self.db["llm_calls"].insert(fields)
+
+    def purge_prompts(self, before: datetime) -> int:
+        """Forget the prompt and reply of every call made before `before` (the call itself stays)."""
+        with self.transaction():
+            cursor = self.db.execute(
+                "UPDATE llm_calls SET prompt = NULL, reply = NULL"
+                " WHERE created_at < ? AND (prompt IS NOT NULL OR reply IS NOT NULL)",
+                [_iso(before.astimezone(UTC))],
+            )
+        return cursor.rowcount
+
+    def llm_usage_since(self, since: datetime) -> dict[str, int]:
+        with self._lock:
+            row = next(
+                self.db.query(
+                    "SELECT count(*) AS calls, coalesce(sum(tokens_in), 0) AS tokens_in,"
+                    " coalesce(sum(tokens_out), 0) AS tokens_out FROM llm_calls WHERE created_at >= ?",
+                    [_iso(since)],
+                )
+            )
+        return dict(row)
+
+    # -- digests ------------------------------------------------------------------------------
+    def save_digest(self, key: str, record: dict[str, Any]) -> int:
+        with self.transaction():  # read-then-write: two runs of one day must not both insert
+            existing = list(self.db.query("SELECT id FROM digests WHERE key = ?", [key]))
+            if existing:
+                self.db["digests"].update(existing[0]["id"], {"key": key, **record})
+                return int(existing[0]["id"])
+            return int(self.db["digests"].insert({"key": key, **record}).last_pk)
+
+    def get_digest(self, key: str) -> dict[str, Any] | None:
+        with self._lock:
+            rows = list(self.db.query("SELECT * FROM digests WHERE key = ?", [key]))
+        return rows[0] if rows else None
+
+    # -- chat posts (idempotency) -------------------------------------------------------------
+    def get_posts(self, platform: str, channel: str, key: str) -> dict[str, dict[str, Any]]:
+        with self._lock:
+            rows = self.db.query(
+                "SELECT * FROM posts WHERE platform = ? AND channel = ? AND digest_key = ?",
+                [platform, channel, key],
+            )
+            return {r["item"]: r for r in rows}
+
+    def record_post(
+        self, platform: str, channel: str, key: str, item: str, message_id: str, thread_id: str | None
+    ) -> None:
+        with self._lock:
+            self.db["posts"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "digest_key": key,
+                    "item": item,
+                    "message_id": message_id,
+                    "thread_id": thread_id,
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "digest_key", "item"),
+            )
+
+    def get_parts(self, platform: str, channel: str, key: str, item: str) -> dict[int, str]:
+        """The parts of an item already up: part number → message id."""
+        with self._lock:
+            rows = self.db.query(
+                "SELECT part, message_id FROM post_parts WHERE platform = ? AND channel = ?"
+                " AND digest_key = ? AND item = ?",
+                [platform, channel, key, item],
+            )
+            return {int(r["part"]): str(r["message_id"]) for r in rows}
+
+    def record_part(
+        self, platform: str, channel: str, key: str, item: str, part: int, message_id: str
+    ) -> None:
+        with self._lock:
+            self.db["post_parts"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "digest_key": key,
+                    "item": item,
+                    "part": part,
+                    "message_id": message_id,
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "digest_key", "item", "part"),
+            )
+
+    # -- leases (one poster per digest and channel, across processes) ---------------------------
+    def take_lease(self, name: str, holder: str, ttl: float) -> dict[str, Any] | None:
+        """Claim `name` for `ttl` seconds. None when it is ours now; else the row of whoever holds it.
+        BEGIN IMMEDIATE takes SQLite's write lock before reading, so two processes cannot both see
+        the lease free. A lease past its expiry, or held by a dead process on this host, is free."""
+        now = time.time()
+        host, pid = socket.gethostname(), os.getpid()
+        with self._lock:
+            conn = self.db.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                row = conn.execute(
+                    "SELECT holder, host, pid, acquired_at, expires_at FROM leases WHERE name = ?", [name]
+                ).fetchone()
+                if row is not None:
+                    current = dict(
+                        zip(("holder", "host", "pid", "acquired_at", "expires_at"), row, strict=True)
+                    )
+                    mine = current["holder"] == holder
+                    if not mine and current["expires_at"] > now and _alive(current["host"], current["pid"]):
+                        conn.execute("ROLLBACK")
+                        return current
+                acquired = _iso(utcnow()) if row is None or row[0] != holder else row[3]
+                conn.execute(
+                    "INSERT OR REPLACE INTO leases (name, holder, host, pid, acquired_at, expires_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    [name, holder, host, pid, acquired, now + ttl],
+                )
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        return None
+
+    def release_lease(self, name: str, holder: str) -> None:
+        with self._lock:
+            self.db.execute("DELETE FROM leases WHERE name = ? AND holder = ?", [name, holder])
+
+    def find_post(self, platform: str, message_or_thread_id: str) -> dict[str, Any] | None:
+        """The post whose message, or whose thread, has this id: how a reply finds its digest."""
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT * FROM posts WHERE platform = ? AND (message_id = ? OR thread_id = ?)"
+                    " ORDER BY item = 'parent' DESC LIMIT 1",
+                    [platform, message_or_thread_id, message_or_thread_id],
+                )
+            )
+        return rows[0] if rows else None
+
+    # -- history and follow-ups ---------------------------------------------------------------
+    def save_history(self, repo: str, branch: str, commits: Iterable[PastCommit]) -> int:
+        rows = [
+            {
+                "repo": repo,
+                "branch": branch,
+                "sha": c.sha,
+                "committed_at": _iso(c.committed_at.astimezone(UTC)),
+                "message": c.message,
+                "files": json.dumps(c.files),
+                "automated": int(automated(c)),
+            }
+            for c in commits
+        ]
+        with self.transaction():
+            self.db["history"].upsert_all(rows, pk=("repo", "branch", "sha"))
+        return len(rows)
+
+    def history(self, repo: str, branch: str, since: datetime, until: datetime) -> list[PastCommit]:
+        """The stored history with committer dates in [since, until), oldest first."""
+        with self._lock:
+            rows = self.db.query(
+                "SELECT sha, committed_at, message, files, automated FROM history WHERE repo = ? AND branch = ?"
+                " AND committed_at >= ? AND committed_at < ? ORDER BY committed_at, sha",
+                [repo, branch, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
+            )
+            return [
+                BranchCommit(
+                    r["sha"],
+                    datetime.fromisoformat(r["committed_at"]),
+                    r["message"],
+                    tuple((p, n) for p, n in json.loads(r["files"] or "[]")),
+                    automated=bool(r["automated"]),
+                )
+                for r in rows
+            ]
+
+    def history_range(self, repo: str, branch: str) -> tuple[datetime, datetime] | None:
+        """The span [oldest, newest) the stored history is complete for, when any."""
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT oldest, newest FROM history_range WHERE repo = ? AND branch = ?", [repo, branch]
+                )
+            )
+        if not rows:
+            return None
+        return datetime.fromisoformat(rows[0]["oldest"]), datetime.fromisoformat(rows[0]["newest"])
+
+    def set_history_range(self, repo: str, branch: str, oldest: datetime, newest: datetime) -> None:
+        with self._lock:
+            self.db["history_range"].upsert(
+                {
+                    "repo": repo,
+                    "branch": branch,
+                    "oldest": _iso(oldest.astimezone(UTC)),
+                    "newest": _iso(newest.astimezone(UTC)),
+                    "synced_at": _iso(utcnow()),
+                },
+                pk=("repo", "branch"),
+            )
+
+    def save_followups(self, repo: str, links: Iterable[FollowUpLink]) -> None:
+        rows = [
+            {
+                "repo": repo,
+                "original": link.original,
+                "follow_up": link.follow_up,
+                "kind": link.kind.value,
+                "evidence": link.evidence,
+                "original_at": _iso(link.original_at.astimezone(UTC)),
+                "follow_up_at": _iso(link.follow_up_at.astimezone(UTC)),
+            }
+            for link in links
+        ]
+        with self.transaction():
+            self.db["followups"].upsert_all(rows, pk=("repo", "original", "follow_up"))
+
+    def followups_of(self, repo: str, sha: str) -> list[FollowUpLink]:
+        """The later commits that reverted or fixed `sha`, in landing order."""
+        return self._followups("original = ?", [repo, sha])
+
+    def followed_up_by(self, repo: str, sha: str) -> list[FollowUpLink]:
+        """The earlier commits that `sha` itself reverts or fixes."""
+        return self._followups("follow_up = ?", [repo, sha])
+
+    def followups_landed(self, repo: str, since: datetime, until: datetime) -> list[FollowUpLink]:
+        """Links whose follow-up landed in [since, until)."""
+        return self._followups(
+            "follow_up_at >= ? AND follow_up_at < ?",
+            [repo, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
+        )
+
+    def _followups(self, where: str, params: list[Any]) -> list[FollowUpLink]:
+        with self._lock:
+            rows = self.db.query(
+                f"SELECT * FROM followups WHERE repo = ? AND {where} ORDER BY follow_up_at, original", params
+            )
+            return [
+                FollowUpLink(
+                    original=r["original"],
+                    follow_up=r["follow_up"],
+                    kind=FollowUpKind(r["kind"]),
+                    evidence=r["evidence"],
+                    original_at=datetime.fromisoformat(r["original_at"]),
+                    follow_up_at=datetime.fromisoformat(r["follow_up_at"]),
+                )
+                for r in rows
+            ]
+
+    # -- thread answers ------------------------------------------------------------------------------
+    def thread_focus(self, platform: str, thread_id: str) -> tuple[str, str] | None:
+        """(repo, sha) of the commit a thread's questions are about, once one was named."""
+        rows = self.query(
+            "SELECT repo, sha FROM thread_focus WHERE platform = ? AND thread_id = ?", [platform, thread_id]
+        )
+        return (rows[0]["repo"], rows[0]["sha"]) if rows else None
+
+    def set_thread_focus(self, platform: str, thread_id: str, repo: str, sha: str) -> None:
+        with self._lock:
+            self.db["thread_focus"].upsert(
+                {
+                    "platform": platform,
+                    "thread_id": thread_id,
+                    "repo": repo,
+                    "sha": sha,
+                    "updated_at": _iso(utcnow()),
+                },
+                pk=("platform", "thread_id"),
+            )
+
+    def shas_for_pr(self, repo: str, number: int) -> list[str]:
+        """The stored commits (commits and history) whose title ends in "(#number)"."""
+        like = f"%(#{int(number)})%"
+        rows = self.query(
+            "SELECT sha, message FROM commits WHERE repo = ? AND message LIKE ?"
+            " UNION SELECT sha, message FROM history WHERE repo = ? AND message LIKE ?",
+            [repo, like, repo, like],
+        )
+        return sorted({r["sha"] for r in rows if _title_pr(r["message"]) == int(number)})
+
+    def known_sha(self, repo: str, prefix: str) -> bool:
+        """Whether a commit of repo starting with prefix is stored (commits or history)."""
+        like = prefix.lower().replace("%", "").replace("_", "") + "%"
+        rows = self.query(
+            "SELECT 1 FROM commits WHERE repo = ? AND sha LIKE ? UNION ALL"
+            " SELECT 1 FROM history WHERE repo = ? AND sha LIKE ? LIMIT 1",
+            [repo, like, repo, like],
+        )
+        return bool(rows)
+
+    # -- surface facts ------------------------------------------------------------------------------
+    def save_surfaces(
+        self,
+        repo: str,
+        version: str,
+        found: Mapping[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None]],
+    ) -> None:
+        rows = [
+            {
+                "repo": repo,
+                "sha": sha,
+                "version": version,
+                "surface": json.dumps([_surface_row(c) for c in surface], ensure_ascii=False),
+                "shipped": json.dumps(sorted(shipped)) if shipped is not None else None,
+                "created_at": _iso(utcnow()),
+            }
+            for sha, (surface, shipped) in found.items()
+        ]
+        if rows:
+            with self.transaction():
+                self.db["surfaces"].upsert_all(rows, pk=("repo", "sha", "version"))
+
+    def surfaces(
+        self, repo: str, shas: Iterable[str], version: str
+    ) -> dict[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None]]:
+        """The stored facts of these commits by this parser version (commits never read are absent)."""
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT sha, surface, shipped FROM surfaces WHERE repo = ? AND version = ?"
+                    " AND sha IN (SELECT value FROM json_each(?))",
+                    [repo, version, json.dumps(list(shas))],
+                )
+            )
+        out = {}
+        for r in rows:
+            try:
+                surface = tuple(
+                    SurfaceChange(**{**c, "kind": SurfaceKind(c["kind"])}) for c in json.loads(r["surface"])
+                )
+            except (TypeError, ValueError, KeyError):
+                continue  # damaged or from another version of the shape: read again
+            shipped = frozenset(json.loads(r["shipped"])) if r["shipped"] is not None else None
+            out[r["sha"]] = (surface, shipped)
+        return out
+
+    # -- radar banners ------------------------------------------------------------------------------
+    def banner_record(
+        self, platform: str, channel: str, message_id: str, follow_up: str
+    ) -> dict[str, Any] | None:
+        rows = self.query(
+            "SELECT * FROM radar_banners WHERE platform = ? AND channel = ? AND message_id = ? AND follow_up = ?",
+            [platform, channel, message_id, follow_up],
+        )
+        return rows[0] if rows else None
+
+    def record_banner(
+        self,
+        platform: str,
+        channel: str,
+        message_id: str,
+        follow_up: str,
+        original: str,
+        state: str,
+        reply_id: str | None = None,
+    ) -> None:
+        with self._lock:
+            self.db["radar_banners"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "message_id": message_id,
+                    "follow_up": follow_up,
+                    "original": original,
+                    "state": state,
+                    "reply_id": reply_id,
+                    "updated_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "message_id", "follow_up"),
+            )
+
+    # -- post plans (what a posted parent announced) -------------------------------------------------
+    def get_plan(self, platform: str, channel: str, key: str) -> list[str] | None:
+        rows = self.query(
+            "SELECT items FROM post_plans WHERE platform = ? AND channel = ? AND digest_key = ?",
+            [platform, channel, key],
+        )
+        return list(json.loads(rows[0]["items"])) if rows else None
+
+    def record_plan(self, platform: str, channel: str, key: str, items: list[str]) -> None:
+        with self._lock:
+            self.db["post_plans"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "digest_key": key,
+                    "items": json.dumps(items),
+                    "created_at": _iso(utcnow()),
+                },
+                pk=("platform", "channel", "digest_key"),
+            )
+
+    # -- pending work (bot/delivery/outbox.py) ---------------------------------------------------------------
+    def add_work(self, key: str, kind: str, platform: str, channel: str, payload: dict[str, Any]) -> dict:
+        """Record work as pending unless it is known already; returns its row."""
+        now = _iso(utcnow())
+        with self.transaction():
+            self.db["pending_work"].insert(
+                {
+                    "key": key,
+                    "kind": kind,
+                    "platform": platform,
+                    "channel": channel,
+                    "payload": json.dumps(payload, ensure_ascii=False),
+                    "state": "pending",
+                    "attempts": 0,
+                    "next_at": time.time(),
+                    "last_error": None,
+                    "created_at": now,
+                    "updated_at": now,
+                },
+                pk="key",
+                ignore=True,
+            )
+        return self.get_work(key)  # type: ignore[return-value]
+
+    def get_work(self, key: str) -> dict[str, Any] | None:
+        rows = self.query("SELECT * FROM pending_work WHERE key = ?", [key])
+        return rows[0] if rows else None
+
+    def due_work(
+        self, platforms: Iterable[str], kinds: Iterable[str], now: float, limit: int = 50
+    ) -> list[dict[str, Any]]:
+        """Pending work of these kinds for these platforms whose next try is due, oldest first."""
+        return self.query(
+            "SELECT * FROM pending_work WHERE state = 'pending' AND next_at <= ?"
+            " AND platform IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?))"
+            " ORDER BY next_at, created_at LIMIT ?",
+            [now, json.dumps(sorted(platforms)), json.dumps(sorted(kinds)), limit],
+        )
+
+    def pending_work(self) -> list[dict[str, Any]]:
+        return self.query("SELECT * FROM pending_work WHERE state = 'pending' ORDER BY created_at, key")
+
+    def next_work_at(self, platforms: Iterable[str], kinds: Iterable[str]) -> float | None:
+        rows = self.query(
+            "SELECT min(next_at) AS at FROM pending_work WHERE state = 'pending'"
+            " AND platform IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?))",
+            [json.dumps(sorted(platforms)), json.dumps(sorted(kinds))],
+        )
+        return rows[0]["at"] if rows and rows[0]["at"] is not None else None
+
+    def update_work(self, key: str, **fields: Any) -> None:
+        with self._lock:
+            self.db["pending_work"].update(key, {**fields, "updated_at": _iso(utcnow())})
+
+    def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            return list(self.db.query(sql, list(params)))
+
+
+def _title_pr(message: str | None) -> int | None:
+    title = (message or "").strip().split("\n", 1)[0].strip()
+    m = PR_IN_TITLE.search(title)
+    return int(m.group(1)) if m else None
+
+
+def _surface_row(change: SurfaceChange) -> dict[str, Any]:
+    return {
+        "kind": change.kind.value,
+        "name": change.name,
+        "path": change.path,
+        "line": change.line,
+        "old": change.old,
+        "new": change.new,
+        "aliased": change.aliased,
+    }
+
+
+def _commit_from_row(row: dict[str, Any], files: Iterable[dict[str, Any]]) -> Commit:
+    return Commit(
+        repo=row["repo"],
+        sha=row["sha"],
+        message=row["message"],
+        author=row["author"],
+        author_login=row["author_login"],
+        committed_at=datetime.fromisoformat(row["committed_at"]),
+        parents=tuple(json.loads(row["parents"] or "[]")),
+        url=row["url"],
+        additions=row["additions"],
+        deletions=row["deletions"],
+        files_total=row["files_total"],
+        files=tuple(
+            FileChange(
+                path=f["path"],
+                status=f["status"],
+                additions=f["additions"],
+                deletions=f["deletions"],
+                patch=f["patch"],
+                previous_path=f["previous_path"],
+            )
+            for f in files
+        ),
+    )
+
+
+def _open_hint(path: Path | None) -> str:
+    """Why SQLite could not open the file, when the cause is plain: a directory we cannot write."""
+    if path is None:
+        return ""
+    folder = path.parent
+    if folder.is_dir() and not os.access(folder, os.W_OK):
+        return f" (its directory {folder} is not writable: check its owner and permissions, or set DIGEST_DB)"
+    return ""
+
+
+def _alive(host: str, pid: int) -> bool:
+    """Whether a lease holder may still be running: a process on this host can be checked; one on
+    another host is trusted until its lease expires."""
+    if host != socket.gethostname() or not pid:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. another user's process: it exists
+        return True
+    return True

@@ -1,0 +1,141 @@
+"""The platform-neutral chat core: what a thread is about, what a question focuses on, answers
+without a model, the channel's repository, and subscriptions owned by the configuration file."""
+
+import pytest
+
+from analysis.errors import InputError
+from analysis.models import Importance
+from bot.chat.commands import parse_command
+from bot.chat.service import ChatService
+from bot.config.settings import Settings
+from bot.config.subscriptions import Destination, Registry, Subscription
+from bot.delivery.posting import Posted
+from bot.digest.pipeline import key_of, save_digest
+from tests.fakes.digests import make_digest
+
+
+@pytest.fixture
+def service(store):
+    return ChatService(Settings(digest_repo="fallback/repo", digest_lang="en"), store)
+
+
+def posted_digest(store, lang="en"):
+    digest = make_digest(lang=lang)
+    for commit in digest.commits:
+        store.save_commit(commit)
+    save_digest(store, digest)
+    key = key_of(digest)
+    store.record_post("slack", "C1", key, "parent", "100.1", "100.1")
+    high = digest.by_importance(Importance.HIGH)[0]
+    store.record_post("discord", "D1", key, "parent", "500", "600")
+    store.record_post("discord", "D1", key, f"card:{high.sha}", "601", "600")
+    return digest, high
+
+
+def test_a_digest_thread_is_about_the_day(service, store):
+    digest, _ = posted_digest(store)
+    ctx = service.thread_context("slack", "100.1")
+    assert ctx is not None and ctx.digest is not None and ctx.commit is None
+    assert [c.sha for c in ctx.digest.commits] == [c.sha for c in digest.commits]
+    assert service.thread_context("slack", "999.9") is None  # not ours: stay silent
+
+
+def test_a_reply_to_a_card_is_about_that_commit(service, store):
+    _, high = posted_digest(store)
+    ctx = service.thread_context("discord", "600", message_id="601")
+    assert ctx.commit.sha == high.sha and ctx.analysis.importance == Importance.HIGH
+    day = service.thread_context("discord", "600")
+    assert day.digest is not None and day.commit is None
+
+
+async def test_a_question_naming_a_commit_focuses_on_it(service, store):
+    digest, _ = posted_digest(store)
+    target = digest.commits[2]
+    ctx = service.thread_context("slack", "100.1")
+    by_sha = await service.answer(ctx, f"what could {target.sha[:8]} break?")
+    assert ctx.commit.sha == target.sha and by_sha.cites == [target.sha]
+    assert digest.analyses[target.sha].risks[0] in by_sha.plain()
+    pr = digest.commits[3]
+    fresh = service.thread_context("slack", "100.1")
+    await service.answer(fresh, f"risks of #{pr.pr_number}?")
+    assert fresh.commit.sha == pr.sha
+    assert store.thread_focus("slack", "100.1") == (pr.repo, pr.sha)
+
+
+async def test_without_a_model_answers_come_from_the_stored_analysis(service, store):
+    digest, high = posted_digest(store)
+    answer = await service.answer(service.thread_context("slack", "100.1"), "which commits are risky?")
+    assert answer.source == "data" and answer.kind == "riskiest"
+    assert high.title in answer.plain()  # high commits with risks come first
+    card = service.thread_context("discord", "600", message_id="601")
+    zh = (await service.answer(card, "这个提交有什么风险？")).plain()
+    assert "潜在风险" in zh and digest.analyses[high.sha].risks[0] in zh
+
+
+async def test_no_invention_when_nothing_is_known(service):
+    assert "don't know" in (await service.answer(None, "anything?")).plain()
+
+
+def test_channel_repository_fallbacks(service, store):
+    assert service.channel_repo("slack", "C9") == "fallback/repo"  # DIGEST_REPO
+    posted_digest(store)
+    assert service.channel_repo("slack", "C1") == "acme/widgets"  # the latest digest posted there
+    service.subscriptions.chat.add("slack", "C1", "other/repo", time=None, tz="UTC", lang="zh")
+    assert service.channel_repo("slack", "C1") == "other/repo"  # its subscription wins
+    assert service.channel_lang("slack", "C1") == "zh"
+
+
+def test_standalone_cards_are_found_again(service, store):
+    digest, high = posted_digest(store)
+    store.save_analysis(high.repo, digest.analyses[high.sha], "heuristic", "h1")  # as card() stores it
+    service.record_card("slack", "C7", high, "en", Posted("700.1", "700.1"))
+    ctx = service.thread_context("slack", "700.1")
+    assert ctx.commit.sha == high.sha and ctx.analysis is not None
+
+
+async def test_config_file_subscriptions_cannot_be_removed_from_chat(store):
+    file_sub = Subscription(
+        name="daily",
+        repo="acme/widgets",
+        timezone="UTC",
+        schedule="09:00",
+        lang="en",
+        destinations=(Destination("slack", "C1"),),
+    )
+    service = ChatService(Settings(), store)
+    service.subscriptions = Registry(store, [file_sub])
+    result = await service.execute("slack", "C1", parse_command("unsubscribe acme/widgets"))
+    assert result.kind == "error" and "configuration file" in result.text
+    listed = await service.execute("slack", "C1", parse_command("list"))
+    assert "acme/widgets" in listed.text and "(config)" in listed.text
+
+
+async def test_a_day_without_a_repository_is_a_clear_error(store):
+    service = ChatService(Settings(), store)
+    with pytest.raises(InputError):
+        service.prepare("slack", "C1", "abc1234 extra")
+    result = await service.execute("slack", "C1", service.prepare("slack", "C1", "2026-01-26"))
+    assert result.kind == "error" and "which repository" in result.text
+
+
+class MissingRepo:
+    """A source whose repository does not exist (what GitHub answers 404 for)."""
+
+    repo = "nobody/nothing"
+
+    async def default_branch(self) -> str:
+        from analysis.errors import SourceError
+
+        raise SourceError(
+            "repository nobody/nothing not found on GitHub; private repositories need GITHUB_TOKEN"
+        )
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_subscribing_to_an_unknown_repository_says_so_at_once(store):
+    service = ChatService(Settings(), store, source_factory=lambda repo: MissingRepo())
+    result = await service.execute("slack", "C1", parse_command("subscribe nobody/nothing 08:00"))
+    assert result.kind == "error" and "not found" in result.text
+    assert service.subscriptions.for_channel("slack", "C1") == []  # nothing half-made

@@ -1,0 +1,279 @@
+"""Thread answers through the chat service: the conversation's focus (named, recalled, fetched from
+another day), the model's answer fact-checked before posting, the per-thread cap, and the accounting
+(llm_calls with purpose qa, `digestbot logs --purpose qa`, the metrics)."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+from click.testing import CliRunner
+from prometheus_client import generate_latest
+
+from analysis.models import FileChange
+from bot.chat.answers import ThreadLimiter
+from bot.chat.service import ChatService
+from bot.cli.main import cli
+from bot.config.settings import Settings
+from bot.digest.analyzers import HeuristicAnalyzer
+from bot.digest.pipeline import key_of
+from bot.monitoring import metrics
+from tests.fakes.digests import make_commit
+from tests.fakes.openai_server import FakeLLM
+from tests.fakes.sources import MemorySource
+
+REPO = "acme/widgets"
+TZ = ZoneInfo("Asia/Shanghai")
+DAY = date(2026, 1, 26)
+NOON = datetime(2026, 1, 26, 12, 0, tzinfo=TZ)
+
+
+def fc(path: str, lines: int) -> FileChange:
+    patch = f"@@ -1,1 +1,{lines} @@\n" + "\n".join(f"+limit_{i} = {i * 7}" for i in range(lines))
+    return FileChange(path, "modified", lines, 0, patch)
+
+
+def commits():
+    day = [
+        make_commit(
+            "[Core] Rewrite the scheduler (#101)",
+            committed_at=NOON,
+            files=[fc("src/app/core/scheduler.py", 900)],
+        ),
+        make_commit(
+            "[Bugfix] Fix cache eviction (#102)",
+            author="Grace Hopper",
+            committed_at=NOON - timedelta(hours=1),
+            files=[fc("src/app/cache/evict.py", 120), fc("tests/cache/test_evict.py", 30)],
+        ),
+        make_commit(
+            "[Doc] typo (#103)", committed_at=NOON - timedelta(hours=2), files=[fc("docs/index.md", 1)]
+        ),
+    ]
+    older = make_commit(
+        "[Feature] Add the cache (#90)",
+        author="Ada Lovelace",
+        committed_at=NOON - timedelta(days=20),
+        files=[fc("src/app/cache/store.py", 300)],
+    )
+    return day, older
+
+
+def make_service(settings: Settings, store, **kw) -> ChatService:
+    day, older = commits()
+    return ChatService(
+        settings,
+        store,
+        source_factory=lambda repo: MemorySource(repo, [*day, older]),
+        analyzer=HeuristicAnalyzer(),
+        **kw,
+    )
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(_env_file=None, digest_db=tmp_path / "digest.db", digest_repo=REPO, digest_lang="en")
+
+
+async def posted(service: ChatService, thread: str = "100.1", channel: str = "C1") -> None:
+    digest = await service.day_digest(REPO, DAY, "en", "Asia/Shanghai")
+    service.store.record_post("slack", channel, key_of(digest), "parent", thread, thread)
+
+
+async def ask(service: ChatService, question: str, thread: str = "100.1"):
+    return await service.answer(service.thread_context("slack", thread), question)
+
+
+async def test_a_named_commit_stays_the_focus_until_another_is_named(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    first = await ask(service, "what does #102 change?")
+    assert first.cites == [day[1].sha] and first.source == "data"
+    tests = await ask(service, "and what about its tests?")
+    assert tests.cites == [day[1].sha] and "tests/cache/test_evict.py" in tests.plain()
+    assert store.thread_focus("slack", "100.1") == (REPO, day[1].sha)
+    restarted = make_service(settings, store)  # a new process: the focus is in the database
+    assert (await ask(restarted, "who wrote it?")).plain().endswith("Author: Grace Hopper")
+    other = await ask(restarted, f"and {day[0].short_sha}, is it risky?")
+    assert other.cites == [day[0].sha]
+    assert (await ask(restarted, "its size?")).cites == [day[0].sha]
+    day_question = await ask(restarted, "which commits are risky today?")
+    assert day_question.kind == "riskiest" and day[0].sha in day_question.cites  # the day, not the focus
+
+
+async def test_a_commit_of_another_day_is_fetched_and_analysed_on_demand(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    _, older = commits()
+    assert store.get_commit(REPO, older.sha) is None
+    answer = await ask(service, "what are the risks of #90?")
+    assert answer.cites == [older.sha] and "Add the cache" in answer.plain()
+    assert store.get_commit(REPO, older.sha) is not None and store.latest_analysis(REPO, older.sha, "en")
+    assert "Author: Ada Lovelace" in (await ask(service, "who wrote it?")).plain()
+    missing = await ask(service, "was #4242 reverted?")
+    assert missing.plain().startswith("I can't find #4242 in acme/widgets:") and missing.cites == []
+
+
+async def test_without_a_model_an_unknown_question_gets_what_the_bot_can_answer(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    answer = await ask(service, "should we celebrate?")
+    assert answer.source == "help" and "Was #101 reverted?" in answer.plain()
+    zh = await ask(service, "今天天气怎么样？")
+    assert zh.source == "help" and "#101 被回滚了吗？" in zh.plain()
+
+
+HALLUCINATION = (
+    "The scheduler rewrite {sha} (#101) is the riskiest change. It was reverted by 9f8e7d6c5b1a (#4242). "
+    "It also rewrites src/app/engine/loop.py.\n"
+    "Throughput improves by 37% and latency drops 2.5x.\n"
+    "It touches 4321 lines; the cache fix {cache} adds 30 lines of tests."
+)
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as fake:
+        yield fake
+
+
+def model_settings(settings: Settings, llm: FakeLLM, **kw) -> Settings:
+    return settings.model_copy(update={"openai_base_url": llm.base_url, "digest_model": llm.model, **kw})
+
+
+async def test_the_models_answer_is_fact_checked_before_posting(settings, store, llm):
+    day, _ = commits()
+    llm.reply(HALLUCINATION.format(sha=day[0].short_sha, cache=day[1].short_sha), purpose="qa")
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    answer = await ask(service, "so what should the on-call person expect tonight?")
+    text = answer.plain()
+    assert answer.source == "llm" and answer.removed == 4
+    for invented in ("9f8e7d6c5b1a", "#4242", "src/app/engine/loop.py", "37%", "2.5x", "4321"):
+        assert invented not in text
+    assert f"The scheduler rewrite {day[0].short_sha} (#101) is the riskiest change." in text
+    assert f"the cache fix {day[1].short_sha} adds 30 lines of tests" in text
+    assert "4 statement(s) naming commits, files or figures that are not in the data were removed" in text
+    assert answer.cites == [day[0].sha, day[1].sha]  # the commits it speaks about, linked
+    assert set(answer.removed_items) >= {"9f8e7d6c5b1a", "#4242", "37%"}
+
+
+async def test_a_model_answer_with_nothing_left_falls_back_to_the_data(settings, store, llm):
+    llm.reply("Reverted by abcdef1234 (#4242); 99% of users saw src/app/x.py break.", purpose="qa")
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    day, _ = commits()
+    answer = await ask(service, f"hmm, and {day[1].short_sha}?")  # vague: the model's turn
+    text = answer.plain()
+    assert answer.source == "fallback" and answer.removed == 2
+    assert "was withheld" in text and "abcdef1234" not in text and "99%" not in text
+    assert answer.cites == [day[1].sha] and "Fix cache eviction" in text
+
+
+async def test_the_store_vouches_for_a_commit_the_day_does_not_hold(settings, store, llm):
+    _, older = commits()
+    llm.reply(f"It builds on {older.short_sha} (#90).", purpose="qa")
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    await ask(service, "what does #90 change?")  # now stored
+    answer = await ask(service, "what do you make of the scheduler rewrite?", thread="100.1")
+    assert answer.removed == 0 and f"{older.short_sha} (#90)" in answer.plain()
+
+
+async def test_questions_the_data_answers_never_call_the_model(settings, store, llm):
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    for question in (
+        "which commits are risky?",
+        "was #101 reverted?",
+        "how many commits today?",
+        "谁写的 #102？",
+    ):
+        assert (await ask(service, question)).source == "data"
+    assert llm.calls == 0
+
+
+async def test_the_per_thread_cap_answers_politely(settings, store, llm):
+    service = make_service(model_settings(settings, llm, qa_calls_per_minute=2), store)
+    await posted(service)
+    await posted(service, thread="200.1", channel="C2")
+    for _ in range(2):
+        assert (await ask(service, "thoughts on today?")).source == "llm"
+    limited = await ask(service, "and more thoughts?")
+    assert limited.source == "limited" and "please ask again in" in limited.plain()
+    assert "Which of today's commits carry the most risk?" in limited.plain()
+    assert (await ask(service, "which commits are risky?")).source == "data"  # the data needs no model
+    assert (await ask(service, "thoughts?", thread="200.1")).source == "llm"  # another thread
+    assert llm.by_purpose["qa"] == 3
+
+
+def test_the_limiter_is_a_sliding_minute():
+    now = [0.0]
+    limiter = ThreadLimiter(2, clock=lambda: now[0])
+    assert limiter.take("t") == 0 and limiter.take("t") == 0
+    now[0] = 30.0
+    assert limiter.take("t") == pytest.approx(30.0)
+    now[0] = 60.0
+    assert limiter.take("t") == 0
+
+
+async def test_answer_calls_are_logged_counted_and_listed(settings, store, llm):
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+
+    def count(name: str, **labels: str) -> float:
+        return metrics.REGISTRY.get_sample_value(name, labels) or 0.0
+
+    before_calls = count("digestbot_llm_calls_total", purpose="qa", outcome="ok")
+    before_answers = count("digestbot_qa_answers_total", source="llm")
+    before_data = count("digestbot_qa_answers_total", source="data")
+    await ask(service, "what would you watch tonight?")
+    await ask(service, "how many commits today?")
+    rows = store.query("SELECT purpose, repo, outcome, prompt, reply FROM llm_calls WHERE purpose = 'qa'")
+    assert len(rows) == 1 and rows[0]["repo"] == REPO and rows[0]["outcome"] == "ok"
+    assert "what would you watch tonight?" in rows[0]["prompt"] and rows[0]["reply"]
+    assert count("digestbot_llm_calls_total", purpose="qa", outcome="ok") == before_calls + 1
+    assert count("digestbot_qa_answers_total", source="llm") == before_answers + 1
+    assert count("digestbot_qa_answers_total", source="data") == before_data + 1
+    assert b"digestbot_qa_removed_statements_total" in generate_latest(metrics.REGISTRY)
+    logged = CliRunner().invoke(
+        cli,
+        ["--db", str(settings.digest_db), "logs", "--purpose", "qa", "--format", "json"],
+        catch_exceptions=False,
+    )
+    assert logged.exit_code == 0 and [c["purpose"] for c in json.loads(logged.stdout)] == ["qa"]
+
+
+async def test_the_thread_goes_to_the_model_newest_turns_first_within_the_budget(settings, store, llm):
+    service = make_service(model_settings(settings, llm, llm_context_tokens=4096), store)
+    await posted(service)
+    ctx = service.thread_context("slack", "100.1")
+    ctx.history = [("user", f"old remark {i} " + "blah " * 300) for i in range(40)] + [
+        ("user", "LATEST TURN")
+    ]
+    await service.answer(ctx, "what do you think?")
+    [request] = llm.log
+    assert "LATEST TURN" in request.text and "old remark 0 " not in request.text
+    assert request.prompt_tokens + (request.max_tokens or 0) <= 4096
+
+
+async def test_a_question_naming_two_commits_answers_about_each(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    answer = await ask(service, "compare the risks of #101 and #102")
+    assert answer.cites == [day[0].sha, day[1].sha]
+    assert store.thread_focus("slack", "100.1") == (REPO, day[0].sha)  # the first named leads
+
+
+async def test_a_reading_the_data_cannot_confirm_goes_to_the_model(settings, store, llm):
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    answer = await ask(service, "would you ship today's changes to production?")
+    assert answer.source == "llm" and llm.by_purpose["qa"] == 1
+    without = make_service(settings, store)
+    plain = await ask(without, "would you ship today's changes to production?")
+    assert plain.source == "data" and "No commit today matches (touching production)" in plain.plain()

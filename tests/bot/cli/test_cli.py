@@ -1,0 +1,266 @@
+"""The `digestbot` command line end to end: a throw-away git clone or a fake GitHub in, a complete
+report out; every user error one line on stderr with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from analysis.render.markdown import render_report
+from bot.cli.main import cli
+from bot.digest.pipeline import load_digest
+from bot.store.db import Store
+from tests.analysis.reportcheck import check_report
+from tests.fakes.github import FakeGitHub, make_commit, make_file
+from tests.fakes.gitrepo import GitRepo, isolate_git_env
+
+DAY = "2026-01-26"
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    isolate_git_env(monkeypatch, tmp_path / "home")
+    r = GitRepo.init(tmp_path / "widgets", remote="https://github.com/acme/widgets.git")
+    r.commit("Initial import", {"src/app.py": "print('hi')\n"}, when="2026-01-25T09:00:00+08:00")
+    r.commit(
+        "[Bugfix] Fix crash on empty input (#12)\n\nDetails.\n\nSigned-off-by: Ada <ada@example.com>",
+        {"src/app.py": "print('hi')\nif not x:\n    pass\n"},
+        when="2026-01-26T00:00:00+08:00",  # exactly on the window's start: included
+    )
+    r.commit(
+        "[Doc] Explain flags (#13)",
+        {"docs/flags.md": "# Flags\n" + "text\n" * 80},
+        when="2026-01-26T12:30:00+08:00",
+    )
+    r.commit(
+        "[Feature] Add the export command @everyone <!channel> (#14)",
+        {f"src/export/m{i}.py": "def f():\n    return 1\n" * 60 for i in range(8)},
+        when="2026-01-26T23:59:59+08:00",
+    )
+    r.commit("Next day", {"src/app.py": "print('bye')\n"}, when="2026-01-27T00:00:00+08:00")  # excluded
+    return r
+
+
+def run(*args, db=None):
+    runner = CliRunner()
+    base = ["--db", str(db)] if db else []
+    return runner.invoke(cli, [*base, *args], catch_exceptions=False)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_markdown_report_from_a_local_clone(repo, tmp_path, lang):
+    db = tmp_path / "d.db"
+    result = run(
+        "digest", "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai", "--lang", lang, db=db
+    )
+    assert result.exit_code == 0, result.output
+    report = result.stdout
+    digest = load_digest(Store(db), f"acme/widgets@main/{DAY}/Asia/Shanghai/{lang}")
+    assert [c.title for c in digest.commits] == [
+        "[Feature] Add the export command @everyone <!channel> (#14)",
+        "[Doc] Explain flags (#13)",
+        "[Bugfix] Fix crash on empty input (#12)",
+    ]
+    assert check_report(report, [digest], lang) == []
+    assert report == render_report([digest], lang)
+    assert "Signed-off-by" not in report and "ada@example.com" not in report
+    assert "https://github.com/acme/widgets/commit/" in report
+
+
+def test_json_report_and_out_file(repo, tmp_path):
+    out = tmp_path / "reports" / "day.json"
+    result = run(
+        "digest",
+        "--git-dir",
+        str(repo.path),
+        "--date",
+        DAY,
+        "--tz",
+        "Asia/Shanghai",
+        "--format",
+        "json",
+        "--out",
+        str(out),
+        db=tmp_path / "d.db",
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["repo"] == "acme/widgets" and data["date"] == DAY and data["timezone"] == "Asia/Shanghai"
+    assert data["stats"]["total"] == 3 == len(data["commits"])
+    assert data["window"]["start"] == "2026-01-26T00:00:00+08:00"
+    times = [c["committed_at"] for c in data["commits"]]
+    assert times == sorted(times, reverse=True) and all(t.endswith("+08:00") for t in times)
+    assert {c["analyzer"] for c in data["commits"]} == {"heuristic"}
+
+
+def test_rerun_reuses_stored_analyses(repo, tmp_path):
+    db = tmp_path / "d.db"
+    args = ("digest", "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai")
+    first = run(*args, db=db)
+    rows_before = Store(db).query("SELECT count(*) AS n FROM analyses")[0]["n"]
+    second = run(*args, db=db)
+    assert first.stdout.split("生成时间")[0] == second.stdout.split("生成时间")[0]
+    assert Store(db).query("SELECT count(*) AS n FROM analyses")[0]["n"] == rows_before == 3
+
+
+def test_analyze_one_commit(repo, tmp_path):
+    sha = repo.rev_parse("HEAD~1")
+    result = run("analyze", sha[:8], "--git-dir", str(repo.path), "--lang", "en", db=tmp_path / "d.db")
+    assert result.exit_code == 0, result.output
+    assert "Add the export command" in result.stdout and "🎯 Change type" in result.stdout
+    by_pr = run("analyze", "#13", "--git-dir", str(repo.path), "--format", "json", db=tmp_path / "d.db")
+    assert json.loads(by_pr.stdout)["pr_number"] == 13
+
+
+def test_github_source_through_the_cli(tmp_path, monkeypatch):
+    commits = [
+        make_commit(
+            "[Perf] Faster path (#7)",
+            "2026-01-26T03:00:00Z",
+            files=[make_file("src/a.py", additions=30, deletions=2)],
+        ),
+        make_commit(
+            "[CI] Tweak (#8)",
+            "2026-01-26T05:00:00Z",
+            files=[make_file(".github/workflows/ci.yml", additions=1, deletions=1)],
+        ),
+    ]
+    with FakeGitHub("octo/demo", commits) as fake:
+        monkeypatch.setenv("GITHUB_API_URL", fake.base_url)
+        result = run(
+            "digest",
+            "--repo",
+            "octo/demo",
+            "--date",
+            DAY,
+            "--tz",
+            "UTC",
+            "--format",
+            "json",
+            db=tmp_path / "d.db",
+        )
+        assert result.exit_code == 0, result.output
+        assert [c["title"] for c in json.loads(result.stdout)["commits"]] == [
+            "[CI] Tweak (#8)",
+            "[Perf] Faster path (#7)",
+        ]
+
+
+def assert_one_line_error(result, fragment):
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert fragment in lines[0]
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--date", "2026-02-30"], "bad date"),
+        (["--date", "yesterday"], "YYYY-MM-DD"),
+        (["--tz", "Mars/Olympus"], "unknown time zone"),
+        (["--branch", "nope"], "unknown branch 'nope'"),
+    ],
+)
+def test_input_errors(repo, tmp_path, args, fragment):
+    base = ["digest", "--git-dir", str(repo.path), "--date", DAY, "--tz", "UTC"]
+    result = run(*base, *args, db=tmp_path / "d.db")
+    assert_one_line_error(result, fragment)
+
+
+def test_not_a_git_repository(tmp_path):
+    assert_one_line_error(
+        run("digest", "--git-dir", str(tmp_path), "--date", DAY, db=tmp_path / "d.db"), "not a git repository"
+    )
+
+
+def test_no_repository_given(tmp_path):
+    assert_one_line_error(run("digest", "--date", DAY, db=tmp_path / "d.db"), "no repository")
+
+
+def test_unknown_and_ambiguous_refs(repo, tmp_path):
+    assert_one_line_error(
+        run("analyze", "deadbeef", "--git-dir", str(repo.path), db=tmp_path / "d.db"), "deadbeef"
+    )
+    assert_one_line_error(
+        run("analyze", "zzz", "--git-dir", str(repo.path), db=tmp_path / "d.db"), "cannot read"
+    )
+    assert_one_line_error(run("analyze", "#999", "--git-dir", str(repo.path), db=tmp_path / "d.db"), "#999")
+
+
+def test_github_errors_are_one_line(tmp_path, monkeypatch):
+    with FakeGitHub("octo/demo", [], token="right") as fake:
+        monkeypatch.setenv("GITHUB_API_URL", fake.base_url)
+        monkeypatch.setenv("GITHUB_TOKEN", "wrong-token-value")
+        result = run("digest", "--repo", "octo/demo", "--date", DAY, "--branch", "main", db=tmp_path / "d.db")
+        assert_one_line_error(result, "401")
+        assert "wrong-token-value" not in result.output
+        monkeypatch.setenv("GITHUB_TOKEN", "right")
+        assert_one_line_error(
+            run("digest", "--repo", "octo/other", "--date", DAY, db=tmp_path / "d.db"), "octo/other not found"
+        )
+        fake.rate_limit(count=5, status=403, reset_at=time.time() + 7200)
+        monkeypatch.setenv("GITHUB_MAX_WAIT", "5")
+        result = run("digest", "--repo", "octo/demo", "--date", DAY, "--branch", "main", db=tmp_path / "d.db")
+        assert_one_line_error(result, "rate")
+
+
+def test_bad_settings_are_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("LLM_CONCURRENCY", "lots")
+    assert_one_line_error(run("digest", "--git-dir", str(tmp_path), db=tmp_path / "d.db"), "LLM_CONCURRENCY")
+
+
+def test_llm_analyzer_needs_configuration(repo, tmp_path):
+    result = run(
+        "digest", "--git-dir", str(repo.path), "--date", DAY, "--analyzer", "llm", db=tmp_path / "d.db"
+    )
+    assert_one_line_error(result, "DIGEST_MODEL")
+
+
+@pytest.mark.parametrize("verb", [[], ["digest"], ["analyze"], ["post"], ["run"], ["status"]])
+def test_help(verb):
+    result = run(*verb, "--help")
+    assert result.exit_code == 0 and "Usage: " in result.output and len(result.output) > 200
+
+
+def test_stdout_is_utf8_whatever_the_locale(repo, tmp_path, monkeypatch):
+    monkeypatch.setenv("LC_ALL", "C")
+    monkeypatch.setenv("PYTHONIOENCODING", "ascii")
+    result = run(
+        "digest", "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai", db=tmp_path / "d.db"
+    )
+    assert result.exit_code == 0
+    assert "每日更新报告" in result.stdout_bytes.decode("utf-8")
+
+
+def test_post_to_slack_from_the_cli_then_nothing_twice(repo, tmp_path, monkeypatch):
+    from tests.fakes.slack_api import FakeSlack
+
+    with FakeSlack() as slack:
+        monkeypatch.setenv("SLACK_BOT_TOKEN", slack.token)
+        monkeypatch.setenv("SLACK_API_URL", slack.api_url)
+        args = ("post", "--platform", "slack", "--channel", "C0DIGEST", "--git-dir", str(repo.path),
+                "--date", DAY, "--tz", "Asia/Shanghai")  # fmt: skip
+        first = run(*args, db=tmp_path / "d.db")
+        assert first.exit_code == 0, first.output
+        assert "acme/widgets 2026-01-26: 3 commits" in first.stderr and "already there" in first.stderr
+        [parent] = slack.channel_messages("C0DIGEST")
+        replies = slack.thread("C0DIGEST", parent.ts)
+        again = run(*args, db=tmp_path / "d.db")
+        assert again.exit_code == 0 and "posted 0 item(s)" in again.stderr
+        assert (
+            slack.channel_messages("C0DIGEST") == [parent] and slack.thread("C0DIGEST", parent.ts) == replies
+        )
+        assert slack.token not in first.output + again.output
+
+
+def test_post_without_a_token_is_one_line(repo, tmp_path):
+    result = run(
+        "post", "--platform", "slack", "--channel", "C1", "--git-dir", str(repo.path), db=tmp_path / "d.db"
+    )
+    assert_one_line_error(result, "SLACK_BOT_TOKEN")

@@ -1,0 +1,82 @@
+from pathlib import Path
+
+import pytest
+
+from analysis.errors import ConfigError
+from bot.config.file import load_config
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "digest.example.toml"
+
+
+def load(tmp_path, text):
+    path = tmp_path / "c.toml"
+    path.write_text(text, encoding="utf-8")
+    return load_config(path, default_tz="UTC", default_lang="zh")
+
+
+def test_the_shipped_example_is_valid():
+    subs = load_config(EXAMPLE, default_tz="UTC", default_lang="zh")
+    assert [s.name for s in subs] == ["vllm-daily", "local-clone"]
+    assert subs[0].timezone == "Asia/Shanghai" and subs[0].schedule == "09:00"  # from [defaults]
+    assert {d.platform for d in subs[0].destinations} == {"slack", "discord"}
+    assert subs[1].git_dir == Path("/srv/git/widgets.git") and subs[1].lang == "en"
+
+
+def test_defaults_and_numeric_discord_ids(tmp_path):
+    (sub,) = load(tmp_path, '[[subscription]]\nrepo = "o/n"\ndiscord_channels = [123456789012345678]\n')
+    assert sub.schedule == "09:00" and sub.timezone == "UTC" and sub.lang == "zh" and sub.name == "o/n#1"
+    assert sub.destinations[0].channel == "123456789012345678"
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ('[[subscription]]\nrepo = "nope"\nslack_channels = ["C1"]', "subscription[0].repo"),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\ntimezone = "Mars/X"',
+            "subscription[0].timezone",
+        ),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nschedule = "25:99"',
+            "subscription[0].schedule",
+        ),
+        ('[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nlang = "fr"', "subscription[0].lang"),
+        ('[[subscription]]\nrepo = "o/n"', "slack_channels / discord_channels"),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\ncolour = "red"',
+            "subscription[0].colour: unknown field",
+        ),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\n[subscription.filters]\nignore_titles = ["(["]',
+            "subscription[0].filters.ignore_titles",
+        ),
+        (
+            '[[subscription]]\nrepo = "o/n"\ndiscord_channels = ["general"]',
+            "subscription[0].discord_channels",
+        ),
+        ("[defaults]\ntimezone = 'Nowhere/Else'", "defaults.timezone"),
+        ("[defaults]\nschedule = '99:99'\nlang = 'fr'", "defaults.schedule: not HH:MM or a cron expression"),
+        ("this is = = not toml", "not valid TOML"),
+        (
+            '[[subscription]]\nname="a"\nrepo="o/n"\nslack_channels=["C"]\n[[subscription]]\nname="a"\nrepo="o/m"\n'
+            'slack_channels=["C"]',
+            "unique: a",
+        ),
+    ],
+)
+def test_errors_name_the_field(tmp_path, body, expected):
+    with pytest.raises(ConfigError) as err:
+        load(tmp_path, body)
+    assert expected in str(err.value)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.toml", default_tz="UTC", default_lang="zh")
+
+
+def test_cron_schedule_accepted(tmp_path):
+    (sub,) = load(
+        tmp_path, '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nschedule = "30 8 * * 1-5"'
+    )
+    assert sub.schedule == "30 8 * * 1-5"

@@ -1,0 +1,392 @@
+"""`digestbot eval` and the digest's history step, on throw-away repositories with known answers."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+from click.testing import CliRunner
+from pydantic import TypeAdapter
+
+from adapters.local_git import LocalGitSource
+from analysis.errors import SourceError
+from analysis.models import Commit, FileChange, Importance
+from bot.cli.main import cli
+from bot.digest.analyzers import HeuristicAnalyzer
+from bot.digest.evaluate import evaluate
+from bot.digest.pipeline import build_digest
+from bot.json_schema import EvalJSON
+from bot.store.db import Store
+from tests.fakes.gitrepo import GitRepo, isolate_git_env
+from tests.fakes.sources import MemorySource
+
+UTCZ = ZoneInfo("UTC")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_git(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    isolate_git_env(monkeypatch, tmp_path / "home")
+
+
+@pytest.fixture
+def known(tmp_path: Path) -> tuple[GitRepo, dict[str, str]]:
+    """Six commits from 09-01 to 09-04: #1 (a big rework of the core) is reverted two days later, #3
+    (small) fixed forward the next day; #4 is fixed only 46 days later, past the 30-day horizon."""
+    repo = GitRepo.init(tmp_path / "widgets")
+    repo.commit("[Core] Core (#0)", files={"src/core.py": "x = 0\n" * 800}, when="2025-08-20T08:00:00+00:00")
+    shas = {
+        "big": repo.commit(
+            "[Core] Big rework (#1)", files={"src/core.py": "x = 1\n" * 800}, when="2025-09-01T08:00:00+00:00"
+        ),
+        "docs": repo.commit(
+            "[Doc] Readme (#2)", files={"README.md": "hello\n"}, when="2025-09-01T09:00:00+00:00"
+        ),
+        "small": repo.commit(
+            "[Misc] Small tweak (#3)", files={"src/x.py": "a = 1\n" * 5}, when="2025-09-02T08:00:00+00:00"
+        ),
+        "medium": repo.commit(
+            "[Feature] Widgets (#4)", files={"src/y.py": "b = 2\n" * 100}, when="2025-09-02T09:00:00+00:00"
+        ),
+        "revert": repo.commit(
+            'Revert "[Core] Big rework (#1)" (#5)', delete=["src/core.py"], when="2025-09-03T08:00:00+00:00"
+        ),
+        "fix": repo.commit(
+            "[Misc] Fix a crash after #3 (#6)",
+            files={"src/x.py": "a = 2\n" * 5},
+            when="2025-09-04T08:00:00+00:00",
+        ),
+        "late": repo.commit(
+            "Fix typo from #4 (#7)", files={"src/y.py": "b = 3\n" * 100}, when="2025-10-18T08:00:00+00:00"
+        ),
+    }
+    return repo, shas
+
+
+async def run_eval(repo: GitRepo, store: Store, **kw):
+    """The known repository's first four days, ranked by the heuristic, scored in UTC."""
+    return await evaluate(
+        LocalGitSource(repo.path),
+        store,
+        HeuristicAnalyzer(),
+        branch="main",
+        since=date(2025, 9, 1),
+        until=date(2025, 9, 4),
+        tz=UTCZ,
+        lang="en",
+        **kw,
+    )
+
+
+async def test_eval_scores_ranks_against_the_branchs_own_follow_ups(known, store):
+    repo, shas = known
+    result = await run_eval(repo, store)
+    ranks = {j.sha: j.importance for j in result.judged}
+    assert len(ranks) == 6 and shas["late"] not in ranks
+    assert (ranks[shas["big"]], ranks[shas["small"]], ranks[shas["medium"]], ranks[shas["docs"]]) == (
+        Importance.HIGH,
+        Importance.LOW,
+        Importance.MEDIUM,
+        Importance.LOW,
+    )
+    followed = {j.sha: (j.followed_by, j.kind) for j in result.judged if j.followed}
+    assert followed == {shas["big"]: (shas["revert"], "revert"), shas["small"]: (shas["fix"], "fix")}
+    mh, high = result.score.cut("medium+high"), result.score.cut("high")
+    assert (result.score.commits, result.score.followed) == (6, 2)
+    assert (mh.recall, high.recall) == (0.5, 0.5)
+    flagged = sum(1 for r in ranks.values() if r != Importance.LOW) / 6
+    assert mh.flagged_share == pytest.approx(flagged) and mh.lift == pytest.approx(0.5 / flagged)
+    assert [j.sha for j in result.missed] == [shas["small"]]
+    # The links are stored for the radar and later runs.
+    assert [link.follow_up for link in store.followups_of(result.repo, shas["big"])] == [shas["revert"]]
+
+
+async def test_a_horizon_long_enough_counts_the_late_fix(known, store):
+    repo, shas = known
+    result = await run_eval(repo, store, horizon_days=60)
+    assert {j.sha for j in result.judged if j.followed} == {shas["big"], shas["small"], shas["medium"]}
+
+
+async def test_a_sample_scores_every_followed_up_commit_and_weights_the_others(known, store):
+    repo, shas = known
+    result = await run_eval(repo, store, sample=1)
+    assert len(result.judged) == 3
+    assert {shas["big"], shas["small"]} <= {j.sha for j in result.judged}
+    # One of the four others stands for all four: the population's figures stay unbiased; counts are
+    # of the commits ranked.
+    assert (result.score.commits, result.score.followed, result.score.population) == (3, 2, 6.0)
+    assert result.span_commits == 6
+    assert sorted(j.weight for j in result.judged) == [1.0, 1.0, 4.0]
+
+
+def test_eval_cli_prints_the_table_and_json(known, tmp_path):
+    repo, shas = known
+    args = [
+        "--db",
+        str(tmp_path / "e.db"),
+        "eval",
+        "--git-dir",
+        str(repo.path),
+        "--tz",
+        "UTC",
+        "--since",
+        "2025-09-01",
+        "--until",
+        "2025-09-04",
+    ]
+    table = CliRunner().invoke(cli, args)
+    assert table.exit_code == 0, table.output
+    assert "medium+high" in table.output and "missed (followed up, ranked low): 1" in table.output
+    assert "2025-09" in table.output and "[Misc] Small tweak (#3)" in table.output
+    assert "release notes: none (no release notes at the tip of main" in table.output
+    out = CliRunner().invoke(cli, [*args, "--format", "json"]).output
+    data = TypeAdapter(EvalJSON).validate_json(out, strict=True)  # the documented shape, counts as ints
+    assert data.cuts["medium+high"].recall == 0.5 and data.cuts["medium+high"].hits == 1
+    assert (data.span_commits, data.commits, data.followed_up) == (6, 6, 2)
+    assert {(c.sha, c.follow_up, c.follow_up_kind, c.tier) for c in data.ranked_commits if c.follow_up} == {
+        (shas["big"], shas["revert"], "revert", "high"),
+        (shas["small"], shas["fix"], "fix", "low"),
+    }
+    assert len(data.ranked_commits) == 6 and data.release_notes is None
+    bad = CliRunner().invoke(cli, [*args[:-4], "--since", "2025-09-04", "--until", "2025-09-01"])
+    assert bad.exit_code == 2 and "before" in bad.output
+
+
+# -- the digest's history step ----------------------------------------------------------------------
+
+DAY = date(2025, 11, 5)
+
+
+class HistorySource(MemorySource):
+    """MemorySource that can also list its history, as the git and GitHub sources do."""
+
+    def __init__(self, repo: str, commits: list[Commit]):
+        super().__init__(repo, commits)
+        self.history_reads: list[tuple[datetime, datetime]] = []
+
+    async def history(self, branch: str, since: datetime, until: datetime):
+        from analysis.history.index import as_past
+
+        self.history_reads.append((since, until))
+        return sorted(
+            (as_past(c) for c in self.commits if since <= c.committed_at < until),
+            key=lambda c: c.committed_at,
+        )
+
+
+def synthetic_branch() -> list[Commit]:
+    """300 commits over 150 days before DAY; every sixth touches core/sched.py and the first eight of
+    those were reverted an hour later. Then DAY's commits."""
+    commits: list[Commit] = []
+    start = datetime(2025, 11, 5, tzinfo=UTC) - timedelta(days=150)
+
+    def add(n: int, when: datetime, message: str, path: str, lines: int = 10) -> None:
+        commits.append(
+            Commit(
+                repo="acme/w",
+                sha=f"{n:040x}",
+                message=message,
+                author="A",
+                committed_at=when,
+                files=(FileChange(path, "modified", lines, 0),),
+            )
+        )
+
+    sched = 0
+    for i in range(300):
+        when = start + timedelta(hours=12 * i)
+        if i % 6 == 0:
+            add(i + 1, when, f"[Core] Scheduler change (#{1000 + i})", "core/sched.py", 40)
+            sched += 1
+            if sched <= 8:
+                add(5000 + i, when + timedelta(hours=1), f"Revert #{1000 + i}", "core/sched.py", 40)
+        else:
+            add(i + 1, when, f"[Doc] Page {i} (#{1000 + i})", f"docs/p{i}.md", 3)
+    day = datetime(2025, 11, 5, 8, tzinfo=UTC)
+    add(9001, day, "[Core] Scheduler tweak (#2001)", "core/sched.py", 30)
+    add(9002, day + timedelta(hours=1), "[Doc] Typo (#2002)", "docs/typo.md", 2)
+    add(9003, day + timedelta(days=1), "[Misc] Next day (#2003)", "src/next.py", 5)
+    return commits
+
+
+async def test_the_digest_ranks_with_history_and_says_so(store: Store):
+    source = HistorySource("acme/w", synthetic_branch())
+    digest = await build_digest(
+        source, store, HeuristicAnalyzer(), branch="main", day=DAY, tz=UTCZ, lang="en"
+    )
+    tweak = digest.analyses[f"{9001:040x}"]
+    assert "of the last 180 days'" in tweak.importance_reason
+    assert "`core/sched.py`: 8 of its last " in tweak.importance_reason
+    assert tweak.importance != Importance.LOW
+    assert any("history of follow-ups" in r for r in tweak.risks)
+    assert digest.analyses[f"{9002:040x}"].importance == Importance.LOW
+    assert (
+        len(
+            store.followups_landed(
+                "acme/w", datetime(2025, 1, 1, tzinfo=UTC), datetime(2026, 1, 1, tzinfo=UTC)
+            )
+        )
+        == 8
+    )
+    # A second day reads only the history it lacks.
+    source.history_reads.clear()
+    await build_digest(
+        source, store, HeuristicAnalyzer(), branch="main", day=DAY + timedelta(days=1), tz=UTCZ, lang="en"
+    )
+    assert source.history_reads == [(datetime(2025, 11, 5, tzinfo=UTC), datetime(2025, 11, 6, tzinfo=UTC))]
+
+
+async def test_history_days_zero_ranks_by_size_alone(store: Store):
+    source = HistorySource("acme/w", synthetic_branch())
+    digest = await build_digest(
+        source, store, HeuristicAnalyzer(), branch="main", day=DAY, tz=UTCZ, lang="en", history_days=0
+    )
+    assert "size prior" in digest.analyses[f"{9001:040x}"].importance_reason
+    assert source.history_reads == []
+
+
+# -- the release-notes key ----------------------------------------------------------------------------
+
+NOTES = """\
+# Changelog
+
+## [1.0.0] - 2025-09-10
+
+### Removed
+- The old API ([#1](https://github.com/acme/widgets/pull/1))
+
+### Added
+{features}
+
+### Documentation
+{docs}
+
+### Internal
+{internal}
+
+### Fixed
+{fixes}
+"""
+
+
+@pytest.fixture
+def released(tmp_path: Path) -> tuple[GitRepo, dict[int, str]]:
+    """30 squash-merged PRs on 2025-09-01..03, then (after the span) a CHANGELOG.md that lists 25 of them:
+    #1 breaking, #2-5 features, #6-15 docs, #16-20 internal, #21-25 fixes; #26-30 (landed among them) are
+    not listed."""
+    repo = GitRepo.init(tmp_path / "widgets")
+    # The API #1 removes already exists: a rewrite of it is not a change isolated in new files.
+    repo.commit("Initial core", files={"src/core.py": "x = 0\n" * 100}, when="2025-08-20T08:00:00+00:00")
+    order = [1, 2, 3, 4, 5, 26, 27, 28, 29, 30, *range(6, 26)]
+    shas: dict[int, str] = {}
+    start = datetime(2025, 9, 1, 1, tzinfo=UTC)
+    for i, pr in enumerate(order):
+        if pr == 1:
+            title, files = "Remove the old API", {"src/core.py": "x = 1\n" * 800}
+        elif pr <= 5:
+            title, files = f"Add feature {pr}", {f"src/feature{pr}.py": "y = 2\n" * 300}
+        elif pr <= 15:
+            title, files = f"Docs page {pr}", {f"docs/page{pr}.md": "text\n" * 5}
+        elif pr <= 20:
+            title, files = f"CI tweak {pr}", {f".github/workflows/ci{pr}.yml": "on: push\n" * 3}
+        elif pr <= 25:
+            title, files = f"Fix bug {pr}", {f"src/fix{pr}.py": "z = 3\n" * 8}
+        else:
+            title, files = f"Tidy {pr}", {f"src/tidy{pr}.py": "w = 4\n" * 4}
+        shas[pr] = repo.commit(f"{title} (#{pr})", files=files, when=start + timedelta(hours=2 * i))
+
+    def items(prs: range) -> str:
+        return "\n".join(f"- Change {n} (#{n})" for n in prs)
+
+    text = NOTES.format(
+        features=items(range(2, 6)),
+        docs=items(range(6, 16)),
+        internal=items(range(16, 21)),
+        fixes=items(range(21, 26)),
+    )
+    repo.commit("Release 1.0.0", files={"CHANGELOG.md": text}, when="2025-09-10T08:00:00+00:00")
+    return repo, shas
+
+
+def eval_args(repo: GitRepo, tmp_path: Path, *extra: str) -> list[str]:
+    return [
+        "--db", str(tmp_path / "e.db"), "eval", "--git-dir", str(repo.path), "--tz", "UTC",
+        "--since", "2025-09-01", "--until", "2025-09-03", *extra,
+    ]  # fmt: skip
+
+
+def test_eval_reads_the_release_notes_at_the_branch_tip(released, tmp_path):
+    repo, shas = released
+    table = CliRunner().invoke(cli, eval_args(repo, tmp_path))
+    assert table.exit_code == 0, table.output
+    text = table.output
+    assert "release notes: CHANGELOG.md lists 25 pull requests; 25 of the 30 pull requests" in text
+    assert "an unlisted pull request counts as not release-worthy" in text
+    table_rows = text.split("category ", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    rows = {line.split()[0]: line.split()[1] for line in table_rows}
+    assert rows == {
+        "breaking": "1",
+        "feature": "4",
+        "docs": "10",
+        "internal": "5",
+        "fix": "5",
+        "unlisted": "5",
+    }
+    assert "breaking at high" in text and "docs/internal at medium+high" in text
+    assert "ROC AUC, breaking/feature vs the rest: tier" in text and "ROC AUC, listed vs unlisted" in text
+    assert "among commits touching the shipped package: unknown" in text
+
+    out = CliRunner().invoke(cli, [*eval_args(repo, tmp_path), "--format", "json"]).output
+    data = TypeAdapter(EvalJSON).validate_json(out, strict=True)
+    notes = data.release_notes
+    assert notes is not None and notes.file == "CHANGELOG.md" and notes.lists_changes
+    assert (notes.listed_in_file, notes.listed_in_span, notes.pull_requests_covered) == (25, 25, 30)
+    by_sha = {c.sha: c for c in data.ranked_commits}
+    assert by_sha[shas[1]].release_notes == "breaking" and by_sha[shas[27]].release_notes == "unlisted"
+    assert by_sha[shas[1]].tier == "high" and by_sha[shas[1]].changed_lines == 900
+    categories = {row.category: (row.commits, row.high, row.medium_or_high) for row in notes.categories}
+    assert categories["breaking"] == (1, 1, 1) and categories["docs"][0] == 10
+    target = {t.name: t for t in notes.targets}["breaking at high"]
+    assert target.met is True and target.score is not None and target.score.cuts["high"].hits == 1
+    key = notes.keys["breaking/feature"].all
+    assert key is not None and key.positives == 5 and key.commits == 30  # no change or other to leave out
+    assert key.auc.tier is not None and key.auc.size is not None and key.auc.difference is not None
+    assert notes.keys["breaking/feature"].shipped is None and notes.shipped_known == 0
+
+
+def test_changelog_option_reads_a_local_file_instead(released, tmp_path):
+    repo, shas = released
+    mine = tmp_path / "notes.md"
+    mine.write_text(
+        "## 1.0\n\n### Bug Fixes\n\n* Fix it by @x in https://github.com/acme/widgets/pull/1\n", "utf-8"
+    )
+    out = CliRunner().invoke(cli, [*eval_args(repo, tmp_path, "--changelog", str(mine)), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = TypeAdapter(EvalJSON).validate_json(out.output, strict=True)
+    assert data.release_notes is not None and data.release_notes.file == str(mine)
+    assert not data.release_notes.lists_changes  # one PR listed: an unlisted one says nothing
+    answers = {c.sha: c.release_notes for c in data.ranked_commits}
+    assert answers[shas[1]] == "fix" and answers[shas[2]] is None
+    missing = CliRunner().invoke(cli, eval_args(repo, tmp_path, "--changelog", str(tmp_path / "nope.md")))
+    assert missing.exit_code == 2 and "nope.md" in missing.output
+
+
+def test_release_notes_that_cannot_be_read_leave_the_follow_up_key_standing(released, tmp_path, monkeypatch):
+    repo, _ = released
+
+    async def broken(self, sha, path):
+        raise SourceError("git cat-file failed")
+
+    monkeypatch.setattr(LocalGitSource, "text_at", broken)
+    out = CliRunner().invoke(cli, eval_args(repo, tmp_path))
+    assert out.exit_code == 0, out.output
+    assert (
+        "release notes: none (cannot read the release notes at the tip of main: git cat-file failed"
+        in out.output
+    )
+    assert "follow-ups: later reverted or fixed" in out.output
+    empty = tmp_path / "empty.md"
+    empty.write_text("# Changelog\n\nNothing yet.\n", "utf-8")
+    out = CliRunner().invoke(cli, eval_args(repo, tmp_path, "--changelog", str(empty)))
+    assert f"release notes: none ({empty}: none of the span's pull requests listed)" in out.output

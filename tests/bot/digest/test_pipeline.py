@@ -1,0 +1,78 @@
+"""The pipeline: the day window, the cache, subscription filters stated rather than hidden, reverts,
+and a digest rebuilt from the store."""
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from analysis.render.markdown import render_report
+from bot.config.subscriptions import Filters
+from bot.digest.analyzers import HeuristicAnalyzer
+from bot.digest.pipeline import RunStats, build_digest, key_of, load_digest
+from bot.store.db import Store
+from tests.analysis.reportcheck import check_report
+from tests.fakes.digests import make_commit
+from tests.fakes.sources import MemorySource
+
+SH = ZoneInfo("Asia/Shanghai")
+
+
+def at(hour: int, minute: int = 0, day: int = 26) -> datetime:
+    return datetime(2026, 1, day, hour, minute, tzinfo=SH)
+
+
+def commits():
+    return [
+        make_commit("[Feature] Export (#3)", committed_at=at(23, 59), author="Ada"),
+        make_commit("[CI] Bump actions (#2)", committed_at=at(12), author="dependabot[bot]"),
+        make_commit("[Bugfix] Fix crash (#1)", committed_at=at(0, 0)),
+        make_commit("Yesterday", committed_at=at(23, 59, day=25)),
+        make_commit("Tomorrow", committed_at=at(0, 0, day=27)),
+    ]
+
+
+async def day(store, source, **kw):
+    return await build_digest(
+        source, store, HeuristicAnalyzer(), branch="main", day=date(2026, 1, 26), tz=SH, lang="en", **kw
+    )
+
+
+async def test_window_cache_and_reload(tmp_path):
+    store = Store(tmp_path / "d.db")
+    source = MemorySource("acme/widgets", commits())
+    first = await day(store, source)
+    assert [c.title for c in first.commits] == [
+        "[Feature] Export (#3)",
+        "[CI] Bump actions (#2)",
+        "[Bugfix] Fix crash (#1)",
+    ]
+    stats = RunStats()
+    again = await day(store, source, stats=stats)
+    assert stats.cached_analyses == 3 and stats.new_analyses == 0
+    assert again.analyses == first.analyses
+    reloaded = load_digest(store, key_of(first))
+    assert [c.sha for c in reloaded.commits] == [c.sha for c in first.commits]
+    assert reloaded.analyses == first.analyses
+
+
+async def test_filtered_commits_are_counted_and_stated(tmp_path):
+    store = Store(tmp_path / "d.db")
+    keep = Filters(ignore_authors=("*[bot]",)).keep
+    digest = await day(store, MemorySource("acme/widgets", commits()), keep=keep)
+    assert [c.title for c in digest.commits] == ["[Feature] Export (#3)", "[Bugfix] Fix crash (#1)"]
+    assert digest.filtered_out == 1
+    report = render_report([digest], "en")
+    assert "1 more commit(s) of the day left out by this subscription's filters" in report
+    assert check_report(report, [digest], "en") == []
+    assert load_digest(store, key_of(digest)).filtered_out == 1
+
+
+async def test_a_commit_reverted_the_same_day_says_so(tmp_path):
+    original = make_commit("[Feature] Fast path (#5)", committed_at=at(9))
+    revert = make_commit(
+        'Revert "[Feature] Fast path (#5)" (#6)',
+        committed_at=at(18),
+        body=f"This reverts commit {original.sha}.",
+    )
+    digest = await day(Store(tmp_path / "d.db"), MemorySource("acme/widgets", [revert, original]))
+    assert digest.analyses[original.sha].notes[0].startswith(f"Reverted the same day by {revert.short_sha}")
+    assert check_report(render_report([digest], "en"), [digest], "en") == []

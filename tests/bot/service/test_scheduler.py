@@ -1,0 +1,206 @@
+"""The schedule through a day boundary, a restart after downtime, daylight-saving days and
+coinciding triggers — with an injected clock, so nothing waits for real time."""
+
+import asyncio
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.config.schedule import day_for_fire, trigger_for
+from bot.config.subscriptions import Destination, Registry, Subscription
+from bot.service.scheduler import DigestScheduler, RunOutcome
+
+SH = ZoneInfo("Asia/Shanghai")
+
+
+def sub(name="vllm", schedule="09:00", tz="Asia/Shanghai"):
+    return Subscription(
+        name=name,
+        repo="o/n",
+        timezone=tz,
+        schedule=schedule,
+        lang="zh",
+        destinations=(Destination("slack", "C1"),),
+    )
+
+
+class Clock:
+    def __init__(self, at: datetime):
+        self.now = at
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class Recorder:
+    def __init__(self, fail: set[str] = frozenset(), delay: float = 0):
+        self.calls: list[tuple[str, date]] = []
+        self.fail = fail
+        self.delay = delay
+
+    async def __call__(self, s, day):
+        self.calls.append((s.name, day))
+        await asyncio.sleep(self.delay)
+        if s.name in self.fail:
+            raise RuntimeError("GitHub is down")
+        return RunOutcome("done", commits=3, stats={"high": 1, "medium": 1, "low": 1, "total": 3})
+
+
+def make(store, subs, clock, runner, catchup=3):
+    return DigestScheduler(Registry(store, subs), store, runner, catchup_days=catchup, clock=clock)
+
+
+async def first_seen(store, subs, clock):
+    """A service run that only registers the subscriptions (first seen at clock.now) and stops."""
+    sched = make(store, subs, clock, Recorder())
+    await sched.start()
+    await sched.idle()
+    await sched.stop()
+
+
+async def test_first_start_does_not_backfill_then_fires_across_the_day_boundary(store):
+    clock = Clock(datetime(2026, 1, 29, 8, 0, tzinfo=SH))
+    runner = Recorder()
+    sched = make(store, [sub()], clock, runner)
+    await sched.start()
+    await sched.idle()
+    assert runner.calls == []  # nothing was due since the subscription was first seen
+    assert sched.next_run(sub()) == datetime(2026, 1, 29, 9, 0, tzinfo=SH)
+    clock.now = datetime(2026, 1, 29, 9, 0, 1, tzinfo=SH)
+    await sched._fire_job("vllm")
+    assert runner.calls == [("vllm", date(2026, 1, 28))]
+    await sched.catch_up()  # the sweep finds nothing more to do
+    assert runner.calls == [("vllm", date(2026, 1, 28))]
+    await sched.stop()
+
+
+async def test_restart_after_two_missed_days_catches_up_oldest_first_once(store):
+    clock = Clock(datetime(2026, 1, 27, 8, 0, tzinfo=SH))
+    first = make(store, [sub()], clock, Recorder())
+    await first.start()
+    clock.now = datetime(2026, 1, 27, 9, 0, 5, tzinfo=SH)
+    await first._fire_job("vllm")  # posts the 26th
+    await first.stop()
+    # down through the mornings of the 28th and 29th; back at noon on the 29th
+    clock.now = datetime(2026, 1, 29, 12, 0, tzinfo=SH)
+    runner = Recorder()
+    second = make(store, [sub()], clock, runner)
+    await second.start()
+    await second.idle()
+    assert runner.calls == [("vllm", date(2026, 1, 27)), ("vllm", date(2026, 1, 28))]
+    third = make(store, [sub()], clock, runner)  # another restart: never twice
+    await third.start()
+    await third.idle()
+    assert len(runner.calls) == 2
+    for s in (second, third):
+        await s.stop()
+
+
+async def test_catch_up_is_bounded(store):
+    clock = Clock(datetime(2026, 1, 1, 8, 0, tzinfo=SH))
+    await first_seen(store, [sub()], clock)
+    clock.now = datetime(2026, 1, 20, 12, 0, tzinfo=SH)
+    runner = Recorder()
+    sched = make(store, [sub()], clock, runner, catchup=3)
+    await sched.catch_up()
+    assert [d for _, d in runner.calls] == [date(2026, 1, 17), date(2026, 1, 18), date(2026, 1, 19)]
+
+
+async def test_coinciding_triggers_run_once(store):
+    clock = Clock(datetime(2026, 1, 29, 9, 0, tzinfo=SH))
+    runner = Recorder(delay=0.05)
+    sched = make(store, [sub()], clock, runner)
+    results = await asyncio.gather(*(sched.run_once(sub(), date(2026, 1, 28)) for _ in range(3)))
+    assert runner.calls == [("vllm", date(2026, 1, 28))]
+    assert sum(r is not None for r in results) == 1
+
+
+async def test_a_failing_subscription_does_not_stop_the_others(store):
+    clock = Clock(datetime(2026, 1, 28, 8, 0, tzinfo=SH))
+    subs = [sub("bad"), sub("good")]
+    await first_seen(store, subs, clock)
+    clock.now = datetime(2026, 1, 29, 12, 0, tzinfo=SH)
+    runner = Recorder(fail={"bad"})
+    sched = make(store, subs, clock, runner)
+    await sched.catch_up()
+    assert ("good", date(2026, 1, 28)) in runner.calls
+    rows = {r["subscription"]: r for r in store.query("SELECT * FROM runs WHERE day = '2026-01-28'")}
+    assert rows["good"]["status"] == "done"
+    assert rows["bad"]["status"] == "failed" and "GitHub is down" in rows["bad"]["error"]
+    await sched.catch_up()  # a failed day is retried by the next sweep, a done one is not
+    assert runner.calls.count(("bad", date(2026, 1, 28))) == 2
+    assert runner.calls.count(("good", date(2026, 1, 28))) == 1
+
+
+def test_daylight_saving_days():
+    ny = sub(schedule="02:30", tz="America/New_York")
+    trig = trigger_for(ny)
+    # spring forward: 02:30 does not exist on 2026-03-08; the fire still happens that morning
+    spring = trig.get_next_fire_time(None, datetime(2026, 3, 8, 0, 0, tzinfo=ZoneInfo("America/New_York")))
+    assert spring.astimezone(UTC).date() == date(2026, 3, 8)
+    assert day_for_fire(ny, spring) == date(2026, 3, 7)
+    # fall back: 01:30 happens twice on 2026-11-01; both fires are for the same day, so it runs once
+    fall = sub(schedule="01:30", tz="America/New_York")
+    t = trigger_for(fall)
+    first = t.get_next_fire_time(None, datetime(2026, 11, 1, 0, 0, tzinfo=ZoneInfo("America/New_York")))
+    second = t.get_next_fire_time(first, first + timedelta(microseconds=1))
+    if second.date() == first.date():
+        assert day_for_fire(fall, first) == day_for_fire(fall, second) == date(2026, 10, 31)
+
+
+async def test_daylight_saving_day_is_caught_up(store):
+    ny = sub(schedule="02:30", tz="America/New_York")
+    clock = Clock(datetime(2026, 3, 6, 12, 0, tzinfo=ZoneInfo("America/New_York")))
+    await first_seen(store, [ny], clock)
+    clock.now = datetime(2026, 3, 9, 12, 0, tzinfo=ZoneInfo("America/New_York"))
+    runner = Recorder()
+    await make(store, [ny], clock, runner).catch_up()
+    assert [d for _, d in runner.calls] == [date(2026, 3, 6), date(2026, 3, 7), date(2026, 3, 8)]
+
+
+async def test_chat_subscriptions_get_jobs_without_restart(store):
+    clock = Clock(datetime(2026, 1, 29, 8, 0, tzinfo=SH))
+    registry = Registry(store, [])
+    sched = DigestScheduler(registry, store, Recorder(), clock=clock)
+    await sched.start()
+    assert not [j for j in sched.scheduler.get_jobs() if j.id.startswith("sub:")]
+    registry.chat.add("slack", "C9", "o/n", time="10:15", tz="Asia/Shanghai", lang="en")
+    sched.sync_jobs()
+    (job,) = [j for j in sched.scheduler.get_jobs() if j.id.startswith("sub:")]
+    assert job.id == "sub:chat:slack:C9:o/n"
+    registry.chat.remove("slack", "C9", "o/n")
+    sched.sync_jobs()
+    assert not [j for j in sched.scheduler.get_jobs() if j.id.startswith("sub:")]
+    await sched.stop()
+
+
+@pytest.mark.parametrize(
+    ("cron", "weekdays"),
+    [
+        ("0 18 * * 1-5", {0, 1, 2, 3, 4}),  # Monday to Friday (Python: Monday = 0)
+        ("0 18 * * 0", {6}),  # Sunday
+        ("0 18 * * 7", {6}),  # Sunday too
+        ("0 18 * * 6,0", {5, 6}),  # the weekend
+        ("0 18 * * */2", {6, 1, 3, 5}),  # Sun, Tue, Thu, Sat
+        ("0 18 * * mon-fri", {0, 1, 2, 3, 4}),  # names pass through
+        ("0 18 * * *", set(range(7))),
+    ],
+)
+def test_cron_weekdays_follow_the_crontab_standard(cron, weekdays):
+    s = sub(schedule=cron, tz="UTC")
+    trig = trigger_for(s)
+    fire, seen = datetime(2026, 11, 1, tzinfo=UTC), set()
+    for _ in range(14):
+        fire = trig.get_next_fire_time(None, fire + timedelta(minutes=1))
+        seen.add(fire.weekday())
+        assert (fire.hour, fire.minute) == (18, 0)
+    assert seen == weekdays
+
+
+def test_bad_cron_weekday_is_refused():
+    from bot.config.schedule import cron_trigger
+
+    for bad in ("0 18 * * 8", "0 18 * * 5-1", "0 18 * *"):
+        with pytest.raises(ValueError):
+            cron_trigger(bad)

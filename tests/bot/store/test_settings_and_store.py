@@ -1,0 +1,130 @@
+import logging
+import sqlite3
+from datetime import UTC, datetime
+
+import pytest
+
+from analysis.errors import ConfigError
+from analysis.models import Analysis, ChangeType, Commit, FileChange, Importance
+from bot.config.settings import load_settings
+from bot.monitoring.logs import RedactSecrets, secrets_of
+from bot.store.db import Store
+from bot.store.migrations import MIGRATIONS
+
+
+def test_bad_settings_name_the_variable(monkeypatch):
+    monkeypatch.setenv("DIGEST_TZ", "Mars/Olympus")
+    monkeypatch.setenv("LLM_CONCURRENCY", "zero")
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    assert "DIGEST_TZ" in str(err.value) and "LLM_CONCURRENCY" in str(err.value)
+
+
+def test_blank_values_mean_unset(monkeypatch):
+    monkeypatch.setenv("LLM_RPM", "")
+    monkeypatch.setenv("DIGEST_MODEL", "")
+    s = load_settings()
+    assert s.llm_rpm is None and not s.llm_configured
+
+
+def test_secrets_never_in_repr_and_redacted_from_logs(monkeypatch, caplog):
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_supersecretvalue123")
+    s = load_settings()
+    assert "ghp_supersecretvalue123" not in repr(s)
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "token=%s", ("ghp_supersecretvalue123",), None)
+    RedactSecrets(secrets_of(s)).filter(record)
+    assert record.getMessage() == "token=***"
+
+
+def commit(sha="abc123", **kw):
+    return Commit(
+        repo="o/n",
+        sha=sha,
+        message="[Bugfix] x (#5)\n\nbody",
+        author="A",
+        committed_at=datetime(2026, 1, 1, tzinfo=UTC),
+        files=(FileChange("a.py", "modified", 1, 2, "@@ -1 +1 @@"), FileChange("b.png", "added", 0, 0, None)),
+        **kw,
+    )
+
+
+def test_store_roundtrip_and_migrations(tmp_path):
+    path = tmp_path / "d.db"
+    store = Store(path)
+    assert store.schema_version == len(MIGRATIONS)
+    store.save_commit(commit(parents=("p1",), additions=1, deletions=2, files_total=2))
+    got = store.get_commit("o/n", "abc123")
+    assert got == commit(parents=("p1",), additions=1, deletions=2, files_total=2)
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.close()
+    again = Store(path)  # reopening does not re-run migrations
+    assert again.get_commit("o/n", "abc123").files[1].patch is None
+
+
+def test_saving_twice_replaces_files(tmp_path):
+    store = Store(tmp_path / "d.db")
+    store.save_commit(commit())
+    store.save_commit(commit())
+    assert len(store.get_commit("o/n", "abc123").files) == 2
+
+
+def test_analysis_cache_key(tmp_path):
+    store = Store(tmp_path / "d.db")
+    a = Analysis(
+        sha="abc123",
+        importance=Importance.LOW,
+        importance_reason="r",
+        change_type=ChangeType.BUGFIX,
+        summary="s",
+        lang="zh",
+    )
+    store.save_analysis("o/n", a, "m1", "p1")
+    assert store.get_analysis("o/n", "abc123", "m1", "p1", "zh") == a
+    assert store.get_analysis("o/n", "abc123", "m2", "p1", "zh") is None
+    assert store.get_analysis("o/n", "abc123", "m1", "p1", "en") is None
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "d.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 999")
+    conn.close()
+    with pytest.raises(ConfigError, match="newer"):
+        Store(path)
+
+
+def test_not_a_database(tmp_path):
+    path = tmp_path / "junk.db"
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(ConfigError):
+        Store(path)
+
+
+def test_posts_are_idempotency_records(tmp_path):
+    store = Store(tmp_path / "d.db")
+    store.record_post("slack", "C1", "k", "parent", "1.0", "1.0")
+    store.record_post("slack", "C1", "k", "card:abc", "1.1", "1.0")
+    assert set(store.get_posts("slack", "C1", "k")) == {"parent", "card:abc"}
+    assert store.find_post("slack", "1.0")["item"] == "parent"
+    assert store.get_posts("slack", "C2", "k") == {}
+
+
+def test_history_keeps_whether_a_bot_wrote_each_commit(tmp_path):
+    from analysis.history.followups import PastCommit
+    from analysis.history.index import BranchCommit, automated
+
+    store = Store(tmp_path / "d.db")
+    when = datetime(2025, 9, 1, tzinfo=UTC)
+    store.save_history(
+        "o/n",
+        "main",
+        [
+            BranchCommit("a" * 40, when, "Bump x (#1)", (("uv.lock", 4),), automated=True),
+            PastCommit(
+                "b" * 40, when.replace(hour=1), "Fix y (#2)", (("src/y.py", 2),)
+            ),  # a reader that cannot tell
+        ],
+    )
+    got = store.history("o/n", "main", when, when.replace(day=2))
+    assert [(c.sha[0], automated(c)) for c in got] == [("a", True), ("b", False)]
+    assert got[0].files == (("uv.lock", 4),)
