@@ -32,7 +32,7 @@ class ConsolePoster:
         self._ids = itertools.count(1)
 
     def _posted(self, thread: str | None = None) -> Any:
-        from bot.delivery.posting import Posted
+        from bot.ports.protocols import Posted
 
         number = str(next(self._ids))
         return Posted(number, thread or number)

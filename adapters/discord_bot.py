@@ -32,7 +32,8 @@ from discord.http import Route
 
 from analysis.errors import ConfigError, DigestError, InputError, ServiceError, Undeliverable
 from analysis.labels import label
-from analysis.models import Analysis, Commit, Digest
+from analysis.models import Analysis, Commit, Digest, key_of
+from analysis.questions.parse import is_question
 from analysis.render.answer import discord_chunks
 from analysis.render.discord_embeds import (
     CONTENT_MAX,
@@ -48,11 +49,8 @@ from analysis.render.discord_embeds import (
     thread_name,
 )
 from analysis.render.markdown import safe_url
-from bot.chat.commands import CommandResult, is_question
-from bot.chat.service import ChatService
-from bot.delivery.posting import Posted, part_log, post_digest
-from bot.digest.pipeline import key_of
-from bot.monitoring.logs import clip
+from bot.ports.protocols import ChatFacade, CommandResult, Posted, part_log
+from bot.ports.secrets import clip
 
 log = logging.getLogger(__name__)
 
@@ -525,13 +523,13 @@ class DiscordPoster:
         me = self.client.user
         return me is not None and message.author.id == me.id
 
-    # -- the weekly roll-up (bot.delivery.weekly_post.WeeklyPoster) -------------------------------------------------
+    # -- the weekly roll-up (bot.ports.protocols.WeeklyPoster) -------------------------------------------------
     async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
         """The roll-up's summary as an embed in the channel (sent like every digest part: a restart
         finds it instead of posting it again); the chart follows in the same channel."""
         from analysis.render.discord_embeds import shorten
         from analysis.render.weekly import weekly_summary
-        from bot.delivery.weekly_post import weekly_key
+        from analysis.weekly import weekly_key
 
         await self._text_channel(channel)  # a clear error for a channel that cannot hold it
         title, *lines = weekly_summary(week)
@@ -549,7 +547,7 @@ class DiscordPoster:
 
     async def post_chart(self, channel: str, thread: str, week: Any, filename: str, png: bytes) -> str:
         """The chart attached and shown as the embed's image."""
-        from bot.delivery.weekly_post import weekly_key
+        from analysis.weekly import weekly_key
 
         embed = {"title": week.label, "image": {"url": f"attachment://{filename}"}}
 
@@ -737,7 +735,7 @@ class DigestBot(discord.Client):
     """The service's Discord client. Intents: guilds (channel and thread cache), guild messages (thread
     questions; mentions carry their text without the privileged intent), message content optional."""
 
-    def __init__(self, service: ChatService, *, guild_id: int | None = None, message_content: bool = False):
+    def __init__(self, service: ChatFacade, *, guild_id: int | None = None, message_content: bool = False):
         intents = discord.Intents.none()
         intents.guilds = True
         intents.guild_messages = True
@@ -838,7 +836,7 @@ class DigestBot(discord.Client):
 
     async def _post_day(self, channel: str, digest: Digest, lang: str) -> str:
         async with self._posting.setdefault(channel, asyncio.Lock()):
-            result = await post_digest(self.poster, self.service.store, channel, digest)
+            result = await self.service.post_day(self.poster, channel, digest)
         link = f"<#{result.thread_id}>" if result.thread_id else ""
         key = "discord_posted" if result.posted else "discord_already_posted"
         return label(lang, key, repo=digest.repo, day=digest.day.isoformat(), link=link)
@@ -956,7 +954,7 @@ class DiscordRuntime:
     """The bot inside the service: `start()` logs in (syncing commands) and connects the gateway in the
     background; `poster` posts digests for the scheduler; `stop()` closes everything."""
 
-    def __init__(self, settings: Any, service: ChatService, *, message_content: bool | None = None):
+    def __init__(self, settings: Any, service: ChatFacade, *, message_content: bool | None = None):
         self.settings = settings
         self.service = service
         # DISCORD_MESSAGE_CONTENT is not in bot/config/settings.py yet: read it when it appears.

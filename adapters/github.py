@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
 import httpx
@@ -31,14 +31,11 @@ from analysis.history.automation import is_automated
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
-from bot.monitoring.logs import clip
-
-if TYPE_CHECKING:
-    from bot.store.db import Store
+from bot.ports.protocols import CommitStore, Progress
+from bot.ports.secrets import clip
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int, int], None]  # (done, total), as in bot.digest.sources
 Sleep = Callable[[float], Awaitable[Any]]
 
 API_VERSION = "2022-11-28"
@@ -97,7 +94,7 @@ class GitHubSource:
         self,
         repo: str,
         *,
-        store: Store,
+        store: CommitStore,
         base_url: str = "https://api.github.com",
         token: str | None = None,
         concurrency: int = 8,

@@ -18,7 +18,6 @@ import math
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,13 +27,12 @@ from aiolimiter import AsyncLimiter
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
-from analysis.errors import ServiceError
 from analysis.llm.schemas import response_format
-from bot.monitoring.logs import scrub
+from bot.ports.protocols import BatchRequest, ChatReply, LLMError, LLMFatal, Message
+from bot.ports.secrets import scrub
 
 log = logging.getLogger(__name__)
 
-Message = dict[str, Any]
 OnCall = Callable[[dict[str, Any]], None]
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -48,40 +46,6 @@ MAX_CONCURRENCY = 256
 QUEUEING_FACTOR = 4.0  # a call this many times slower (per output token) than the fastest: queueing
 MAX_QUEUED_RETRIES = 3  # resends of a call that timed out in a busy server's queue, beyond max_retries
 BREAKER_COOLDOWN = 300.0  # seconds an open breaker stays open before one probe call is let through
-
-
-class LLMError(ServiceError):
-    """An LLM call failed for good. The message is one line, safe to show (never the API key)."""
-
-    def __init__(self, message: str, *, outcome: str = "error"):
-        super().__init__(message)
-        self.outcome = outcome  # the llm_calls outcome of the last attempt: "http 429", "timeout", …
-
-
-class LLMFatal(LLMError):
-    """401/403/404: the key or the model is wrong, so every other call would fail the same way."""
-
-
-@dataclass(frozen=True, slots=True)
-class ChatReply:
-    content: str
-    finish_reason: str  # "stop", "length", "content_filter", … ("unknown" when the server sent none)
-    tokens_in: int
-    tokens_out: int
-    latency_ms: float
-    model: str
-    tokens_cached: int = 0  # usage.prompt_tokens_details.cached_tokens, where the server reports it
-
-
-@dataclass(frozen=True, slots=True)
-class BatchRequest:
-    custom_id: str
-    messages: Sequence[Message]
-    max_tokens: int
-    purpose: str
-    response_model: type[BaseModel] | None = None
-    sha: str | None = None
-    repo: str | None = None
 
 
 class _Retry(Exception):
@@ -612,7 +576,7 @@ class LLMClient:
 
     def _scrub(self, text: str) -> str:
         """Server messages sometimes echo the key they were sent (401s): never pass it on, nor any
-        configured secret (bot.monitoring.logs.scrub also masks what is left of one cut elsewhere)."""
+        configured secret (bot.ports.secrets.scrub also masks what is left of one cut elsewhere)."""
         text = scrub(text)
         return scrub(text, [self._secret]) if self._secret else text
 

@@ -15,7 +15,7 @@ import re
 import secrets
 import shutil
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,8 +27,7 @@ from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
 from analysis.window import in_window
-
-Progress = Callable[[int, int], None]  # (done, total), as in bot.digest.sources: adapters do not import bot/
+from bot.ports.protocols import Progress
 
 log = logging.getLogger(__name__)
 
@@ -164,7 +163,7 @@ def redact(text: str) -> str:
 
 
 class LocalGitSource:
-    """bot.digest.sources.CommitSource over a local clone.
+    """bot.ports.protocols.CommitSource over a local clone.
 
     Construction is synchronous (the source factory is): a few quick git calls check the repository
     and name it. Everything else runs git in a worker thread (asyncio.to_thread)."""

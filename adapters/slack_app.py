@@ -1,7 +1,8 @@
 """Slack: posting digests (SlackPoster), the `/digest` command and thread questions (a Bolt AsyncApp),
 and the runtime that serves them over Socket Mode or HTTP.
 
-Everything Slack-specific lives here; what to say comes from bot.chat.service / bot.delivery.posting and how it looks
+Everything Slack-specific lives here; what to say comes from the application through bot/ports (the chat facade, the
+posters' protocols) and how it looks
 from analysis.render.slack_blocks. Slack wants an acknowledgement within 3 s, so listeners only parse and
 ack; the slow part (analysis, posting) runs as a tracked background task afterwards.
 """
@@ -38,8 +39,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack_http import front_door_app, http_runner
 from analysis.errors import ConfigError, DigestError, ServiceError, Undeliverable
 from analysis.labels import label
-from analysis.models import Analysis, Commit, Digest
-from analysis.questions.parse import question_lang
+from analysis.models import Analysis, Commit, Digest, key_of
+from analysis.questions.parse import is_question, question_lang
 from analysis.render.answer import slack_messages
 from analysis.render.markdown import safe_url
 from analysis.render.slack_blocks import (
@@ -52,13 +53,16 @@ from analysis.render.slack_blocks import (
     text_message,
     text_messages,
 )
-from bot.chat.commands import ChatCommand, CommandResult, ThreadContext, is_question, usage
-from bot.chat.service import ChatService
-from bot.config.settings import Settings
-from bot.delivery.posting import Posted, part_log, post_digest
-from bot.digest.pipeline import key_of
-from bot.monitoring.listener import GuardedSite
-from bot.monitoring.metrics import public_healthz_handler
+from bot.ports.listener import GuardedSite
+from bot.ports.protocols import (
+    ChatCommand,
+    ChatFacade,
+    CommandResult,
+    Posted,
+    SlackSettings,
+    ThreadContext,
+    part_log,
+)
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +124,7 @@ class _ServerErrorRetry(AsyncServerErrorRetryHandler):
         return await super()._can_retry_async(state=state, request=request, response=response, error=error)
 
 
-def make_client(settings: Settings, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
+def make_client(settings: SlackSettings, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
     """A Web API client on SLACK_API_URL that retries what is safe to retry: 429 after Retry-After
     (slack_sdk leaves this off by default), dropped connections and 500/503 — but never a post whose
     request may have reached Slack (WRITES): that one is reconciled, not retried blindly."""
@@ -140,7 +144,7 @@ def make_client(settings: Settings, session: aiohttp.ClientSession | None = None
     )
 
 
-def require_bot_token(settings: Settings) -> str:
+def require_bot_token(settings: SlackSettings) -> str:
     token = _secret(settings.slack_bot_token)
     if not token:
         raise ConfigError(
@@ -261,7 +265,7 @@ def _metadata(key: str, item: str, part: int, parts: int) -> dict[str, Any]:
 
 
 class SlackPoster:
-    """bot.delivery.posting.Poster for Slack. Each item is one or more messages carrying metadata (digest key,
+    """bot.ports.protocols.Poster for Slack. Each item is one or more messages carrying metadata (digest key,
     item, part). With `reconcile` on, an item the store does not know is first looked up in Slack —
     the channel for a parent, the thread's replies for the rest — and, when found, its ts is returned
     instead of posting again: a crash between Slack accepting a message and the store recording it
@@ -361,7 +365,7 @@ class SlackPoster:
         """Plain messages (answers, notices) in order; returns their ts."""
         return [await self._post(channel, m, thread=thread) for m in messages]
 
-    # -- the radar (bot.delivery.banners.BannerEditor) ----------------------------------------------------------
+    # -- the radar (bot.ports.protocols.BannerEditor) ----------------------------------------------------------
     async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
         return await add_banner(self, channel, message_id, text)
 
@@ -391,11 +395,11 @@ class SlackPoster:
             known.items.setdefault((key, "reply"), _Item(1)).ts[0] = ts
         return ts
 
-    # -- the weekly roll-up (bot.delivery.weekly_post.WeeklyPoster) -------------------------------------------------
+    # -- the weekly roll-up (bot.ports.protocols.WeeklyPoster) -------------------------------------------------
     async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
         """The roll-up's summary as the parent (found again by its metadata after a crash)."""
         from analysis.render.weekly import weekly_summary
-        from bot.delivery.weekly_post import weekly_key
+        from analysis.weekly import weekly_key
 
         key = weekly_key(week)
         monday = week.days[0][0]  # the roll-up is posted after its week began: never older
@@ -715,7 +719,7 @@ def _has_banner(message: dict[str, Any], text: str) -> bool:
 
 
 @asynccontextmanager
-async def open_slack_poster(settings: Settings) -> AsyncIterator[SlackPoster]:
+async def open_slack_poster(settings: SlackSettings) -> AsyncIterator[SlackPoster]:
     """A ready SlackPoster: the token checked with auth.test first, one HTTP session for all calls."""
     require_bot_token(settings)
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=TIMEOUT)) as session:
@@ -807,7 +811,7 @@ def _unescape(text: str) -> str:
 class SlackBot:
     """The listeners and their state. Listeners are small: parse, ack, hand the rest to a task."""
 
-    def __init__(self, settings: Settings, service: ChatService, client: AsyncWebClient):
+    def __init__(self, settings: SlackSettings, service: ChatFacade, client: AsyncWebClient):
         self.settings = settings
         self.service = service
         self.poster = SlackPoster(client)
@@ -829,7 +833,7 @@ class SlackBot:
             await ack(**_ephemeral(str(exc)))
             return
         if cmd.action == "help":
-            await ack(**_ephemeral(usage(lang)))
+            await ack(**_ephemeral(self.service.help_text(lang)))
             return
         await ack(**self._working(cmd, lang))  # ack first: the analysis may take minutes
         self.tasks.spawn(
@@ -881,7 +885,7 @@ class SlackBot:
 
     async def _post_day(self, channel: str, result: CommandResult, respond: Any) -> None:
         assert result.digest is not None
-        outcome = await post_digest(self.poster, self.service.store, channel, result.digest)
+        outcome = await self.service.post_day(self.poster, channel, result.digest)
         if not outcome.posted:
             await self._respond(respond, label(result.lang, "slack_already_posted"))
 
@@ -920,7 +924,7 @@ class SlackBot:
         question = event.get("text", "").replace(f"<@{me}>", " ").strip() if me else event.get("text", "")
         question = _unescape(question)
         if ctx is None and not event.get("thread_ts"):  # a mention outside any thread: how to use us
-            messages = text_messages(usage(question_lang(question)))
+            messages = text_messages(self.service.help_text(question_lang(question)))
         else:
             if ctx is not None:
                 ctx.history = await self._history(channel, thread, event["ts"], me)
@@ -970,7 +974,9 @@ _BOLT_LOG = logging.getLogger("slack_bolt.AsyncApp")  # the logger AsyncApp warn
 _BOLT_LOG.addFilter(_OurClientWins())
 
 
-def build_app(settings: Settings, service: ChatService, client: AsyncWebClient | None = None) -> DigestApp:
+def build_app(
+    settings: SlackSettings, service: ChatFacade, client: AsyncWebClient | None = None
+) -> DigestApp:
     """The Bolt app: `/digest`, thread replies and mentions. HTTP requests must carry a valid
     signature (SLACK_SIGNING_SECRET; Bolt answers 401 otherwise); Socket Mode needs none."""
     client = client or make_client(settings)
@@ -988,20 +994,30 @@ def build_app(settings: Settings, service: ChatService, client: AsyncWebClient |
     return app
 
 
-def web_app(app: AsyncApp, signing_secret: str) -> web.Application:
+def web_app(app: AsyncApp, signing_secret: str, service: ChatFacade) -> web.Application:
     """The aiohttp application of HTTP mode: Slack's request URL is /slack/events, behind a front door
     that authenticates before parsing (adapters/slack_http.py); /healthz for probes (its status only,
     no subscription named). /metrics is not here: this port faces the internet, metrics are served on
     METRICS_HOST:METRICS_PORT only."""
     application = front_door_app(app, signing_secret, EVENTS_PATH)
-    application.router.add_get("/healthz", public_healthz_handler)
+
+    async def healthz(request: web.Request) -> web.Response:
+        # The same status as the metrics port's, but neither which subscriptions are broken nor why.
+        broken = service.broken_subscriptions()
+        if broken:
+            return web.Response(
+                status=503, text=f"unhealthy: {broken} subscription(s); see digestbot status\n"
+            )
+        return web.Response(text="ok")
+
+    application.router.add_get("/healthz", healthz)
     return application
 
 
 # --- the runtime -----------------------------------------------------------------------------------
 
 
-def slack_mode(settings: Settings) -> str:
+def slack_mode(settings: SlackSettings) -> str:
     """ "socket" when SLACK_APP_TOKEN is set, else "http" when SLACK_SIGNING_SECRET is, else ConfigError."""
     if _secret(settings.slack_app_token):
         return "socket"
@@ -1018,8 +1034,8 @@ class SlackRuntime:
 
     def __init__(
         self,
-        settings: Settings,
-        service: ChatService,
+        settings: SlackSettings,
+        service: ChatFacade,
         *,
         host: str = "0.0.0.0",
         port: int | None = None,
@@ -1066,7 +1082,9 @@ class SlackRuntime:
 
     async def _start_http(self) -> None:
         assert self.app is not None
-        self._runner = http_runner(web_app(self.app, _secret(self.settings.slack_signing_secret) or ""))
+        self._runner = http_runner(
+            web_app(self.app, _secret(self.settings.slack_signing_secret) or "", self.service)
+        )
         await self._runner.setup()
         try:
             await GuardedSite(self._runner, self.host, self.port).start()

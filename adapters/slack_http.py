@@ -21,7 +21,7 @@ from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 
-from bot.monitoring.listener import guarded_runner
+from bot.ports.listener import guarded_runner
 
 log = logging.getLogger(__name__)
 
@@ -158,5 +158,5 @@ def front_door_app(app: AsyncApp, signing_secret: str, path: str) -> web.Applica
 
 def http_runner(web_app: web.Application) -> web.AppRunner:
     """An AppRunner whose connections must deliver their headers within HEADER_TIMEOUT (served through
-    bot.monitoring.listener.GuardedSite: capped connections, accept back-off)."""
+    bot.ports.listener.GuardedSite: capped connections, accept back-off)."""
     return guarded_runner(web_app, HEADER_TIMEOUT)

@@ -390,3 +390,13 @@ class Digest:
     @property
     def analyzers(self) -> list[str]:
         return sorted({a.analyzer for a in self.analyses.values()})
+
+
+# A digest's identity: the store keeps it and every post of it under this key (never changed: posts made
+# before a change would be posted again).
+def digest_key(repo: str, branch: str, day: str, timezone: str, lang: str) -> str:
+    return f"{repo}@{branch}/{day}/{timezone}/{lang}"
+
+
+def key_of(digest: Digest) -> str:
+    return digest_key(digest.repo, digest.branch, digest.day.isoformat(), digest.timezone, digest.lang)

@@ -174,3 +174,7 @@ def summarize(
         filtered_out=sum(d.filtered_out for d in digests),
         followed_up_until=followed_up_until,
     )
+
+
+def weekly_key(week: Week) -> str:
+    return f"weekly:{week.repo}@{week.branch}/{week_label(week.year, week.week)}/{week.timezone}/{week.lang}"

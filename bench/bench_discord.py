@@ -40,7 +40,7 @@ from adapters.discord_bot import DigestBot, open_discord_poster  # noqa: E402
 from adapters.github import commit_from_api  # noqa: E402
 from analysis.models import Commit, Digest  # noqa: E402
 from analysis.window import day_window  # noqa: E402
-from bot.chat.service import ChatService  # noqa: E402
+from bot.app import chat_service  # noqa: E402
 from bot.config.settings import Settings  # noqa: E402
 from bot.delivery.posting import post_digest  # noqa: E402
 from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
@@ -172,7 +172,7 @@ def interaction(marks: dict[str, float], channel: Any) -> Any:
 async def bench_defer(commits: list[Commit], db: Path, invocations: int, delay: float, waves: int) -> None:
     store = Store(db.with_name(f"{db.stem}-defer.db"))
     settings = Settings(digest_repo=REPO, digest_db=db)
-    service = ChatService(
+    service = chat_service(
         settings,
         store,
         source_factory=lambda repo: MemorySource(REPO, commits, delay=delay),
@@ -267,7 +267,7 @@ async def bench_defer_at_api(
         webhook_async.Route.BASE = fake.base_url  # interaction responses use the webhook adapter's base
         store = Store(db.with_name(f"{db.stem}-api.db"))
         settings = Settings(digest_repo=REPO, digest_db=db)
-        service = ChatService(settings, store, source_factory=lambda repo: MemorySource(REPO, commits),
+        service = chat_service(settings, store, source_factory=lambda repo: MemorySource(REPO, commits),
                               analyzer=HeuristicAnalyzer())  # fmt: skip
         bot = DigestBot(service)
         await bot.login(fake.token)

@@ -48,7 +48,10 @@ TARGETS = "targets: precision >= 95 %, recall of the links that name their origi
 
 def baseline_module(ref: str) -> ModuleType:
     """analysis/history/followups.py as it is at `ref`, imported under another name."""
-    for where in ("analysis/history/followups.py", "analysis/followups.py"):  # the module's path before issue 20
+    for where in (
+        "analysis/history/followups.py",
+        "analysis/followups.py",
+    ):  # the module's path before issue 20
         shown = subprocess.run(
             ["git", "-C", str(ROOT), "show", f"{ref}:{where}"], capture_output=True, text=True
         )

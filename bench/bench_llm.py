@@ -36,6 +36,7 @@ from analysis.llm.prompts import commit_messages  # noqa: E402
 from analysis.llm.tokens import estimate_messages, estimate_tokens  # noqa: E402
 from analysis.models import Commit, Importance  # noqa: E402
 from analysis.render.markdown import render_commit  # noqa: E402
+from bot.app import llm_analyzer  # noqa: E402
 from bot.digest.llm_analyzer import LLMAnalyzer  # noqa: E402
 from bot.digest.pipeline import RunStats, analyse_commits, build_digest  # noqa: E402
 from bot.store.db import Store  # noqa: E402
@@ -373,7 +374,7 @@ async def real_bench(commits: list[Commit], n: int, lang: str) -> int:
     records: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         store = Store(Path(tmp) / "real.db")
-        analyzer = LLMAnalyzer.from_settings(settings, store)
+        analyzer = llm_analyzer(settings, store)
         analyzer.client.on_call = records.append  # print the calls instead of storing them
         chosen = spread(commits, n)
         print(

@@ -59,6 +59,7 @@ from adapters.discord_bot import DigestBot, login  # noqa: E402
 from adapters.slack_app import SlackRuntime, open_slack_poster  # noqa: E402
 from analysis.history.followups import PastCommit  # noqa: E402
 from analysis.models import Commit, Digest, FileChange, Importance  # noqa: E402
+from bot.app import chat_service  # noqa: E402
 from bot.chat.service import ChatService  # noqa: E402
 from bot.config.settings import Settings  # noqa: E402
 from bot.delivery.posting import post_digest  # noqa: E402
@@ -537,7 +538,7 @@ class World:
 
     def service(self, settings: Settings) -> ChatService:
         commits = self.commits
-        return ChatService(
+        return chat_service(
             settings,
             self.store,
             source_factory=lambda repo: HistorySource(repo, commits),

@@ -36,7 +36,7 @@ from slack_sdk.signature import SignatureVerifier  # noqa: E402
 
 from adapters.slack_app import SlackRuntime, open_slack_poster  # noqa: E402
 from analysis.models import Commit, FileChange  # noqa: E402
-from bot.chat.service import ChatService  # noqa: E402
+from bot.app import chat_service  # noqa: E402
 from bot.config.settings import Settings  # noqa: E402
 from bot.delivery.posting import post_digest  # noqa: E402
 from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
@@ -119,7 +119,7 @@ async def bench_ack(requests: int, concurrency: int, delay: float) -> None:
     commits = synthetic_commits(requests)
     with FakeSlack() as slack, tempfile.TemporaryDirectory() as tmp:
         settings = settings_for(slack, Path(tmp) / "ack.db")
-        service = ChatService(
+        service = chat_service(
             settings,
             Store(settings.digest_db),
             source_factory=lambda repo: MemorySource(repo, commits),
@@ -184,7 +184,7 @@ async def bench_ack_during_digest(path: Path, day: date, concurrency: int, laten
     cards = synthetic_commits(200)
     with FakeSlack() as slack, FakeLLM(latency=latency) as llm, tempfile.TemporaryDirectory() as tmp:
         settings = settings_for(slack, Path(tmp) / "ack.db")
-        service = ChatService(
+        service = chat_service(
             settings,
             Store(settings.digest_db),
             source_factory=lambda repo: MemorySource(repo, cards),

@@ -173,7 +173,12 @@ class ServiceBench:
         db = self.work / f"service-{self.runs}.db"
         # The code under test builds its schema (`status` creates no database since issue 18).
         subprocess.run(
-            [sys.executable, "-c", "import sys; from bot.store.db import Store; Store(sys.argv[1]).close()", db],
+            [
+                sys.executable,
+                "-c",
+                "import sys; from bot.store.db import Store; Store(sys.argv[1]).close()",
+                db,
+            ],
             cwd=self.work,
             env=self.env,
             capture_output=True,

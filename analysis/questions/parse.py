@@ -618,3 +618,15 @@ def _zh_area(area: str) -> list[str]:
         if word in area:
             return ["|".join(_ZH_AREAS[word])]  # any of the stems
     return [area]
+
+
+_QUESTION = re.compile(
+    r"[?？]|\b(what|why|how|which|who|when|where|should|could|would|can|does|do|is|are|will|risk\w*)\b"
+    r"|什么|为什么|为何|怎么|怎样|如何|哪|吗|呢|是否|有没有|风险|影响|多少|几个",
+    re.IGNORECASE,
+)
+
+
+def is_question(text: str) -> bool:
+    """A reply worth an answer when nobody mentioned the bot: a question, not "thanks!" or "+1"."""
+    return bool(_QUESTION.search(text))

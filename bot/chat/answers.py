@@ -36,9 +36,10 @@ from analysis.questions.answers import (
 )
 from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
-from bot.chat.commands import ThreadContext
 from bot.monitoring import metrics
-from bot.monitoring.logs import scrub, secrets_of
+from bot.monitoring.logs import secrets_of
+from bot.ports.protocols import ThreadContext
+from bot.ports.secrets import scrub
 
 log = logging.getLogger(__name__)
 

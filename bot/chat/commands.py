@@ -5,16 +5,13 @@ context take for the adapter to render."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from analysis.errors import InputError
-from analysis.models import Analysis, Commit, Digest
-from analysis.refs import Ref, check_repo, parse_ref
+from analysis.refs import check_repo, parse_ref
 from bot.config.settings import zone
 from bot.config.subscriptions import HHMM
-
-Action = Literal["help", "card", "day", "subscribe", "unsubscribe", "list"]
+from bot.ports.protocols import ChatCommand
 
 USAGE = {
     "en": (
@@ -34,14 +31,6 @@ USAGE = {
         "• 在摘要的讨论串中回复（并提及我）即可询问某个提交的风险。"
     ),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class ChatCommand:
-    action: Action
-    ref: Ref | None = None
-    repo: str | None = None
-    options: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_command(text: str, default_repo: str | None = None) -> ChatCommand:
@@ -85,44 +74,6 @@ def _parse_subscribe(args: list[str]) -> ChatCommand:
         else:
             raise InputError(f"subscribe: cannot read {word!r} (expected HH:MM, a time zone or zh|en)")
     return ChatCommand("subscribe", repo=check_repo(args[0]), options=options)
-
-
-_QUESTION = re.compile(
-    r"[?？]|\b(what|why|how|which|who|when|where|should|could|would|can|does|do|is|are|will|risk\w*)\b"
-    r"|什么|为什么|为何|怎么|怎样|如何|哪|吗|呢|是否|有没有|风险|影响|多少|几个",
-    re.IGNORECASE,
-)
-
-
-def is_question(text: str) -> bool:
-    """A reply worth an answer when nobody mentioned the bot: a question, not "thanks!" or "+1"."""
-    return bool(_QUESTION.search(text))
-
-
-@dataclass(slots=True)
-class CommandResult:
-    """What a command produced, for the adapter to render: a text reply (help, subscriptions), an
-    error (ephemeral), a commit card, or a day's digest to post."""
-
-    kind: Literal["message", "error", "card", "digest"]
-    lang: str
-    text: str = ""
-    commit: Commit | None = None
-    analysis: Analysis | None = None
-    digest: Digest | None = None
-
-
-@dataclass(slots=True)
-class ThreadContext:
-    """What a thread question can be answered from."""
-
-    digest: Digest | None = None
-    commit: Commit | None = None
-    analysis: Analysis | None = None
-    history: list[tuple[str, str]] = field(default_factory=list)  # (speaker, text), oldest first
-    platform: str = ""
-    thread: str = ""  # the thread's id on its platform: the conversation's focus is kept per thread
-    replied: bool = False  # the question replies to a card: that card's commit is named
 
 
 def usage(lang: str) -> str:

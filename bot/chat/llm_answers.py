@@ -11,24 +11,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from adapters.llm import LLMClient, LLMError, Message
 from analysis.llm.budget import DiffSelection, fit_turns, select_diff
 from analysis.llm.prompts import PROMPT_VERSION, diff_budget, qa_messages
 from analysis.llm.schemas import strip_reasoning
 from analysis.llm.tokens import estimate_messages
 from analysis.text import neutralize_mentions
-from bot.chat.commands import ThreadContext
+from bot.ports.protocols import LLM, LLMError, Message, ThreadContext
 
 if TYPE_CHECKING:
     from bot.config.settings import Settings
-    from bot.store.db import Store
 
 HISTORY_TURNS = 12  # the thread's most recent messages given to the model, within HISTORY_SHARE
 HISTORY_SHARE = 3  # the thread gets at most 1/3 of what the prompt leaves free; the diff gets the rest
 
 
 class LLMAnswerer:
-    def __init__(self, client: LLMClient, context_tokens: int = 8192, output_tokens: int = 1536):
+    def __init__(self, client: LLM, context_tokens: int = 8192, output_tokens: int = 1536):
         self.client = client
         self.context_tokens = context_tokens
         # An answer is short: cap its allowance so the data (diff, day, thread) keeps most of the context.
@@ -36,11 +34,9 @@ class LLMAnswerer:
         self.margin = max(256, context_tokens // 20)
 
     @classmethod
-    def from_settings(cls, settings: Settings, store: Store) -> LLMAnswerer:
-        from bot.digest.llm_analyzer import LLMAnalyzer
-
-        analyzer = LLMAnalyzer.from_settings(settings, store)  # the same client wiring and call log
-        return cls(analyzer.client, settings.llm_context_tokens, settings.llm_output_tokens)
+    def from_settings(cls, settings: Settings, client: LLM) -> LLMAnswerer:
+        """The answerer on `client` (bot/app.py builds it: the analyser's wiring and call log)."""
+        return cls(client, settings.llm_context_tokens, settings.llm_output_tokens)
 
     async def answer(self, ctx: ThreadContext, question: str, lang: str) -> str:
         history = ctx.history[-HISTORY_TURNS:]

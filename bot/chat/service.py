@@ -6,18 +6,25 @@ between their platform and these calls."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import DigestError, InputError
+from analysis.errors import ConfigError, DigestError, InputError
 from analysis.models import Analysis, Commit, Digest
 from analysis.questions.answers import Answer
 from analysis.refs import Ref
-from bot.chat.commands import ChatCommand, CommandResult, ThreadContext, parse_command, usage
+from bot.chat.answers import ThreadLimiter, answer_question
+from bot.chat.commands import parse_command, usage
 from bot.config.settings import Settings, zone
 from bot.config.subscriptions import Registry
-from bot.monitoring.logs import scrub, secrets_of
+from bot.delivery.posting import post_digest
+from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
+from bot.monitoring import metrics
+from bot.monitoring.logs import secrets_of
+from bot.ports.protocols import ChatCommand, CommandResult, CommitSource, Poster, PostResult, ThreadContext
+from bot.ports.secrets import scrub
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -32,36 +39,36 @@ class ChatService:
         store: Store,
         *,
         git_dirs: dict[str, Path] | None = None,
-        source_factory: Any = None,
-        analyzer: Any = None,
+        source_factory: Callable[[str], CommitSource] | None = None,
+        analyzer: Analyzer | None = None,
+        make_analyzer: Callable[[], Analyzer] | None = None,
         answerer: Any = None,
+        make_answerer: Callable[[], Any] | None = None,
     ):
+        """Built by bot/app.py, which gives it its sources and how to make the analyser and the answerer
+        (made on first use); without them a card or a day has no source and only the heuristic ranks."""
         self.settings = settings
         self.store = store
         self.git_dirs = dict(git_dirs or {})  # repo → local clone, from subscriptions
         self._source_factory = source_factory
         self._analyzer = analyzer
+        self._make_analyzer = make_analyzer or HeuristicAnalyzer
         self._answerer = answerer
+        self._make_answerer = make_answerer
         self.subscriptions = Registry(store)  # the service replaces it with one that knows the config file
-        from bot.chat.answers import ThreadLimiter
-
         self.qa_limiter = ThreadLimiter(settings.qa_calls_per_minute)  # model calls per thread and minute
         _ = self.answerer  # made now, at start: the first question must not wait for the client's import
 
     # -- wiring ---------------------------------------------------------------------------------
-    def source(self, repo: str):
-        if self._source_factory is not None:
-            return self._source_factory(repo)
-        from bot.digest.sources import open_source
-
-        return open_source(self.settings, self.store, repo, self.git_dirs.get(repo))
+    def source(self, repo: str) -> CommitSource:
+        if self._source_factory is None:
+            raise ConfigError("no commit source configured for chat commands")
+        return self._source_factory(repo)
 
     @property
-    def analyzer(self):
+    def analyzer(self) -> Analyzer:
         if self._analyzer is None:
-            from bot.digest.analyzers import make_analyzer
-
-            self._analyzer = make_analyzer(self.settings, self.store, "auto")
+            self._analyzer = self._make_analyzer()
         return self._analyzer
 
     def channel_repo(self, platform: str, channel: str) -> str | None:
@@ -204,7 +211,7 @@ class ChatService:
             await source.aclose()
 
     async def _branch(self, source: Any) -> str:
-        from bot.digest.sources import pick_branch
+        from bot.digest.pipeline import pick_branch
 
         return await pick_branch(source, None, self.settings)
 
@@ -244,17 +251,27 @@ class ChatService:
     def answerer(self):
         """The LLM answerer when a model is configured; None: questions the data cannot answer get a
         note saying what the bot can answer."""
-        if self._answerer is None and self.settings.llm_configured:
-            from bot.chat.llm_answers import LLMAnswerer
-
-            self._answerer = LLMAnswerer.from_settings(self.settings, self.store)
+        if self._answerer is None and self._make_answerer is not None:
+            self._answerer = self._make_answerer()
         return self._answerer
 
     async def answer(self, ctx: ThreadContext | None, question: str) -> Answer:
         """The answer to a thread question (bot/chat/answers.py); ctx None: a thread that is not ours."""
-        from bot.chat.answers import answer_question
-
         return await answer_question(self, ctx, question)
+
+    async def post_day(self, poster: Poster, channel: str, digest: Digest) -> PostResult:
+        """Post a day's digest into a channel (/digest YYYY-MM-DD): only what is missing, each item
+        recorded as it is accepted (bot/delivery/posting.py)."""
+        return await post_digest(poster, self.store, channel, digest)
+
+    def broken_subscriptions(self) -> int:
+        """How many subscriptions' last digest failed or is overdue: what a public /healthz may say (a
+        count, never which: their names hold repositories and channel ids)."""
+        return sum(1 for reason in metrics.health().values() if reason)
+
+    def help_text(self, lang: str) -> str:
+        """What /digest can do, in the channel's language."""
+        return usage(lang)
 
     def record_card(self, platform: str, channel: str, commit: Commit, lang: str, posted: Any) -> None:
         """Remember a standalone card so replies in its thread find the commit."""

@@ -21,7 +21,7 @@ from analysis.errors import DigestError
 from analysis.labels import LANGS
 from analysis.window import parse_day, yesterday
 from bot.digest.analyzers import ANALYZER_CHOICES
-from bot.digest.sources import pick_branch
+from bot.digest.pipeline import pick_branch
 
 log = logging.getLogger("digestbot")
 
@@ -40,7 +40,8 @@ class CliError(click.ClickException):
 def echo_err(line: str, level: int = logging.ERROR) -> None:
     """Every line we print on stderr, with every configured secret masked (whatever put it there). With
     LOG_FORMAT=json it is a JSON log line like every other (the fatal one too), whatever the -v level."""
-    from bot.monitoring.logs import json_lines, scrub
+    from bot.monitoring.logs import json_lines
+    from bot.ports.secrets import scrub
 
     if json_lines():
         log.handle(log.makeRecord(log.name, level, "(cli)", 0, line.removeprefix("error: "), None, None))
@@ -161,7 +162,7 @@ class Ctx:
         """stdout or --out (bot/cli/output.py), never over the store's own files. Markdown for a person at
         a terminal is rendered for reading; piped or written to a file it stays plain Markdown."""
         from bot.cli.output import STDOUT, write_text
-        from bot.monitoring.logs import scrub
+        from bot.ports.secrets import scrub
 
         text = scrub(text)  # a commit message or a service could quote a configured secret
         to_terminal = (out is None or out == STDOUT) and sys.stdout.isatty()
@@ -181,8 +182,7 @@ async def opened(
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The analyser (made first: a configuration error before any connection) and the commit source
     of the source options, both closed at the end."""
-    from bot.digest.analyzers import make_analyzer
-    from bot.digest.sources import open_source
+    from bot.app import make_analyzer, open_source
 
     chosen = make_analyzer(obj.settings, obj.store, analyzer)
     source = open_source(obj.settings, obj.store, repo, git_dir)
@@ -558,6 +558,7 @@ def post(
         return
 
     async def go():
+        from bot.app import open_poster
         from bot.delivery.posting import post_digest
 
         async with open_poster(platform, settings) as poster:  # fail on a bad token before any work
@@ -651,8 +652,10 @@ def run(
     first: a broken one in the config file stops the start with one line naming it. Stop with
     Ctrl-C or SIGTERM: in-flight posts finish.
     """
+    from bot.app import console_runtimes, local_clone, serve
+    from bot.config.file import load_subscriptions
     from bot.config.subscriptions import Registry
-    from bot.service.runner import install_signal_handlers, load_subscriptions, serve
+    from bot.service.runner import install_signal_handlers
     from bot.service.status import check_subscriptions
 
     settings = obj.settings  # -v for a line per run (the unit and the image pass it)
@@ -675,7 +678,7 @@ def run(
             f"no subscriptions: {where} and none were made in chat; point DIGEST_CONFIG (or --config) at"
             " your subscriptions file, or pass --allow-empty to start with none"
         )
-    problems = check_subscriptions(settings, everything)
+    problems = check_subscriptions(settings, everything, local_clone)
     for sub, problem in problems:
         log.error("subscription %s is broken: %s", sub.name, problem)
     broken = [f"{sub.name}: {problem}" for sub, problem in problems if sub.origin == "file"]
@@ -684,9 +687,7 @@ def run(
 
     runtimes = None
     if console:
-        from adapters.console import ConsoleRuntime
-
-        runtimes = lambda *_: [ConsoleRuntime(obj.write)]  # noqa: E731
+        runtimes = console_runtimes(obj.write)
 
     async def go() -> None:
         stop = asyncio.Event()
@@ -698,7 +699,7 @@ def run(
 
 def console_subscription(settings: Any, git_dir: Path, schedule: str | None):
     """`run --console --git-dir PATH`: one subscription of the clone, in DIGEST_TZ and DIGEST_LANG."""
-    from adapters.local_git import LocalGitSource
+    from bot.app import local_clone
     from bot.config.file import check_schedule
     from bot.config.subscriptions import DEFAULT_TIME, Subscription
 
@@ -706,7 +707,7 @@ def console_subscription(settings: Any, git_dir: Path, schedule: str | None):
         when = check_schedule(schedule) if schedule else DEFAULT_TIME
     except ValueError as exc:
         raise CliError(f"--schedule {schedule!r}: {exc}") from None
-    repo = LocalGitSource(git_dir.expanduser()).repo
+    repo = local_clone(git_dir.expanduser()).repo
     return Subscription(
         name=f"console:{repo}",
         repo=repo,
@@ -728,11 +729,14 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     """Subscriptions with a check of each one's source and channels, the last digest of each with its
     outcome, the next run, and LLM usage (7 days). Exits 1 when a subscription is broken."""
     from analysis.render.json_report import dumps
-    from bot.service.runner import load_subscriptions
+    from bot.app import local_clone
+    from bot.config.file import load_subscriptions
     from bot.service.status import render_status_text, status_data
 
     settings = obj.settings
-    data = status_data(settings, obj.reader, load_subscriptions(settings, config))  # creates nothing
+    data = status_data(  # creates nothing
+        settings, obj.reader, load_subscriptions(settings, config), check_clone=local_clone
+    )
     obj.write(dumps(data) if fmt == "json" else render_status_text(data, missing_db=obj.missing_db))
     from bot.service.status import FAILED
 
@@ -900,11 +904,11 @@ def weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, tz, f
 
 
 def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, tz, fmt, out, chart) -> None:
-    from adapters.chart import render_week_chart
     from analysis.render.json_report import dumps
     from analysis.render.weekly import render_weekly_json, render_weekly_markdown, weekly_filename
     from analysis.weekly import last_full_week, parse_week
     from analysis.window import refuse_future
+    from bot.app import render_chart
     from bot.cli.output import write_bytes
     from bot.config.settings import zone
     from bot.digest.weekly import build_week
@@ -941,7 +945,7 @@ def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, t
     # Both outputs pass the guard before either is written: a refused command leaves nothing behind.
     obj.check_output(out)
     obj.check_output(chart_path, "--chart")
-    write_bytes(render_week_chart(rollup), chart_path, protected=obj.protected(), option="--chart")
+    write_bytes(render_chart(rollup), chart_path, protected=obj.protected(), option="--chart")
     link = os.path.relpath(os.path.realpath(chart_path), os.path.realpath(folder)).replace(os.sep, "/")
     if fmt == "json":
         obj.write(dumps(render_weekly_json(rollup, link)), out)
@@ -973,16 +977,6 @@ async def build_day(
             )
     finally:
         bars.close()
-
-
-def open_poster(platform: str, settings: Any):
-    if platform == "slack":
-        from adapters.slack_app import open_slack_poster
-
-        return open_slack_poster(settings)
-    from adapters.discord_bot import open_discord_poster
-
-    return open_discord_poster(settings)
 
 
 @cli.command("eval")

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analysis.errors import ConfigError
 from analysis.refs import REPO
 from bot.config.schedule import cron_trigger
-from bot.config.settings import zone
+from bot.config.settings import Settings, zone
 from bot.config.subscriptions import (
     DEFAULT_TIME,
     HHMM,
@@ -215,3 +215,12 @@ def _to_subscription(
 
 def _first(*values: bool | None) -> bool:
     return next(v for v in values if v is not None)
+
+
+def load_subscriptions(settings: Settings, config: Path | None) -> list[Subscription]:
+    from bot.config.file import load_config
+
+    path = config or settings.digest_config
+    if path is None:
+        return []
+    return load_config(Path(path), default_tz=settings.digest_tz, default_lang=settings.digest_lang)

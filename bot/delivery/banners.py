@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Protocol
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from analysis.models import Digest
@@ -16,25 +16,6 @@ from bot.digest.radar import day_followups
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
-
-
-class BannerEditor(Protocol):
-    """What a chat adapter implements for the radar (beside bot.delivery.posting.Poster)."""
-
-    platform: str
-
-    async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
-        """Put `text` as the first line of the message (once: a message that has it is left alone).
-        `where` is the channel or thread the message lives in. False when the message cannot be edited
-        any more (deleted, too old, missing permission); other failures raise."""
-        ...
-
-    async def reply_in_thread(
-        self, channel: str, thread: str, text: str, url: str | None = None, key: str | None = None
-    ) -> str:
-        """A plain reply in a thread, with a link to url when given; returns its id. With a key, a reply
-        already in the thread under that key is found and not posted again."""
-        ...
 
 
 def banner_targets(store: Store, platform: str, channel: str, repo: str, sha: str) -> list[dict[str, Any]]:

@@ -10,9 +10,8 @@ import json
 from typing import Any
 
 from analysis.labels import label
-from analysis.models import Digest, Importance
+from analysis.models import Digest, Importance, key_of
 from bot.delivery.posting import digest_items, report_filename
-from bot.digest.pipeline import key_of
 from bot.store.db import Store
 
 # Discord's upload cap as the poster uses it (adapters/discord_bot.py keeps the same figure).

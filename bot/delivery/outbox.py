@@ -24,7 +24,7 @@ from typing import Any
 
 from analysis.errors import DigestError, ServiceError, Undeliverable
 from bot.delivery.leases import Busy, posting_lock
-from bot.monitoring.logs import clip
+from bot.ports.secrets import clip
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)

@@ -22,53 +22,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from analysis.errors import ServiceError
-from analysis.models import Analysis, Commit, Digest, Importance
+from analysis.models import Commit, Digest, Importance, key_of
 from bot.delivery.leases import LEASE_WAIT, posting_lock
-from bot.digest.pipeline import key_of
+from bot.ports.protocols import PART_LOG, Posted, Poster, PostResult
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Posted:
-    message_id: str
-    thread_id: str | None = None  # where replies go (Slack: the parent ts; Discord: the thread id)
-
-
-class Poster(Protocol):
-    """What a chat adapter implements; each call posts exactly one logical item (it may split it
-    into several platform messages to respect limits, and returns the first one's id)."""
-
-    platform: str
-
-    async def post_parent(self, channel: str, digest: Digest) -> Posted: ...
-
-    async def post_card(
-        self, channel: str, thread: str, digest: Digest, commit: Commit, analysis: Analysis
-    ) -> Posted: ...
-
-    async def post_medium_list(
-        self, channel: str, thread: str, digest: Digest, commits: list[Commit]
-    ) -> Posted: ...
-
-    async def post_report(
-        self, channel: str, thread: str, digest: Digest, filename: str, markdown: str
-    ) -> Posted: ...
-
-
-@dataclass(slots=True)
-class PostResult:
-    key: str
-    posted: list[str]  # items posted by this call
-    skipped: list[str]  # items found already posted
-    thread_id: str | None
-    edited: list[str] = field(default_factory=list)  # items edited in place (a re-post's parent)
 
 
 def digest_items(digest: Digest) -> list[str]:
@@ -87,7 +50,8 @@ def report_filename(digest: Digest) -> str:
 
 @dataclass(slots=True)
 class PartLog:
-    """The parts of one item already up (part → message id, from the store) and how to record more."""
+    """The parts of one item already up (part → message id, from the store) and how to record more:
+    the PartProgress (bot/ports/protocols.py) an adapter finds with part_log() while it posts the item."""
 
     store: Store
     platform: str
@@ -99,14 +63,6 @@ class PartLog:
     def record(self, part: int, message_id: str) -> None:
         self.done[part] = message_id
         self.store.record_part(self.platform, self.channel, self.key, self.item, part, message_id)
-
-
-_part_log: ContextVar[PartLog | None] = ContextVar("digestbot_part_log", default=None)
-
-
-def part_log() -> PartLog | None:
-    """The item being posted by post_digest in this task, for adapters that post it in parts."""
-    return _part_log.get()
 
 
 async def post_digest(
@@ -181,11 +137,11 @@ async def _post_missing(
         parts = PartLog(
             store, poster.platform, channel, key, item, store.get_parts(poster.platform, channel, key, item)
         )
-        token = _part_log.set(parts)  # the shielded task below starts with a copy of this context
+        token = PART_LOG.set(parts)  # the shielded task below starts with a copy of this context
         try:
             posted = await asyncio.shield(_post_item(poster, channel, result.thread_id, digest, item, by_sha))
         finally:
-            _part_log.reset(token)
+            PART_LOG.reset(token)
         if item == "parent":
             result.thread_id = posted.thread_id or posted.message_id
         store.record_post(poster.platform, channel, key, item, posted.message_id, result.thread_id)

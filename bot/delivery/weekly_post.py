@@ -5,23 +5,11 @@ roll-up)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
-from analysis.weekly import Week, week_label
+from analysis.weekly import Week, weekly_key
 from bot.delivery.leases import posting_lock
+from bot.ports.protocols import ChartRenderer, WeeklyPoster
 from bot.store.db import Store
-
-
-class WeeklyPoster(Protocol):
-    """What a chat adapter implements to post a roll-up: the text, then the chart in its thread."""
-
-    platform: str
-
-    async def post_weekly(self, channel: str, week: Week, markdown: str) -> tuple[str, str]:
-        """The roll-up message; returns (message id, thread id)."""
-        ...
-
-    async def post_chart(self, channel: str, thread: str, week: Week, filename: str, png: bytes) -> str: ...
 
 
 @dataclass(slots=True)
@@ -30,20 +18,19 @@ class WeeklyPost:
     posted: list[str]
 
 
-def weekly_key(week: Week) -> str:
-    return f"weekly:{week.repo}@{week.branch}/{week_label(week.year, week.week)}/{week.timezone}/{week.lang}"
-
-
-async def post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: Week) -> WeeklyPost:
+async def post_weekly(
+    poster: WeeklyPoster, store: Store, channel: str, week: Week, *, chart: ChartRenderer
+) -> WeeklyPost:
     """Post the roll-up and its chart where they are missing; each recorded as soon as it is up. Under
     the posting lease like a day's digest: two services on one database post one roll-up."""
     key = weekly_key(week)
     async with posting_lock(store, poster.platform, channel, key):
-        return await _post_weekly(poster, store, channel, week, key)
+        return await _post_weekly(poster, store, channel, week, key, chart)
 
 
-async def _post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: Week, key: str) -> WeeklyPost:
-    from adapters.chart import render_week_chart
+async def _post_weekly(
+    poster: WeeklyPoster, store: Store, channel: str, week: Week, key: str, chart: ChartRenderer
+) -> WeeklyPost:
     from analysis.render.weekly import render_weekly_markdown, weekly_filename
 
     done = store.get_posts(poster.platform, channel, key)
@@ -56,7 +43,7 @@ async def _post_weekly(poster: WeeklyPoster, store: Store, channel: str, week: W
         result.posted.append("parent")
     if "chart" not in done:
         name = weekly_filename(week, "png")
-        chart_id = await poster.post_chart(channel, thread, week, name, render_week_chart(week))
+        chart_id = await poster.post_chart(channel, thread, week, name, chart(week))
         store.record_post(poster.platform, channel, key, "chart", chart_id, thread)
         result.posted.append("chart")
     return result

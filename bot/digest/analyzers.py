@@ -6,13 +6,10 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Protocol
 
 from analysis import heuristic
-from analysis.errors import ConfigError, InputError
 from analysis.models import Analysis, Commit
 
 if TYPE_CHECKING:
     from analysis.history.index import HistoryFacts
-    from bot.config.settings import Settings
-    from bot.store.db import Store
 
 Progress = Callable[[int, int], None]
 OnResult = Callable[[Analysis], None]  # each analysis as soon as it is ready (saved at once)
@@ -69,16 +66,3 @@ class HeuristicAnalyzer:
         return None
 
 
-def make_analyzer(settings: Settings, store: Store, choice: str = "auto") -> Analyzer:
-    if choice not in ANALYZER_CHOICES:
-        raise InputError(f"unknown analyzer {choice!r}: use one of {', '.join(ANALYZER_CHOICES)}")
-    if choice == "heuristic" or (choice == "auto" and not settings.llm_configured):
-        return HeuristicAnalyzer()
-    if not settings.llm_configured:
-        raise ConfigError(
-            "--analyzer llm needs DIGEST_MODEL and OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)"
-        )
-    from bot.digest.llm_analyzer import LLMAnalyzer
-
-    # --analyzer llm: a bad key or model stops the run; auto: one warning, then the heuristic.
-    return LLMAnalyzer.from_settings(settings, store, strict=choice == "llm")

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from adapters.llm import BatchRequest, LLMClient, LLMError, LLMFatal, Message
 from analysis import heuristic
 from analysis.heuristic.bands import judged_reason, within_one_tier
 from analysis.llm.budget import DiffSelection, file_list, select_diff
@@ -40,14 +39,13 @@ from analysis.llm.schemas import CommitOut, InsightsOut, ReplyInvalid, parse_rep
 from analysis.llm.tokens import estimate_messages
 from analysis.models import Analysis, ChangeType, Commit, Importance
 from analysis.text import neutralize_mentions
-from bot.digest import usage
 from bot.digest.analyzers import OnResult, Progress
+from bot.ports.protocols import LLM, BatchRequest, LLMError, LLMFatal, Message
 
 if TYPE_CHECKING:
     from analysis.heuristic import Judgment
     from analysis.history.index import HistoryFacts
     from bot.config.settings import Settings
-    from bot.store.db import Store
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
@@ -156,7 +154,7 @@ class LLMAnalyzer:
 
     def __init__(
         self,
-        client: LLMClient,
+        client: LLM,
         *,
         context_tokens: int = 8192,
         output_tokens: int = 1536,
@@ -176,25 +174,8 @@ class LLMAnalyzer:
         self.disabled: LLMFatal | None = None  # set by the first 401/403/404 of a non-strict run
 
     @classmethod
-    def from_settings(cls, settings: Settings, store: Store, *, strict: bool = False) -> LLMAnalyzer:
-        if not settings.digest_model:
-            from analysis.errors import ConfigError
-
-            raise ConfigError("DIGEST_MODEL is not set")
-        client = LLMClient(
-            model=settings.digest_model,
-            base_url=settings.openai_base_url,
-            api_key=settings.openai_api_key.get_secret_value() if settings.openai_api_key else None,
-            timeout=settings.llm_timeout,
-            max_retries=settings.llm_max_retries,
-            concurrency=settings.llm_concurrency,
-            rpm=settings.llm_rpm,
-            tpm=settings.llm_tpm,
-            breaker_after=settings.llm_breaker_after,
-            price_in=settings.llm_price_in,
-            price_out=settings.llm_price_out,
-            on_call=lambda fields: (store.log_llm_call(**fields), usage.record(fields)),
-        )
+    def from_settings(cls, settings: Settings, client: LLM, *, strict: bool = False) -> LLMAnalyzer:
+        """The analyser on `client` (bot/app.py builds it) with the settings' budgets and deadline."""
         return cls(
             client,
             context_tokens=settings.llm_context_tokens,

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from analysis import heuristic
@@ -21,15 +21,15 @@ from analysis.errors import InputError
 from analysis.heuristic.bands import band_day
 from analysis.history.index import WINDOW_DAYS, HistoryFacts
 from analysis.history.reverts import mark_reverted
-from analysis.models import Analysis, Commit, Digest, Importance
+from analysis.models import Analysis, Commit, Digest, Importance, key_of
 from analysis.refs import Ref
 from analysis.window import day_window
 from bot.digest.analyzers import Analyzer
 from bot.digest.history import day_history
 from bot.digest.radar import attach_followups, learn_followups_of, with_original_notes
-from bot.digest.sources import CommitSource
 from bot.digest.surface import fill_surface, with_stored_surface
-from bot.store.db import Store, digest_key, utcnow
+from bot.ports.protocols import CommitSource
+from bot.store.db import Store, utcnow
 
 if TYPE_CHECKING:
     from analysis.history.index import HistoryFacts
@@ -55,10 +55,6 @@ class RunStats:
 def counts_text(counts: dict[str, int]) -> str:
     """{"high": 1, "medium": 2, ...} as "high 1, medium 2, ..." for a log line people read."""
     return ", ".join(f"{k} {v}" for k, v in counts.items() if k != "total") or "none"
-
-
-def key_of(digest: Digest) -> str:
-    return digest_key(digest.repo, digest.branch, digest.day.isoformat(), digest.timezone, digest.lang)
 
 
 async def build_digest(
@@ -362,3 +358,13 @@ async def analyse_ref(
     )
     await learn_followups_of(source, store, branch, commit)
     return commit, with_original_notes(store, source.repo, analyses[commit.sha], lang)
+
+
+async def pick_branch(source: Any, branch: str | None, settings: Any) -> str:
+    """--branch, else DIGEST_BRANCH when set, else the repository's own default branch."""
+    if branch:
+        return branch
+    if "digest_branch" in settings.model_fields_set:
+        return settings.digest_branch
+    default = getattr(source, "default_branch", None)
+    return await default() if default else settings.digest_branch

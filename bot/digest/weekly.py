@@ -25,7 +25,7 @@ from analysis.weekly import Usage, Week, WeekFollowUp, summarize, week_days, wee
 from bot.digest.analyzers import Analyzer
 from bot.digest.pipeline import build_digest, original_rank
 from bot.digest.radar import FOLLOWUP_HORIZON_DAYS, commit_title_ref
-from bot.digest.sources import CommitSource
+from bot.ports.protocols import CommitSource
 from bot.store.db import Store, utcnow
 
 log = logging.getLogger(__name__)

@@ -17,55 +17,13 @@ from typing import Any
 from pydantic import SecretStr
 from pythonjsonlogger.json import JsonFormatter
 
-
-def _maskable(secrets: list[str]) -> list[str]:
-    # Longest first, so a secret containing another is masked whole.
-    return sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True)
-
-
-# The configured secrets, set once settings are loaded: every line we print goes through scrub().
-_secrets: list[str] = []
-
-
-def register_secrets(secrets: list[str]) -> None:
-    _secrets[:] = _maskable(secrets)
-
-
-PARTIAL_MIN = 6  # leading characters of a secret that are masked wherever they appear
-
-
-def scrub(text: str, secrets: list[str] | None = None) -> str:
-    """text with every configured secret (or every one of `secrets`) masked: printed lines, error
-    lines, reports, chat replies. A secret's beginning is masked too (PARTIAL_MIN characters or more
-    of it): what is left of a secret where someone else cut the text."""
-    for secret in _secrets if secrets is None else _maskable(secrets):
-        text = _mask_starts(text.replace(secret, "***"), secret)
-    return text
-
-
-def _mask_starts(text: str, secret: str) -> str:
-    head = secret[:PARTIAL_MIN]
-    at = text.find(head)
-    while at != -1:
-        end = at + len(head)
-        while end < len(text) and end - at < len(secret) and text[end] == secret[end - at]:
-            end += 1
-        text = text[:at] + "***" + text[end:]
-        at = text.find(head, at + 3)
-    return text
-
-
-def clip(text: str, limit: int) -> str:
-    """text masked, then cut to `limit` characters: in that order, a secret quoted where the text is
-    cut leaves nothing of itself behind."""
-    text = scrub(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+from bot.ports.secrets import maskable, register_secrets, scrub
 
 
 class RedactSecrets(logging.Filter):
     def __init__(self, secrets: list[str]):
         super().__init__()
-        self.secrets = _maskable(secrets)
+        self.secrets = maskable(secrets)
 
     def filter(self, record: logging.LogRecord) -> bool:
         if not self.secrets:

@@ -1,5 +1,5 @@
 """Prometheus metrics of `digestbot run`, served on /metrics beside /healthz, on METRICS_HOST:METRICS_PORT
-only (through bot.monitoring.listener: capped connections, header deadline, accept back-off).
+only (through bot.ports.listener: capped connections, header deadline, accept back-off).
 
 One registry for the process: the scheduler, the digest runner and the LLM usage hook update it;
 `metrics_app` serves it. Labels are bounded: subscriptions, platforms and LLM outcomes are small sets;
@@ -30,7 +30,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from analysis.errors import ConfigError
-from bot.monitoring.listener import GuardedSite, guarded_runner
+from bot.ports.listener import GuardedSite, guarded_runner
 
 log = logging.getLogger(__name__)
 
@@ -242,15 +242,6 @@ async def healthz_handler(request: web.Request) -> web.Response:
     if broken:
         text = "\n".join(f"{label}: {reason}" for label, reason in sorted(broken.items()))
         return web.Response(status=503, text=f"unhealthy\n{text}\n")
-    return web.Response(text="ok")
-
-
-async def public_healthz_handler(request: web.Request) -> web.Response:
-    """/healthz on a port that faces the internet (Slack HTTP mode): the same status, but neither which
-    subscriptions are broken nor why (their names and errors hold channel ids and repositories)."""
-    broken = sum(1 for reason in health().values() if reason)
-    if broken:
-        return web.Response(status=503, text=f"unhealthy: {broken} subscription(s); see digestbot status\n")
     return web.Response(text="ok")
 
 

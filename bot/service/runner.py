@@ -13,25 +13,22 @@ import logging
 import signal
 import time
 from collections.abc import Callable
-from datetime import UTC, date, datetime
-from pathlib import Path
+from datetime import date
 from typing import Any
 
 from analysis.errors import ConfigError, DigestError, Undeliverable
-from bot.chat.service import ChatService
+from analysis.weekly import weekly_key
 from bot.config.settings import Settings, zone
-from bot.config.subscriptions import Registry, Subscription
+from bot.config.subscriptions import Subscription
 from bot.delivery import outbox
-from bot.delivery.posting import Poster, post_digest
-from bot.delivery.weekly_post import weekly_key
-from bot.digest.analyzers import Analyzer, make_analyzer
-from bot.digest.pipeline import RunStats, build_digest
-from bot.digest.sources import CommitSource, open_source, pick_branch
+from bot.delivery.posting import post_digest
+from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
+from bot.digest.pipeline import RunStats, build_digest, pick_branch
 from bot.digest.usage import tracking
 from bot.monitoring import metrics
-from bot.monitoring.logs import clip
-from bot.service.retention import purge_daily
-from bot.service.scheduler import DigestScheduler, RunOutcome
+from bot.ports.protocols import ChartRenderer, CommitSource, Poster
+from bot.ports.secrets import clip
+from bot.service.scheduler import RunOutcome
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -46,25 +43,29 @@ class DigestRunner:
         store: Store,
         posters: dict[str, Poster],
         *,
+        source_factory: Callable[[Subscription], CommitSource],
+        chart: ChartRenderer,
         analyzer: Analyzer | None = None,
-        source_factory: Callable[[Subscription], CommitSource] | None = None,
+        make_analyzer: Callable[[], Analyzer] | None = None,
     ):
+        """Built by bot/app.py, which gives it its sources, the chart renderer and the analyser (made
+        on first use: a run that finds nothing to do loads no model client)."""
         self.settings = settings
         self.store = store
         self.posters = posters
+        self.chart = chart
         self._analyzer = analyzer
+        self._make_analyzer = make_analyzer or HeuristicAnalyzer
         self._source_factory = source_factory
 
     @property
     def analyzer(self) -> Analyzer:
         if self._analyzer is None:
-            self._analyzer = make_analyzer(self.settings, self.store, "auto")
+            self._analyzer = self._make_analyzer()
         return self._analyzer
 
     def source(self, sub: Subscription) -> CommitSource:
-        if self._source_factory is not None:
-            return self._source_factory(sub)
-        return open_source(self.settings, self.store, sub.repo, sub.git_dir)
+        return self._source_factory(sub)
 
     async def __call__(self, sub: Subscription, day: date) -> RunOutcome:
         with tracking() as usage:
@@ -191,7 +192,7 @@ class DigestRunner:
                 if sub is None:
                     raise Undeliverable(f"subscription {job['subscription']} no longer exists")
                 rollup = await self.build_week(sub, int(job["year"]), int(job["week"]))
-            await post_weekly(poster, store, str(row["channel"]), rollup)
+            await post_weekly(poster, store, str(row["channel"]), rollup, chart=self.chart)
 
         return post
 
@@ -229,115 +230,6 @@ def failure_notice(sub: Subscription, day: date, outcome: RunOutcome) -> str:
         f"⚠️ The digest of {sub.repo} for {day.isoformat()} failed: {error}\n"
         "The service retries it on its next sweep; if it keeps failing, see `digestbot status`."
     )
-
-
-def load_subscriptions(settings: Settings, config: Path | None) -> list[Subscription]:
-    from bot.config.file import load_config
-
-    path = config or settings.digest_config
-    if path is None:
-        return []
-    return load_config(Path(path), default_tz=settings.digest_tz, default_lang=settings.digest_lang)
-
-
-def chat_runtimes(settings: Settings, service: ChatService) -> list[Any]:
-    """The chat adapters whose tokens are set."""
-    runtimes: list[Any] = []
-    if settings.slack_bot_token:
-        from adapters.slack_app import SlackRuntime
-
-        runtimes.append(SlackRuntime(settings, service))
-    if settings.discord_bot_token:
-        from adapters.discord_bot import DiscordRuntime
-
-        runtimes.append(DiscordRuntime(settings, service))
-    return runtimes
-
-
-async def serve(
-    settings: Settings,
-    store: Store,
-    subscriptions: list[Subscription],
-    *,
-    stop: asyncio.Event | None = None,
-    make_runtimes: Callable[[Settings, ChatService], list[Any]] | None = None,
-    runner: DigestRunner | None = None,
-    clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-) -> None:
-    """Run until `stop` is set (SIGINT / SIGTERM set it when running from the CLI)."""
-    registry = Registry(store, subscriptions)
-    service = ChatService(settings, store, git_dirs=registry.git_dirs())
-    service.subscriptions = registry
-    runtimes = (make_runtimes or chat_runtimes)(settings, service)
-    platforms = {d.platform for s in registry.all() for d in s.destinations}
-    if not runtimes:
-        raise ConfigError(
-            "no chat adapter to run: set SLACK_BOT_TOKEN (+ SLACK_APP_TOKEN or SLACK_SIGNING_SECRET)"
-            " and/or DISCORD_BOT_TOKEN"
-        )
-    started: list[Any] = []
-    scheduler: DigestScheduler | None = None
-    health: Any = None
-    housekeeping: asyncio.Task[None] | None = None
-    worker: asyncio.Task[None] | None = None
-    posters: dict[str, Poster] = {}  # the runner's own dict: a platform that starts late joins it
-    retrying: list[asyncio.Task[None]] = []
-    metrics.label_names(settings.metrics_label_names)  # before any series is labelled
-    try:
-        if settings.metrics_port is not None:
-            health, _ = await metrics.start_metrics_server(settings.metrics_host, settings.metrics_port)
-        for runtime in runtimes:
-            try:
-                await start_runtime(runtime, posters, started)
-            except ConfigError:
-                raise  # a bad token or setting: retrying cannot fix it
-            except Exception as exc:  # an outage: serve the others, retry this one with backoff
-                retrying.append(asyncio.create_task(keep_starting(runtime, posters, started, exc)))
-                platforms.discard(runtime_name(runtime).lower())  # not missing: on its way
-        for missing in sorted(platforms - set(posters)):
-            log.warning(
-                "subscriptions post to %s but no %s adapter is running (token not set)", missing, missing
-            )
-        runner = runner or DigestRunner(settings, store, posters)
-        scheduler = DigestScheduler(
-            registry,
-            store,
-            runner,
-            catchup_days=settings.digest_catchup_days,
-            clock=clock,
-            on_failure=getattr(runner, "report_failure", None),
-            weekly_runner=getattr(runner, "weekly", None),
-        )
-        await scheduler.start()
-        # Banners, replies, notices and roll-ups left pending by this or an earlier run, retried.
-        extra = {"weekly": runner.weekly_handler(registry.all)} if hasattr(runner, "weekly_handler") else {}
-        worker = asyncio.create_task(outbox.Worker(store, posters, extra=extra).run(), name="pending work")
-        housekeeping = asyncio.create_task(purge_daily(store, settings), name="purge-prompts")
-        log.info(
-            "digestbot running: %d subscription(s), adapters: %s",
-            len(registry.all()),
-            ", ".join(sorted(posters)) or "none",
-        )
-        await (stop or asyncio.Event()).wait()
-    finally:
-        if scheduler is not None:  # started: there may be posts in flight
-            log.info("shutting down: finishing in-flight posts")
-        for task in [*retrying, housekeeping]:
-            if task is not None:
-                task.cancel()
-        if scheduler is not None:
-            await scheduler.stop()
-        if worker is not None:
-            worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await worker
-        for runtime in reversed(started):
-            try:
-                await runtime.stop()
-            except Exception as exc:
-                log.warning("stopping %s failed: %s", type(runtime).__name__, exc)
-        if health is not None:
-            await health.cleanup()
 
 
 STARTUP_RETRY_FIRST = 5.0  # seconds before the first new attempt to start an unavailable platform

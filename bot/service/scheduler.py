@@ -26,12 +26,12 @@ from bot.config.schedule import day_for_fire, trigger_for, week_for_fire, weekly
 from bot.config.subscriptions import Registry, Subscription
 from bot.digest.pipeline import counts_text
 from bot.monitoring import metrics
-from bot.monitoring.logs import scrub
+from bot.ports.protocols import Clock
+from bot.ports.secrets import scrub
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
 
-Clock = Callable[[], datetime]
 SWEEP_SECONDS = 600  # how often missed runs are looked for while running
 SYNC_SECONDS = 30  # how soon a subscription made in chat gets its job
 # How long after its scheduled time a digest may still be in the works before /healthz says it is

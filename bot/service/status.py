@@ -5,7 +5,9 @@ the last week. The same data feeds the text and `--format json`."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from analysis.errors import DigestError
@@ -25,15 +27,18 @@ def failing(store: Store, file_subscriptions: list[Subscription]) -> list[str]:
     return [s.name for s in subs if (r := _last_run(store, s.name)) is not None and r["status"] in FAILED]
 
 
-def check_subscription(settings: Settings, sub: Subscription) -> str | None:
-    """Why this subscription cannot run, in one line, or None. Checks what needs no network: a local
-    clone exists and is a git repository; every destination's platform has its bot token set."""
-    problems = []
-    if sub.git_dir is not None:
-        from adapters.local_git import LocalGitSource
+# Opens a local clone, raising a DigestError when it is not one (bot/app.py's local_clone).
+CloneCheck = Callable[[Path, str], object]
 
+
+def check_subscription(settings: Settings, sub: Subscription, check_clone: CloneCheck | None = None) -> str | None:
+    """Why this subscription cannot run, in one line, or None. Checks what needs no network: a local
+    clone exists and is a git repository (with `check_clone`); every destination's platform has its
+    bot token set."""
+    problems = []
+    if sub.git_dir is not None and check_clone is not None:
         try:
-            LocalGitSource(sub.git_dir, repo=sub.repo)
+            check_clone(sub.git_dir, sub.repo)
         except DigestError as exc:
             problems.append(f"source: {exc}")
     for platform in sorted({d.platform for d in sub.destinations} - {"console"}):  # console: no token
@@ -45,19 +50,25 @@ def check_subscription(settings: Settings, sub: Subscription) -> str | None:
     return "; ".join(problems) or None
 
 
-def check_subscriptions(settings: Settings, subs: list[Subscription]) -> list[tuple[Subscription, str]]:
-    return [(sub, problem) for sub in subs if (problem := check_subscription(settings, sub))]
+def check_subscriptions(
+    settings: Settings, subs: list[Subscription], check_clone: CloneCheck | None = None
+) -> list[tuple[Subscription, str]]:
+    return [(sub, problem) for sub in subs if (problem := check_subscription(settings, sub, check_clone))]
 
 
 def status_data(
-    settings: Settings, store: Store, file_subscriptions: list[Subscription], now: datetime | None = None
+    settings: Settings,
+    store: Store,
+    file_subscriptions: list[Subscription],
+    now: datetime | None = None,
+    check_clone: CloneCheck | None = None,
 ) -> dict[str, Any]:
     now = now or datetime.now(UTC)
     subs = Registry(store, file_subscriptions).all()
     usage = store.llm_usage_since(now - timedelta(days=7))
     return {
         "database": str(settings.digest_db),
-        "subscriptions": [_subscription(settings, store, sub, now) for sub in subs],
+        "subscriptions": [_subscription(settings, store, sub, now, check_clone) for sub in subs],
         "pending": [_pending(row) for row in store.pending_work()],
         "llm_last_7_days": {k: usage[k] for k in ("calls", "tokens_in", "tokens_out")},
     }
@@ -91,7 +102,9 @@ def _pending(row: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _subscription(settings: Settings, store: Store, sub: Subscription, now: datetime) -> dict[str, Any]:
+def _subscription(
+    settings: Settings, store: Store, sub: Subscription, now: datetime, check_clone: CloneCheck | None
+) -> dict[str, Any]:
     nxt = trigger_for(sub).get_next_fire_time(None, now)
     return {
         "name": sub.name,
@@ -106,7 +119,7 @@ def _subscription(settings: Settings, store: Store, sub: Subscription, now: date
         "destinations": [f"{d.platform}:{d.channel}" for d in sub.destinations],
         "next_run": nxt.isoformat() if nxt else None,
         "last_run": _last_run(store, sub.name),
-        "problem": check_subscription(settings, sub),
+        "problem": check_subscription(settings, sub, check_clone),
     }
 
 

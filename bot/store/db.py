@@ -22,7 +22,7 @@ from analysis.errors import ConfigError
 from analysis.history.followups import FollowUpKind, FollowUpLink, PastCommit
 from analysis.history.index import BranchCommit, automated
 from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange, SurfaceChange, SurfaceKind
-from bot.monitoring.logs import scrub
+from bot.ports.secrets import scrub
 from bot.store.health import check_schema, database_error, is_known
 from bot.store.migrations import MIGRATIONS
 
@@ -33,10 +33,6 @@ def utcnow() -> datetime:
 
 def _iso(dt: datetime) -> str:
     return dt.isoformat()
-
-
-def digest_key(repo: str, branch: str, day: str, timezone: str, lang: str) -> str:
-    return f"{repo}@{branch}/{day}/{timezone}/{lang}"
 
 
 class Store:

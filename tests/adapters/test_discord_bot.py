@@ -29,12 +29,13 @@ from adapters.discord_bot import (
 from analysis.errors import ConfigError, InputError, ServiceError
 from analysis.models import Commit, Digest, FileChange, Importance
 from analysis.render.markdown import render_report
-from bot.chat.commands import ThreadContext
+from bot.app import chat_service
 from bot.chat.service import ChatService
 from bot.config.settings import Settings
 from bot.delivery.posting import post_digest, report_filename
 from bot.digest.analyzers import HeuristicAnalyzer
 from bot.digest.pipeline import save_digest
+from bot.ports.protocols import ThreadContext
 from bot.store.db import Store
 from tests.fakes.digests import LONG_TEXT, make_analysis, make_commit, make_digest
 from tests.fakes.discord_api import FakeDiscord
@@ -119,7 +120,7 @@ def answerer() -> RecordingAnswerer:
 @pytest.fixture
 def service(settings: Settings, store: Store, events: list[Any]) -> ChatService:
     commits = day_commits()
-    return ChatService(
+    return chat_service(
         settings,
         store,
         source_factory=lambda repo: MemorySource(repo, commits, events=events),
@@ -522,7 +523,7 @@ async def test_a_reply_to_a_card_is_about_that_commit(bot, posted, fake):
 async def test_the_answerer_gets_the_question_the_history_and_its_answer_is_defused(
     fake, settings, store, events, answerer
 ):
-    service = ChatService(settings, store, analyzer=SlowAnalyzer(events), answerer=answerer)
+    service = chat_service(settings, store, analyzer=SlowAnalyzer(events), answerer=answerer)
     with fake.routed():
         client = DigestBot(service, guild_id=fake.guild_id)
         await login(client, fake.token)
@@ -588,7 +589,7 @@ async def test_a_models_invented_facts_never_reach_a_discord_thread(fake, settin
         async def answer(self, ctx, question, lang):
             return "Mostly fine. It was reverted by 9f8e7d6c5b1a (#9999) and is 45% faster."
 
-    service = ChatService(settings, store, analyzer=SlowAnalyzer(events), answerer=Inventing())
+    service = chat_service(settings, store, analyzer=SlowAnalyzer(events), answerer=Inventing())
     with fake.routed():
         client = DigestBot(service, guild_id=fake.guild_id)
         await login(client, fake.token)

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from adapters.llm import LLMClient, LLMError, LLMFatal, backoff_delay, retry_after_seconds
+from adapters.llm import LLMClient, backoff_delay, retry_after_seconds
 from analysis.errors import ServiceError
 from analysis.llm.tokens import estimate_messages, estimate_tokens
+from bot.ports.protocols import LLMError, LLMFatal
 from tests.fakes.openai_server import FakeLLM
 
 MESSAGES = [

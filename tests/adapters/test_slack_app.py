@@ -31,13 +31,14 @@ from adapters.slack_app import (
     open_slack_poster,
 )
 from analysis.errors import ConfigError, ServiceError
-from analysis.models import Commit, Digest, FileChange, Importance
+from analysis.models import Commit, Digest, FileChange, Importance, key_of
 from analysis.render.markdown import render_report
+from bot.app import chat_service
 from bot.chat.service import ChatService
 from bot.config.settings import Settings
-from bot.delivery.posting import Posted, post_digest, report_filename
+from bot.delivery.posting import post_digest, report_filename
 from bot.digest.analyzers import HeuristicAnalyzer
-from bot.digest.pipeline import key_of
+from bot.ports.protocols import Posted
 from bot.store.db import Store
 from tests.fakes.digests import make_analysis, make_commit
 from tests.fakes.slack_api import BOT_ID, BOT_USER, TEAM, FakeSlack, eventually
@@ -133,7 +134,7 @@ class RecordingAnswerer:
 def make_service(settings: Settings, store: Store | None = None, **kwargs: Any) -> ChatService:
     commits = day_commits()
     kwargs.setdefault("analyzer", HeuristicAnalyzer())
-    return ChatService(
+    return chat_service(
         settings,
         store or Store(settings.digest_db),
         source_factory=lambda repo: MemorySource(repo, commits),

@@ -61,6 +61,6 @@ def test_question_language():
     ],
 )
 def test_replies_that_are_questions(text, expected):
-    from bot.chat.commands import is_question
+    from analysis.questions.parse import is_question
 
     assert is_question(text) is expected

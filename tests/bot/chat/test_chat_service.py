@@ -4,19 +4,19 @@ without a model, the channel's repository, and subscriptions owned by the config
 import pytest
 
 from analysis.errors import InputError
-from analysis.models import Importance
+from analysis.models import Importance, key_of
+from bot.app import chat_service
 from bot.chat.commands import parse_command
-from bot.chat.service import ChatService
 from bot.config.settings import Settings
 from bot.config.subscriptions import Destination, Registry, Subscription
-from bot.delivery.posting import Posted
-from bot.digest.pipeline import key_of, save_digest
+from bot.digest.pipeline import save_digest
+from bot.ports.protocols import Posted
 from tests.fakes.digests import make_digest
 
 
 @pytest.fixture
 def service(store):
-    return ChatService(Settings(digest_repo="fallback/repo", digest_lang="en"), store)
+    return chat_service(Settings(digest_repo="fallback/repo", digest_lang="en"), store)
 
 
 def posted_digest(store, lang="en"):
@@ -102,7 +102,7 @@ async def test_config_file_subscriptions_cannot_be_removed_from_chat(store):
         lang="en",
         destinations=(Destination("slack", "C1"),),
     )
-    service = ChatService(Settings(), store)
+    service = chat_service(Settings(), store)
     service.subscriptions = Registry(store, [file_sub])
     result = await service.execute("slack", "C1", parse_command("unsubscribe acme/widgets"))
     assert result.kind == "error" and "configuration file" in result.text
@@ -111,7 +111,7 @@ async def test_config_file_subscriptions_cannot_be_removed_from_chat(store):
 
 
 async def test_a_day_without_a_repository_is_a_clear_error(store):
-    service = ChatService(Settings(), store)
+    service = chat_service(Settings(), store)
     with pytest.raises(InputError):
         service.prepare("slack", "C1", "abc1234 extra")
     result = await service.execute("slack", "C1", service.prepare("slack", "C1", "2026-01-26"))
@@ -135,7 +135,7 @@ class MissingRepo:
 
 
 async def test_subscribing_to_an_unknown_repository_says_so_at_once(store):
-    service = ChatService(Settings(), store, source_factory=lambda repo: MissingRepo())
+    service = chat_service(Settings(), store, source_factory=lambda repo: MissingRepo())
     result = await service.execute("slack", "C1", parse_command("subscribe nobody/nothing 08:00"))
     assert result.kind == "error" and "not found" in result.text
     assert service.subscriptions.for_channel("slack", "C1") == []  # nothing half-made

@@ -12,13 +12,13 @@ import pytest
 from click.testing import CliRunner
 from prometheus_client import generate_latest
 
-from analysis.models import FileChange
+from analysis.models import FileChange, key_of
+from bot.app import chat_service
 from bot.chat.answers import ThreadLimiter
 from bot.chat.service import ChatService
 from bot.cli.main import cli
 from bot.config.settings import Settings
 from bot.digest.analyzers import HeuristicAnalyzer
-from bot.digest.pipeline import key_of
 from bot.monitoring import metrics
 from tests.fakes.digests import make_commit
 from tests.fakes.openai_server import FakeLLM
@@ -63,7 +63,7 @@ def commits():
 
 def make_service(settings: Settings, store, **kw) -> ChatService:
     day, older = commits()
-    return ChatService(
+    return chat_service(
         settings,
         store,
         source_factory=lambda repo: MemorySource(repo, [*day, older]),

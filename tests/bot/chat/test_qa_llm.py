@@ -6,13 +6,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from adapters.llm import LLMClient, LLMError
+from adapters.llm import LLMClient
 from analysis.models import FileChange, Importance
+from bot.app import chat_service
 from bot.chat.answers import answer_question
-from bot.chat.commands import ThreadContext
 from bot.chat.llm_answers import LLMAnswerer
-from bot.chat.service import ChatService
 from bot.config.settings import Settings
+from bot.ports.protocols import LLMError, ThreadContext
 from tests.fakes.digests import make_analysis, make_commit, make_digest
 from tests.fakes.openai_server import FakeLLM
 
@@ -100,7 +100,7 @@ async def test_failure_falls_back_to_the_stored_answer(fake, store) -> None:
     fake.fail(500, times=None)
     llm = LLMClient(model=fake.model, base_url=fake.base_url, sleep=no_wait, max_retries=1)
     async with llm:
-        service = ChatService(Settings(_env_file=None), store, answerer=LLMAnswerer(llm))
+        service = chat_service(Settings(_env_file=None), store, answerer=LLMAnswerer(llm))
         answer = await answer_question(service, commit_ctx(), "hmm, and then?")
     text = answer.plain()
     assert answer.source == "fallback" and fake.by_purpose["qa"] == 2  # the model was asked (and retried)

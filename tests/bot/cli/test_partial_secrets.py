@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from bot.cli.main import cli
-from bot.monitoring.logs import clip, scrub
+from bot.ports.secrets import clip, scrub
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.github import FakeGitHub
 from tests.fakes.openai_server import FakeLLM
@@ -34,7 +34,7 @@ def leaked(text: str, secret: str, shortest: int = 6) -> list[str]:
 
 
 def test_clip_masks_before_it_cuts():
-    from bot.monitoring.logs import register_secrets
+    from bot.ports.secrets import register_secrets
 
     register_secrets([LLM_KEY])
     try:

@@ -76,8 +76,8 @@ def test_log_filter_masks_exception_text():
 
 async def test_a_chat_error_reply_is_scrubbed(store):
     from analysis.errors import SourceError
+    from bot.app import chat_service
     from bot.chat.commands import parse_command
-    from bot.chat.service import ChatService
     from bot.config.settings import Settings
 
     token = "ghp_chat0123456789abcdef"
@@ -91,7 +91,7 @@ async def test_a_chat_error_reply_is_scrubbed(store):
         async def aclose(self) -> None:
             return None
 
-    service = ChatService(Settings(github_token=token), store, source_factory=lambda repo: EchoingSource())
+    service = chat_service(Settings(github_token=token), store, source_factory=lambda repo: EchoingSource())
     result = await service.execute("slack", "C1", parse_command("subscribe acme/widgets 08:00"))
     assert result.kind == "error" and "Authorization: token ***" in result.text
     assert token not in result.text

@@ -21,14 +21,12 @@ import time_machine
 
 from adapters.discord_bot import DiscordRuntime, open_discord_poster
 from adapters.slack_app import SlackPoster, SlackRuntime, make_client
+from bot.app import make_analyzer, open_source, serve
 from bot.config.settings import Settings, zone
 from bot.config.subscriptions import Destination, Subscription
 from bot.delivery import outbox
 from bot.delivery.posting import post_digest
-from bot.digest.analyzers import make_analyzer
 from bot.digest.pipeline import build_digest
-from bot.digest.sources import open_source
-from bot.service.runner import serve
 from bot.service.status import render_status, status_data
 from bot.store.db import Store
 from tests.fakes.discord_api import FakeDiscord
@@ -299,7 +297,7 @@ def test_kill_9_between_recording_and_sending_leaves_nothing_missing_and_nothing
 async def test_a_failure_notice_lost_after_slack_took_it_is_posted_once(fakes, tmp_path):
     """The notice is pending work too: a 500 after Slack accepted it is found, not posted again; one
     refused outright is retried by the worker."""
-    from bot.service.runner import DigestRunner
+    from bot.app import digest_runner
     from bot.service.scheduler import RunOutcome
 
     slack, dc = fakes
@@ -310,7 +308,7 @@ async def test_a_failure_notice_lost_after_slack_took_it_is_posted_once(fakes, t
         name="widgets", repo=REPO, timezone="UTC", schedule="09:00", lang="en",
         destinations=(Destination("slack", SLACK), Destination("slack", "C0OTHER")),
     )  # fmt: skip
-    runner = DigestRunner(settings, store, {"slack": poster})
+    runner = digest_runner(settings, store, {"slack": poster})
     slack.fail_after_accept("chat.postMessage")  # C0RADAR: accepted, answer lost
     slack.fail(
         "chat.postMessage",

@@ -6,8 +6,9 @@ import os
 import pytest
 
 from analysis.errors import ServiceError
-from bot.delivery.posting import Posted, digest_items, post_digest
-from bot.digest.pipeline import key_of
+from analysis.models import key_of
+from bot.delivery.posting import digest_items, post_digest
+from bot.ports.protocols import Posted
 from bot.store.db import Store
 from tests.fakes.digests import make_digest
 
@@ -89,7 +90,8 @@ async def test_concurrent_posts_of_one_digest_post_once(tmp_path):
 
 POSTER_SCRIPT = """
 import asyncio, sys
-from bot.delivery.posting import Posted, post_digest
+from bot.delivery.posting import post_digest
+from bot.ports.protocols import Posted
 from bot.store.db import Store
 from tests.fakes.digests import make_digest
 

@@ -8,9 +8,9 @@ from click.testing import CliRunner
 
 from adapters.discord_bot import open_discord_poster
 from adapters.slack_app import SlackPoster, make_client
+from analysis.models import key_of
 from bot.config.settings import Settings
 from bot.delivery.posting import post_digest
-from bot.digest.pipeline import key_of
 from tests.fakes.digests import make_digest
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.slack_api import FakeSlack

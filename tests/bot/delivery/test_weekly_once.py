@@ -8,6 +8,7 @@ import asyncio
 
 from adapters.discord_bot import open_discord_poster
 from adapters.slack_app import SlackPoster, make_client
+from bot.app import render_chart
 from bot.config.settings import Settings
 from bot.delivery.weekly_post import post_weekly
 from bot.store.db import Store
@@ -28,8 +29,8 @@ async def test_two_services_on_one_database_post_one_roll_up(repo, store, tmp_pa
     with FakeSlack(latency=0.05) as slack:  # slow enough that the two posts overlap
         settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
         results = await asyncio.gather(
-            post_weekly(SlackPoster(make_client(settings)), store, CHANNEL, week),
-            post_weekly(SlackPoster(make_client(settings)), other, CHANNEL, week),
+            post_weekly(SlackPoster(make_client(settings)), store, CHANNEL, week, chart=render_chart),
+            post_weekly(SlackPoster(make_client(settings)), other, CHANNEL, week, chart=render_chart),
         )
         slack.check()
         parents = slack.channel_messages(CHANNEL)
@@ -42,7 +43,8 @@ async def test_two_services_on_one_database_post_one_roll_up(repo, store, tmp_pa
         settings = Settings(_env_file=None, discord_bot_token=dc.token, discord_api_url=dc.base_url)
         async with open_discord_poster(settings) as one, open_discord_poster(settings) as two:
             await asyncio.gather(
-                post_weekly(one, store, channel, week), post_weekly(two, other, channel, week)
+                post_weekly(one, store, channel, week, chart=render_chart),
+                post_weekly(two, other, channel, week, chart=render_chart),
             )
         dc.check()
         messages = dc.messages_in(channel)
@@ -56,8 +58,10 @@ async def test_a_500_after_slack_took_the_chart_gives_one_chart(repo, store):  #
         settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
         poster = SlackPoster(make_client(settings))
         slack.fail_after_accept("files.completeUploadExternal")  # stored, then answered 500
-        first = await post_weekly(poster, store, CHANNEL, week)
-        retry = await post_weekly(poster, store, CHANNEL, week)  # the service's next sweep
+        first = await post_weekly(poster, store, CHANNEL, week, chart=render_chart)
+        retry = await post_weekly(
+            poster, store, CHANNEL, week, chart=render_chart
+        )  # the service's next sweep
         slack.check()
     assert first.posted == ["parent", "chart"] and retry.posted == []
     assert charts(slack) == ["weekly-acme-widgets-2026-W05.en.png"]
@@ -74,19 +78,19 @@ async def test_a_chart_upload_that_failed_is_looked_for_again_not_taken_from_mem
         slack.fail("conversations.replies", times=1, status=500)  # the check after it fails too
         slack.fail("conversations.replies", times=2, status=500)
         try:
-            await post_weekly(poster, store, CHANNEL, week)
+            await post_weekly(poster, store, CHANNEL, week, chart=render_chart)
         except Exception as exc:  # the first sweep ends in an error, as it may
             assert "Slack" in str(exc)
-        await post_weekly(poster, store, CHANNEL, week)
+        await post_weekly(poster, store, CHANNEL, week, chart=render_chart)
         slack.check()
     assert len(charts(slack)) == 1
 
 
 async def test_a_roll_up_part_that_failed_is_pending_work_the_service_finishes(repo, store):  # noqa: F811
     from adapters.local_git import LocalGitSource
+    from bot.app import digest_runner
     from bot.config.subscriptions import Destination, Subscription
     from bot.delivery import outbox
-    from bot.service.runner import DigestRunner
     from bot.service.status import status_data
     from tests.bot.digest.test_weekly import FixedAnalyzer
 
@@ -95,7 +99,7 @@ async def test_a_roll_up_part_that_failed_is_pending_work_the_service_finishes(r
     with FakeSlack() as slack:
         settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
         posters = {"slack": SlackPoster(make_client(settings))}
-        runner = DigestRunner(settings, store, posters, analyzer=FixedAnalyzer(),
+        runner = digest_runner(settings, store, posters, analyzer=FixedAnalyzer(),
                               source_factory=lambda s: LocalGitSource(repo.path))  # fmt: skip
         slack.fail("files.getUploadURLExternal", "fatal_error", times=1)  # the chart's upload fails once
         outcome = await runner.weekly(sub, 2026, 5)

@@ -13,17 +13,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.llm import LLMClient, LLMFatal
+from adapters.llm import LLMClient
 from analysis import heuristic
 from analysis.history.index import HistoryFacts, PathRecord
 from analysis.llm.prompts import PROMPT_VERSION
 from analysis.llm.tokens import estimate_tokens
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, FileChange, Importance
 from analysis.render.markdown import render_commit, render_report
+from bot.app import make_analyzer
 from bot.config.settings import load_settings
-from bot.digest.analyzers import make_analyzer
 from bot.digest.llm_analyzer import LLMAnalyzer
 from bot.digest.pipeline import RunStats, build_digest
+from bot.ports.protocols import LLMFatal
 from bot.store.db import Store
 from tests.analysis.reportcheck import check_report
 from tests.fakes.digests import make_commit

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from adapters.llm import LLMClient
+from bot.app import llm_analyzer
 from bot.digest.llm_analyzer import LLMAnalyzer
 from bot.store.db import Store
 from tests.bot.digest.test_llm_analyzer import assert_llm, calls, commit, day_commits
@@ -85,8 +86,8 @@ async def test_a_single_commit_is_never_batched(fake, batching) -> None:
 
 
 async def test_llm_batch_setting_reaches_the_analyzer(fake, store, tmp_path) -> None:
+    from bot.app import make_analyzer
     from bot.config.settings import load_settings
-    from bot.digest.analyzers import make_analyzer
 
     settings = load_settings(
         digest_model=fake.model, openai_base_url=fake.base_url, digest_db=tmp_path / "d.db",
@@ -97,7 +98,7 @@ async def test_llm_batch_setting_reaches_the_analyzer(fake, store, tmp_path) -> 
         assert isinstance(analyzer, LLMAnalyzer) and analyzer.batch_wait == 120
     finally:
         await analyzer.aclose()
-    live = LLMAnalyzer.from_settings(load_settings(digest_model="m", openai_base_url=fake.base_url), store)
+    live = llm_analyzer(load_settings(digest_model="m", openai_base_url=fake.base_url), store)
     try:
         assert live.batch_wait is None  # off unless LLM_BATCH=1
     finally:

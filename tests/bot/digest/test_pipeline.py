@@ -4,10 +4,11 @@ and a digest rebuilt from the store."""
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+from analysis.models import key_of
 from analysis.render.markdown import render_report
 from bot.config.subscriptions import Filters
 from bot.digest.analyzers import HeuristicAnalyzer
-from bot.digest.pipeline import RunStats, build_digest, key_of, load_digest
+from bot.digest.pipeline import RunStats, build_digest, load_digest
 from bot.store.db import Store
 from tests.analysis.reportcheck import check_report
 from tests.fakes.digests import make_commit

@@ -359,13 +359,13 @@ def test_banner_dates_are_the_digest_zone_days():
 
 
 async def test_thread_answers_about_the_original_say_it_was_reverted(store, slack, tmp_path):
-    from bot.chat.service import ChatService
+    from bot.app import chat_service
 
     first = await day(store, DAY1)
     await post_digest(slack_poster(slack, tmp_path), store, CHANNEL, first)
     posts = store.get_posts("slack", CHANNEL, "acme/widgets@main/2026-01-26/Asia/Shanghai/en")
     card_ts, parent_ts = posts[f"card:{FAST.sha}"]["message_id"], posts["parent"]["message_id"]
-    service = ChatService(Settings(_env_file=None, digest_db=store.path), store)
+    service = chat_service(Settings(_env_file=None, digest_db=store.path), store)
 
     async def ask(question: str) -> str:
         return (await service.answer(service.thread_context("slack", parent_ts, card_ts), question)).plain()
@@ -431,7 +431,8 @@ async def test_two_banners_on_one_card_are_each_added_once(slack, discord_fake, 
 
 
 async def test_a_digest_read_back_from_the_store_keeps_its_followups(store):
-    from bot.digest.pipeline import key_of, load_digest
+    from analysis.models import key_of
+    from bot.digest.pipeline import load_digest
 
     await day(store, DAY1)
     store_links(store)

@@ -234,6 +234,7 @@ def png_size(data: bytes) -> tuple[int, int]:
 async def test_posted_once_to_slack_and_discord_with_the_chart(repo, store, tmp_path):
     from adapters.discord_bot import open_discord_poster
     from adapters.slack_app import SlackPoster, make_client
+    from bot.app import render_chart
     from bot.config.settings import Settings
     from bot.delivery.weekly_post import post_weekly
     from tests.fakes.discord_api import FakeDiscord
@@ -243,10 +244,16 @@ async def test_posted_once_to_slack_and_discord_with_the_chart(repo, store, tmp_
     name = "weekly-acme-widgets-2026-W05.en.png"
     with FakeSlack() as slack:
         settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
-        first = await post_weekly(SlackPoster(make_client(settings)), store, "C0WEEK", week)
-        again = await post_weekly(SlackPoster(make_client(settings)), store, "C0WEEK", week)
+        first = await post_weekly(
+            SlackPoster(make_client(settings)), store, "C0WEEK", week, chart=render_chart
+        )
+        again = await post_weekly(
+            SlackPoster(make_client(settings)), store, "C0WEEK", week, chart=render_chart
+        )
         store.db.execute("DELETE FROM posts")  # a crash before anything was recorded: Slack is asked
-        after_crash = await post_weekly(SlackPoster(make_client(settings)), store, "C0WEEK", week)
+        after_crash = await post_weekly(
+            SlackPoster(make_client(settings)), store, "C0WEEK", week, chart=render_chart
+        )
         slack.check()
         [parent] = slack.channel_messages("C0WEEK")
         [upload] = slack.uploads.values()
@@ -266,11 +273,14 @@ async def test_posted_once_to_slack_and_discord_with_the_chart(repo, store, tmp_
         )
         channel = str(next(iter(discord_fake.channels)))
         async with open_discord_poster(settings) as poster:
-            await post_weekly(poster, store, channel, week)
-            await post_weekly(poster, store, channel, week)
+            await post_weekly(poster, store, channel, week, chart=render_chart)
+            await post_weekly(poster, store, channel, week, chart=render_chart)
         store.db.execute("DELETE FROM posts")  # a crash before anything was recorded: Discord is read
         async with open_discord_poster(settings) as poster:
-            assert (await post_weekly(poster, store, channel, week)).posted == ["parent", "chart"]
+            assert (await post_weekly(poster, store, channel, week, chart=render_chart)).posted == [
+                "parent",
+                "chart",
+            ]
         discord_fake.check()
         summary, chart = discord_fake.messages_in(channel)
     assert summary["embeds"][0]["title"].startswith("Weekly roll-up · acme/widgets · 2026-W05")
@@ -380,16 +390,16 @@ def test_analyze_of_an_old_commit_finds_its_revert_in_a_fresh_database(repo, tmp
 
 async def test_the_service_runner_posts_a_subscriptions_week(repo, store, tmp_path):
     from adapters.slack_app import SlackPoster, make_client
+    from bot.app import digest_runner
     from bot.config.settings import Settings
     from bot.config.subscriptions import Destination, Subscription
-    from bot.service.runner import DigestRunner
     from tests.fakes.slack_api import FakeSlack
 
     sub = Subscription("w", "acme/widgets", "Asia/Shanghai", "09:00", "zh",
                        (Destination("slack", "C0WEEK"), Destination("discord", "1")), weekly="mon 09:00")  # fmt: skip
     with FakeSlack() as slack:
         settings = Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url)
-        runner = DigestRunner(settings, store, {"slack": SlackPoster(make_client(settings))},
+        runner = digest_runner(settings, store, {"slack": SlackPoster(make_client(settings))},
                               analyzer=FixedAnalyzer(), source_factory=lambda s: LocalGitSource(repo.path))  # fmt: skip
         outcome = await runner.weekly(sub, 2026, 5)
         slack.check()

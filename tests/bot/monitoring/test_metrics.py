@@ -17,12 +17,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from adapters.slack_app import SlackRuntime
 from analysis.errors import ConfigError
-from bot.chat.service import ChatService
+from bot.app import chat_service, serve
 from bot.config.settings import Settings
 from bot.config.subscriptions import Destination, Subscription
 from bot.monitoring.logs import setup_logging
 from bot.monitoring.metrics import label_names, start_metrics_server, subscription_label, watch_health
-from bot.service.runner import serve
 from bot.service.status import status_data
 from bot.store.db import Store
 from tests.fakes.github import FakeGitHub, make_commit, make_file
@@ -164,7 +163,7 @@ async def test_slack_http_mode_serves_healthz_but_never_metrics(tmp_path):
             digest_db=tmp_path / "d.db",
         )
         runtime = SlackRuntime(
-            settings, ChatService(settings, Store(settings.digest_db)), host="127.0.0.1", port=0
+            settings, chat_service(settings, Store(settings.digest_db)), host="127.0.0.1", port=0
         )
         await runtime.start()
         try:

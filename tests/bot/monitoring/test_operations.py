@@ -22,12 +22,12 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from analysis.errors import ConfigError
+from bot.app import serve
 from bot.config.settings import Settings
 from bot.config.subscriptions import Destination, Registry, Subscription
 from bot.monitoring import metrics
 from bot.monitoring.logs import setup_logging
 from bot.monitoring.metrics import metrics_app
-from bot.service.runner import serve
 from bot.service.scheduler import DigestScheduler, RunOutcome
 from tests.bot.cli.test_cli_process import child_env
 from tests.bot.service.test_scheduler import Clock, Recorder
@@ -358,7 +358,7 @@ async def test_no_shutdown_line_when_start_up_failed(tmp_path, store, caplog):
 
 async def test_no_slack_bolt_warning_on_start(tmp_path, monkeypatch, caplog):
     from adapters.slack_app import SlackRuntime
-    from bot.chat.service import ChatService
+    from bot.app import chat_service
     from bot.store.db import Store
     from tests.fakes.slack_api import FakeSlack
 
@@ -371,7 +371,7 @@ async def test_no_slack_bolt_warning_on_start(tmp_path, monkeypatch, caplog):
             digest_db=tmp_path / "d.db",
         )
         runtime = SlackRuntime(
-            settings, ChatService(settings, Store(settings.digest_db)), host="127.0.0.1", port=0
+            settings, chat_service(settings, Store(settings.digest_db)), host="127.0.0.1", port=0
         )
         await runtime.start()
         await runtime.stop()

@@ -17,11 +17,11 @@ import pytest
 import time_machine
 
 from analysis.errors import ConfigError, ServiceError
+from bot.app import serve
 from bot.config.settings import Settings
 from bot.config.subscriptions import Destination, Subscription
-from bot.delivery.posting import Posted
+from bot.ports.protocols import Posted
 from bot.service import runner as service
-from bot.service.runner import serve
 from bot.store.db import Store
 from tests.bot.cli.test_cli import repo  # noqa: F401  (the throw-away clone fixture)
 from tests.bot.cli.test_cli_process import child_env

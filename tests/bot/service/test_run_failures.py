@@ -16,10 +16,10 @@ import time_machine
 
 from adapters.discord_bot import DiscordRuntime
 from adapters.slack_app import SlackRuntime
+from bot.app import serve
 from bot.config.file import load_config
 from bot.config.settings import Settings
 from bot.config.subscriptions import Destination, Subscription
-from bot.service.runner import serve
 from bot.store.db import Store
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.github import FakeGitHub

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from datetime import date
 
+from bot.app import digest_runner
 from bot.config.settings import Settings
 from bot.config.subscriptions import Destination, Subscription
-from bot.service.runner import DigestRunner
 
 
 async def test_a_missing_git_dir_fails_the_run_in_one_line(tmp_path, store, caplog):
@@ -20,7 +20,7 @@ async def test_a_missing_git_dir_fails_the_run_in_one_line(tmp_path, store, capl
         destinations=(Destination("slack", "C1"),),
         git_dir=tmp_path / "nowhere",
     )
-    runner = DigestRunner(Settings(digest_db=tmp_path / "digest.db"), store, {})
+    runner = digest_runner(Settings(digest_db=tmp_path / "digest.db"), store, {})
     with caplog.at_level(logging.DEBUG):
         outcome = await runner(sub, date(2026, 1, 26))
     assert outcome.status == "failed"

@@ -14,11 +14,11 @@ import time_machine
 
 from adapters.discord_bot import DiscordRuntime
 from adapters.slack_app import SlackRuntime
+from bot.app import serve
 from bot.config.settings import Settings
 from bot.config.subscriptions import Destination, Subscription
 from bot.delivery.posting import digest_items
 from bot.digest.pipeline import load_digest
-from bot.service.runner import serve
 from bot.service.status import render_status
 from bot.store.db import Store
 from tests.fakes.discord_api import FakeDiscord

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import httpx
 
-from bot.monitoring.listener import GuardedSite, connection_cap, guarded_runner
 from bot.monitoring.logs import DropRepeats
 from bot.monitoring.metrics import metrics_app
+from bot.ports.listener import GuardedSite, connection_cap, guarded_runner
 
 ROOT = Path(__file__).resolve().parents[3]
 

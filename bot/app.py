@@ -1,0 +1,299 @@
+"""The composition root: the one module that builds concrete adapters and wires them into the
+application (the `digestbot` CLI and `digestbot run` get everything from here).
+
+Everything else in bot/ states what it needs as a Protocol (bot/ports/protocols.py) or takes a factory,
+and never names an adapter: a new source, LLM client or chat platform is added here and nowhere else in
+bot/. Adapters are imported inside the functions that build them, so a command that needs no chat
+platform (or no network) never imports its SDK.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from analysis.errors import ConfigError, InputError
+from analysis.weekly import Week
+from bot.chat.llm_answers import LLMAnswerer
+from bot.chat.service import ChatService
+from bot.config.settings import Settings
+from bot.config.subscriptions import Registry, Subscription
+from bot.delivery import outbox
+from bot.digest import usage
+from bot.digest.analyzers import ANALYZER_CHOICES, Analyzer, HeuristicAnalyzer
+from bot.digest.llm_analyzer import LLMAnalyzer
+from bot.monitoring import metrics
+from bot.ports.protocols import LLM, Clock, CommitSource, Poster
+from bot.service.retention import purge_daily
+from bot.service.runner import DigestRunner, keep_starting, runtime_name, start_runtime
+from bot.service.scheduler import DigestScheduler
+from bot.store.db import Store
+
+log = logging.getLogger(__name__)
+
+# -- sources ------------------------------------------------------------------------------------------
+
+
+def open_source(settings: Settings, store: Store, repo: str | None, git_dir: Path | None) -> CommitSource:
+    """A local clone when git_dir is given (no network, no token), GitHub otherwise."""
+    if git_dir is not None:
+        return local_clone(git_dir, repo)
+    if not repo:
+        raise InputError("no repository: pass --repo OWNER/NAME or --git-dir PATH (or set DIGEST_REPO)")
+    from adapters.github import GitHubSource
+
+    return GitHubSource(
+        repo,
+        store=store,
+        base_url=settings.github_api_url,
+        token=settings.github_token.get_secret_value() if settings.github_token else None,
+        concurrency=settings.github_concurrency,
+        max_wait=settings.github_max_wait,
+        timeout=settings.github_timeout,
+    )
+
+
+def local_clone(git_dir: Path, repo: str | None = None) -> CommitSource:
+    """A local clone as a source; raises InputError when the folder is not a git repository."""
+    from adapters.local_git import LocalGitSource
+
+    return LocalGitSource(git_dir, repo=repo)
+
+
+# -- the LLM and the analysers ---------------------------------------------------------------------
+
+
+def llm_client(settings: Settings, store: Store) -> LLM:
+    """The OpenAI-compatible client of DIGEST_MODEL, every call logged in the store and counted in the
+    current run's usage."""
+    if not settings.digest_model:
+        raise ConfigError("DIGEST_MODEL is not set")
+    from adapters.llm import LLMClient
+
+    return LLMClient(
+        model=settings.digest_model,
+        base_url=settings.openai_base_url,
+        api_key=settings.openai_api_key.get_secret_value() if settings.openai_api_key else None,
+        timeout=settings.llm_timeout,
+        max_retries=settings.llm_max_retries,
+        concurrency=settings.llm_concurrency,
+        rpm=settings.llm_rpm,
+        tpm=settings.llm_tpm,
+        breaker_after=settings.llm_breaker_after,
+        price_in=settings.llm_price_in,
+        price_out=settings.llm_price_out,
+        on_call=lambda fields: (store.log_llm_call(**fields), usage.record(fields)),
+    )
+
+
+def llm_analyzer(settings: Settings, store: Store, *, strict: bool = False) -> LLMAnalyzer:
+    return LLMAnalyzer.from_settings(settings, llm_client(settings, store), strict=strict)
+
+
+def make_analyzer(settings: Settings, store: Store, choice: str = "auto") -> Analyzer:
+    """`--analyzer heuristic|llm|auto`: auto is the LLM when one is configured, else the heuristic."""
+    if choice not in ANALYZER_CHOICES:
+        raise InputError(f"unknown analyzer {choice!r}: use one of {', '.join(ANALYZER_CHOICES)}")
+    if choice == "heuristic" or (choice == "auto" and not settings.llm_configured):
+        return HeuristicAnalyzer()
+    if not settings.llm_configured:
+        raise ConfigError(
+            "--analyzer llm needs DIGEST_MODEL and OPENAI_API_KEY (or OPENAI_BASE_URL for a local server)"
+        )
+    # --analyzer llm: a bad key or model stops the run; auto: one warning, then the heuristic.
+    return llm_analyzer(settings, store, strict=choice == "llm")
+
+
+def llm_answerer(settings: Settings, store: Store) -> LLMAnswerer | None:
+    """The model that answers thread questions the data cannot, when one is configured."""
+    if not settings.llm_configured:
+        return None
+    return LLMAnswerer.from_settings(settings, llm_client(settings, store))
+
+
+# -- the chart -------------------------------------------------------------------------------------------
+
+
+def render_chart(week: Week) -> bytes:
+    """The weekly roll-up's chart (matplotlib, imported only when a chart is drawn)."""
+    from adapters.chart import render_week_chart
+
+    return render_week_chart(week)
+
+
+# -- the application's services, wired ---------------------------------------------------------------
+
+
+def chat_service(
+    settings: Settings,
+    store: Store,
+    *,
+    git_dirs: dict[str, Path] | None = None,
+    source_factory: Callable[[str], CommitSource] | None = None,
+    analyzer: Analyzer | None = None,
+    answerer: Any = None,
+) -> ChatService:
+    """The chat facade every platform's handlers call; what is not given is built from the settings."""
+    dirs = dict(git_dirs or {})
+    return ChatService(
+        settings,
+        store,
+        git_dirs=dirs,
+        source_factory=source_factory or (lambda repo: open_source(settings, store, repo, dirs.get(repo))),
+        analyzer=analyzer,
+        make_analyzer=lambda: make_analyzer(settings, store, "auto"),
+        answerer=answerer,
+        make_answerer=lambda: llm_answerer(settings, store),
+    )
+
+
+def digest_runner(
+    settings: Settings,
+    store: Store,
+    posters: dict[str, Poster],
+    *,
+    analyzer: Analyzer | None = None,
+    source_factory: Callable[[Subscription], CommitSource] | None = None,
+) -> DigestRunner:
+    """The scheduler's runner: each subscription's day built and posted, its week rolled up."""
+    return DigestRunner(
+        settings,
+        store,
+        posters,
+        analyzer=analyzer,
+        make_analyzer=lambda: make_analyzer(settings, store, "auto"),
+        source_factory=source_factory
+        or (lambda sub: open_source(settings, store, sub.repo, sub.git_dir)),
+        chart=render_chart,
+    )
+
+
+# -- chat platforms --------------------------------------------------------------------------------------
+
+
+def chat_runtimes(settings: Settings, service: ChatService) -> list[Any]:
+    """The chat adapters whose tokens are set."""
+    runtimes: list[Any] = []
+    if settings.slack_bot_token:
+        from adapters.slack_app import SlackRuntime
+
+        runtimes.append(SlackRuntime(settings, service))
+    if settings.discord_bot_token:
+        from adapters.discord_bot import DiscordRuntime
+
+        runtimes.append(DiscordRuntime(settings, service))
+    return runtimes
+
+
+def console_runtimes(write: Callable[..., Any]) -> Callable[..., list[Any]]:
+    """`run --console`: every digest printed instead of posted."""
+    from adapters.console import ConsoleRuntime
+
+    return lambda *_: [ConsoleRuntime(write)]
+
+
+def open_poster(platform: str, settings: Any) -> contextlib.AbstractAsyncContextManager[Any]:
+    """`digestbot post`: a poster logged in for one post (a bad token fails before any work)."""
+    if platform == "slack":
+        from adapters.slack_app import open_slack_poster
+
+        return open_slack_poster(settings)
+    from adapters.discord_bot import open_discord_poster
+
+    return open_discord_poster(settings)
+
+
+# -- the service -----------------------------------------------------------------------------------------
+
+
+async def serve(
+    settings: Settings,
+    store: Store,
+    subscriptions: list[Subscription],
+    *,
+    stop: asyncio.Event | None = None,
+    make_runtimes: Callable[[Settings, ChatService], list[Any]] | None = None,
+    runner: DigestRunner | None = None,
+    clock: Clock = lambda: datetime.now(UTC),
+) -> None:
+    """`digestbot run` until `stop` is set (SIGINT / SIGTERM set it when running from the CLI): the chat
+    runtimes whose tokens are set (or `make_runtimes`), the scheduler with the digest runner, the pending
+    work's worker, the daily purge and /metrics, each wired here and stopped in reverse order."""
+    registry = Registry(store, subscriptions)
+    service = chat_service(settings, store, git_dirs=registry.git_dirs())
+    service.subscriptions = registry
+    runtimes = (make_runtimes or chat_runtimes)(settings, service)
+    platforms = {d.platform for s in registry.all() for d in s.destinations}
+    if not runtimes:
+        raise ConfigError(
+            "no chat adapter to run: set SLACK_BOT_TOKEN (+ SLACK_APP_TOKEN or SLACK_SIGNING_SECRET)"
+            " and/or DISCORD_BOT_TOKEN"
+        )
+    started: list[Any] = []
+    scheduler: DigestScheduler | None = None
+    health: Any = None
+    housekeeping: asyncio.Task[None] | None = None
+    worker: asyncio.Task[None] | None = None
+    posters: dict[str, Poster] = {}  # the runner's own dict: a platform that starts late joins it
+    retrying: list[asyncio.Task[None]] = []
+    metrics.label_names(settings.metrics_label_names)  # before any series is labelled
+    try:
+        if settings.metrics_port is not None:
+            health, _ = await metrics.start_metrics_server(settings.metrics_host, settings.metrics_port)
+        for runtime in runtimes:
+            try:
+                await start_runtime(runtime, posters, started)
+            except ConfigError:
+                raise  # a bad token or setting: retrying cannot fix it
+            except Exception as exc:  # an outage: serve the others, retry this one with backoff
+                retrying.append(asyncio.create_task(keep_starting(runtime, posters, started, exc)))
+                platforms.discard(runtime_name(runtime).lower())  # not missing: on its way
+        for missing in sorted(platforms - set(posters)):
+            log.warning(
+                "subscriptions post to %s but no %s adapter is running (token not set)", missing, missing
+            )
+        runner = runner or digest_runner(settings, store, posters)
+        scheduler = DigestScheduler(
+            registry,
+            store,
+            runner,
+            catchup_days=settings.digest_catchup_days,
+            clock=clock,
+            on_failure=getattr(runner, "report_failure", None),
+            weekly_runner=getattr(runner, "weekly", None),
+        )
+        await scheduler.start()
+        # Banners, replies, notices and roll-ups left pending by this or an earlier run, retried.
+        extra = {"weekly": runner.weekly_handler(registry.all)} if hasattr(runner, "weekly_handler") else {}
+        worker = asyncio.create_task(outbox.Worker(store, posters, extra=extra).run(), name="pending work")
+        housekeeping = asyncio.create_task(purge_daily(store, settings), name="purge-prompts")
+        log.info(
+            "digestbot running: %d subscription(s), adapters: %s",
+            len(registry.all()),
+            ", ".join(sorted(posters)) or "none",
+        )
+        await (stop or asyncio.Event()).wait()
+    finally:
+        if scheduler is not None:  # started: there may be posts in flight
+            log.info("shutting down: finishing in-flight posts")
+        for task in [*retrying, housekeeping]:
+            if task is not None:
+                task.cancel()
+        if scheduler is not None:
+            await scheduler.stop()
+        if worker is not None:
+            worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
+        for runtime in reversed(started):
+            try:
+                await runtime.stop()
+            except Exception as exc:
+                log.warning("stopping %s failed: %s", type(runtime).__name__, exc)
+        if health is not None:
+            await health.cleanup()
