@@ -1,7 +1,7 @@
 """The console as a chat platform: `digestbot run --console` posts every digest to standard output, so
 the service can be watched firing on its schedule with no chat token and no network (a local clone).
 
-It implements the posters' protocol (bot/delivery/posting.py) and what the service asks of a chat poster besides
+It implements the posters' protocol (bot/ports/protocols.py) and what the service asks of a chat poster besides
 (notices, roll-ups, a re-post's `edit_parent`): the parent item prints a heading, the report item prints
 the whole Markdown report (cards and the medium list are in it, so they print nothing of their own).
 Items are recorded like any post, so a restart prints nothing twice. Radar banners need a message to

@@ -49,7 +49,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "field_sep": "：",
         "analyzer_none": "无",
         "heuristic_note": "启发式分析（未使用大模型）：内容由规则根据文件、行数、提交说明和分支历史生成。",
-        # Slack (analysis/render/slack_blocks.py, adapters/slack_app.py)
+        # Slack (analysis/render/slack_blocks.py, adapters/slack/)
         "slack_ask": "💬 在此讨论串中回复（或提及我）即可询问这些提交",
         "slack_more_high": "……另有 {n} 个高重要度提交，见讨论串",
         "slack_no_high": "今日没有高重要度提交",
@@ -60,7 +60,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "slack_already_posted": "该摘要已在本频道发布过，没有需要补发的内容。",
         "slack_cannot_post": "无法在本频道发帖（{error}）：请先邀请我加入，例如 /invite @digestbot",
         "slack_failed": "出错了：{error}",
-        # Discord (analysis/render/discord_embeds.py, adapters/discord_bot.py)
+        # Discord (analysis/render/discord_embeds.py, adapters/discord/)
         "discord_continued": "{name}（续）",
         "discord_more_in_thread": "……另有 {count} 项，见讨论串",
         "discord_posted": "已在本频道发布 {repo} {day} 的摘要：{link}",
@@ -107,7 +107,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "analyzer_none": "none",
         "heuristic_note": "Heuristic analysis (no LLM): derived by rules from the files, line counts, commit"
         " message and branch history.",
-        # Slack (analysis/render/slack_blocks.py, adapters/slack_app.py)
+        # Slack (analysis/render/slack_blocks.py, adapters/slack/)
         "slack_ask": "💬 Reply in this thread (or mention me) to ask about these commits",
         "slack_more_high": "…and {n} more high-importance commits in the thread",
         "slack_no_high": "No high-importance commits today",
@@ -118,7 +118,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "slack_already_posted": "That digest is already in this channel; nothing was missing.",
         "slack_cannot_post": "I can't post in this channel ({error}): invite me first, e.g. /invite @digestbot",
         "slack_failed": "Something went wrong: {error}",
-        # Discord (analysis/render/discord_embeds.py, adapters/discord_bot.py)
+        # Discord (analysis/render/discord_embeds.py, adapters/discord/)
         "discord_continued": "{name} (cont.)",
         "discord_more_in_thread": "…and {count} more in the thread",
         "discord_posted": "Posted the {day} digest of {repo}: {link}",

@@ -36,7 +36,8 @@ sys.path.insert(0, str(ROOT))
 import discord  # noqa: E402
 from werkzeug import Response as _FakeResponse  # noqa: E402
 
-from adapters.discord_bot import DigestBot, open_discord_poster  # noqa: E402
+from adapters.discord.handlers import DigestBot  # noqa: E402
+from adapters.discord.poster import open_discord_poster  # noqa: E402
 from adapters.github import commit_from_api  # noqa: E402
 from analysis.models import Commit, Digest  # noqa: E402
 from analysis.window import day_window  # noqa: E402
@@ -256,7 +257,7 @@ async def bench_defer_at_api(
 ) -> None:
     import discord.webhook.async_ as webhook_async
 
-    from adapters.discord_bot import routed_to
+    from adapters.discord.client import routed_to
     from adapters.llm import LLMClient
     from bot.digest.llm_analyzer import LLMAnalyzer
     from bot.digest.pipeline import build_digest

@@ -51,12 +51,12 @@ TARGETS = "targets (issue 16): medium+high recall >= 75% with <= 55% flagged; hi
 
 # Runs in the baseline worktree: its own LocalGitSource and heuristic rank every commit of each day.
 _BASELINE = r"""
-import asyncio, json, sys
-from datetime import date, timedelta
-from zoneinfo import ZoneInfo
-from adapters.local_git import LocalGitSource
-from analysis import heuristic
-from analysis.window import day_window
+import asyncio, json, sys  # noqa: E402
+from datetime import date, timedelta  # noqa: E402
+from zoneinfo import ZoneInfo  # noqa: E402
+from adapters.local_git import LocalGitSource  # noqa: E402
+from analysis import heuristic  # noqa: E402
+from analysis.window import day_window  # noqa: E402
 git_dir, since, until = sys.argv[1], date.fromisoformat(sys.argv[2]), date.fromisoformat(sys.argv[3])
 tz = ZoneInfo("Asia/Shanghai")
 async def main():

@@ -55,8 +55,10 @@ import aiohttp  # noqa: E402
 import discord  # noqa: E402
 from slack_sdk.signature import SignatureVerifier  # noqa: E402
 
-from adapters.discord_bot import DigestBot, login  # noqa: E402
-from adapters.slack_app import SlackRuntime, open_slack_poster  # noqa: E402
+from adapters.discord.client import login  # noqa: E402
+from adapters.discord.handlers import DigestBot  # noqa: E402
+from adapters.slack.poster import open_slack_poster  # noqa: E402
+from adapters.slack.runtime import SlackRuntime  # noqa: E402
 from analysis.history.followups import PastCommit  # noqa: E402
 from analysis.models import Commit, Digest, FileChange, Importance  # noqa: E402
 from bot.app import chat_service  # noqa: E402

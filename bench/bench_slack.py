@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 import aiohttp  # noqa: E402
 from slack_sdk.signature import SignatureVerifier  # noqa: E402
 
-from adapters.slack_app import SlackRuntime, open_slack_poster  # noqa: E402
+from adapters.slack.poster import open_slack_poster  # noqa: E402
+from adapters.slack.runtime import SlackRuntime  # noqa: E402
 from analysis.models import Commit, FileChange  # noqa: E402
 from bot.app import chat_service  # noqa: E402
 from bot.config.settings import Settings  # noqa: E402

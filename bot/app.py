@@ -180,11 +180,11 @@ def chat_runtimes(settings: Settings, service: ChatService) -> list[Any]:
     """The chat adapters whose tokens are set."""
     runtimes: list[Any] = []
     if settings.slack_bot_token:
-        from adapters.slack_app import SlackRuntime
+        from adapters.slack.runtime import SlackRuntime
 
         runtimes.append(SlackRuntime(settings, service))
     if settings.discord_bot_token:
-        from adapters.discord_bot import DiscordRuntime
+        from adapters.discord.runtime import DiscordRuntime
 
         runtimes.append(DiscordRuntime(settings, service))
     return runtimes
@@ -200,10 +200,10 @@ def console_runtimes(write: Callable[..., Any]) -> Callable[..., list[Any]]:
 def open_poster(platform: str, settings: Any) -> contextlib.AbstractAsyncContextManager[Any]:
     """`digestbot post`: a poster logged in for one post (a bad token fails before any work)."""
     if platform == "slack":
-        from adapters.slack_app import open_slack_poster
+        from adapters.slack.poster import open_slack_poster
 
         return open_slack_poster(settings)
-    from adapters.discord_bot import open_discord_poster
+    from adapters.discord.poster import open_discord_poster
 
     return open_discord_poster(settings)
 

@@ -14,7 +14,7 @@ from analysis.models import Digest, Importance, key_of
 from bot.delivery.posting import digest_items, report_filename
 from bot.store.db import Store
 
-# Discord's upload cap as the poster uses it (adapters/discord_bot.py keeps the same figure).
+# Discord's upload cap as the poster uses it (adapters/discord/poster.py keeps the same figure).
 DISCORD_REPORT_MAX_BYTES = 8 * 1024 * 1024
 
 

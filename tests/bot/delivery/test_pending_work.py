@@ -19,8 +19,11 @@ from pathlib import Path
 import pytest
 import time_machine
 
-from adapters.discord_bot import DiscordRuntime, open_discord_poster
-from adapters.slack_app import SlackPoster, SlackRuntime, make_client
+from adapters.discord.poster import open_discord_poster
+from adapters.discord.runtime import DiscordRuntime
+from adapters.slack.client import make_client
+from adapters.slack.poster import SlackPoster
+from adapters.slack.runtime import SlackRuntime
 from bot.app import make_analyzer, open_source, serve
 from bot.config.settings import Settings, zone
 from bot.config.subscriptions import Destination, Subscription

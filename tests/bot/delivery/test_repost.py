@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from click.testing import CliRunner
 
-from adapters.discord_bot import open_discord_poster
-from adapters.slack_app import SlackPoster, make_client
+from adapters.discord.poster import open_discord_poster
+from adapters.slack.client import make_client
+from adapters.slack.poster import SlackPoster
 from analysis.models import key_of
 from bot.config.settings import Settings
 from bot.delivery.posting import post_digest

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import asyncio
 
-from adapters.discord_bot import open_discord_poster
-from adapters.slack_app import SlackPoster, make_client
+from adapters.discord.poster import open_discord_poster
+from adapters.slack.client import make_client
+from adapters.slack.poster import SlackPoster
 from bot.app import render_chart
 from bot.config.settings import Settings
 from bot.delivery.weekly_post import post_weekly

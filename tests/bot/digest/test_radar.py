@@ -14,8 +14,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.discord_bot import open_discord_poster
-from adapters.slack_app import SlackPoster, make_client
+from adapters.discord.poster import open_discord_poster
+from adapters.slack.client import make_client
+from adapters.slack.poster import SlackPoster
 from analysis.history.followups import PastCommit, find_links
 from analysis.models import Analysis, Commit, Importance
 from analysis.refs import parse_ref

@@ -232,8 +232,9 @@ def png_size(data: bytes) -> tuple[int, int]:
 
 
 async def test_posted_once_to_slack_and_discord_with_the_chart(repo, store, tmp_path):
-    from adapters.discord_bot import open_discord_poster
-    from adapters.slack_app import SlackPoster, make_client
+    from adapters.discord.poster import open_discord_poster
+    from adapters.slack.client import make_client
+    from adapters.slack.poster import SlackPoster
     from bot.app import render_chart
     from bot.config.settings import Settings
     from bot.delivery.weekly_post import post_weekly
@@ -389,7 +390,8 @@ def test_analyze_of_an_old_commit_finds_its_revert_in_a_fresh_database(repo, tmp
 
 
 async def test_the_service_runner_posts_a_subscriptions_week(repo, store, tmp_path):
-    from adapters.slack_app import SlackPoster, make_client
+    from adapters.slack.client import make_client
+    from adapters.slack.poster import SlackPoster
     from bot.app import digest_runner
     from bot.config.settings import Settings
     from bot.config.subscriptions import Destination, Subscription

@@ -15,7 +15,7 @@ import pytest
 import time_machine
 from prometheus_client.parser import text_string_to_metric_families
 
-from adapters.slack_app import SlackRuntime
+from adapters.slack.runtime import SlackRuntime
 from analysis.errors import ConfigError
 from bot.app import chat_service, serve
 from bot.config.settings import Settings

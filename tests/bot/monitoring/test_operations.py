@@ -357,7 +357,7 @@ async def test_no_shutdown_line_when_start_up_failed(tmp_path, store, caplog):
 
 
 async def test_no_slack_bolt_warning_on_start(tmp_path, monkeypatch, caplog):
-    from adapters.slack_app import SlackRuntime
+    from adapters.slack.runtime import SlackRuntime
     from bot.app import chat_service
     from bot.store.db import Store
     from tests.fakes.slack_api import FakeSlack

@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from adapters.discord_bot import DiscordRuntime
-from adapters.slack_app import SlackRuntime
+from adapters.discord.runtime import DiscordRuntime
+from adapters.slack.runtime import SlackRuntime
 from bot.app import serve
 from bot.config.file import load_config
 from bot.config.settings import Settings

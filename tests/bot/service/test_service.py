@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from adapters.discord_bot import DiscordRuntime
-from adapters.slack_app import SlackRuntime
+from adapters.discord.runtime import DiscordRuntime
+from adapters.slack.runtime import SlackRuntime
 from bot.app import serve
 from bot.config.settings import Settings
 from bot.config.subscriptions import Destination, Subscription

@@ -18,14 +18,10 @@ import discord
 import pytest
 from discord.http import Route
 
-from adapters.discord_bot import (
-    NO_MENTIONS,
-    DigestBot,
-    DiscordRuntime,
-    command_text,
-    login,
-    open_discord_poster,
-)
+from adapters.discord.client import NO_MENTIONS, login
+from adapters.discord.handlers import DigestBot, command_text
+from adapters.discord.poster import open_discord_poster
+from adapters.discord.runtime import DiscordRuntime
 from analysis.errors import ConfigError, InputError, ServiceError
 from analysis.models import Commit, Digest, FileChange, Importance
 from analysis.render.markdown import render_report
@@ -857,7 +853,7 @@ async def test_network_failures_are_one_line_errors(fake, store, settings, monke
         with pytest.raises(ServiceError, match="closed before Discord answered") as err:
             await post_digest(poster, store, CHANNEL, digest)
     assert "\n" not in str(err.value)
-    monkeypatch.setattr("adapters.discord_bot.TIMEOUT", 0.2)
+    monkeypatch.setattr("adapters.discord.client.TIMEOUT", 0.2)
     fake.latency = 0.5  # a server that answers too late
     with pytest.raises(ServiceError, match=r"no answer within 0.2 s"):
         async with open_discord_poster(settings):

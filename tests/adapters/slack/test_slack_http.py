@@ -10,10 +10,10 @@ import time
 import aiohttp
 import pytest
 
-import adapters.slack_http
-from adapters.slack_app import SlackRuntime
-from adapters.slack_http import FRONT_DOOR
-from tests.adapters.test_slack_app import (  # noqa: F401  (fixtures)
+import adapters.slack.front_door
+from adapters.slack.front_door import FRONT_DOOR
+from adapters.slack.runtime import SlackRuntime
+from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     _clean_env,
     command_body,
     event_body,
@@ -28,8 +28,8 @@ FORM = "application/x-www-form-urlencoded"
 
 @pytest.fixture
 async def runtime(tmp_path, slack, monkeypatch):  # noqa: F811
-    monkeypatch.setattr(adapters.slack_http, "BODY_TIMEOUT", 0.5)
-    monkeypatch.setattr(adapters.slack_http, "HEADER_TIMEOUT", 0.5)
+    monkeypatch.setattr(adapters.slack.front_door, "BODY_TIMEOUT", 0.5)
+    monkeypatch.setattr(adapters.slack.front_door, "HEADER_TIMEOUT", 0.5)
     settings = make_settings(tmp_path, slack)
     rt = SlackRuntime(settings, make_service(settings), host="127.0.0.1", port=0)
     await rt.start()

@@ -21,15 +21,9 @@ from aiohttp import web
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 
-from adapters.slack_app import (
-    EVENT_TYPE,
-    DigestApp,
-    SlackPoster,
-    SlackRuntime,
-    build_app,
-    make_client,
-    open_slack_poster,
-)
+from adapters.slack.client import make_client
+from adapters.slack.poster import EVENT_TYPE, SlackPoster, open_slack_poster
+from adapters.slack.runtime import DigestApp, SlackRuntime, build_app
 from analysis.errors import ConfigError, ServiceError
 from analysis.models import Commit, Digest, FileChange, Importance, key_of
 from analysis.render.markdown import render_report
@@ -770,7 +764,7 @@ async def test_socket_mode_acks_a_command_over_the_websocket(tmp_path, slack, ca
 
 
 def test_manifest_declares_what_the_app_uses():
-    manifest = (Path(__file__).resolve().parents[2] / "manifest.yml").read_text(encoding="utf-8")
+    manifest = (Path(__file__).resolve().parents[3] / "manifest.yml").read_text(encoding="utf-8")
     active = "\n".join(line.split("#", 1)[0] for line in manifest.splitlines())
     assert "command: /digest" in active and "usage_hint:" in active
     for scope in (
@@ -889,7 +883,7 @@ async def test_parent_lookup_pages_back_to_the_digest_start(settings, service, s
 
 
 async def test_a_timeout_says_what_timed_out(tmp_path, slack, monkeypatch):
-    monkeypatch.setattr("adapters.slack_app.TIMEOUT", 0.2)
+    monkeypatch.setattr("adapters.slack.client.TIMEOUT", 0.2)
     slack.latency = 0.6
     with pytest.raises(ServiceError, match=r"^Slack did not answer auth.test within 0.2 s$"):
         async with open_slack_poster(make_settings(tmp_path, slack)):

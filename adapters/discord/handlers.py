@@ -1,0 +1,296 @@
+"""The Client of the running service: the `/digest` slash command (deferred, then followed up) and
+answers to questions asked in our threads, through the chat facade (bot/ports)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from contextlib import suppress
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from adapters.discord.client import (
+    NO_MENTIONS,
+    PLATFORM,
+    reason_of,
+    send_kwargs,
+)
+from adapters.discord.poster import DiscordPoster
+from analysis.errors import DigestError, InputError
+from analysis.labels import label
+from analysis.models import Digest
+from analysis.questions.parse import is_question
+from analysis.render.answer import discord_chunks
+from analysis.render.discord_embeds import (
+    Message,
+    card_messages,
+    content_chunks,
+    help_text,
+)
+from bot.ports.protocols import ChatFacade, CommandResult, Posted
+
+log = logging.getLogger(__name__)
+
+
+HISTORY_MESSAGES = 20  # thread messages given to the answerer as context
+
+_COMMAND_WORDS = ("help", "list", "subscribe", "unsubscribe")
+
+
+def command_text(ref: str | None, date: str | None, repo: str | None) -> str:
+    """Discord's `/digest` options as the argument text every chat surface shares (bot/chat/service.py)."""
+    ref, date, repo = (v.strip() if v else "" for v in (ref, date, repo))
+    if ref and date:
+        raise InputError("give either ref: or date:, not both")
+    if date:
+        return f"{date} {repo}".strip()
+    if not ref:
+        if repo:
+            raise InputError("repo: goes with ref: (a commit) or date: (a day)")
+        return "help"
+    words = ref.split()
+    if not repo:
+        return ref
+    if words[0].lower() in ("subscribe", "unsubscribe"):
+        return " ".join([words[0], repo, *words[1:]])
+    if len(words) > 1 or "://" in ref or "@" in ref or words[0].lower() in _COMMAND_WORDS:
+        return ref  # a URL or owner/name@sha names its own repository
+    return f"{repo}@{ref}"
+
+
+def make_digest_command(bot: DigestBot) -> app_commands.Command[Any, ..., None]:
+    @app_commands.command(name="digest", description="Analyse a commit, or post a day's digest here")
+    @app_commands.describe(
+        ref="sha, #PR, commit URL or owner/name@sha (also: help, list, subscribe owner/name, unsubscribe …)",
+        date="YYYY-MM-DD: post that day's digest in this channel",
+        repo="owner/name, when the channel has no subscription",
+    )
+    @app_commands.guild_only()
+    async def digest(
+        interaction: discord.Interaction,
+        ref: str | None = None,
+        date: str | None = None,
+        repo: str | None = None,
+    ) -> None:
+        await bot.on_digest(interaction, ref=ref, date=date, repo=repo)
+
+    return digest
+
+
+class DigestBot(discord.Client):
+    """The service's Discord client. Intents: guilds (channel and thread cache), guild messages (thread
+    questions; mentions carry their text without the privileged intent), message content optional."""
+
+    def __init__(self, service: ChatFacade, *, guild_id: int | None = None, message_content: bool = False):
+        intents = discord.Intents.none()
+        intents.guilds = True
+        intents.guild_messages = True
+        intents.message_content = message_content
+        super().__init__(intents=intents, allowed_mentions=NO_MENTIONS)
+        self.service = service
+        self.guild_id = guild_id
+        self.message_content = message_content
+        self.tree = app_commands.CommandTree(self)
+        self.tree.add_command(make_digest_command(self))
+        self.poster = DiscordPoster(self)
+        # One day's post at a time per channel: two `/digest date:` at once would both find nothing
+        # recorded yet and both post (post_digest checks, then posts).
+        self._posting: dict[str, asyncio.Lock] = {}
+
+    async def setup_hook(self) -> None:
+        # Runs once, right after login and before the gateway: the place to sync (on_ready repeats).
+        await self.sync_commands()
+
+    async def sync_commands(self) -> list[app_commands.AppCommand]:
+        """To DISCORD_GUILD_ID when set (instant), else globally (Discord may take up to an hour)."""
+        if self.guild_id:
+            guild = discord.Object(id=self.guild_id)
+            self.tree.copy_global_to(guild=guild)
+            synced = await self.tree.sync(guild=guild)
+        else:
+            synced = await self.tree.sync()
+        log.info(
+            "Discord: %d slash command(s) synced %s",
+            len(synced),
+            f"to guild {self.guild_id}" if self.guild_id else "globally",
+        )
+        return synced
+
+    async def on_ready(self) -> None:
+        guilds = len(self.guilds)
+        log.info("Discord: connected as %s in %d server(s)", self.user, guilds)
+        if not guilds:
+            log.warning("Discord: the bot is in no server yet; invite it with the URL in docs/discord.md")
+
+    # -- /digest ----------------------------------------------------------------------------------
+    async def on_digest(
+        self, interaction: discord.Interaction, *, ref: str | None, date: str | None, repo: str | None
+    ) -> None:
+        """Validate fast and answer bad input ephemerally at once; otherwise defer (thinking…) before
+        any slow work, then follow up. The defer decides visibility: help and list are private."""
+        channel = _home_channel(interaction)
+        lang = self.service.channel_lang(PLATFORM, channel)
+        try:
+            cmd = self.service.prepare(PLATFORM, channel, command_text(ref, date, repo))
+            if cmd.action == "day" and not _can_post_digest(interaction):
+                raise InputError(label(lang, "discord_not_here"))
+        except DigestError as exc:
+            await interaction.response.send_message(
+                _one_message(str(exc)), ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+            return
+        if cmd.action == "help":
+            await interaction.response.send_message(
+                help_text(lang), ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+            return
+        private = cmd.action == "list"
+        await interaction.response.defer(thinking=True, ephemeral=private)
+        try:
+            result = await self.service.execute(PLATFORM, channel, cmd, user=str(interaction.user.id))
+            await self._follow_up(interaction, channel, result, private)
+        except DigestError as exc:
+            await self._fail(interaction, str(exc), private)
+        except Exception as exc:
+            log.exception("Discord /digest failed")
+            await self._fail(interaction, label(lang, "discord_failed", error=type(exc).__name__), private)
+
+    async def _follow_up(
+        self, interaction: discord.Interaction, channel: str, result: CommandResult, private: bool
+    ) -> None:
+        if result.kind == "error":
+            await self._fail(interaction, result.text, private)
+        elif result.kind == "card":
+            assert result.commit is not None and result.analysis is not None
+            messages = card_messages(result.commit, result.analysis, result.lang)
+            first = await self._send_followups(interaction, messages)
+            self.service.record_card(PLATFORM, channel, result.commit, result.lang, Posted(str(first.id)))
+        elif result.kind == "digest":
+            assert result.digest is not None
+            text = await self._post_day(channel, result.digest, result.lang)
+            await interaction.followup.send(text, allowed_mentions=NO_MENTIONS)
+        else:
+            await self._send_followups(interaction, [{"content": c} for c in content_chunks(result.text)])
+
+    async def _send_followups(self, interaction: discord.Interaction, messages: list[Message]) -> Any:
+        """The first follow-up replaces the "thinking…" message; the rest follow it."""
+        first = None
+        for message in messages:
+            sent = await interaction.followup.send(wait=True, **send_kwargs(message))
+            first = first or sent
+        return first
+
+    async def _post_day(self, channel: str, digest: Digest, lang: str) -> str:
+        async with self._posting.setdefault(channel, asyncio.Lock()):
+            result = await self.service.post_day(self.poster, channel, digest)
+        link = f"<#{result.thread_id}>" if result.thread_id else ""
+        key = "discord_posted" if result.posted else "discord_already_posted"
+        return label(lang, key, repo=digest.repo, day=digest.day.isoformat(), link=link)
+
+    async def _fail(self, interaction: discord.Interaction, text: str, private: bool) -> None:
+        """An error only the user sees. After a public defer the first follow-up would inherit the public
+        "thinking…" message, so that message is deleted first and the error sent as a new ephemeral one."""
+        try:
+            if not private:
+                with suppress(discord.HTTPException):
+                    await interaction.delete_original_response()
+            await interaction.followup.send(_one_message(text), ephemeral=True, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:  # e.g. the 15-minute interaction token expired
+            log.warning("Discord: could not report an error to the user: %s", reason_of(exc))
+
+    # -- thread questions -------------------------------------------------------------------------
+    async def on_message(self, message: discord.Message) -> None:
+        # Cheap checks first: with the guild-messages intent every message in the server arrives here.
+        if not self._wants(message):
+            return
+        if not self._mentioned(message) and not (
+            self.message_content
+            and isinstance(message.channel, discord.Thread)
+            and is_question(message.content or "")
+        ):
+            # Without a mention: only a question in one of our threads, and only with the content
+            # intent (no text otherwise); "thanks!" is not a question.
+            return
+        reference = message.reference.message_id if message.reference else None
+        ctx = self.service.thread_context(
+            PLATFORM, str(message.channel.id), str(reference) if reference else None
+        )
+        if ctx is None:
+            return  # not one of our threads, nor a reply to one of our cards
+        question = self._question(message)
+        try:
+            async with message.channel.typing():
+                ctx.history = await self._history(message)
+                chunks = discord_chunks(await self.service.answer(ctx, question))
+        except Exception as exc:
+            log.exception("Discord: answering a thread question failed")
+            chunks = content_chunks(
+                label(
+                    self.service.channel_lang(PLATFORM, str(message.channel.id)),
+                    "discord_failed",
+                    error=type(exc).__name__,
+                )
+            )
+        try:
+            for number, chunk in enumerate(chunks):
+                await message.channel.send(
+                    chunk,
+                    allowed_mentions=NO_MENTIONS,
+                    reference=message if number == 0 else None,
+                    mention_author=False,
+                )
+        except discord.HTTPException as exc:  # e.g. the thread was archived and locked meanwhile
+            log.warning("Discord: could not answer in %s: %s", message.channel.id, reason_of(exc))
+
+    def _wants(self, message: discord.Message) -> bool:
+        """Only people in servers: never ourselves, other bots or webhooks (no loops, no DMs)."""
+        author = message.author
+        if author.bot or message.webhook_id is not None or message.guild is None:
+            return False
+        return self.user is None or author.id != self.user.id
+
+    def _mentioned(self, message: discord.Message) -> bool:
+        return self.user is not None and any(u.id == self.user.id for u in message.mentions)
+
+    def _question(self, message: discord.Message) -> str:
+        text = message.content or ""
+        if self.user is not None:
+            text = re.sub(rf"<@!?{self.user.id}>", "", text)
+        return " ".join(text.split())
+
+    async def _history(self, message: discord.Message) -> list[tuple[str, str]]:
+        """The thread so far, oldest first, as (speaker, text); messages without readable text skipped."""
+        history: list[tuple[str, str]] = []
+        async for earlier in message.channel.history(limit=HISTORY_MESSAGES, before=message):
+            text = (earlier.content or "").strip()
+            if not text:
+                continue
+            mine = self.user is not None and earlier.author.id == self.user.id
+            history.append(("assistant" if mine else "user", text))  # as Slack does; no names to the LLM
+        history.reverse()
+        return history
+
+
+def _home_channel(interaction: discord.Interaction) -> str:
+    """The channel a command belongs to: a thread's parent, so a bare SHA in a digest thread still finds
+    the channel's repository and a card's record names the channel."""
+    channel = interaction.channel
+    if isinstance(channel, discord.Thread) and channel.parent_id:
+        return str(channel.parent_id)
+    return str(interaction.channel_id)
+
+
+def _can_post_digest(interaction: discord.Interaction) -> bool:
+    """A day's digest needs a server text channel to start its thread from."""
+    channel = interaction.channel
+    return interaction.guild_id is not None and not isinstance(
+        channel, discord.Thread | discord.DMChannel | discord.GroupChannel
+    )
+
+
+def _one_message(text: str) -> str:
+    chunks = content_chunks(text)
+    return chunks[0] if len(chunks) == 1 else chunks[0][:1990].rstrip() + " …"

@@ -1,0 +1,81 @@
+"""The Discord side of `digestbot run`: starts and stops the bot's gateway connection and exposes its
+poster to the scheduler."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from contextlib import ExitStack, suppress
+from typing import Any
+
+import discord
+
+from adapters.discord.client import (
+    bot_token,
+    login,
+    routed_to,
+)
+from adapters.discord.handlers import DigestBot
+from adapters.discord.poster import DiscordPoster
+from bot.ports.protocols import ChatFacade
+
+log = logging.getLogger(__name__)
+
+
+class DiscordRuntime:
+    """The bot inside the service: `start()` logs in (syncing commands) and connects the gateway in the
+    background; `poster` posts digests for the scheduler; `stop()` closes everything."""
+
+    def __init__(self, settings: Any, service: ChatFacade, *, message_content: bool | None = None):
+        self.settings = settings
+        self.service = service
+        # DISCORD_MESSAGE_CONTENT is not in bot/config/settings.py yet: read it when it appears.
+        self.message_content = (
+            message_content
+            if message_content is not None
+            else bool(getattr(settings, "discord_message_content", False))
+        )
+        self.bot: DigestBot | None = None
+        self.poster: DiscordPoster | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._routing = ExitStack()
+
+    async def start(self, *, gateway: bool = True) -> None:
+        """gateway=False: REST only (posting, command sync), for tests and one-shot use."""
+        token = bot_token(self.settings)
+        self._routing.enter_context(routed_to(self.settings.discord_api_url))
+        self.bot = DigestBot(
+            self.service, guild_id=self.settings.discord_guild_id, message_content=self.message_content
+        )
+        try:
+            await login(self.bot, token)
+        except BaseException:
+            await self.stop()
+            raise
+        self.poster = self.bot.poster
+        if gateway:
+            self._task = asyncio.create_task(self.bot.connect(reconnect=True), name="discord-gateway")
+            self._task.add_done_callback(_gateway_ended)
+
+    async def stop(self) -> None:
+        if self.bot is not None:
+            await self.bot.close()
+        if self._task is not None:
+            with suppress(asyncio.CancelledError, Exception):
+                await asyncio.wait_for(self._task, timeout=10)
+            self._task = None
+        self._routing.close()  # Route.BASE back to what it was
+        self.bot = self.poster = None
+
+
+def _gateway_ended(task: asyncio.Task[None]) -> None:
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if isinstance(exc, discord.PrivilegedIntentsRequired):
+        log.error(
+            "Discord: the Message Content intent is not enabled for this bot; enable it in the Developer "
+            "Portal (Bot → Privileged Gateway Intents) or turn DISCORD_MESSAGE_CONTENT off"
+        )
+    elif exc is not None:
+        log.error("Discord gateway stopped: %s: %s", type(exc).__name__, exc)
