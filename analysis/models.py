@@ -246,7 +246,7 @@ class Commit:
     additions: int | None = None  # whole-commit totals; may exceed the files' sums when the list is capped
     deletions: int | None = None
     files_total: int | None = None  # number of files the commit changed, even past a listing cap
-    # What the change does to its users (analysis/models.py), read from the files before and after;
+    # What the change does to its users (analysis/surface/), read from the files before and after;
     # None: the files were not read (no source support, quota, a commit too large).
     surface: tuple[SurfaceChange, ...] | None = None
     # The changed paths that the repository's packaging ships to users (pyproject, setup.cfg, package.json,

@@ -17,7 +17,7 @@ scores, both stated in the reason with their decisive facts, and which of them d
   dependency's version changed, a deprecation, an exception newly raised, a rename that keeps an
   alias); 0 none. A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the
   package's own callers and weighs one step less (what users type, options, environment variables,
-  routes, Python versions, reaches everyone). The surface facts (analysis/models.py) come from parsing
+  routes, Python versions, reaches everyone). The surface facts (analysis/surface/) come from parsing
   the files before and after; without them, defaults, switches and dropped Python versions are read
   from the patch lines. A revert carries the weight of what it undoes, never "breaks users" by its own
   removals.
@@ -43,22 +43,27 @@ commit stays fast; what is not read is counted but not inspected. Text is built 
 commit's facts, in Chinese or English; untrusted commit text is cut, stripped of trailers, e-mails,
 mentions and Markdown constructs before use.
 
-Modules: `title` (what a title states by convention), `facts` (what the rules look at), `text_only`
-(which changes are only prose), `change_type`, `signals` (the findings and their weights), `scores` (impact,
-risk, the tier), `phrases` and `prose` (the zh / en text).
+One way through, one commit at a time: `facts` reads the commit once (what the rules look at, with
+`text_only` and `code_lines` telling prose from code); `change_type` and `signals` (the findings and
+their weights) are pure functions of those facts; `scores` turns the signals and the branch's history
+into impact, risk and the tier; `phrases` and `prose` write the zh / en text from all of it. `assess`
+does the reading and judging once, and callers that need the analysis's text too (the LLM analyser's
+prompt, then the fields a model left empty) pass that Assessment on. `bands` keeps an LLM's tiers
+within the rubric's. What a title states by convention is analysis/titles.py.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from analysis.heuristic import prose
 from analysis.heuristic.change_type import classify, classify_change
-from analysis.heuristic.facts import commit_facts
+from analysis.heuristic.facts import Facts, commit_facts
 from analysis.heuristic.scores import Judgment, judge, size_prior
 from analysis.heuristic.signals import SIZE_LOW_MAX, SIZE_MEDIUM_MAX
 from analysis.labels import LANGS
-from analysis.models import Analysis, Commit, Importance
+from analysis.models import Analysis, ChangeType, Commit, Importance
 
 if TYPE_CHECKING:
     from analysis.history.index import HistoryFacts
@@ -77,12 +82,34 @@ def rank(commit: Commit, lang: str = "zh", history: HistoryFacts | None = None) 
     return judgment.importance, reason
 
 
-def rubric(commit: Commit, lang: str = "zh", history: HistoryFacts | None = None) -> tuple[Judgment, str]:
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """What the rules make of one commit, computed once for its whole trip (the LLM analyser's prompt,
+    then the fields the model left empty, or its fallback): the facts, read once from the commit; the
+    change type; and the judgment — signals, scores and tier — a pure function of the facts and the
+    branch's history. The text is written from these, never by reading the commit again."""
+
+    facts: Facts
+    change: ChangeType
+    judgment: Judgment
+
+
+def assess(commit: Commit, history: HistoryFacts | None = None) -> Assessment:
+    facts = commit_facts(commit)
+    return Assessment(facts, classify(facts), judge(facts, history))
+
+
+def rubric(
+    commit: Commit,
+    lang: str = "zh",
+    history: HistoryFacts | None = None,
+    *,
+    assessment: Assessment | None = None,
+) -> tuple[Judgment, str]:
     """The impact and risk scores, the tier and what decided it, and the reason naming the facts of
     each: what the LLM prompt states as the rubric's judgment."""
-    facts = commit_facts(commit)
-    judgment = judge(facts, history)
-    return judgment, prose.reason(facts, judgment, _lang(lang), history)
+    found = assessment or assess(commit, history)
+    return found.judgment, prose.reason(found.facts, found.judgment, _lang(lang), history)
 
 
 def judge_commit(commit: Commit, history: HistoryFacts | None = None) -> Judgment:
@@ -91,15 +118,19 @@ def judge_commit(commit: Commit, history: HistoryFacts | None = None) -> Judgmen
 
 
 def analyze(
-    commit: Commit, lang: str = "zh", tier: Importance | None = None, history: HistoryFacts | None = None
+    commit: Commit,
+    lang: str = "zh",
+    tier: Importance | None = None,
+    history: HistoryFacts | None = None,
+    *,
+    assessment: Assessment | None = None,
 ) -> Analysis:
     """A complete analysis for the commit's tier (DESIGN.md §3), built only from its facts. `tier`
     overrides the rubric's rank (an LLM ranked the commit but could not analyse it): the fields of
-    that tier are filled all the same."""
+    that tier are filled all the same. `assessment`: the commit's, when the caller already has it."""
     lang = _lang(lang)
-    facts = commit_facts(commit)
-    change = classify(facts)
-    judgment = judge(facts, history)
+    found = assessment or assess(commit, history)
+    facts, change, judgment = found.facts, found.change, found.judgment
     signals = list(judgment.signals)
     reason = prose.reason(facts, judgment, lang, history)
     importance = tier or judgment.importance
@@ -134,8 +165,10 @@ __all__ = [
     "RUBRIC_VERSION",
     "SIZE_LOW_MAX",
     "SIZE_MEDIUM_MAX",
+    "Assessment",
     "Judgment",
     "analyze",
+    "assess",
     "classify_change",
     "counted_lines",
     "judge_commit",

@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from analysis.heuristic.facts import NON_RUNTIME, Facts, commit_facts
+from analysis.heuristic.facts import ADVISORY, NON_RUNTIME, SECURITY_WORDS, Facts, commit_facts
 from analysis.models import ChangeType, Commit
 from analysis.paths import PathKind
-from analysis.titles import REVERTS_SHA, conventional_prefix, is_revert_title
+from analysis.titles import conventional_prefix
 
 # Most meaningful first: with several tags ("[ROCm][Bugfix]", "[CI/Build][BugFix]") the earliest wins.
 PRECEDENCE = (
@@ -75,13 +75,6 @@ CONVENTIONAL_TYPES = _words(
 )
 _DEP_SCOPES = frozenset({"deps", "dep", "deps-dev", "dependencies", "dependency"})
 
-ADVISORY = re.compile(r"\b(CVE-\d{4}-\d{4,}|GHSA(?:-[0-9a-z]{4}){3})\b", re.IGNORECASE)
-SECURITY_WORDS = re.compile(
-    r"\b(security|vulnerab\w*|exploit\w*|xss|csrf|ssrf|rce|privilege escalation|auth(?:entication)? bypass|"
-    r"path traversal|directory traversal|arbitrary code|unsafe deseriali[sz]ation|sandbox escape)\b",
-    re.IGNORECASE,
-)
-
 _FIRST_WORD_TYPES = _words(
     {
         ChangeType.BUGFIX: "fix fixes fixed fixing bugfix hotfix resolve resolves correct corrects",
@@ -137,8 +130,7 @@ def classify(facts: Facts) -> ChangeType:
 
 
 def type_from_revert(facts: Facts) -> ChangeType | None:
-    revert = is_revert_title(facts.commit.title) or "revert" in facts.tags
-    return ChangeType.REVERT if revert or REVERTS_SHA.search(facts.commit.message) else None
+    return ChangeType.REVERT if facts.reverts else None
 
 
 def tag_types(tags: Iterable[str], table: dict[str, ChangeType]) -> list[ChangeType]:

@@ -21,12 +21,21 @@ from analysis.heuristic.text_only import prose_only
 from analysis.models import Commit, FileChange
 from analysis.paths import PathKind, classify_path, is_low_value, language_of, review_priority
 from analysis.text import strip_trailers
-from analysis.titles import PR_SUFFIX, REVERTS_SHA_LINE, leading_tags
+from analysis.titles import PR_SUFFIX, REVERTS_SHA, REVERTS_SHA_LINE, is_revert_title, leading_tags
 
 # Patch text scanned per signal: keeps a 3000-file commit fast; the rest is counted but not read.
 _PATCH_BUDGET = 250_000
 _PER_FILE_PATCH_CAP = 60_000
 AREA_DEPTH = 3  # folder segments that name an area
+
+# What the message says about security: an advisory id (CVE, GHSA) anywhere in it, and security words,
+# which count only in the title, where they are a claim about the change.
+ADVISORY = re.compile(r"\b(CVE-\d{4}-\d{4,}|GHSA(?:-[0-9a-z]{4}){3})\b", re.IGNORECASE)
+SECURITY_WORDS = re.compile(
+    r"\b(security|vulnerab\w*|exploit\w*|xss|csrf|ssrf|rce|privilege escalation|auth(?:entication)? bypass|"
+    r"path traversal|directory traversal|arbitrary code|unsafe deseriali[sz]ation|sandbox escape)\b",
+    re.IGNORECASE,
+)
 
 NON_RUNTIME = frozenset(
     {PathKind.DOCS, PathKind.EXAMPLE, PathKind.TESTS, PathKind.BENCHMARK, PathKind.CI, PathKind.TOOLING}
@@ -78,6 +87,9 @@ class Facts:
     diffs: dict[str, Diff]  # patches read within the scan budget, by path
     prose: frozenset[str]  # source files whose changed lines are all comments, docstrings or message text
     runtime: frozenset[str]  # files whose change reaches what users run (see the module docstring)
+    reverts: bool  # the title says it reverts (a revert title or tag) or the message names a reverted sha
+    advisories: tuple[str, ...]  # security advisory ids in the title and body, in order
+    security_words: tuple[str, ...]  # security words in the subject, lower-cased, in order
 
     def kinds_present(self) -> set[PathKind]:
         return set(self.kinds)
@@ -128,6 +140,9 @@ def commit_facts(commit: Commit) -> Facts:
         diffs,
         prose,
         runtime,
+        reverts=is_revert_title(commit.title) or "revert" in tags or bool(REVERTS_SHA.search(commit.message)),
+        advisories=tuple(m.group(0) for m in ADVISORY.finditer(commit.title + "\n" + body)),
+        security_words=tuple(m.group(0).lower() for m in SECURITY_WORDS.finditer(subject)),
     )
 
 

@@ -8,7 +8,6 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from analysis.heuristic.change_type import ADVISORY, SECURITY_WORDS, type_from_revert
 from analysis.heuristic.facts import Diff, Facts
 from analysis.models import BREAKING_KINDS, DEPENDENCY_KINDS, FileChange, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind
@@ -32,7 +31,7 @@ class Signal:
     impact: int = 0  # impact points (BREAKING, BEHAVIOUR, NOTICE), 0 for none
     risk: int = 0  # +1 raises the risk score (a percentile nudge with history, a tier without), -1 lowers it
     items: tuple[str, ...] = ()  # the facts it rests on: paths, names, phrases from the commit
-    changes: tuple[SurfaceChange, ...] = ()  # the surface changes it rests on (analysis/models.py)
+    changes: tuple[SurfaceChange, ...] = ()  # the surface changes it rests on (analysis/surface/)
 
 
 # Public API surface by path: entrypoint / CLI / server / schema folders anywhere, or files named so.
@@ -88,7 +87,7 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
     return [f for f, _ in _runtime(facts, *kinds)]
 
 
-# -- what the code says: surface changes (analysis/models.py) ----------------------------------
+# -- what the code says: surface changes (analysis/surface/) -----------------------------------
 
 _NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
 
@@ -245,7 +244,7 @@ def _sig_new_model(facts: Facts) -> Signal | None:
 def _sig_revert(facts: Facts) -> Signal | None:
     # Stated, never weighed: a revert's own changes are the reverted change's, inverted, and carry its
     # impact (scores.py caps it below "breaking"); its risk is in the history score (a follow-up).
-    return Signal("revert") if type_from_revert(facts) else None
+    return Signal("revert") if facts.reverts else None
 
 
 def _sig_prose(facts: Facts) -> Signal | None:
@@ -591,8 +590,8 @@ def _sig_security(facts: Facts) -> Signal | None:
     code = {f.path for f in _code_changed(facts)}
     if not code:
         return None
-    advisories = [m.group(0) for m in ADVISORY.finditer(facts.commit.title + "\n" + facts.body)]
-    items = [m.group(0).lower() for m in SECURITY_WORDS.finditer(facts.subject)]
+    advisories = list(facts.advisories)
+    items = list(facts.security_words)
     source = [f for f in _runtime_files(facts, PathKind.SOURCE) if f.path in code]
     flagged = _matching(_SECURITY_PATH, source)
     items += [f.path for f in source if f.path.lower() in flagged]

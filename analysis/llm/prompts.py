@@ -421,7 +421,7 @@ def scores_line(judgment: Judgment, history: HistoryFacts | None, lang: str) -> 
 
 
 def surface_line(changes: Sequence[SurfaceChange] | None, lang: str) -> str | None:
-    """The surface changes (analysis/models.py) as compact JSON, breaking ones first, at most
+    """The surface changes (analysis/surface/) as compact JSON, breaking ones first, at most
     MAX_SURFACE_FACTS and how many more. Names come from the code: they stay inside the data block."""
     if not changes:
         return None

@@ -45,7 +45,7 @@ class Aspect(StrEnum):
 
 
 class Facet(StrEnum):
-    """Which surface changes a question is about (analysis/models.py)."""
+    """Which surface changes a question is about (analysis/surface/)."""
 
     BREAKING = "breaking"
     BEHAVIOUR = "behaviour"  # changed defaults, flipped switches, new exceptions, deprecations

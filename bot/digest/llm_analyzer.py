@@ -118,6 +118,7 @@ class Budgets:
 class _Plan:
     prior: tuple[Importance, str]
     judgment: Judgment  # the rubric's scores: the tier the model may move one step at most
+    assessment: heuristic.Assessment  # the rules' reading of the commit, reused for fields the model left
     build: Callable[[int], tuple[list[Message], DiffSelection]]
     budget: int
 
@@ -331,7 +332,8 @@ class LLMAnalyzer:
     def _plan(self, commit: Commit, lang: str, history: HistoryFacts | None) -> _Plan:
         """The rule-based prior, the prompt builder (by diff budget) and the diff budget of one commit."""
         b = self.budgets
-        judgment, reason = heuristic.rubric(commit, lang, history=history)
+        assessment = heuristic.assess(commit, history)
+        judgment, reason = heuristic.rubric(commit, lang, history=history, assessment=assessment)
         prior = (judgment.importance, reason)
         files = file_list(commit, b.files)
 
@@ -355,7 +357,7 @@ class LLMAnalyzer:
             budget = min(budget, b.compact_diff)
         elif prior[0] == Importance.MEDIUM:
             budget = min(budget, b.medium_diff)
-        return _Plan(prior, judgment, build, budget)
+        return _Plan(prior, judgment, assessment, build, budget)
 
     async def _ask(
         self,
@@ -418,7 +420,7 @@ class LLMAnalyzer:
         missing = reply.missing()
         allowed = prior_reason
         if missing:  # cheaper than a second round trip: the rules write what the model left empty
-            rules = heuristic.analyze(commit, lang, tier=tier, history=history)
+            rules = heuristic.analyze(commit, lang, tier=tier, history=history, assessment=plan.assessment)
             allowed = "\n".join(
                 [prior_reason, *rules.scope, *rules.recommendations, *rules.insights.values()]
             )

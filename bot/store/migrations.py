@@ -241,7 +241,7 @@ def _m_history_automated(db: sqlite_utils.Database) -> None:
 
 
 def _m_surface_cache(db: sqlite_utils.Database) -> None:
-    # What each commit does to its users (analysis/models.py) and which of its paths ship, by parser
+    # What each commit does to its users (analysis/surface/) and which of its paths ship, by parser
     # version: a second run reads no file again. Idempotent, like _m7_ops.
     if "surfaces" in db.table_names():
         return

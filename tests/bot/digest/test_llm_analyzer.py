@@ -158,6 +158,19 @@ async def test_title_tag_overrules_the_models_change_type(fake, analyzer_for) ->
     assert result[c.sha].change_type.value == "bugfix"
 
 
+async def test_the_rules_read_a_commit_once_on_its_trip(fake, analyzer_for, monkeypatch) -> None:
+    """The rubric's prior in the prompt and the fields the model left empty come from one reading of
+    the commit: its facts are computed once, not again for each use (issue 20 item 5)."""
+    reads: list[str] = []
+    real = heuristic.commit_facts
+    monkeypatch.setattr(heuristic, "commit_facts", lambda c: reads.append(c.sha) or real(c))
+    c = commit("[Feature] Add a batching knob (#7)")
+    fake.force(match=c.title, purpose="analysis", importance="medium", scope=[], recommendations=[])
+    result = await analyzer_for(fake).analyze([c], "en")
+    assert result[c.sha].scope and result[c.sha].recommendations  # the rules filled what the model left
+    assert reads == [c.sha]
+
+
 async def test_chinese_report_language(fake, analyzer_for) -> None:
     c = commit("[Perf] Faster sampler", path="src/sampler.py")
     fake.force(match=c.title, purpose="analysis", importance="medium")
