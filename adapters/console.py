@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from analysis.models import Analysis, Commit, Digest
+from bot.ports.protocols import Posted
 
 PLATFORM = "console"
 CHANNEL = "stdout"
@@ -32,8 +33,6 @@ class ConsolePoster:
         self._ids = itertools.count(1)
 
     def _posted(self, thread: str | None = None) -> Any:
-        from bot.ports.protocols import Posted
-
         number = str(next(self._ids))
         return Posted(number, thread or number)
 

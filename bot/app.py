@@ -167,8 +167,7 @@ def digest_runner(
         posters,
         analyzer=analyzer,
         make_analyzer=lambda: make_analyzer(settings, store, "auto"),
-        source_factory=source_factory
-        or (lambda sub: open_source(settings, store, sub.repo, sub.git_dir)),
+        source_factory=source_factory or (lambda sub: open_source(settings, store, sub.repo, sub.git_dir)),
         chart=render_chart,
     )
 

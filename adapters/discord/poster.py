@@ -51,6 +51,7 @@ from analysis.render.discord_embeds import (
     thread_name,
 )
 from analysis.render.markdown import safe_url
+from analysis.weekly import weekly_key
 from bot.ports.protocols import Posted, part_log
 
 log = logging.getLogger(__name__)
@@ -414,7 +415,6 @@ class DiscordPoster:
         finds it instead of posting it again); the chart follows in the same channel."""
         from analysis.render.discord_embeds import shorten
         from analysis.render.weekly import weekly_summary
-        from analysis.weekly import weekly_key
 
         await self._text_channel(channel)  # a clear error for a channel that cannot hold it
         title, *lines = weekly_summary(week)
@@ -432,8 +432,6 @@ class DiscordPoster:
 
     async def post_chart(self, channel: str, thread: str, week: Any, filename: str, png: bytes) -> str:
         """The chart attached and shown as the embed's image."""
-        from analysis.weekly import weekly_key
-
         embed = {"title": week.label, "image": {"url": f"attachment://{filename}"}}
 
         def part_message(number: int) -> tuple[dict[str, Any], str]:

@@ -44,6 +44,7 @@ from analysis.render.slack_blocks import (
     parent_message,
     text_messages,
 )
+from analysis.weekly import weekly_key
 from bot.ports.protocols import (
     Posted,
     SlackSettings,
@@ -214,7 +215,6 @@ class SlackPoster:
     async def post_weekly(self, channel: str, week: Any, markdown: str) -> tuple[str, str]:
         """The roll-up's summary as the parent (found again by its metadata after a crash)."""
         from analysis.render.weekly import weekly_summary
-        from analysis.weekly import weekly_key
 
         key = weekly_key(week)
         monday = week.days[0][0]  # the roll-up is posted after its week began: never older

@@ -36,6 +36,8 @@ from analysis.questions.answers import (
 )
 from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
+from analysis.refs import Ref
+from bot.digest.radar import commit_title_ref, with_original_notes
 from bot.monitoring import metrics
 from bot.monitoring.logs import secrets_of
 from bot.ports.protocols import ThreadContext
@@ -237,12 +239,9 @@ async def _find(
         commit = store.get_commit(repo, shas[0])
         analysis = store.latest_analysis(repo, shas[0], lang) or store.latest_analysis(repo, shas[0])
         if commit is not None and analysis is not None:
-            from bot.digest.radar import with_original_notes
-
             return commit, with_original_notes(store, repo, analysis, analysis.lang)
     if named.weak:
         return None  # digits only: a SHA only when a commit we know has it
-    from analysis.refs import Ref
 
     return await service.card(Ref(named.kind, named.value, repo), lang)  # fetched and analysed on demand
 
@@ -292,8 +291,6 @@ def _add_followups(store: Any, data: QAData, ctx: ThreadContext) -> None:
 
 def _fact(store: Any, commit: Commit, link: Any, other: str, at: Any) -> FollowUpFact:
     """A stored link seen from `commit`: the other commit's title, #N, web page, and when it landed."""
-    from bot.digest.radar import commit_title_ref
-
     title, ref = commit_title_ref(store, commit.repo, other)
     return FollowUpFact(link.kind, other, title, ref, _url_of(store, commit, other), at)
 

@@ -21,6 +21,8 @@ from bot.config.settings import Settings, zone
 from bot.config.subscriptions import Registry
 from bot.delivery.posting import post_digest
 from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
+from bot.digest.pipeline import analyse_ref, build_digest, load_digest, pick_branch
+from bot.digest.radar import with_original_notes
 from bot.monitoring import metrics
 from bot.monitoring.logs import secrets_of
 from bot.ports.protocols import ChatCommand, CommandResult, CommitSource, Poster, PostResult, ThreadContext
@@ -165,8 +167,6 @@ class ChatService:
     # -- operations -----------------------------------------------------------------------------
     async def card(self, ref: Ref, lang: str) -> tuple[Commit, Analysis]:
         """Analyse one commit (cache first)."""
-        from bot.digest.pipeline import analyse_ref
-
         if not ref.repo:
             raise InputError("which repository? name it: /digest owner/name@<sha>, or subscribe this channel")
         source = self.source(ref.repo)
@@ -185,8 +185,6 @@ class ChatService:
             await source.aclose()
 
     async def day_digest(self, repo: str, day: date, lang: str, tz_name: str | None = None) -> Digest:
-        from bot.digest.pipeline import build_digest
-
         source = self.source(repo)
         try:
             return await build_digest(
@@ -211,16 +209,12 @@ class ChatService:
             await source.aclose()
 
     async def _branch(self, source: Any) -> str:
-        from bot.digest.pipeline import pick_branch
-
         return await pick_branch(source, None, self.settings)
 
     def thread_context(
         self, platform: str, thread_id: str, message_id: str | None = None
     ) -> ThreadContext | None:
         """The digest or commit a thread (or a replied-to message) belongs to; None when it is not ours."""
-        from bot.digest.pipeline import load_digest
-
         post = (self.store.find_post(platform, message_id) if message_id else None) or self.store.find_post(
             platform, thread_id
         )
@@ -283,8 +277,6 @@ class ChatService:
 
 def _with_followups(store: Any, ctx: ThreadContext) -> ThreadContext:
     """Answers about a commit say when a later commit reverted or fixed it (bot/digest/radar.py)."""
-    from bot.digest.radar import with_original_notes
-
     if ctx.digest is not None:
         d = ctx.digest
         d.analyses = {sha: with_original_notes(store, d.repo, a, d.lang) for sha, a in d.analyses.items()}

@@ -218,8 +218,6 @@ def _first(*values: bool | None) -> bool:
 
 
 def load_subscriptions(settings: Settings, config: Path | None) -> list[Subscription]:
-    from bot.config.file import load_config
-
     path = config or settings.digest_config
     if path is None:
         return []

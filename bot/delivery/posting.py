@@ -27,6 +27,7 @@ from typing import Any
 
 from analysis.errors import ServiceError
 from analysis.models import Commit, Digest, Importance, key_of
+from bot.delivery.banners import banners_on, correct_originals
 from bot.delivery.leases import LEASE_WAIT, posting_lock
 from bot.ports.protocols import PART_LOG, Posted, Poster, PostResult
 from bot.store.db import Store
@@ -86,8 +87,6 @@ async def post_digest(
 
 async def _correct_originals(poster: Poster, store: Store, channel: str, digest: Digest) -> None:
     """The radar: banner the cards of earlier commits this digest reverts or fixes (bot/digest/radar.py)."""
-    from bot.delivery.banners import correct_originals
-
     await correct_originals(poster, store, channel, digest)
 
 
@@ -168,8 +167,6 @@ async def _edit_parent(
     poster: Poster, store: Store, channel: str, digest: Digest, parent: dict[str, Any]
 ) -> None:
     """A re-post: the parent shows today's digest, keeping the radar banners it carries."""
-    from bot.delivery.banners import banners_on
-
     if not hasattr(poster, "edit_parent"):
         raise ServiceError(f"re-posting is not supported on {poster.platform}")
     message_id = str(parent["message_id"])

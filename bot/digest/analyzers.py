@@ -64,5 +64,3 @@ class HeuristicAnalyzer:
 
     async def aclose(self) -> None:
         return None
-
-

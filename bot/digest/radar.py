@@ -19,9 +19,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from analysis.history.followups import FollowUpLink
+from analysis.history.followups import FollowUpLink, find_links
 from analysis.models import PR_IN_TITLE, Analysis, Commit, DayFollowUp, Digest, commit_ref
 from analysis.render.followups import follow_up_note, original_note
+from bot.digest.history import sync_history
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -78,8 +79,6 @@ async def learn_followups_of(source: Any, store: Store, branch: str, commit: Com
     """Store the links from the commit to the later commits (within FOLLOWUP_HORIZON_DAYS) that revert or
     fix it, read from the branch's history: `digestbot analyze` of an old commit then says so even when
     no digest ever covered the later days. Best effort: a source without history, or failing, adds none."""
-    from analysis.history.followups import find_links
-    from bot.digest.history import sync_history
 
     since = commit.committed_at.astimezone(UTC)
     until = min(since + timedelta(days=FOLLOWUP_HORIZON_DAYS), datetime.now(UTC))

@@ -23,6 +23,7 @@ from analysis.history.index import as_past
 from analysis.models import Commit
 from analysis.weekly import Usage, Week, WeekFollowUp, summarize, week_days, week_window
 from bot.digest.analyzers import Analyzer
+from bot.digest.history import sync_history
 from bot.digest.pipeline import build_digest, original_rank
 from bot.digest.radar import FOLLOWUP_HORIZON_DAYS, commit_title_ref
 from bot.ports.protocols import CommitSource
@@ -79,7 +80,6 @@ async def build_week(
 async def ensure_links(source: CommitSource, store: Store, branch: str, since: Any, until: Any) -> int:
     """Find and store the follow-up links among the commits of [since, until): from the stored history,
     synced from the source's history reader (bot/digest/history.py), else from the commits themselves."""
-    from bot.digest.history import sync_history
 
     try:
         synced = await sync_history(source, store, branch, since, until)

@@ -22,9 +22,11 @@ from bot.config.settings import Settings, zone
 from bot.config.subscriptions import Subscription
 from bot.delivery import outbox
 from bot.delivery.posting import post_digest
+from bot.delivery.weekly_post import post_weekly
 from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
 from bot.digest.pipeline import RunStats, build_digest, pick_branch
 from bot.digest.usage import tracking
+from bot.digest.weekly import build_week
 from bot.monitoring import metrics
 from bot.ports.protocols import ChartRenderer, CommitSource, Poster
 from bot.ports.secrets import clip
@@ -160,8 +162,6 @@ class DigestRunner:
         )
 
     async def build_week(self, sub: Subscription, year: int, week: int) -> Any:
-        from bot.digest.weekly import build_week
-
         source = self.source(sub)
         try:
             return await build_week(
@@ -183,7 +183,6 @@ class DigestRunner:
     ) -> outbox.Handler:
         """Who posts a "weekly" piece of work: the roll-up just built, or the week built again from the
         store (analyses are cached) for a retry; a subscription that is gone gives the work up."""
-        from bot.delivery.weekly_post import post_weekly
 
         async def post(poster: Any, store: Store, row: dict[str, Any], job: dict[str, Any]) -> None:
             rollup = built

@@ -31,7 +31,9 @@ def failing(store: Store, file_subscriptions: list[Subscription]) -> list[str]:
 CloneCheck = Callable[[Path, str], object]
 
 
-def check_subscription(settings: Settings, sub: Subscription, check_clone: CloneCheck | None = None) -> str | None:
+def check_subscription(
+    settings: Settings, sub: Subscription, check_clone: CloneCheck | None = None
+) -> str | None:
     """Why this subscription cannot run, in one line, or None. Checks what needs no network: a local
     clone exists and is a git repository (with `check_clone`); every destination's platform has its
     bot token set."""
