@@ -1,3 +1,5 @@
-"""The `digestbot` command line (click): every verb, its options and one-line errors (exit code 2) in
-`main`; where a verb's output goes, never over a user's file or the store's own, in `output`. A verb
-only parses, asks the composition root for what it needs, and prints."""
+"""The `digestbot` command line (click). `main` holds the group and registers the verbs; each verb
+lives in a module of its own (`digest` for digest and analyze, `post`, `run` for run and status, `logs`,
+`weekly`, `evaluate` for eval), all sharing `common` (the one-line error contract, the context, the
+options); `output` decides where a verb writes, never over a user's file or the store's own. A verb
+parses, asks the composition root (bot/app.py) for what it needs, and prints."""

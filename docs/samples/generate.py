@@ -107,7 +107,7 @@ def generate(out_dir: Path) -> list[Path]:
         for lang in ("en", "zh"):
             out = out_dir / f"report.{lang}.md"
             subprocess.run(
-                [sys.executable, "-m", "bot.cli.main", "--db", str(Path(tmp) / "digest.db"), "digest",
+                [sys.executable, "-m", "bot.cli", "--db", str(Path(tmp) / "digest.db"), "digest",
                  "--git-dir", str(repo), "--date", DAY, "--tz", "UTC", "--lang", lang,
                  "--analyzer", "heuristic", "--out", str(out)],
                 check=True,

@@ -7,7 +7,7 @@ import logging
 
 from click.testing import CliRunner
 
-import bot.cli.main
+import bot.cli.digest
 from bot.cli.main import cli
 from bot.monitoring.logs import RedactSecrets
 from tests.fakes.slack_api import FakeSlack
@@ -38,7 +38,7 @@ def test_an_unexpected_error_and_its_traceback_are_scrubbed(repo, tmp_path, monk
     async def explode(*args, **kwargs):
         raise RuntimeError(f"client built with api_key={secret}")
 
-    monkeypatch.setattr(bot.cli.main, "build_day", explode)
+    monkeypatch.setattr(bot.cli.digest, "build_day", explode)
     result = CliRunner().invoke(
         cli, ["-vv", "--db", str(tmp_path / "d.db"), "digest", "--git-dir", str(repo.path), "--date", DAY]
     )

@@ -1,0 +1,114 @@
+"""`digestbot post`: a day's digest into a Slack or Discord channel now, or with --dry-run every message
+it would send, rendered and measured against the platform's limits, without a token."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from bot.cli.common import (
+    Ctx,
+    DigestCommand,
+    StageBars,
+    day_options,
+    echo_err,
+    format_option,
+    global_options,
+    run_async,
+    source_options,
+    the_day_of,
+    user_errors,
+)
+from bot.cli.digest import build_day
+
+
+@click.command(cls=DigestCommand)
+@click.option("--platform", type=click.Choice(["slack", "discord"]), required=True, help="Where to post.")
+@click.option("--channel", required=True, metavar="ID", help="Channel ID (Slack C…, Discord snowflake).")
+@source_options
+@day_options
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print every message that would be posted, with its size; post nothing, need no token.",
+)
+@click.option(
+    "--repost",
+    is_flag=True,
+    help="The day is posted here already: edit its parent to today's digest and add what it announces.",
+)
+@format_option("text", "json", default="text")
+@global_options
+@click.pass_obj
+@user_errors
+def post(
+    obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, refresh, day, tz, dry_run, repost, fmt
+) -> None:
+    """Post a day's digest into a Slack or Discord channel now.
+
+    A parent message with the counts and the high items; in its thread one card per high commit, the
+    medium commits, and the full report as a file. Posting the same digest again posts nothing new; an
+    interrupted post resumes with what is missing. A day posted here is what its parent announced: a
+    changed ranking (a new model, say) adds nothing unless --repost edits the parent first.
+    """
+    from analysis.render.json_report import dumps
+
+    settings = obj.settings
+    zone_info, the_day = the_day_of(settings, day, tz)
+    lang = lang or settings.digest_lang
+    bars = StageBars(sys.stderr.isatty())
+
+    if dry_run:
+        from bot.delivery.dry_run import preview, render_text
+
+        result = run_async(
+            build_day(obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars)
+        )
+        plan = preview(result, platform, channel, obj.store)
+        obj.write(dumps(plan) if fmt == "json" else render_text(plan))
+        return
+
+    async def go():
+        from bot.app import open_poster
+        from bot.delivery.posting import post_digest
+
+        async with open_poster(platform, settings) as poster:  # fail on a bad token before any work
+            result = await build_day(
+                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars
+            )
+            return result, await post_digest(poster, obj.store, channel, result, repost=repost)
+
+    result, posted = run_async(go())
+    if fmt == "json":
+        obj.write(
+            dumps(
+                {
+                    "repo": result.repo,
+                    "date": result.day.isoformat(),
+                    "platform": platform,
+                    "channel": channel,
+                    "key": posted.key,
+                    "commits": result.stats["total"],
+                    "posted": posted.posted,
+                    "skipped": posted.skipped,
+                    "thread_id": posted.thread_id,
+                    "edited": posted.edited,
+                }
+            )
+        )
+        return
+    edited = f", edited the {', '.join(posted.edited)}" if posted.edited else ""
+    echo_err(
+        f"{result.repo} {result.day}: {result.stats['total']} commits; posted {len(posted.posted)} item(s)"
+        f" to {platform}:{channel}, {len(posted.skipped)} already there{edited}",
+        logging.INFO,
+    )
+    if pending := [
+        w for w in obj.store.pending_work() if (w["platform"], w["channel"]) == (platform, channel)
+    ]:
+        echo_err(
+            f"{len(pending)} banner(s) or notice(s) pending here: the running service retries them",
+            logging.WARNING,
+        )
