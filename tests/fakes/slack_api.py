@@ -369,8 +369,10 @@ class FakeSlack(FakeServer):
         return _json(body, fault.status, headers)
 
     def _ts(self) -> str:
+        # Slack's ts is the posting time: a fixed epoch would put every message before the day being
+        # posted, and a lookup bounded by the day's start (reconciliation) would never find it.
         n = next(self._seq)
-        return f"{1769400000 + n}.{n:06d}"
+        return f"{int(time.time()) + n}.{n:06d}"
 
     # -- methods (called with the lock held) -------------------------------------------------------------
     def _m_auth_test(self, args: dict[str, Any]) -> dict[str, Any]:
