@@ -198,7 +198,7 @@ async def opened(
 class StageBars:
     """Progress bars on stderr, only when stderr is a terminal (never in pipes or CI logs)."""
 
-    LABELS: ClassVar[dict[str, str]] = {"fetch": "fetching ", "analyse": "analysing"}
+    LABELS: ClassVar[dict[str, str]] = {"fetch": "fetching ", "history": "history  ", "analyse": "analysing"}
 
     def __init__(self, enabled: bool):
         self.enabled = enabled
