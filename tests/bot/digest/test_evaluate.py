@@ -275,6 +275,32 @@ async def test_history_days_zero_ranks_by_size_alone(store: Store):
     assert source.history_reads == []
 
 
+async def test_a_second_eval_reads_the_days_from_the_store_and_ranks_nothing_again(known, store, monkeypatch):
+    """The README's promise: a second run of the same span costs no source reads for the days' commits
+    and no history facts (every analysis is cached), and scores the same."""
+    from bot.digest import evaluate as evaluate_module
+
+    repo, _ = known
+    first = await run_eval(repo, store)
+    listed: list[object] = []
+    worked_out: list[object] = []
+    real_facts = evaluate_module.facts_for_day
+    monkeypatch.setattr(
+        evaluate_module, "facts_for_day", lambda *a: worked_out.append(a[0]) or real_facts(*a)
+    )
+    real_window = LocalGitSource.commits_in_window
+
+    async def counting(self, *a, **kw):
+        listed.append(a)
+        return await real_window(self, *a, **kw)
+
+    monkeypatch.setattr(LocalGitSource, "commits_in_window", counting)
+    again = await run_eval(repo, store)
+    assert listed == [] and worked_out == []
+    assert [(j.sha, j.importance) for j in again.judged] == [(j.sha, j.importance) for j in first.judged]
+    assert again.score == first.score
+
+
 # -- the release-notes key ----------------------------------------------------------------------------
 
 NOTES = """\
