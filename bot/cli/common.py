@@ -20,9 +20,9 @@ from typing import Any, ClassVar
 import click
 
 from analysis.errors import DigestError
-from analysis.labels import LANGS
+from analysis.langs import LANGS
 from analysis.window import parse_day, yesterday
-from bot.digest.analyzers import ANALYZER_CHOICES
+from bot.digest.choices import ANALYZER_CHOICES
 
 log = logging.getLogger("digestbot")
 
