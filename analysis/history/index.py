@@ -237,7 +237,8 @@ class HistoryIndex:
         churn = max((recent[p] for p, _ in commit.files), default=0)
         follows = bool(self._links_by_follow_up.get(commit.sha))
         best = self._best_rate(_file_keys(commit.files))
-        return _score(_size_terms(commit.files), best, self.base_rate, churn, follows)
+        lift = best / self.base_rate if best is not None and self.base_rate else 1.0  # as `lift` computes it
+        return risk_score(commit.files, lift, churn, follows)
 
     def _best_rate(self, keys: Iterable[str]) -> float | None:
         """The highest smoothed rate among these paths touched at least MIN_TOUCHES times (None: none)."""
@@ -257,16 +258,10 @@ class HistoryIndex:
 def risk_score(files: Sequence[tuple[str, int]], lift: float, churn: int, follows_up: bool) -> float:
     """Higher is riskier: log size in counted lines and runtime files, the riskiest touched path's
     lift over the base rate, recent churn on the same files, and being a follow-up itself."""
-    counted = runtime = 0
-    for path, lines in files:
-        kind = _kind(path)
-        if is_low_value(kind):
-            continue
-        counted += lines
-        runtime += kind not in _NON_RUNTIME
+    lines, runtime = _size_terms(tuple(files))
     return (
-        W_LINES * log1p(counted)
-        + W_FILES * log1p(runtime)
+        lines
+        + runtime
         + W_PATH_LIFT * log(max(lift, LIFT_FLOOR))
         + W_CHURN * log1p(churn)
         + W_FOLLOW_UP * follows_up
@@ -284,20 +279,6 @@ def _size_terms(files: tuple[tuple[str, int], ...]) -> tuple[float, float]:
         counted += lines
         runtime += kind not in _NON_RUNTIME
     return W_LINES * log1p(counted), W_FILES * log1p(runtime)
-
-
-def _score(
-    size: tuple[float, float], best_rate: float | None, base_rate: float, churn: int, follows_up: bool
-) -> float:
-    """`risk_score` from its parts: the same operations in the same order, so the same float."""
-    lift = best_rate / base_rate if best_rate is not None and base_rate else 1.0
-    return (
-        size[0]
-        + size[1]
-        + W_PATH_LIFT * log(max(lift, LIFT_FLOOR))
-        + W_CHURN * log1p(churn)
-        + W_FOLLOW_UP * follows_up
-    )
 
 
 def facts_for_day(

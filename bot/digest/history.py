@@ -22,7 +22,7 @@ from bot.store.db import Store
 log = logging.getLogger(__name__)
 
 
-Progress = Callable[[int, int], None]  # (days read, days to read)
+Progress = Callable[[int, int], None]  # (done, total), in what the source counts: commits read
 
 
 async def sync_history(
