@@ -144,10 +144,7 @@ def git_processes(runner: Runner, args: list[str], db: Path) -> str:
     (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> {count}\nexec {real} "$@"\n')
     (shim / "git").chmod(0o755)
     runner.run(args, db, PATH=f"{shim}{os.pathsep}{os.environ['PATH']}")
-    verbs = Counter(
-        next((w for w in line.split() if not w.startswith("-") and "=" not in w), "?")
-        for line in count.read_text().splitlines()
-    )
+    verbs = Counter(_git_verb(line.split()) for line in count.read_text().splitlines())
     return f"{sum(verbs.values())} ({', '.join(f'{v} {n}' for v, n in sorted(verbs.items()))})"
 
 
@@ -172,6 +169,17 @@ def store_writes(db: Path) -> None:
             store.close()
         print(f"    storing the {len(kept)} analyses one by one, synchronous = {mode}: {spent * 1000:.1f} ms"
               f" ({spent / max(1, len(kept)) * 1000:.2f} ms each)", flush=True)  # fmt: skip
+
+
+def _git_verb(words: list[str]) -> str:
+    """The git command of one logged call: the first word that is neither an option nor its value."""
+    rest = iter(words)
+    for word in rest:
+        if word in ("-C", "-c"):
+            next(rest, None)
+        elif not word.startswith("-"):
+            return word
+    return "?"
 
 
 def main() -> None:
