@@ -236,12 +236,19 @@ class GitHubSource:
         return await self.get_commit(merge_sha)
 
     async def history(
-        self, branch: str, since: datetime, until: datetime, *, detail_budget: int | None = None
+        self,
+        branch: str,
+        since: datetime,
+        until: datetime,
+        progress: Progress | None = None,
+        *,
+        detail_budget: int | None = None,
     ) -> list[PastCommit]:
         """The branch's commits with committer dates in [since, until), oldest first, from the list
         endpoint (ETag-cached pages: a re-read costs 304s). The list has no files: the paths a commit
         touched come from the store, and up to `detail_budget` commits the store lacks are fetched
-        (newest first) and stored, so the record fills in over a few runs without spending the quota."""
+        (newest first) and stored, so the record fills in over a few runs without spending the quota.
+        `progress` follows the commits whose details are fetched."""
         # Without a token GitHub allows 60 requests an hour: history must not eat the day's quota.
         pages = HISTORY_MAX_PAGES if self._has_token else HISTORY_PAGES_ANONYMOUS
         if detail_budget is None:
@@ -254,7 +261,7 @@ class GitHubSource:
         stored = {n.sha: self.store.get_commit(self.repo, n.sha) for n, _ in items}
         missing = [sha for sha, commit in stored.items() if commit is None][: max(0, detail_budget)]
         if missing:
-            for commit in await self._details(missing, None):
+            for commit in await self._details(missing, progress):
                 stored[commit.sha] = commit
         history = []
         for n, item in items:

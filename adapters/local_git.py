@@ -12,16 +12,20 @@ parsing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import re
 import secrets
 import shutil
 import subprocess
+import tempfile
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
@@ -263,18 +267,57 @@ class LocalGitSource:
                 return name.removeprefix(f"{self.remote}/") if args[-1] != "HEAD" else name
         return "main"
 
-    async def history(self, branch: str, since: datetime, until: datetime) -> list[PastCommit]:
+    async def history(
+        self, branch: str, since: datetime, until: datetime, progress: Progress | None = None
+    ) -> list[PastCommit]:
         """The branch's first-parent commits with committer dates in [since, until), oldest first,
-        with their messages and the paths they touched (no patches): one git call, no quota."""
+        with their messages and the paths they touched (no patches), no quota: the span's commits are
+        listed (headers only, cheap), then one `git log` pass reads exactly those as it streams, so no
+        commit outside the span costs a diff. `progress` (called from a worker thread) gets the
+        commits read so far."""
         tip = await self._resolve_branch(branch)
+        shas = await self._shas_in_window(tip, since, until)
+        if not shas:
+            return []
         nonce = secrets.token_hex(16)
-        args = ["log", "--first-parent", "--no-renames", "--numstat", "--encoding=UTF-8"]
-        args.append(f"--format={nonce}%H %ct%x09%an%x09%ae%n%B{nonce}")
-        pre = int(since.timestamp() - self.since_margin.total_seconds())
-        if pre > 0:
-            args.append(f"--since=@{pre}")  # a pre-filter only, as for the day window
-        out = await self._git_async(*args, tip)
+        args = ["log", "--no-walk=unsorted", "--stdin", "--diff-merges=first-parent", "--no-renames"]
+        args += ["--numstat", "--encoding=UTF-8", f"--format={nonce}%H %ct%x09%an%x09%ae%n%B{nonce}"]
+        out = await asyncio.to_thread(self._stream_history, args, "\n".join(shas) + "\n", nonce, progress)
         return [c for c in _parse_history(_text(out), nonce) if since <= c.committed_at < until][::-1]
+
+    def _stream_history(self, args: list[str], stdin: str, nonce: str, progress: Progress | None) -> bytes:
+        """`git log --stdin` output, read as it comes (for a progress bar over the commits listed)."""
+        total = stdin.count("\n")
+        marker, seen = nonce.encode(), 0
+        with tempfile.TemporaryFile() as errors:
+            proc = self._popen(args, stdin=subprocess.PIPE, stderr=errors)
+            timer = threading.Timer(GIT_TIMEOUT, proc.kill)
+            timer.start()
+            chunks: list[bytes] = []
+            try:
+                assert proc.stdin is not None and proc.stdout is not None
+                with contextlib.suppress(BrokenPipeError):  # git read every line before it writes
+                    proc.stdin.write(stdin.encode())
+                    proc.stdin.close()
+                while chunk := proc.stdout.read1(1 << 20):
+                    chunks.append(chunk)
+                    if progress is not None:
+                        seen += chunk.count(marker)  # two per commit (a marker cut in two: one less)
+                        progress(min(total, seen // 2), total)
+                code = proc.wait()
+            finally:
+                timer.cancel()
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+            if code != 0:
+                errors.seek(0)
+                if code < 0:
+                    raise SourceError(f"git log ran over {GIT_TIMEOUT:.0f} s in {self.git_dir}")
+                raise SourceError(f"git log failed in {self.git_dir}: {_first_line(errors.read())}")
+        if progress is not None:
+            progress(total, total)
+        return b"".join(chunks)
 
     async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
         """The text of each (commit sha, path) for the surface facts: one `git cat-file --batch-check` for
@@ -473,6 +516,19 @@ class LocalGitSource:
             raise SourceError(NO_GIT) from exc
         except subprocess.TimeoutExpired as exc:
             raise SourceError(f"git {args[0]} ran over {GIT_TIMEOUT:.0f} s in {self.git_dir}") from exc
+
+    def _popen(self, args: list[str], *, stdin: Any, stderr: Any) -> subprocess.Popen[bytes]:
+        """A git process whose output is read as it streams (see `_spawn` for the options)."""
+        base = [self._git or "git", "--no-pager", f"--git-dir={self.git_dir}"]
+        for setting in _CONFIG:
+            base += ["-c", setting]
+        log.debug("git %s", args[0])
+        try:
+            return subprocess.Popen(
+                [*base, *args], stdin=stdin, stdout=subprocess.PIPE, stderr=stderr, env=self._env
+            )
+        except FileNotFoundError as exc:
+            raise SourceError(NO_GIT) from exc
 
     async def _git_async(self, *args: str, stdin: str | None = None) -> bytes:
         proc = await asyncio.to_thread(self._spawn, list(args), stdin)

@@ -6,9 +6,8 @@ writes field contents only, never labels.
 
 from __future__ import annotations
 
+from analysis.langs import LANGS as LANGS  # read from here by the renderers and prompts
 from analysis.models import ChangeType, Importance
-
-LANGS = ("zh", "en")
 
 _LABELS: dict[str, dict[str, str]] = {
     "zh": {

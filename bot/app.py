@@ -4,7 +4,8 @@ application (the `digestbot` CLI and `digestbot run` get everything from here).
 Everything else in bot/ states what it needs as a Protocol (bot/ports/protocols.py) or takes a factory,
 and never names an adapter: a new source, LLM client or chat platform is added here and nowhere else in
 bot/. Adapters are imported inside the functions that build them, so a command that needs no chat
-platform (or no network) never imports its SDK.
+platform (or no network) never imports its SDK; so are the service's own parts (chat, scheduler, metrics),
+so `digestbot digest` loads neither aiohttp, prometheus_client nor APScheduler.
 """
 
 from __future__ import annotations
@@ -15,24 +16,25 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from analysis.errors import ConfigError, InputError
-from analysis.weekly import Week
-from bot.chat.llm_answers import LLMAnswerer
-from bot.chat.service import ChatService
-from bot.config.settings import Settings
-from bot.config.subscriptions import Registry, Subscription
-from bot.delivery import outbox
 from bot.digest import usage
-from bot.digest.analyzers import ANALYZER_CHOICES, Analyzer, HeuristicAnalyzer
-from bot.digest.llm_analyzer import LLMAnalyzer
-from bot.monitoring import metrics
-from bot.ports.protocols import LLM, Clock, CommitSource, Poster
-from bot.service.retention import purge_daily
-from bot.service.runner import DigestRunner, keep_starting, runtime_name, start_runtime
-from bot.service.scheduler import DigestScheduler
-from bot.store.db import Store
+from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
+from bot.digest.choices import ANALYZER_CHOICES
+
+if (
+    TYPE_CHECKING
+):  # the service's parts (chat, scheduler, metrics) are imported by the functions that wire them
+    from analysis.weekly import Week
+    from bot.chat.llm_answers import LLMAnswerer
+    from bot.chat.service import ChatService
+    from bot.config.settings import Settings
+    from bot.config.subscriptions import Subscription
+    from bot.digest.llm_analyzer import LLMAnalyzer
+    from bot.ports.protocols import LLM, Clock, CommitSource, Poster
+    from bot.service.runner import DigestRunner
+    from bot.store.db import Store
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +94,8 @@ def llm_client(settings: Settings, store: Store) -> LLM:
 
 
 def llm_analyzer(settings: Settings, store: Store, *, strict: bool = False) -> LLMAnalyzer:
+    from bot.digest.llm_analyzer import LLMAnalyzer
+
     return LLMAnalyzer.from_settings(settings, llm_client(settings, store), strict=strict)
 
 
@@ -113,6 +117,8 @@ def llm_answerer(settings: Settings, store: Store) -> LLMAnswerer | None:
     """The model that answers thread questions the data cannot, when one is configured."""
     if not settings.llm_configured:
         return None
+    from bot.chat.llm_answers import LLMAnswerer
+
     return LLMAnswerer.from_settings(settings, llm_client(settings, store))
 
 
@@ -139,6 +145,8 @@ def chat_service(
     answerer: Any = None,
 ) -> ChatService:
     """The chat facade every platform's handlers call; what is not given is built from the settings."""
+    from bot.chat.service import ChatService
+
     dirs = dict(git_dirs or {})
     return ChatService(
         settings,
@@ -161,6 +169,8 @@ def digest_runner(
     source_factory: Callable[[Subscription], CommitSource] | None = None,
 ) -> DigestRunner:
     """The scheduler's runner: each subscription's day built and posted, its week rolled up."""
+    from bot.service.runner import DigestRunner
+
     return DigestRunner(
         settings,
         store,
@@ -223,6 +233,13 @@ async def serve(
     """`digestbot run` until `stop` is set (SIGINT / SIGTERM set it when running from the CLI): the chat
     runtimes whose tokens are set (or `make_runtimes`), the scheduler with the digest runner, the pending
     work's worker, the daily purge and /metrics, each wired here and stopped in reverse order."""
+    from bot.config.subscriptions import Registry
+    from bot.delivery import outbox
+    from bot.monitoring import metrics
+    from bot.service.retention import purge_daily
+    from bot.service.runner import keep_starting, runtime_name, start_runtime
+    from bot.service.scheduler import DigestScheduler
+
     registry = Registry(store, subscriptions)
     service = chat_service(settings, store, git_dirs=registry.git_dirs())
     service.subscriptions = registry

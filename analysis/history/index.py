@@ -159,6 +159,7 @@ class HistoryIndex:
         self.followed_seen = 0
         self._window: list[PastCommit] = []  # the baseline: the window's commits but automated ones
         self._scores: list[float] | None = None
+        self._rates: dict[str, float] = {}  # smoothed rate by path, computed when first asked
         for commit in past:
             if not (start <= commit.committed_at < cutoff):
                 continue
@@ -167,7 +168,7 @@ class HistoryIndex:
             self.commits_seen += 1
             hit = commit.sha in self.followed
             self.followed_seen += hit
-            keys = _keys(path for path, _ in commit.files)
+            keys = _file_keys(commit.files)
             self.touches.update(keys)
             if hit:
                 self.hits.update(keys)
@@ -224,20 +225,52 @@ class HistoryIndex:
         (scored with this index: only what was known before the cutoff)."""
         if len(self._window) < MIN_DISTRIBUTION:
             return None
-        if self._scores is None:
+        if self._scores is None:  # once per index (a day); each commit then bisects
             self._scores = sorted(self._past_score(c) for c in self._window)
         return bisect_left(self._scores, score) / len(self._scores)
 
     def _past_score(self, commit: PastCommit) -> float:
-        paths = [p for p, _ in commit.files]
-        churn = max((self.recent[p] for p in paths), default=0)
+        """`risk_score` of a past commit as this index sees it: the same float as through `records` and
+        `lift`, without building and sorting records (the lift needs only the highest rate among the
+        paths with enough history), and the terms that depend on the files alone cached."""
+        recent = self.recent
+        churn = max((recent[p] for p, _ in commit.files), default=0)
         follows = bool(self._links_by_follow_up.get(commit.sha))
-        return risk_score(commit.files, self.lift(self.records(paths)), churn, follows)
+        best = self._best_rate(_file_keys(commit.files))
+        lift = best / self.base_rate if best is not None and self.base_rate else 1.0  # as `lift` computes it
+        return risk_score(commit.files, lift, churn, follows)
+
+    def _best_rate(self, keys: Iterable[str]) -> float | None:
+        """The highest smoothed rate among these paths touched at least MIN_TOUCHES times (None: none)."""
+        best = None
+        touches, rates = self.touches, self._rates
+        for key in keys:
+            if touches[key] < MIN_TOUCHES:
+                continue
+            rate = rates.get(key)
+            if rate is None:
+                rate = rates[key] = self.record(key).rate
+            if best is None or rate > best:
+                best = rate
+        return best
 
 
 def risk_score(files: Sequence[tuple[str, int]], lift: float, churn: int, follows_up: bool) -> float:
     """Higher is riskier: log size in counted lines and runtime files, the riskiest touched path's
     lift over the base rate, recent churn on the same files, and being a follow-up itself."""
+    lines, runtime = _size_terms(tuple(files))
+    return (
+        lines
+        + runtime
+        + W_PATH_LIFT * log(max(lift, LIFT_FLOOR))
+        + W_CHURN * log1p(churn)
+        + W_FOLLOW_UP * follows_up
+    )
+
+
+@lru_cache(maxsize=1 << 16)
+def _size_terms(files: tuple[tuple[str, int], ...]) -> tuple[float, float]:
+    """The size terms of `risk_score`, which depend on the files alone (a past commit's, every day)."""
     counted = runtime = 0
     for path, lines in files:
         kind = _kind(path)
@@ -245,13 +278,7 @@ def risk_score(files: Sequence[tuple[str, int]], lift: float, churn: int, follow
             continue
         counted += lines
         runtime += kind not in _NON_RUNTIME
-    return (
-        W_LINES * log1p(counted)
-        + W_FILES * log1p(runtime)
-        + W_PATH_LIFT * log(max(lift, LIFT_FLOOR))
-        + W_CHURN * log1p(churn)
-        + W_FOLLOW_UP * follows_up
-    )
+    return W_LINES * log1p(counted), W_FILES * log1p(runtime)
 
 
 def facts_for_day(
@@ -289,6 +316,12 @@ def as_past(commit: Commit) -> PastCommit:
         tuple((f.path, f.changes) for f in commit.files),
         automated=is_automated(commit.author, commit.author_login),
     )
+
+
+@lru_cache(maxsize=1 << 16)
+def _file_keys(files: tuple[tuple[str, int], ...]) -> frozenset[str]:
+    """`_keys` of a past commit's files, cached: eval replays the same commits day after day."""
+    return frozenset(_keys(path for path, _ in files))
 
 
 def _keys(paths: Iterable[str]) -> set[str]:

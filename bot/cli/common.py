@@ -24,9 +24,9 @@ from typing import Any, ClassVar
 import click
 
 from analysis.errors import DigestError
-from analysis.labels import LANGS
+from analysis.langs import LANGS
 from analysis.window import parse_day, yesterday
-from bot.digest.analyzers import ANALYZER_CHOICES
+from bot.digest.choices import ANALYZER_CHOICES
 
 log = logging.getLogger("digestbot")
 
@@ -202,7 +202,7 @@ async def opened(
 class StageBars:
     """Progress bars on stderr, only when stderr is a terminal (never in pipes or CI logs)."""
 
-    LABELS: ClassVar[dict[str, str]] = {"fetch": "fetching ", "analyse": "analysing"}
+    LABELS: ClassVar[dict[str, str]] = {"fetch": "fetching ", "history": "history  ", "analyse": "analysing"}
 
     def __init__(self, enabled: bool):
         self.enabled = enabled

@@ -24,7 +24,6 @@ from bot.cli.common import (
     the_day_of,
     user_errors,
 )
-from bot.digest.pipeline import pick_branch
 
 
 @click.command(cls=DigestCommand)
@@ -98,7 +97,7 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
 
     async def go():
         from analysis.refs import Ref
-        from bot.digest.pipeline import analyse_ref
+        from bot.digest.pipeline import analyse_ref, pick_branch
 
         async with opened(obj, analyzer, the_repo, git_dir) as (source, chosen):
             the_branch = await pick_branch(source, branch, settings)
@@ -133,7 +132,7 @@ async def build_day(
     obj: Ctx, repo, git_dir, branch, analyzer, day, zone_info, lang, refresh, bars: StageBars
 ):
     """The day's digest from the source options (shared by `digest` and `post`)."""
-    from bot.digest.pipeline import build_digest
+    from bot.digest.pipeline import build_digest, pick_branch
 
     settings = obj.settings
     try:

@@ -22,7 +22,6 @@ from bot.cli.common import (
     source_options,
     user_errors,
 )
-from bot.digest.pipeline import pick_branch
 
 
 @click.command("eval", cls=DigestCommand)
@@ -84,6 +83,7 @@ def eval_command(
     from analysis.window import refuse_future
     from bot.config.settings import zone
     from bot.digest.evaluate import evaluate
+    from bot.digest.pipeline import pick_branch
 
     settings = obj.settings
     zone_info = zone(tz or settings.digest_tz)

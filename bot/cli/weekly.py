@@ -25,7 +25,6 @@ from bot.cli.common import (
     source_options,
     user_errors,
 )
-from bot.digest.pipeline import pick_branch
 
 
 @click.command(cls=DigestCommand)
@@ -57,6 +56,7 @@ def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, t
     from bot.app import render_chart
     from bot.cli.output import write_bytes
     from bot.config.settings import zone
+    from bot.digest.pipeline import pick_branch
     from bot.digest.weekly import build_week
 
     settings = obj.settings

@@ -13,7 +13,6 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 OnResult = Callable[[Analysis], None]  # each analysis as soon as it is ready (saved at once)
-ANALYZER_CHOICES = ("auto", "heuristic", "llm")
 
 
 class Analyzer(Protocol):

@@ -10,6 +10,7 @@ costs nothing.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from bisect import bisect_left
 from collections.abc import Callable
@@ -34,6 +35,7 @@ from analysis.evaluation.scoring import (
 )
 from analysis.history.followups import FollowUpLink, PastCommit, find_links
 from analysis.history.index import facts_for_day
+from analysis.models import Commit
 from analysis.window import day_window
 from bot.digest.analyzers import Analyzer
 from bot.digest.history import sync_history
@@ -118,14 +120,19 @@ async def evaluate(
         progress(0, len(chosen))
     for day, members in sorted(days.items()):
         window_start, window_end = day_window(day, tz)
-        if sample is None:
-            commits = await source.commits_in_window(branch, window_start, window_end)
-        else:
-            commits = [await source.get_commit(c.sha) for c in members]
-        keep_commits(store, commits)
+        commits = await _day_commits(source, store, branch, members, window_start, window_end, sample)
         commits = await fill_surface(source, store, commits)
-        past = history[: bisect_left(stamps, window_start)]
-        facts = facts_for_day(commits, past, links, window_start, history_days)
+        # The window's history only (the index looks no further back), and worked out only when a
+        # commit has no cached analysis: a second run ranks nothing again.
+        past = history[
+            bisect_left(stamps, window_start - timedelta(days=history_days)) : bisect_left(
+                stamps, window_start
+            )
+        ]
+
+        def facts(commits=commits, past=past, window_start=window_start):
+            return asyncio.to_thread(facts_for_day, commits, past, links, window_start, history_days)
+
         analyses = await analyse_commits(store, analyzer, source.repo, commits, lang, history=facts)
         for commit in commits:
             analysis = analyses[commit.sha]
@@ -171,6 +178,23 @@ async def evaluate(
         notes_status=notes_status,
         notes_score=notes_score(judged, found.key.lists_changes, resamples=resamples) if found else None,
     )
+
+
+async def _day_commits(
+    source, store: Store, branch: str, members: list[PastCommit], start, end, sample: int | None
+) -> list[Commit]:
+    """A replayed day's commits, newest first (ties by sha, whatever the source's order): from the store
+    when a run before read them all, else from the source (and then kept)."""
+    stored = await asyncio.to_thread(store.get_commits, source.repo, [c.sha for c in members])
+    if len(stored) == len(members):
+        commits = list(stored.values())
+    else:
+        if sample is None:
+            commits = await source.commits_in_window(branch, start, end)
+        else:
+            commits = [await source.get_commit(c.sha) for c in members]
+        await asyncio.to_thread(keep_commits, store, commits)
+    return sorted(commits, key=lambda c: (-c.committed_at.timestamp(), c.sha))
 
 
 async def _release_notes(

@@ -7,8 +7,9 @@ digest: the rubric falls back to its size prior and the failure is logged once.
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,9 +22,15 @@ from bot.store.db import Store
 log = logging.getLogger(__name__)
 
 
-async def sync_history(source: Any, store: Store, branch: str, since: datetime, until: datetime) -> bool:
+Progress = Callable[[int, int], None]  # (done, total), in what the source counts: commits read
+
+
+async def sync_history(
+    source: Any, store: Store, branch: str, since: datetime, until: datetime, progress: Progress | None = None
+) -> bool:
     """Make the stored history of `branch` complete over [since, until); False when the source
-    cannot read history. Only the parts outside the stored range are read."""
+    cannot read history. Only the parts outside the stored range are read. `progress` is called on
+    the event loop's thread, whichever thread the source reports from."""
     reader = getattr(source, "history", None)
     if reader is None:
         return False
@@ -34,12 +41,28 @@ async def sync_history(source: Any, store: Store, branch: str, since: datetime, 
     else:
         spans = [span for span in ((since, covered[0]), (covered[1], until)) if span[0] < span[1]]
         oldest, newest = min(since, covered[0]), max(until, covered[1])
+    options: dict[str, Any] = {}
+    if progress is not None:
+        loop = asyncio.get_running_loop()
+        options["progress"] = lambda done, total: loop.call_soon_threadsafe(progress, done, total)
     for start, end in spans:
-        past: list[PastCommit] = await reader(branch, start, end)
-        store.save_history(source.repo, branch, past)
+        past: list[PastCommit] = await reader(branch, start, end, **options)
+        await asyncio.to_thread(store.save_history, source.repo, branch, past)
     if spans:
         store.set_history_range(source.repo, branch, oldest, newest)
     return True
+
+
+async def history_synced(
+    source: Any, store: Store, branch: str, since: datetime, until: datetime, progress: Progress | None = None
+) -> bool:
+    """Whether the stored history covers [since, until) (read now where it does not); False, logged once,
+    when the source cannot read it: the ranking goes without, never the digest."""
+    try:
+        return await sync_history(source, store, branch, since, until, progress)
+    except (SourceError, RateLimited) as exc:
+        log.warning("history of %s@%s unavailable, ranking without it: %s", source.repo, branch, exc)
+        return False
 
 
 async def day_history(
@@ -49,19 +72,25 @@ async def day_history(
     commits: Sequence[Commit],
     cutoff: datetime,
     window_days: int,
+    synced: Awaitable[bool] | None = None,
 ) -> dict[str, HistoryFacts]:
     """HistoryFacts for the day's commits, from history strictly before `cutoff`. Links mined on the
-    way (the day's commits included) are stored for the radar and `digestbot eval`."""
+    way (the day's commits included) are stored for the radar and `digestbot eval`. `synced`: a
+    `history_synced` of the window already under way (a digest starts the read early, beside the
+    surface step)."""
     if not commits or window_days <= 0:
         return {}
     since = cutoff - timedelta(days=window_days)
-    try:
-        if not await sync_history(source, store, branch, since, cutoff):
-            return {}
-    except (SourceError, RateLimited) as exc:
-        log.warning("history of %s@%s unavailable, ranking without it: %s", source.repo, branch, exc)
+    if not await (synced or history_synced(source, store, branch, since, cutoff)):
         return {}
-    past = store.history(source.repo, branch, since, cutoff)
+    # CPU work over months of history: off the event loop, which also serves chat in `digestbot run`.
+    return await asyncio.to_thread(_facts, store, source.repo, branch, list(commits), cutoff, window_days)
+
+
+def _facts(
+    store: Store, repo: str, branch: str, commits: list[Commit], cutoff: datetime, window_days: int
+) -> dict[str, HistoryFacts]:
+    past = store.history(repo, branch, cutoff - timedelta(days=window_days), cutoff)
     links = day_links(commits, past)
-    store.save_followups(source.repo, links)
+    store.save_followups(repo, links)
     return facts_for_day(commits, past, links, cutoff, window_days)

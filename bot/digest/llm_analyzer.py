@@ -316,9 +316,12 @@ class LLMAnalyzer:
         if self.disabled is not None:
             return await _cpu(self._fallback, commit, lang, self.disabled, history, quiet=True)
         try:
-            plan = await _cpu(self._plan, commit, lang, history)
+            # The plan and the first prompt in one step of the CPU worker: each commit's call goes out as
+            # soon as its own prompt is ready (not after every commit's plan), so the replies come back
+            # spread out and their checks overlap the calls still in flight.
+            plan, first = await _cpu(self._prepare, commit, lang, history)
             reply, selection = await self._ask(
-                commit, "analysis", plan.build, plan.budget, self.budgets.output
+                commit, "analysis", plan.build, plan.budget, self.budgets.output, first=first
             )
         except LLMFatal as exc:
             if self.strict:
@@ -332,6 +335,12 @@ class LLMAnalyzer:
         return await _cpu(self._compose, commit, lang, reply, selection, plan, history)
 
     # -- the one call -------------------------------------------------------------------------------
+    def _prepare(
+        self, commit: Commit, lang: str, history: HistoryFacts | None
+    ) -> tuple[_Plan, tuple[list[Message], DiffSelection]]:
+        plan = self._plan(commit, lang, history)
+        return plan, plan.build(plan.budget)
+
     def _plan(self, commit: Commit, lang: str, history: HistoryFacts | None) -> _Plan:
         """The rule-based prior, the prompt builder (by diff budget) and the diff budget of one commit."""
         b = self.budgets
@@ -369,10 +378,12 @@ class LLMAnalyzer:
         build: Callable[[int], tuple[list[Message], DiffSelection]],
         diff_budget: int,
         output: int,
+        first: tuple[list[Message], DiffSelection] | None = None,
     ) -> tuple[CommitOut, DiffSelection]:
         """The validated reply: one repair call for an invalid reply; a "length" reply is never used,
-        it is asked again once with half the diff and 1.5× the output allowance."""
-        messages, selection = await _cpu(build, diff_budget)
+        it is asked again once with half the diff and 1.5× the output allowance. `first`: the prompt at
+        `diff_budget`, when it is built already."""
+        messages, selection = first or await _cpu(build, diff_budget)
         repaired = shrunk = False
         call_purpose = purpose
         while True:

@@ -7,12 +7,13 @@ analysis → record the digest. Rendering and delivery are the caller's business
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -25,7 +26,7 @@ from analysis.models import Analysis, Commit, Digest, Importance, key_of
 from analysis.refs import Ref
 from analysis.window import day_window
 from bot.digest.analyzers import Analyzer
-from bot.digest.history import day_history
+from bot.digest.history import day_history, history_synced
 from bot.digest.radar import attach_followups, learn_followups_of, with_original_notes
 from bot.digest.surface import fill_surface, with_stored_surface
 from bot.ports.protocols import CommitSource
@@ -36,8 +37,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# (stage, done, total): stage is "fetch" or "analyse"
+# (stage, done, total): stage is "fetch", "history" or "analyse"
 StageProgress = Callable[[str, int, int], None]
+# A day's history facts, or how to get them when they are needed (every analysis cached: never).
+HistoryFor = Mapping[str, HistoryFacts] | Callable[[], Awaitable[Mapping[str, HistoryFacts]]]
 
 
 @dataclass(slots=True)
@@ -86,19 +89,38 @@ async def build_digest(
     window_total = len(commits)
     if keep is not None:
         commits = [c for c in commits if keep(c)]
-    commits = await fill_surface(source, store, commits)  # what each change does to its users
-    history = await day_history(source, store, branch, commits, start, history_days)
-    analyses = await analyse_commits(
-        store,
-        analyzer,
-        source.repo,
-        commits,
-        lang,
-        refresh=refresh,
-        progress=progress,
-        stats=stats,
-        history=history,
-    )
+    # The history read (on a first run, one long `git log` or listing) runs while the surface step reads
+    # and parses the day's files; the facts from it are worked out only if an analysis needs them.
+    synced = None
+    if commits and history_days > 0:
+        bar = (lambda d, t: progress("history", d, t)) if progress else None
+        since = start - timedelta(days=history_days)
+        synced = asyncio.ensure_future(history_synced(source, store, branch, since, start, bar))
+    try:
+        commits = await fill_surface(source, store, commits)  # what each change does to its users
+        ranked = commits
+
+        def history() -> Awaitable[Mapping[str, HistoryFacts]]:
+            return day_history(source, store, branch, ranked, start, history_days, synced=synced)
+
+        analyses = await analyse_commits(
+            store,
+            analyzer,
+            source.repo,
+            commits,
+            lang,
+            refresh=refresh,
+            progress=progress,
+            stats=stats,
+            history=history,
+        )
+        if synced is not None:
+            await synced
+    finally:
+        if synced is not None and not synced.done():
+            synced.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await synced
     analyses = await asyncio.to_thread(mark_reverted, analyses, commits, lang)
     # The originals of the day's follow-ups get the rank their own day's digest gives them, so the
     # Follow-ups line reads the same on any database ("not ranked by us" only when it cannot be read).
@@ -160,11 +182,12 @@ async def analyse_commits(
     refresh: bool = False,
     progress: StageProgress | None = None,
     stats: RunStats | None = None,
-    history: Mapping[str, HistoryFacts] | None = None,
+    history: HistoryFor | None = None,
 ) -> dict[str, Analysis]:
     """An analysis for every commit: from the cache unless refresh, else from the analyser. A commit
     the analyser did not return is given the heuristic analysis with the gap stated — never dropped.
-    history: what the branch's past says about each commit, for the ranking.
+    history: what the branch's past says about each commit, for the ranking (or how to work it out:
+    asked only when a commit is analysed or an LLM day is banded, never when every analysis is cached).
     Each analysis is stored as soon as the analyser hands it over: Ctrl-C or SIGTERM part-way keeps
     every analysis already paid for, and the next run asks only for the rest."""
     stats = stats if stats is not None else RunStats()
@@ -173,6 +196,9 @@ async def analyse_commits(
         analyses = await asyncio.to_thread(_cached, store, analyzer, repo, commits, lang)
     stats.cached_analyses = len(analyses)
     todo = [c for c in commits if c.sha not in analyses]
+    if callable(history):
+        banded = any(a.analyzer == "llm" for a in analyses.values())  # band_day may re-tier with it
+        history = await history() if todo or banded else {}
     saved: set[str] = set()
     writes: list[asyncio.Future[None]] = []
     loop = asyncio.get_running_loop()

@@ -10,8 +10,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from bot.monitoring import metrics
-
 
 @dataclass(slots=True)
 class Usage:
@@ -44,6 +42,8 @@ def tracking() -> Iterator[Usage]:
 
 def record(call: dict[str, Any]) -> None:
     """Called for every LLM call; counts it against the run in progress, if any."""
+    from bot.monitoring import metrics  # prometheus_client: paid only by a run that calls the LLM
+
     metrics.record_llm_call(call)
     usage = _current.get()
     if usage is not None:

@@ -19,11 +19,11 @@ from zoneinfo import ZoneInfo
 
 from analysis.errors import RateLimited, SourceError
 from analysis.history.followups import find_links
-from analysis.history.index import as_past
+from analysis.history.index import WINDOW_DAYS, as_past
 from analysis.models import Commit
 from analysis.weekly import Usage, Week, WeekFollowUp, summarize, week_days, week_window
 from bot.digest.analyzers import Analyzer
-from bot.digest.history import sync_history
+from bot.digest.history import history_synced, sync_history
 from bot.digest.pipeline import build_digest, original_rank
 from bot.digest.radar import FOLLOWUP_HORIZON_DAYS, commit_title_ref
 from bot.ports.protocols import CommitSource
@@ -47,18 +47,32 @@ async def build_week(
     keep: Callable[[Commit], bool] | None = None,
     refresh: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
+    history_days: int = WINDOW_DAYS,
 ) -> Week:
     """refresh: analyse the week's commits again instead of reusing cached analyses."""
     start, end = week_window(year, week, tz)
     # "Reverted or fixed" counts the follow-ups that landed up to FOLLOWUP_HORIZON_DAYS after the week
     # (or until now): that span of history is read and mined first, so any database gives the same count.
     until = min(end + timedelta(days=FOLLOWUP_HORIZON_DAYS), utcnow())
+    # One read of all the history the week needs: each day's ranking window, the ranking windows of the
+    # originals its follow-ups name (up to FOLLOWUP_LOOKBACK_DAYS earlier), and the follow-ups after it.
+    oldest = start - timedelta(days=history_days + FOLLOWUP_LOOKBACK_DAYS)
+    await history_synced(source, store, branch, oldest, max(end, until))
     await ensure_links(source, store, branch, start - timedelta(days=FOLLOWUP_LOOKBACK_DAYS), max(end, until))
     digests = []
     for number, day in enumerate(week_days(year, week), start=1):
         digests.append(
             await build_digest(
-                source, store, analyzer, branch=branch, day=day, tz=tz, lang=lang, keep=keep, refresh=refresh
+                source,
+                store,
+                analyzer,
+                branch=branch,
+                day=day,
+                tz=tz,
+                lang=lang,
+                keep=keep,
+                refresh=refresh,
+                history_days=history_days,
             )
         )
         if progress:

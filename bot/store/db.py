@@ -172,6 +172,25 @@ class Store:
             files = self.db.query("SELECT * FROM files WHERE repo = ? AND sha = ? ORDER BY idx", [repo, sha])
             return _commit_from_row(rows[0], files)
 
+    def get_commits(self, repo: str, shas: Iterable[str]) -> dict[str, Commit]:
+        """The stored commits among `shas`, by sha: two queries however many (eval reads months)."""
+        wanted = json.dumps(list(shas))
+        with self._lock:
+            rows = list(
+                self.db.query(
+                    "SELECT * FROM commits WHERE repo = ? AND sha IN (SELECT value FROM json_each(?))",
+                    [repo, wanted],
+                )
+            )
+            files: dict[str, list[dict[str, Any]]] = {}
+            for f in self.db.query(
+                "SELECT * FROM files WHERE repo = ? AND sha IN (SELECT value FROM json_each(?))"
+                " ORDER BY sha, idx",
+                [repo, wanted],
+            ):
+                files.setdefault(f["sha"], []).append(f)
+        return {r["sha"]: _commit_from_row(r, files.get(r["sha"], ())) for r in rows}
+
     def stored_shas(self, repo: str, shas: Iterable[str]) -> set[str]:
         wanted = list(shas)
         with self._lock:

@@ -650,3 +650,37 @@ async def test_files_at_the_branch_tip(repo: GitRepo) -> None:
     assert await source.text_at(tip, "missing.md") is None
     with pytest.raises(InputError, match="unknown branch"):
         await source.branch_tip("nope")
+
+
+async def test_history_reads_exactly_the_spans_commits_and_reports_them_as_read(repo: GitRepo) -> None:
+    """The span's commits are listed first, then read in one streamed pass: commits before and after the
+    span are left out, a merge counts its first parent's changes, and the progress ends at (n, n)."""
+    repo.commit("[Core] Before (#1)", files={"src/a.py": "x = 1\n"}, when="2025-08-01T10:00:00+00:00")
+    inside = [
+        repo.commit(f"[Core] In {i} (#{10 + i})", files={f"src/m{i}.py": "y\n" * (i + 1)},
+                    when=f"2025-09-0{i + 1}T10:00:00+00:00")
+        for i in range(3)
+    ]  # fmt: skip
+    repo.branch("side", inside[0])
+    repo.checkout("side")
+    repo.commit("[Core] Side (#30)", files={"src/side.py": "s\n" * 4}, when="2025-09-05T09:00:00+00:00")
+    repo.checkout("main")
+    merge = repo.merge("side", when="2025-09-05T10:00:00+00:00")
+    repo.commit("[Core] After (#20)", files={"src/z.py": "z\n"}, when="2025-10-01T10:00:00+00:00")
+    seen: list[tuple[int, int]] = []
+    got = await LocalGitSource(repo.path).history(
+        "main",
+        datetime(2025, 9, 1, tzinfo=UTC),
+        datetime(2025, 9, 30, tzinfo=UTC),
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    assert [c.sha for c in got] == [*inside, merge]  # first parent only: the side commit is not listed
+    assert [c.files for c in got] == [*(((f"src/m{i}.py", i + 1),) for i in range(3)), (("src/side.py", 4),)]
+    assert seen[-1] == (4, 4) and all(d <= t == 4 for d, t in seen)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+async def test_history_of_an_empty_span_starts_no_log(repo: GitRepo) -> None:
+    repo.commit("[Core] Before (#1)", files={"src/a.py": "x = 1\n"}, when="2025-08-01T10:00:00+00:00")
+    src = LocalGitSource(repo.path)
+    assert await src.history("main", datetime(2025, 9, 1, tzinfo=UTC), datetime(2025, 9, 2, tzinfo=UTC)) == []

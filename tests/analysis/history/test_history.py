@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from datetime import UTC, datetime, timedelta
 
 from analysis.history.followups import PastCommit, find_links
-from analysis.history.index import MIN_DISTRIBUTION, SMOOTHING, HistoryIndex, day_links, facts_for_day
+from analysis.history.index import (
+    MIN_DISTRIBUTION,
+    SMOOTHING,
+    HistoryIndex,
+    day_links,
+    facts_for_day,
+    risk_score,
+)
 from analysis.models import Commit, FileChange
 
 DAY = datetime(2025, 11, 5, tzinfo=UTC)
@@ -122,3 +130,36 @@ def test_source_without_tests_and_areas():
     facts = index.facts(today("x", "src/a/x.py", "src/b/y.py", "lib/c/z.py"))
     assert facts.source_without_tests and facts.areas == 3
     assert not index.facts(today("x", "src/a/x.py", "tests/test_x.py")).source_without_tests
+
+
+def test_the_days_score_array_is_each_past_commits_risk_score_through_its_records():
+    """The sorted array a day's percentiles bisect holds, for every past commit but automated ones, the
+    very float `risk_score` gives from that commit's records, lift and churn (how it was computed before
+    the array was cached per day): same numbers, not close ones."""
+    past = branch_history()
+    past += [  # folders deep and shallow, churn, a follow-up, low-value files the size terms skip
+        commit_at(
+            700 + i,
+            DAY - timedelta(days=2, hours=i),
+            f"[Misc] Change {i} (#{700 + i})",
+            f"pkg/sub{i % 3}/deep/mod{i % 4}.py",
+            "core/sched.py" if i % 2 else "uv.lock",
+            lines=7 * i + 1,
+        )
+        for i in range(12)
+    ]
+    past.append(commit_at(799, DAY - timedelta(hours=5), "Revert #701", "pkg/sub1/deep/mod1.py"))
+    past.sort(key=lambda c: c.committed_at)
+    index = HistoryIndex(past, find_links(past), DAY)
+    commit = today("[Core] Rework", "core/sched.py", "pkg/sub0/deep/mod0.py", lines=120)
+    percentile = index.facts(commit).percentile
+
+    def before(c: PastCommit) -> float:
+        paths = [p for p, _ in c.files]
+        churn = max((index.recent[p] for p in paths), default=0)
+        follows = any(link.follow_up == c.sha for link in find_links(past) if link.follow_up_at < DAY)
+        return risk_score(c.files, index.lift(index.records(paths)), churn, follows)
+
+    expected = sorted(before(c) for c in past if c.committed_at < DAY)
+    assert index._scores == expected
+    assert percentile == bisect_left(expected, index.facts(commit).score) / len(expected)

@@ -165,14 +165,17 @@ class HistorySource(MemorySource):
         super().__init__(repo, commits)
         self.history_reads: list[tuple[datetime, datetime]] = []
 
-    async def history(self, branch: str, since: datetime, until: datetime):
+    async def history(self, branch: str, since: datetime, until: datetime, progress=None):
         from analysis.history.index import as_past
 
         self.history_reads.append((since, until))
-        return sorted(
+        past = sorted(
             (as_past(c) for c in self.commits if since <= c.committed_at < until),
             key=lambda c: c.committed_at,
         )
+        if progress is not None:
+            progress(len(past), len(past))
+        return past
 
 
 def synthetic_branch() -> list[Commit]:
@@ -237,6 +240,32 @@ async def test_the_digest_ranks_with_history_and_says_so(store: Store):
     assert source.history_reads == [(datetime(2025, 11, 5, tzinfo=UTC), datetime(2025, 11, 6, tzinfo=UTC))]
 
 
+async def test_a_day_whose_analyses_are_all_cached_works_out_no_history_facts(store: Store, monkeypatch):
+    """The facts over months of history are what a warm digest spent its time on: they are worked out
+    only when a commit is analysed, so a re-run of a cached day reads its report back unchanged."""
+    from bot.digest import history as digest_history
+
+    worked_out: list[int] = []
+    real = digest_history.facts_for_day
+    monkeypatch.setattr(
+        digest_history,
+        "facts_for_day",
+        lambda commits, *a: worked_out.append(len(commits)) or real(commits, *a),
+    )
+    source = HistorySource("acme/w", synthetic_branch())
+    stages: list[str] = []
+    first = await build_digest(
+        source, store, HeuristicAnalyzer(), branch="main", day=DAY, tz=UTCZ, lang="en",
+        progress=lambda stage, done, total: stages.append(stage),
+    )  # fmt: skip
+    assert worked_out == [2] and "history" in stages
+    again = await build_digest(source, store, HeuristicAnalyzer(), branch="main", day=DAY, tz=UTCZ, lang="en")
+    assert worked_out == [2]
+    assert {s: a.importance_reason for s, a in again.analyses.items()} == {
+        s: a.importance_reason for s, a in first.analyses.items()
+    }
+
+
 async def test_history_days_zero_ranks_by_size_alone(store: Store):
     source = HistorySource("acme/w", synthetic_branch())
     digest = await build_digest(
@@ -244,6 +273,32 @@ async def test_history_days_zero_ranks_by_size_alone(store: Store):
     )
     assert "size prior" in digest.analyses[f"{9001:040x}"].importance_reason
     assert source.history_reads == []
+
+
+async def test_a_second_eval_reads_the_days_from_the_store_and_ranks_nothing_again(known, store, monkeypatch):
+    """The README's promise: a second run of the same span costs no source reads for the days' commits
+    and no history facts (every analysis is cached), and scores the same."""
+    from bot.digest import evaluate as evaluate_module
+
+    repo, _ = known
+    first = await run_eval(repo, store)
+    listed: list[object] = []
+    worked_out: list[object] = []
+    real_facts = evaluate_module.facts_for_day
+    monkeypatch.setattr(
+        evaluate_module, "facts_for_day", lambda *a: worked_out.append(a[0]) or real_facts(*a)
+    )
+    real_window = LocalGitSource.commits_in_window
+
+    async def counting(self, *a, **kw):
+        listed.append(a)
+        return await real_window(self, *a, **kw)
+
+    monkeypatch.setattr(LocalGitSource, "commits_in_window", counting)
+    again = await run_eval(repo, store)
+    assert listed == [] and worked_out == []
+    assert [(j.sha, j.importance) for j in again.judged] == [(j.sha, j.importance) for j in first.judged]
+    assert again.score == first.score
 
 
 # -- the release-notes key ----------------------------------------------------------------------------

@@ -4,6 +4,7 @@ history facts in the prompt, and whole days through the pipeline (each analysis 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator, Callable
@@ -169,6 +170,34 @@ async def test_the_rules_read_a_commit_once_on_its_trip(fake, analyzer_for, monk
     result = await analyzer_for(fake).analyze([c], "en")
     assert result[c.sha].scope and result[c.sha].recommendations  # the rules filled what the model left
     assert reads == [c.sha]
+
+
+async def test_each_commits_prompt_is_built_with_its_plan_so_its_call_goes_out_first(
+    fake, analyzer_for
+) -> None:
+    """The CPU worker runs one commit's plan and its first prompt as one step: the first call can go
+    out before every other commit is planned (issue 21), instead of after every plan of the day."""
+    analyzer = analyzer_for(fake)
+    steps: list[str] = []
+    real_plan = analyzer._plan
+
+    def plan(c, lang, history):
+        made = real_plan(c, lang, history)
+        steps.append(f"plan {c.title}")
+
+        def build(budget):
+            steps.append(f"prompt {c.title}")
+            return made.build(budget)
+
+        return dataclasses.replace(made, build=build)
+
+    analyzer._plan = plan  # type: ignore[method-assign]
+    day = [commit(f"[Misc] Change {i}", path=f"src/m{i}.py", minute=i) for i in range(3)]
+    for c in day:
+        fake.force(match=c.title, purpose="analysis", importance="low")
+    await analyzer.analyze(day, "en")
+    assert steps[:2] == ["plan [Misc] Change 0", "prompt [Misc] Change 0"]
+    assert sorted(steps) == sorted(f"{s} [Misc] Change {i}" for i in range(3) for s in ("plan", "prompt"))
 
 
 async def test_chinese_report_language(fake, analyzer_for) -> None:

@@ -42,7 +42,7 @@ def analyses(db: Path) -> int:
         return 0
 
 
-@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_an_interrupted_day_keeps_what_it_paid_for(repo, tmp_path, monkeypatch, how):  # noqa: F811
     db = tmp_path / "d.db"
     args = ["--db", str(db), "digest", "--git-dir", str(repo.path), "--date", DAY, "--analyzer", "llm"]

@@ -427,3 +427,23 @@ async def test_a_second_roll_up_reuses_the_analyses_unless_refreshed(repo, store
                          refresh=refresh)  # fmt: skip
         assert Counting.analysed == expected
     await source.aclose()
+
+
+async def test_a_week_reads_its_history_in_one_pass(repo, store):
+    """Every day's ranking window and the follow-ups after the week are read in one history read (a
+    read per gap cost a first weekly run a second `git log` over months)."""
+    reads: list[tuple[object, object]] = []
+
+    class Counting(LocalGitSource):
+        async def history(self, branch, since, until, progress=None):
+            reads.append((since, until))
+            return await super().history(branch, since, until, progress)
+
+    source = Counting(repo.path)
+    try:
+        week = await build_week(
+            source, store, FixedAnalyzer(), branch="main", year=2026, week=5, tz=TZ, lang="en"
+        )
+    finally:
+        await source.aclose()
+    assert len(reads) == 1 and week.totals["total"] == 6
