@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -449,14 +450,16 @@ class _Collector:
 
     def _import(self, node: ast.ImportFrom) -> None:
         """Imported names are served by this module (a shim keeps an old name working); in a package's
-        __init__, or listed in __all__, they are its public API."""
+        __init__, or listed in __all__, they are its public API, except the standard library's names a
+        package's __init__ imports for its own use (`from asyncio import FIRST_COMPLETED`)."""
+        stdlib = node.level == 0 and (node.module or "").split(".")[0] in sys.stdlib_module_names
         for alias in node.names:
             name = alias.asname or alias.name
             if name == "*":
                 continue
             self.out.imported.add(name)
             exported = self.out.exports is not None and name in self.out.exports
-            if (self._package_init or exported) and self._public(name, top=True):
+            if (exported or (self._package_init and not stdlib)) and self._public(name, top=True):
                 origin = f"{'.' * node.level}{node.module or ''}.{alias.name}"
                 self.out.defs[name] = _Def(name, "import", node.lineno, True, origin=origin)
 

@@ -432,6 +432,19 @@ def test_a_package_init_re_export_removed_is_a_removal():
     assert (change.kind, change.name) == (K.REMOVED, "engine.Request")
 
 
+def test_a_standard_library_name_a_package_init_imports_for_itself_is_no_api():
+    # vllm "Separate out vllm.utils.async_utils": `from asyncio import FIRST_COMPLETED, Task` left
+    # vllm/utils/__init__.py with the code that used it; "removes vllm.utils.FIRST_COMPLETED" was false.
+    before = "from asyncio import FIRST_COMPLETED, Task\nfrom .core import Engine\n\nRUNNING = 1\n"
+    after = "from .core import Engine\n\nRUNNING = 1\n"
+    assert facts(before, after, path="engine/utils/__init__.py", module="engine.utils") == []
+    # listed in __all__, it is the package's own promise
+    exported = "__all__ = ['Task']\n" + before
+    assert [
+        (c.kind, c.name) for c in facts(exported, "__all__ = []\n" + after, path="e/__init__.py", module="e")
+    ] == [(K.REMOVED, "e.Task")]
+
+
 # --- command line, environment, routes ----------------------------------------------------------------
 
 
