@@ -165,14 +165,11 @@ def _reason_items(signal: Signal, lang: str) -> list[str]:
     if signal.key == "mechanical":
         return [t(lang, f"mech_{k}") for k in signal.items]
     if signal.changes:
-        # Short names, unless two different changes would read the same (`write` added in four modules):
-        # then those are named with their module. The same change found twice is said once.
-        changes = list({(c.kind, c.name, c.old, c.new): c for c in signal.changes}.values())
-        texts = [brief(c, lang) for c in changes]
-        clashes = {x for x in texts if texts.count(x) > 1}
-        return [
-            brief(c, lang, qualified=True) if x in clashes else x for c, x in zip(changes, texts, strict=True)
-        ]
+        # Short names; different changes that read the same (`write` added in four modules, a class and
+        # its re-export) are said once with how many modules. The same change found twice is said once.
+        changes = {(c.kind, c.name, c.old, c.new): c for c in signal.changes}.values()
+        texts = Counter(brief(c, lang) for c in changes)
+        return [text + (t(lang, "in_modules", n=_num(n)) if n > 1 else "") for text, n in texts.items()]
     return [_code(i) for i in signal.items]
 
 
@@ -282,13 +279,12 @@ def _changes(changes: Iterable[SurfaceChange], lang: str) -> str:
 _SHORT_VALUE = re.compile(r"""-?[\w.+-]{1,16}|(["'])[^"'\n]{0,14}\1""")
 
 
-def brief(change: SurfaceChange, lang: str, *, qualified: bool = False) -> str:
+def brief(change: SurfaceChange, lang: str) -> str:
     """One surface change as the reason line states it: the name as users type it (`Class.method(arg)`, not
-    the module path, unless `qualified`), values only when they are short literals, never a code
-    expression."""
+    the module path), values only when they are short literals, never a code expression."""
 
     def shown(value: str) -> str:
-        return value if qualified else user_name(value, change.path)
+        return user_name(value, change.path)
 
     name = _code(shown(change.name))
     kind = change.kind
