@@ -5,6 +5,9 @@ new commit's detail (files and patches) concurrently under a bound. Commits are 
 already in the store is never fetched again; list pages and pull requests are revalidated with ETags
 (a 304 costs no rate-limit quota). Rate limits are waited out up to `max_wait`, then reported.
 The token only ever lives in the HTTP client's headers: no message or log line includes it.
+
+Over 400 lines because it is one client: listing, details, pull requests, history and blobs share its request
+path (ETags, rate-limit waits, error mapping).
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ minute through aiolimiter), a circuit breaker that stops calling a server that k
 failing, our own retries (so every attempt is logged and every wait goes through an injectable sleep),
 structured output with a graceful downgrade for servers that reject `response_format`, and one `on_call`
 record per attempt (the llm_calls table).
+
+Over 400 lines because it is one client: adaptive concurrency, caps, the circuit breaker, batching and the
+call log all sit on the same request path.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@ changes a commit makes and the follow-ups a day holds.
 
 Plain data, no I/O. Commits are dataclasses (many of them, read-only); analyses are pydantic
 models because they are stored as JSON and double as the validated shape of LLM output.
+
+Over 400 lines because it is the domain's vocabulary: the models every package shares, kept in one module so
+none of them imports a view.
 """
 
 from __future__ import annotations

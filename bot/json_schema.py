@@ -1,6 +1,9 @@
 """The shapes of every `--format json` output, as pydantic models: docs/json.md is generated from them
 (`python -m bot.json_schema > docs/json.md`) and the tests validate real outputs against them, so the
-documentation, the models and the renderers cannot drift apart."""
+documentation, the models and the renderers cannot drift apart.
+
+Over 400 lines because it is one document: every `--format json` shape, generated together into docs/json.md.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """What the rules find in a commit's facts, each finding a `Signal` with its weight on one of the two
 scores: impact points (what the change does to its users) or a risk step (how likely it needs a fix).
-The scores and the tier they make are in `scores.py`; the rubric is listed in the package docstring."""
+The scores and the tier they make are in `scores.py`; the rubric is listed in the package docstring.
+
+Over 400 lines because it is the rubric itself: one function per signal, kept side by side so their weights
+can be read and compared in one place.
+"""
 
 from __future__ import annotations
 

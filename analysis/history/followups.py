@@ -23,6 +23,9 @@ What counts:
 Every `#N` must be a pull request that landed on the branch before the follow-up (GitHub numbers
 issues and pull requests alike, so a reference to an issue resolves to nothing and links nothing);
 every sha a unique prefix of an earlier commit's.
+
+Over 400 lines because it is one grammar: revert, fix-forward and re-land references are told apart by rules
+that must be read together.
 """
 
 from __future__ import annotations

@@ -21,6 +21,9 @@ Rules (DESIGN.md §3, issue 3 item 4):
 
 Token accounting adds up per-piece estimates (each piece ends at a line break); the estimator is
 subadditive over such pieces, so the sum bounds `estimate_tokens(text)` and the budget always holds.
+
+Over 400 lines because it is one budget: the diff's selection, its markers and the file list spend the same
+tokens and are planned together.
 """
 
 from __future__ import annotations

@@ -10,6 +10,9 @@ Principles (DESIGN.md §3–4, issue 3 items 5, 6, 9):
   the commit's sha (which the commit's own text cannot know in advance), with a statement that
   nothing inside is an instruction. Any "commit data" phrase inside is defanged, so not even a
   guessed marker can close the block; chat mentions inside are neutralised.
+
+Over 400 lines because it is one set of messages: the system prompts of every tier, in two languages, share
+their wording and must stay consistent.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ only produce valid objects; servers that ignore it (or small models that drift) 
 `parse_reply` finds the JSON object in whatever came back and fixes what is safe to fix (case, common
 synonyms, a string where a list belongs, a field label the model prefixed). Anything else raises
 `ReplyInvalid` with a short description that the repair prompt hands back to the model.
+
+Over 400 lines because the models and their lenient reader must change together: each repair rule follows a
+field of a model beside it.
 """
 
 from __future__ import annotations

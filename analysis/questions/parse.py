@@ -6,6 +6,9 @@ Pure parsing, in English and Chinese. Keywords are grouped by meaning and matche
 entities are extracted by shape (a SHA is hex with a digit and a letter, a path has a '/' or a file
 extension), so questions worded in ways nobody listed still land on the right intent. What the parser
 cannot place is UNKNOWN: the caller then asks the model, or says what it can answer.
+
+Over 400 lines because it is one parser: intents and entities in two languages share the same keyword groups
+and patterns.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@ points, like Python's len). Long text is split into more fields, embeds or messa
 Untrusted text (commit titles, authors, analyses) goes through `dc_text`: mentions neutralised, the
 Markdown that could break our layout escaped (emphasis, code, spoilers, quotes, headings, masked
 links) and bare URLs defused, so the only live links are the ones we build from checked URLs.
+
+Over 400 lines because it is one renderer: every Discord message we build shares the same limits and splitting
+rules.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ Every piece of untrusted text (commit titles, authors, analyses, answers) is esc
 (`&`, `<`, `>`), so it can never form a mention (`<!channel>`, `<@U…>`, `<!subteam^…>`) or a link;
 bare @channel/@here/@everyone are broken with a zero-width space. Links exist only where we build
 them from a commit's URL. Text objects are `verbatim` so Slack does not auto-parse names either.
+
+Over 400 lines because it is one renderer: every Slack message we build shares the same escaping, limits and
+packing rules.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ tomllib/json/ast, never a tool section, a dev group or a coverage `omit` list.
 
 Where setuptools' package discovery needs to know which folders hold `__init__.py`, the caller passes the
 commit's tree (`tree`: every path at the commit); without it every folder counts as a package.
+
+Over 400 lines because it is one reading: each packaging format (setuptools, hatch, poetry, flit, pdm,
+maturin, package.json, Cargo, go.mod) answers the same two questions, and they are compared side by side.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ What is compared (DESIGN.md §3c):
 Removed/added definitions carry a shape (their signature and body without names and docstrings) so that the
 caller can pair a removal and an addition anywhere in the commit into a rename (surface.commit_surface).
 A file that does not parse yields nothing.
+
+Over 400 lines because it is one comparison: every kind of public name shares the same walk of two syntax
+trees and the same notion of what is public.
 """
 
 from __future__ import annotations

@@ -1,7 +1,11 @@
 """What every `digestbot` verb shares: the one-line error contract (every user error is one line on
 stderr and exit code 2, a broken pipe is quiet, an unexpected error is one masked line), the context a
 verb gets (settings, the store opened for reading or writing, where output goes), progress bars, and
-the options several verbs take (global, source, day, format, --out, --config)."""
+the options several verbs take (global, source, day, format, --out, --config).
+
+Over 400 lines because it is what every verb shares: the error contract, the context, the options and their
+parsing.
+"""
 
 from __future__ import annotations
 

@@ -11,6 +11,9 @@ Bounded time: the whole day's analysis has a deadline (LLM_DAY_DEADLINE); commit
 fall back, saying so. The client's circuit breaker stops calling a server that keeps timing out or
 failing. An invalid key or unknown model (401/403/404) stops a `--analyzer llm` run with one line; with
 `auto` it is one warning, then the heuristic for the whole run.
+
+Over 400 lines because it is one trip per commit: plan, call, validate, repair, ground and store, under one
+deadline.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ Each fire posts the digest of the previous calendar day (in that zone). A run is
 once, and posting itself only adds what is missing. Missed fires (downtime, a skipped daylight-saving
 hour) are caught up oldest first, at start-up and by a periodic sweep, never reaching back more than
 `catchup_days` nor before the service first saw the subscription.
+
+Over 400 lines because it is one class: the schedule, catch-up and health of the same jobs, sharing their
+recorded state.
 """
 
 from __future__ import annotations

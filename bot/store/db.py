@@ -1,6 +1,11 @@
 """The SQLite store (sqlite-utils): commits and their files, analyses, digests, the HTTP cache,
 LLM calls and chat posts. The schema is built by numbered migrations tracked in PRAGMA user_version;
-the database runs in WAL mode so the service and a CLI run can share it."""
+the database runs in WAL mode so the service and a CLI run can share it.
+
+Over 400 lines because it is one thing: the store's API over one schema, where every table's reads and writes
+share the same connection and transaction rules; migrations, health and the LLM call log are modules of their
+own.
+"""
 
 from __future__ import annotations
 
