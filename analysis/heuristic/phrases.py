@@ -1,5 +1,8 @@
 """The heuristic analysis's phrases in Chinese and English: path kinds, tiers and every sentence
-template. Templates only take facts; the prose module decides what to say."""
+template. Templates only take facts; the prose module decides what to say.
+
+Over 400 lines because it is one table: every phrase in both languages side by side, so a sentence
+changed in one language is seen beside the other."""
 
 from __future__ import annotations
 

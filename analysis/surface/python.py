@@ -59,7 +59,7 @@ _VERSIONISH = re.compile(r"VERSION|REVISION|RELEASE", re.IGNORECASE)
 # and validation models. A record is configuration (its fields are options users set) when it says so: its
 # name (`*Config`, `*Settings`, ...), a settings base, a config decorator, an explicit export (`__all__`),
 # a docstring that calls it configuration, or a config class that holds it in a field; or when it is a
-# validation model (pydantic's BaseModel and kin validate data from outside: requests, files, settings).
+# validation model (BaseModel and kin validate data from outside: requests, files, settings).
 # Every other record is data the code passes around (attention metadata, an engine's state): no config.
 _RECORD_BASES = frozenset({"TypedDict", "NamedTuple", "Struct"})
 _MODEL_BASES = frozenset({"BaseModel", "BaseSettings", "SQLModel", "RootModel", "BaseConfig"})
