@@ -16,8 +16,8 @@ scores, both stated in the reason with their decisive facts, and which of them d
   corruption or slowdown); 1 something new or to note (a public capability added, a Python version
   newly supported, a deprecation, an exception newly raised, a rename that keeps an alias); 0 none.
   A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
-  callers and weighs one step less (and is said to be deep) (what users type, options, environment variables,
-  routes, Python versions, reaches everyone). The surface facts (analysis/surface/) come from parsing
+  callers and weighs one step less, and the reason says "deep in the package" (what users type, options,
+  environment variables, routes, Python versions, reaches everyone). The surface facts (analysis/surface/) come from parsing
   the files before and after; without them, defaults, switches and dropped Python versions are read
   from the patch lines. A revert carries the weight of what it undoes, never "breaks users" by its own
   removals.
