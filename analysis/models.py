@@ -41,6 +41,7 @@ class SurfaceKind(StrEnum):
     FIELD_RENAMED = "field_renamed"
     OPTION_ADDED = "option_added"  # a command-line option (argparse, click, typer)
     OPTION_REMOVED = "option_removed"
+    SUPPORT_ADDED = "support_added"  # a runtime version newly supported (a classifier added, a cap lifted)
     OPTION_RENAMED = "option_renamed"
     ENV_ADDED = "env_added"  # an environment variable read
     ENV_REMOVED = "env_removed"
@@ -86,6 +87,7 @@ FEATURE_KINDS = frozenset(
         SurfaceKind.OPTION_ADDED,
         SurfaceKind.ENV_ADDED,
         SurfaceKind.ROUTE_ADDED,
+        SurfaceKind.SUPPORT_ADDED,
     }
 )
 # Kinds that change what existing users get without changing a name.
@@ -158,6 +160,7 @@ _WORDS = {
     SurfaceKind.ROUTE_REMOVED: "HTTP route removed",
     SurfaceKind.RAISES: "newly raises",
     SurfaceKind.SUPPORT_DROPPED: "support dropped",
+    SurfaceKind.SUPPORT_ADDED: "support added",
     SurfaceKind.DEPENDENCY_ADDED: "dependency added",
     SurfaceKind.DEPENDENCY_REMOVED: "dependency removed",
     SurfaceKind.DEPENDENCY_CHANGED: "dependency range changed",
@@ -178,6 +181,33 @@ def describe(change: SurfaceChange) -> str:
         text += "; an alias keeps the old form working" if change.aliased else "; no alias"
     where = f"{change.path}:{change.line}" if change.line else change.path
     return f"{text} at {where}"
+
+
+def module_depth(name: str, path: str) -> int | None:
+    """How deep in its package the module of a dotted name is (`pkg.sub.mod.Class.f` from
+    `src/pkg/sub/mod.py`: 3), read from where the name's leading segments match the file's path; None
+    when they do not (a name that is not a dotted module path)."""
+    stems = path.rsplit(".", 1)[0].split("/")
+    if stems and stems[-1] == "__init__":
+        stems = stems[:-1]
+    segments = name.split("(", 1)[0].split(".")
+    for k in range(min(len(stems), len(segments)), 0, -1):
+        if stems[-k:] == segments[:k]:
+            return k
+    return None
+
+
+def user_name(name: str, path: str) -> str:
+    """A name as users type it once they have imported it: the module path dropped (`pkg.mod.Class.f(x)` →
+    `Class.f(x)`, `pkg.mod.func` → `func`); names that are no module path (`--opt`, `APP_ENV`, `GET /x`,
+    `Type::method`) as they are."""
+    depth = module_depth(name, path)
+    if not depth:
+        return name
+    head, paren, args = name.partition("(")
+    segments = head.split(".")
+    rest = segments[depth:] or segments[-1:]
+    return ".".join(rest) + paren + args
 
 
 # -- commits, analyses, digests -----------------------------------------------------------------

@@ -25,6 +25,9 @@ Rules are checked in a fixed order, first match wins, so a path has exactly one 
 
 `tooling` is a kind of its own (not `build`) because a 1,000-line developer script says little
 about what users run, while a Dockerfile or CMakeLists.txt decides what is shipped.
+
+Over 400 lines because the rules are one ordered list (first match wins): split, the order
+between them would no longer be visible in one place.
 """
 
 from __future__ import annotations
@@ -273,6 +276,30 @@ def classify_path(path: str) -> PathKind:
     return _kind_by_name(dirs, name, ext, path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1])
 
 
+def folder_kind(path: str) -> PathKind | None:
+    """What the folders above a file say it is, whatever its own name: a `requirements.txt` or
+    `pyproject.toml` under `.github/`, `tools/`, `docs/` or `tests/` belongs to that tree. None: the
+    folders say nothing (the file speaks for the project)."""
+    dirs, _ = _parts(path)
+    dirset = set(dirs)
+    if not dirset.isdisjoint(_VENDORED_DIRS):
+        return PathKind.VENDORED
+    if not dirset.isdisjoint(_GENERATED_DIRS):
+        return PathKind.GENERATED
+    if not dirset.isdisjoint(_CI_DIRS) or (dirs and dirs[0] in _TOP_CI_DIRS):
+        return PathKind.CI
+    by_dir = _kind_by_folder(dirs)
+    if by_dir is not None:
+        return by_dir
+    return PathKind.TOOLING if dirs and _tooling_top(dirs[0]) else None
+
+
+def _tooling_top(folder: str) -> bool:
+    """A top-level folder of developer tooling: tools/, scripts/, ..., or a hidden one (`.agents/`,
+    `.cursor/`, `.vscode/`: settings, rules and skills of the developers' tools and agents)."""
+    return folder in _TOOLING_DIRS or (folder.startswith(".") and len(folder) > 1)
+
+
 def _kind_by_folder(dirs: list[str]) -> PathKind | None:
     # The outermost telling folder wins: docs/examples/foo.py is documentation.
     for depth, segment in enumerate(dirs):
@@ -295,7 +322,7 @@ def _kind_by_name(dirs: list[str], name: str, ext: str, original: str) -> PathKi
         return PathKind.DEPENDENCY_MANIFEST
     if _is_build(dirs, name):
         return PathKind.BUILD
-    if dirs and dirs[0] in _TOOLING_DIRS:
+    if dirs and _tooling_top(dirs[0]):
         return PathKind.TOOLING
     if _is_test_name(name, original):
         return PathKind.TESTS

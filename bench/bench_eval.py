@@ -6,7 +6,11 @@ a rank by size and chance, with issue 16's targets stated as met or missed.
 
 - follow-ups (risk): vllm `main` 2025-09-01..2025-12-31 and pydantic `main` 2025-03-01..2026-08-31
   (calendar days in Asia/Shanghai, 30-day horizon, 180 days of history before each day);
-- release notes (impact): whatever notes each branch tip has (pydantic: HISTORY.md; vllm has none).
+- release notes (impact): whatever notes each branch tip has (pydantic: HISTORY.md; vllm has none);
+- the same figures on two halves of each bundle, to tell a rule that generalises from one fitted to the
+  months it was tuned on: vllm tune 2025-07..2025-09, held out 2025-10..2025-12; pydantic tune
+  2025-03..2025-10, held out 2025-11..2026-08. The run starts at the earliest of them: a day's tiers
+  depend only on the history before it, so a commit ranks the same whichever span is evaluated.
 
 Every run starts from an empty database, so it measures the code as it is (no cached analysis). The git
 directories default to /tmp/vllm.git and /tmp/pydantic.git, else a clone of ../shared's bundles.
@@ -24,8 +28,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
-from datetime import date
+from dataclasses import dataclass, replace
+from datetime import date, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -33,7 +37,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from adapters.local_git import LocalGitSource  # noqa: E402
-from analysis.evaluation.scoring import RESAMPLES, KeyScore, Versus  # noqa: E402
+from analysis.evaluation.scoring import (  # noqa: E402
+    RESAMPLES,
+    KeyScore,
+    Versus,
+    notes_score,
+    score,
+    versus_size,
+)
 from analysis.render.eval_report import eval_json  # noqa: E402
 from bot.config.settings import Settings  # noqa: E402
 from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
@@ -49,8 +60,10 @@ class Bundle:
     name: str
     git_dir: Path
     bundle: Path
-    since: date
+    since: date  # the headline span
     until: date
+    tune_since: date  # the halves: tune_since..held_out_since-1, held_out_since..until
+    held_out_since: date
 
 
 BUNDLES = (
@@ -60,6 +73,8 @@ BUNDLES = (
         SHARED / "vllm-history/vllm-2025H2.bundle",
         date(2025, 9, 1),
         date(2025, 12, 31),
+        date(2025, 7, 1),
+        date(2025, 10, 1),
     ),
     Bundle(
         "pydantic",
@@ -67,6 +82,8 @@ BUNDLES = (
         SHARED / "pydantic-history/pydantic-2024-09.bundle",
         date(2025, 3, 1),
         date(2026, 8, 31),
+        date(2025, 3, 1),
+        date(2025, 11, 1),
     ),
 )
 
@@ -95,12 +112,30 @@ async def run(bundle: Bundle, git_dir: Path, db: Path, resamples: int) -> EvalRe
         Store(db),
         HeuristicAnalyzer(),
         branch="main",
-        since=bundle.since,
+        since=min(bundle.since, bundle.tune_since),
         until=bundle.until,
         tz=TZ,
         lang="en",
         history_days=settings.history_days,
         resamples=resamples,
+    )
+
+
+def part(result: EvalResult, since: date, until: date, resamples: int) -> EvalResult:
+    """The result over the commits of since..until (calendar days in TZ): every figure scored again on
+    them alone, the size baseline at their own flagged shares (the links are the whole run's)."""
+    judged = [j for j in result.judged if since <= j.committed_at.astimezone(TZ).date() <= until]
+    notes = result.notes_score
+    return replace(
+        result,
+        since=since,
+        until=until,
+        judged=judged,
+        score=score(judged),
+        follow_ups=versus_size("follow-ups", judged, lambda j: j.followed, resamples=resamples),
+        notes_score=None
+        if notes is None or result.notes is None
+        else notes_score(judged, result.notes.key.lists_changes, resamples=resamples),
     )
 
 
@@ -208,6 +243,7 @@ def main() -> None:
     args = parser.parse_args()
     follow: list[str] = []
     notes: list[str] = []
+    halves: list[str] = []
     walls: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for bundle in BUNDLES:
@@ -215,20 +251,31 @@ def main() -> None:
                 continue
             git_dir = git_dir_of(bundle, getattr(args, bundle.name), Path(tmp))
             began = time.monotonic()
-            result = asyncio.run(run(bundle, git_dir, Path(tmp) / f"{bundle.name}.db", args.resamples))
+            whole = asyncio.run(run(bundle, git_dir, Path(tmp) / f"{bundle.name}.db", args.resamples))
             seconds = time.monotonic() - began
+            result = part(whole, bundle.since, bundle.until, args.resamples)
             follow += follow_up_lines(bundle.name, result)
             walls.append(f"{bundle.name} {seconds:.0f} s")
             notes += notes_lines(bundle.name, result)
+            held_out = bundle.held_out_since
+            for label, since, until in (
+                ("tune", bundle.tune_since, held_out - timedelta(days=1)),
+                ("held-out", held_out, bundle.until),
+            ):
+                half = part(whole, since, until, args.resamples)
+                halves += follow_up_lines(f"{bundle.name} {label}", half)
+                halves += notes_lines(f"{bundle.name} {label}", half) if half.notes is not None else []
             if args.json:
                 args.json.mkdir(parents=True, exist_ok=True)
                 out = args.json / f"{bundle.name}.json"
-                out.write_text(json.dumps(eval_json(result), ensure_ascii=False, indent=1), encoding="utf-8")
+                out.write_text(json.dumps(eval_json(whole), ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"heuristic analyser, shipped defaults; bootstrap {args.resamples} resamples; 95% intervals")
     print("== follow-ups: recall of later reverted/fixed commits")
     print("\n".join(follow))
     print("== release notes: share of each category flagged")
     print("\n".join(notes))
+    print("== halves: tune / held out (the same figures on each)")
+    print("\n".join(halves))
     print(f"wall (empty database, the machine's load included): {', '.join(walls)}")
 
 

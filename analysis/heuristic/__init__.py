@@ -13,11 +13,11 @@ scores, both stated in the reason with their decisive facts, and which of them d
   or renamed without an alias; a supported Python version dropped; a security advisory id with code
   changed); 2 changes what existing users get (a default that really changed, a switch flipped,
   security words / paths / risky calls with code changed, a fix whose title names a crash, hang,
-  corruption or slowdown); 1 something new or to note (a public capability added, a runtime
-  dependency's version changed, a deprecation, an exception newly raised, a rename that keeps an
-  alias); 0 none. A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the
-  package's own callers and weighs one step less (what users type, options, environment variables,
-  routes, Python versions, reaches everyone). The surface facts (analysis/surface/) come from parsing
+  corruption or slowdown); 1 something new or to note (a public capability added, a Python version
+  newly supported, a deprecation, an exception newly raised, a rename that keeps an alias); 0 none.
+  A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
+  callers and weighs one step less, and the reason says "deep in the package" (what users type, options,
+  environment variables, routes, Python versions, reaches everyone). The surface facts (analysis/surface/) come from parsing
   the files before and after; without them, defaults, switches and dropped Python versions are read
   from the patch lines. A revert carries the weight of what it undoes, never "breaks users" by its own
   removals.
@@ -27,9 +27,15 @@ scores, both stated in the reason with their decisive facts, and which of them d
   history the size prior on counted lines (not lockfile / generated / vendored / minified / binary):
   <= SIZE_LOW_MAX low, <= SIZE_MEDIUM_MAX medium, else high. GPU kernel code nudges risk up; a change
   proven mechanical from the patches (formatting, annotations, renames) takes a tier off; a change that
-  sits in new files, existing runtime files changed by at most SIZE_LOW_MAX lines, stays medium at most.
+  sits in new files, existing runtime files changed by at most SIZE_LOW_MAX lines, stays medium at most;
+  a runtime dependency's version changed is at least medium (what users install changes in ways the diff
+  does not show: a risk, not an impact finding).
+- The reason line names at most REASON_FACTS (3) facts per score, heaviest first, and counts the rest;
+  names as users type them (`Class.method`, not the module path), values only when short literals, never
+  a code expression. The report's Compatibility, Risks and the JSON keep every fact.
 - The tier: low when nothing users run changed (docs, tests, CI, examples, dev tooling, files the
-  packaging does not ship, comments and docstrings) or when only the release version moved, unless the
+  packaging does not ship, comments and docstrings, packaging files whose parsed facts state nothing
+  for users: tool sections, dev groups, descriptive metadata) or when only the release version moved, unless the
   change breaks users; high when it breaks users (weight 3); else the risk tier, at least medium for
   weight 1 or 2. HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands
   take them, impact findings add to them.
@@ -67,8 +73,9 @@ from analysis.models import Analysis, ChangeType, Commit, Importance
 
 if TYPE_CHECKING:
     from analysis.history.index import HistoryFacts
-# h3: a revert of a revert is summarised as restoring the change; h4: impact and risk scores (issue 16)
-RUBRIC_VERSION = "h4"
+# h3: a revert of a revert is summarised as restoring the change; h4: impact and risk scores (issue 16);
+# h5: dependency changes a risk floor, not impact; shorter reason lines; surface facts of records and guards narrowed
+RUBRIC_VERSION = "h5"
 
 
 def counted_lines(commit: Commit) -> int:

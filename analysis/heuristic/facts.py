@@ -20,6 +20,7 @@ from analysis.heuristic.code_lines import code_only
 from analysis.heuristic.text_only import prose_only
 from analysis.models import Commit, FileChange
 from analysis.paths import PathKind, classify_path, is_low_value, language_of, review_priority
+from analysis.surface.packaging import is_packaging_file, is_requirements_file
 from analysis.text import strip_trailers
 from analysis.titles import PR_SUFFIX, REVERTS_SHA, REVERTS_SHA_LINE, is_revert_title, leading_tags
 
@@ -120,10 +121,13 @@ def commit_facts(commit: Commit) -> Facts:
         for f, k in zip(files, kinds, strict=True)
         if k == PathKind.SOURCE and f.path in diffs and prose_only(diffs[f.path].text, diffs[f.path].language)
     )
+    stated = {c.path for c in commit.surface} if commit.surface is not None else None
     runtime = frozenset(
         f.path
         for f, k in zip(files, kinds, strict=True)
-        if f.path not in prose and _is_runtime(f.path, k, commit.shipped)
+        if f.path not in prose
+        and _is_runtime(f.path, k, commit.shipped)
+        and not (stated is not None and _metadata_only(f.path) and f.path not in stated)
     )
     return Facts(
         commit,
@@ -147,6 +151,13 @@ def commit_facts(commit: Commit) -> Facts:
 
 
 _NOT_RUNTIME_WHEN_SHIPPED = frozenset({PathKind.TESTS, PathKind.DOCS})
+
+
+def _metadata_only(path: str) -> bool:
+    """A packaging or requirements file (not setup.py, which is code): it changes what users run only through
+    what it states for them (dependencies, supported versions), which the surface facts list; a change to
+    its tool sections, development groups or descriptive fields changes nothing users run."""
+    return (is_packaging_file(path) or is_requirements_file(path)) and not path.endswith("setup.py")
 
 
 def _is_runtime(path: str, kind: PathKind, shipped: frozenset[str] | None) -> bool:

@@ -21,12 +21,14 @@ from analysis.heuristic.signals import SIZE_MEDIUM_MAX, Signal
 from analysis.labels import importance_word, quote_elided
 from analysis.models import (
     BREAKING_KINDS,
+    DEPENDENCY_KINDS,
     INSIGHT_DIMENSIONS,
     ChangeType,
     FileChange,
     Importance,
     SurfaceChange,
     SurfaceKind,
+    user_name,
 )
 from analysis.paths import PathKind
 from analysis.text import neutralize_mentions, one_line, strip_trailers
@@ -109,35 +111,75 @@ def _join_clauses(parts: list[str], lang: str) -> str:
 
 
 def reason(facts: Facts, judgment: Judgment, lang: str, history: HistoryFacts | None = None) -> str:
-    """The two scores' decisive facts and what decided the tier: "impact (high): breaks users: removes
-    `Config.old` (no alias); risk (medium): 120 changed lines in 3 files, …; decided by impact"."""
-    sep = t(lang, "clause_sep")
-    impact = [_signal_text(s, lang) for s in judgment.signals if s.key in _IMPACT_KEYS]
+    """The two scores' decisive facts and what decided the tier, short enough to read at a glance: at most
+    REASON_FACTS facts per score, then how many more; names as users type them, no code expressions.
+    "impact (high): breaks users: removes `Config.old` (no alias) and 4 more; risk (medium): 120 changed
+    lines in 3 files, riskier than 70% of the last 180 days' commits; decided by impact"."""
+    impact = _impact_clause(judgment.signals, lang)
     risk = _risk_clauses(facts, judgment, lang, history)
     return t(lang, "sep").join(
         [
-            t(
-                lang,
-                "impact",
-                tier=importance_word(lang, judgment.impact_tier),
-                facts=sep.join(impact) or t(lang, "impact_none"),
-            ),
-            t(lang, "risk", tier=importance_word(lang, judgment.risk_tier), facts=sep.join(risk)),
+            t(lang, "impact", tier=importance_word(lang, judgment.impact_tier), facts=impact),
+            t(lang, "risk", tier=importance_word(lang, judgment.risk_tier), facts=risk),
             t(lang, f"decided_{judgment.decided_by}"),
         ]
     )
 
 
-# What each score's clause states, in order: the impact findings and the facts stated beside them
-# (public-API paths, new model files, a revert, prose-only files, nothing users run, a version bump);
-# the risk adjustments.
+REASON_FACTS = 3  # facts stated per score in the reason line; the rest are counted
+RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies …); the rest are counted
+# What the impact clause states: the findings of weight, else the facts stated in their place (public-API
+# paths, new model files, a revert, prose-only files, nothing users run, a version bump).
 _IMPACT_KEYS = (
     "breaking", "breaking_deep", "security", "behaviour", "config_default", "switch", "user_impact", "notice", "feature",
-    "dependency", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
+    "behaviour_deep", "notice_deep", "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime",
+    "version_bump",
 )  # fmt: skip
 
 
-def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryFacts | None) -> list[str]:
+def _impact_clause(signals: Iterable[Signal], lang: str) -> str:
+    """The findings of weight, heaviest first, else the statements without weight (a finding makes
+    "only docstrings changed in x" beside it noise); REASON_FACTS facts in all, grouped under their finding,
+    and how many more."""
+    mine = [s for s in signals if s.key in _IMPACT_KEYS]
+    weighed = sorted((s for s in mine if s.impact), key=lambda s: -s.impact)
+    ordered = weighed or mine
+    groups: list[str] = []
+    budget, hidden = REASON_FACTS, 0
+    for signal in ordered:
+        items = _reason_items(signal, lang)
+        if not items:  # a statement without items (a revert, nothing users run changed)
+            if budget > 0:
+                groups.append(t(lang, signal.key, items=""))
+                budget -= 1
+            else:
+                hidden += 1
+            continue
+        shown, rest = items[:budget], items[budget:]
+        hidden += len(rest)
+        budget -= len(shown)
+        if shown:
+            groups.append(t(lang, signal.key, items=t(lang, "list_sep").join(shown)))
+    text = t(lang, "clause_sep").join(groups) or t(lang, "impact_none")
+    total = REASON_FACTS - budget + hidden
+    return text + (t(lang, "more", total=_num(total), rest=_num(hidden)) if hidden else "")
+
+
+def _reason_items(signal: Signal, lang: str) -> list[str]:
+    if signal.key == "mechanical":
+        return [t(lang, f"mech_{k}") for k in signal.items]
+    if signal.changes:
+        # Short names; different changes that read the same (`write` added in four modules, a class and
+        # its re-export) are said once with how many modules. The same change found twice is said once.
+        changes = {(c.kind, c.name, c.old, c.new): c for c in signal.changes}.values()
+        texts = Counter(brief(c, lang) for c in changes)
+        return [text + (t(lang, "in_modules", n=_num(n)) if n > 1 else "") for text, n in texts.items()]
+    return [_code(i) for i in signal.items]
+
+
+def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryFacts | None) -> str:
+    """Size and where it places the commit, then the adjustments that moved the risk tier and what the
+    history shows, REASON_FACTS facts in all, and how many more."""
     ranked_by_history = history is not None and history.percentile is not None
     size = t(
         lang,
@@ -149,15 +191,33 @@ def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryF
     if facts.ignored_lines:
         size += t(lang, "ignored", n=_num(facts.ignored_lines))
     parts = [size]
-    if history is not None:
-        parts.extend(_history_text(history, judgment.prior, lang))
+    if ranked_by_history:
+        parts[0] += t(lang, "clause_sep") + t(
+            lang, "hist_prior", pct=_num(round(100 * history.percentile)), days=_num(history.window_days)
+        )
+    extra: list[str] = []
     for signal in judgment.signals:
         if signal.risk:
             step = "nudge" if ranked_by_history and signal.risk > 0 else "up" if signal.risk > 0 else "down"
-            parts.append(_signal_text(signal, lang) + t(lang, step))
+            extra.append(_risk_signal_text(signal, lang) + t(lang, step))
         elif signal.key == "isolated":
-            parts.append(_signal_text(signal, lang) + t(lang, "capped"))
-    return parts
+            extra.append(_risk_signal_text(signal, lang) + t(lang, "capped"))
+        elif signal.key == "dependency":
+            extra.append(_risk_signal_text(signal, lang) + t(lang, "floor"))
+    if history is not None:
+        extra.extend(_history_text(history, lang))
+    shown = extra[: REASON_FACTS - 1]
+    text = t(lang, "clause_sep").join(parts + shown)
+    hidden = len(extra) - len(shown)
+    return text + (t(lang, "more", total=_num(1 + len(extra)), rest=_num(hidden)) if hidden else "")
+
+
+def _risk_signal_text(signal: Signal, lang: str) -> str:
+    items = _reason_items(signal, lang)
+    text = t(lang, "list_sep").join(items[:RISK_ITEMS])
+    if len(items) > RISK_ITEMS:
+        text += t(lang, "more", total=_num(len(items)), rest=_num(len(items) - RISK_ITEMS))
+    return t(lang, signal.key, items=text)
 
 
 # What history must show before the reason names it: a path at least this many times the branch's
@@ -183,20 +243,9 @@ def _history_risks(history: HistoryFacts, lang: str) -> list[str]:
     return found
 
 
-def _history_text(history: HistoryFacts, prior: Importance, lang: str) -> list[str]:
-    """The history facts that decided the prior, as short clauses."""
+def _history_text(history: HistoryFacts, lang: str) -> list[str]:
+    """What history shows beside the percentile, as short clauses."""
     parts = []
-    if history.percentile is not None:
-        parts.append(
-            t(
-                lang,
-                "hist_prior",
-                pct=_num(round(100 * history.percentile)),
-                days=_num(history.window_days),
-                n=_num(history.baseline or history.commits_seen),
-                prior=importance_word(lang, prior),
-            )
-        )
     worst = history.risky_paths[0] if history.risky_paths else None
     if worst is not None and worst.followed >= _FOLLOWED_SHOWN and history.path_lift >= _PATH_LIFT_SHOWN:
         parts.append(
@@ -229,6 +278,49 @@ def _changes(changes: Iterable[SurfaceChange], lang: str) -> str:
     if len(values) > _MAX_ITEMS:
         text += t(lang, "more", total=_num(len(values)), rest=_num(len(values) - _MAX_ITEMS))
     return text
+
+
+_SHORT_VALUE = re.compile(r"""-?[\w.+-]{1,16}|(["'])[^"'\n]{0,14}\1""")
+
+
+def brief(change: SurfaceChange, lang: str) -> str:
+    """One surface change as the reason line states it: the name as users type it (`Class.method(arg)`, not
+    the module path), values only when they are short literals, never a code expression."""
+
+    def shown(value: str) -> str:
+        return user_name(value, change.path)
+
+    name = _code(shown(change.name))
+    kind = change.kind
+    if kind == SurfaceKind.SWITCH_FLIPPED and change.new is None:
+        return t(lang, "surface_guard_lifted", name=name)
+    if kind in (SurfaceKind.RENAMED, SurfaceKind.FIELD_RENAMED, SurfaceKind.PARAM_RENAMED):
+        old = shown(change.old or "") if kind == SurfaceKind.RENAMED else change.old or ""
+        new = shown(change.new or "") if kind == SurfaceKind.RENAMED else change.new or ""
+        text = t(lang, f"surface_{kind.value}", old=_code(old), new=_code(new))
+    elif kind in (SurfaceKind.DEFAULT_CHANGED, SurfaceKind.SWITCH_FLIPPED, SurfaceKind.DEPENDENCY_CHANGED):
+        old, new = _value(change.old, change), _value(change.new, change)
+        if old is None or new is None:
+            return t(lang, f"surface_{kind.value}_bare", name=name)
+        text = t(lang, f"surface_{kind.value}", name=name, old=_code(old), new=_code(new))
+        if kind == SurfaceKind.SWITCH_FLIPPED:
+            text += f": {_code(old)} → {_code(new)}"
+    else:
+        text = t(lang, f"surface_{kind.value}", name=name, old=name, new=_code(change.new or "?"))
+    if change.kind in BREAKING_KINDS and change.kind != SurfaceKind.SUPPORT_DROPPED:
+        text += t(lang, "alias_kept" if change.aliased else "no_alias")
+    return text
+
+
+def _value(value: str | None, change: SurfaceChange) -> str | None:
+    """A value short and plain enough to state: a literal, or a requirement's version range."""
+    if value is None:
+        return None
+    if change.kind in DEPENDENCY_KINDS:
+        spec = value[len(change.name) :] if value.lower().startswith(change.name.lower()) else value
+        spec = spec.split(";", 1)[0].strip(" @")
+        return spec if 0 < len(spec) <= 24 else None
+    return value if _SHORT_VALUE.fullmatch(value) else None
 
 
 def describe(change: SurfaceChange, lang: str) -> str:
@@ -375,6 +467,7 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
             "breaking": "risk_breaking",
             "breaking_deep": "risk_breaking",
             "behaviour": "risk_behaviour",
+            "behaviour_deep": "risk_behaviour",
             "switch": "risk_behaviour",
             "public_api": "risk_api",
             "config_default": "risk_defaults",
@@ -436,6 +529,7 @@ def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]
             "breaking": "rec_breaking",
             "breaking_deep": "rec_breaking",
             "behaviour": "rec_behaviour",
+            "behaviour_deep": "rec_behaviour",
             "switch": "rec_behaviour",
             "public_api": "rec_api",
             "config_default": "rec_defaults",
@@ -559,6 +653,7 @@ def _ins_compatibility(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
             "breaking": "compat_breaking",
             "breaking_deep": "compat_breaking",
             "behaviour": "compat_behaviour",
+            "behaviour_deep": "compat_behaviour",
             "switch": "compat_behaviour",
             "public_api": "compat_api",
             "config_default": "compat_defaults",

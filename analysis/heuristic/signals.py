@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from analysis.heuristic.facts import Diff, Facts
 from analysis.models import BREAKING_KINDS, DEPENDENCY_KINDS, FileChange, SurfaceChange, SurfaceKind
+from analysis.models import module_depth as name_depth
 from analysis.paths import PathKind
 
 SIZE_LOW_MAX = 50
@@ -94,6 +95,7 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
 # -- what the code says: surface changes (analysis/surface/) -----------------------------------
 
 _NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
+_SUPPORT_KINDS = frozenset({SurfaceKind.SUPPORT_DROPPED, SurfaceKind.SUPPORT_ADDED})
 
 
 def _surface_signals(facts: Facts) -> list[Signal]:
@@ -104,7 +106,7 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     surface = facts.commit.surface
     if not surface:
         return []
-    mine = [c for c in surface if c.kind == SurfaceKind.SUPPORT_DROPPED or c.path in facts.runtime]
+    mine = [c for c in surface if c.kind in _SUPPORT_KINDS or c.path in facts.runtime]
     breaking = [c for c in mine if c.breaking]
     wide = [c for c in breaking if reaches_everyone(c)]
     groups = (
@@ -120,9 +122,16 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     )
     found = []
     for key, points, changes in groups:
-        if changes:
-            weight = max(points - (not reaches_everyone(c)) for c in changes)
-            found.append(Signal(key, impact=weight, changes=tuple(changes)))
+        if key.startswith("breaking"):
+            if changes:
+                found.append(Signal(key, impact=points - key.endswith("_deep"), changes=tuple(changes)))
+            continue
+        wide_ones = [c for c in changes if reaches_everyone(c)]
+        deep_ones = [c for c in changes if not reaches_everyone(c)]
+        if wide_ones:
+            found.append(Signal(key, impact=points, changes=tuple(wide_ones)))
+        if deep_ones:
+            found.append(Signal(f"{key}_deep", impact=points - 1, changes=tuple(deep_ones)))
     return found
 
 
@@ -143,6 +152,7 @@ _TYPED_KINDS = frozenset(
         SurfaceKind.ROUTE_ADDED,
         SurfaceKind.ROUTE_REMOVED,
         SurfaceKind.SUPPORT_DROPPED,
+        SurfaceKind.SUPPORT_ADDED,
     }
 )
 
@@ -155,17 +165,7 @@ def reaches_everyone(change: SurfaceChange) -> bool:
 
 
 def module_depth(change: SurfaceChange) -> int | None:
-    """How deep in its package the module of a dotted name is (`pkg.sub.mod.Class.f` from
-    `src/pkg/sub/mod.py`: 3), read from where the name's leading segments match the file's path; None
-    when they do not (a name that is not a dotted module path)."""
-    stems = change.path.rsplit(".", 1)[0].split("/")
-    if stems and stems[-1] == "__init__":
-        stems = stems[:-1]
-    segments = change.name.split("(", 1)[0].split(".")
-    for k in range(min(len(stems), len(segments)), 0, -1):
-        if stems[-k:] == segments[:k]:
-            return k
-    return None
+    return name_depth(change.name, change.path)
 
 
 # -- supported Python versions (read from the patch when the files were not parsed) ----------------
@@ -268,9 +268,8 @@ def _sig_non_runtime(facts: Facts) -> Signal | None:
 # `VERSION = (1, 2, 0)`, `version='1.2.0',` in setup.py, or a VERSION file's one line.
 _VERSION_VALUE = r"""["'(]?v?\d+(?:[.,+-]\s*\w+)*["')]?\s*,?\s*$"""
 _VERSION_LINE = re.compile(
-    r"""^\s*["']?(?:__version__|version|VERSION|version_info|__version_info__)["']?\s*[:=]\s*"""
-    + _VERSION_VALUE
-)
+    r"""^\s*["']?(?i:[\w.-]*version(?:_info)?_*)["']?\s*[:=]\s*""" + _VERSION_VALUE
+)  # also `_COMPATIBLE_CORE_VERSION = '2.46.0'`: a release moves the versions it is built with
 _BARE_VERSION = re.compile(r"^\s*" + _VERSION_VALUE)
 _VERSION_FILES = re.compile(r"(?:^|/)(?:_?version\.py|version|version\.txt|\.version)$", re.IGNORECASE)
 
@@ -464,7 +463,7 @@ def _sig_dependency(facts: Facts) -> Signal | None:
     surface = facts.commit.surface
     if surface is not None:
         changes = tuple(c for c in surface if c.kind in DEPENDENCY_KINDS)
-        return Signal("dependency", impact=NOTICE, changes=changes) if changes else None
+        return Signal("dependency", changes=changes) if changes else None
     names: list[str] = []
     for f in facts.files_of(PathKind.DEPENDENCY_MANIFEST):
         diff = facts.diffs.get(f.path)
@@ -475,7 +474,7 @@ def _sig_dependency(facts: Facts) -> Signal | None:
             continue
         names.extend(_version_changes(diff, name))
     found = tuple(dict.fromkeys(names))
-    return Signal("dependency", impact=NOTICE, items=found) if found else None
+    return Signal("dependency", items=found) if found else None
 
 
 def _stem(path: str) -> str:

@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from analysis.models import Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
-from analysis.paths import PathKind, classify_path
+from analysis.models import DEPENDENCY_KINDS, Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
+from analysis.paths import PathKind, classify_path, folder_kind
 from analysis.surface.other_langs import language_of, tree_surface
 from analysis.surface.packaging import (
     Packaging,
@@ -73,11 +73,21 @@ def commit_surface(
         if kind is None:
             continue
         if kind.startswith("packaging"):
-            results.append(FileSurface(packaging_changes(f.path, f.before, f.after)))
+            if _speaks_for_users(f.path, packaging):
+                siblings = packaging.names() if packaging is not None else frozenset()
+                changes = packaging_changes(f.path, f.before, f.after)
+                # a pin on a project this repository builds moves with its own releases
+                results.append(
+                    FileSurface(
+                        [c for c in changes if not (c.kind in DEPENDENCY_KINDS and c.name in siblings)]
+                    )
+                )
             if kind == "packaging":
                 continue
         if not _user_facing(f.path, shipped):
             continue
+        if kind not in ("python", "packaging+python") and _python_owned(f.path, packaging):
+            continue  # a Python distribution's native or web sources: users reach them through its modules
         before = f.before
         if kind == "python":
             module = packaging.module_name(f.path) if packaging else module_from_path(f.path)
@@ -101,6 +111,32 @@ def _packaging(
     if key not in cache:
         cache[key] = read_packaging(files, {*tree, *extra} if tree is not None else None)
     return cache[key]
+
+
+_PYTHON_SYSTEMS = frozenset(
+    {"setuptools", "hatch", "poetry", "flit", "pdm", "maturin", "scikit-build", "meson"}
+)
+_ECOSYSTEM = {"Cargo.toml": "cargo", "package.json": "npm", "go.mod": "go"}
+_NOT_INSTALLED = frozenset(
+    {PathKind.CI, PathKind.TOOLING, PathKind.DOCS, PathKind.TESTS, PathKind.EXAMPLE, PathKind.BENCHMARK}
+    | {PathKind.VENDORED, PathKind.GENERATED}
+)
+
+
+def _speaks_for_users(path: str, packaging: Packaging | None) -> bool:
+    """Whether a packaging or requirements file states what users install: not one in a CI, tooling, docs,
+    tests or examples tree (a workflow's or a docs build's requirements), and not another ecosystem's
+    manifest inside a Python distribution (its Rust crate or npm build is compiled into what ships: users
+    never resolve those dependencies, nor need that toolchain)."""
+    if folder_kind(path) in _NOT_INSTALLED:
+        return False
+    ecosystem = _ECOSYSTEM.get(posixpath.basename(path))
+    return ecosystem is None or not _python_owned(path, packaging)
+
+
+def _python_owned(path: str, packaging: Packaging | None) -> bool:
+    owner = packaging.owner(path) if packaging is not None else None
+    return owner is not None and owner.system in _PYTHON_SYSTEMS
 
 
 def _user_facing(path: str, shipped: frozenset[str] | None) -> bool:

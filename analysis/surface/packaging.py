@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import dataclasses
 import fnmatch
 import json
 import posixpath
@@ -35,6 +36,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from analysis.models import SurfaceChange, SurfaceKind
+from analysis.paths import folder_kind
 
 PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "package.json", "Cargo.toml", "go.mod")
 MAX_PACKAGING_CHARS = 1_000_000
@@ -79,6 +81,7 @@ class Distribution:
     excludes: tuple[str, ...] = ()  # gitignore-style patterns relative to root taken out again
     import_roots: tuple[str, ...] = ()  # where dotted module names start ("src/")
     understood: bool = True
+    name: str = ""  # the project's canonical name ("" unknown)
 
     def ships(self, path: str) -> bool:
         if not path.startswith(self.root):
@@ -125,6 +128,11 @@ class Packaging:
                 out.add(path)
         return frozenset(out)
 
+    def names(self) -> frozenset[str]:
+        """The canonical names of the projects this repository builds: a pin on one of them moves with
+        the repository's own releases, it is no outside dependency."""
+        return frozenset(d.name for d in self.distributions if d.name)
+
     def module_name(self, path: str) -> str:
         """The dotted name a Python file is imported by: "src/pkg/sub/mod.py" → "pkg.sub.mod"."""
         owner = self.owner(path)
@@ -163,9 +171,16 @@ def is_requirements_file(path: str) -> bool:
     )
 
 
+# Distributions read beside those above the changed paths: the repository's other packages, whose names
+# tell a pin on a sibling (released from the same repository) from an outside dependency.
+MAX_SIBLING_PACKAGING = 40
+
+
 def packaging_paths(changed: Iterable[str], tree: Collection[str] | None) -> list[str]:
     """The packaging files that may decide for the changed paths: at the top and, where the tree is known,
-    in every folder above a changed path."""
+    in every folder above a changed path, and the packaging of the repository's other distributions (not
+    those in test, docs, example, CI or tooling trees; the shallowest first, at most
+    MAX_SIBLING_PACKAGING)."""
     wanted = set(PACKAGING_FILES)
     if tree is not None:
         folders = {""}
@@ -174,6 +189,12 @@ def packaging_paths(changed: Iterable[str], tree: Collection[str] | None) -> lis
             folders |= {"/".join(parts[:i]) + "/" for i in range(1, len(parts) + 1)}
         present = set(tree)
         wanted = {f"{folder}{name}" for folder in folders for name in PACKAGING_FILES} & present
+        siblings = sorted(
+            (p for p in present if posixpath.basename(p) in PACKAGING_FILES and p not in wanted
+             and folder_kind(p) is None),
+            key=lambda p: (p.count("/"), p),
+        )  # fmt: skip
+        wanted.update(siblings[:MAX_SIBLING_PACKAGING])
     return sorted(wanted)
 
 
@@ -197,7 +218,7 @@ def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None
         if dist is None and "go.mod" in texts:
             dist = _go(folder, listing)
         if dist is not None:
-            found.distributions.append(dist)
+            found.distributions.append(dataclasses.replace(dist, name=_project_name(texts)))
     if not any(d.understood for d in found.distributions):
         return None
     return found
@@ -246,6 +267,32 @@ def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribu
     if system == "maturin":
         return _maturin(root, tool.get("maturin") or {}, tree, name)
     return Distribution(root, system, understood=False)
+
+
+def _project_name(texts: dict[str, str]) -> str:
+    """The canonical name of the project a folder's packaging files declare, "" when none says."""
+    data = _toml(texts.get("pyproject.toml"))
+    name = (data.get("project") or {}).get("name") or ((data.get("tool") or {}).get("poetry") or {}).get(
+        "name"
+    )
+    if not name and "setup.cfg" in texts:
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(texts["setup.cfg"])
+            name = parser.get("metadata", "name", fallback=None)
+        except configparser.Error:
+            name = None
+    if not name and "setup.py" in texts:
+        name = _setup_py(texts["setup.py"]).get("name")
+    if not name and "Cargo.toml" in texts:
+        name = (_toml(texts["Cargo.toml"]).get("package") or {}).get("name")
+    if not name and "package.json" in texts:
+        try:
+            value = json.loads(texts["package.json"])
+        except (ValueError, RecursionError):
+            value = None
+        name = value.get("name") if isinstance(value, dict) else None
+    return canonicalize_name(name) if isinstance(name, str) and name.strip() else ""
 
 
 def _normal(name: str) -> str:
@@ -817,15 +864,26 @@ def support_changes(path: str, before: str | None, after: str | None) -> list[Su
     if name in ("pyproject.toml", "setup.cfg", "setup.py"):
         old_spec, new_spec = _python_requires(name, before), _python_requires(name, after)
         lost: set[str] = set()
+        gained: set[str] = set()
         if old_spec is not None and new_spec is not None and old_spec != new_spec:
             lost |= _pythons(old_spec) - _pythons(new_spec)
+            gained |= _pythons(new_spec) - _pythons(old_spec)  # an upper cap lifted
         old_cls, new_cls = _classifier_pythons(name, before), _classifier_pythons(name, after)
         if new_cls or new_spec is not None:
             lost |= old_cls - new_cls
-        for version in sorted(lost, key=lambda v: tuple(int(x) for x in v.split("."))):
+        if old_cls:  # a first list of classifiers states what was supported already: nothing new
+            gained |= new_cls - old_cls
+        # A version the specifier admits is not newly supported by a classifier naming it; one it
+        # excludes cannot be gained.
+        if new_spec is not None:
+            gained &= _pythons(new_spec) or gained
+        for version in sorted(lost, key=_version_key):
             line = _line_of(after, "requires-python") or _line_of(after, "python_requires")
             out.append(SurfaceChange(SurfaceKind.SUPPORT_DROPPED, f"Python {version}", path, line,
                                      old=old_spec, new=new_spec))  # fmt: skip
+        for version in sorted(gained - lost, key=_version_key):
+            line = _line_of(after, f"Python :: {version}") or _line_of(after, "requires-python")
+            out.append(SurfaceChange(SurfaceKind.SUPPORT_ADDED, f"Python {version}", path, line))
     elif name in ("package.json", "Cargo.toml", "go.mod"):
         old, new = _minimum(name, before), _minimum(name, after)
         if old and new and _version_key(new[1]) > _version_key(old[1]):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -54,14 +55,88 @@ _SWITCH_WORDS = frozenset(
     }
 )
 _VERSIONISH = re.compile(r"VERSION|REVISION|RELEASE", re.IGNORECASE)
-_CONFIG_BASES = frozenset(
-    {"BaseModel", "BaseSettings", "TypedDict", "NamedTuple", "Struct", "SQLModel", "RootModel", "BaseConfig"}
-)
-_CONFIG_DECORATORS = frozenset(
+# Classes whose annotated attributes are fields: records (dataclasses, attrs, TypedDicts, NamedTuples, structs)
+# and validation models. A record is configuration (its fields are options users set) when it says so: its
+# name (`*Config`, `*Settings`, ...), a settings base, a config decorator, an explicit export (`__all__`),
+# a docstring that calls it configuration, or a config class that holds it in a field; or when it is a
+# validation model (BaseModel and kin validate data from outside: requests, files, settings).
+# Every other record is data the code passes around (attention metadata, an engine's state): no config.
+_RECORD_BASES = frozenset({"TypedDict", "NamedTuple", "Struct"})
+_MODEL_BASES = frozenset({"BaseModel", "BaseSettings", "SQLModel", "RootModel", "BaseConfig"})
+_RECORD_DECORATORS = frozenset(
     {"dataclass", "define", "frozen", "mutable", "attrs", "s", "dataclass_transform"}
 )
-_TYPING_FACTORIES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})  # not constants users read
+_CONFIG_DECORATORS = frozenset({"config", "configclass", "config_class", "settings", "configurable"})
 _CONFIG_SUFFIXES = ("Config", "Settings", "Options", "Params", "Args", "Arguments", "Parameters")
+_CONFIG_WORDS = frozenset({"Config", "Configuration", "Settings", "Options", "Conf"})
+_CONFIG_DOC = re.compile(r"\b(?:config(?:uration)?|settings|options)\b", re.IGNORECASE)
+_TYPING_FACTORIES = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "NewType"})  # not constants users read
+# Python's own special names (the data model's protocol): implementing one is no new API. Any other dunder
+# a package defines is a hook of its own that users write or call (`__myframework_on_complete__`).
+_BUILTIN_TYPES = (
+    object,
+    type,
+    int,
+    float,
+    complex,
+    str,
+    bytes,
+    list,
+    dict,
+    set,
+    tuple,
+    slice,
+    property,
+    BaseException,
+)
+_PROTOCOL_DUNDERS = frozenset(
+    name for t in _BUILTIN_TYPES for name in dir(t) if name.startswith("__") and name.endswith("__")
+) | frozenset(
+    [
+        "__enter__",
+        "__exit__",
+        "__aenter__",
+        "__aexit__",
+        "__await__",
+        "__aiter__",
+        "__anext__",
+        "__iter__",
+        "__next__",
+        "__get__",
+        "__set__",
+        "__delete__",
+        "__set_name__",
+        "__missing__",
+        "__post_init__",
+        "__length_hint__",
+        "__fspath__",
+        "__copy__",
+        "__deepcopy__",
+        "__class_getitem__",
+        "__init_subclass__",
+        "__instancecheck__",
+        "__subclasscheck__",
+        "__prepare__",
+        "__mro_entries__",
+        "__buffer__",
+        "__release_buffer__",
+        "__getattr__",
+        "__dir__",
+        "__call__",
+        "__del__",
+        "__slots__",
+        "__match_args__",
+        "__all__",
+        "__version__",
+        "__bool__",
+        "__index__",
+        "__round__",
+        "__trunc__",
+        "__floor__",
+        "__ceil__",
+        "__getstate__",
+    ]
+)
 _FIELD_CALLS = frozenset({"Field", "field", "ib", "attrib", "PrivateAttr"})
 _DEPRECATION_CATEGORIES = ("DeprecationWarning", "FutureWarning", "PendingDeprecationWarning")
 _LOG_METHODS = frozenset({"warning", "warn", "warning_once", "info", "info_once", "error"})
@@ -168,6 +243,7 @@ class _Field:
     annotation: str
     default: ast.expr | None
     deprecated: bool = False
+    annotation_text: str = ""  # the annotation as written
 
 
 @dataclass(slots=True)
@@ -178,6 +254,10 @@ class _ConfigClass:
     fields: dict[str, _Field] = field(default_factory=dict)
     members: set[str] = field(default_factory=set)  # methods, properties and other attributes
     _strings: frozenset[str] | None = None
+
+    def annotation_names(self) -> set[str]:
+        """The names its fields' annotations mention: the records a configuration holds."""
+        return {n for f in self.fields.values() for n in re.findall(r"[A-Za-z_]\w*", f.annotation_text)}
 
     def serves(self, name: str) -> bool:
         """Whether the class still answers to an old field name: a member under it, or the name written as
@@ -265,13 +345,46 @@ class _Collector:
         self._package_init = package_init  # a package's __init__ re-exports what it imports
         self._scope: list[str] = []
         self._private_depth = 0
+        self._records: dict[str, _ConfigClass] = {}
 
     def module(self, tree: ast.Module, text: str) -> None:
         self._lines = text.splitlines()
         self.out.tree = tree
         self.out.exports = _literal_all(tree)
         self._body(tree.body, top=True)
+        self._settle_configs()
+        self._expose_inherited()
         self._calls(tree)
+
+    def _expose_inherited(self) -> None:
+        """Members of an underscore-private base class that a public class of the module inherits are that
+        class's API (users call `Url.encoded_string()` though `_BaseUrl` defines it): recorded under the first
+        public heir's name, unless the heir defines the member itself."""
+        classes = {q: d for q, d in self.out.defs.items() if d.kind == "class" and "." not in q}
+        bases = {q: [_name_of(b) for b in d.node.bases] for q, d in classes.items()}  # type: ignore[union-attr]
+        heirs: dict[str, str] = {}
+        for q, d in classes.items():
+            if not d.public:
+                continue
+            stack, seen = list(bases[q]), set()
+            while stack:
+                base = stack.pop()
+                if base in seen or base not in classes:
+                    continue
+                seen.add(base)
+                stack.extend(bases[base])
+                if not classes[base].public:
+                    heirs.setdefault(base, q)
+        for qual, d in list(self.out.defs.items()):
+            owner, _, rest = qual.partition(".")
+            heir = heirs.get(owner)
+            if heir is None or not rest or not all(_public_name(part) for part in rest.split(".")):
+                continue
+            self.out.defs.setdefault(
+                f"{heir}.{rest}",
+                _Def(f"{heir}.{rest}", d.kind, d.line, True, node=d.node, params=d.params, value=d.value,
+                     source=d.source, origin=d.origin),
+            )  # fmt: skip
 
     def _source(self, node: ast.AST) -> str:
         """The node's text, decorators included."""
@@ -312,8 +425,8 @@ class _Collector:
             return  # the implementation that follows carries the signature
         qual = self._qual(node.name)
         public = self._public(node.name, top=not self._scope)
-        if node.name.startswith("__") and node.name not in ("__init__", "__call__", "__new__"):
-            public = False  # other dunders are protocol, not API
+        if node.name in _PROTOCOL_DUNDERS and node.name not in ("__init__", "__call__", "__new__"):
+            public = False  # Python's protocol, not API
         if config is not None:
             config.members.add(node.name)
         is_property = any(_name_of(d) in ("property", "cached_property") for d in node.decorator_list)
@@ -327,39 +440,75 @@ class _Collector:
         qual = self._qual(node.name)
         public = self._public(node.name, top=not self._scope)
         self.out.defs[qual] = _Def(qual, "class", node.lineno, public, node=node)
-        config = _ConfigClass(qual, public, node) if self._is_config(node) else None
-        if config is not None:
-            self.out.configs[qual] = config
+        record = _ConfigClass(qual, public, node) if self._is_record(node) else None
+        if record is not None:
+            self._records[qual] = record
         self._scope.append(node.name)
         self._private_depth += 0 if public else 1
         try:
-            self._body(node.body, top=False, config=config)
+            self._body(node.body, top=False, config=record)
         finally:
             self._scope.pop()
             self._private_depth -= 0 if public else 1
 
     def _import(self, node: ast.ImportFrom) -> None:
         """Imported names are served by this module (a shim keeps an old name working); in a package's
-        __init__, or listed in __all__, they are its public API."""
+        __init__, or listed in __all__, they are its public API, except the standard library's names a
+        package's __init__ imports for its own use (`from asyncio import FIRST_COMPLETED`)."""
+        stdlib = node.level == 0 and (node.module or "").split(".")[0] in sys.stdlib_module_names
         for alias in node.names:
             name = alias.asname or alias.name
             if name == "*":
                 continue
             self.out.imported.add(name)
             exported = self.out.exports is not None and name in self.out.exports
-            if (self._package_init or exported) and self._public(name, top=True):
+            if (exported or (self._package_init and not stdlib)) and self._public(name, top=True):
                 origin = f"{'.' * node.level}{node.module or ''}.{alias.name}"
                 self.out.defs[name] = _Def(name, "import", node.lineno, True, origin=origin)
 
-    def _is_config(self, node: ast.ClassDef) -> bool:
-        if any(_name_of(d) in _CONFIG_DECORATORS for d in node.decorator_list):
+    def _is_record(self, node: ast.ClassDef) -> bool:
+        """A class whose annotated attributes are fields (see _RECORD_BASES)."""
+        if any(_name_of(d) in _RECORD_DECORATORS | _CONFIG_DECORATORS for d in node.decorator_list):
             return True
         for base in node.bases:
             name = _name_of(base)
-            if name in _CONFIG_BASES or self._qual(name) in self.out.configs or name in self.out.configs:
+            if (
+                name in _RECORD_BASES | _MODEL_BASES
+                or self._qual(name) in self._records
+                or name in self._records
+            ):
                 return True
         annotated = any(isinstance(s, ast.AnnAssign) for s in node.body)
         return annotated and node.name.endswith(_CONFIG_SUFFIXES)
+
+    def _settle_configs(self) -> None:
+        """Which records are configuration (see _RECORD_BASES): those that say so, validation models, their
+        subclasses, and the records a configuration class holds in its fields."""
+        records = self._records
+        config = {q for q, r in records.items() if self._says_config(r.node) or _is_model(r.node)}
+        changed = True
+        while changed:
+            changed = False
+            for q, r in records.items():
+                if q in config:
+                    continue
+                bases = {_name_of(b) for b in r.node.bases}
+                held = any(q.rsplit(".", 1)[-1] in c_names for c_names in (
+                    records[c].annotation_names() for c in config))  # fmt: skip
+                if bases & {c.rsplit(".", 1)[-1] for c in config} or held:
+                    config.add(q)
+                    changed = True
+        self.out.configs = {q: r for q, r in records.items() if q in config}
+
+    def _says_config(self, node: ast.ClassDef) -> bool:
+        if any(_name_of(d) in _CONFIG_DECORATORS for d in node.decorator_list):
+            return True
+        if node.name.endswith(_CONFIG_SUFFIXES) or _CONFIG_WORDS & set(_camel_words(node.name)):
+            return True
+        if self.out.exports is not None and node.name in self.out.exports and not self._scope:
+            return True
+        doc = ast.get_docstring(node, clean=True)
+        return bool(doc) and bool(_CONFIG_DOC.search(doc.split("\n", 1)[0]))
 
     def _assign(self, node: ast.Assign | ast.AnnAssign, *, top: bool, config: _ConfigClass | None) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -636,13 +785,14 @@ class _Compare:
                 self._add(SurfaceKind.RAISES, self._name(qual), line, new=exc)
 
     def _guards(self, qual: str, old: _Def, new: _Def) -> None:
+        """A guard that no longer stands (not one rewritten: as many guards added as removed is a rewrite)
+        lets a path run that did not."""
         lifted = [g for g in old.guards if g not in new.guards]
-        if not lifted:
+        added = [g for g in new.guards if g not in old.guards]
+        if len(lifted) <= len(added):
             return
         condition = old.guards[lifted[0]][1]
-        replaced = [g for g in new.guards if g not in old.guards]
-        self._add(SurfaceKind.SWITCH_FLIPPED, self._name(qual), new.guards[replaced[0]][0] if replaced else new.line,
-                  old=condition, new=new.guards[replaced[0]][1] if replaced else None)  # fmt: skip
+        self._add(SurfaceKind.SWITCH_FLIPPED, self._name(qual), new.line, old=condition)
 
     # configuration fields ---------------------------------------------------------------------------------
     def _configs(self) -> None:
@@ -996,21 +1146,46 @@ def _raises(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
     return out
 
 
+# What a guard that keeps a path from running says: "not supported", "not implemented", "only … with",
+# "requires …", "disabled": lifting it lets users take that path.
+_UNSUPPORTED = re.compile(
+    r"not (?:yet )?(?:supported|implemented|available|allowed|compatible)|unsupported|only supported|only"
+    r" (?:works|available)|is disabled|cannot be used|can't be used|incompatible|requires?\b",
+    re.IGNORECASE,
+)
+
+
 def _guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[int, str]]:
-    """Early exits that keep a path from running: `if cond: raise …`, `assert cond`, and `if cond: return`
-    when the condition names a switch. Keyed by the condition and the exit, so a guard that only moved is
-    the same guard."""
+    """Exits that keep a path from running for some users: `if cond: raise NotImplementedError` or a raise or
+    assert whose message says the path is unsupported, and `if cond: return` when the condition names a
+    switch. Keyed by the condition and the exit, so a guard that only moved is the same guard."""
     out: dict[str, tuple[int, str]] = {}
     for n in _own_nodes(node):
         if isinstance(n, ast.Assert):
-            out["assert:" + _dump(n.test)] = (n.lineno, _shown(n.test))
+            if n.msg is not None and _UNSUPPORTED.search(_message_text(n.msg)):
+                out["assert:" + _dump(n.test)] = (n.lineno, _shown(n.test))
         elif isinstance(n, ast.If) and n.body and len(n.body) <= 3:
             last = n.body[-1]
-            if isinstance(last, ast.Raise) and last.exc is not None:
+            if isinstance(last, ast.Raise) and last.exc is not None and _refuses(last.exc):
                 out[f"raise:{_name_of(last.exc)}:" + _dump(n.test)] = (n.lineno, _shown(n.test))
             elif isinstance(last, ast.Return) and any(_is_switch(_name_of(x)) for x in ast.walk(n.test)):
                 out["return:" + _dump(n.test)] = (n.lineno, _shown(n.test))
     return out
+
+
+def _refuses(exc: ast.expr) -> bool:
+    """A raised exception that refuses a path rather than reporting bad input: NotImplementedError, or a
+    message saying the path is not supported."""
+    if _name_of(exc) == "NotImplementedError":
+        return True
+    return isinstance(exc, ast.Call) and any(_UNSUPPORTED.search(_message_text(a)) for a in exc.args[:1])
+
+
+def _message_text(node: ast.expr) -> str:
+    """The literal text of a message: a string, an f-string's constant parts, concatenations."""
+    return " ".join(
+        n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    )
 
 
 def _own_nodes(node: ast.AST) -> Iterable[ast.AST]:
@@ -1035,6 +1210,22 @@ def _switch_answer(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
     return None
 
 
+def _camel_words(name: str) -> list[str]:
+    return re.findall(r"[A-Z][a-z]+|[A-Z]+(?![a-z])", name)
+
+
+def _is_model(node: ast.ClassDef) -> bool:
+    """A validation model: it takes data from outside (requests, files, settings), so its fields are config."""
+    return any(_name_of(b) in _MODEL_BASES for b in node.bases)
+
+
+def _public_name(name: str) -> bool:
+    """A member name users may call: not underscore-private, and not one of Python's protocol dunders."""
+    if name.startswith("__") and name.endswith("__"):
+        return name not in _PROTOCOL_DUNDERS or name in ("__init__", "__call__", "__new__")
+    return not name.startswith("_")
+
+
 def _is_classvar(annotation: ast.expr) -> bool:
     return _name_of(annotation) == "ClassVar"
 
@@ -1050,7 +1241,9 @@ def _field(name: str, node: ast.AnnAssign) -> _Field:
         if default is None and value.args:
             default = value.args[0]  # Field(0.0), field(...) positional default
         deprecated = _truthy(_keyword(value, "deprecated"))
-    return _Field(name, node.lineno, _dump(node.annotation), default, deprecated)
+    return _Field(
+        name, node.lineno, _dump(node.annotation), default, deprecated, ast.unparse(node.annotation)
+    )
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.paths import PathKind, classify_path, is_low_value, review_priority
+from analysis.paths import PathKind, classify_path, folder_kind, is_low_value, review_priority
 
 K = PathKind
 
@@ -42,6 +42,9 @@ TABLE = [
     ("webpack.config.js", K.BUILD),
     ("tools/pre_commit/mypy.py", K.TOOLING),
     ("scripts/release.sh", K.TOOLING),
+    # the settings, rules and skills of developers' tools and agents (pydantic "Add agent skills")
+    (".agents/skills/review/SKILL.py", K.TOOLING),
+    (".cursor/rules/style.py", K.TOOLING),
     ("requirements/common.txt", K.DEPENDENCY_MANIFEST),
     ("requirements-dev.txt", K.DEPENDENCY_MANIFEST),
     ("pyproject.toml", K.DEPENDENCY_MANIFEST),
@@ -157,3 +160,11 @@ def test_sorting_by_priority_puts_source_before_its_tests_and_lockfile() -> None
     paths = ["yarn.lock", "docs/a.md", "tests/test_a.py", "src/a.py", "config/a.yaml"]
     ordered = sorted(paths, key=lambda p: review_priority(classify_path(p)))
     assert ordered == ["src/a.py", "config/a.yaml", "tests/test_a.py", "docs/a.md", "yarn.lock"]
+
+
+def test_folder_kind_is_what_the_folders_say_whatever_the_files_name() -> None:
+    # a docs build's or a workflow's requirements are theirs, not what users install
+    assert folder_kind("docs/requirements.txt") == K.DOCS
+    assert folder_kind(".github/workflows/requirements.txt") == K.CI
+    assert folder_kind("tools/lint/pyproject.toml") == K.TOOLING
+    assert folder_kind("pyproject.toml") is None and folder_kind("lib-core/pyproject.toml") is None

@@ -125,9 +125,7 @@ def test_a_behaviour_change_is_at_least_medium_and_risk_decides_above_that() -> 
     small = make("Longer timeout", fc("src/widget/engine.py", 1, 1), surface=(changed,))
     importance, reason = rank(small, "en")
     assert importance == MEDIUM
-    assert (
-        "impact (medium): changes behaviour: default of `widget.engine.Engine.timeout`: `30` → `60`" in reason
-    )
+    assert "impact (medium): changes behaviour: default of `Engine.timeout`: `30` → `60`" in reason
     assert reason.endswith("decided by impact")
     big = make("Longer timeout", fc("src/widget/engine.py", 900, 100), surface=(changed,))
     assert rank(big, "en")[0] == HIGH and rank(big, "en")[1].endswith("decided by risk")
@@ -146,7 +144,7 @@ def test_a_change_deep_in_the_package_weighs_one_step_less() -> None:
     )
     assert importance == MEDIUM
     assert (
-        "impact (medium): breaks callers of modules deep in the package: removes `pkg.model_executor.models.llama.LlamaMLP.fuse`"
+        "impact (medium): breaks callers of modules deep in the package: removes `LlamaMLP.fuse` (no alias)"
         in reason
     )
     top = SurfaceChange(SurfaceKind.REMOVED, "pkg.api.connect", "pkg/api.py")
@@ -367,6 +365,117 @@ def test_a_release_version_bump_is_low_unless_it_changes_what_ships() -> None:
     assert rank(make("Prepare release v2.11.1", bump, notes, pin), "en")[0] == MEDIUM
 
 
+def test_a_release_that_moves_the_versions_it_is_built_with_is_a_version_bump() -> None:
+    # pydantic "Prepare release v2.12.0": VERSION and the core version it checks at import both move.
+    bump = fc(
+        "pkg/version.py",
+        2,
+        2,
+        hunk(
+            ["VERSION = '2.12.0b1'", "_COMPATIBLE_CORE_VERSION = '2.41.1'"],
+            ["VERSION = '2.12.0'", "_COMPATIBLE_CORE_VERSION = '2.41.4'"],
+        ),
+    )
+    importance, reason = rank(make("Prepare release v2.12.0", bump, fc("HISTORY.md", 40, 0)), "en")
+    assert importance == LOW and "a release version bump only" in reason
+
+
+def test_packaging_metadata_changes_nothing_users_run_unless_it_states_something_for_them() -> None:
+    # pydantic "Update project metadata to use PEP 639": the license fields of pyproject.toml change; its
+    # parsed facts say nothing users install or run changed.
+    patch = hunk(["license = {text = 'MIT'}"], ["license = 'MIT'", "license-files = ['LICENSE']"])
+    meta = fc("pyproject.toml", 2, 1, patch)
+    importance, reason = rank(make("Use PEP 639 license metadata", meta, surface=()), "en")
+    assert importance == LOW and "nothing users run changed" in reason
+    added = SurfaceChange(SurfaceKind.SUPPORT_ADDED, "Python 3.14", "pyproject.toml")
+    importance, reason = rank(make("Add support for Python 3.14", meta, surface=(added,)), "en")
+    assert importance == MEDIUM and "new capability: adds support for `Python 3.14`" in reason
+
+
+def test_a_behaviour_change_deep_in_the_package_is_said_so_and_weighs_one_step_less() -> None:
+    wide = SurfaceChange(
+        SurfaceKind.DEFAULT_CHANGED, "pkg.api.connect(timeout)", "pkg/api.py", old="10", new="30"
+    )
+    # vllm: a default of a scheduler policy's method deep in the engine reaches the engine's own callers
+    deep = SurfaceChange(
+        SurfaceKind.DEFAULT_CHANGED,
+        "pkg.engine.sched.policy.Policy.pick(limit)",
+        "pkg/engine/sched/policy.py",
+        old="4",
+        new="8",
+    )
+    importance, reason = rank(
+        make("Tune", fc("pkg/api.py", 1, 1), fc("pkg/engine/sched/policy.py", 3, 0), surface=(wide, deep)),
+        "en",
+    )
+    assert importance == MEDIUM
+    assert reason.startswith(
+        "impact (medium): changes behaviour: default of `connect(timeout)`: `10` → `30`,"
+        " changes behaviour deep in the package: default of `Policy.pick(limit)`: `4` → `8`;"
+    )
+    alone = make("Tune", fc("pkg/engine/sched/policy.py", 1, 1), surface=(deep,))
+    assert judge_commit(alone).impact == 1
+
+
+# ---------------------------------------------------------------- the reason line: short and plain
+
+
+def test_the_reason_names_at_most_three_facts_per_score_in_plain_words() -> None:
+    # pydantic: a commit deprecating 195 functions had a reason of 27 facts; a guard's raw condition and
+    # a default that is a call expression were quoted as code.
+    deprecated = tuple(
+        SurfaceChange(SurfaceKind.DEPRECATION, f"pkg.core_schema.with_info_{i}", "pkg/core_schema.py")
+        for i in range(30)
+    )
+    lifted = SurfaceChange(
+        SurfaceKind.SWITCH_FLIPPED,
+        "pkg.engine.Engine.step",
+        "pkg/engine.py",
+        old="self.parallel_config.enable_expert_parallel and not current_platform.is_cuda()",
+    )
+    expr = SurfaceChange(
+        SurfaceKind.DEFAULT_CHANGED,
+        "pkg.engine.Engine.pool",
+        "pkg/engine.py",
+        old="field(default_factory=lambda: ThreadPool(4))",
+        new="field(default_factory=lambda: ThreadPool(8))",
+    )
+    new_files = tuple(fc(f"pkg/new/m{i}.py", 80, 0, status="added") for i in range(12))
+    commit = make(
+        "Deprecate helpers",
+        fc("pkg/core_schema.py", 30, 10),
+        fc("pkg/engine.py", 6, 2),
+        fc("pkg/core_schema_docs.py", 1, 1, hunk(["# old"], ["# new"])),
+        *new_files,
+        surface=(*deprecated, lifted, expr),
+    )
+    _, reason = rank(commit, "en")
+    impact = reason.split("; risk (")[0]
+    assert impact == (
+        "impact (medium): changes behaviour: lets `Engine.step` take a path it refused,"
+        " changes the default of `Engine.pool`, users should know: deprecates `with_info_0` and 29 more"
+    )
+    assert "current_platform" not in reason and "ThreadPool" not in reason
+    assert "mostly new files (`pkg/new/m0.py` and 11 more)" in reason
+    assert "comments/docstrings" not in reason  # a statement without weight beside findings is noise
+    assert len(reason) < 400
+
+
+def test_changes_that_read_the_same_are_said_once_with_how_many_modules() -> None:
+    # an export command adding `write` to two modules; vllm: a class and its re-export in the package's
+    # __init__ were stated with their full module paths, 200 characters for one name
+    added = tuple(
+        SurfaceChange(SurfaceKind.ADDED, f"widgets.export.{m}.write", f"widgets/export/{m}.py")
+        for m in ("cli", "io")
+    )
+    config = SurfaceChange(SurfaceKind.ADDED, "widgets.config.MAX_ROWS", "widgets/config.py")
+    files = (fc("widgets/export/cli.py", 9), fc("widgets/export/io.py", 9), fc("widgets/config.py", 1))
+    _, reason = rank(make("Add an export command", *files, surface=(*added, config, config)), "en")
+    assert reason.startswith(
+        "impact (medium): new capability: adds `write` (in 2 modules), adds `MAX_ROWS`; risk"
+    )
+
+
 # ---------------------------------------------------------------- size alone, defaults retyped
 
 
@@ -436,7 +545,8 @@ def test_bot_commits_are_left_out_of_the_percentile_baseline() -> None:
         [PastCommit(c.sha, c.committed_at, c.message, c.files) for c in humans + bots], [], DAY
     )
     assert as_people.facts(probe).percentile > facts.percentile + 0.2
-    assert "of the last 180 days' 250 commits" in rank(probe, "en", history=facts)[1]
+    pct = round(100 * facts.percentile)
+    assert f"riskier than {pct}% of the last 180 days' commits" in rank(probe, "en", history=facts)[1]
 
 
 @pytest.mark.parametrize(

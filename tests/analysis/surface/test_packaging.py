@@ -178,7 +178,10 @@ def test_requires_python_raised_drops_support():
     )  # fmt: skip
     assert change.breaking
     widened = before.replace(">=3.9", ">=3.8")
-    assert packaging_changes("pyproject.toml", before, widened) == []
+    [added] = packaging_changes("pyproject.toml", before, widened)
+    assert (
+        (added.kind, added.name) == (K.SUPPORT_ADDED, "Python 3.8") and added.feature and not added.breaking
+    )
 
 
 def test_a_removed_python_classifier_drops_support():

@@ -132,3 +132,61 @@ def test_commit_facts_from_read_texts_and_what_was_not_read():
     del texts.texts[("c" * 40, "pkg/new.py")]
     surface, shipped = commit_facts(commit, texts, {"pyproject.toml": pyproject}, None)
     assert surface is None and shipped is not None
+
+
+# --- packaging: what users install, and from whom ------------------------------------------------------
+
+# pydantic since it took pydantic-core into the repository: a Python distribution at the top pinning its
+# sibling, a maturin (Rust) distribution beside it, and a docs build's own requirements.
+_MONOREPO = {
+    "pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "lib"\n'
+    'dependencies = ["lib-core==2.41.5", "typing-extensions>=4.13"]\n',
+    "lib-core/pyproject.toml": '[build-system]\nbuild-backend = "maturin"\n[project]\nname = "lib_core"\n',
+    "lib-core/Cargo.toml": '[package]\nname = "lib-core"\n[dependencies]\npyo3 = "0.25"\n',
+}
+_TREE = [
+    *_MONOREPO,
+    "lib/__init__.py",
+    "lib-core/src/lib.rs",
+    "lib-core/python/lib_core/__init__.py",
+    "docs/requirements.txt",
+    ".github/workflows/requirements.txt",
+]
+
+
+def _monorepo_packaging():
+    from analysis.surface.packaging import packaging_paths, read_packaging
+
+    wanted = packaging_paths(["pyproject.toml"], _TREE)
+    assert "lib-core/pyproject.toml" in wanted  # a sibling distribution is read for its name
+    return read_packaging({p: _MONOREPO[p] for p in wanted if p in _MONOREPO}, _TREE)
+
+
+def test_a_pin_on_a_sibling_distribution_is_no_dependency_change():
+    packaging = _monorepo_packaging()
+    before = _MONOREPO["pyproject.toml"]
+    after = before.replace("lib-core==2.41.5", "lib-core==2.42.0").replace(">=4.13", ">=4.14")
+    found = names(commit_surface([FileVersions("pyproject.toml", before, after)], packaging, None))
+    assert found == {(K.DEPENDENCY_CHANGED, "typing-extensions")}
+
+
+def test_requirements_of_ci_or_docs_and_a_python_packages_crate_state_nothing_users_install():
+    packaging = _monorepo_packaging()
+    files = [
+        FileVersions("docs/requirements.txt", "mkdocs==1.5\n", "mkdocs==1.6\n"),
+        FileVersions(".github/workflows/requirements.txt", "uv==0.4\n", "uv==0.5\n"),
+        # the crate is compiled into the wheel: users never resolve pyo3, nor need a Rust toolchain
+        FileVersions(
+            "lib-core/Cargo.toml",
+            _MONOREPO["lib-core/Cargo.toml"],
+            '[package]\nname = "lib-core"\n[dependencies]\npyo3 = "0.26"\n',
+        ),
+        # its Rust sources: users reach them through the Python modules
+        FileVersions(
+            "lib-core/src/lib.rs", "pub fn validate() {}\n", "pub fn validate() {}\npub fn dump() {}\n"
+        ),
+    ]
+    assert commit_surface(files, packaging, None) == ()
+    # without a Python distribution owning them, a crate's manifest and public items are what users get
+    alone = commit_surface(files[2:], None, None)
+    assert (K.ADDED, "dump") in {(c.kind, c.name.rsplit("::", 1)[-1]) for c in alone}

@@ -74,10 +74,14 @@ def test_a_deprecated_field_kept_is_no_removal_but_a_deprecation():
 
 
 def test_fields_of_pydantic_models_typeddicts_and_attrs_are_config_fields():
+    # Records users build or read are those the module exports (or that say they are configuration);
+    # a validation model (BaseModel) takes data from outside whatever its name.
     before = """
         from typing import TypedDict
         import attrs
         from pydantic import BaseModel
+
+        __all__ = ["Request", "Usage", "Limits"]
 
         class Request(BaseModel):
             prompt: str
@@ -98,6 +102,37 @@ def test_fields_of_pydantic_models_typeddicts_and_attrs_are_config_fields():
         (K.FIELD_RENAMED, "api.Usage.total_tokens"),
         (K.DEFAULT_CHANGED, "api.Limits.rps"),
     }
+
+
+def test_fields_of_an_internal_record_are_no_config_fields():
+    # vllm: a field added to an attention backend's metadata dataclass (the engine fills it; no user sets
+    # it) was stated as a new configuration field. A record that is not exported, not named or documented
+    # as configuration and not held by one is data the code passes around.
+    before = """
+        from dataclasses import dataclass
+        import torch
+
+        @dataclass
+        class FlashAttentionMetadata:
+            num_actual_tokens: int
+            max_query_len: int
+            query_start_loc: torch.Tensor
+
+        @dataclass
+        class SchedulerConfig:
+            max_num_seqs: int = 128
+            chunking: "ChunkingPolicy | None" = None
+
+        @dataclass
+        class ChunkingPolicy:
+            \"\"\"How long prompts are split.\"\"\"
+            size: int = 512
+    """
+    after = before.replace("max_query_len: int\n", "max_query_len: int\n            causal: bool = True\n")
+    after = after.replace("size: int = 512", "size: int = 1024")
+    found = {(c.kind, c.name) for c in facts(before, after, module="pkg.attn")}
+    # The metadata record's new field is no fact; the record a config class holds is configuration too.
+    assert found == {(K.DEFAULT_CHANGED, "pkg.attn.ChunkingPolicy.size")}
 
 
 def test_a_switch_named_field_default_flipped_is_a_switch():
@@ -186,6 +221,105 @@ def test_a_guard_that_blocked_one_backend_lifted_is_a_switch_flipped():
     assert change.kind == K.SWITCH_FLIPPED and change.behaviour
     assert change.name == "engine.layers.quant_moe.QuantMoEMethod.create_weights"
     assert "use_expert_parallel" in (change.old or "")
+
+
+def test_a_guard_on_bad_input_or_rewritten_is_no_switch():
+    # vllm: a check of the caller's arguments (`if x is None: raise ValueError("x must be set")`) moved
+    # or reworded was stated as "flips" with its raw condition; it lets no new path run.
+    before = """
+        class Scheduler:
+            def schedule(self, request, budget):
+                if budget is None:
+                    raise ValueError("budget must be set")
+                if request.lora_id and not self.lora_enabled:
+                    raise NotImplementedError("LoRA is not supported by this scheduler")
+                assert request.num_tokens > 0
+                return self._plan(request, budget)
+    """
+    dropped_input_check = before.replace(
+        """                if budget is None:
+                    raise ValueError("budget must be set")
+""",
+        "",
+    )
+    assert facts(before, dropped_input_check, module="m") == []
+    rewritten = before.replace(
+        "if request.lora_id and not self.lora_enabled:",
+        "if request.lora_id is not None and not self.lora_enabled:",
+    )
+    assert facts(before, rewritten, module="m") == []
+    no_assert = before.replace("                assert request.num_tokens > 0\n", "")
+    assert facts(before, no_assert, module="m") == []  # an assert without a message saying "unsupported"
+    lifted = before.replace(
+        """                if request.lora_id and not self.lora_enabled:
+                    raise NotImplementedError("LoRA is not supported by this scheduler")
+""",
+        "",
+    )
+    [change] = facts(before, lifted, module="m")
+    assert (change.kind, change.name, change.new) == (K.SWITCH_FLIPPED, "m.Scheduler.schedule", None)
+
+
+def test_methods_of_a_private_base_are_the_api_of_its_public_heirs():
+    # pydantic: `_BaseUrl` defines `encoded_string()` and the URL types users import (`AnyUrl`,
+    # `HttpUrl(AnyUrl)`) inherit it; a method added to or removed from the private base is theirs.
+    before = """
+        class _BaseUrl:
+            def __init__(self, url):
+                self._url = url
+
+            def unicode_string(self):
+                return str(self._url)
+
+            def _parts(self):
+                return self._url.split("/")
+
+        class AnyUrl(_BaseUrl):
+            pass
+
+        class HttpUrl(AnyUrl):
+            pass
+    """
+    after = before.replace(
+        """            def _parts(self):""",
+        """            def encoded_string(self):
+                return self._url
+
+            def _parts(self):""",
+    )
+    assert [(c.kind, c.name) for c in facts(before, after, module="lib.networks")] == [
+        (K.ADDED, "lib.networks.AnyUrl.encoded_string")
+    ]
+    removed = before.replace("def unicode_string(self):", "def _unicode_string(self):")
+    assert (K.REMOVED, "lib.networks.AnyUrl.unicode_string") in {
+        (c.kind, c.name) for c in facts(before, removed, module="lib.networks")
+    }
+
+
+def test_python_protocol_dunders_are_no_api_but_a_library_hook_is():
+    # pydantic: `__get_pydantic_json_schema__` is a hook users implement (API); `__repr__` or
+    # `__hash__` on a class are Python's protocol (no new name users call).
+    before = """
+        class Secret:
+            def get(self):
+                return self._v
+    """
+    after = before.replace(
+        "            def get(self):",
+        """            def __repr__(self):
+                return "Secret(**)"
+
+            def __hash__(self):
+                return hash(self._v)
+
+            def __get_pydantic_json_schema__(self, schema, handler):
+                return handler(schema)
+
+            def get(self):""",
+    )
+    assert [c.name for c in facts(before, after, module="lib.types")] == [
+        "lib.types.Secret.__get_pydantic_json_schema__"
+    ]
 
 
 def test_a_capability_answer_and_class_attribute_flipped_are_switches():
@@ -296,6 +430,19 @@ def test_a_package_init_re_export_removed_is_a_removal():
     after = "from .core import Engine\n"
     [change] = facts(before, after, path="engine/__init__.py", module="engine")
     assert (change.kind, change.name) == (K.REMOVED, "engine.Request")
+
+
+def test_a_standard_library_name_a_package_init_imports_for_itself_is_no_api():
+    # vllm "Separate out vllm.utils.async_utils": `from asyncio import FIRST_COMPLETED, Task` left
+    # vllm/utils/__init__.py with the code that used it; "removes vllm.utils.FIRST_COMPLETED" was false.
+    before = "from asyncio import FIRST_COMPLETED, Task\nfrom .core import Engine\n\nRUNNING = 1\n"
+    after = "from .core import Engine\n\nRUNNING = 1\n"
+    assert facts(before, after, path="engine/utils/__init__.py", module="engine.utils") == []
+    # listed in __all__, it is the package's own promise
+    exported = "__all__ = ['Task']\n" + before
+    assert [
+        (c.kind, c.name) for c in facts(exported, "__all__ = []\n" + after, path="e/__init__.py", module="e")
+    ] == [(K.REMOVED, "e.Task")]
 
 
 # --- command line, environment, routes ----------------------------------------------------------------
