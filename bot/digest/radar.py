@@ -13,6 +13,7 @@ it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from datetime import UTC, datetime, timedelta
@@ -93,9 +94,16 @@ async def learn_followups_of(source: Any, store: Store, branch: str, commit: Com
             "radar: cannot read the history after %s (%s: %s)", commit.short_sha, type(exc).__name__, exc
         )
         return 0
-    past = store.history(source.repo, branch, since, until)
-    links = [link for link in find_links(past) if link.original == commit.sha]
-    store.save_followups(source.repo, links)
+    # Mining a month of messages is CPU work: off the event loop, which serves chat in `digestbot run`.
+    return await asyncio.to_thread(_store_followups_of, store, source.repo, branch, commit.sha, since, until)
+
+
+def _store_followups_of(
+    store: Store, repo: str, branch: str, sha: str, since: datetime, until: datetime
+) -> int:
+    past = store.history(repo, branch, since, until)
+    links = [link for link in find_links(past) if link.original == sha]
+    store.save_followups(repo, links)
     return len(links)
 
 

@@ -5,10 +5,11 @@ commits), then the second day's post banners the first day's card once, and neve
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Iterator
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -442,3 +443,35 @@ async def test_a_digest_read_back_from_the_store_keeps_its_followups(store):
     assert [e.original_sha for e in again.followups] == [e.original_sha for e in second.followups]
     assert again.analyses[REVERT.sha].notes == second.analyses[REVERT.sha].notes  # no note twice
     assert render_report([again], "en") == render_report([second], "en")
+
+
+async def test_analyze_reads_the_branch_after_the_commit_while_the_card_is_being_written(store):
+    """The radar's read of the later history does not wait for the card's analysis (a model call of
+    seconds): the analyser here finishes only once that read has started; in sequence it never would."""
+    radar_read = asyncio.Event()
+
+    class HistorySource(MemorySource):
+        async def history(self, branch: str, start: datetime, end: datetime, **_: Any) -> list[PastCommit]:
+            if start >= FAST.committed_at.astimezone(UTC).replace(hour=0):  # the span after the commit
+                radar_read.set()
+            return [
+                PastCommit(c.sha, c.committed_at, c.message) for c in COMMITS if start <= c.committed_at < end
+            ]
+
+    class WaitsForTheRadar(FixedAnalyzer):
+        async def analyze(self, commits: list[Commit], lang: str, progress: Any = None, **kw: Any):
+            await asyncio.wait_for(radar_read.wait(), timeout=5)
+            return await super().analyze(commits, lang, progress, **kw)
+
+    _, analysis = await analyse_ref(
+        HistorySource(REPO, COMMITS),
+        store,
+        WaitsForTheRadar(),
+        parse_ref(FAST.sha[:10]),
+        branch="main",
+        lang="en",
+    )
+    assert analysis.importance == Importance.HIGH
+    assert (
+        analysis.notes[0] == f"Reverted on 2026-01-27 by #2010 “{REVERT.title}”"
+    )  # the radar's links, read after
