@@ -428,10 +428,40 @@ def find_links(commits: Sequence[PastCommit]) -> list[FollowUpLink]:
     """Links among these commits, oldest first in, in landing order out. A reference resolves only
     to a commit that landed before the follow-up; a revert beats a fix for the same pair. A re-land
     links to the latest revert of what it lands again (none known: no link)."""
+    return list(mine(commits).links)
+
+
+@dataclass(frozen=True, slots=True)
+class Mined:
+    """What mining a run of commits leaves: its links (landing order) and each reverted commit's latest
+    revert, (original sha, revert sha) in the order they were first reverted — what a later re-land
+    links to. Kept in the store for a span of history, so that the commits after it are mined on top
+    of it instead of mining the span again."""
+
+    links: tuple[FollowUpLink, ...] = ()
+    reverts: tuple[tuple[str, str], ...] = ()
+
+
+def mine(
+    commits: Sequence[PastCommit], *, past: Sequence[PastCommit] = (), known: Mined | None = None
+) -> Mined:
+    """`find_links` of `past` + `commits` with what mining `past` left (`known`) given: only `commits`
+    are read, against an index of `past`. The same result as mining them all, which is what happens
+    when `known` is None or a commit of `commits` landed before the last of `past`."""
     ordered = sorted(commits, key=lambda c: c.committed_at)
+    earlier = sorted(past, key=lambda c: c.committed_at)
+    if known is None or (earlier and ordered and ordered[0].committed_at < earlier[-1].committed_at):
+        return _mine(sorted([*earlier, *ordered], key=lambda c: c.committed_at), _Index(), Mined())
     index = _Index()
-    links: dict[tuple[str, str], FollowUpLink] = {}
-    reverts_of: dict[str, PastCommit] = {}  # original sha → its latest revert
+    for commit in earlier:
+        index.add(commit)
+    return _mine(ordered, index, known)
+
+
+def _mine(ordered: Sequence[PastCommit], index: _Index, known: Mined) -> Mined:
+    links: dict[tuple[str, str], FollowUpLink] = {(k.original, k.follow_up): k for k in known.links}
+    # original sha → its latest revert
+    reverts_of: dict[str, PastCommit] = {sha: index.by_sha[revert] for sha, revert in known.reverts}
 
     def add(target: PastCommit, commit: PastCommit, kind: FollowUpKind, evidence: str) -> None:
         key = (target.sha, commit.sha)
@@ -458,7 +488,10 @@ def find_links(commits: Sequence[PastCommit]) -> list[FollowUpLink]:
         if not resolved and (again := index.repeated(commit, reverts_of)) is not None:
             add(reverts_of[again.sha], commit, FollowUpKind.REVERT, _evidence(commit.title))
         index.add(commit)
-    return sorted(links.values(), key=lambda link: (link.follow_up_at, link.follow_up, link.original))
+    ordered_links = sorted(
+        links.values(), key=lambda link: (link.follow_up_at, link.follow_up, link.original)
+    )
+    return Mined(tuple(ordered_links), tuple((sha, c.sha) for sha, c in reverts_of.items()))
 
 
 _RELAND_MIN_WORDS = 4  # a title this short ("Update docs") recurs without re-landing anything

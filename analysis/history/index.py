@@ -25,7 +25,7 @@ from functools import lru_cache
 from math import log, log1p
 
 from analysis.history.automation import is_automated
-from analysis.history.followups import FollowUpLink, PastCommit, find_links
+from analysis.history.followups import FollowUpLink, Mined, PastCommit, mine
 from analysis.models import Commit
 from analysis.paths import PathKind, classify_path, is_low_value
 
@@ -302,10 +302,14 @@ def facts_for_day(
     return {c.sha: index.facts(c, mine.get(c.sha, ())) for c in commits}
 
 
-def day_links(commits: Sequence[Commit], past: Sequence[PastCommit]) -> list[FollowUpLink]:
-    """Links among the past and the day's commits: the input `facts_for_day` expects."""
+def day_links(
+    commits: Sequence[Commit], past: Sequence[PastCommit], mined: Mined | None = None
+) -> list[FollowUpLink]:
+    """Links among the past and the day's commits: the input `facts_for_day` expects. `mined`: what
+    mining `past` alone found (`mine(past)`, kept in the store): then only the day's commits are read."""
     known = {c.sha for c in past}
-    return find_links([*past, *(as_past(c) for c in commits if c.sha not in known)])
+    new = [as_past(c) for c in commits if c.sha not in known]
+    return list(mine(new, past=past, known=mined).links)
 
 
 def as_past(commit: Commit) -> PastCommit:

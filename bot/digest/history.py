@@ -8,13 +8,14 @@ digest: the rubric falls back to its size prior and the failure is logged once.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from analysis.errors import RateLimited, SourceError
-from analysis.history.followups import PastCommit
+from analysis.history.followups import PastCommit, mine
 from analysis.history.index import HistoryFacts, day_links, facts_for_day
 from analysis.models import Commit
 from bot.store.db import Store
@@ -90,7 +91,15 @@ async def day_history(
 def _facts(
     store: Store, repo: str, branch: str, commits: list[Commit], cutoff: datetime, window_days: int
 ) -> dict[str, HistoryFacts]:
-    past = store.history(repo, branch, cutoff - timedelta(days=window_days), cutoff)
-    links = day_links(commits, past)
+    since = cutoff - timedelta(days=window_days)
+    past = store.history(repo, branch, since, cutoff)
+    # The months before the cutoff are mined once per span ("what it mines is kept"): a second run over
+    # the same span (another verb, the LLM after the heuristic, a re-run) mines only the day's commits.
+    fingerprint = hashlib.sha1("\n".join(c.sha for c in past).encode()).hexdigest()
+    mined = store.mined_span(repo, branch, since, cutoff, fingerprint)
+    if mined is None:
+        mined = mine(past)
+        store.save_mined_span(repo, branch, since, cutoff, fingerprint, mined)
+    links = day_links(commits, past, mined)
     store.save_followups(repo, links)
     return facts_for_day(commits, past, links, cutoff, window_days)

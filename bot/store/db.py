@@ -24,7 +24,7 @@ from typing import Any
 import sqlite_utils
 
 from analysis.errors import ConfigError
-from analysis.history.followups import FollowUpKind, FollowUpLink, PastCommit
+from analysis.history.followups import FollowUpKind, FollowUpLink, Mined, PastCommit
 from analysis.history.index import BranchCommit, automated
 from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange, SurfaceChange, SurfaceKind
 from bot.ports.secrets import scrub
@@ -505,20 +505,50 @@ class Store:
             )
 
     def save_followups(self, repo: str, links: Iterable[FollowUpLink]) -> None:
-        rows = [
-            {
-                "repo": repo,
-                "original": link.original,
-                "follow_up": link.follow_up,
-                "kind": link.kind.value,
-                "evidence": link.evidence,
-                "original_at": _iso(link.original_at.astimezone(UTC)),
-                "follow_up_at": _iso(link.follow_up_at.astimezone(UTC)),
-            }
-            for link in links
-        ]
+        rows = [{"repo": repo, **_link_row(link)} for link in links]
         with self.transaction():
             self.db["followups"].upsert_all(rows, pk=("repo", "original", "follow_up"))
+
+    MINED_SPANS_KEPT = 8  # per branch: a digest's and a card's spans differ (zone day and UTC day)
+
+    def mined_span(
+        self, repo: str, branch: str, since: datetime, until: datetime, fingerprint: str
+    ) -> Mined | None:
+        """What mining the history of [since, until) found, when it was mined from the same commits."""
+        rows = self.query(
+            "SELECT fingerprint, links, reverts FROM mined_spans WHERE repo = ? AND branch = ? AND since = ?"
+            " AND until = ?",
+            [repo, branch, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
+        )
+        if not rows or rows[0]["fingerprint"] != fingerprint:
+            return None
+        links = tuple(_link_from_row(r) for r in json.loads(rows[0]["links"]))
+        return Mined(links, tuple((a, b) for a, b in json.loads(rows[0]["reverts"])))
+
+    def save_mined_span(
+        self, repo: str, branch: str, since: datetime, until: datetime, fingerprint: str, mined: Mined
+    ) -> None:
+        """Keep what mining [since, until) found; the oldest spans of the branch beyond MINED_SPANS_KEPT go."""
+        links = [_link_row(link) for link in mined.links]
+        with self.transaction():
+            self.db["mined_spans"].upsert(
+                {
+                    "repo": repo,
+                    "branch": branch,
+                    "since": _iso(since.astimezone(UTC)),
+                    "until": _iso(until.astimezone(UTC)),
+                    "fingerprint": fingerprint,
+                    "links": json.dumps(links),
+                    "reverts": json.dumps([list(pair) for pair in mined.reverts]),
+                    "mined_at": _iso(utcnow()),
+                },
+                pk=("repo", "branch", "since", "until"),
+            )
+            self.db.execute(
+                "DELETE FROM mined_spans WHERE repo = ? AND branch = ? AND rowid NOT IN (SELECT rowid FROM"
+                " mined_spans WHERE repo = ? AND branch = ? ORDER BY mined_at DESC LIMIT ?)",
+                [repo, branch, repo, branch, self.MINED_SPANS_KEPT],
+            )
 
     def followups_of(self, repo: str, sha: str) -> list[FollowUpLink]:
         """The later commits that reverted or fixed `sha`, in landing order."""
@@ -540,17 +570,7 @@ class Store:
             rows = self.db.query(
                 f"SELECT * FROM followups WHERE repo = ? AND {where} ORDER BY follow_up_at, original", params
             )
-            return [
-                FollowUpLink(
-                    original=r["original"],
-                    follow_up=r["follow_up"],
-                    kind=FollowUpKind(r["kind"]),
-                    evidence=r["evidence"],
-                    original_at=datetime.fromisoformat(r["original_at"]),
-                    follow_up_at=datetime.fromisoformat(r["follow_up_at"]),
-                )
-                for r in rows
-            ]
+            return [_link_from_row(r) for r in rows]
 
     # -- thread answers ------------------------------------------------------------------------------
     def thread_focus(self, platform: str, thread_id: str) -> tuple[str, str] | None:
@@ -752,6 +772,28 @@ class Store:
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
         with self._lock:
             return list(self.db.query(sql, list(params)))
+
+
+def _link_row(link: FollowUpLink) -> dict[str, Any]:
+    return {
+        "original": link.original,
+        "follow_up": link.follow_up,
+        "kind": link.kind.value,
+        "evidence": link.evidence,
+        "original_at": _iso(link.original_at.astimezone(UTC)),
+        "follow_up_at": _iso(link.follow_up_at.astimezone(UTC)),
+    }
+
+
+def _link_from_row(r: dict[str, Any]) -> FollowUpLink:
+    return FollowUpLink(
+        original=r["original"],
+        follow_up=r["follow_up"],
+        kind=FollowUpKind(r["kind"]),
+        evidence=r["evidence"],
+        original_at=datetime.fromisoformat(r["original_at"]),
+        follow_up_at=datetime.fromisoformat(r["follow_up_at"]),
+    )
 
 
 def _title_pr(message: str | None) -> int | None:

@@ -298,6 +298,27 @@ def _m_post_plans(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_mined_spans(db: sqlite_utils.Database) -> None:
+    # What mining a span of history for follow-up links found (analysis.history.followups.Mined), by the
+    # span and a fingerprint of its commits: a run over the same span reads it instead of mining the
+    # months again. Idempotent.
+    if "mined_spans" in db.table_names():
+        return
+    db["mined_spans"].create(
+        {
+            "repo": str,
+            "branch": str,
+            "since": str,
+            "until": str,
+            "fingerprint": str,
+            "links": str,
+            "reverts": str,
+            "mined_at": str,
+        },
+        pk=("repo", "branch", "since", "until"),
+    )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -310,4 +331,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_pending_work,
     _m_post_plans,
     _m_history_automated,
+    _m_mined_spans,
 ]

@@ -304,3 +304,39 @@ def test_references_are_read_from_title_and_body_once_each():
 )
 def test_revert_titles_are_recognised_behind_tags(title, revert):
     assert is_revert_title(title) is revert
+
+
+# --- mining on top of a mined span ----------------------------------------------------------------------
+
+SPAN = [
+    past(1, "[Core] Faster scheduler for long prompts (#100)"),
+    past(2, "[Perf] Cache widget lookups in the registry (#101)"),
+    past(3, 'Revert "[Core] Faster scheduler for long prompts (#100)" (#102)'),
+    past(4, f"Revert the widget cache\n\nThis reverts commit {2:040x}."),
+    past(5, "[Docs] Widgets guide (#103)"),
+]
+LATER = [
+    past(6, "[Core] Faster scheduler for long prompts (take 2) (#104)"),  # a re-land under the same title
+    past(7, "Reapply [Perf] Cache widget lookups in the registry (#105)"),
+    past(8, "[Bugfix] Fix the guide's example after #103 (#106)"),
+    past(9, "[Misc] Nothing to follow up (#107)"),
+]
+
+
+def test_mining_the_commits_after_a_mined_span_finds_what_mining_everything_finds():
+    from analysis.history.followups import mine
+
+    known = mine(SPAN)
+    assert known.reverts  # the span's reverts, which the later re-lands link to
+    on_top = mine(LATER, past=SPAN, known=known)
+    assert on_top == mine([*SPAN, *LATER])
+    assert list(on_top.links) == find_links([*SPAN, *LATER])
+    kinds = {(link.follow_up[-1], link.kind.value) for link in on_top.links if link.follow_up > f"{5:040x}"}
+    assert kinds == {("6", "revert"), ("7", "revert"), ("8", "fix")}
+
+
+def test_a_commit_older_than_the_mined_span_is_mined_with_the_rest():
+    from analysis.history.followups import mine
+
+    known = mine(SPAN[2:])  # a span that lacks the original
+    assert mine([SPAN[0], *LATER], past=SPAN[2:], known=known) == mine([SPAN[0], *SPAN[2:], *LATER])
