@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +34,7 @@ if (
     from bot.config.settings import Settings
     from bot.config.subscriptions import Subscription
     from bot.digest.llm_analyzer import LLMAnalyzer
-    from bot.ports.protocols import LLM, Clock, CommitSource, Poster
+    from bot.ports.protocols import LLM, BatchRequest, ChatReply, Clock, CommitSource, Message, Poster
     from bot.service.runner import DigestRunner
     from bot.store.db import Store
 
@@ -72,9 +74,15 @@ def local_clone(git_dir: Path, repo: str | None = None) -> CommitSource:
 
 def llm_client(settings: Settings, store: Store) -> LLM:
     """The OpenAI-compatible client of DIGEST_MODEL, every call logged in the store and counted in the
-    current run's usage."""
+    current run's usage. Its SDK is imported in a worker thread from now on and the client built when
+    first used (adapters/llm.py imports openai, a large package): a run reads its commits and works out
+    their history facts meanwhile, instead of after the import."""
     if not settings.digest_model:
         raise ConfigError("DIGEST_MODEL is not set")
+    return DeferredLLM(settings.digest_model, lambda: _llm_client(settings, store), preload="adapters.llm")
+
+
+def _llm_client(settings: Settings, store: Store) -> LLM:
     from adapters.llm import LLMClient
 
     return LLMClient(
@@ -91,6 +99,43 @@ def llm_client(settings: Settings, store: Store) -> LLM:
         price_out=settings.llm_price_out,
         on_call=lambda fields: (store.log_llm_call(**fields), usage.record(fields)),
     )
+
+
+class DeferredLLM:
+    """The LLM protocol on a client built at its first call, `preload` (the module that builds it) being
+    imported in a daemon thread from the start. A client never called is never built."""
+
+    def __init__(self, model: str, build: Callable[[], LLM], *, preload: str):
+        self.model = model
+        self._build = build
+        self._client: LLM | None = None
+        self._imported = threading.Thread(
+            target=_import_quietly, args=(preload,), name="llm-import", daemon=True
+        )
+        self._imported.start()
+
+    async def _ready(self) -> LLM:
+        if self._client is None:
+            # Waited for off the event loop (chat, in `digestbot run`, is served meanwhile).
+            await asyncio.to_thread(self._imported.join)
+            if self._client is None:
+                self._client = self._build()  # an import that failed in the thread raises here
+        return self._client
+
+    async def complete(self, messages: Sequence[Message], **options: Any) -> ChatReply:
+        return await (await self._ready()).complete(messages, **options)
+
+    async def batch(self, requests: Sequence[BatchRequest], **options: Any) -> dict[str, ChatReply]:
+        return await (await self._ready()).batch(requests, **options)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+
+def _import_quietly(module: str) -> None:
+    with contextlib.suppress(Exception):  # the build imports it again and says what is wrong
+        importlib.import_module(module)
 
 
 def llm_analyzer(settings: Settings, store: Store, *, strict: bool = False) -> LLMAnalyzer:

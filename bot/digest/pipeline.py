@@ -379,20 +379,12 @@ async def analyse_ref(
         landed = commit.committed_at.astimezone(UTC)
         cutoff = landed.replace(hour=0, minute=0, second=0, microsecond=0)
         history = await day_history(source, store, branch, [commit], cutoff, history_days)
-    # The radar's read of the branch after the commit runs beside the call: the card waits for the
-    # slower of the two, not their sum. (Started after the ranking's history read: both extend the
-    # stored history range, one after the other.)
-    radar = asyncio.ensure_future(learn_followups_of(source, store, branch, commit))
-    try:
-        analyses = await analyse_commits(
-            store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history
-        )
-    except BaseException:
-        radar.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await radar
-        raise
-    await radar
+    # The radar's read of the branch after the commit runs beside the card's call, not after it (and after
+    # the ranking's history read: both extend the stored history range).
+    analyses, _ = await asyncio.gather(
+        analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history),
+        learn_followups_of(source, store, branch, commit),
+    )
     notes = await asyncio.to_thread(with_original_notes, store, source.repo, analyses[commit.sha], lang)
     return commit, notes
 

@@ -4,7 +4,10 @@ report out; every user error one line on stderr with exit code 2."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -264,3 +267,38 @@ def test_post_without_a_token_is_one_line(repo, tmp_path):
         "post", "--platform", "slack", "--channel", "C1", "--git-dir", str(repo.path), db=tmp_path / "d.db"
     )
     assert_one_line_error(result, "SLACK_BOT_TOKEN")
+
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _console_script(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """`digestbot ARGS` as its console script runs it (bot.cli.main:main ends the process), after `code`."""
+    script = f"import sys\n{code}\nfrom bot.cli.main import main\nsys.argv = ['digestbot', *{list(args)!r}]\nmain()\n"
+    return subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+
+
+LATE = """
+class Late:  # finalised only by the interpreter's teardown of its module
+    def __del__(self):
+        sys.stderr.write("torn down\\n")
+        sys.stderr.flush()
+import bot.cli.main
+bot.cli.main.late = Late()
+"""
+
+
+def test_the_console_script_ends_without_the_interpreter_teardown_and_loses_nothing(tmp_path):
+    done = _console_script(LATE, "--help")
+    assert done.returncode == 0 and "Usage: digestbot" in done.stdout
+    assert done.stdout.rstrip().splitlines()[-1].split()[0] == "weekly"  # the help text to its last line
+    assert "torn down" not in done.stderr  # the teardown was skipped
+    bad = _console_script(LATE, "digest", "--date", "nope")
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        "error: bad date 'nope': use YYYY-MM-DD, e.g. 2026-01-29"
+    ]
+    # An unexpected error takes the interpreter's own way out: traceback and status 1.
+    broken = _console_script(LATE + "bot.cli.main.cli = lambda **_: 1 / 0\n")
+    assert broken.returncode == 1 and "ZeroDivisionError" in broken.stderr and "torn down" in broken.stderr

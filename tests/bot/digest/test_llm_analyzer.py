@@ -688,3 +688,24 @@ async def test_a_days_cpu_and_store_work_runs_off_the_event_loop(
         MemorySource(REPO, commits), store, analyzer_for(fake), branch="main", day=DAY, tz=TZ, lang="en"
     )
     assert seen == {"select_diff": {False}, "ground": {False}, "save_analysis": {False}}
+
+
+async def test_the_client_is_built_at_its_first_call_its_sdk_imported_meanwhile(fake, store, tmp_path):
+    """make_analyzer does not wait for the SDK's import (it runs in a worker thread beside the run's git
+    reads and history facts); the first call builds the client, and every call is logged as before."""
+    from bot.app import DeferredLLM
+
+    settings = load_settings(
+        digest_model=fake.model, openai_base_url=fake.base_url, openai_api_key="sk-x-123456",
+        digest_db=tmp_path / "d.db",
+    )  # fmt: skip
+    analyzer = make_analyzer(settings, store, "llm")
+    try:
+        client = analyzer.client
+        assert isinstance(client, DeferredLLM) and client._client is None  # nothing built yet
+        result = await analyzer.analyze(day_commits(3), "en")
+        assert client._client is not None
+    finally:
+        await analyzer.aclose()
+    assert {a.analyzer for a in result.values()} == {"llm"} and fake.calls == 3
+    assert store.query("SELECT count(*) AS n FROM llm_calls")[0]["n"] == 3
