@@ -149,6 +149,11 @@ class Ctx:
 
     missing_db = False
 
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
     def protected(self) -> list[Path]:
         """Every database file this process could use, which no output may overwrite: --db, DIGEST_DB
         (environment or .env), the default path, and their -wal/-shm/-journal."""

@@ -37,7 +37,9 @@ def cli(ctx: click.Context) -> None:
 
         digestbot digest --git-dir . --date 2026-11-22 --tz UTC --lang en
     """
-    ctx.ensure_object(Ctx)
+    # The store is closed when the command ends: its write-ahead log folded into the database file, which
+    # a copy or backup of that one file then holds whole.
+    ctx.call_on_close(ctx.ensure_object(Ctx).close)
 
 
 for _verb in (digest, analyze, post, run, status, logs, weekly, eval_command):

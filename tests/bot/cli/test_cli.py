@@ -302,3 +302,20 @@ def test_the_console_script_ends_without_the_interpreter_teardown_and_loses_noth
     # An unexpected error takes the interpreter's own way out: traceback and status 1.
     broken = _console_script(LATE + "bot.cli.main.cli = lambda **_: 1 / 0\n")
     assert broken.returncode == 1 and "ZeroDivisionError" in broken.stderr and "torn down" in broken.stderr
+
+
+def test_the_database_file_is_whole_when_the_command_has_ended(repo, tmp_path):
+    """The store is closed at the end (its write-ahead log checkpointed into the file): a copy of the
+    database file alone, as a backup takes it, holds everything the run stored."""
+    db = tmp_path / "d.db"
+    args = ("--db", str(db), "digest", "--git-dir", str(repo.path), "--date", DAY, "--analyzer", "heuristic")
+    done = _console_script("", *args)
+    assert done.returncode == 0, done.stderr
+    assert not Path(f"{db}-wal").exists()
+    copy = tmp_path / "copy.db"
+    copy.write_bytes(db.read_bytes())
+    store = Store(copy)
+    try:
+        assert len(store.query("SELECT sha FROM analyses")) == 3 and store.query("SELECT key FROM digests")
+    finally:
+        store.close()
