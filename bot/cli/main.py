@@ -37,9 +37,7 @@ def cli(ctx: click.Context) -> None:
 
         digestbot digest --git-dir . --date 2026-11-22 --tz UTC --lang en
     """
-    # The store is closed when the command ends: its write-ahead log folded into the database file, which
-    # a copy or backup of that one file then holds whole.
-    ctx.call_on_close(ctx.ensure_object(Ctx).close)
+    ctx.ensure_object(Ctx)
 
 
 for _verb in (digest, analyze, post, run, status, logs, weekly, eval_command):
@@ -56,10 +54,11 @@ def main() -> None:
     LLM client's SDK loaded, which a person waits for and nothing needs. An unexpected error or signal
     takes the interpreter's own way out (traceback, status)."""
     global _status
-    atexit.register(_end_now)  # registered first, so it runs after every handler the run registers
+    obj = Ctx()
+    atexit.register(_end_now, obj)  # registered first, so it runs after every handler the run registers
     try:
         try:
-            cli(prog_name="digestbot")
+            cli(prog_name="digestbot", obj=obj)
         except BrokenPipeError:  # raised outside a verb (help text, version)
             quiet_broken_pipe()
     except SystemExit as done:
@@ -71,12 +70,15 @@ def main() -> None:
     _status = 0
 
 
-def _end_now() -> None:
+def _end_now(obj: Ctx) -> None:
     """The end of the interpreter's exit without its teardown: Python does not promise to finalise the
     objects still alive at exit anyway. What the teardown would still do that matters, done here: the
-    log handlers (registered at import, before this) and the standard streams flushed."""
+    store closed (its write-ahead log folded into the database file, which a copy or backup of that one
+    file then holds whole), the log handlers (registered at import, before this) and the standard
+    streams flushed."""
     if _status is None:
         return
+    obj.close()
     logging.shutdown()
     status = _status
     for stream in (sys.stdout, sys.stderr):
