@@ -85,23 +85,21 @@ async def _read_batch(source: Any, commits: list[Commit]) -> dict[str, tuple[Any
     def facts() -> dict[str, tuple[Any, Any]]:
         cache: dict = {}  # the batch's commits mostly share one packaging
         found: dict[str, tuple[Any, Any]] = {}
-        for commit in commits:
-            try:
-                found[commit.sha] = commit_facts(commit, texts, packaging_files, tree, cache)
-            except Exception:  # a parser bug on code nobody foresaw costs this commit's facts, not the digest
-                log.exception(
-                    "surface facts of %s %s failed; the commit is ranked without them",
-                    source.repo,
-                    commit.short_sha,
-                )
-                found[commit.sha] = (None, None)
+        with _cycle_collector_paused():
+            for commit in commits:
+                try:
+                    found[commit.sha] = commit_facts(commit, texts, packaging_files, tree, cache)
+                except Exception:
+                    # a parser bug on code nobody foresaw costs this commit's facts, not the digest
+                    log.exception(
+                        "surface facts of %s %s failed; the commit is ranked without them",
+                        source.repo,
+                        commit.short_sha,
+                    )
+                    found[commit.sha] = (None, None)
         return found
 
-    def facts_uncollected() -> dict[str, tuple[Any, Any]]:
-        with _cycle_collector_paused():
-            return facts()
-
-    return await asyncio.to_thread(facts_uncollected)  # parsing is CPU work: off the event loop
+    return await asyncio.to_thread(facts)  # parsing is CPU work: off the event loop
 
 
 @contextlib.contextmanager
