@@ -159,6 +159,12 @@ _ROUTE_CALLS = frozenset(
 _DJANGO_ROUTES = frozenset({"path", "re_path", "url"})
 # Words without which a module has none of the calls _calls looks for (a cheap test before a full walk).
 _CALL_WORDS = re.compile(r"add_argument|option|Option|env|ENV|add_|Route|urlpatterns|eprecat|Warning|warn")
+# Inside a statement that has them, a nested statement is walked only when its own text has one of these (in
+# any case): every node _Collector._node records has one in its text (add_argument, option, *env*/environ
+# reads, add_*/*Route* tables, urlpatterns, deprecat/warn), so the walk skips the rest of a long function.
+_NESTED_CALL_WORDS = re.compile(
+    r"add_argument|option|env|add_|route|urlpatterns|deprecat|warn", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -586,6 +592,8 @@ class _Collector:
         while stack:
             parent, scope = stack.pop()
             for node in ast.iter_child_nodes(parent):
+                if isinstance(node, ast.stmt) and not _NESTED_CALL_WORDS.search(self._source(node)):
+                    continue
                 stack.append((node, _scoped(scope, node)))
                 self._node(node, scope)
 
@@ -1138,7 +1146,7 @@ def _strings(node: ast.AST) -> set[str]:
 
 def _raises(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
     out: dict[str, int] = {}
-    for n in _own_nodes(node):
+    for n in _own_statements(node):
         if isinstance(n, ast.Raise) and n.exc is not None:
             name = _name_of(n.exc)
             if name[:1].isupper() and name not in out:
@@ -1160,7 +1168,7 @@ def _guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[int
     assert whose message says the path is unsupported, and `if cond: return` when the condition names a
     switch. Keyed by the condition and the exit, so a guard that only moved is the same guard."""
     out: dict[str, tuple[int, str]] = {}
-    for n in _own_nodes(node):
+    for n in _own_statements(node):
         if isinstance(n, ast.Assert):
             if n.msg is not None and _UNSUPPORTED.search(_message_text(n.msg)):
                 out["assert:" + _dump(n.test)] = (n.lineno, _shown(n.test))
@@ -1188,15 +1196,27 @@ def _message_text(node: ast.expr) -> str:
     )
 
 
-def _own_nodes(node: ast.AST) -> Iterable[ast.AST]:
-    """The nodes of a function's own body, not of functions or classes nested in it."""
-    stack = list(ast.iter_child_nodes(node))
+def _own_statements(node: ast.AST) -> Iterable[ast.AST]:
+    """The statements of a function's own body (with their except and case clauses), not those of functions
+    or classes nested in it; in the order a walk of every node meets them. Expressions hold no statements:
+    they are not walked (most of a body's nodes)."""
+    stack = _inner_statements(node)
     while stack:
         n = stack.pop()
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             continue
         yield n
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(_inner_statements(n))
+
+
+def _inner_statements(node: ast.AST) -> list[ast.AST]:
+    """The statements (and except/case clauses) directly under a node, in field order."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, list):
+            out.extend(v for v in value if isinstance(v, ast.stmt | ast.excepthandler | ast.match_case))
+    return out
 
 
 def _switch_answer(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:

@@ -178,6 +178,41 @@ async def test_a_parser_failure_costs_that_commits_facts_only(repo, tmp_path, mo
     assert any("failed" in r.message for r in caplog.records)
 
 
+@pytest.mark.parametrize("collector_on", [True, False])
+async def test_files_are_parsed_with_the_cycle_collector_paused_and_its_state_restored(
+    repo, tmp_path, monkeypatch, collector_on
+):
+    """Parsing allocates syntax trees by the hundred thousand: the cyclic collector would start over the whole
+    heap again and again (a quarter of a long eval's parse time). Paused during the parse, restored after,
+    and left off if it was off."""
+    import gc
+
+    import bot.digest.surface
+
+    real = bot.digest.surface.commit_facts
+    seen: list[bool] = []
+
+    def watched(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bot.digest.surface, "commit_facts", watched)
+    source = LocalGitSource(repo.path)
+    commits = await source.commits_in_window(
+        "main", *day_window(date(2026, 1, 26), ZoneInfo("Asia/Shanghai"))
+    )
+    was = gc.isenabled()
+    (gc.enable if collector_on else gc.disable)()
+    try:
+        filled = await fill_surface(source, Store(tmp_path / "d.db"), commits)
+        after = gc.isenabled()
+    finally:
+        (gc.enable if was else gc.disable)()
+    assert seen == [False] * len(commits) and len(commits) == 3
+    assert after is collector_on
+    assert all(c.surface is not None for c in filled)
+
+
 async def test_the_step_through_the_github_source(tmp_path):
     from adapters.github import GitHubSource
     from tests.fakes.github import FakeGitHub, make_commit, make_file
