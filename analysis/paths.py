@@ -199,7 +199,7 @@ _MANIFEST_NAME = re.compile(
     r"^(requirements[\w.-]*\.(txt|in)|constraints[\w.-]*\.txt|environment-[\w.]+\.ya?ml)$"
 )
 _MANIFEST_SUFFIXES = (".gemspec",)
-_MANIFEST_DIRS = frozenset({"requirements"})  # vllm-style requirements/*.txt
+_MANIFEST_DIRS = frozenset({"requirements"})  # a requirements/*.txt folder
 
 _BUILD_FILES = frozenset(
     {"containerfile", ".dockerignore", "compose.yml", "compose.yaml", "makefile", "gnumakefile"}
@@ -305,7 +305,7 @@ def _kind_by_folder(dirs: list[str]) -> PathKind | None:
     for depth, segment in enumerate(dirs):
         if segment in _TEST_DIRS:
             return PathKind.TESTS
-        # Only a top-level benchmarks/ (or Rust's benches/): a nested one such as vllm/benchmarks/
+        # Only a top-level benchmarks/ (or Rust's benches/): a nested one such as pkg/benchmarks/
         # is often shipped code (a `bench` CLI).
         if segment in _BENCH_DIRS and (depth == 0 or segment == "benches"):
             return PathKind.BENCHMARK

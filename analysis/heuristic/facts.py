@@ -52,7 +52,7 @@ class Area:
 
 
 def _areas(files: tuple[FileChange, ...], kinds: tuple[PathKind, ...]) -> list[Area]:
-    """Folders touched (up to three segments deep: `vllm/model_executor/models`), most files first."""
+    """Folders touched (up to three segments deep: `pkg/model_executor/models`), most files first."""
     groups: dict[str, list[tuple[FileChange, PathKind]]] = {}
     for f, k in zip(files, kinds, strict=True):
         groups.setdefault(folder(f.path, AREA_DEPTH), []).append((f, k))

@@ -43,7 +43,7 @@ _FILE_EXT = frozenset(
 )
 _SPECIAL_NAMES = frozenset({"Dockerfile", "Makefile", "CMakeLists.txt", "Jenkinsfile", "Gemfile", "Rakefile"})
 # A file-like token: ASCII segments joined by '/', ending in a name with an extension. ASCII only, so
-# that a path written against Chinese text ("修改了vllm/foo.py中的") is still found. Leading "./",
+# that a path written against Chinese text ("修改了pkg/foo.py中的") is still found. Leading "./",
 # "a/", "b/" and trailing ":123" / "#L10" line references are removed before matching.
 _PATH_TOKEN = re.compile(r"(?<![\w@/.-])((?:[\w.-]+/)*[\w.-]*[\w-]\.[A-Za-z0-9]+)(?![\w/])", re.ASCII)
 _LINE_REF = re.compile(r"(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?)$")
@@ -156,7 +156,7 @@ def _path_supported(token: str, ev: _Evidence) -> bool:
         return True
     if "/" not in low:
         return low in ev.basenames
-    # "layers/fused_moe.py" for "vllm/model_executor/layers/fused_moe.py": a suffix at a '/' boundary.
+    # "layers/fused_moe.py" for "pkg/model_executor/layers/fused_moe.py": a suffix at a '/' boundary.
     return any(p.endswith("/" + low) for p in ev.paths)
 
 
@@ -193,7 +193,7 @@ def unsupported_items(text: str, ev: _Evidence) -> list[str]:
 # --------------------------------------------------------------------------------------------
 
 # Sentence ends: Chinese full stops, semicolons, and '. ' (a dot followed by a space, so that
-# "vllm/foo.py" and "v0.3.0" stay whole).
+# "pkg/foo.py" and "v0.3.0" stay whole).
 _SENTENCE_END = re.compile(r"(?<=[。！？；;!?])|(?<=\.)(?=\s)|(?<=\n)")
 
 

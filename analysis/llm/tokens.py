@@ -11,7 +11,7 @@ MB). CJK characters count one token each, other non-ASCII characters by their UT
 accented letter ~1.3, a symbol such as ✅ 2, an emoji ~2.7). A final margin of 15 % keeps the
 estimate above the real count for nearly every file.
 
-Measured on two real days of vllm diffs and messages (486 texts) against cl100k and o200k: median
+Measured on two real days of an inference engine's diffs and messages (486 texts) against cl100k and o200k: median
 estimate / real = 1.31, 5th percentile 1.11, worst 0.93 (dense camel-case tables); a plain "3 ASCII
 characters a token" rule has a similar median but a worst case of 0.65 (Markdown tables with
 symbols). Chinese prose: ~1.15 per character, against ~1.1 (cl100k) and ~0.75 (o200k, Qwen).

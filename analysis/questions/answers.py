@@ -737,7 +737,7 @@ def _which_commit(a: Answer, q: Question, data: QAData) -> None:
 
 def _term_in(texts: Iterable[str], term: str) -> bool:
     """Every word of the term (any of its '|' alternatives) starts a word in one of the texts:
-    "sched" finds "vllm/core/sched/x.py" and "scheduler.py", never "rescheduled"."""
+    "sched" finds "pkg/core/sched/x.py" and "scheduler.py", never "rescheduled"."""
     texts = list(texts)
     for word in term.split():
         options = [o for o in word.split("|") if o]
