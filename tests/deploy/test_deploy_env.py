@@ -191,6 +191,7 @@ name = "deploy-check"
 repo = "acme/widgets"
 git_dir = "{git}"
 timezone = "UTC"
+schedule = "00:00"  # each missed day is due from midnight on: three of them whatever the hour the test runs
 lang = "en"
 slack_channels = ["C0DEPLOY"]
 """

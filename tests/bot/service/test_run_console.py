@@ -35,8 +35,11 @@ def test_run_console_prints_the_caught_up_digest(repo, tmp_path):  # noqa: F811
     seen = (datetime.now(UTC) - timedelta(days=3)).isoformat()
     store.db["subscription_seen"].insert({"name": "console:acme/widgets", "first_seen": seen})
     store.close()
+    # At 00:00 both missed days are due whatever the hour the test runs (at 09:00, yesterday's is not
+    # before 09:00 UTC).
+    command = ["run", "--console", "--git-dir", str(repo.path), "--schedule", "00:00"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "bot.cli", "--db", str(db), "run", "--console", "--git-dir", str(repo.path)],
+        [sys.executable, "-m", "bot.cli", "--db", str(db), *command],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=child_env(DIGEST_LANG="en", DIGEST_TZ="UTC", DIGEST_CATCHUP_DAYS="2"),
