@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from analysis import heuristic
@@ -31,9 +31,6 @@ from bot.digest.radar import attach_followups, learn_followups_of, with_original
 from bot.digest.surface import fill_surface, with_stored_surface
 from bot.ports.protocols import CommitSource
 from bot.store.db import Store, utcnow
-
-if TYPE_CHECKING:
-    from analysis.history.index import HistoryFacts
 
 log = logging.getLogger(__name__)
 _UTC = ZoneInfo("UTC")
@@ -381,9 +378,8 @@ async def analyse_ref(
         or store.get_analysis(source.repo, commit.sha, analyzer.model, analyzer.prompt_version, lang) is None
     ):
         history = await day_history(source, store, branch, [commit], cutoff, history_days)
-    # The radar's read of the branch after the commit runs beside the card's call, not after it (and after
-    # the ranking's history read: both extend the stored history range, which the radar's starts at the
-    # same cutoff).
+    # The radar's read of the branch after the commit runs beside the card's call, not after it; from the
+    # ranking's cutoff, so that both extend the stored history range.
     analyses, _ = await asyncio.gather(
         analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history),
         learn_followups_of(source, store, branch, commit, cutoff),
