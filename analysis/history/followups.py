@@ -70,8 +70,12 @@ class PastCommit:
     def pr_number(self) -> int | None:
         """The pull request the commit landed: a squash merge's "(#N)" or a merge commit's
         "Merge pull request #N from …"."""
-        m = PR_IN_TITLE.search(self.title) or _MERGE_PR.match(self.title)
-        return int(m.group(1)) if m else None
+        return _pr_in(self.title)
+
+
+def _pr_in(title: str) -> int | None:
+    m = PR_IN_TITLE.search(title) or _MERGE_PR.match(title)
+    return int(m.group(1)) if m else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -511,11 +515,14 @@ class _Index:
         self.untagged: dict[str, str] = {}  # sha → normalised title without tags
 
     def add(self, commit: PastCommit) -> None:
-        if commit.pr_number is not None:
-            self.by_pr[commit.pr_number] = commit
-        self.by_title[_norm_title(commit.title)] = commit
-        self.untagged[commit.sha] = _norm_untagged(commit.title)
-        self.by_untagged[self.untagged[commit.sha]] = commit
+        # The title is worked out from the message once (a day's links index months of commits).
+        title = commit.title
+        pr = _pr_in(title)
+        if pr is not None:
+            self.by_pr[pr] = commit
+        self.by_title[_norm_title(title)] = commit
+        untagged = self.untagged[commit.sha] = _norm_untagged(title)
+        self.by_untagged[untagged] = commit
         self.by_sha[commit.sha] = commit
 
     def resolve(self, ref: Reference) -> PastCommit | None:

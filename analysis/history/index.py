@@ -332,11 +332,18 @@ def _keys(paths: Iterable[str]) -> set[str]:
     """Each file, and each of its folders up to FOLDER_DEPTH deep (with a trailing "/")."""
     keys: set[str] = set()
     for path in paths:
-        keys.add(path)
-        segments = path.split("/")[:-1]
-        for depth in range(1, min(len(segments), FOLDER_DEPTH) + 1):
-            keys.add("/".join(segments[:depth]) + "/")
+        keys.update(_path_keys(path))
     return keys
+
+
+@lru_cache(maxsize=1 << 16)
+def _path_keys(path: str) -> tuple[str, ...]:
+    """`_keys` of one path, cached: the months of history touch the same files again and again."""
+    segments = path.split("/")[:-1]
+    return (
+        path,
+        *("/".join(segments[:depth]) + "/" for depth in range(1, min(len(segments), FOLDER_DEPTH) + 1)),
+    )
 
 
 def _area(path: str) -> str:

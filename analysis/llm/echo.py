@@ -9,6 +9,7 @@ item said twice is kept once, and a list item that enumerates "1. … 2. …" be
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from analysis.labels import label
@@ -30,8 +31,10 @@ def _tokens(text: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(text)]
 
 
+@lru_cache(maxsize=16)
 def shingles(instructions: str) -> frozenset[tuple[str, ...]]:
-    """Every run of SHINGLE tokens in our instruction text."""
+    """Every run of SHINGLE tokens in our instruction text (cached: a day's replies are each checked
+    against the same instructions, a few coverage notes aside)."""
     tokens = _tokens(instructions)
     return frozenset(tuple(tokens[i : i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1))
 

@@ -243,7 +243,8 @@ async def _find(
     if named.weak:
         return None  # digits only: a SHA only when a commit we know has it
 
-    return await service.card(Ref(named.kind, named.value, repo), lang)  # fetched and analysed on demand
+    # fetched and analysed on demand, ranked as the thread's digest zone would rank it
+    return await service.card(Ref(named.kind, named.value, repo), lang, data.tz.key)
 
 
 def _remember_focus(service: Any, ctx: ThreadContext) -> None:

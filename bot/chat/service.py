@@ -104,7 +104,8 @@ class ChatService:
                 return CommandResult("message", lang, text=usage(lang))
             if cmd.action == "card":
                 assert cmd.ref is not None
-                commit, analysis = await self.card(cmd.ref, lang)
+                tz = self.channel_tz(platform, channel, cmd.ref.repo)
+                commit, analysis = await self.card(cmd.ref, lang, tz)
                 return CommandResult("card", lang, commit=commit, analysis=analysis)
             if cmd.action == "day":
                 assert cmd.ref is not None
@@ -165,8 +166,9 @@ class ChatService:
         return f"Subscribed to {sub.repo}: yesterday's digest every day at {sub.schedule} ({sub.timezone}), in {sub.lang}."
 
     # -- operations -----------------------------------------------------------------------------
-    async def card(self, ref: Ref, lang: str) -> tuple[Commit, Analysis]:
-        """Analyse one commit (cache first)."""
+    async def card(self, ref: Ref, lang: str, tz_name: str | None = None) -> tuple[Commit, Analysis]:
+        """Analyse one commit (cache first), ranked from the history its day's digest in `tz_name` (the
+        channel's zone; default DIGEST_TZ) ranks it from."""
         if not ref.repo:
             raise InputError("which repository? name it: /digest owner/name@<sha>, or subscribe this channel")
         source = self.source(ref.repo)
@@ -180,6 +182,7 @@ class ChatService:
                 branch=branch,
                 lang=lang,
                 history_days=self.settings.history_days,
+                tz=zone(tz_name or self.settings.digest_tz),
             )
         finally:
             await source.aclose()

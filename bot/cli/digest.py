@@ -69,7 +69,12 @@ def digest(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, day, tz, fm
 @click.command(cls=DigestCommand)
 @click.argument("refs", nargs=-1, required=True, metavar="REF...")
 @source_options
-@click.option("--tz", metavar="ZONE", help="Time zone of the dates shown (default: DIGEST_TZ).")
+@click.option(
+    "--tz",
+    metavar="ZONE",
+    help="Time zone of the dates shown, and of the day whose digest's history ranks the commit"
+    " (default: DIGEST_TZ).",
+)
 @format_option("markdown", "json", default="markdown")
 @out_option
 @global_options
@@ -115,6 +120,7 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
                         lang=lang,
                         refresh=refresh,
                         history_days=settings.history_days,
+                        tz=zone_info,
                     )
                 )
             return results

@@ -13,8 +13,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import date, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from analysis import heuristic
@@ -32,10 +32,8 @@ from bot.digest.surface import fill_surface, with_stored_surface
 from bot.ports.protocols import CommitSource
 from bot.store.db import Store, utcnow
 
-if TYPE_CHECKING:
-    from analysis.history.index import HistoryFacts
-
 log = logging.getLogger(__name__)
+_UTC = ZoneInfo("UTC")
 
 # (stage, done, total): stage is "fetch", "history" or "analyse"
 StageProgress = Callable[[str, int, int], None]
@@ -365,25 +363,26 @@ async def analyse_ref(
     lang: str,
     refresh: bool = False,
     history_days: int = WINDOW_DAYS,
+    tz: ZoneInfo = _UTC,
 ) -> tuple[Commit, Analysis]:
     """One commit's analysis, cache first: the core of `digestbot analyze` and `/digest <sha>`. Its
-    history is what was known at the start of its UTC day, as a digest of that day would see it."""
+    history is what was known at the start of its day in `tz` (the digests' zone, DIGEST_TZ or the
+    channel's): the history the digest of that day ranks it from, so card and digest agree."""
     commit = await resolve_commit(source, ref, branch)
     await asyncio.to_thread(keep_commits, store, [commit])
     [commit] = await fill_surface(source, store, [commit])
     history: dict[str, HistoryFacts] = {}
+    cutoff = day_window(commit.committed_at.astimezone(tz).date(), tz)[0]
     if (
         refresh
         or store.get_analysis(source.repo, commit.sha, analyzer.model, analyzer.prompt_version, lang) is None
     ):
-        landed = commit.committed_at.astimezone(UTC)
-        cutoff = landed.replace(hour=0, minute=0, second=0, microsecond=0)
         history = await day_history(source, store, branch, [commit], cutoff, history_days)
-    # The radar's read of the branch after the commit runs beside the card's call, not after it (and after
-    # the ranking's history read: both extend the stored history range).
+    # The radar's read of the branch after the commit runs beside the card's call, not after it; from the
+    # ranking's cutoff, so that both extend the stored history range.
     analyses, _ = await asyncio.gather(
         analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history),
-        learn_followups_of(source, store, branch, commit),
+        learn_followups_of(source, store, branch, commit, cutoff),
     )
     notes = await asyncio.to_thread(with_original_notes, store, source.repo, analyses[commit.sha], lang)
     return commit, notes

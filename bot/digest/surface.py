@@ -18,7 +18,6 @@ from typing import Any
 
 from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit, FileTexts
-from analysis.surface.commit import commit_facts, file_specs
 from analysis.surface.packaging import packaging_paths
 from bot.store.db import Store
 
@@ -73,6 +72,10 @@ def with_stored_surface(store: Store, commits: Sequence[Commit]) -> list[Commit]
 async def _read_batch(source: Any, commits: list[Commit]) -> dict[str, tuple[Any, Any]]:
     """{sha: (surface or None, shipped or None)} for a batch: the tree and the packaging files at its
     newest commit, every wanted file before and after, in one read."""
+    # The parsers are loaded by the first run that reads files: a run whose facts are all stored (an
+    # LLM day after the heuristic one, a card) does not load them before its first model call.
+    from analysis.surface.commit import commit_facts, file_specs
+
     newest = max(commits, key=lambda c: c.committed_at)
     lister = getattr(source, "list_paths", None)
     tree = await lister(newest.sha) if lister is not None else None

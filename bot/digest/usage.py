@@ -4,6 +4,7 @@ subscriptions at 09:00) each count only their own calls."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -41,10 +42,13 @@ def tracking() -> Iterator[Usage]:
 
 
 def record(call: dict[str, Any]) -> None:
-    """Called for every LLM call; counts it against the run in progress, if any."""
-    from bot.monitoring import metrics  # prometheus_client: paid only by a run that calls the LLM
-
-    metrics.record_llm_call(call)
+    """Called for every LLM call; counts it against the run in progress, if any, and in the Prometheus
+    counters of a process that serves them (`digestbot run` loads bot.monitoring.metrics when it
+    starts). A CLI verb serves no /metrics: it does not import prometheus_client and aiohttp's web
+    server (about 0.1 s of CPU, just as a day's answers arrive) to count calls nobody can read."""
+    count = getattr(sys.modules.get("bot.monitoring.metrics"), "record_llm_call", None)
+    if count is not None:
+        count(call)
     usage = _current.get()
     if usage is not None:
         usage.add(call)

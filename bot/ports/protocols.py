@@ -13,15 +13,17 @@ from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pydantic import BaseModel, SecretStr
 
 from analysis.errors import ServiceError
 from analysis.models import Analysis, Commit, Digest
-from analysis.questions.answers import Answer
 from analysis.refs import Ref
-from analysis.weekly import Week
+
+if TYPE_CHECKING:  # annotations only: a digest run does not load the thread questions' modules
+    from analysis.questions.answers import Answer
+    from analysis.weekly import Week
 
 Progress = Callable[[int, int], None]  # (done, total)
 

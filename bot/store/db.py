@@ -509,7 +509,7 @@ class Store:
         with self.transaction():
             self.db["followups"].upsert_all(rows, pk=("repo", "original", "follow_up"))
 
-    MINED_SPANS_KEPT = 8  # per branch: a digest's and a card's spans differ (zone day and UTC day)
+    MINED_SPANS_KEPT = 8  # per branch: the days digested, weeks and evals each mine their own span
 
     def mined_span(
         self, repo: str, branch: str, since: datetime, until: datetime, fingerprint: str

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import bot.digest.history as history_step
 from analysis.history.index import as_past
+from analysis.refs import parse_ref
 from bot.digest.history import day_history
-from tests.fakes.digests import make_commit
+from bot.digest.pipeline import analyse_ref, build_digest
+from bot.store.db import Store
+from tests.fakes.digests import make_analysis, make_commit
 from tests.fakes.sources import MemorySource
 
 REPO = "acme/widgets"
@@ -63,3 +67,51 @@ async def test_a_second_run_over_the_same_span_reads_the_mined_links_instead_of_
     # Another span (the next day's) is mined for itself.
     await day_history(source, store, "main", DAY, CUTOFF + timedelta(days=1), 180)
     assert len(mined) == 3
+
+
+class Recording:
+    """An analyser that keeps the history facts each commit was ranked from."""
+
+    model = "recording"
+    prompt_version = "1"
+
+    def __init__(self) -> None:
+        self.seen: dict[str, Any] = {}
+
+    async def analyze(self, commits, lang, progress=None, history=None, on_result=None):
+        self.seen.update({c.sha: (history or {}).get(c.sha) for c in commits})
+        return {c.sha: make_analysis(c, "low", lang=lang) for c in commits}
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_card_is_ranked_from_the_history_its_days_digest_ranks_it_from(store, tmp_path):
+    """The card's cutoff is the start of the commit's day in the digests' zone, not of its UTC day: a
+    revert that landed between the two (here 8 hours apart) counts for neither."""
+    zone = ZoneInfo("Asia/Shanghai")
+    landed = datetime(2026, 1, 26, 9, tzinfo=zone)  # 01:00 UTC: its UTC day starts 8 h after its zone day
+    original = make_commit(
+        "[Core] Batch the scheduler's queue (#200)", committed_at=landed - timedelta(days=3)
+    )
+    # 04:00 in the zone (2026-01-25 20:00 UTC): within the commit's zone day, before its UTC day.
+    revert = make_commit(
+        'Revert "[Core] Batch the scheduler\'s queue (#200)" (#201)',
+        committed_at=landed - timedelta(hours=5),
+    )
+    commit = make_commit("[Core] Scheduler tweak (#121)", committed_at=landed)
+    source = HistorySource(REPO, [*PAST, original, revert, commit])
+
+    in_digest = Recording()
+    await build_digest(source, store, in_digest, branch="main", day=landed.date(), tz=zone, lang="en")
+    on_card = Recording()
+    other = Store(tmp_path / "card.db")  # nothing cached from the digest
+    try:
+        await analyse_ref(source, other, on_card, parse_ref(commit.sha), branch="main", lang="en", tz=zone)
+    finally:
+        other.close()
+    assert on_card.seen[commit.sha] == in_digest.seen[commit.sha]
+    assert in_digest.seen[commit.sha].followed_seen == 1  # PAST's revert only: #201 is of the same day
+    # The commit's UTC day starts after the revert, so a UTC cutoff would have counted it as history.
+    utc = await day_history(source, store, "main", [commit], datetime(2026, 1, 26, tzinfo=UTC), 180)
+    assert utc[commit.sha] != in_digest.seen[commit.sha]

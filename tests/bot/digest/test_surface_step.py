@@ -156,16 +156,16 @@ async def test_a_failing_reader_costs_the_facts_not_the_digest(repo, tmp_path, c
 
 
 async def test_a_parser_failure_costs_that_commits_facts_only(repo, tmp_path, monkeypatch, caplog):
-    import bot.digest.surface
+    import analysis.surface.commit as parsers  # the surface step imports its parsers when it parses
 
-    real = bot.digest.surface.commit_facts
+    real = parsers.commit_facts
 
     def flaky(commit, *args, **kwargs):
         if "Rename swap_space" in commit.message:
             raise RecursionError("maximum recursion depth exceeded")
         return real(commit, *args, **kwargs)
 
-    monkeypatch.setattr(bot.digest.surface, "commit_facts", flaky)
+    monkeypatch.setattr(parsers, "commit_facts", flaky)
     source = LocalGitSource(repo.path)
     commits = await source.commits_in_window(
         "main", *day_window(date(2026, 1, 26), ZoneInfo("Asia/Shanghai"))
@@ -187,16 +187,16 @@ async def test_files_are_parsed_with_the_cycle_collector_paused_and_its_state_re
     and left off if it was off."""
     import gc
 
-    import bot.digest.surface
+    import analysis.surface.commit as parsers
 
-    real = bot.digest.surface.commit_facts
+    real = parsers.commit_facts
     seen: list[bool] = []
 
     def watched(*args, **kwargs):
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bot.digest.surface, "commit_facts", watched)
+    monkeypatch.setattr(parsers, "commit_facts", watched)
     source = LocalGitSource(repo.path)
     commits = await source.commits_in_window(
         "main", *day_window(date(2026, 1, 26), ZoneInfo("Asia/Shanghai"))
