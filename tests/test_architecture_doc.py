@@ -23,7 +23,7 @@ def _node_packages() -> dict[str, str]:
     top = None
     for line in _mermaid().splitlines():
         line = line.strip()
-        if m := re.match(r'subgraph (\w+)\[', line):
+        if m := re.match(r"subgraph (\w+)\[", line):
             top = m.group(1)
         elif line == "end":
             top = None
@@ -101,9 +101,7 @@ def test_every_arrow_is_a_real_import() -> None:
 
 def test_bot_layers_are_the_enforced_ones() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    contract = next(
-        c for c in config["tool"]["importlinter"]["contracts"] if c.get("containers") == ["bot"]
-    )
+    contract = next(c for c in config["tool"]["importlinter"]["contracts"] if c.get("containers") == ["bot"])
     line = next(ln for ln in DOC.splitlines() if ln.startswith("`cli` →"))
     on_page = [part.strip().strip(".").replace("`", "") for part in line.split("→")]
     assert on_page == contract["layers"]
