@@ -24,7 +24,7 @@ from analysis.surface.packaging import (
     packaging_changes,
     read_packaging,
 )
-from analysis.surface.python import FileSurface, Parses, python_surface
+from analysis.surface.python import FileSurface, python_surface
 
 # Files read per commit: a commit touching more is read in part, the files users reach first.
 MAX_FILES_PER_COMMIT = 150
@@ -63,14 +63,10 @@ def wanted(commit: Commit) -> list[FileChange]:
 
 
 def commit_surface(
-    files: Sequence[FileVersions],
-    packaging: Packaging | None,
-    shipped: frozenset[str] | None,
-    parses: Parses | None = None,
+    files: Sequence[FileVersions], packaging: Packaging | None, shipped: frozenset[str] | None
 ) -> tuple[SurfaceChange, ...]:
     """Every surface fact of one commit. `shipped`: the changed paths the distribution ships (None:
-    unknown, then the path's kind decides whether it is user-facing). parses: Python versions parsed
-    for earlier commits (a file's version before this commit is often one's after an earlier one)."""
+    unknown, then the path's kind decides whether it is user-facing)."""
     results: list[FileSurface] = []
     for f in files:
         kind = parsed_kind(f.path)
@@ -96,9 +92,7 @@ def commit_surface(
         if kind == "python":
             module = packaging.module_name(f.path) if packaging else module_from_path(f.path)
             results.append(
-                python_surface(
-                    f.path, before, f.after, module=module, public=_public_module(module), parses=parses
-                )
+                python_surface(f.path, before, f.after, module=module, public=_public_module(module))
             )
         elif kind != "packaging+python":
             if kind == "go" and "internal" in f.path.split("/"):
@@ -228,13 +222,11 @@ def commit_facts(
     packaging_files: Mapping[str, str],
     tree: Collection[str] | None,
     cache: dict[tuple, Packaging | None] | None = None,
-    parses: Parses | None = None,
 ) -> tuple[tuple[SurfaceChange, ...] | None, frozenset[str] | None]:
     """(surface, shipped) of one commit from what a source read. packaging_files: {path: text} of the
     packaging files near the commit and tree: every path, both read at the newest commit of its batch;
     the commit's own versions of the packaging files it touched replace them. cache: shared by the
-    commits of one batch (one tree); parses: by every batch of a span (see Parses). surface is None
-    when a file it needed was not read."""
+    commits of one batch (one tree). surface is None when a file it needed was not read."""
     here = dict(packaging_files)
     for f in commit.files:
         key = (commit.sha, f.path)
@@ -265,4 +257,4 @@ def commit_facts(
                 f.previous_path,
             )
         )
-    return commit_surface(versions, packaging, shipped, parses), shipped
+    return commit_surface(versions, packaging, shipped), shipped

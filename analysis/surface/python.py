@@ -29,8 +29,6 @@ import ast
 import hashlib
 import re
 import sys
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -314,63 +312,19 @@ class _Module:
 
 
 def python_surface(
-    path: str,
-    before: str | None,
-    after: str | None,
-    *,
-    module: str,
-    public: bool = True,
-    parses: Parses | None = None,
+    path: str, before: str | None, after: str | None, *, module: str, public: bool = True
 ) -> FileSurface:
     """Surface changes between two versions of a Python file (None: the file did not exist).
 
     module: the dotted name users import it by; public: whether the module is part of the public API
     (not underscore-private). Options, environment variables, routes, deprecations and switches are
-    reported for any shipped module; names, parameters, fields and raised exceptions only for public ones.
-    parses: versions parsed before, shared by the calls of a span (see Parses)."""
+    reported for any shipped module; names, parameters, fields and raised exceptions only for public ones."""
     init = path.endswith("__init__.py")
-    parse = parses.parse if parses is not None else _parse
-    old = parse(before, init) if before is not None else _Module()
-    new = parse(after, init) if after is not None else _Module()
+    old = _parse(before, init) if before is not None else _Module()
+    new = _parse(after, init) if after is not None else _Module()
     if old is None or new is None:
         return FileSurface([])
     return _Compare(path, module, public, old, new).run()
-
-
-class Parses:
-    """Parsed versions of Python files by their text, the most recently used kept up to max_chars of source
-    (their trees and summaries take 25-35 bytes a character: the default about 120 MB): over a span of
-    commits, a file's version after one commit is its version before the next commit touching it, and
-    is parsed once if still kept.
-
-    Sharing a parsed version changes no fact: a comparison only reads it (what it computes lazily, a
-    definition's shape or strings, is the same for every comparison). Safe to share between threads."""
-
-    def __init__(self, max_chars: int = 4_000_000) -> None:
-        self.max_chars = max_chars
-        self.hits = self.misses = 0
-        self._kept: OrderedDict[tuple[str, bool], _Module | None] = OrderedDict()
-        self._chars = 0
-        self._lock = threading.Lock()
-
-    def parse(self, text: str, package_init: bool = False) -> _Module | None:
-        key = (text, package_init)  # the text itself: exact, and its hash is computed once per string
-        with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
-                self.hits += 1
-                return self._kept[key]
-            self.misses += 1
-        parsed = _parse(text, package_init)
-        if len(text) <= self.max_chars:
-            with self._lock:
-                if key not in self._kept:  # another thread may have parsed it meanwhile
-                    self._kept[key] = parsed
-                    self._chars += len(text)
-                while self._chars > self.max_chars:
-                    (gone, _), _ = self._kept.popitem(last=False)
-                    self._chars -= len(gone)
-        return parsed
 
 
 def _parse(text: str, package_init: bool = False) -> _Module | None:

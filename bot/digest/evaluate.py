@@ -36,7 +36,6 @@ from analysis.evaluation.scoring import (
 from analysis.history.followups import FollowUpLink, PastCommit, find_links
 from analysis.history.index import facts_for_day
 from analysis.models import Commit
-from analysis.surface.python import Parses
 from analysis.window import day_window
 from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
 from bot.digest.history import sync_history
@@ -117,14 +116,13 @@ async def evaluate(
     stamps = [c.committed_at for c in history]
     judged: list[Judged] = []
     cheap = isinstance(analyzer, HeuristicAnalyzer)
-    parses = Parses()  # one for the span: a version parsed for one day is read again on a later day
     done = 0
     if progress:
         progress(0, len(chosen))
     for day, members in sorted(days.items()):
         window_start, window_end = day_window(day, tz)
         commits = await _day_commits(source, store, branch, members, window_start, window_end, sample)
-        commits = await fill_surface(source, store, commits, parses)
+        commits = await fill_surface(source, store, commits)
         # The window's history only (the index looks no further back), and worked out only when a
         # commit has no cached analysis: a second run ranks nothing again.
         past = history[

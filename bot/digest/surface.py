@@ -20,7 +20,6 @@ from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit, FileTexts
 from analysis.surface.commit import commit_facts, file_specs
 from analysis.surface.packaging import packaging_paths
-from analysis.surface.python import Parses
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -32,12 +31,8 @@ BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 
 
-async def fill_surface(
-    source: Any, store: Store, commits: Sequence[Commit], parses: Parses | None = None
-) -> list[Commit]:
-    """The commits with surface and shipped filled where they could be (the others unchanged).
-    parses: the Python versions parsed so far, for a caller that fills day after day (eval): a file's
-    version after one day's commit is its version before a later day's; else kept for this call only."""
+async def fill_surface(source: Any, store: Store, commits: Sequence[Commit]) -> list[Commit]:
+    """The commits with surface and shipped filled where they could be (the others unchanged)."""
     commits = list(commits)
     if not commits:
         return commits
@@ -47,14 +42,9 @@ async def fill_surface(
     reader = getattr(source, "read_files", None)
     if todo and reader is not None:
         fresh: dict[str, tuple[Any, Any]] = {}
-        parses = parses if parses is not None else Parses()
-        batches = [todo[i : i + BATCH] for i in range(0, len(todo), BATCH)]
-        # Oldest first (the batches as cut, so each reads the same tree): a file's version after one
-        # commit is then among the recently parsed when a later commit asks for it as its version before.
-        batches.sort(key=lambda batch: min(c.committed_at for c in batch))
         try:
-            for batch in batches:
-                fresh.update(await _read_batch(source, batch, parses))
+            for i in range(0, len(todo), BATCH):
+                fresh.update(await _read_batch(source, todo[i : i + BATCH]))
         except (SourceError, RateLimited, OSError) as exc:
             log.warning(
                 "surface facts of %s unavailable for %d commits: %s", repo, len(todo) - len(fresh), exc
@@ -80,7 +70,7 @@ def with_stored_surface(store: Store, commits: Sequence[Commit]) -> list[Commit]
     ]
 
 
-async def _read_batch(source: Any, commits: list[Commit], parses: Parses) -> dict[str, tuple[Any, Any]]:
+async def _read_batch(source: Any, commits: list[Commit]) -> dict[str, tuple[Any, Any]]:
     """{sha: (surface or None, shipped or None)} for a batch: the tree and the packaging files at its
     newest commit, every wanted file before and after, in one read."""
     newest = max(commits, key=lambda c: c.committed_at)
@@ -96,9 +86,9 @@ async def _read_batch(source: Any, commits: list[Commit], parses: Parses) -> dic
         cache: dict = {}  # the batch's commits mostly share one packaging
         found: dict[str, tuple[Any, Any]] = {}
         with _cycle_collector_paused():
-            for commit in sorted(commits, key=lambda c: c.committed_at):  # oldest first, as the batches
+            for commit in commits:
                 try:
-                    found[commit.sha] = commit_facts(commit, texts, packaging_files, tree, cache, parses)
+                    found[commit.sha] = commit_facts(commit, texts, packaging_files, tree, cache)
                 except Exception:
                     # a parser bug on code nobody foresaw costs this commit's facts, not the digest
                     log.exception(
@@ -123,10 +113,5 @@ def _cycle_collector_paused() -> Iterator[None]:
     try:
         yield
     finally:
-        # What the batch keeps (the parsed versions of a span's Parses) moves straight to the oldest
-        # generation: else the next young collections walk those hundreds of thousands of nodes twice,
-        # which cost more than the parses saved. Freeze then unfreeze does just that move, in no time.
-        gc.freeze()
-        gc.unfreeze()
         if was_on:
             gc.enable()

@@ -8,7 +8,7 @@ from textwrap import dedent
 import pytest
 
 from analysis.models import SurfaceKind as K
-from analysis.surface.python import MAX_SOURCE_CHARS, Parses, python_surface
+from analysis.surface.python import MAX_SOURCE_CHARS, python_surface
 
 
 def facts(
@@ -609,62 +609,3 @@ def test_an_f_string_deprecation_message_keeps_its_holes():
     after = "import warnings\n\ndef load(path):\n    warnings.warn(f'`{path}` uses the old layout', FutureWarning)\n    return path\n"
     [change] = facts(before, after, module="m")
     assert (change.kind, change.new) == (K.DEPRECATION, "`{path}` uses the old layout")
-
-
-# --- versions parsed once over a span -------------------------------------------------------------------
-
-SPAN = [
-    dedent(text)
-    for text in (
-        """
-        import os
-        def connect(host, port=80, timeout=1.0):
-            return os.getenv("APP_HOST", host)
-        def helper(a, b):
-            return a + b
-        """,
-        """
-        import os
-        def connect(host, port=8080, *, retries=3):
-            return os.getenv("APP_SERVER", host)
-        def combine(a, b):
-            return a + b
-        """,
-        """
-        import os
-        def connect(address, port=8080, *, retries=3):
-            if retries < 0:
-                raise ValueError("retries")
-            return os.getenv("APP_SERVER", address)
-        """,
-    )
-]
-
-
-def test_a_version_shared_between_two_comparisons_gives_the_same_facts_as_parsed_twice():
-    """Over a span, a file's version after one commit is its version before the next: Parses hands the
-    same parsed version to both comparisons. What the first works out on it (shapes, strings) must leave
-    the second's facts those of a fresh parse, in either order."""
-    pairs = [(SPAN[0], SPAN[1]), (SPAN[1], SPAN[2]), (SPAN[0], SPAN[1]), (SPAN[1], SPAN[1])]
-    alone = [python_surface("net/client.py", a, b, module="net.client") for a, b in pairs]
-    parses = Parses()
-    shared = [python_surface("net/client.py", a, b, module="net.client", parses=parses) for a, b in pairs]
-    assert [(s.changes, s.shapes) for s in shared] == [(s.changes, s.shapes) for s in alone]
-    assert all(s.changes for s in alone[:3]) and alone[3].changes == []
-    assert (parses.misses, parses.hits) == (3, 5)  # each version parsed once
-
-
-def test_parsed_versions_are_kept_up_to_the_bound_least_recently_used_dropped_first():
-    texts = [f"def f{i}():\n    return {i}\n" for i in range(3)]  # the same length
-    parses = Parses(max_chars=2 * len(texts[0]))
-    first = parses.parse(texts[0])
-    parses.parse(texts[1])
-    assert parses.parse(texts[0]) is first  # kept, and now the most recently used
-    parses.parse(texts[2])  # over the bound: texts[1] goes
-    assert parses.parse(texts[0]) is first
-    misses = parses.misses
-    parses.parse(texts[1])
-    assert parses.misses == misses + 1
-    assert parses.parse("def broken(:\n") is None and parses.parse("def broken(:\n") is None
-    big = Parses(max_chars=5)
-    assert big.parse(texts[0]) is not big.parse(texts[0])  # larger than the bound: never kept
