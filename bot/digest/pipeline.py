@@ -2,6 +2,8 @@
 
 fetch (source, store-backed) → analyse what the cache lacks → make sure every commit has an
 analysis → record the digest. Rendering and delivery are the caller's business.
+
+Over 400 lines because it is one flow: every verb that ranks commits (digest, card, eval) goes through it.
 """
 
 from __future__ import annotations
@@ -190,9 +192,8 @@ async def analyse_commits(
     history: what the branch's past says about each commit, for the ranking (or how to work it out:
     asked only when a commit is analysed or an LLM day is banded, never when every analysis is cached).
     Each analysis is stored as soon as the analyser hands it over: Ctrl-C or SIGTERM part-way keeps
-    every analysis already paid for, and the next run asks only for the rest. save_each=False: all are
-    stored at the end in one transaction instead, for analyses that cost nothing to redo (eval's
-    heuristic replay, day after day: one commit to disk a day, not one a commit)."""
+    every analysis already paid for, and the next run asks only for the rest. save_each=False: stored
+    together at the end, in one transaction (eval's heuristic replay: nothing paid to lose)."""
     stats = stats if stats is not None else RunStats()
     analyses: dict[str, Analysis] = {}
     if not refresh:
@@ -204,7 +205,7 @@ async def analyse_commits(
         history = await history() if todo or banded else {}
     saved: set[str] = set()
     writes: list[asyncio.Future[None]] = []
-    held: list[Analysis] = []  # save_each=False: stored together at the end
+    held: list[Analysis] = []
     loop = asyncio.get_running_loop()
 
     def keep(result: Analysis) -> None:
@@ -212,8 +213,7 @@ async def analyse_commits(
             return  # a fallback is not cached: the next run tries the analyser again
         saved.add(result.sha)
         if not save_each:
-            held.append(result)
-            return
+            return held.append(result)
         # Written at once, in a worker thread: an interrupted run keeps it even if this task is cancelled.
         writes.append(
             loop.run_in_executor(
