@@ -2,6 +2,8 @@
 
 fetch (source, store-backed) → analyse what the cache lacks → make sure every commit has an
 analysis → record the digest. Rendering and delivery are the caller's business.
+
+Over 400 lines because it is one flow: every verb that ranks commits (digest, card, eval) goes through it.
 """
 
 from __future__ import annotations
@@ -181,13 +183,15 @@ async def analyse_commits(
     progress: StageProgress | None = None,
     stats: RunStats | None = None,
     history: HistoryFor | None = None,
+    save_each: bool = True,
 ) -> dict[str, Analysis]:
     """An analysis for every commit: from the cache unless refresh, else from the analyser. A commit
     the analyser did not return is given the heuristic analysis with the gap stated — never dropped.
     history: what the branch's past says about each commit, for the ranking (or how to work it out:
     asked only when a commit is analysed or an LLM day is banded, never when every analysis is cached).
     Each analysis is stored as soon as the analyser hands it over: Ctrl-C or SIGTERM part-way keeps
-    every analysis already paid for, and the next run asks only for the rest."""
+    every analysis already paid for, and the next run asks only for the rest. save_each=False: stored
+    together at the end, in one transaction (eval's heuristic replay: nothing paid to lose)."""
     stats = stats if stats is not None else RunStats()
     analyses: dict[str, Analysis] = {}
     if not refresh:
@@ -199,12 +203,15 @@ async def analyse_commits(
         history = await history() if todo or banded else {}
     saved: set[str] = set()
     writes: list[asyncio.Future[None]] = []
+    held: list[Analysis] = []
     loop = asyncio.get_running_loop()
 
     def keep(result: Analysis) -> None:
         if result.analyzer == "heuristic-fallback" or result.sha in saved:
             return  # a fallback is not cached: the next run tries the analyser again
         saved.add(result.sha)
+        if not save_each:
+            return held.append(result)
         # Written at once, in a worker thread: an interrupted run keeps it even if this task is cancelled.
         writes.append(
             loop.run_in_executor(
@@ -232,6 +239,8 @@ async def analyse_commits(
         stats.new_analyses += 1
         keep(result)  # an analyser that did not report it as it went
     await asyncio.gather(*writes)
+    if held:
+        await asyncio.to_thread(store.save_analyses, repo, held, analyzer.model, analyzer.prompt_version)
     # The day's view: LLM tiers follow the order of the model's scores within the rubric's bands
     # (analysis/heuristic/bands.py). What is stored stays each commit's own analysis.
     return band_day(commits, analyses, lang, history)

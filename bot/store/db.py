@@ -260,24 +260,32 @@ class Store:
         return Analysis.model_validate_json(rows[0]["data"]) if rows else None
 
     def save_analysis(self, repo: str, analysis: Analysis, model: str, prompt_version: str) -> None:
+        self.save_analyses(repo, [analysis], model, prompt_version)
+
+    def save_analyses(self, repo: str, analyses: Iterable[Analysis], model: str, prompt_version: str) -> None:
+        """Several analyses in one transaction (a replayed day's: one commit to disk, not one each)."""
         with self.transaction():
-            if analysis.grounding_removed:
-                self._note_grounding(repo, analysis, prompt_version)
-            self.db["analyses"].upsert(
-                {
-                    "repo": repo,
-                    "sha": analysis.sha,
-                    "model": model,
-                    "prompt_version": prompt_version,
-                    "lang": analysis.lang,
-                    "importance": analysis.importance.value,
-                    "change_type": analysis.change_type.value,
-                    "analyzer": analysis.analyzer,
-                    "data": analysis.model_dump_json(),
-                    "created_at": _iso(utcnow()),
-                },
-                pk=("repo", "sha", "model", "prompt_version", "lang"),
-            )
+            for analysis in analyses:
+                self._upsert_analysis(repo, analysis, model, prompt_version)
+
+    def _upsert_analysis(self, repo: str, analysis: Analysis, model: str, prompt_version: str) -> None:
+        if analysis.grounding_removed:
+            self._note_grounding(repo, analysis, prompt_version)
+        self.db["analyses"].upsert(
+            {
+                "repo": repo,
+                "sha": analysis.sha,
+                "model": model,
+                "prompt_version": prompt_version,
+                "lang": analysis.lang,
+                "importance": analysis.importance.value,
+                "change_type": analysis.change_type.value,
+                "analyzer": analysis.analyzer,
+                "data": analysis.model_dump_json(),
+                "created_at": _iso(utcnow()),
+            },
+            pk=("repo", "sha", "model", "prompt_version", "lang"),
+        )
 
     def _note_grounding(self, repo: str, analysis: Analysis, prompt_version: str) -> None:
         """What the fact-check removed goes on the commit's newest LLM call (its `error` column): kept

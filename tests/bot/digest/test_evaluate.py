@@ -102,6 +102,26 @@ async def test_eval_scores_ranks_against_the_branchs_own_follow_ups(known, store
     assert [link.follow_up for link in store.followups_of(result.repo, shas["big"])] == [shas["revert"]]
 
 
+async def test_a_heuristic_eval_stores_each_days_analyses_in_one_transaction(known, store, monkeypatch):
+    """The heuristic's analyses cost nothing to redo: a replayed day's are stored together (one commit to
+    disk a day, not one a commit), and a second run finds them all."""
+    repo, _ = known
+    one: list[str] = []
+    days: list[list[str]] = []
+    real_many = store.save_analyses
+    monkeypatch.setattr(store, "save_analysis", lambda repo, a, *rest: one.append(a.sha))
+    monkeypatch.setattr(
+        store,
+        "save_analyses",
+        lambda repo, got, *rest: days.append([a.sha for a in got]) or real_many(repo, got, *rest),
+    )
+    first = await run_eval(repo, store)
+    assert one == [] and len(days) == 4
+    assert sorted(sha for day in days for sha in day) == sorted(j.sha for j in first.judged)
+    again = await run_eval(repo, store)
+    assert len(days) == 4 and [j.importance for j in again.judged] == [j.importance for j in first.judged]
+
+
 async def test_a_horizon_long_enough_counts_the_late_fix(known, store):
     repo, shas = known
     result = await run_eval(repo, store, horizon_days=60)

@@ -84,6 +84,21 @@ def test_analysis_cache_key(tmp_path):
     assert store.get_analysis("o/n", "abc123", "m1", "p1", "en") is None
 
 
+def test_several_analyses_saved_in_one_transaction(tmp_path, monkeypatch):
+    store = Store(tmp_path / "d.db")
+    made = [
+        Analysis(sha=sha, importance=Importance.LOW, importance_reason="r", change_type=ChangeType.BUGFIX,
+                 summary="s", lang="en")
+        for sha in ("a1", "b2", "c3")
+    ]  # fmt: skip
+    opened: list[object] = []
+    real = store.transaction
+    monkeypatch.setattr(store, "transaction", lambda: opened.append(1) or real())
+    store.save_analyses("o/n", made, "heuristic", "h1")
+    assert len(opened) == 1
+    assert [store.get_analysis("o/n", a.sha, "heuristic", "h1", "en") for a in made] == made
+
+
 def test_newer_schema_is_refused(tmp_path):
     path = tmp_path / "d.db"
     conn = sqlite3.connect(path)
