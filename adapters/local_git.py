@@ -45,6 +45,10 @@ log = logging.getLogger(__name__)
 DEFAULT_SINCE_MARGIN = timedelta(days=30)
 BATCH_SIZE = 50  # commits per `git log -p` call: few processes, bounded output per call
 GIT_TIMEOUT = 300.0  # seconds; only local work, so anything longer is a hung process
+# `git log --numstat` diffs every file of every commit: months of history are seconds of one core (the
+# file list alone is a tenth of that). A long span is read by one process per core, in contiguous parts.
+HISTORY_PASSES = max(1, min(4, os.cpu_count() or 1))
+MIN_COMMITS_PER_PASS = 250  # fewer are not worth a process of their own
 
 _SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,40}")
 _FULL_SHA = re.compile(rb"[0-9a-f]{40}(?:[0-9a-f]{24})?")
@@ -183,12 +187,14 @@ class LocalGitSource:
         *,
         since_margin: timedelta = DEFAULT_SINCE_MARGIN,
         batch_size: int = BATCH_SIZE,
+        history_passes: int = HISTORY_PASSES,
     ) -> None:
         if not _REMOTE_NAME.fullmatch(remote):
             raise InputError(f"bad remote name {remote!r}")
         self.remote = remote
         self.since_margin = since_margin
         self.batch_size = max(1, batch_size)
+        self.history_passes = max(1, history_passes)
         self._git = shutil.which("git")
         if self._git is None:
             raise SourceError(NO_GIT)
@@ -272,9 +278,9 @@ class LocalGitSource:
     ) -> list[PastCommit]:
         """The branch's first-parent commits with committer dates in [since, until), oldest first,
         with their messages and the paths they touched (no patches), no quota: the span's commits are
-        listed (headers only, cheap), then one `git log` pass reads exactly those as it streams, so no
-        commit outside the span costs a diff. `progress` (called from a worker thread) gets the
-        commits read so far."""
+        listed (headers only, cheap), then `git log` reads exactly those as it streams, so no commit
+        outside the span costs a diff: one process per part of a long span (HISTORY_PASSES at once).
+        `progress` (called from worker threads) gets the commits read so far."""
         tip = await self._resolve_branch(branch)
         shas = await self._shas_in_window(tip, since, until)
         if not shas:
@@ -282,13 +288,24 @@ class LocalGitSource:
         nonce = secrets.token_hex(16)
         args = ["log", "--no-walk=unsorted", "--stdin", "--diff-merges=first-parent", "--no-renames"]
         args += ["--numstat", "--encoding=UTF-8", f"--format={nonce}%H %ct%x09%an%x09%ae%n%B{nonce}"]
-        out = await asyncio.to_thread(self._stream_history, args, "\n".join(shas) + "\n", nonce, progress)
-        return [c for c in _parse_history(_text(out), nonce) if since <= c.committed_at < until][::-1]
+        counter = _ReadCount(len(shas), progress)
+        parts = _parts(shas, min(self.history_passes, -(-len(shas) // MIN_COMMITS_PER_PASS)))
+        outs = await asyncio.gather(
+            *(
+                asyncio.to_thread(self._stream_history, args, "\n".join(p) + "\n", nonce, counter)
+                for p in parts
+            )
+        )
+        counter.done()
+        # the parts are contiguous runs of the newest-first list: joined in order, the output is one pass's
+        return [c for c in _parse_history(_text(b"".join(outs)), nonce) if since <= c.committed_at < until][
+            ::-1
+        ]
 
-    def _stream_history(self, args: list[str], stdin: str, nonce: str, progress: Progress | None) -> bytes:
+    def _stream_history(self, args: list[str], stdin: str, nonce: str, counter: _ReadCount) -> bytes:
         """`git log --stdin` output, read as it comes (for a progress bar over the commits listed)."""
         total = stdin.count("\n")
-        marker, seen = nonce.encode(), 0
+        marker, seen, told = nonce.encode(), 0, 0
         with tempfile.TemporaryFile() as errors:
             proc = self._popen(args, stdin=subprocess.PIPE, stderr=errors)
             timer = threading.Timer(GIT_TIMEOUT, proc.kill)
@@ -301,9 +318,10 @@ class LocalGitSource:
                     proc.stdin.close()
                 while chunk := proc.stdout.read1(1 << 20):
                     chunks.append(chunk)
-                    if progress is not None:
-                        seen += chunk.count(marker)  # two per commit (a marker cut in two: one less)
-                        progress(min(total, seen // 2), total)
+                    seen += chunk.count(marker)  # two per commit (a marker cut in two: one less)
+                    now = min(total, seen // 2)
+                    counter.add(now - told)
+                    told = now
                 code = proc.wait()
             finally:
                 timer.cancel()
@@ -315,8 +333,7 @@ class LocalGitSource:
                 if code < 0:
                     raise SourceError(f"git log ran over {GIT_TIMEOUT:.0f} s in {self.git_dir}")
                 raise SourceError(f"git log failed in {self.git_dir}: {_first_line(errors.read())}")
-        if progress is not None:
-            progress(total, total)
+        counter.add(total - told)
         return b"".join(chunks)
 
     async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
@@ -653,6 +670,38 @@ def _hunks(lines: list[bytes]) -> str | None:
     while body and not body[-1]:  # the output's final newline; a blank context line is " "
         body.pop()
     return _text(b"\n".join(body))
+
+
+def _parts(items: list[str], n: int) -> list[list[str]]:
+    """`items` cut into n (at least one) contiguous runs of nearly equal length, in order."""
+    n = max(1, min(n, len(items)))
+    size, extra = divmod(len(items), n)
+    cuts = [i * size + min(i, extra) for i in range(n + 1)]
+    return [items[cuts[i] : cuts[i + 1]] for i in range(n)]
+
+
+class _ReadCount:
+    """The commits the history passes have read, summed and reported in order: one running total for the
+    progress bar, whichever worker thread read them."""
+
+    def __init__(self, total: int, progress: Progress | None) -> None:
+        self.total = total
+        self.read = 0
+        self._progress = progress
+        self._lock = threading.Lock()
+
+    def add(self, n: int) -> None:
+        if self._progress is None or n <= 0:
+            return
+        with self._lock:
+            self.read = min(self.total, self.read + n)
+            self._progress(self.read, self.total)
+
+    def done(self) -> None:
+        if self._progress is not None:
+            with self._lock:
+                self.read = self.total
+                self._progress(self.total, self.total)
 
 
 def _parse_history(text: str, nonce: str) -> list[PastCommit]:

@@ -684,3 +684,32 @@ async def test_history_of_an_empty_span_starts_no_log(repo: GitRepo) -> None:
     repo.commit("[Core] Before (#1)", files={"src/a.py": "x = 1\n"}, when="2025-08-01T10:00:00+00:00")
     src = LocalGitSource(repo.path)
     assert await src.history("main", datetime(2025, 9, 1, tzinfo=UTC), datetime(2025, 9, 2, tzinfo=UTC)) == []
+
+
+async def test_a_long_span_read_in_several_passes_is_the_same_history(repo: GitRepo, monkeypatch) -> None:
+    """One `git log` per part of the span (parts of at least MIN_COMMITS_PER_PASS commits, here 1): the
+    commits, their order and files are those of one pass, and the progress is one running total."""
+    import adapters.local_git as local_git
+
+    shas = [
+        repo.commit(f"[Core] Change {i} (#{i + 1})", files={f"src/m{i % 3}.py": "y\n" * (i + 1)},
+                    when=f"2025-09-{i + 1:02d}T10:00:00+00:00")
+        for i in range(7)
+    ]  # fmt: skip
+    span = ("main", datetime(2025, 9, 1, tzinfo=UTC), datetime(2025, 9, 30, tzinfo=UTC))
+    one = await LocalGitSource(repo.path, history_passes=1).history(*span)
+    monkeypatch.setattr(local_git, "MIN_COMMITS_PER_PASS", 1)
+    seen: list[tuple[int, int]] = []
+    three = await LocalGitSource(repo.path, history_passes=3).history(
+        *span, progress=lambda done, total: seen.append((done, total))
+    )
+    assert [c.sha for c in one] == shas and three == one
+    assert seen[-1] == (7, 7) and [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+def test_parts_are_contiguous_runs_of_nearly_equal_length() -> None:
+    from adapters.local_git import _parts
+
+    items = [str(i) for i in range(10)]
+    assert _parts(items, 3) == [items[0:4], items[4:7], items[7:10]]
+    assert _parts(items, 1) == [items] and _parts(items[:2], 5) == [["0"], ["1"]]
