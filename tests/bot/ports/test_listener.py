@@ -92,9 +92,11 @@ async def test_a_flood_past_the_cap_lets_a_probe_in_and_leaves_the_other_port_an
         await other_runner.cleanup()
     assert probe.status_code == 200 and beside.status_code == 200
     assert open_now <= 16 and flooded.evicted >= 300 - 16
-    # A loop the flood blocked would stall for seconds (300 clients); 1 s leaves room for a loaded 2-core
-    # CI machine, where 0.53 s was seen with seven busy processes.
+    # A loop the flood blocked would stall for seconds (300 clients); 1 s leaves room for one scheduling
+    # spike on a loaded 2-core CI machine (0.53 s was seen with seven busy processes), and most ticks must
+    # still be on time (their median was 2-4 ms there).
     assert max(lags) < 1.0
+    assert sorted(lags)[len(lags) // 2] < 0.1
 
 
 def test_the_cap_leaves_most_descriptors_to_the_rest_of_the_service():
