@@ -296,11 +296,9 @@ class LocalGitSource:
                 for p in parts
             )
         )
-        counter.done()
         # the parts are contiguous runs of the newest-first list: joined in order, the output is one pass's
-        return [c for c in _parse_history(_text(b"".join(outs)), nonce) if since <= c.committed_at < until][
-            ::-1
-        ]
+        newest_first = _parse_history(_text(b"".join(outs)), nonce)
+        return [c for c in newest_first if since <= c.committed_at < until][::-1]
 
     def _stream_history(self, args: list[str], stdin: str, nonce: str, counter: _ReadCount) -> bytes:
         """`git log --stdin` output, read as it comes (for a progress bar over the commits listed)."""
@@ -691,17 +689,12 @@ class _ReadCount:
         self._lock = threading.Lock()
 
     def add(self, n: int) -> None:
+        """n more read; each pass adds up to its own count, so the passes together end at the total."""
         if self._progress is None or n <= 0:
             return
         with self._lock:
-            self.read = min(self.total, self.read + n)
+            self.read += n
             self._progress(self.read, self.total)
-
-    def done(self) -> None:
-        if self._progress is not None:
-            with self._lock:
-                self.read = self.total
-                self._progress(self.total, self.total)
 
 
 def _parse_history(text: str, nonce: str) -> list[PastCommit]:

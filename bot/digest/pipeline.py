@@ -211,7 +211,8 @@ async def analyse_commits(
             return  # a fallback is not cached: the next run tries the analyser again
         saved.add(result.sha)
         if not save_each:
-            return held.append(result)
+            held.append(result)
+            return
         # Written at once, in a worker thread: an interrupted run keeps it even if this task is cancelled.
         writes.append(
             loop.run_in_executor(

@@ -77,19 +77,16 @@ FOLLOWUP_HORIZON_DAYS = 30  # how long after a commit `analyze` looks for what r
 
 
 async def learn_followups_of(
-    source: Any, store: Store, branch: str, commit: Commit, day_start: datetime | None = None
+    source: Any, store: Store, branch: str, commit: Commit, day_start: datetime
 ) -> int:
     """Store the links from the commit to the later commits (within FOLLOWUP_HORIZON_DAYS) that revert or
     fix it, read from the branch's history: `digestbot analyze` of an old commit then says so even when
     no digest ever covered the later days. Best effort: a source without history, or failing, adds none.
     day_start: where analyze's ranking read of the history ended (the start of the commit's day in the
-    digests' zone; its UTC day when not given): the read starts there, so the stored range grows
-    instead of being replaced."""
+    digests' zone): the read starts there, so the stored range grows instead of being replaced."""
 
     since = commit.committed_at.astimezone(UTC)
     until = min(since + timedelta(days=FOLLOWUP_HORIZON_DAYS), datetime.now(UTC))
-    if day_start is None:
-        day_start = since.replace(hour=0, minute=0, second=0, microsecond=0)
     try:
         if since >= until or not await sync_history(source, store, branch, day_start, until):
             return 0
