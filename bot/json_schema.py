@@ -378,7 +378,7 @@ class KeyScoreJSON(_Out):
 
 class NotesCategoryJSON(_Out):
     category: str = Field(
-        description="breaking, feature, change, deprecation, performance, fix, docs, internal, other, unlisted"
+        description="breaking, feature, change, deprecation, performance, fix, dependencies, docs, internal, other, unlisted"
     )
     commits: int
     high: int

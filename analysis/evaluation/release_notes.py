@@ -7,8 +7,10 @@ Formats read (Markdown or reStructuredText, any mix of them):
   name a category by general words: "Breaking changes", "Backwards-incompatible", "Removed" → breaking;
   "New features", "Added", "Enhancements" → feature; "Changes"/"Changed" → change (of existing
   behaviour); "Deprecations"; "Performance"; "Fixes", "Bug fixes", "Security" → fix; "Docs",
-  "Documentation", "Translations" → docs; "Internal", "Refactors", "CI", "Chores", "Maintenance",
-  "Tests", "Packaging", "Dependencies", "Upgrades" → internal. A heading with no category word (a
+  "Documentation", "Translations" → docs; "Packaging", "Dependencies", "Upgrades" → dependencies (what
+  users install changed: a new version of a runtime dependency changes what they get, so it is neither
+  internal nor, by itself, a feature); "Internal", "Refactors", "CI", "Chores", "Maintenance", "Tests",
+  "Build" → internal. A heading with no category word (a
   version, "What's Changed", "Language", a component name) adds none: its items keep the category of
   the nearest heading above that has one, else they are listed without a category ("other").
 - "New Contributors", "Contributors", "Thanks" sections list people, not changes: ignored.
@@ -21,7 +23,7 @@ Formats read (Markdown or reStructuredText, any mix of them):
   another repository (`other/repo#12`, a URL of another repository) is not this repository's: the notes'
   own repository is the one their pull-request URLs name most often, or the caller's when it is among them.
 - A pull request listed twice keeps its most significant category (breaking > feature > change >
-  deprecation > performance > fix > docs > internal > other).
+  deprecation > performance > fix > dependencies > docs > internal > other).
 
 `notes_key` decides what an unlisted pull request means; see its docstring.
 
@@ -48,6 +50,7 @@ class Category(StrEnum):
     DEPRECATION = "deprecation"
     PERFORMANCE = "performance"
     FIX = "fix"
+    DEPENDENCIES = "dependencies"  # what users install: packaging, dependency upgrades
     DOCS = "docs"
     INTERNAL = "internal"
     OTHER = "other"  # listed under no heading or prefix that names a category
@@ -84,11 +87,11 @@ _HEADING_WORDS: tuple[tuple[str, str], ...] = (
         r"breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|removals?|compatibility",
     ),
     (Category.DEPRECATION, r"deprecat\w*"),
+    (Category.DEPENDENCIES, r"packaging|dependenc\w*|deps|upgrades?|bumps?"),
     (
         Category.INTERNAL,
-        r"internals?|refactor\w*|ci|chores?|maintenance|tests?|testing|packaging|build|builds|"
-        r"dependenc\w*|deps|upgrades?|bumps?|infrastructure|tooling|development|code quality|"
-        r"clean[- ]?ups?|lint\w*",
+        r"internals?|refactor\w*|ci|chores?|maintenance|tests?|testing|build|builds|"
+        r"infrastructure|tooling|development|code quality|clean[- ]?ups?|lint\w*",
     ),
     (Category.DOCS, r"docs?|documentation|translations?|i18n|l10n|examples?|tutorials?"),
     (Category.PERFORMANCE, r"perf|performance|speed[- ]?ups?|optimi[sz]\w*"),

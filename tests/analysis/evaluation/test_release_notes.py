@@ -19,13 +19,14 @@ from analysis.evaluation.release_notes import (
     parse,
 )
 
-B, F, C, D, P, X, DOC, INT, OTH = (
+B, F, C, D, P, X, DEP, DOC, INT, OTH = (
     Category.BREAKING,
     Category.FEATURE,
     Category.CHANGE,
     Category.DEPRECATION,
     Category.PERFORMANCE,
     Category.FIX,
+    Category.DEPENDENCIES,
     Category.DOCS,
     Category.INTERNAL,
     Category.OTHER,
@@ -64,12 +65,14 @@ B, F, C, D, P, X, DOC, INT, OTH = (
         ("Internal Changes", INT),
         ("Minor Internal Improvements", INT),
         ("Refactors", INT),
-        ("Upgrades", INT),
-        ("Packaging", INT),
+        ("Upgrades", DEP),
+        ("Packaging", DEP),
+        ("Dependency updates", DEP),
+        ("Build", INT),
         ("CI", INT),
         ("Chores", INT),
         ("Maintenance", INT),
-        ("Dependencies", INT),
+        ("Dependencies", DEP),
         ("Improved Documentation", DOC),
         ("New Contributors", "ignore"),
         ("Contributors", "ignore"),
@@ -172,11 +175,19 @@ def test_github_whats_changed_with_category_headings():
         303: C,
         304: INT,  # the innermost heading with a category word decides
         305: X,  # a first-contribution line lists nobody's change
-        306: INT,
+        306: DEP,  # what users install changed: not internal
         290: OTH,  # a patch release's flat list names no category
     }
     assert 77 not in notes.prs and 78 not in notes.prs and 399 not in notes.prs
-    assert notes.counts == {"breaking": 1, "feature": 1, "change": 1, "fix": 1, "internal": 2, "other": 1}
+    assert notes.counts == {
+        "breaking": 1,
+        "feature": 1,
+        "change": 1,
+        "fix": 1,
+        "dependencies": 1,
+        "internal": 1,
+        "other": 1,
+    }
 
 
 def test_the_callers_repository_decides_which_links_are_its_own():
@@ -438,7 +449,7 @@ PYDANTIC_EXCERPT = """\
 
 
 def test_a_real_excerpt():
-    assert parse(PYDANTIC_EXCERPT, "pydantic/pydantic").prs == {11580: F, 11591: X, 11631: INT}
+    assert parse(PYDANTIC_EXCERPT, "pydantic/pydantic").prs == {11580: F, 11591: X, 11631: DEP}
 
 
 def test_candidates_are_a_bounded_list_in_order():
