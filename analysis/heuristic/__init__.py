@@ -74,8 +74,9 @@ from analysis.models import Analysis, ChangeType, Commit, Importance
 if TYPE_CHECKING:
     from analysis.history.index import HistoryFacts
 # h3: a revert of a revert is summarised as restoring the change; h4: impact and risk scores (issue 16);
-# h5: dependency changes a risk floor, not impact; shorter reason lines; surface facts of records and guards narrowed
-RUBRIC_VERSION = "h5"
+# h5: dependency changes a risk floor, not impact; shorter reason lines; surface facts of records and guards narrowed;
+# h6: requirements files for CI jobs, translation or release scripts are not what users install
+RUBRIC_VERSION = "h6"
 
 
 def counted_lines(commit: Commit) -> int:

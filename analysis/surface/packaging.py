@@ -63,9 +63,12 @@ _BACKENDS = {
     "scikit_build_core": "scikit-build",
     "mesonpy": "meson",
 }
-# requirement files whose name says they are not what users install
+# A requirements file named for a development task (tests, docs, CI jobs, translation or release
+# scripts) installs tools for the maintainers, not what users get.
 _DEV_REQUIREMENTS = re.compile(
-    r"(^|[^a-z])(dev|test|tests|testing|doc|docs|lint|ci|bench|benchmark|build|typing|mypy|format|style|coverage)([^a-z]|$)"
+    r"(^|[^a-z])(dev|develop|development|test|tests|testing|doc|docs|lint|ci|bench|benchmark|build|"
+    r"typing|mypy|format|style|coverage|github|actions|workflows?|translations?|i18n|l10n|release|"
+    r"publish|deploy|pre-commit|precommit|tools?|tooling|scripts?|examples?|notebooks?|tox|nox)([^a-z]|$)"
 )
 _PY_CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d+\.\d+)$")
 

@@ -234,6 +234,14 @@ def test_requirements_files_count_unless_named_for_development():
     ] == ["torch"]
     assert dependency_changes("requirements/test.txt", "pytest\n", "pytest>=8\n") == []
     assert dependency_changes("requirements-dev.txt", "ruff\n", "ruff>=0.6\n") == []
+    # files for CI jobs, translation or release scripts install the maintainers' tools
+    for name in (
+        "requirements-github-actions.txt",
+        "requirements-translations.txt",
+        "requirements/release.txt",
+    ):
+        assert dependency_changes(name, "httpx==0.27\n", "httpx==0.28\n") == [], name
+    assert [c.name for c in dependency_changes("requirements/cuda.txt", "torch\n", "torch>=2\n")] == ["torch"]
 
 
 def test_package_json_and_cargo_dependencies():
