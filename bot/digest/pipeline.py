@@ -27,7 +27,7 @@ from analysis.history.reverts import mark_reverted
 from analysis.models import Analysis, Commit, Digest, Importance, key_of
 from analysis.refs import Ref
 from analysis.window import day_window
-from bot.digest.analyzers import Analyzer
+from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
 from bot.digest.history import day_history, history_synced
 from bot.digest.radar import attach_followups, learn_followups_of, with_original_notes
 from bot.digest.surface import fill_surface, with_stored_surface
@@ -113,6 +113,8 @@ async def build_digest(
             progress=progress,
             stats=stats,
             history=history,
+            # the heuristic's analyses cost nothing to redo: a day's are stored in one transaction
+            save_each=not isinstance(analyzer, HeuristicAnalyzer),
         )
         if synced is not None:
             await synced
