@@ -1,5 +1,5 @@
 """`python -m bot.cli`: the `digestbot` command without its console script (tests, a checkout)."""
 
-from bot.cli.main import main
+from bot.cli.main import script
 
-main()
+script()

@@ -40,8 +40,9 @@ for _verb in (digest, analyze, post, run, status, logs, weekly, eval_command):
 
 
 def main() -> None:
-    """The `digestbot` console script. The store is closed when the verb ends, so its write-ahead log is
-    folded into the database file (a copy or backup of that one file holds every row)."""
+    """The `digestbot` command, ending in SystemExit like any click program (tests run it in-process).
+    The store is closed when the verb ends, so its write-ahead log is folded into the database file (a
+    copy or backup of that one file holds every row)."""
     obj = Ctx()
     try:
         cli(prog_name="digestbot", obj=obj)
@@ -51,5 +52,17 @@ def main() -> None:
         obj.close()
 
 
+def script() -> None:
+    """The `digestbot` console script and `python -m bot.cli`: `main`, then the process ends at once
+    with its exit status, output flushed, skipping the interpreter's teardown (bot/cli/exit.py)."""
+    from bot.cli.exit import end_process
+
+    try:
+        main()
+    except SystemExit as exc:
+        end_process(exc.code)
+    end_process(0)
+
+
 if __name__ == "__main__":
-    main()
+    script()

@@ -131,6 +131,12 @@ class _Plan:
 _CPU_POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-cpu")
 
 
+def stop_cpu_worker() -> None:
+    """Wait for the CPU worker's queued work and end its thread, as the interpreter does at exit: for a
+    process that ends without the interpreter's teardown (bot/cli/exit.py). No call can follow."""
+    _CPU_POOL.shutdown(wait=True)
+
+
 async def _cpu(func: Callable[..., R], *args: Any, **kwargs: Any) -> R:
     return await asyncio.get_running_loop().run_in_executor(_CPU_POOL, partial(func, *args, **kwargs))
 

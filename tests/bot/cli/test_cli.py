@@ -273,8 +273,8 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def _console_script(code: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """`digestbot ARGS` as its console script runs it (bot.cli.main:main ends the process), after `code`."""
-    script = f"import sys\n{code}\nfrom bot.cli.main import main\nsys.argv = ['digestbot', *{list(args)!r}]\nmain()\n"
+    """`digestbot ARGS` as its console script runs it (bot.cli.main:script ends the process), after `code`."""
+    script = f"import sys\n{code}\nfrom bot.cli.main import script\nsys.argv = ['digestbot', *{list(args)!r}]\nscript()\n"
     return subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60
     )
