@@ -101,10 +101,11 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
     the_repo = repos.pop() if repos else repo or settings.digest_repo
 
     async def go():
-        from analysis.refs import Ref
-        from bot.digest.pipeline import analyse_ref, pick_branch
-
         async with opened(obj, analyzer, the_repo, git_dir) as (source, chosen):
+            # Imported once the analyser is made: an LLM's SDK is being imported meanwhile (bot/app.py).
+            from analysis.refs import Ref
+            from bot.digest.pipeline import analyse_ref, pick_branch
+
             the_branch = await pick_branch(source, branch, settings)
             results = []
             for ref in parsed:
@@ -138,11 +139,12 @@ async def build_day(
     obj: Ctx, repo, git_dir, branch, analyzer, day, zone_info, lang, refresh, bars: StageBars
 ):
     """The day's digest from the source options (shared by `digest` and `post`)."""
-    from bot.digest.pipeline import build_digest, pick_branch
-
     settings = obj.settings
     try:
         async with opened(obj, analyzer, repo or settings.digest_repo, git_dir) as (source, chosen):
+            # Imported once the analyser is made: an LLM's SDK is being imported meanwhile (bot/app.py).
+            from bot.digest.pipeline import build_digest, pick_branch
+
             return await build_digest(
                 source,
                 obj.store,
