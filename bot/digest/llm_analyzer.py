@@ -198,6 +198,13 @@ class LLMAnalyzer:
     async def aclose(self) -> None:
         await self.client.aclose()
 
+    async def ready(self) -> None:
+        """Until a call can go out at once (a client whose SDK is imported in the background waits for
+        it, bot/app.py): what a card's radar waits for before its own work (pipeline.analyse_ref)."""
+        ready = getattr(self.client, "ready", None)
+        if ready is not None:
+            await ready()
+
     # -- the day ----------------------------------------------------------------------------------
     async def analyze(
         self,

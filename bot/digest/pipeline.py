@@ -390,14 +390,32 @@ async def analyse_ref(
         or store.get_analysis(source.repo, commit.sha, analyzer.model, analyzer.prompt_version, lang) is None
     ):
         history = await day_history(source, store, branch, [commit], cutoff, history_days)
-    # The radar's read of the branch after the commit runs beside the card's call, not after it; from the
-    # ranking's cutoff, so that both extend the stored history range.
-    analyses, _ = await asyncio.gather(
-        analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history),
-        learn_followups_of(source, store, branch, commit, cutoff),
+    analysing = asyncio.ensure_future(
+        analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history)
     )
+
+    async def radar() -> None:
+        # The radar's read of the branch after the commit runs beside the card's call, not after it; from
+        # the ranking's cutoff, so that both extend the stored history range. It starts once the call can
+        # go out (an LLM's SDK imported) or the analysis is done: its work would delay the call (issue 21).
+        await _ready_or_done(analyzer, analysing)
+        await learn_followups_of(source, store, branch, commit, cutoff)
+
+    analyses, _ = await asyncio.gather(analysing, radar())
     notes = await asyncio.to_thread(with_original_notes, store, source.repo, analyses[commit.sha], lang)
     return commit, notes
+
+
+async def _ready_or_done(analyzer: Analyzer, analysing: asyncio.Future[Any]) -> None:
+    """Until the analyser can send its call at once (`ready`, when it has one) or `analysing` is done."""
+    ready = getattr(analyzer, "ready", None)
+    if ready is None:
+        return
+    waiting = asyncio.ensure_future(ready())
+    try:
+        await asyncio.wait({waiting, analysing}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        waiting.cancel()
 
 
 async def pick_branch(source: Any, branch: str | None, settings: Any) -> str:

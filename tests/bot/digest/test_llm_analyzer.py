@@ -690,6 +690,27 @@ async def test_a_days_cpu_and_store_work_runs_off_the_event_loop(
     assert seen == {"select_diff": {False}, "ground": {False}, "save_analysis": {False}}
 
 
+async def test_ready_waits_for_the_sdks_import_builds_nothing_and_turns_the_collector_back_on():
+    """`ready` (what a card's radar waits for) returns once the preload is imported; the cyclic garbage
+    collector, paused during that import, is on again; no client is built by it, and a cancelled wait
+    leaves the import to finish."""
+    import asyncio
+    import gc
+    import sys
+
+    from bot.app import DeferredLLM
+
+    built: list[int] = []
+    assert gc.isenabled()
+    client = DeferredLLM("m", lambda: built.append(1), preload="pyclbr")  # type: ignore[arg-type,return-value]
+    cancelled = asyncio.ensure_future(client.ready())
+    await asyncio.sleep(0)
+    cancelled.cancel()
+    await client.ready()
+    assert "pyclbr" in sys.modules and gc.isenabled() and built == []
+    await client.aclose()
+
+
 async def test_the_client_is_built_at_its_first_call_its_sdk_imported_meanwhile(fake, store, tmp_path):
     """make_analyzer does not wait for the SDK's import (it runs in a worker thread beside the run's git
     reads and history facts); the first call builds the client, and every call is logged as before."""

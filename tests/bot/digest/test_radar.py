@@ -194,6 +194,54 @@ async def test_analyze_of_the_original_says_reverted_by_what_and_when(store):
     assert not any("Reverted" in n or "Fixed forward" in n for n in untouched.notes)
 
 
+async def test_a_cards_radar_starts_once_its_call_can_go_out(store, monkeypatch):
+    """The radar's read of the branch would slow the way to the card's call (an LLM's SDK still being
+    imported): it starts when the analyser is ready to send, and the card reads the same."""
+    from bot.digest import pipeline
+
+    await day(store, DAY1)
+    store_links(store)
+    events: list[str] = []
+    can_send, answered = asyncio.Event(), asyncio.Event()
+
+    class Importing(FixedAnalyzer):
+        async def ready(self) -> None:
+            await can_send.wait()
+
+        async def analyze(self, commits: list[Commit], lang: str, *args: Any, **kw: Any):
+            events.append("call")
+            await answered.wait()
+            return await super().analyze(commits, lang, *args, **kw)
+
+    radar = pipeline.learn_followups_of
+
+    async def spied(*args: Any) -> int:
+        events.append("radar")
+        return await radar(*args)
+
+    monkeypatch.setattr(pipeline, "learn_followups_of", spied)
+    source = MemorySource(REPO, COMMITS)
+    card = asyncio.ensure_future(
+        analyse_ref(
+            source, store, Importing(), parse_ref(FAST.sha[:10]), branch="main", lang="en", refresh=True
+        )
+    )
+    await until(lambda: events == ["call"])
+    await asyncio.sleep(0)  # the radar had its turns on the loop: it waits for the analyser
+    assert events == ["call"]
+    can_send.set()
+    await until(lambda: events == ["call", "radar"])
+    answered.set()
+    _, analysis = await card
+    assert analysis.notes[0] == f"Reverted on 2026-01-27 by #2010 “{REVERT.title}”"
+
+
+async def until(condition: Any) -> None:
+    async with asyncio.timeout(10):
+        while not condition():
+            await asyncio.sleep(0.001)
+
+
 # --- banners on Slack -----------------------------------------------------------------------------------
 
 
