@@ -29,9 +29,10 @@ import ast
 import hashlib
 import re
 import sys
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from analysis.models import SurfaceChange, SurfaceKind
 
@@ -166,6 +167,15 @@ _NESTED_CALL_WORDS = re.compile(
     r"add_argument|option|env|add_|route|urlpatterns|deprecat|warn", re.IGNORECASE
 )
 
+# Nodes the calls walk neither records nor finds anything under: names, constants, contexts and operators.
+_INERT = (ast.expr_context, ast.Name, ast.Constant, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+# The line boundaries str.splitlines knows besides "\n" (a text with one is searched line by line).
+_OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# The characters other than ASCII letters that a case-insensitive search matches to an ASCII letter, or that
+# lower to one: without them, a lowered text searched case-sensitively matches the same lines, several times
+# faster than re.IGNORECASE.
+_CASE_FOLDS = re.compile("[\u0130\u0131\u017f\u212a]")
+
 
 @dataclass(frozen=True, slots=True)
 class FileSurface:
@@ -175,12 +185,32 @@ class FileSurface:
     shapes: dict[tuple[SurfaceKind, str], str] = field(default_factory=dict)  # (ADDED|REMOVED, name) → shape
 
 
-@dataclass(slots=True)
 class _Param:
-    name: str
-    kind: str  # posonly | pos | vararg | kwonly | kwarg
-    default: ast.expr | None
-    annotation: str
+    """A parameter; its annotation is dumped only when a comparison pairs parameters (a changed signature)."""
+
+    __slots__ = ("_annotation", "_arg", "default", "kind", "name")
+
+    def __init__(self, name: str, kind: str, default: ast.expr | None, arg: ast.arg) -> None:
+        self.name, self.kind, self.default, self._arg = name, kind, default, arg  # kind: posonly | pos | ...
+        self._annotation: str | None = None
+
+    @property
+    def annotation(self) -> str:
+        if self._annotation is None:
+            self._annotation = _ann(self._arg)
+        return self._annotation
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _Param):
+            return NotImplemented
+        return (self.name, self.kind, self.default, self.annotation) == (
+            other.name,
+            other.kind,
+            other.default,
+            other.annotation,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class _Def:
@@ -195,19 +225,27 @@ class _Def:
         public: bool,
         *,
         node: ast.AST | None = None,
-        params: list[_Param] | None = None,
+        signature: tuple[ast.arguments, bool] | None = None,  # (arguments, method): params when asked
         value: ast.expr | None = None,  # constants
         source: str = "",  # its text: an identical text cannot have changed
         origin: str = "",  # imports: where the name comes from
     ) -> None:
         self.qualname, self.kind, self.line, self.public = qualname, kind, line, public
-        self.node, self.params, self.value, self.source, self.origin = (
+        self.node, self.signature, self.value, self.source, self.origin = (
             node,
-            params or [],
+            signature,
             value,
             source,
             origin,
         )
+
+    @cached_property
+    def params(self) -> list[_Param]:
+        """Only a changed function's parameters are compared: most are never needed."""
+        if self.signature is None:
+            return []
+        args, method = self.signature
+        return _params(args, method=method)
 
     @cached_property
     def shape(self) -> str:
@@ -246,10 +284,17 @@ class _Def:
 class _Field:
     name: str
     line: int
-    annotation: str
+    annotation_node: ast.expr
     default: ast.expr | None
     deprecated: bool = False
-    annotation_text: str = ""  # the annotation as written
+
+    @property
+    def annotation(self) -> str:  # dumped only when a renamed field is paired
+        return _dump(self.annotation_node)
+
+    @property
+    def annotation_text(self) -> str:  # the annotation as written; only a configuration's are read
+        return ast.unparse(self.annotation_node)
 
 
 @dataclass(slots=True)
@@ -260,10 +305,16 @@ class _ConfigClass:
     fields: dict[str, _Field] = field(default_factory=dict)
     members: set[str] = field(default_factory=set)  # methods, properties and other attributes
     _strings: frozenset[str] | None = None
+    _names: set[str] | None = None
 
     def annotation_names(self) -> set[str]:
-        """The names its fields' annotations mention: the records a configuration holds."""
-        return {n for f in self.fields.values() for n in re.findall(r"[A-Za-z_]\w*", f.annotation_text)}
+        """The names its fields' annotations mention: the records a configuration holds (asked once the
+        fields are all collected, so kept)."""
+        if self._names is None:
+            self._names = {
+                n for f in self.fields.values() for n in re.findall(r"[A-Za-z_]\w*", f.annotation_text)
+            }
+        return self._names
 
     def serves(self, name: str) -> bool:
         """Whether the class still answers to an old field name: a member under it, or the name written as
@@ -324,7 +375,10 @@ def python_surface(
     new = _parse(after, init) if after is not None else _Module()
     if old is None or new is None:
         return FileSurface([])
-    return _Compare(path, module, public, old, new).run()
+    try:
+        return _Compare(path, module, public, old, new).run()
+    except RecursionError:  # a definition too deeply nested to compare (its shape, an annotation's dump)
+        return FileSurface([])
 
 
 def _parse(text: str, package_init: bool = False) -> _Module | None:
@@ -354,7 +408,10 @@ class _Collector:
         self._records: dict[str, _ConfigClass] = {}
 
     def module(self, tree: ast.Module, text: str) -> None:
-        self._lines = text.splitlines()
+        self._text, self._lines = text, text.splitlines()
+        # whether str.splitlines splits at "\n" alone (as the parser numbers lines): then a line's index
+        # is the count of "\n" before it
+        self._plain_lines = _OTHER_LINE_BREAKS.search(text) is None
         self.out.tree = tree
         self.out.exports = _literal_all(tree)
         self._body(tree.body, top=True)
@@ -388,7 +445,7 @@ class _Collector:
                 continue
             self.out.defs.setdefault(
                 f"{heir}.{rest}",
-                _Def(f"{heir}.{rest}", d.kind, d.line, True, node=d.node, params=d.params, value=d.value,
+                _Def(f"{heir}.{rest}", d.kind, d.line, True, node=d.node, signature=d.signature, value=d.value,
                      source=d.source, origin=d.origin),
             )  # fmt: skip
 
@@ -436,9 +493,9 @@ class _Collector:
         if config is not None:
             config.members.add(node.name)
         is_property = any(_name_of(d) in ("property", "cached_property") for d in node.decorator_list)
-        params = [] if is_property else _params(node.args, method=bool(self._scope))
+        signature = None if is_property else (node.args, bool(self._scope))
         self.out.defs[qual] = _Def(
-            qual, "function", node.lineno, public, node=node, params=params, source=self._source(node)
+            qual, "function", node.lineno, public, node=node, signature=signature, source=self._source(node)
         )
         self._decorators(node, qual)
 
@@ -576,26 +633,68 @@ class _Collector:
     def _calls(self, tree: ast.Module) -> None:
         """A walk with the enclosing function or class of each node, for options, environment variables,
         route tables and deprecations; only into the statements whose text has a word they need (a
-        module's functions mostly have none)."""
+        module's functions mostly have none). Whether a statement's text has one is looked up among the
+        lines where the words are (one search of the module per word list): searching each statement's
+        text searched a line again at every depth of nesting."""
+        words, nested = self._word_lines(_CALL_WORDS), None
         stack: list[tuple[ast.AST, str]] = []
         for stmt in tree.body:
             if isinstance(stmt, ast.ClassDef):  # one level down: a class's methods are checked one by one
                 for inner in stmt.body:
-                    if _CALL_WORDS.search(self._source(inner)):
+                    if _has_word(words, inner):
                         self._node(inner, stmt.name)
                         stack.append((inner, _scoped(stmt.name, inner)))
                 for deco in stmt.decorator_list:
                     stack.append((deco, ""))
-            elif _CALL_WORDS.search(self._source(stmt)):
+            elif _has_word(words, stmt):
                 self._node(stmt, "")
                 stack.append((stmt, _scoped("", stmt)))
         while stack:
             parent, scope = stack.pop()
-            for node in ast.iter_child_nodes(parent):
-                if isinstance(node, ast.stmt) and not _NESTED_CALL_WORDS.search(self._source(node)):
+            for name in parent._fields:  # ast.iter_child_nodes, in its order, without the inert leaves
+                value = getattr(parent, name, None)
+                if type(value) is list:
+                    children = value
+                elif isinstance(value, ast.AST):
+                    children = [value]
+                else:
                     continue
-                stack.append((node, _scoped(scope, node)))
-                self._node(node, scope)
+                for node in children:
+                    if not isinstance(node, ast.AST) or isinstance(node, _INERT):
+                        continue
+                    if isinstance(node, ast.stmt):
+                        if nested is None:
+                            nested = self._word_lines(_NESTED_CALL_WORDS)
+                        if not _has_word(nested, node):
+                            continue
+                        stack.append((node, _scoped(scope, node)))
+                    else:
+                        stack.append((node, scope))
+                    self._node(node, scope)
+
+    def _word_lines(self, pattern: re.Pattern[str]) -> list[int]:
+        """The indexes in self._lines of the lines where pattern matches, in order. A word never spans
+        lines, so a statement's text has one exactly when one of its lines does."""
+        if not self._plain_lines:
+            return [i for i, line in enumerate(self._lines) if pattern.search(line)]
+        text = self._text
+        if (
+            pattern.flags & re.IGNORECASE
+            and pattern.pattern == pattern.pattern.lower()
+            and _CASE_FOLDS.search(text) is None
+        ):  # the lowered text searched case-sensitively: the same lines, several times faster
+            text, pattern = text.lower(), _case_sensitive(pattern)
+        out: list[int] = []
+        line = pos = 0
+        while (match := pattern.search(text, pos)) is not None:  # one search per line that has a word
+            start = match.start()
+            line += text.count("\n", pos, start)
+            out.append(line)
+            pos = text.find("\n", start) + 1
+            if not pos:
+                break
+            line += 1
+        return out
 
     def _node(self, node: ast.AST, scope: str) -> None:
         if isinstance(node, ast.Call):
@@ -1079,13 +1178,13 @@ def _params(args: ast.arguments, *, method: bool) -> list[_Param]:
     for i, (a, d) in enumerate(zip(positional, defaults, strict=True)):
         if method and i == 0 and a.arg in ("self", "cls", "mcs", "metacls"):
             continue
-        out.append(_Param(a.arg, "posonly" if i < len(args.posonlyargs) else "pos", d, _ann(a)))
+        out.append(_Param(a.arg, "posonly" if i < len(args.posonlyargs) else "pos", d, a))
     if args.vararg:
-        out.append(_Param(args.vararg.arg, "vararg", None, _ann(args.vararg)))
+        out.append(_Param(args.vararg.arg, "vararg", None, args.vararg))
     for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True):
-        out.append(_Param(a.arg, "kwonly", d, _ann(a)))
+        out.append(_Param(a.arg, "kwonly", d, a))
     if args.kwarg:
-        out.append(_Param(args.kwarg.arg, "kwarg", None, _ann(args.kwarg)))
+        out.append(_Param(args.kwarg.arg, "kwarg", None, args.kwarg))
     return out
 
 
@@ -1261,9 +1360,7 @@ def _field(name: str, node: ast.AnnAssign) -> _Field:
         if default is None and value.args:
             default = value.args[0]  # Field(0.0), field(...) positional default
         deprecated = _truthy(_keyword(value, "deprecated"))
-    return _Field(
-        name, node.lineno, _dump(node.annotation), default, deprecated, ast.unparse(node.annotation)
-    )
+    return _Field(name, node.lineno, node.annotation, default, deprecated)
 
 
 def _keyword(call: ast.Call, name: str) -> ast.expr | None:
@@ -1390,6 +1487,19 @@ def _scoped(scope: str, node: ast.AST) -> str:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return f"{scope}.{node.name}" if scope else node.name
     return scope
+
+
+@lru_cache(maxsize=8)
+def _case_sensitive(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    return re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
+
+
+def _has_word(lines: list[int], node: ast.AST) -> bool:
+    """Whether the node's text (Collector._source: decorators included) has one of the lines (sorted)."""
+    start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])  # type: ignore[attr-defined]
+    end = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
+    i = bisect_left(lines, start - 1)
+    return i < len(lines) and lines[i] <= end - 1
 
 
 def _outer_kept(qual: str, old: dict[str, _Def], new: dict[str, _Def]) -> bool:

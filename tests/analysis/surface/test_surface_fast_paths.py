@@ -170,3 +170,80 @@ def test_the_real_modules_exercise_both_walks():
     assert sum(len(calls[0]) for calls, _ in found) >= 5
     assert sum(len(calls[1]) for calls, _ in found) >= 5
     assert sum(1 for _, exits in found for f in exits if f[2]) >= 20
+
+
+def _calls_by_statement_text(self: surface_python._Collector, tree: ast.Module) -> None:
+    """The calls walk before the line index: each statement's text joined and searched, at every depth, and
+    every child node visited (ast.iter_child_nodes)."""
+    stack: list[tuple[ast.AST, str]] = []
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ClassDef):
+            for inner in stmt.body:
+                if surface_python._CALL_WORDS.search(self._source(inner)):
+                    self._node(inner, stmt.name)
+                    stack.append((inner, surface_python._scoped(stmt.name, inner)))
+            for deco in stmt.decorator_list:
+                stack.append((deco, ""))
+        elif surface_python._CALL_WORDS.search(self._source(stmt)):
+            self._node(stmt, "")
+            stack.append((stmt, surface_python._scoped("", stmt)))
+    while stack:
+        parent, scope = stack.pop()
+        for node in ast.iter_child_nodes(parent):
+            if isinstance(node, ast.stmt) and not surface_python._NESTED_CALL_WORDS.search(
+                self._source(node)
+            ):
+                continue
+            stack.append((node, surface_python._scoped(scope, node)))
+            self._node(node, scope)
+
+
+# Line breaks str.splitlines knows and the parser does not (a form feed, U+2028 in a string), "\r\n", and
+# the characters a case-insensitive search matches to ASCII letters (ſ for s, K for k, İ and ı for i).
+ODD_LINES = [
+    'import os\r\n\r\ndef f():\r\n    return os.getenv("APP_MODE")\r\n',
+    'import os\ndef f():\n    if 1:\n        return os.environ["APP_ONE"]\n\x0c\ndef g():\n    return os.getenv("APP_G")\n',
+    'import os\nclass C:\n    def f(self):\n        if 1:\n            return os.getenv("APP_TWO")\ns = "\u2028"\n',
+    "import os\nclass C:\n    def f(self):\n        if 1:\n            y = 'urlpatternſ ENV \u212a'\n"
+    '            return os.environ.get("APP_THREE")\n',
+    "import warnings\ndef g():\n    if 1:\n        warnings.warn('İt is deprecated', DeprecationWarning)\n",
+    'import os\ndef h():\n    if 1:\n        return os.getenv("APP_LAST")',  # no final newline
+]
+
+
+@pytest.mark.parametrize("text", [dedent(BEFORE), dedent(AFTER), *ODD_LINES])
+def test_the_line_index_finds_what_searching_each_statement_found(text, monkeypatch):
+    fast = _calls_found(text)
+    assert any(fast)
+    monkeypatch.setattr(surface_python._Collector, "_calls", _calls_by_statement_text)
+    assert _calls_found(text) == fast
+
+
+@pytest.mark.parametrize("path", REAL_MODULES[::4], ids=lambda p: str(p.relative_to(ROOT)))
+def test_real_modules_give_the_same_calls_with_the_line_index(path, monkeypatch):
+    text = path.read_text(encoding="utf-8")
+    fast = _calls_found(text)
+    monkeypatch.setattr(surface_python._Collector, "_calls", _calls_by_statement_text)
+    assert _calls_found(text) == fast
+
+
+@pytest.mark.parametrize("text", [dedent(BEFORE), *ODD_LINES, "", "\n\n", "x = 1", "env\nENV\nEnv\n"])
+@pytest.mark.parametrize("pattern", ["_CALL_WORDS", "_NESTED_CALL_WORDS"])
+def test_word_lines_are_the_lines_a_search_of_each_line_finds(text, pattern):
+    collector = surface_python._Collector()
+    collector.module(ast.parse(text), text)
+    words = getattr(surface_python, pattern)
+    expected = [i for i, line in enumerate(text.splitlines()) if words.search(line)]
+    assert collector._word_lines(words) == expected
+
+
+def test_an_annotation_too_deep_to_compare_costs_the_file_only_when_it_is_compared():
+    """Parameter and field annotations are dumped when a comparison needs them, not while the module is read:
+    one too deeply nested to dump (a union of a thousand names) no longer costs the facts of a file where it
+    did not change, and where it did, the file yields nothing as before (no error escapes)."""
+    union = " | ".join(f"T{i}" for i in range(1000))
+    before = f"def f(x: {union}) -> None:\n    pass\n"
+    added = surface_python.python_surface("m.py", before, before + "def g():\n    pass\n", module="m")
+    assert [(c.kind, c.name) for c in added.changes] == [(K.ADDED, "m.g")]
+    renamed = before.replace("(x:", "(y:") + "def g():\n    pass\n"
+    assert surface_python.python_surface("m.py", before, renamed, module="m").changes == []
