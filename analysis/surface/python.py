@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.shared_parse import parse_pair
 
 MAX_SOURCE_CHARS = 2_000_000  # a larger file is generated or vendored: not parsed
 _SHOWN = 120  # characters of a value or condition kept in a fact
@@ -371,8 +372,12 @@ def python_surface(
     (not underscore-private). Options, environment variables, routes, deprecations and switches are
     reported for any shipped module; names, parameters, fields and raised exceptions only for public ones."""
     init = path.endswith("__init__.py")
-    old = _parse(before, init) if before is not None else _Module()
-    new = _parse(after, init) if after is not None else _Module()
+    if before is None or after is None or max(len(before), len(after)) > MAX_SOURCE_CHARS:
+        trees = (_tree(before), _tree(after))
+    else:  # the stretches both versions share at the same lines are parsed once
+        trees = parse_pair(before, after)
+    old = _collect(before, trees[0], init) if before is not None else _Module()
+    new = _collect(after, trees[1], init) if after is not None else _Module()
     if old is None or new is None:
         return FileSurface([])
     try:
@@ -382,11 +387,20 @@ def python_surface(
 
 
 def _parse(text: str, package_init: bool = False) -> _Module | None:
-    if len(text) > MAX_SOURCE_CHARS:
+    return _collect(text, _tree(text), package_init)
+
+
+def _tree(text: str | None) -> ast.Module | None:
+    if text is None or len(text) > MAX_SOURCE_CHARS:
         return None
     try:
-        tree = ast.parse(text)
+        return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _collect(text: str, tree: ast.Module | None, package_init: bool) -> _Module | None:
+    if tree is None:
         return None
     collector = _Collector(package_init)
     try:

@@ -1,0 +1,183 @@
+"""Both versions of a file parsed with their shared stretches parsed once give exactly ast.parse's trees
+(every node, every position), and a failure anywhere gives what ast.parse of each whole text gives."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from analysis.models import SurfaceKind as K
+from analysis.surface import shared_parse
+from analysis.surface.python import python_surface
+
+ROOT = Path(__file__).resolve().parents[3]
+REAL_MODULES = sorted(p for top in ("analysis", "bot") for p in (ROOT / top).rglob("*.py"))
+
+
+@pytest.fixture(autouse=True)
+def short_runs(monkeypatch):
+    monkeypatch.setattr(shared_parse, "MIN_SHARED_LINES", 2)
+
+
+def _dump(tree: ast.Module | None) -> str | None:
+    return ast.dump(tree, include_attributes=True) if tree is not None else None
+
+
+def _whole(text: str) -> str | None:
+    try:
+        return _dump(ast.parse(text))
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _same_as_whole(before: str, after: str) -> tuple[ast.Module | None, ast.Module | None]:
+    old, new = shared_parse.parse_pair(before, after)
+    assert (_dump(old), _dump(new)) == (_whole(before), _whole(after))
+    return old, new
+
+
+def _shared(old: ast.Module | None, new: ast.Module | None) -> int:
+    """How many top-level statements the two trees share (parsed once)."""
+    if old is None or new is None:
+        return 0
+    return len({id(s) for s in old.body} & {id(s) for s in new.body})
+
+
+HEAD = '''"""A module.
+
+Usage at column 0, in the docstring:
+
+x = 1
+
+"""
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+TEXT = """
+first = 1
+
+def looks_like_code():
+    pass
+"""
+
+
+@decorator
+def decorated(a, b=2):
+    return a + b
+
+
+@decorator
+
+def decorated_after_a_blank(a):
+    return a
+
+
+class Engine:
+    """An engine."""
+
+    def start(self, mode: str) -> None:
+        if mode:
+            return None
+
+    def stop(self) -> None:
+        pass
+
+
+def tail(x):
+    return os.getenv("APP_X", x)
+'''
+
+
+def test_an_edit_in_the_middle_shares_the_head_and_the_tail():
+    after = HEAD.replace("        if mode:\n", "        if not mode:\n")
+    old, new = _same_as_whole(HEAD, after)
+    assert _shared(old, new) >= 6
+
+
+def test_an_edit_that_adds_lines_shares_only_what_is_before_it():
+    after = HEAD.replace(
+        "    def stop(self) -> None:\n", "    def stop(self) -> None:\n        '''Stop.'''\n"
+    )
+    old, new = _same_as_whole(HEAD, after)
+    assert 0 < _shared(old, new) < len(old.body)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ("first = 1\n", "first = 2\n"),  # inside the column-0 string
+        ("x = 1\n", "x = 2\n"),  # inside the module docstring
+        ("@decorator\ndef decorated(", "@other\ndef decorated("),  # a decorator
+        ("    from collections.abc import Iterable\n", "    from typing import Iterable\n"),  # TYPE_CHECKING
+    ],
+)
+def test_edits_at_every_kind_of_place_give_the_whole_parse(edit):
+    _same_as_whole(HEAD, HEAD.replace(*edit))
+
+
+def test_a_def_moved_between_blocks():
+    body = "\n\ndef moved():\n    return 1\n"
+    before = HEAD + body + "\n\nZ = 1\n"
+    after = HEAD.replace("class Engine:\n", "def moved():\n    return 1\n\n\nclass Engine:\n") + "\n\nZ = 1\n"
+    _same_as_whole(before, after)
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "def broken(:\n    pass\n",
+        "x = (1,\n\ny = 2\n",  # a bracket never closed, a "statement" after a blank line inside it
+        's = """never closed\n\nz = 3\n',
+        "x = 1 + \\\n\ny = 2\n",
+        "if x:\n    pass\n\nelse:\n    pass\n\nelif y:\n    pass\n",
+        "a = '\udcff'\n",  # a lone surrogate (undecodable bytes kept by surrogateescape)
+        "a = 1\x00\n",
+    ],
+)
+@pytest.mark.parametrize("side", ["before", "after"])
+def test_a_version_that_does_not_parse_is_none_as_with_ast_parse(broken, side):
+    broken_text = HEAD + "\n\n" + broken + "\n\nafter_it = 1\n"
+    before, after = (broken_text, HEAD) if side == "before" else (HEAD, broken_text)
+    old, new = _same_as_whole(before, after)
+    assert (old is None) == (side == "before") and (new is None) == (side == "after")
+
+
+def test_texts_numbered_otherwise_are_parsed_whole():
+    crlf = HEAD.replace("\n", "\r\n")
+    _same_as_whole(crlf, crlf.replace("if mode:", "if not mode:"))
+    assert (
+        shared_parse.parse_pair(crlf, crlf)[0].body[0] is not shared_parse.parse_pair(crlf, crlf)[1].body[0]
+    )
+
+
+def test_a_grammar_future_import_means_a_whole_parse():
+    text = "from __future__ import barry_as_FLUFL\n\n\nx = 1 <> 2\n\n\ny = 3\n\n\nz = 4\n"
+    assert shared_parse.shared_runs(text.split("\n"), text.split("\n"))
+    old, new = _same_as_whole(text, text.replace("z = 4", "z = 5"))
+    assert _shared(old, new) == 0
+
+
+def test_a_file_created_or_deleted_has_its_facts():
+    added = python_surface("m.py", None, HEAD, module="m")
+    removed = python_surface("m.py", HEAD, None, module="m")
+    assert (K.ADDED, "m.tail") in {(c.kind, c.name) for c in added.changes}
+    assert (K.REMOVED, "m.tail") in {(c.kind, c.name) for c in removed.changes}
+    edited = python_surface("m.py", HEAD, HEAD.replace('"APP_X", x)', '"APP_Y", x)'), module="m")
+    assert [(c.kind, c.name) for c in edited.changes] == [(K.ENV_RENAMED, "APP_Y")]
+
+
+@pytest.mark.parametrize("path", REAL_MODULES[::3], ids=lambda p: str(p.relative_to(ROOT)))
+def test_real_modules_edited_anywhere_give_the_whole_parse(path):
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    for at in (len(lines) // 4, len(lines) // 2, 3 * len(lines) // 4):
+        kept_count = [*lines[:at], lines[at] + "  # edited", *lines[at + 1 :]]
+        inserted = [*lines[:at], "", "inserted = 1", "", *lines[at:]]
+        for edited in (kept_count, inserted):
+            _same_as_whole(text, "\n".join(edited))
