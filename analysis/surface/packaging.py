@@ -29,6 +29,7 @@ import re
 import tomllib
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import pathspec
 from packaging.requirements import InvalidRequirement, Requirement
@@ -230,6 +231,12 @@ def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None
 # --- Python --------------------------------------------------------------------------------------------
 
 
+# The packaging files' parsers are pure and asked again for the same texts (every batch of a span reads the
+# packaging at its newest commit): kept for the last few texts. Their results are shared: read, never changed.
+_PARSED_TEXTS = 64
+
+
+@lru_cache(maxsize=_PARSED_TEXTS)
 def _toml(text: str | None) -> dict:
     if not text:
         return {}
@@ -444,6 +451,7 @@ def _top(prefixes: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=_PARSED_TEXTS)
 def _setup_cfg(text: str | None) -> dict:
     if not text:
         return {}
@@ -489,6 +497,7 @@ def _lines(value: str) -> list[str]:
     return [s.strip() for s in re.split(r"[\n,]", value) if s.strip() and not s.strip().startswith("#")]
 
 
+@lru_cache(maxsize=_PARSED_TEXTS)
 def _setup_py(text: str | None) -> dict:
     """The literal keyword arguments of setup(...), and find_packages(...) calls; "_opaque" when the call
     has keywords we cannot read (computed packages)."""
