@@ -170,8 +170,9 @@ _NESTED_CALL_WORDS = re.compile(
 
 # Nodes the calls walk neither records nor finds anything under: names, constants, contexts and operators.
 _INERT = (ast.expr_context, ast.Name, ast.Constant, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
-# The line boundaries str.splitlines knows besides "\n" (a text with one is searched line by line).
-_OTHER_LINE_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# Where the parser starts a new line: "\r\n", "\r" or "\n" — not the form feeds, separators and "\u2028"
+# that str.splitlines also splits at (inside a string or comment they would shift every later line).
+_PARSER_LINE_BREAK = re.compile("\r\n|\r|\n")
 # The characters other than ASCII letters that a case-insensitive search matches to an ASCII letter, or that
 # lower to one: without them, the lowered text has a lowercase word exactly where the text has it in any case.
 _CASE_FOLDS = re.compile("[\u0130\u0131\u017f\u212a]")
@@ -422,10 +423,9 @@ class _Collector:
         self._records: dict[str, _ConfigClass] = {}
 
     def module(self, tree: ast.Module, text: str) -> None:
-        self._text, self._lines = text, text.splitlines()
-        # whether str.splitlines splits at "\n" alone (as the parser numbers lines): then a line's index
-        # is the count of "\n" before it
-        self._plain_lines = _OTHER_LINE_BREAKS.search(text) is None
+        self._text, self._lines = text, _PARSER_LINE_BREAK.split(text)
+        # without "\r" a line's index is the count of "\n" before it
+        self._plain_lines = "\r" not in text
         self.out.tree = tree
         self.out.exports = _literal_all(tree)
         self._body(tree.body, top=True)

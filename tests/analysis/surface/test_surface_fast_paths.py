@@ -233,8 +233,22 @@ def test_word_lines_are_the_lines_a_search_of_each_line_finds(text, pattern):
     collector = surface_python._Collector()
     collector.module(ast.parse(text), text)
     words = getattr(surface_python, pattern)
-    expected = [i for i, line in enumerate(text.splitlines()) if words.search(line)]
+    parser_lines = re.split("\r\n|\r|\n", text)  # as the parser numbers them: not str.splitlines
+    expected = [i for i, line in enumerate(parser_lines) if words.search(line)]
     assert collector._word_lines(words) == expected
+
+
+def test_line_breaks_only_splitlines_knows_do_not_shift_later_statements():
+    # U+2028 (or a form feed) in a docstring is no line break to the parser; counted as one, every later
+    # statement's text was read from the wrong lines and the nested option below was never seen
+    doc = '"""Tool.' + "\u2028" * 6 + '"""\n'
+    before = (
+        doc
+        + "import argparse\n\n\ndef build(parser):\n    if parser:\n        parser.add_argument('--old')\n"
+    )
+    after = before + "        parser.add_argument('--new-flag')\n"
+    found = surface_python.python_surface("tool/cli.py", before, after, module="tool.cli").changes
+    assert [(c.kind, c.name, c.line) for c in found] == [(K.OPTION_ADDED, "--new-flag", 8)]
 
 
 def test_an_annotation_too_deep_to_compare_costs_the_file_only_when_it_is_compared():
