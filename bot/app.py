@@ -13,12 +13,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import gc
 import importlib
 import logging
 import sys
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from analysis.errors import ConfigError, InputError
 from bot.digest import usage
 from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
 from bot.digest.choices import ANALYZER_CHOICES
+from bot.digest.collector import collector_paused
 
 if (
     TYPE_CHECKING
@@ -151,27 +151,10 @@ class DeferredLLM:
 def _import_quietly(module: str) -> None:
     if module in sys.modules:  # a later run of the service: nothing to import, nothing to pause
         return
-    with contextlib.suppress(Exception), _collector_paused():  # the build imports it again and says why
+    # its modules live as long as the process: collected as usual they cost an LLM day 0.17-0.21 s of CPU
+    # (two full collections before its calls); paused and frozen 0.03 s and none (issue 21)
+    with contextlib.suppress(Exception), collector_paused(freeze=True):  # the build imports it again
         importlib.import_module(module)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off during the first import of the LLM's SDK (once per process), then
-    everything alive frozen (left out of every later collection) and the collector back on if it was on.
-    The import allocates a few hundred thousand objects that live as long as the process: collected as
-    usual they cost an LLM day 0.17-0.21 s of CPU, two full collections of them before its calls; paused
-    and frozen, 0.03 s and none (paused alone, the collections only come later, issue 21). The price: a
-    cycle among objects alive at the freeze is never collected (bounded by that moment's heap, once);
-    the run's history facts and prompts, made meanwhile, are still freed by reference counting."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.freeze()
-            gc.enable()
 
 
 def llm_analyzer(settings: Settings, store: Store, *, strict: bool = False) -> LLMAnalyzer:

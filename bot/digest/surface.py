@@ -9,16 +9,15 @@ warning per call), never the digest.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
-import gc
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit, FileTexts
 from analysis.surface.packaging import packaging_paths
+from bot.digest.collector import collector_paused
 from bot.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -88,7 +87,7 @@ async def _read_batch(source: Any, commits: list[Commit]) -> dict[str, tuple[Any
     def facts() -> dict[str, tuple[Any, Any]]:
         cache: dict = {}  # the batch's commits mostly share one packaging
         found: dict[str, tuple[Any, Any]] = {}
-        with _cycle_collector_paused():
+        with collector_paused():  # parsing allocates many trees, no cycles
             for commit in commits:
                 try:
                     found[commit.sha] = commit_facts(commit, texts, packaging_files, tree, cache)
@@ -103,18 +102,3 @@ async def _read_batch(source: Any, commits: list[Commit]) -> dict[str, tuple[Any
         return found
 
     return await asyncio.to_thread(facts)  # parsing is CPU work: off the event loop
-
-
-@contextlib.contextmanager
-def _cycle_collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a batch is parsed: parsing allocates hundreds of thousands of
-    syntax-tree nodes, which start collection after collection over the whole heap (a quarter of the parse
-    time in a long eval) although the trees hold no cycles and are freed by reference counting. Turned back
-    on afterwards only if it was on (another batch parsing at the same time may have paused it first)."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
