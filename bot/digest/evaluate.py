@@ -37,7 +37,7 @@ from analysis.history.followups import FollowUpLink, PastCommit, find_links
 from analysis.history.index import facts_for_day
 from analysis.models import Commit
 from analysis.window import day_window
-from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
+from bot.digest.analyzers import Analyzer
 from bot.digest.history import sync_history
 from bot.digest.pipeline import analyse_commits, keep_commits
 from bot.digest.surface import fill_surface
@@ -115,7 +115,6 @@ async def evaluate(
     days = _by_day(chosen, tz)
     stamps = [c.committed_at for c in history]
     judged: list[Judged] = []
-    cheap = isinstance(analyzer, HeuristicAnalyzer)
     done = 0
     if progress:
         progress(0, len(chosen))
@@ -134,10 +133,7 @@ async def evaluate(
         def facts(commits=commits, past=past, window_start=window_start):
             return asyncio.to_thread(facts_for_day, commits, past, links, window_start, history_days)
 
-        # the heuristic's analyses cost nothing to redo: the day's are stored in one transaction
-        analyses = await analyse_commits(
-            store, analyzer, source.repo, commits, lang, history=facts, save_each=not cheap
-        )
+        analyses = await analyse_commits(store, analyzer, source.repo, commits, lang, history=facts)
         for commit in commits:
             analysis = analyses[commit.sha]
             link = answer.get(commit.sha)

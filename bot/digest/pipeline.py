@@ -113,8 +113,6 @@ async def build_digest(
             progress=progress,
             stats=stats,
             history=history,
-            # the heuristic's analyses cost nothing to redo: a day's are stored in one transaction
-            save_each=not isinstance(analyzer, HeuristicAnalyzer),
         )
         if synced is not None:
             await synced
@@ -185,15 +183,14 @@ async def analyse_commits(
     progress: StageProgress | None = None,
     stats: RunStats | None = None,
     history: HistoryFor | None = None,
-    save_each: bool = True,
 ) -> dict[str, Analysis]:
     """An analysis for every commit: from the cache unless refresh, else from the analyser. A commit
     the analyser did not return is given the heuristic analysis with the gap stated — never dropped.
     history: what the branch's past says about each commit, for the ranking (or how to work it out:
     asked only when a commit is analysed or an LLM day is banded, never when every analysis is cached).
     Each analysis is stored as soon as the analyser hands it over: Ctrl-C or SIGTERM part-way keeps
-    every analysis already paid for, and the next run asks only for the rest. save_each=False: stored
-    together at the end, in one transaction (eval's heuristic replay: nothing paid to lose)."""
+    every analysis already paid for, and the next run asks only for the rest. The heuristic's analyses
+    cost nothing to redo: they are stored together at the end, in one transaction."""
     stats = stats if stats is not None else RunStats()
     analyses: dict[str, Analysis] = {}
     if not refresh:
@@ -206,6 +203,7 @@ async def analyse_commits(
     saved: set[str] = set()
     writes: list[asyncio.Future[None]] = []
     held: list[Analysis] = []
+    save_each = not isinstance(analyzer, HeuristicAnalyzer)
     loop = asyncio.get_running_loop()
 
     def keep(result: Analysis) -> None:
