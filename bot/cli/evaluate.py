@@ -108,6 +108,7 @@ def eval_command(
                     until=last,
                     tz=zone_info,
                     lang=lang or settings.digest_lang,
+                    refresh=refresh,
                     horizon_days=horizon,
                     history_days=settings.history_days,
                     sample=sample,

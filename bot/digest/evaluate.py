@@ -93,8 +93,10 @@ async def evaluate(
     changelog: tuple[str, str] | None = None,
     resamples: int = RESAMPLES,
     progress: Progress | None = None,
+    refresh: bool = False,
 ) -> EvalResult:
-    """changelog: (its name, its text) to use instead of the release notes at the branch tip."""
+    """changelog: (its name, its text) to use instead of the release notes at the branch tip. refresh:
+    analyse every replayed commit again instead of reading its cached analysis."""
     if until < since:
         raise InputError(f"--until {until} is before --since {since}")
     if sample is not None and sample < 0:
@@ -133,7 +135,9 @@ async def evaluate(
         def facts(commits=commits, past=past, window_start=window_start):
             return asyncio.to_thread(facts_for_day, commits, past, links, window_start, history_days)
 
-        analyses = await analyse_commits(store, analyzer, source.repo, commits, lang, history=facts)
+        analyses = await analyse_commits(
+            store, analyzer, source.repo, commits, lang, refresh=refresh, history=facts
+        )
         for commit in commits:
             analysis = analyses[commit.sha]
             link = answer.get(commit.sha)

@@ -122,6 +122,25 @@ async def test_a_heuristic_eval_stores_each_days_analyses_in_one_transaction(kno
     assert len(days) == 4 and [j.importance for j in again.judged] == [j.importance for j in first.judged]
 
 
+def test_eval_refresh_ranks_every_commit_again(known, tmp_path, monkeypatch):
+    """`eval --refresh` analyses the replayed commits again (after a rule changed) instead of reading the
+    analyses a first run cached; without it the second run asks the analyser nothing."""
+    repo, _ = known
+    asked: list[int] = []
+    real = HeuristicAnalyzer.analyze
+
+    async def counting(self, commits, *args, **kwargs):
+        asked.append(len(commits))
+        return await real(self, commits, *args, **kwargs)
+
+    monkeypatch.setattr(HeuristicAnalyzer, "analyze", counting)
+    args = ["--db", str(tmp_path / "e.db"), "eval", "--git-dir", str(repo.path), "--tz", "UTC"]
+    args += ["--analyzer", "heuristic", "--since", "2025-09-01", "--until", "2025-09-04", "--format", "json"]
+    runs = [CliRunner().invoke(cli, extra) for extra in (args, args, [*args, "--refresh"])]
+    assert [r.exit_code for r in runs] == [0, 0, 0], [r.output for r in runs]
+    assert sum(asked) == 12 and len({r.output for r in runs}) == 1  # 6 + 0 + 6, the same ranks each time
+
+
 async def test_a_horizon_long_enough_counts_the_late_fix(known, store):
     repo, shas = known
     result = await run_eval(repo, store, horizon_days=60)
