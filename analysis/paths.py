@@ -16,7 +16,8 @@ Rules are checked in a fixed order, first match wins, so a path has exactly one 
    singular `sample/`, `example/` or `demo/` folder only at the top level: deeper it is a module)
 8. dependency manifest (requirements*.txt, pyproject.toml, package.json, Cargo.toml, go.mod ...)
 9. build (Dockerfile, docker/, CMakeLists.txt, Makefile, setup.py, Bazel ...)
-10. tooling (tools/, scripts/, hack/: developer scripts that are not shipped)
+10. tooling (tools/, scripts/, hack/: developer scripts that are not shipped; the configuration of the
+    developers' own tools: .gitignore, linters, formatters, type checkers, test runners)
 11. tests by file name (test_*.py, *_test.go, *.spec.ts, FooTest.java, conftest.py)
 12. docs by extension or name (*.md, *.rst, README, LICENSE, CHANGELOG)
 13. config by extension or name (*.yaml, *.toml, *.ini, *.json, dotfiles)
@@ -216,6 +217,46 @@ _BUILD_CONFIG_JS = re.compile(r"^(webpack|vite|rollup|esbuild|babel|tsup)\.confi
 _BUILD_DIRS = frozenset({"docker", "cmake", "packaging", ".devcontainer", "build_tools"})
 _TOOLING_DIRS = frozenset({"tools", "tool", "scripts", "script", "hack", "dev", "devtools", "utils_dev"})
 
+# Configuration of the developers' own tools, at any depth: version control, editors, linters, formatters,
+# spell and type checkers, test runners, dependency bots, review bots. Nothing users run reads them, so a
+# commit of docs plus one of these changes nothing users run.
+_DEV_TOOL_FILES = frozenset(
+    {".gitignore", ".gitattributes", ".mailmap", ".git-blame-ignore-revs", ".editorconfig", ".tool-versions"}
+    | {".nvmrc", ".node-version", ".python-version", ".ruby-version", ".flake8", "pylintrc", ".isort.cfg"}
+    | {"mypy.ini", ".mypy.ini", "pyrightconfig.json", "ruff.toml", ".coveragerc", "pytest.ini", "tox.ini"}
+    | {".codespellrc", "typos.toml", ".typos.toml", "_typos.toml", ".clang-format", ".clang-tidy"}
+    | {"rustfmt.toml", ".rustfmt.toml", "clippy.toml", ".clippy.toml", ".shellcheckrc", "renovate.json"}
+    | {".bumpversion.cfg", ".jscpd.json", "lefthook.yml", "lefthook.yaml", "biome.json", "biome.jsonc"}
+    | {".secrets.baseline", ".prettierignore", ".eslintignore", ".markdownlintignore", ".gitleaks.toml"}
+)
+_DEV_TOOL_PREFIXES = (
+    ".markdownlint",
+    ".prettierrc",
+    "prettier.config.",
+    ".eslintrc",
+    "eslint.config.",
+    ".stylelintrc",
+    "stylelint.config.",
+    ".commitlintrc",
+    "commitlint.config.",
+    ".lintstagedrc",
+    "lint-staged.config.",
+    "cspell.",
+    ".cspell",
+    ".golangci.",
+    ".yamllint",
+    ".swiftlint.",
+    "jest.config.",
+    "vitest.config.",
+    ".mocharc",
+    ".pylintrc",
+    ".ruff.",
+    ".rubocop",
+    ".vale.",
+    ".coderabbit.",
+    ".renovaterc",
+    ".pre-commit",
+)
 _TEST_NAME = re.compile(
     r"^(test_[\w.-]+\.py|[\w.-]+_test\.(py|go|rs|cc|cpp|c|cu|rb|exs)|[\w.-]+_tests?\.rs|conftest\.py|"
     r"[\w.-]+\.(test|spec)\.[cm]?[jt]sx?|[\w.-]+_spec\.rb|test[\w.-]*\.(sh|bats)|[\w.-]+\.t)$"
@@ -322,7 +363,7 @@ def _kind_by_name(dirs: list[str], name: str, ext: str, original: str) -> PathKi
         return PathKind.DEPENDENCY_MANIFEST
     if _is_build(dirs, name):
         return PathKind.BUILD
-    if dirs and _tooling_top(dirs[0]):
+    if (dirs and _tooling_top(dirs[0])) or name in _DEV_TOOL_FILES or name.startswith(_DEV_TOOL_PREFIXES):
         return PathKind.TOOLING
     if _is_test_name(name, original):
         return PathKind.TESTS

@@ -76,7 +76,7 @@ if TYPE_CHECKING:
 # h3: a revert of a revert is summarised as restoring the change; h4: impact and risk scores (issue 16);
 # h5: dependency changes a risk floor, not impact; shorter reason lines; surface facts of records and guards narrowed;
 # h6: requirements files for CI jobs, translation or release scripts are not what users install
-RUBRIC_VERSION = "h6"
+RUBRIC_VERSION = "h7"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -69,7 +69,7 @@ TABLE = [
     ("src/types.generated.ts", K.GENERATED),
     ("src/__snapshots__/App.test.tsx.snap", K.GENERATED),
     ("tsconfig.json", K.CONFIG),
-    (".eslintrc", K.CONFIG),
+    (".eslintrc", K.TOOLING),
     # Go
     ("pkg/server/handler.go", K.SOURCE),
     ("pkg/server/handler_test.go", K.TESTS),
@@ -111,7 +111,20 @@ TABLE = [
     ("data/archive.tar.gz", K.BINARY),
     # config
     ("config/app.yaml", K.CONFIG),
-    (".gitignore", K.CONFIG),
+    (".env.example", K.CONFIG),
+    (".gitmodules", K.CONFIG),  # which submodules a build checks out
+    # the configuration of the developers' own tools, at any depth: nothing users run reads it
+    (".gitignore", K.TOOLING),
+    ("pkg/.gitignore", K.TOOLING),
+    (".markdownlint.yaml", K.TOOLING),
+    (".editorconfig", K.TOOLING),
+    ("eslint.config.mjs", K.TOOLING),
+    ("web/jest.config.js", K.TOOLING),
+    ("tox.ini", K.TOOLING),
+    ("mypy.ini", K.TOOLING),
+    ("typos.toml", K.TOOLING),
+    (".clang-format", K.TOOLING),
+    ("renovate.json", K.TOOLING),
     ("setup.cfg", K.BUILD),
 ]
 

@@ -587,3 +587,16 @@ def test_a_parameter_made_required_breaks_callers() -> None:
     )
     assert importance == HIGH
     assert "breaks users: makes parameter `widget.connect.timeout` required (no alias)" in reason
+
+
+def test_a_docs_change_with_its_linters_configuration_changes_nothing_users_run() -> None:
+    # pydantic "Lint Markdown files using markdownlint": 1,400 lines of docs and a new `.markdownlint.yaml`
+    # ranked high by size, the linter's configuration read as configuration users run.
+    docs = [fc(f"docs/concepts/page{i}.md", 60, 60) for i in range(10)]
+    lint = fc(".markdownlint.yaml", 34, 0, status="added")
+    for shipped in (None, frozenset({"pkg/__init__.py"})):
+        importance, reason = rank(make("Lint Markdown files (#11307)", *docs, lint, shipped=shipped), "en")
+        assert importance == LOW and "nothing users run changed" in reason
+    # configuration a program reads stays what users run
+    importance, reason = rank(make("Tune the defaults (#11308)", *docs, fc("config/app.yaml", 34, 0)), "en")
+    assert "nothing users run changed" not in reason
