@@ -102,11 +102,17 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     """The surface changes of the files users run, by weight: breaking (a name removed or renamed
     without an alias, a supported version dropped), behaviour (a default or switch changed), notice (a
     new exception, a deprecation, a rename that keeps an alias), feature (something new). A change deep
-    in the package (see `reaches_everyone`) weighs one step less: a breaking one is stated apart."""
+    in the package (see `reaches_everyone`) weighs one step less: a breaking one is stated apart. The
+    switches of the project's own tests and CI (`_test_knob`) weigh nothing."""
     surface = facts.commit.surface
     if not surface:
         return []
-    mine = [c for c in surface if c.kind in _SUPPORT_KINDS or c.path in facts.runtime]
+    mine = [
+        c
+        for c in surface
+        if (c.kind in _SUPPORT_KINDS or c.path in facts.runtime)
+        and not (c.kind in _ENV_KINDS and _test_knob(c.name))
+    ]
     breaking = [c for c in mine if c.breaking]
     wide = [c for c in breaking if reaches_everyone(c)]
     groups = (
@@ -155,6 +161,16 @@ _TYPED_KINDS = frozenset(
         SurfaceKind.SUPPORT_ADDED,
     }
 )
+
+
+_ENV_KINDS = frozenset({SurfaceKind.ENV_ADDED, SurfaceKind.ENV_REMOVED, SurfaceKind.ENV_RENAMED})
+# A word of an environment variable's name that makes it a switch of the project's own tests or CI
+# (`PKG_TEST_USE_NIGHTLY_WHEEL`, `RUN_SLOW_TESTS`, `PKG_CI_SHARD`): users never set it.
+_TEST_WORDS = frozenset({"TEST", "TESTS", "TESTING", "PYTEST", "CI"})
+
+
+def _test_knob(name: str) -> bool:
+    return not _TEST_WORDS.isdisjoint(name.upper().split("_"))
 
 
 def reaches_everyone(change: SurfaceChange) -> bool:

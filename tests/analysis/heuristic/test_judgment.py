@@ -600,3 +600,17 @@ def test_a_docs_change_with_its_linters_configuration_changes_nothing_users_run(
     # configuration a program reads stays what users run
     importance, reason = rank(make("Tune the defaults (#11308)", *docs, fc("config/app.yaml", 34, 0)), "en")
     assert "nothing users run changed" not in reason
+
+
+def test_an_environment_variable_of_the_projects_own_tests_or_ci_breaks_no_user() -> None:
+    # vllm "[CI] fix docker image build ...": setup.py stopped reading `VLLM_TEST_USE_PRECOMPILED_NIGHTLY_WHEEL`,
+    # a switch of its own CI, and the CI fix ranked high as "breaks users".
+    setup = fc("setup.py", 10, 30)
+    for name in ("PKG_TEST_USE_NIGHTLY_WHEEL", "RUN_SLOW_TESTS", "PKG_CI_SHARD"):
+        gone = SurfaceChange(SurfaceKind.ENV_REMOVED, name, "setup.py", line=40)
+        importance, reason = rank(make("[CI] Fix the image build (#29930)", setup, surface=(gone,)), "en")
+        assert "breaks users" not in reason and importance != HIGH, (name, reason)
+    # one users set still breaks them
+    gone = SurfaceChange(SurfaceKind.ENV_REMOVED, "PKG_USE_PRECOMPILED", "setup.py", line=40)
+    importance, reason = rank(make("[Build] Drop a build switch (#29931)", setup, surface=(gone,)), "en")
+    assert importance == HIGH and "removes environment variable `PKG_USE_PRECOMPILED` (no alias)" in reason
