@@ -131,9 +131,9 @@ RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies â€
 # What the impact clause states: the findings of weight, else the facts stated in their place (public-API
 # paths, new model files, a revert, prose-only files, nothing users run, a version bump).
 _IMPACT_KEYS = (
-    "breaking", "breaking_deep", "security", "behaviour", "config_default", "switch", "user_impact", "notice", "feature",
-    "behaviour_deep", "notice_deep", "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime",
-    "version_bump",
+    "breaking", "breaking_deep", "security", "behaviour", "config_default", "switch", "user_impact",
+    "title_default", "notice", "feature", "behaviour_deep", "notice_deep", "feature_deep", "public_api",
+    "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
 
 

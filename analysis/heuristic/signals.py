@@ -69,6 +69,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_config_default(facts),
         _sig_switch(facts),
         _sig_user_impact(facts),
+        _sig_title_default(facts),
         _sig_dependency(facts),
         _sig_kernel(facts),
         _sig_public_api(facts),
@@ -593,6 +594,24 @@ def _sig_user_impact(facts: Facts) -> Signal | None:
         return None
     found = tuple(dict.fromkeys(m.group(0).lower() for m in _USER_IMPACT.finditer(title)))
     return Signal("user_impact", impact=BEHAVIOUR, items=found) if found else None
+
+
+# A title that says what users get by default changes ("Disable X by default", "Set default backend to
+# Y", "Prefer A as default over B"): a default chosen in code (a backend's priority, a platform check) is
+# often no literal the patch rules can read. A claim, so it counts only where code users run changed.
+_TITLE_DEFAULT = re.compile(
+    r"\b(?:by[ -]default|as\s+(?:the\s+)?default|defaults?\s+to|new\s+defaults?"
+    r"|(?:change[sd]?|switch(?:es|ed)?|makes?|sets?|flip(?:s|ped)?|update[sd]?|enable[sd]?|disable[sd]?)"
+    r"\s+(?:the\s+)?defaults?|default\s+(?:value|backend|behaviou?r|mode|setting)s?)\b",
+    re.IGNORECASE,
+)
+
+
+def _sig_title_default(facts: Facts) -> Signal | None:
+    found = _TITLE_DEFAULT.search(facts.commit.title)
+    if found is None or not _code_changed(facts):
+        return None
+    return Signal("title_default", impact=BEHAVIOUR, items=(" ".join(found.group(0).lower().split()),))
 
 
 def _code_changed(facts: Facts) -> list[FileChange]:

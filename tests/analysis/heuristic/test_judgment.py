@@ -614,3 +614,22 @@ def test_an_environment_variable_of_the_projects_own_tests_or_ci_breaks_no_user(
     gone = SurfaceChange(SurfaceKind.ENV_REMOVED, "PKG_USE_PRECOMPILED", "setup.py", line=40)
     importance, reason = rank(make("[Build] Drop a build switch (#29931)", setup, surface=(gone,)), "en")
     assert importance == HIGH and "removes environment variable `PKG_USE_PRECOMPILED` (no alias)" in reason
+
+
+def test_a_title_that_changes_a_default_is_a_behaviour_change_when_code_users_run_changed() -> None:
+    # vllm "Prefer FlashAttention MLA as default over FlashMLA": four lines reorder a backend priority list,
+    # no literal default the patch rules read; every user of that path gets another backend. Ranked low.
+    patch = hunk(["    return [FLASHMLA, FLASH_ATTN_MLA]"], ["    return [FLASH_ATTN_MLA, FLASHMLA]"])
+    code = fc("pkg/platforms/cuda.py", 2, 2, patch)
+    importance, reason = rank(make("Prefer FlashAttention MLA as default over FlashMLA (#27363)", code), "en")
+    assert importance == MEDIUM
+    assert "changes what users get by default (title: `as default`)" in reason
+    for title in (
+        "Disable the sampler by default (#26859)",
+        "[LoRA] Set default MXFP4 LoRA backend to Marlin",
+    ):
+        assert rank(make(title, code), "en")[0] == MEDIUM
+    # a claim without code users run behind it, or no claim, changes nothing
+    docs = fc("docs/serving.md", 10, 2)
+    assert rank(make("[Doc] Clarify the default behavior of the scheduler (#18698)", docs), "en")[0] == LOW
+    assert rank(make("Reorder the backend list (#27364)", code), "en")[0] == LOW
