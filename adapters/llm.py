@@ -275,6 +275,9 @@ class LLMClient:
         self._client = openai.AsyncOpenAI(
             base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=0
         )
+        # The SDK loads its chat resources when first asked for them: done here, where the client is built
+        # (in a worker thread, bot/app.py), not at the first call.
+        self._create = self._client.chat.completions.with_raw_response.create
 
     @staticmethod
     def _describe(base_url: str | None) -> str:
@@ -409,7 +412,7 @@ class LLMClient:
     ) -> ChatReply:
         params = self._params(messages, response_model, max_tokens, temperature)
         try:
-            raw = await self._client.chat.completions.with_raw_response.create(**params)
+            raw = await self._create(**params)
             completion = raw.parse()
         except openai.APITimeoutError:
             self.limit.congestion(started)

@@ -77,9 +77,9 @@ def local_clone(git_dir: Path, repo: str | None = None) -> CommitSource:
 
 def llm_client(settings: Settings, store: Store) -> LLM:
     """The OpenAI-compatible client of DIGEST_MODEL, every call logged in the store and counted in the
-    current run's usage. Its SDK is imported in a worker thread from now on and the client built when
-    first used (adapters/llm.py imports openai, a large package): a run reads its commits and works out
-    their history facts meanwhile, instead of after the import."""
+    current run's usage (the store's writer commits each row). Its SDK is imported in a worker thread
+    from now on and the client built there after it (adapters/llm.py imports openai, a large package):
+    a run reads its commits and works out their history facts meanwhile, instead of after the import."""
     if not settings.digest_model:
         raise ConfigError("DIGEST_MODEL is not set")
     return DeferredLLM(settings.digest_model, lambda: _llm_client(settings, store), preload="adapters.llm")
@@ -100,18 +100,32 @@ def _llm_client(settings: Settings, store: Store) -> LLM:
         breaker_after=settings.llm_breaker_after,
         price_in=settings.llm_price_in,
         price_out=settings.llm_price_out,
-        on_call=lambda fields: (store.log_llm_call(**fields), usage.record(fields)),
+        on_call=lambda fields: (_log_call(store, fields), usage.record(fields)),
     )
 
 
+def _log_call(store: Store, fields: dict[str, Any]) -> None:
+    """The call's row, written by the store's writer thread (not on the event loop, where a day's 44
+    answers arrive at once) and committed with the rows and analyses waiting beside it."""
+    store.log_llm_call_soon(**fields).add_done_callback(_call_logged)
+
+
+def _call_logged(done: concurrent.futures.Future[None]) -> None:
+    if done.exception() is not None:  # bookkeeping must never fail an analysis
+        log.warning("could not record an LLM call", exc_info=done.exception())
+
+
 class DeferredLLM:
-    """The LLM protocol on a client built at its first call, `preload` (the module that builds it) being
-    imported in a daemon thread from the start. A client never called is never built."""
+    """The LLM protocol on a client built in a daemon thread from the start: `preload` (the module that
+    builds it) imported, then the client built there too, so neither is on the event loop's path to the
+    first call (building it imports and sets up the SDK's HTTP transport: 0.04-0.13 s of a day's start,
+    issue 21). A build that fails in the thread is done again at the first call, which raises."""
 
     def __init__(self, model: str, build: Callable[[], LLM], *, preload: str):
         self.model = model
         self._build = build
         self._client: LLM | None = None
+        self._closed = False
         self._loaded: concurrent.futures.Future[None] = concurrent.futures.Future()
         self._imported = threading.Thread(
             target=self._preload, args=(preload,), name="llm-import", daemon=True
@@ -121,12 +135,15 @@ class DeferredLLM:
     def _preload(self, module: str) -> None:
         try:
             _import_quietly(module)
+            if not self._closed:
+                with contextlib.suppress(Exception):  # the first call builds it again and says why
+                    self._client = self._build()
         finally:
             self._loaded.set_result(None)
 
     async def ready(self) -> None:
-        """Until the SDK is imported: a call can then go out at once. Cancelling the wait leaves the
-        import as it is."""
+        """Until the SDK is imported and the client built: a call can then go out at once. Cancelling
+        the wait leaves the thread's work as it is."""
         await asyncio.shield(asyncio.wrap_future(self._loaded))
 
     async def _ready(self) -> LLM:
@@ -134,7 +151,7 @@ class DeferredLLM:
             # Waited for off the event loop (chat, in `digestbot run`, is served meanwhile).
             await asyncio.to_thread(self._imported.join)
             if self._client is None:
-                self._client = self._build()  # an import that failed in the thread raises here
+                self._client = self._build()  # an import or build that failed in the thread raises here
         return self._client
 
     async def complete(self, messages: Sequence[Message], **options: Any) -> ChatReply:
@@ -144,6 +161,9 @@ class DeferredLLM:
         return await (await self._ready()).batch(requests, **options)
 
     async def aclose(self) -> None:
+        # A run that never called (every analysis cached) does not wait for the thread: a client it
+        # builds after this is never connected, and the thread builds none once it sees this flag.
+        self._closed = True
         if self._client is not None:
             await self._client.aclose()
 

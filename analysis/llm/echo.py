@@ -39,6 +39,22 @@ def shingles(instructions: str) -> frozenset[tuple[str, ...]]:
     return frozenset(tuple(tokens[i : i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1))
 
 
+@lru_cache(maxsize=16)
+def _last_tokens(instructions: str) -> tuple[str, ...]:
+    return tuple(_tokens(instructions)[-(SHINGLE - 1) :])
+
+
+def shingles_with(instructions: str, extra: str) -> frozenset[tuple[str, ...]]:
+    """`shingles(instructions + "\n" + extra)` without tokenising the instructions again for each
+    `extra` (a commit's coverage note: most of a day's notes differ). Exact: no token spans a line
+    break, so the shingles are those of the instructions, and those of their last tokens and `extra`."""
+    if not extra:
+        return shingles(instructions)
+    tokens = [*_last_tokens(instructions), *_tokens(extra)]
+    joined = frozenset(tuple(tokens[i : i + SHINGLE]) for i in range(len(tokens) - SHINGLE + 1))
+    return shingles(instructions) | joined
+
+
 def is_echo(clause: str, known: frozenset[tuple[str, ...]]) -> bool:
     tokens = _tokens(clause)
     if len(tokens) < SHINGLE:
@@ -162,10 +178,13 @@ def _distinct_insights(insights: dict[str, str], t: _Tidier, unknown: str) -> di
     return out
 
 
-def tidy(analysis: Analysis, instructions: str, lang: str, *, reason_fallback: str = "") -> Analysis:
+def tidy(
+    analysis: Analysis, instructions: str, lang: str, *, reason_fallback: str = "", extra: str = ""
+) -> Analysis:
     """A copy without echoed instructions or repeats, with a note when anything was removed. A reason
-    left empty takes `reason_fallback` (our own stated prior); other emptied prose becomes "unknown"."""
-    t = _Tidier(shingles(instructions))
+    left empty takes `reason_fallback` (our own stated prior); other emptied prose becomes "unknown".
+    `extra`: more of our own words the model saw, on a line after the instructions."""
+    t = _Tidier(shingles_with(instructions, extra))
     unknown = label(lang, "unknown")
 
     def listed(items: list[str]) -> list[str]:

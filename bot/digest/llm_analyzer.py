@@ -478,8 +478,13 @@ class LLMAnalyzer:
             model_score=reply.score,
         )
         # Our own words the model saw, coverage notes included: a reply that only repeats them says nothing.
-        ours = "\n".join([instruction_text(lang), selection.coverage_note(lang) or ""])
-        analysis = tidy(analysis, ours, lang, reason_fallback=prior_reason)
+        analysis = tidy(
+            analysis,
+            instruction_text(lang),
+            lang,
+            reason_fallback=prior_reason,
+            extra=selection.coverage_note(lang) or "",
+        )
         # The prior's reason was our own text in the prompt: figures the model took from it are grounded.
         analysis = ground(analysis, commit, lang, allowed_text=allowed)
         analysis.importance_reason = judged_reason(

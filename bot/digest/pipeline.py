@@ -204,7 +204,6 @@ async def analyse_commits(
     writes: list[asyncio.Future[None]] = []
     held: list[Analysis] = []
     save_each = not isinstance(analyzer, HeuristicAnalyzer)
-    loop = asyncio.get_running_loop()
 
     def keep(result: Analysis) -> None:
         if result.analyzer == "heuristic-fallback" or result.sha in saved:
@@ -213,10 +212,12 @@ async def analyse_commits(
         if not save_each:
             held.append(result)
             return
-        # Written at once, in a worker thread: an interrupted run keeps it even if this task is cancelled.
+        # Handed to the store's writer thread at once and committed with whatever else is waiting (the
+        # day's answers come together: a few commits, not one each); an interrupted run keeps it even if
+        # this task is cancelled, and the run ends only once every one is committed.
         writes.append(
-            loop.run_in_executor(
-                None, store.save_analysis, repo, result, analyzer.model, analyzer.prompt_version
+            asyncio.wrap_future(
+                store.save_analysis_soon(repo, result, analyzer.model, analyzer.prompt_version)
             )
         )
 

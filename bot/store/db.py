@@ -16,8 +16,10 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ from analysis.history.followups import FollowUpKind, FollowUpLink, Mined, PastCo
 from analysis.history.index import BranchCommit, automated
 from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange, SurfaceChange, SurfaceKind
 from bot.ports.secrets import scrub
+from bot.store.group import GroupCommit
 from bot.store.health import check_schema, database_error, is_known
 from bot.store.migrations import MIGRATIONS
 
@@ -54,6 +57,8 @@ class Store:
             raise ConfigError(f"cannot open database {path}: {exc}{_open_hint(self.path)}") from None
         # One connection, shared by the event loop and worker threads: serialise access.
         self._lock = threading.RLock()
+        # Call-log rows and analyses handed over during a run: committed together (bot/store/group.py).
+        self._group = GroupCommit(self.transaction, self._lock)
         self.db = sqlite_utils.Database(conn)
         try:
             if self.path is not None:
@@ -123,7 +128,19 @@ class Store:
                 raise
 
     def close(self) -> None:
+        self._group.close()  # every write handed over is committed before the connection closes
         self.db.close()
+
+    def settle(self) -> None:
+        """Commit the writes handed over so far (save_analysis_soon, log_llm_call_soon): done by every
+        read of the tables they write, so a read never misses what was handed over before it."""
+        if not self._group.pending():
+            return
+        with self._lock:
+            # Holding the lock, an open transaction can only be this thread's own: its writes come first
+            # (the writer commits the queue once it is done), a batch inside it would not be durable.
+            if not self.db.conn.in_transaction:
+                self._group.settle()
 
     # -- commits ------------------------------------------------------------------------------
     def save_commit(self, commit: Commit) -> None:
@@ -236,6 +253,7 @@ class Store:
     def get_analysis(
         self, repo: str, sha: str, model: str, prompt_version: str, lang: str
     ) -> Analysis | None:
+        self.settle()
         with self._lock:
             rows = list(
                 self.db.query(
@@ -253,6 +271,7 @@ class Store:
         if lang:
             sql += " AND lang = ?"
             params.append(lang)
+        self.settle()
         with self._lock:
             rows = list(
                 self.db.query(sql + " ORDER BY analyzer = 'llm' DESC, created_at DESC LIMIT 1", params)
@@ -261,6 +280,13 @@ class Store:
 
     def save_analysis(self, repo: str, analysis: Analysis, model: str, prompt_version: str) -> None:
         self.save_analyses(repo, [analysis], model, prompt_version)
+
+    def save_analysis_soon(
+        self, repo: str, analysis: Analysis, model: str, prompt_version: str
+    ) -> Future[None]:
+        """save_analysis in the store's writer thread, in one transaction with whatever else is handed
+        over meanwhile (group commit); the future is done once it is committed."""
+        return self._group.submit(partial(self._upsert_analysis, repo, analysis, model, prompt_version))
 
     def save_analyses(self, repo: str, analyses: Iterable[Analysis], model: str, prompt_version: str) -> None:
         """Several analyses in one transaction (a replayed day's: one commit to disk, not one each)."""
@@ -302,17 +328,27 @@ class Store:
 
     def log_llm_call(self, **fields: Any) -> None:
         fields.setdefault("created_at", _iso(utcnow()))
+        with self._lock:
+            self._insert_call(fields)
+
+    def log_llm_call_soon(self, **fields: Any) -> Future[None]:
+        """log_llm_call in the store's writer thread, committed with whatever else is handed over
+        meanwhile (a day's answers arrive together); the time of the call is taken now."""
+        fields.setdefault("created_at", _iso(utcnow()))
+        return self._group.submit(partial(self._insert_call, fields))
+
+    def _insert_call(self, fields: dict[str, Any]) -> None:
         if not self.keep_prompts:
             fields.pop("prompt", None)
             fields.pop("reply", None)
         for name in ("error", "prompt", "reply"):  # a server may quote a key in any of them
             if isinstance(fields.get(name), str):
                 fields[name] = scrub(fields[name])
-        with self._lock:
-            self.db["llm_calls"].insert(fields)
+        self.db["llm_calls"].insert(fields)
 
     def purge_prompts(self, before: datetime) -> int:
         """Forget the prompt and reply of every call made before `before` (the call itself stays)."""
+        self.settle()
         with self.transaction():
             cursor = self.db.execute(
                 "UPDATE llm_calls SET prompt = NULL, reply = NULL"
@@ -322,6 +358,7 @@ class Store:
         return cursor.rowcount
 
     def llm_usage_since(self, since: datetime) -> dict[str, int]:
+        self.settle()
         with self._lock:
             row = next(
                 self.db.query(
@@ -778,6 +815,7 @@ class Store:
             self.db["pending_work"].update(key, {**fields, "updated_at": _iso(utcnow())})
 
     def query(self, sql: str, params: Iterable[Any] = ()) -> list[dict[str, Any]]:
+        self.settle()
         with self._lock:
             return list(self.db.query(sql, list(params)))
 

@@ -340,3 +340,35 @@ def test_a_commit_older_than_the_mined_span_is_mined_with_the_rest():
 
     known = mine(SPAN[2:])  # a span that lacks the original
     assert mine([SPAN[0], *LATER], past=SPAN[2:], known=known) == mine([SPAN[0], *SPAN[2:], *LATER])
+
+
+def test_the_title_maps_are_those_adding_each_commit_would_make_whenever_they_are_read():
+    """The index normalises titles only when a title reference needs them: read between adds or at the
+    end, its maps hold the same entries in the same order (the newest-first prefix search depends on it)
+    as normalising each title as it is added."""
+    from analysis.history.followups import _Index, _norm_title, _norm_untagged
+
+    titles = [
+        "[Bugfix] Fix A (#1)",
+        "Fix A",
+        "[Perf] Speed up B (#2)",
+        "fix  a",
+        "[Misc] Speed up B",
+        "C (#3)",
+    ]
+    made = [past(i, title) for i, title in enumerate(titles)]
+    eager_title: dict[str, PastCommit] = {}
+    eager_untagged: dict[str, PastCommit] = {}
+    lazy, read_at_end = _Index(), _Index()
+    for c in made:
+        eager_title[_norm_title(c.title)] = c
+        eager_untagged[_norm_untagged(c.title)] = c
+        lazy.add(c)
+        read_at_end.add(c)
+        assert list(lazy.by_title.items()) == list(eager_title.items())
+        assert list(lazy.by_untagged.items()) == list(eager_untagged.items())
+    for index in (lazy, read_at_end):
+        assert list(index.by_title.items()) == list(eager_title.items())
+        assert list(index.by_untagged.items()) == list(eager_untagged.items())
+        assert [index.untagged(c.sha) for c in made] == [_norm_untagged(c.title) for c in made]
+        assert index.untagged("f" * 40) is None and set(index.by_pr) == {1, 2, 3}

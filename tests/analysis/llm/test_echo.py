@@ -2,7 +2,7 @@
 
 import pytest
 
-from analysis.llm.echo import is_echo, shingles, tidy
+from analysis.llm.echo import is_echo, shingles, shingles_with, tidy
 from analysis.llm.prompts import commit_system
 from analysis.models import Analysis, ChangeType, Importance
 
@@ -103,3 +103,22 @@ def test_a_bare_lead_in_before_numbered_points_is_dropped():
     item = "评审者和运维人员应检查或采取以下行动：1. 确保修改符合预期；2. 重新运行测试"
     out = tidy(analysis(recommendations=[item]), instructions("zh"), "zh")
     assert out.recommendations == ["确保修改符合预期", "重新运行测试"]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "",
+        "covered 12 of 14 files (2 left out — lockfile: uv.lock)",
+        "已覆盖 14 个文件中的 12 个",
+        "ok",
+        "a\nb c d e",
+    ],
+)
+def test_shingles_with_a_note_are_those_of_the_text_with_the_note_on_its_own_line(lang, extra):
+    """What the analyser checks a reply against (the instructions, then a commit's coverage note) is
+    the same set as the joined text's, without tokenising the instructions for every note."""
+    text = instructions(lang)
+    assert shingles_with(text, extra) == shingles(text + "\n" + extra)
+    assert shingles_with("two words", extra) == shingles("two words\n" + extra)

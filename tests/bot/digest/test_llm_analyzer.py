@@ -671,7 +671,7 @@ async def test_a_days_cpu_and_store_work_runs_off_the_event_loop(
     from bot.digest import llm_analyzer, pipeline
 
     loop_thread = threading.current_thread()
-    seen: dict[str, set[bool]] = {"select_diff": set(), "ground": set(), "save_analysis": set()}
+    seen: dict[str, set[bool]] = {"select_diff": set(), "ground": set(), "_upsert_analysis": set()}
 
     def spy(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -682,38 +682,75 @@ async def test_a_days_cpu_and_store_work_runs_off_the_event_loop(
 
     monkeypatch.setattr(llm_analyzer, "select_diff", spy("select_diff", llm_analyzer.select_diff))
     monkeypatch.setattr(llm_analyzer, "ground", spy("ground", llm_analyzer.ground))
-    monkeypatch.setattr(store, "save_analysis", spy("save_analysis", store.save_analysis))
+    monkeypatch.setattr(store, "_upsert_analysis", spy("_upsert_analysis", store._upsert_analysis))
     commits = day_commits(4)
     await pipeline.build_digest(
         MemorySource(REPO, commits), store, analyzer_for(fake), branch="main", day=DAY, tz=TZ, lang="en"
     )
-    assert seen == {"select_diff": {False}, "ground": {False}, "save_analysis": {False}}
+    assert seen == {"select_diff": {False}, "ground": {False}, "_upsert_analysis": {False}}
 
 
-async def test_ready_waits_for_the_sdks_import_builds_nothing_and_turns_the_collector_back_on():
-    """`ready` (what a card's radar waits for) returns once the preload is imported; the cyclic garbage
-    collector, paused during that import, is on again; no client is built by it, and a cancelled wait
-    leaves the import to finish."""
+async def test_ready_waits_for_the_sdks_import_and_the_build_and_turns_the_collector_back_on():
+    """`ready` (what a card's radar waits for) returns once the preload is imported and the client built
+    in the same thread (not on the event loop); the cyclic garbage collector, paused during the import,
+    is on again; a cancelled wait leaves the thread's work to finish."""
     import asyncio
     import gc
     import sys
+    import threading
 
     from bot.app import DeferredLLM
 
-    built: list[int] = []
+    built: list[str] = []
     assert gc.isenabled()
-    client = DeferredLLM("m", lambda: built.append(1), preload="pyclbr")  # type: ignore[arg-type,return-value]
+    client = DeferredLLM("m", lambda: built.append(threading.current_thread().name), preload="pyclbr")  # type: ignore[arg-type,return-value]
     cancelled = asyncio.ensure_future(client.ready())
     await asyncio.sleep(0)
     cancelled.cancel()
     await client.ready()
-    assert "pyclbr" in sys.modules and gc.isenabled() and built == []
+    assert "pyclbr" in sys.modules and gc.isenabled() and built == ["llm-import"]
     await client.aclose()
 
 
-async def test_the_client_is_built_at_its_first_call_its_sdk_imported_meanwhile(fake, store, tmp_path):
-    """make_analyzer does not wait for the SDK's import (it runs in a worker thread beside the run's git
-    reads and history facts); the first call builds the client, and every call is logged as before."""
+async def test_a_build_that_fails_in_the_thread_raises_at_the_first_call():
+    """The thread keeps quiet about a failed build: the first call builds again and raises its error."""
+    from bot.app import DeferredLLM
+
+    attempts: list[int] = []
+
+    def build() -> Any:
+        attempts.append(1)
+        raise RuntimeError("no client today")
+
+    client = DeferredLLM("m", build, preload="pyclbr")
+    await client.ready()
+    with pytest.raises(RuntimeError, match="no client today"):
+        await client.complete([{"role": "user", "content": "hi"}], max_tokens=8, purpose="qa")
+    assert attempts == [1, 1]
+    await client.aclose()
+
+
+async def test_a_client_closed_before_its_thread_builds_it_is_never_built(monkeypatch):
+    """A run that never calls (every analysis cached) closes the client without waiting for the import;
+    the thread then builds nothing."""
+    import threading
+
+    from bot import app
+
+    gate = threading.Event()
+    monkeypatch.setattr(app, "_import_quietly", lambda module: gate.wait(10))
+    built: list[int] = []
+    client = app.DeferredLLM("m", lambda: built.append(1), preload="pyclbr")  # type: ignore[arg-type,return-value]
+    await client.aclose()  # returns while the import is still running
+    gate.set()
+    await client.ready()
+    assert built == []
+
+
+async def test_the_client_is_built_beside_the_run_and_used_by_its_first_call(fake, store, tmp_path):
+    """make_analyzer does not wait for the SDK's import nor the client's build (both run in a worker
+    thread beside the run's git reads and history facts); the calls use that client, and every call is
+    logged as before."""
     from bot.app import DeferredLLM
 
     settings = load_settings(
@@ -723,9 +760,12 @@ async def test_the_client_is_built_at_its_first_call_its_sdk_imported_meanwhile(
     analyzer = make_analyzer(settings, store, "llm")
     try:
         client = analyzer.client
-        assert isinstance(client, DeferredLLM) and client._client is None  # nothing built yet
+        assert isinstance(client, DeferredLLM)
+        await client.ready()
+        built = client._client
+        assert built is not None  # built by the thread, before any call
         result = await analyzer.analyze(day_commits(3), "en")
-        assert client._client is not None
+        assert client._client is built
     finally:
         await analyzer.aclose()
     assert {a.analyzer for a in result.values()} == {"llm"} and fake.calls == 3
