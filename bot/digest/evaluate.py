@@ -11,6 +11,7 @@ costs nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from bisect import bisect_left
 from collections.abc import AsyncIterator, Callable
@@ -121,45 +122,45 @@ async def evaluate(
     if progress:
         progress(0, len(chosen))
     with Parsers() as parsers:  # worker processes for the parsing, reused chunk after chunk
-        async for day, commits in _filled_days(
-            source, store, branch, sorted(days.items()), tz, sample, parsers
-        ):
-            window_start = day_window(day, tz)[0]
-            # The window's history only (the index looks no further back), and worked out only when a
-            # commit has no cached analysis: a second run ranks nothing again.
-            past = history[
-                bisect_left(stamps, window_start - timedelta(days=history_days)) : bisect_left(
-                    stamps, window_start
-                )
-            ]
-
-            def facts(commits=commits, past=past, window_start=window_start):
-                return asyncio.to_thread(facts_for_day, commits, past, links, window_start, history_days)
-
-            analyses = await analyse_commits(store, analyzer, source.repo, commits, lang, history=facts)
-            for commit in commits:
-                analysis = analyses[commit.sha]
-                link = answer.get(commit.sha)
-                judged.append(
-                    Judged(
-                        sha=commit.sha,
-                        title=commit.title,
-                        committed_at=commit.committed_at.astimezone(tz),
-                        importance=analysis.importance,
-                        reason=analysis.importance_reason,
-                        followed_by=link.follow_up if link else None,
-                        kind=link.kind.value if link else None,
-                        weight=weights.get(commit.sha, 1.0),
-                        changed_lines=commit.changed_lines,
-                        impact_score=analysis.impact_score,
-                        risk_score=analysis.risk_score,
-                        shipped=None if commit.shipped is None else bool(commit.shipped),
-                        notes=notes_answers.get(commit.sha),
+        filled_days = _filled_days(source, store, branch, sorted(days.items()), tz, sample, parsers)
+        async with contextlib.aclosing(filled_days):
+            async for day, commits in filled_days:
+                window_start = day_window(day, tz)[0]
+                # The window's history only (the index looks no further back), and worked out only when a
+                # commit has no cached analysis: a second run ranks nothing again.
+                past = history[
+                    bisect_left(stamps, window_start - timedelta(days=history_days)) : bisect_left(
+                        stamps, window_start
                     )
-                )
-            done += len(commits)
-            if progress:
-                progress(done, len(chosen))
+                ]
+
+                def facts(commits=commits, past=past, window_start=window_start):
+                    return asyncio.to_thread(facts_for_day, commits, past, links, window_start, history_days)
+
+                analyses = await analyse_commits(store, analyzer, source.repo, commits, lang, history=facts)
+                for commit in commits:
+                    analysis = analyses[commit.sha]
+                    link = answer.get(commit.sha)
+                    judged.append(
+                        Judged(
+                            sha=commit.sha,
+                            title=commit.title,
+                            committed_at=commit.committed_at.astimezone(tz),
+                            importance=analysis.importance,
+                            reason=analysis.importance_reason,
+                            followed_by=link.follow_up if link else None,
+                            kind=link.kind.value if link else None,
+                            weight=weights.get(commit.sha, 1.0),
+                            changed_lines=commit.changed_lines,
+                            impact_score=analysis.impact_score,
+                            risk_score=analysis.risk_score,
+                            shipped=None if commit.shipped is None else bool(commit.shipped),
+                            notes=notes_answers.get(commit.sha),
+                        )
+                    )
+                done += len(commits)
+                if progress:
+                    progress(done, len(chosen))
     return EvalResult(
         repo=source.repo,
         branch=branch,
@@ -195,17 +196,43 @@ async def _filled_days(
     """Each day and its commits with their surfaces, in order. The surfaces are filled a chunk of days at
     a time (about CHUNK_COMMITS commits, at most CHUNK_DAYS days): enough batches to parse them in
     parallel, each day still batched as a digest of that day would batch it (the same facts); few enough
-    days that the progress moves and a stop loses little."""
-    chunk: list[tuple[date, list[Commit]]] = []
-    for n, (day, members) in enumerate(days):
-        commits = await _day_commits(source, store, branch, members, *day_window(day, tz), sample)
-        chunk.append((day, commits))
-        last = n == len(days) - 1
-        if last or sum(len(c) for _, c in chunk) >= CHUNK_COMMITS or len(chunk) >= CHUNK_DAYS:
-            filled = await fill_surfaces(source, store, [c for _, c in chunk], parsers)
-            for (day_, _), commits_ in zip(chunk, filled, strict=True):
-                yield day_, commits_
-            chunk = []
+    days that the progress moves and a stop loses little. The next chunk is read and parsed while the
+    caller ranks this one's days (one chunk at a time, so one reader of the source)."""
+
+    async def fill(chunk: list[tuple[date, list[PastCommit]]]) -> list[tuple[date, list[Commit]]]:
+        read = [
+            await _day_commits(source, store, branch, members, *day_window(day, tz), sample)
+            for day, members in chunk
+        ]
+        filled = await fill_surfaces(source, store, read, parsers)
+        return [(day, commits) for (day, _), commits in zip(chunk, filled, strict=True)]
+
+    chunks = _chunks(days)
+    ahead = asyncio.ensure_future(fill(chunks[0])) if chunks else None
+    try:
+        for n in range(len(chunks)):
+            assert ahead is not None
+            done = await ahead
+            ahead = asyncio.ensure_future(fill(chunks[n + 1])) if n + 1 < len(chunks) else None
+            for day, commits in done:
+                yield day, commits
+    finally:
+        if ahead is not None:  # the caller stopped (an error, Ctrl-C): the chunk ahead is not wanted
+            ahead.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ahead
+
+
+def _chunks(days: list[tuple[date, list[PastCommit]]]) -> list[list[tuple[date, list[PastCommit]]]]:
+    chunks: list[list[tuple[date, list[PastCommit]]]] = []
+    size = CHUNK_COMMITS
+    for day, members in days:
+        if size >= CHUNK_COMMITS or len(chunks[-1]) >= CHUNK_DAYS:
+            chunks.append([])
+            size = 0
+        chunks[-1].append((day, members))
+        size += len(members)
+    return chunks
 
 
 async def _day_commits(

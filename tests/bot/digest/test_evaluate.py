@@ -493,3 +493,22 @@ async def test_days_filled_a_chunk_at_a_time_rank_as_day_by_day(known, tmp_path,
     assert one_store.surfaces(one.repo, shas, PARSER_VERSION) == three_store.surfaces(
         one.repo, shas, PARSER_VERSION
     )
+
+
+async def test_a_failing_day_leaves_no_chunk_being_read_behind(known, store, monkeypatch):
+    """The next chunk's surfaces are filled while a chunk's days are ranked: when ranking fails, that
+    read is stopped, not left running."""
+    import asyncio
+
+    import bot.digest.evaluate as evaluation
+
+    repo, _ = known
+    monkeypatch.setattr(evaluation, "CHUNK_DAYS", 1)
+
+    async def failing(*args, **kwargs):
+        raise RuntimeError("the analyser broke")
+
+    monkeypatch.setattr(evaluation, "analyse_commits", failing)
+    with pytest.raises(RuntimeError, match="analyser broke"):
+        await run_eval(repo, store)
+    assert asyncio.all_tasks() == {asyncio.current_task()}
