@@ -11,9 +11,10 @@ costs nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from zoneinfo import ZoneInfo
@@ -40,10 +41,12 @@ from analysis.window import day_window
 from bot.digest.analyzers import Analyzer
 from bot.digest.history import sync_history
 from bot.digest.pipeline import analyse_commits, keep_commits
-from bot.digest.surface import fill_surface
+from bot.digest.surface import Parsers, fill_surfaces
 from bot.store.db import Store, utcnow
 
 Progress = Callable[[int, int], None]
+CHUNK_COMMITS = 250  # eval fills the surfaces of this many commits' days at once (in parallel)
+CHUNK_DAYS = 14
 SAMPLE_SEED = 20250601  # a fixed seed: the same sample on every run, so cached analyses are reused
 
 
@@ -120,47 +123,48 @@ async def evaluate(
     done = 0
     if progress:
         progress(0, len(chosen))
-    for day, members in sorted(days.items()):
-        window_start, window_end = day_window(day, tz)
-        commits = await _day_commits(source, store, branch, members, window_start, window_end, sample)
-        commits = await fill_surface(source, store, commits)
-        # The window's history only (the index looks no further back), and worked out only when a
-        # commit has no cached analysis: a second run ranks nothing again.
-        past = history[
-            bisect_left(stamps, window_start - timedelta(days=history_days)) : bisect_left(
-                stamps, window_start
-            )
-        ]
+    with Parsers() as parsers:  # worker processes for the parsing, reused chunk after chunk
+        filled_days = _filled_days(source, store, branch, sorted(days.items()), tz, sample, parsers)
+        async with contextlib.aclosing(filled_days):
+            async for day, commits in filled_days:
+                window_start = day_window(day, tz)[0]
+                # The window's history only (the index looks no further back), and worked out only when a
+                # commit has no cached analysis: a second run ranks nothing again.
+                past = history[
+                    bisect_left(stamps, window_start - timedelta(days=history_days)) : bisect_left(
+                        stamps, window_start
+                    )
+                ]
 
-        def facts(commits=commits, past=past, window_start=window_start):
-            return asyncio.to_thread(facts_for_day, commits, past, links, window_start, history_days)
+                def facts(commits=commits, past=past, window_start=window_start):
+                    return asyncio.to_thread(facts_for_day, commits, past, links, window_start, history_days)
 
-        analyses = await analyse_commits(
-            store, analyzer, source.repo, commits, lang, refresh=refresh, history=facts
-        )
-        for commit in commits:
-            analysis = analyses[commit.sha]
-            link = answer.get(commit.sha)
-            judged.append(
-                Judged(
-                    sha=commit.sha,
-                    title=commit.title,
-                    committed_at=commit.committed_at.astimezone(tz),
-                    importance=analysis.importance,
-                    reason=analysis.importance_reason,
-                    followed_by=link.follow_up if link else None,
-                    kind=link.kind.value if link else None,
-                    weight=weights.get(commit.sha, 1.0),
-                    changed_lines=commit.changed_lines,
-                    impact_score=analysis.impact_score,
-                    risk_score=analysis.risk_score,
-                    shipped=None if commit.shipped is None else bool(commit.shipped),
-                    notes=notes_answers.get(commit.sha),
+                analyses = await analyse_commits(
+                    store, analyzer, source.repo, commits, lang, refresh=refresh, history=facts
                 )
-            )
-        done += len(commits)
-        if progress:
-            progress(done, len(chosen))
+                for commit in commits:
+                    analysis = analyses[commit.sha]
+                    link = answer.get(commit.sha)
+                    judged.append(
+                        Judged(
+                            sha=commit.sha,
+                            title=commit.title,
+                            committed_at=commit.committed_at.astimezone(tz),
+                            importance=analysis.importance,
+                            reason=analysis.importance_reason,
+                            followed_by=link.follow_up if link else None,
+                            kind=link.kind.value if link else None,
+                            weight=weights.get(commit.sha, 1.0),
+                            changed_lines=commit.changed_lines,
+                            impact_score=analysis.impact_score,
+                            risk_score=analysis.risk_score,
+                            shipped=None if commit.shipped is None else bool(commit.shipped),
+                            notes=notes_answers.get(commit.sha),
+                        )
+                    )
+                done += len(commits)
+                if progress:
+                    progress(done, len(chosen))
     return EvalResult(
         repo=source.repo,
         branch=branch,
@@ -182,6 +186,57 @@ async def evaluate(
         notes_status=notes_status,
         notes_score=notes_score(judged, found.key.lists_changes, resamples=resamples) if found else None,
     )
+
+
+async def _filled_days(
+    source,
+    store: Store,
+    branch: str,
+    days: list[tuple[date, list[PastCommit]]],
+    tz: ZoneInfo,
+    sample: int | None,
+    parsers: Parsers,
+) -> AsyncIterator[tuple[date, list[Commit]]]:
+    """Each day and its commits with their surfaces, in order. The surfaces are filled a chunk of days at
+    a time (about CHUNK_COMMITS commits, at most CHUNK_DAYS days): enough batches to parse them in
+    parallel, each day still batched as a digest of that day would batch it (the same facts); few enough
+    days that the progress moves and a stop loses little. The next chunk is read and parsed while the
+    caller ranks this one's days (one chunk at a time, so one reader of the source)."""
+
+    async def fill(chunk: list[tuple[date, list[PastCommit]]]) -> list[tuple[date, list[Commit]]]:
+        read = [
+            await _day_commits(source, store, branch, members, *day_window(day, tz), sample)
+            for day, members in chunk
+        ]
+        filled = await fill_surfaces(source, store, read, parsers)
+        return [(day, commits) for (day, _), commits in zip(chunk, filled, strict=True)]
+
+    chunks = _chunks(days)
+    ahead = asyncio.ensure_future(fill(chunks[0])) if chunks else None
+    try:
+        for n in range(len(chunks)):
+            assert ahead is not None
+            done = await ahead
+            ahead = asyncio.ensure_future(fill(chunks[n + 1])) if n + 1 < len(chunks) else None
+            for day, commits in done:
+                yield day, commits
+    finally:
+        if ahead is not None:  # the caller stopped (an error, Ctrl-C): the chunk ahead is not wanted
+            ahead.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ahead
+
+
+def _chunks(days: list[tuple[date, list[PastCommit]]]) -> list[list[tuple[date, list[PastCommit]]]]:
+    chunks: list[list[tuple[date, list[PastCommit]]]] = []
+    size = CHUNK_COMMITS
+    for day, members in days:
+        if size >= CHUNK_COMMITS or len(chunks[-1]) >= CHUNK_DAYS:
+            chunks.append([])
+            size = 0
+        chunks[-1].append((day, members))
+        size += len(members)
+    return chunks
 
 
 async def _day_commits(

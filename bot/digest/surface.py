@@ -2,8 +2,11 @@
 analyze, chat /digest, weekly, eval), from the store when this parser version already read them, else
 from the source: each touched file before and after, the packaging files and the tree, read in batches.
 
+Parsing is CPU work: with enough batches (a long eval, a big day) and more than one core, the batches are
+parsed in worker processes while the next ones are read (issue 21); else in a thread, one after another.
+
 A source that cannot read files, a request budget spent or a failure costs the facts (surface None, one
-warning per call), never the digest.
+warning per call), never the digest; so does a worker process that dies (its batches parsed here then).
 """
 
 from __future__ import annotations
@@ -11,7 +14,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+import multiprocessing
+import os
+import traceback
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
 from analysis.errors import RateLimited, SourceError
@@ -27,34 +35,204 @@ log = logging.getLogger(__name__)
 PARSER_VERSION = "surface-3"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
+# Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)
+# parses in a thread rather than wait for processes to start (a spawned worker imports the parsers).
+POOL_MIN_COMMITS = 3 * BATCH
+MAX_WORKERS = 4
+
+Facts = tuple[Any, Any]  # (surface or None, shipped or None)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Batch:
+    """What one batch's parsing needs, read by the parent; pickled to a worker as it is."""
+
+    commits: tuple[Commit, ...]
+    texts: FileTexts
+    packaging_files: dict[str, str]
+    tree: Any  # every path at the batch's newest commit, or None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Parsed:
+    found: dict[str, Facts]
+    failed: list[tuple[str, str]]  # (short sha, traceback): logged by the parent, which has the handlers
+
+
+class ParserFailure(Exception):
+    """A parser's exception as its traceback text (a worker's exception cannot cross with its traceback)."""
+
+
+class Parsers:
+    """The worker processes of the surface step, started at the first call with enough batches and kept
+    for the next calls until closed: eval fills a long span chunk by chunk with one pool. A pool that broke
+    is not used again (the parsing goes on in-process)."""
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers if workers is not None else min(usable_cores(), MAX_WORKERS)
+        self._pool: ProcessPoolExecutor | None = None
+        self.broken = False
+
+    def pool(self) -> ProcessPoolExecutor | None:
+        if self.broken or self.workers < 2:
+            return None
+        if self._pool is None:
+            # spawn, not fork: the parent has threads (asyncio's, the store's) and an open SQLite database
+            context = multiprocessing.get_context("spawn")
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+        return self._pool
+
+    def mark_broken(self) -> None:
+        self.broken = True
+        self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def __enter__(self) -> Parsers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the cores this process may run on (a container's share)
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
 
 
 async def fill_surface(source: Any, store: Store, commits: Sequence[Commit]) -> list[Commit]:
     """The commits with surface and shipped filled where they could be (the others unchanged)."""
-    commits = list(commits)
-    if not commits:
-        return commits
+    [filled] = await fill_surfaces(source, store, [commits])
+    return filled
+
+
+async def fill_surfaces(
+    source: Any, store: Store, groups: Sequence[Sequence[Commit]], parsers: Parsers | None = None
+) -> list[list[Commit]]:
+    """fill_surface for several groups at once (eval: a run of days), each group batched on its own as
+    fill_surface would batch it alone — a batch's tree and packaging are read at its newest commit, so
+    the batches, hence the facts, are the same — and all of them parsed in one pipeline. parsers: worker
+    processes to reuse (else the call starts its own when it has enough batches, and stops them)."""
+    groups = [list(group) for group in groups]
+    everything = [c for group in groups for c in group]
+    if not everything:
+        return groups
     repo = source.repo
-    found = await asyncio.to_thread(store.surfaces, repo, [c.sha for c in commits], PARSER_VERSION)
-    todo = [c for c in commits if c.sha not in found]
-    reader = getattr(source, "read_files", None)
-    if todo and reader is not None:
-        fresh: dict[str, tuple[Any, Any]] = {}
+    found = await asyncio.to_thread(store.surfaces, repo, [c.sha for c in everything], PARSER_VERSION)
+    if getattr(source, "read_files", None) is not None:
+        todos, seen = [], set(found)
+        for group in groups:
+            todo = [c for c in group if c.sha not in seen]  # a commit twice: read with its first group
+            seen.update(c.sha for c in todo)
+            todos.append(todo)
+        batches = sum(-(-len(todo) // BATCH) for todo in todos)
+        enough = batches >= 2 and sum(len(todo) for todo in todos) >= POOL_MIN_COMMITS
+        own = parsers is None
+        parsers = parsers if parsers is not None else Parsers()
+        try:
+            pool = parsers.pool() if enough else None
+            found.update(await _read_and_parse(source, store, todos, parsers if pool else None))
+        finally:
+            if own:
+                parsers.close()
+    return [
+        [
+            dataclasses.replace(c, surface=found[c.sha][0], shipped=found[c.sha][1]) if c.sha in found else c
+            for c in group
+        ]
+        for group in groups
+    ]
+
+
+async def _read_and_parse(
+    source: Any, store: Store, todos: list[list[Commit]], parsers: Parsers | None
+) -> dict[str, Facts]:
+    """Each group's batches read in turn and parsed: in a thread one after another, or (parsers) in the
+    workers while the next batches, of this group or the next, are read: at most workers + 1 batches in
+    flight (their texts held). A group's complete facts are stored once its batches are parsed, as
+    fill_surface stores its own."""
+    repo = source.repo
+    fresh: dict[str, Facts] = {}
+    inflight: deque[tuple[Batch, asyncio.Future[Parsed]]] = deque()
+    unsaved: deque[tuple[int, list[Commit]]] = deque()  # (batches sent when its reading ended, group)
+    sent = settled = 0
+
+    async def settle_one() -> None:
+        nonlocal settled
+        batch, future = inflight.popleft()
+        try:
+            parsed = await future
+        except Exception as exc:  # a worker died (BrokenProcessPool) or the batch did not pickle
+            assert parsers is not None
+            if not parsers.broken:
+                log.warning("surface parsing workers failed (%s); parsing in this process instead", exc)
+                parsers.mark_broken()
+            parsed = await asyncio.to_thread(parse_batch, batch)
+        _log_failures(repo, parsed)
+        fresh.update(parsed.found)
+        settled += 1
+
+    async def save_parsed_groups() -> None:
+        while unsaved and unsaved[0][0] <= settled:
+            _, todo = unsaved.popleft()
+            complete = {c.sha: fresh[c.sha] for c in todo if c.sha in fresh and fresh[c.sha][0] is not None}
+            await asyncio.to_thread(store.save_surfaces, repo, PARSER_VERSION, complete)
+
+    for todo in todos:
+        if not todo:
+            continue
+        done = 0
         try:
             for i in range(0, len(todo), BATCH):
-                fresh.update(await _read_batch(source, todo[i : i + BATCH]))
+                batch = await _read_batch(source, todo[i : i + BATCH])
+                done += len(batch.commits)
+                pool = parsers.pool() if parsers else None
+                if pool is None:
+                    # parsing is CPU work: off the event loop
+                    future: asyncio.Future[Parsed] = asyncio.ensure_future(
+                        asyncio.to_thread(parse_batch, batch)
+                    )
+                else:
+                    future = asyncio.wrap_future(_submit(pool, batch))
+                inflight.append((batch, future))
+                sent += 1
+                # workers + 1 in flight keep every worker busy while the next batch is read
+                while len(inflight) >= (parsers.workers + 1 if pool is not None else 1):
+                    await settle_one()
+                    await save_parsed_groups()
         except (SourceError, RateLimited, OSError) as exc:
-            log.warning(
-                "surface facts of %s unavailable for %d commits: %s", repo, len(todo) - len(fresh), exc
-            )
-        complete = {sha: facts for sha, facts in fresh.items() if facts[0] is not None}
-        await asyncio.to_thread(store.save_surfaces, repo, PARSER_VERSION, complete)
-        found.update(fresh)
-    out = []
-    for commit in commits:
-        facts = found.get(commit.sha)
-        out.append(dataclasses.replace(commit, surface=facts[0], shipped=facts[1]) if facts else commit)
-    return out
+            log.warning("surface facts of %s unavailable for %d commits: %s", repo, len(todo) - done, exc)
+        unsaved.append((sent, todo))
+        await save_parsed_groups()
+    while inflight:
+        await settle_one()
+        await save_parsed_groups()
+    return fresh
+
+
+def _submit(pool: ProcessPoolExecutor, batch: Batch) -> Future[Parsed]:
+    try:
+        return pool.submit(_work, batch)
+    except Exception as exc:  # the pool broke before this batch: the caller falls back as for a death
+        failed: Future[Parsed] = Future()
+        failed.set_exception(exc)
+        return failed
+
+
+def _log_failures(repo: str, parsed: Parsed) -> None:
+    for short_sha, trace in parsed.failed:
+        # a parser bug on code nobody foresaw costs this commit's facts, not the digest
+        log.error(
+            "surface facts of %s %s failed; the commit is ranked without them",
+            repo,
+            short_sha,
+            exc_info=ParserFailure(trace),
+        )
 
 
 def with_stored_surface(store: Store, commits: Sequence[Commit]) -> list[Commit]:
@@ -68,12 +246,12 @@ def with_stored_surface(store: Store, commits: Sequence[Commit]) -> list[Commit]
     ]
 
 
-async def _read_batch(source: Any, commits: list[Commit]) -> dict[str, tuple[Any, Any]]:
-    """{sha: (surface or None, shipped or None)} for a batch: the tree and the packaging files at its
-    newest commit, every wanted file before and after, in one read."""
+async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
+    """A batch's texts: the tree and the packaging files at its newest commit, every wanted file before
+    and after, in one read."""
     # The parsers are loaded by the first run that reads files: a run whose facts are all stored (an
     # LLM day after the heuristic one, a card) does not load them before its first model call.
-    from analysis.surface.commit import commit_facts, file_specs
+    from analysis.surface.commit import file_specs
 
     newest = max(commits, key=lambda c: c.committed_at)
     lister = getattr(source, "list_paths", None)
@@ -83,22 +261,33 @@ async def _read_batch(source: Any, commits: list[Commit]) -> dict[str, tuple[Any
     specs = [spec for c in commits for spec in file_specs(c)]
     texts: FileTexts = await source.read_files([*packaging, *specs], max_bytes=MAX_FILE_BYTES)
     packaging_files = {p: texts.texts[(sha, p)] for sha, p in packaging if texts.texts.get((sha, p))}
+    # the parsers never look at the diffs: a worker is not sent them
+    slim = tuple(
+        dataclasses.replace(c, files=tuple(dataclasses.replace(f, patch=None) for f in c.files))
+        for c in commits
+    )
+    return Batch(slim, texts, packaging_files, tree)
 
-    def facts() -> dict[str, tuple[Any, Any]]:
-        cache: dict = {}  # the batch's commits mostly share one packaging
-        found: dict[str, tuple[Any, Any]] = {}
-        with collector_paused():  # parsing allocates many trees, no cycles
-            for commit in commits:
-                try:
-                    found[commit.sha] = commit_facts(commit, texts, packaging_files, tree, cache)
-                except Exception:
-                    # a parser bug on code nobody foresaw costs this commit's facts, not the digest
-                    log.exception(
-                        "surface facts of %s %s failed; the commit is ranked without them",
-                        source.repo,
-                        commit.short_sha,
-                    )
-                    found[commit.sha] = (None, None)
-        return found
 
-    return await asyncio.to_thread(facts)  # parsing is CPU work: off the event loop
+def _work(batch: Batch) -> Parsed:
+    """What a worker runs (a name of its own: the tests make a worker die or fail here)."""
+    return parse_batch(batch)
+
+
+def parse_batch(batch: Batch) -> Parsed:
+    """{sha: (surface or None, shipped or None)} of a batch's commits, in this process or a worker's."""
+    from analysis.surface.commit import commit_facts
+
+    cache: dict = {}  # the batch's commits mostly share one packaging
+    found: dict[str, Facts] = {}
+    failed: list[tuple[str, str]] = []
+    with collector_paused():  # parsing allocates many trees, no cycles
+        for commit in batch.commits:
+            try:
+                found[commit.sha] = commit_facts(
+                    commit, batch.texts, batch.packaging_files, batch.tree, cache
+                )
+            except Exception as exc:
+                failed.append((commit.short_sha, "".join(traceback.format_exception(exc)).rstrip()))
+                found[commit.sha] = (None, None)
+    return Parsed(found, failed)

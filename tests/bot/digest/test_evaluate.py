@@ -484,3 +484,50 @@ def test_release_notes_that_cannot_be_read_leave_the_follow_up_key_standing(rele
     empty.write_text("# Changelog\n\nNothing yet.\n", "utf-8")
     out = CliRunner().invoke(cli, eval_args(repo, tmp_path, "--changelog", str(empty)))
     assert f"release notes: none ({empty}: none of the span's pull requests listed)" in out.output
+
+
+async def test_days_filled_a_chunk_at_a_time_rank_as_day_by_day(known, tmp_path, monkeypatch):
+    """eval fills the surfaces of several days at once (to parse them in parallel), each day batched as
+    alone: the same facts, ranks and stored rows as a day at a time."""
+    import bot.digest.evaluate as evaluation
+    from bot.digest.surface import PARSER_VERSION
+
+    repo, _ = known
+    chunks: list[int] = []
+    real = evaluation.fill_surfaces
+
+    async def counting(source, store, groups, parsers):
+        chunks.append(len(groups))
+        return await real(source, store, groups, parsers)
+
+    monkeypatch.setattr(evaluation, "fill_surfaces", counting)
+    results = {}
+    for days in (1, 3):
+        monkeypatch.setattr(evaluation, "CHUNK_DAYS", days)
+        results[days] = (await run_eval(repo, Store(tmp_path / f"{days}.db")), Store(tmp_path / f"{days}.db"))
+    assert chunks == [1, 1, 1, 1, 3, 1]
+    (one, one_store), (three, three_store) = results[1], results[3]
+    assert one.judged == three.judged
+    shas = [j.sha for j in one.judged]
+    assert one_store.surfaces(one.repo, shas, PARSER_VERSION) == three_store.surfaces(
+        one.repo, shas, PARSER_VERSION
+    )
+
+
+async def test_a_failing_day_leaves_no_chunk_being_read_behind(known, store, monkeypatch):
+    """The next chunk's surfaces are filled while a chunk's days are ranked: when ranking fails, that
+    read is stopped, not left running."""
+    import asyncio
+
+    import bot.digest.evaluate as evaluation
+
+    repo, _ = known
+    monkeypatch.setattr(evaluation, "CHUNK_DAYS", 1)
+
+    async def failing(*args, **kwargs):
+        raise RuntimeError("the analyser broke")
+
+    monkeypatch.setattr(evaluation, "analyse_commits", failing)
+    with pytest.raises(RuntimeError, match="analyser broke"):
+        await run_eval(repo, store)
+    assert asyncio.all_tasks() == {asyncio.current_task()}
