@@ -36,7 +36,7 @@ from analysis.evaluation.scoring import (
 )
 from analysis.history.followups import FollowUpLink, PastCommit, find_links
 from analysis.history.index import facts_for_day
-from analysis.models import Commit
+from analysis.models import Analysis, Commit
 from analysis.window import day_window
 from bot.digest.analyzers import Analyzer
 from bot.digest.history import sync_history
@@ -142,26 +142,10 @@ async def evaluate(
                 analyses = await analyse_commits(
                     store, analyzer, source.repo, commits, lang, refresh=refresh, history=facts
                 )
-                for commit in commits:
-                    analysis = analyses[commit.sha]
-                    link = answer.get(commit.sha)
-                    judged.append(
-                        Judged(
-                            sha=commit.sha,
-                            title=commit.title,
-                            committed_at=commit.committed_at.astimezone(tz),
-                            importance=analysis.importance,
-                            reason=analysis.importance_reason,
-                            followed_by=link.follow_up if link else None,
-                            kind=link.kind.value if link else None,
-                            weight=weights.get(commit.sha, 1.0),
-                            changed_lines=commit.changed_lines,
-                            impact_score=analysis.impact_score,
-                            risk_score=analysis.risk_score,
-                            shipped=None if commit.shipped is None else bool(commit.shipped),
-                            notes=notes_answers.get(commit.sha),
-                        )
-                    )
+                judged += [
+                    _judged(c, analyses[c.sha], answer.get(c.sha), weights, notes_answers.get(c.sha), tz)
+                    for c in commits
+                ]
                 done += len(commits)
                 if progress:
                     progress(done, len(chosen))
@@ -185,6 +169,32 @@ async def evaluate(
         notes=found,
         notes_status=notes_status,
         notes_score=notes_score(judged, found.key.lists_changes, resamples=resamples) if found else None,
+    )
+
+
+def _judged(
+    commit: Commit,
+    analysis: Analysis,
+    link: FollowUpLink | None,
+    weights: dict[str, float],
+    notes: str | None,
+    tz: ZoneInfo,
+) -> Judged:
+    """One replayed commit's rank beside what the answer keys say of it."""
+    return Judged(
+        sha=commit.sha,
+        title=commit.title,
+        committed_at=commit.committed_at.astimezone(tz),
+        importance=analysis.importance,
+        reason=analysis.importance_reason,
+        followed_by=link.follow_up if link else None,
+        kind=link.kind.value if link else None,
+        weight=weights.get(commit.sha, 1.0),
+        changed_lines=commit.changed_lines,
+        impact_score=analysis.impact_score,
+        risk_score=analysis.risk_score,
+        shipped=None if commit.shipped is None else bool(commit.shipped),
+        notes=notes,
     )
 
 
