@@ -20,7 +20,7 @@ from analysis.heuristic.code_lines import code_only
 from analysis.heuristic.text_only import prose_only
 from analysis.models import Commit, FileChange
 from analysis.paths import PathKind, classify_path, is_low_value, language_of, review_priority
-from analysis.surface.packaging import is_packaging_file, is_requirements_file
+from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
 from analysis.text import strip_trailers
 from analysis.titles import PR_SUFFIX, REVERTS_SHA, REVERTS_SHA_LINE, is_revert_title, leading_tags
 

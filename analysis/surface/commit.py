@@ -16,14 +16,8 @@ from dataclasses import dataclass
 from analysis.models import DEPENDENCY_KINDS, Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind, classify_path, folder_kind
 from analysis.surface.other_langs import language_of, tree_surface
-from analysis.surface.packaging import (
-    Packaging,
-    is_packaging_file,
-    is_requirements_file,
-    module_from_path,
-    packaging_changes,
-    read_packaging,
-)
+from analysis.surface.packaging import Packaging, module_from_path, packaging_changes, read_packaging
+from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
 from analysis.surface.python import FileSurface, python_surface
 
 # Files read per commit: a commit touching more is read in part, the files users reach first.

@@ -37,9 +37,8 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.paths import folder_kind
+from analysis.surface.packaging_files import is_requirements_file
 
-PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "package.json", "Cargo.toml", "go.mod")
 MAX_PACKAGING_CHARS = 1_000_000
 
 # setuptools' own automatic discovery leaves these top-level folders out (FlatLayoutPackageFinder).
@@ -161,45 +160,6 @@ def module_from_path(path: str) -> str:
     if len(parts) > 1 and parts[0] in ("src", "lib", "python"):
         parts = parts[1:]
     return ".".join(parts)
-
-
-def is_packaging_file(path: str) -> bool:
-    return posixpath.basename(path) in PACKAGING_FILES
-
-
-def is_requirements_file(path: str) -> bool:
-    name = posixpath.basename(path).lower()
-    folder = posixpath.basename(posixpath.dirname(path)).lower()
-    return name.endswith((".txt", ".in")) and (
-        name.startswith(("requirements", "constraints")) or folder == "requirements"
-    )
-
-
-# Distributions read beside those above the changed paths: the repository's other packages, whose names
-# tell a pin on a sibling (released from the same repository) from an outside dependency.
-MAX_SIBLING_PACKAGING = 40
-
-
-def packaging_paths(changed: Iterable[str], tree: Collection[str] | None) -> list[str]:
-    """The packaging files that may decide for the changed paths: at the top and, where the tree is known,
-    in every folder above a changed path, and the packaging of the repository's other distributions (not
-    those in test, docs, example, CI or tooling trees; the shallowest first, at most
-    MAX_SIBLING_PACKAGING)."""
-    wanted = set(PACKAGING_FILES)
-    if tree is not None:
-        folders = {""}
-        for path in changed:
-            parts = path.split("/")[:-1]
-            folders |= {"/".join(parts[:i]) + "/" for i in range(1, len(parts) + 1)}
-        present = set(tree)
-        wanted = {f"{folder}{name}" for folder in folders for name in PACKAGING_FILES} & present
-        siblings = sorted(
-            (p for p in present if posixpath.basename(p) in PACKAGING_FILES and p not in wanted
-             and folder_kind(p) is None),
-            key=lambda p: (p.count("/"), p),
-        )  # fmt: skip
-        wanted.update(siblings[:MAX_SIBLING_PACKAGING])
-    return sorted(wanted)
 
 
 def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None) -> Packaging | None:

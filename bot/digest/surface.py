@@ -14,19 +14,21 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-import multiprocessing
 import os
 import traceback
 from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
 
 from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit, FileTexts
-from analysis.surface.packaging import packaging_paths
+from analysis.surface.packaging_files import packaging_paths
 from bot.digest.collector import collector_paused
 from bot.store.db import Store
+
+if TYPE_CHECKING:  # a digest day parses in a thread: the process machinery is imported when a pool starts
+    from concurrent.futures import ProcessPoolExecutor
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +80,9 @@ class Parsers:
             return None
         if self._pool is None:
             # spawn, not fork: the parent has threads (asyncio's, the store's) and an open SQLite database
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
         return self._pool

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from analysis.models import SurfaceKind as K
-from analysis.surface.packaging import dependency_changes, packaging_changes, packaging_paths, read_packaging
+from analysis.surface.packaging import dependency_changes, packaging_changes, read_packaging
+from analysis.surface.packaging_files import packaging_paths
 
 TREE = [
     "pyproject.toml",

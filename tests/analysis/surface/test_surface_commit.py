@@ -155,7 +155,8 @@ _TREE = [
 
 
 def _monorepo_packaging():
-    from analysis.surface.packaging import packaging_paths, read_packaging
+    from analysis.surface.packaging import read_packaging
+    from analysis.surface.packaging_files import packaging_paths
 
     wanted = packaging_paths(["pyproject.toml"], _TREE)
     assert "lib-core/pyproject.toml" in wanted  # a sibling distribution is read for its name

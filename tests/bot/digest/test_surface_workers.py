@@ -3,6 +3,7 @@ that dies or a parser that fails there costs at most facts, and a small day star
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import os
 from datetime import date
@@ -146,7 +147,7 @@ async def test_a_small_day_starts_no_worker(repo, tmp_path, monkeypatch):
     def no_pool(*args, **kwargs):
         raise AssertionError("a worker process started for a small day")
 
-    monkeypatch.setattr(surface, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)  # imported when a pool starts
     [day, _] = await days_of(repo)
     filled = await fill_surface(LocalGitSource(repo.path), Store(tmp_path / "d.db"), day)
     assert len(filled) == 4 and all(c.surface for c in filled)
