@@ -48,6 +48,12 @@ W_PATH_LIFT = 0.5
 W_CHURN = 0.15
 W_FOLLOW_UP = 2.0
 LIFT_FLOOR = 0.3
+# What a kept distribution of past scores was computed with, beside the rubric's version (which changes
+# with the path rules): a change to any of these scores the past again.
+SCORE_PARAMS = (
+    f"w{W_LINES},{W_FILES},{W_PATH_LIFT},{W_CHURN},{W_FOLLOW_UP};f{LIFT_FLOOR};s{SMOOTHING},{MIN_TOUCHES};"
+    f"d{FOLDER_DEPTH};c{CHURN_DAYS}"
+)
 
 _kind = lru_cache(maxsize=1 << 16)(classify_path)  # eval replays the same paths day after day
 _NON_RUNTIME = frozenset(
@@ -144,7 +150,10 @@ class HistoryIndex:
         links: Iterable[FollowUpLink],
         cutoff: datetime,
         window_days: int = WINDOW_DAYS,
+        scores: Sequence[float] | None = None,
     ):
+        """`scores`: the window's sorted past scores as `past_scores` gave them for the same history,
+        links and rules (kept by the caller): then no past commit is scored again."""
         self.cutoff = cutoff
         self.window_days = window_days
         start = cutoff - timedelta(days=window_days)
@@ -176,6 +185,8 @@ class HistoryIndex:
                 self.hits.update(keys)
             if commit.committed_at >= churn_start:
                 self.recent.update(path for path, _ in commit.files)
+        if scores is not None and len(scores) == len(self._window):
+            self._scores = list(scores)
 
     @property
     def base_rate(self) -> float:
@@ -225,11 +236,19 @@ class HistoryIndex:
     def percentile(self, score: float) -> float | None:
         """Share of the window's past commits, automated ones left out, that scored below `score`
         (scored with this index: only what was known before the cutoff)."""
+        scores = self.past_scores()
+        if scores is None:
+            return None
+        return bisect_left(scores, score) / len(scores)
+
+    def past_scores(self) -> list[float] | None:
+        """The window's past commits' scores, sorted (None: too few for a distribution); computed once
+        per index (a day), each commit then bisects."""
         if len(self._window) < MIN_DISTRIBUTION:
             return None
-        if self._scores is None:  # once per index (a day); each commit then bisects
+        if self._scores is None:
             self._scores = sorted(self._past_score(c) for c in self._window)
-        return bisect_left(self._scores, score) / len(self._scores)
+        return self._scores
 
     def _past_score(self, commit: PastCommit) -> float:
         """`risk_score` of a past commit as this index sees it: the same float as through `records` and
@@ -289,13 +308,16 @@ def facts_for_day(
     links: Iterable[FollowUpLink],
     cutoff: datetime,
     window_days: int = WINDOW_DAYS,
+    *,
+    index: HistoryIndex | None = None,
 ) -> dict[str, HistoryFacts]:
     """HistoryFacts for each of a day's commits, from history strictly before `cutoff` (the window's
     start). `links` are mined from the past and the day's commits together (see `day_links`): a link
     counts for the past only when its follow-up landed before the cutoff, while what a day's commit
-    itself follows up is read from its own message, so a same-day revert is known as such."""
+    itself follows up is read from its own message, so a same-day revert is known as such. `index`:
+    the HistoryIndex of these past commits, links and cutoff, when the caller built it."""
     links = list(links)
-    index = HistoryIndex(past, links, cutoff, window_days)
+    index = index or HistoryIndex(past, links, cutoff, window_days)
     shas = {c.sha for c in commits}
     mine: dict[str, list[FollowUpLink]] = {}
     for link in links:

@@ -15,8 +15,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from analysis.errors import RateLimited, SourceError
+from analysis.heuristic import RUBRIC_VERSION
 from analysis.history.followups import PastCommit, mine
-from analysis.history.index import HistoryFacts, day_links, facts_for_day
+from analysis.history.index import SCORE_PARAMS, HistoryFacts, HistoryIndex, day_links, facts_for_day
 from analysis.models import Commit
 from bot.store.db import Store
 
@@ -102,4 +103,12 @@ def _facts(
         store.save_mined_span(repo, branch, since, cutoff, fingerprint, mined)
     links = day_links(commits, past, mined)
     store.save_followups(repo, links)
-    return facts_for_day(commits, past, links, cutoff, window_days)
+    # The span's past scores too (the day's commits are placed among them): scoring months of commits is
+    # most of this step's CPU, before a card's or a day's first call.
+    version = f"{RUBRIC_VERSION};{SCORE_PARAMS}"
+    kept = store.span_scores(repo, branch, since, cutoff, fingerprint, version)
+    index = HistoryIndex(past, links, cutoff, window_days, scores=kept)
+    facts = facts_for_day(commits, past, links, cutoff, window_days, index=index)
+    if kept is None and (scores := index.past_scores()) is not None:
+        store.save_span_scores(repo, branch, since, cutoff, fingerprint, version, scores)
+    return facts

@@ -15,7 +15,8 @@ import socket
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -593,6 +594,50 @@ class Store:
                 "DELETE FROM mined_spans WHERE repo = ? AND branch = ? AND rowid NOT IN (SELECT rowid FROM"
                 " mined_spans WHERE repo = ? AND branch = ? ORDER BY mined_at DESC LIMIT ?)",
                 [repo, branch, repo, branch, self.MINED_SPANS_KEPT],
+            )
+
+    def span_scores(
+        self, repo: str, branch: str, since: datetime, until: datetime, fingerprint: str, version: str
+    ) -> list[float] | None:
+        """The sorted past risk scores kept for a mined span, when its commits and the rules that scored
+        them (`version`) are still the same."""
+        rows = self.query(
+            "SELECT fingerprint, scores, scores_version FROM mined_spans WHERE repo = ? AND branch = ?"
+            " AND since = ? AND until = ?",
+            [repo, branch, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
+        )
+        if not rows or rows[0]["scores"] is None:
+            return None
+        if rows[0]["fingerprint"] != fingerprint or rows[0]["scores_version"] != version:
+            return None
+        scores = array("d")
+        scores.frombytes(rows[0]["scores"])
+        return scores.tolist()
+
+    def save_span_scores(
+        self,
+        repo: str,
+        branch: str,
+        since: datetime,
+        until: datetime,
+        fingerprint: str,
+        version: str,
+        scores: Sequence[float],
+    ) -> None:
+        """Keep a mined span's sorted past scores beside it (nothing when the span itself is not kept)."""
+        with self.transaction():
+            self.db.execute(
+                "UPDATE mined_spans SET scores = ?, scores_version = ? WHERE repo = ? AND branch = ?"
+                " AND since = ? AND until = ? AND fingerprint = ?",
+                [
+                    array("d", scores).tobytes(),
+                    version,
+                    repo,
+                    branch,
+                    _iso(since.astimezone(UTC)),
+                    _iso(until.astimezone(UTC)),
+                    fingerprint,
+                ],
             )
 
     def followups_of(self, repo: str, sha: str) -> list[FollowUpLink]:

@@ -319,6 +319,17 @@ def _m_mined_spans(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_span_scores(db: sqlite_utils.Database) -> None:
+    # The sorted risk scores of a mined span's past commits (the distribution each day's commit is placed
+    # in), kept beside the span with the rules that scored them: a card or an LLM day on a digested day's
+    # span bisects them instead of scoring months of commits again (issue 21). Idempotent.
+    columns = db["mined_spans"].columns_dict
+    if "scores" not in columns:
+        db["mined_spans"].add_column("scores", bytes)
+    if "scores_version" not in columns:
+        db["mined_spans"].add_column("scores_version", str)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -332,4 +343,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_post_plans,
     _m_history_automated,
     _m_mined_spans,
+    _m_span_scores,
 ]

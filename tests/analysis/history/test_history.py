@@ -125,6 +125,21 @@ def test_percentile_needs_enough_history_and_orders_by_risk():
     assert thin.facts(today("[Core] Rework", "core/sched.py")).percentile is None
 
 
+def test_kept_past_scores_are_used_only_when_they_fit_the_window():
+    past = branch_history()
+    links = find_links(past)
+    scores = HistoryIndex(past, links, DAY).past_scores()
+    assert scores == sorted(scores) and len(scores) >= MIN_DISTRIBUTION
+    commit = today("[Core] Rework", "core/sched.py", "core/a.py", lines=120)
+    kept = HistoryIndex(past, links, DAY, scores=[0.0] * len(scores))  # the same length: taken as they are
+    assert kept.facts(commit).percentile == 1.0
+    stale = HistoryIndex(
+        past, links, DAY, scores=[0.0] * (len(scores) - 1)
+    )  # not this window's: scored again
+    assert stale.past_scores() == scores
+    assert stale.facts(commit).percentile == HistoryIndex(past, links, DAY).facts(commit).percentile
+
+
 def test_source_without_tests_and_areas():
     index = HistoryIndex([], [], DAY)
     facts = index.facts(today("x", "src/a/x.py", "src/b/y.py", "lib/c/z.py"))

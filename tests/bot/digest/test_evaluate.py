@@ -289,7 +289,7 @@ async def test_a_day_whose_analyses_are_all_cached_works_out_no_history_facts(st
     monkeypatch.setattr(
         digest_history,
         "facts_for_day",
-        lambda commits, *a: worked_out.append(len(commits)) or real(commits, *a),
+        lambda commits, *a, **k: worked_out.append(len(commits)) or real(commits, *a, **k),
     )
     source = HistorySource("acme/w", synthetic_branch())
     stages: list[str] = []

@@ -115,3 +115,39 @@ async def test_a_card_is_ranked_from_the_history_its_days_digest_ranks_it_from(s
     # The commit's UTC day starts after the revert, so a UTC cutoff would have counted it as history.
     utc = await day_history(source, store, "main", [commit], datetime(2026, 1, 26, tzinfo=UTC), 180)
     assert utc[commit.sha] != in_digest.seen[commit.sha]
+
+
+async def test_the_spans_past_scores_are_kept_and_bisected_by_the_next_run(store, monkeypatch):
+    """Placing a day's commits among the span's past commits scores months of history: done once per
+    span (and rules), then read from the store by a card or an LLM day on the same span."""
+    from analysis.history.index import MIN_DISTRIBUTION, HistoryIndex
+    from analysis.models import FileChange
+
+    def file(n: int) -> tuple[FileChange, ...]:
+        return (
+            FileChange(f"src/widgets/part{n % 7}.py", "modified", n % 40 + 1, n % 9, "@@ -1 +1 @@\n-a\n+b"),
+        )
+
+    many = [
+        make_commit(f"[Core] Change number {n} (#{300 + n})", committed_at=CUTOFF - timedelta(hours=n + 1),
+                    files=file(n))
+        for n in range(MIN_DISTRIBUTION + 20)
+    ]  # fmt: skip
+    scored: list[str] = []
+    real = HistoryIndex._past_score
+    monkeypatch.setattr(HistoryIndex, "_past_score", lambda self, c: scored.append(c.sha) or real(self, c))
+    source = HistorySource(REPO, [*many, *DAY])
+
+    first = await day_history(source, store, "main", DAY, CUTOFF, 180)
+    assert len(scored) == len(many)
+    assert all(facts.percentile is not None for facts in first.values())
+    second = await day_history(source, store, "main", DAY, CUTOFF, 180)
+    assert len(scored) == len(many)  # bisected in the kept scores
+    assert second == first
+
+    # Other rules (a new rubric) score the past again, as does another span.
+    monkeypatch.setattr(history_step, "RUBRIC_VERSION", "another")
+    third = await day_history(source, store, "main", DAY, CUTOFF, 180)
+    assert len(scored) == 2 * len(many) and third == first
+    await day_history(source, store, "main", DAY, CUTOFF + timedelta(hours=1), 180)
+    assert len(scored) == 3 * len(many)
