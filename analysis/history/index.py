@@ -24,10 +24,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from math import log, log1p
 
-import numpy as np
-
 from analysis.history.automation import is_automated
-from analysis.history.fit import RiskWeights, fit_weights
 from analysis.history.followups import FollowUpLink, Mined, PastCommit, mine
 from analysis.models import Commit
 from analysis.paths import PathKind, classify_path, is_low_value
@@ -51,7 +48,6 @@ W_PATH_LIFT = 0.5
 W_CHURN = 0.15
 W_FOLLOW_UP = 2.0
 LIFT_FLOOR = 0.3
-FIXED_WEIGHTS = RiskWeights(W_LINES, W_FILES, W_PATH_LIFT, W_CHURN, W_FOLLOW_UP)
 
 _kind = lru_cache(maxsize=1 << 16)(classify_path)  # eval replays the same paths day after day
 _NON_RUNTIME = frozenset(
@@ -148,12 +144,9 @@ class HistoryIndex:
         links: Iterable[FollowUpLink],
         cutoff: datetime,
         window_days: int = WINDOW_DAYS,
-        fitted: bool = False,
     ):
         self.cutoff = cutoff
         self.window_days = window_days
-        self._fit = fitted
-        self._weights: RiskWeights | None = None
         start = cutoff - timedelta(days=window_days)
         churn_start = cutoff - timedelta(days=CHURN_DAYS)
         known = [link for link in links if link.follow_up_at < cutoff]
@@ -214,7 +207,7 @@ class HistoryIndex:
         source = any(k == PathKind.SOURCE for k in kinds)
         tests = any(k == PathKind.TESTS for k in kinds)
         churn = max((self.recent[p] for p in paths), default=0)
-        score = risk_score(files, self.lift(records), churn, bool(follows), self.weights)
+        score = risk_score(files, self.lift(records), churn, bool(follows))
         return HistoryFacts(
             window_days=self.window_days,
             commits_seen=self.commits_seen,
@@ -228,53 +221,6 @@ class HistoryIndex:
             percentile=self.percentile(score),
             baseline=len(self._window),
         )
-
-    @property
-    def weights(self) -> RiskWeights:
-        """The fixed weights, or with `fitted` those fitted on the window's past commits (once per index)."""
-        if self._weights is None:
-            self._weights = self._fitted() if self._fit else FIXED_WEIGHTS
-        return self._weights
-
-    def _fitted(self) -> RiskWeights:
-        """Weights fitted on the baseline's commits, each seen as a new commit would be: its own record
-        and its own touch left out of its paths' rates and churn (else a followed-up commit would raise
-        the record it is scored by, and the record's weight with it)."""
-        import os
-
-        mature = self.cutoff - timedelta(days=int(os.environ.get("FR_MATURE", "0")))
-        window = [c for c in self._window if c.committed_at < mature]
-        followed = np.fromiter((c.sha in self.followed for c in window), dtype=bool, count=len(window))
-        if followed.sum() < 1:
-            return FIXED_WEIGHTS
-        churn_start = self.cutoff - timedelta(days=CHURN_DAYS)
-        terms = np.array(
-            [
-                self._own_terms(c, hit, c.committed_at >= churn_start)
-                for c, hit in zip(window, followed, strict=True)
-            ]
-        )
-        import os  # EXPERIMENT ONLY
-
-        if os.environ.get("FR_DUMP"):
-            np.savez(f"{os.environ['FR_DUMP']}/{self.cutoff.date()}.npz", terms=terms, followed=followed)
-        return fit_weights(terms, followed, FIXED_WEIGHTS)
-
-    def _own_terms(self, commit: PastCommit, hit: bool, recent_self: bool) -> tuple[float, ...]:
-        recent = self.recent
-        churn = max((recent[p] - recent_self for p, _ in commit.files), default=0)
-        follows = bool(self._links_by_follow_up.get(commit.sha))
-        best = None
-        touches, hits, base = self.touches, self.hits, self.base_rate
-        for key in _file_keys(commit.files):
-            others = touches[key] - 1
-            if others < MIN_TOUCHES:
-                continue
-            rate = (hits[key] - hit + SMOOTHING * base) / (others + SMOOTHING)
-            if best is None or rate > best:
-                best = rate
-        lift = best / base if best is not None and base else 1.0
-        return risk_terms(commit.files, lift, churn, follows)
 
     def percentile(self, score: float) -> float | None:
         """Share of the window's past commits, automated ones left out, that scored below `score`
@@ -294,7 +240,7 @@ class HistoryIndex:
         follows = bool(self._links_by_follow_up.get(commit.sha))
         best = self._best_rate(_file_keys(commit.files))
         lift = best / self.base_rate if best is not None and self.base_rate else 1.0  # as `lift` computes it
-        return risk_score(commit.files, lift, churn, follows, self.weights)
+        return risk_score(commit.files, lift, churn, follows)
 
     def _best_rate(self, keys: Iterable[str]) -> float | None:
         """The highest smoothed rate among these paths touched at least MIN_TOUCHES times (None: none)."""
@@ -311,37 +257,22 @@ class HistoryIndex:
         return best
 
 
-def risk_score(
-    files: Sequence[tuple[str, int]],
-    lift: float,
-    churn: int,
-    follows_up: bool,
-    weights: RiskWeights = FIXED_WEIGHTS,
-) -> float:
+def risk_score(files: Sequence[tuple[str, int]], lift: float, churn: int, follows_up: bool) -> float:
     """Higher is riskier: log size in counted lines and runtime files, the riskiest touched path's
     lift over the base rate, recent churn on the same files, and being a follow-up itself."""
     lines, runtime = _size_terms(tuple(files))
     return (
-        weights.lines * lines
-        + weights.files * runtime
-        + weights.path_lift * log(max(lift, LIFT_FLOOR))
-        + weights.churn * log1p(churn)
-        + weights.follow_up * follows_up
+        lines
+        + runtime
+        + W_PATH_LIFT * log(max(lift, LIFT_FLOOR))
+        + W_CHURN * log1p(churn)
+        + W_FOLLOW_UP * follows_up
     )
-
-
-def risk_terms(
-    files: Sequence[tuple[str, int]], lift: float, churn: int, follows_up: bool
-) -> tuple[float, float, float, float, float]:
-    """The five terms `risk_score` weighs, unweighted (the columns a fit works on)."""
-    lines, runtime = _size_terms(tuple(files))
-    return lines, runtime, log(max(lift, LIFT_FLOOR)), log1p(churn), float(follows_up)
 
 
 @lru_cache(maxsize=1 << 16)
 def _size_terms(files: tuple[tuple[str, int], ...]) -> tuple[float, float]:
-    """The size terms of `risk_score`, unweighted, which depend on the files alone (a past commit's,
-    every day)."""
+    """The size terms of `risk_score`, which depend on the files alone (a past commit's, every day)."""
     counted = runtime = 0
     for path, lines in files:
         kind = _kind(path)
@@ -349,7 +280,7 @@ def _size_terms(files: tuple[tuple[str, int], ...]) -> tuple[float, float]:
             continue
         counted += lines
         runtime += kind not in _NON_RUNTIME
-    return log1p(counted), log1p(runtime)
+    return W_LINES * log1p(counted), W_FILES * log1p(runtime)
 
 
 def facts_for_day(
@@ -364,23 +295,13 @@ def facts_for_day(
     counts for the past only when its follow-up landed before the cutoff, while what a day's commit
     itself follows up is read from its own message, so a same-day revert is known as such."""
     links = list(links)
-    import os  # EXPERIMENT ONLY
-
-    index = HistoryIndex(past, links, cutoff, window_days, fitted=os.environ.get("FR_FIT") == "1")
-    if os.environ.get("FR_LOG"):
-        with open(os.environ["FR_LOG"], "a") as log_file:
-            print(cutoff.date(), len(index._window), index.weights, file=log_file)
+    index = HistoryIndex(past, links, cutoff, window_days)
     shas = {c.sha for c in commits}
     mine: dict[str, list[FollowUpLink]] = {}
     for link in links:
         if link.follow_up in shas:
             mine.setdefault(link.follow_up, []).append(link)
-    out = {c.sha: index.facts(c, mine.get(c.sha, ())) for c in commits}
-    if os.environ.get("FR_PCT"):
-        with open(os.environ["FR_PCT"], "a") as pct_file:
-            for sha, f in out.items():
-                print(sha, f.percentile, f.score, index.weights.name, file=pct_file)
-    return out
+    return {c.sha: index.facts(c, mine.get(c.sha, ())) for c in commits}
 
 
 def day_links(
