@@ -7,6 +7,7 @@ first and which to show first.
 Rules are checked in a fixed order, first match wins, so a path has exactly one kind:
 
 1. vendored (vendor/, third_party/, node_modules/ ...): someone else's code, whatever its extension
+   (unless the branch's history shows a tree there maintained as its own: `classify_own`)
 2. lockfile (package-lock.json, uv.lock, go.sum ...)
 3. minified (*.min.js, *.min.css)
 4. generated (*_pb2.py, *.pb.go, *.generated.*, gen/ folders, snapshots)
@@ -34,6 +35,7 @@ between them would no longer be visible in one place.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 from functools import lru_cache
 
@@ -315,6 +317,54 @@ def classify_path(path: str) -> PathKind:
     if by_dir is not None:
         return by_dir
     return _kind_by_name(dirs, name, ext, path.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1])
+
+
+# How far below its vendored-looking folder a tree is told apart (`vendored_tree`): third_party/<name>/.
+_VENDORED_TREE_DEPTH = 1
+
+
+def vendored_tree(path: str) -> str | None:
+    """The tree a vendored-looking path belongs to: its first vendored folder and up to _VENDORED_TREE_DEPTH
+    folders below it, as written ("third_party/acme/lib/"); None for a path in no vendored folder."""
+    dirs = path.strip().replace("\\", "/").split("/")[:-1]
+    for i, folder in enumerate(dirs):
+        if folder.lower() in _VENDORED_DIRS:
+            return "/".join(dirs[: i + 1 + _VENDORED_TREE_DEPTH]) + "/"
+    return None
+
+
+def in_vendored_root(path: str) -> bool:
+    """A file directly in a vendored folder (vendor/modules.txt, _vendor/vendor.txt): the list of the copies."""
+    dirs = path.strip().replace("\\", "/").split("/")[:-1]
+    return bool(dirs) and dirs[-1].lower() in _VENDORED_DIRS
+
+
+def updates_dependencies(paths: Iterable[str]) -> bool:
+    """Paths changed together that update dependencies: a lockfile, a dependency manifest or a vendored
+    folder's own list of its copies (`go mod vendor`, a vendoring script), not an edit of a vendored tree."""
+    return any(
+        classify_path(path) in (PathKind.LOCKFILE, PathKind.DEPENDENCY_MANIFEST) or in_vendored_root(path)
+        for path in paths
+    )
+
+
+def classify_own(path: str) -> PathKind:
+    """The kind of a path in a vendored-looking tree that the branch maintains as its own code (its history
+    says so, analysis/history/index.py): the path's kind as if that vendored folder were not in it, so
+    "third_party/acme/lib/x.cc" is source and "third_party/acme/test/x.cc" a test."""
+    segments = path.strip().replace("\\", "/").split("/")
+    for i, folder in enumerate(segments[:-1]):
+        if folder.lower() in _VENDORED_DIRS:
+            return classify_path("/".join(segments[:i] + segments[i + 1 :]))
+    return classify_path(path)
+
+
+def kind_in(path: str, own: frozenset[str]) -> PathKind:
+    """A path's kind where `own` are the vendored-looking trees (`vendored_tree`) the branch maintains."""
+    kind = classify_path(path)
+    if kind == PathKind.VENDORED and own and vendored_tree(path) in own:
+        return classify_own(path)
+    return kind
 
 
 def folder_kind(path: str) -> PathKind | None:

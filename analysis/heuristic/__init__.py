@@ -76,7 +76,9 @@ if TYPE_CHECKING:
 # h3: a revert of a revert is summarised as restoring the change; h4: impact and risk scores (issue 16);
 # h5: dependency changes a risk floor, not impact; shorter reason lines; surface facts of records and guards narrowed;
 # h6: requirements files for CI jobs, translation or release scripts are not what users install
-RUBRIC_VERSION = "h7"
+# h7: risk weights; developers' tool configuration is tooling; test switches; defaults named in titles
+# h8: a vendored-looking tree the branch's history shows people editing as their own is its code
+RUBRIC_VERSION = "h8"
 
 
 def counted_lines(commit: Commit) -> int:
@@ -103,7 +105,7 @@ class Assessment:
 
 
 def assess(commit: Commit, history: HistoryFacts | None = None) -> Assessment:
-    facts = commit_facts(commit)
+    facts = commit_facts(commit, _own(history))
     return Assessment(facts, classify(facts), judge(facts, history))
 
 
@@ -122,7 +124,11 @@ def rubric(
 
 def judge_commit(commit: Commit, history: HistoryFacts | None = None) -> Judgment:
     """The impact and risk scores, the tier and what decided it, without the text."""
-    return judge(commit_facts(commit), history)
+    return judge(commit_facts(commit, _own(history)), history)
+
+
+def _own(history: HistoryFacts | None) -> frozenset[str]:
+    return frozenset(history.own_trees) if history is not None else frozenset()
 
 
 def analyze(

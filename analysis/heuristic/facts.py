@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from analysis.heuristic.code_lines import code_only
 from analysis.heuristic.text_only import prose_only
 from analysis.models import Commit, FileChange
-from analysis.paths import PathKind, classify_path, is_low_value, language_of, review_priority
+from analysis.paths import PathKind, classify_path, is_low_value, kind_in, language_of, review_priority
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
 from analysis.text import strip_trailers
 from analysis.titles import PR_SUFFIX, REVERTS_SHA, REVERTS_SHA_LINE, is_revert_title, leading_tags
@@ -105,9 +105,11 @@ class Facts:
         return [f for f, k in zip(self.files, self.kinds, strict=True) if k in kinds]
 
 
-def commit_facts(commit: Commit) -> Facts:
+def commit_facts(commit: Commit, own: frozenset[str] = frozenset()) -> Facts:
+    """`own`: the vendored-looking trees the branch maintains as its own code (HistoryFacts.own_trees): their
+    files count as what they are, not as someone else's code."""
     files = tuple(commit.files)
-    kinds = tuple(classify_path(f.path) for f in files)
+    kinds = tuple(kind_in(f.path, own) if own else classify_path(f.path) for f in files)
     ignored = sum(f.changes for f, k in zip(files, kinds, strict=True) if is_low_value(k))
     tags, subject = _split_title(commit.title)
     body = _body(commit.message)

@@ -7,7 +7,8 @@ day ranks the same as it would have on the morning after. Pure: past commits and
 Per file and per folder, over a trailing window: how many commits touched it and how many of those
 were followed up, smoothed towards the branch's base rate (`SMOOTHING` pseudo-commits) so that one
 event on a rarely touched file does not dominate; recent churn; whether the commit is itself a
-follow-up; whether source changed without any test changing; how many separate areas it spans.
+follow-up; whether source changed without any test changing; how many separate areas it spans; which
+vendored-looking trees the branch edits as its own code (`OWN_TREE_MIN`).
 Nothing here is specific to one repository, and nothing looks at which person wrote a commit; commits
 of automated accounts (analysis/history/automation.py: a fact about the change) are left out of the baseline
 a commit's risk score is placed in, so that a branch where half the commits are one-line bot updates
@@ -27,7 +28,7 @@ from math import log, log1p
 from analysis.history.automation import is_automated
 from analysis.history.followups import FollowUpLink, Mined, PastCommit, mine
 from analysis.models import Commit
-from analysis.paths import PathKind, classify_path, is_low_value
+from analysis.paths import PathKind, classify_path, is_low_value, kind_in, updates_dependencies, vendored_tree
 
 WINDOW_DAYS = 180  # trailing window of history, a setting (HISTORY_DAYS)
 CHURN_DAYS = 30
@@ -48,11 +49,15 @@ W_PATH_LIFT = 0.5
 W_CHURN = 0.15
 W_FOLLOW_UP = 2.0
 LIFT_FLOOR = 0.3
+# A vendored-looking tree (third_party/<name>/) that people edited in at least this many commits of the window,
+# none of them updating dependencies (`updates_dependencies`), is the branch's own code: a copy of someone
+# else's project changes with its dependency updates, not in edits of its own week after week.
+OWN_TREE_MIN = 12
 # What a kept distribution of past scores was computed with, beside the rubric's version (which changes
 # with the path rules): a change to any of these scores the past again.
 SCORE_PARAMS = (
     f"w{W_LINES},{W_FILES},{W_PATH_LIFT},{W_CHURN},{W_FOLLOW_UP};f{LIFT_FLOOR};s{SMOOTHING},{MIN_TOUCHES};"
-    f"d{FOLDER_DEPTH};c{CHURN_DAYS}"
+    f"d{FOLDER_DEPTH};c{CHURN_DAYS};o{OWN_TREE_MIN}"
 )
 
 _kind = lru_cache(maxsize=1 << 16)(classify_path)  # eval replays the same paths day after day
@@ -102,6 +107,7 @@ class HistoryFacts:
         None  # share of the window's past commits scoring below; None: too little history
     )
     baseline: int = 0  # the past commits the percentile is taken among (automated ones left out)
+    own_trees: tuple[str, ...] = ()  # vendored-looking trees it touches that the branch maintains itself
 
     @property
     def base_rate(self) -> float:
@@ -132,6 +138,8 @@ class HistoryFacts:
             data["this_commit_follows_up"] = [
                 {"kind": link.kind.value, "original": link.original[:12]} for link in self.follows_up
             ]
+        if self.own_trees:  # a vendored-looking folder the branch edits as its own: read it as its code
+            data["vendored_looking_folders_maintained_here"] = list(self.own_trees)
         if self.source_without_tests:
             data["source_changed_without_tests"] = True
         if self.areas > 1:
@@ -171,11 +179,16 @@ class HistoryIndex:
         self._window: list[PastCommit] = []  # the baseline: the window's commits but automated ones
         self._scores: list[float] | None = None
         self._rates: dict[str, float] = {}  # smoothed rate by path, computed when first asked
+        edited: Counter[str] = Counter()  # commits by people per vendored-looking tree
         for commit in past:
             if not (start <= commit.committed_at < cutoff):
                 continue
             if not automated(commit):
                 self._window.append(commit)
+                if not updates_dependencies(p for p, _ in commit.files):
+                    edited.update(
+                        {vendored_tree(p) for p, _ in commit.files if _kind(p) == PathKind.VENDORED}
+                    )
             self.commits_seen += 1
             hit = commit.sha in self.followed
             self.followed_seen += hit
@@ -185,6 +198,7 @@ class HistoryIndex:
                 self.hits.update(keys)
             if commit.committed_at >= churn_start:
                 self.recent.update(path for path, _ in commit.files)
+        self.own = frozenset(tree for tree, n in edited.items() if tree is not None and n >= OWN_TREE_MIN)
         if scores is not None and len(scores) == len(self._window):
             self._scores = list(scores)
 
@@ -214,11 +228,11 @@ class HistoryIndex:
         paths = [p for p, _ in files]
         records = self.records(paths)
         follows = tuple(links)
-        kinds = [_kind(p) for p in paths]
+        kinds = [kind_in(p, self.own) for p in paths]
         source = any(k == PathKind.SOURCE for k in kinds)
         tests = any(k == PathKind.TESTS for k in kinds)
         churn = max((self.recent[p] for p in paths), default=0)
-        score = risk_score(files, self.lift(records), churn, bool(follows))
+        score = risk_score(files, self.lift(records), churn, bool(follows), self.own)
         return HistoryFacts(
             window_days=self.window_days,
             commits_seen=self.commits_seen,
@@ -231,6 +245,7 @@ class HistoryIndex:
             score=score,
             percentile=self.percentile(score),
             baseline=len(self._window),
+            own_trees=tuple(sorted({t for p in paths if (t := vendored_tree(p)) in self.own})),
         )
 
     def percentile(self, score: float) -> float | None:
@@ -259,7 +274,7 @@ class HistoryIndex:
         follows = bool(self._links_by_follow_up.get(commit.sha))
         best = self._best_rate(_file_keys(commit.files))
         lift = best / self.base_rate if best is not None and self.base_rate else 1.0  # as `lift` computes it
-        return risk_score(commit.files, lift, churn, follows)
+        return risk_score(commit.files, lift, churn, follows, self.own)
 
     def _best_rate(self, keys: Iterable[str]) -> float | None:
         """The highest smoothed rate among these paths touched at least MIN_TOUCHES times (None: none)."""
@@ -276,10 +291,17 @@ class HistoryIndex:
         return best
 
 
-def risk_score(files: Sequence[tuple[str, int]], lift: float, churn: int, follows_up: bool) -> float:
+def risk_score(
+    files: Sequence[tuple[str, int]],
+    lift: float,
+    churn: int,
+    follows_up: bool,
+    own: frozenset[str] = frozenset(),
+) -> float:
     """Higher is riskier: log size in counted lines and runtime files, the riskiest touched path's
-    lift over the base rate, recent churn on the same files, and being a follow-up itself."""
-    lines, runtime = _size_terms(tuple(files))
+    lift over the base rate, recent churn on the same files, and being a follow-up itself. `own`: the
+    vendored-looking trees the branch maintains (their files count as what they are)."""
+    lines, runtime = _size_terms(tuple(files), own)
     return (
         lines
         + runtime
@@ -290,11 +312,11 @@ def risk_score(files: Sequence[tuple[str, int]], lift: float, churn: int, follow
 
 
 @lru_cache(maxsize=1 << 16)
-def _size_terms(files: tuple[tuple[str, int], ...]) -> tuple[float, float]:
+def _size_terms(files: tuple[tuple[str, int], ...], own: frozenset[str]) -> tuple[float, float]:
     """The size terms of `risk_score`, which depend on the files alone (a past commit's, every day)."""
     counted = runtime = 0
     for path, lines in files:
-        kind = _kind(path)
+        kind = kind_in(path, own)
         if is_low_value(kind):
             continue
         counted += lines

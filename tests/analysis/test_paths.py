@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from analysis.paths import PathKind, classify_path, folder_kind, is_low_value, review_priority
+from analysis.paths import (
+    PathKind,
+    classify_own,
+    classify_path,
+    folder_kind,
+    in_vendored_root,
+    is_low_value,
+    kind_in,
+    review_priority,
+    updates_dependencies,
+    vendored_tree,
+)
 
 K = PathKind
 
@@ -181,3 +192,34 @@ def test_folder_kind_is_what_the_folders_say_whatever_the_files_name() -> None:
     assert folder_kind(".github/workflows/requirements.txt") == K.CI
     assert folder_kind("tools/lint/pyproject.toml") == K.TOOLING
     assert folder_kind("pyproject.toml") is None and folder_kind("lib-core/pyproject.toml") is None
+
+
+def test_a_vendored_looking_tree_is_named_by_its_folder_below_the_vendored_one():
+    assert vendored_tree("third_party/acme/lib/Lowering.cpp") == "third_party/acme/"
+    assert vendored_tree("third_party/acme/CMakeLists.txt") == "third_party/acme/"
+    assert vendored_tree("vendor/github.com/someone/pkg/x.go") == "vendor/github.com/"
+    assert vendored_tree("web/node_modules/left-pad/index.js") == "web/node_modules/left-pad/"
+    assert (
+        vendored_tree("Third_Party/Acme/x.h") == "Third_Party/Acme/"
+    )  # as written: paths are case-sensitive
+    assert vendored_tree("third_party/README.md") == "third_party/"
+    assert vendored_tree("src/engine/core.py") is None
+    assert in_vendored_root("vendor/modules.txt") and in_vendored_root("src/pkg/_vendor/vendor.txt")
+    assert not in_vendored_root("third_party/acme/x.cc") and not in_vendored_root("src/vendor.py")
+
+
+def test_a_maintained_tree_is_classified_as_if_its_vendored_folder_were_not_there():
+    own = frozenset({"third_party/acme/"})
+    assert kind_in("third_party/acme/lib/Lowering.cpp", own) == PathKind.SOURCE
+    assert kind_in("third_party/acme/test/lowering_test.py", own) == PathKind.TESTS
+    assert kind_in("third_party/acme/docs/guide.md", own) == PathKind.DOCS
+    assert kind_in("third_party/zlib/inflate.c", own) == PathKind.VENDORED  # not a maintained tree
+    assert kind_in("third_party/acme/lib/Lowering.cpp", frozenset()) == PathKind.VENDORED
+    assert classify_own("third_party/acme/lib/vendor/zlib/inflate.c") == PathKind.VENDORED  # a copy inside it
+
+
+def test_a_dependency_update_is_told_by_what_changes_with_the_copies():
+    assert updates_dependencies(["vendor/github.com/x/y.go", "go.mod", "go.sum"])
+    assert updates_dependencies(["web/node_modules/left-pad/index.js", "web/package-lock.json"])
+    assert updates_dependencies(["src/pkg/_vendor/rich/console.py", "src/pkg/_vendor/vendor.txt"])
+    assert not updates_dependencies(["third_party/acme/lib/Lowering.cpp", "third_party/acme/test/x.mlir"])

@@ -633,3 +633,75 @@ def test_a_title_that_changes_a_default_is_a_behaviour_change_when_code_users_ru
     docs = fc("docs/serving.md", 10, 2)
     assert rank(make("[Doc] Clarify the default behavior of the scheduler (#18698)", docs), "en")[0] == LOW
     assert rank(make("Reorder the backend list (#27364)", code), "en")[0] == LOW
+
+
+# ---------------------------------------------------------------- a vendored-looking tree maintained here
+
+
+def _edits(
+    tree: str, count: int, start: int, *, bot: bool = False, also: tuple[str, ...] = ()
+) -> list[PastCommit]:
+    # Commits by people (or a bot) each editing one file of `tree` (and the files `also`).
+    base = DAY - timedelta(days=90)
+    return [
+        BranchCommit(
+            f"{start + i:040x}", base + timedelta(hours=7 * i), f"Edit {i}",
+            ((f"{tree}part{i % 3}.cc", 30), *((path, 2) for path in also)), automated=bot,
+        )
+        for i in range(count)
+    ]  # fmt: skip
+
+
+def _sources(count: int) -> list[PastCommit]:
+    base = DAY - timedelta(days=100)
+    return [
+        BranchCommit(
+            f"{90000 + i:040x}", base + timedelta(hours=5 * i), f"Core {i}", ((f"src/m{i % 9}.py", 40),)
+        )
+        for i in range(count)
+    ]
+
+
+def test_a_vendored_looking_tree_the_branch_edits_week_after_week_is_its_own_code() -> None:
+    # A compiler keeps its GPU backends under third_party/<vendor>/ and edits them in most of its
+    # commits: read as someone else's vendored code, a 300-line backend change ranked like a typo fix.
+    backend = make(
+        "[Backend] Lower the new layout in the vendor backend (#5100)",
+        fc("third_party/acme/lib/Lowering.cpp", 220, 40),
+        fc("third_party/acme/backend/compiler.py", 30, 10),
+        fc("third_party/acme/test/lowering.mlir", 60, 0),
+    )
+    # edited by people in 12 commits of the window (no dependency update among them)
+    history = (
+        _sources(250)
+        + _edits("third_party/acme/lib/", 7, 1000)
+        + _edits("third_party/acme/backend/", 5, 2000)
+    )
+    index = HistoryIndex(history, [], DAY)
+    assert index.own == {"third_party/acme/"}
+    facts = index.facts(backend)
+    assert facts.own_trees == ("third_party/acme/",)
+    assert facts.as_prompt()["vendored_looking_folders_maintained_here"] == list(facts.own_trees)
+    assert judge_commit(backend, facts).importance != LOW
+    assert classify_path("third_party/acme/lib/Lowering.cpp") == PathKind.VENDORED  # by its path alone
+
+    # The same commit where the history shows no such edits: someone else's code, low.
+    thin = HistoryIndex(_sources(250), [], DAY)
+    assert thin.own == frozenset() and thin.facts(backend).own_trees == ()
+    assert judge_commit(backend, thin.facts(backend)).importance == LOW
+    assert facts.score > thin.facts(backend).score  # its lines now count for the risk too
+
+
+def test_dependency_updates_occasional_patches_and_bots_do_not_make_a_vendored_tree_the_branchs_own() -> None:
+    history = (
+        _sources(250)
+        # `go mod vendor` after each dependency bump: the copies change with go.mod, go.sum, vendor/modules.txt
+        + _edits("vendor/github.com/", 40, 1000, also=("go.mod", "go.sum", "vendor/modules.txt"))
+        + _edits("web/node_modules/left-pad/", 20, 2000, also=("web/package-lock.json",))
+        + _edits("third_party/zlib/", 11, 3000)  # patched in place by people, but not often enough
+        + _edits("third_party/json/", 40, 4000, bot=True)  # a bot updating its copy every few days
+    )
+    assert HistoryIndex(history, [], DAY).own == frozenset()
+    # the same in-place patches one more time: now maintained here
+    more = history + _edits("third_party/zlib/", 1, 5000)
+    assert HistoryIndex(more, [], DAY).own == {"third_party/zlib/"}

@@ -164,7 +164,7 @@ async def test_the_rules_read_a_commit_once_on_its_trip(fake, analyzer_for, monk
     the commit: its facts are computed once, not again for each use (issue 20 item 5)."""
     reads: list[str] = []
     real = heuristic.commit_facts
-    monkeypatch.setattr(heuristic, "commit_facts", lambda c: reads.append(c.sha) or real(c))
+    monkeypatch.setattr(heuristic, "commit_facts", lambda c, *own: reads.append(c.sha) or real(c, *own))
     c = commit("[Feature] Add a batching knob (#7)")
     fake.force(match=c.title, purpose="analysis", importance="medium", scope=[], recommendations=[])
     result = await analyzer_for(fake).analyze([c], "en")
