@@ -174,6 +174,9 @@ _TEST_DIRS = frozenset(
     {"tests", "test", "__tests__", "testing", "testdata", "test_data", "spec", "specs", "e2e"}
     | {"integration_tests", "unittests", "unit_tests", "test-data", "__mocks__", "cypress"}
 )
+# A folder named as tests of a kind, or for them: integration-tests/, e2e_tests/, tests_gpu/, test_utils/,
+# test-suite/; and fuzzing targets, which are not shipped either.
+_TEST_DIR_NAME = re.compile(r"^(tests?[_-]\w[\w-]*|[\w-]*\w[_-]tests?|fuzz|fuzzing|fuzzers)$")
 _BENCH_DIRS = frozenset({"benchmarks", "benchmark", "bench", "benches", "perf_tests"})
 _EXAMPLE_DIRS = frozenset(
     {"examples", "example", "samples", "sample", "demo", "demos", "cookbook", "tutorials"}
@@ -394,7 +397,7 @@ def _tooling_top(folder: str) -> bool:
 def _kind_by_folder(dirs: list[str]) -> PathKind | None:
     # The outermost telling folder wins: docs/examples/foo.py is documentation.
     for depth, segment in enumerate(dirs):
-        if segment in _TEST_DIRS:
+        if segment in _TEST_DIRS or _TEST_DIR_NAME.match(segment):
             return PathKind.TESTS
         # Only a top-level benchmarks/ (or Rust's benches/): a nested one such as pkg/benchmarks/
         # is often shipped code (a `bench` CLI).

@@ -223,3 +223,27 @@ def test_a_dependency_update_is_told_by_what_changes_with_the_copies():
     assert updates_dependencies(["web/node_modules/left-pad/index.js", "web/package-lock.json"])
     assert updates_dependencies(["src/pkg/_vendor/rich/console.py", "src/pkg/_vendor/vendor.txt"])
     assert not updates_dependencies(["third_party/acme/lib/Lowering.cpp", "third_party/acme/test/x.mlir"])
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "tests_integration/test_api.py",
+        "integration-tests/smoke.py",
+        "e2e_tests/login.ts",
+        "test_utils/helpers.py",
+        "llvm/test-suite/SingleSource/x.c",
+        "unit_test/scheduler.cpp",
+        "fuzz/parse_target.cc",
+    ],
+)
+def test_a_folder_named_for_tests_of_a_kind_is_tests(path):
+    assert classify_path(path) == PathKind.TESTS
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["src/pkg/latest_results/x.py", "src/contest/x.py", "pkg/fastest-path/x.py", "src/attestation/x.py"],
+)
+def test_a_folder_that_only_contains_the_letters_of_test_is_not(path):
+    assert classify_path(path) == PathKind.SOURCE
