@@ -34,6 +34,7 @@ from analysis.history.automation import is_automated
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
+from analysis.titles import merge_pr, message_title
 from bot.ports.protocols import CommitStore, Progress
 from bot.ports.secrets import clip
 
@@ -510,10 +511,11 @@ class GitHubSource:
         """The exact file count of a capped commit, from the pull request it landed (GitHub gives no
         count on the commit itself). None when the commit names no merged pull request."""
         message = str((data.get("commit") or {}).get("message") or "")
-        match = PR_IN_TITLE.search(message.strip().split("\n", 1)[0].strip())
-        if match is None:
+        title = message_title(message)[0]
+        match = PR_IN_TITLE.search(title)
+        pr = int(match.group(1)) if match else merge_pr(title)
+        if pr is None:
             return None
-        pr = int(match.group(1))
         try:
             pull = (await self._get(f"{self._repo_url}/pulls/{pr}", cache=True)).data
         except _HTTPStatus:

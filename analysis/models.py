@@ -17,6 +17,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
+from analysis.titles import merge_pr, message_title
+
 PR_IN_TITLE = re.compile(r"\(#(\d+)\)\s*$")
 
 
@@ -288,7 +290,7 @@ class Commit:
 
     @property
     def title(self) -> str:
-        return self.message.strip().split("\n", 1)[0].strip() if self.message.strip() else "(no message)"
+        return message_title(self.message)[0] or "(no message)"
 
     @property
     def short_sha(self) -> str:
@@ -297,7 +299,7 @@ class Commit:
     @property
     def pr_number(self) -> int | None:
         m = PR_IN_TITLE.search(self.title)
-        return int(m.group(1)) if m else None
+        return int(m.group(1)) if m else merge_pr(self.title)
 
     @property
     def total_additions(self) -> int:

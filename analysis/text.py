@@ -9,16 +9,13 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from analysis.titles import TRAILER
+
 ZWSP = "\u200b"
 
 if TYPE_CHECKING:
     from analysis.models import Commit
 
-TRAILER = re.compile(
-    r"^\s*(Signed-off-by|Co-authored-by|Co-Authored-By|Reviewed-by|Acked-by|Tested-by|Reported-by|"
-    r"Suggested-by|Helped-by|Cc|Change-Id|Reviewed-on|Approved-by)\s*:.*$",
-    re.IGNORECASE | re.MULTILINE,
-)
 # A real address needs an alphabetic top-level domain, so "lodash@4.17.21" or "torch@2.5" survive.
 EMAIL = re.compile(r"<?\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b>?")
 # Slack (<!channel>, <@U123>, <!subteam^S1>) and Discord (<@123>, <@!123>, <@&123>) mention syntax,
@@ -107,8 +104,12 @@ def redact(text: str) -> str:
 
 
 def display_title(commit: Commit) -> str:
-    """The commit's first line without e-mail addresses, never a trailer (a message made only of
+    """The commit's title (its first line; a pull request's merge commit: the pull request's title, see
+    `analysis.titles.message_title`) without e-mail addresses, never a trailer (a message made only of
     trailers has no title)."""
+    title = commit.title
+    if not TRAILER.match(title):
+        return " ".join(redact(title).split()) or NO_MESSAGE
     # TRAILER, not strip_trailers: a title keeps its own line structure.
     for line in TRAILER.sub("", commit.message).splitlines():
         if line.strip():

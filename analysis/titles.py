@@ -9,6 +9,11 @@ import functools
 import re
 from dataclasses import dataclass
 
+TRAILER = re.compile(
+    r"^\s*(Signed-off-by|Co-authored-by|Co-Authored-By|Reviewed-by|Acked-by|Tested-by|Reported-by|"
+    r"Suggested-by|Helped-by|Cc|Change-Id|Reviewed-on|Approved-by)\s*:.*$",
+    re.IGNORECASE | re.MULTILINE,
+)  # sign-off style lines at a message's end (analysis.text strips them from what reports show)
 TAG_MAX = 60  # characters in one tag: longer bracketed text is prose, not a tag
 
 PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
@@ -23,6 +28,10 @@ REVERT_LEAD = re.compile(
     re.IGNORECASE,
 )
 ELLIPSIS = ("…", "...")
+# The first line of a pull request's merge commit in a merge-commit workflow, which names the pull request
+# and its branch; the pull request's own title is the next line: GitHub's "Merge pull request #N from
+# owner/branch", bors' "Auto merge of #N - owner:branch, r=reviewer".
+_MERGE_LINE = re.compile(r"^(?:Merge (?:pull request|PR) #(\d+) from \S+|Auto merge of #(\d+) - .*)$")
 _CONVENTIONAL = re.compile(r"^(?P<type>[A-Za-z]+)(?:\((?P<scope>[^)\n]*)\))?!?:\s*\S")
 
 
@@ -113,3 +122,29 @@ def reverted_title(title: str) -> RevertedTitle | None:
         found = RevertedTitle(text.strip(), cut, (found.depth + 1) if found else 1)
         if quote is None or not text:
             return found if found.text else None
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def message_title(message: str) -> tuple[str, str]:
+    """A commit message's title and body: its first line and the rest, but for a pull request's merge
+    commit (`_MERGE_LINE`) the pull request's title, from the line after, with "(#N)" as a squash merge
+    has it ("Merge pull request #7 from ada/fix" + "Fix overflow" → "Fix overflow (#7)"), and the rest
+    after that line. Cached: every day of a digest or an eval reads the same months of messages."""
+    first, _, rest = message.strip().partition("\n")
+    first = first.strip()
+    merge = _MERGE_LINE.match(first)
+    if merge is None:
+        return first, rest
+    line, _, after = rest.strip().partition("\n")
+    line = line.strip()
+    if not line or TRAILER.match(line) or _MERGE_LINE.match(line):
+        return first, rest
+    number = merge.group(1) or merge.group(2)
+    return (line if PR_SUFFIX.search(line) else f"{line} (#{number})"), after
+
+
+def merge_pr(title: str) -> int | None:
+    """The pull request a merge commit's first line names, when the title is one (`message_title` keeps it
+    when the body has no pull request title)."""
+    merge = _MERGE_LINE.match(title)
+    return int(merge.group(1) or merge.group(2)) if merge else None

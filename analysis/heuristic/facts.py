@@ -22,7 +22,14 @@ from analysis.models import Commit, FileChange
 from analysis.paths import PathKind, classify_path, is_low_value, kind_in, language_of, review_priority
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
 from analysis.text import strip_trailers
-from analysis.titles import PR_SUFFIX, REVERTS_SHA, REVERTS_SHA_LINE, is_revert_title, leading_tags
+from analysis.titles import (
+    PR_SUFFIX,
+    REVERTS_SHA,
+    REVERTS_SHA_LINE,
+    is_revert_title,
+    leading_tags,
+    message_title,
+)
 
 # Patch text scanned per signal: keeps a 3000-file commit fast; the rest is counted but not read.
 _PATCH_BUDGET = 250_000
@@ -278,8 +285,6 @@ def _split_title(title: str) -> tuple[tuple[str, ...], str]:
 
 
 def _body(message: str) -> str:
-    parts = message.strip().split("\n", 1)
-    if len(parts) < 2:
-        return ""
+    body = message_title(message)[1]  # a merge commit's pull request title is its title, not its body
     # git's own revert line is said by the summary already, more readably.
-    return REVERTS_SHA_LINE.sub("", strip_trailers(parts[1])).strip()
+    return REVERTS_SHA_LINE.sub("", strip_trailers(body)).strip()

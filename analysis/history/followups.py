@@ -44,6 +44,7 @@ from analysis.titles import (
     REVERT_LEAD,
     conventional_prefix,
     leading_tags,
+    message_title,
     norm_tag,
     revert_quote,
     split_quote,
@@ -64,7 +65,7 @@ class PastCommit:
 
     @property
     def title(self) -> str:
-        return self.message.strip().split("\n", 1)[0].strip() if self.message.strip() else ""
+        return message_title(self.message)[0]
 
     @property
     def pr_number(self) -> int | None:
@@ -418,7 +419,7 @@ def references(message: str) -> list[Reference]:
 # Every day of a digest or an eval mines the same months of history again: each message is read once.
 @functools.lru_cache(maxsize=1 << 14)
 def _references(message: str) -> tuple[Reference, ...]:
-    title, _, body = message.strip().partition("\n")
+    title, body = message_title(message)
     found = _title_refs(title)
     untagged = leading_tags(PR_SUFFIX.sub("", title.strip()))[1]
     found += _body_refs(strip_trailers(body), revert_title=bool(REVERT_LEAD.match(untagged)))

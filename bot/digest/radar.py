@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from analysis.history.followups import FollowUpLink, find_links
 from analysis.models import PR_IN_TITLE, Analysis, Commit, DayFollowUp, Digest, commit_ref
 from analysis.render.followups import follow_up_note, original_note
+from analysis.titles import message_title
 from bot.digest.history import sync_history
 from bot.store.db import Store
 
@@ -140,7 +141,7 @@ def commit_title_ref(store: Store, repo: str, sha: str) -> tuple[str, str]:
     if commit is not None:
         return commit.title, commit_ref(commit)
     rows = store.query("SELECT message FROM history WHERE repo = ? AND sha = ? LIMIT 1", [repo, sha])
-    title = rows[0]["message"].strip().split("\n", 1)[0].strip() if rows and rows[0]["message"] else sha[:7]
+    title = message_title(rows[0]["message"])[0] if rows and rows[0]["message"] else sha[:7]
     pr = _pr_of(title)
     return title, f"#{pr}" if pr else sha[:7]
 

@@ -30,6 +30,7 @@ from analysis.errors import ConfigError
 from analysis.history.followups import FollowUpKind, FollowUpLink, Mined, PastCommit
 from analysis.history.index import BranchCommit, automated
 from analysis.models import PR_IN_TITLE, Analysis, Commit, FileChange, SurfaceChange, SurfaceKind
+from analysis.titles import merge_pr, message_title
 from bot.ports.secrets import scrub
 from bot.store.group import GroupCommit
 from bot.store.health import check_schema, database_error, is_known
@@ -888,9 +889,9 @@ def _link_from_row(r: dict[str, Any]) -> FollowUpLink:
 
 
 def _title_pr(message: str | None) -> int | None:
-    title = (message or "").strip().split("\n", 1)[0].strip()
+    title = message_title(message or "")[0]
     m = PR_IN_TITLE.search(title)
-    return int(m.group(1)) if m else None
+    return int(m.group(1)) if m else merge_pr(title)
 
 
 def _surface_row(change: SurfaceChange) -> dict[str, Any]:

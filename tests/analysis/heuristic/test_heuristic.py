@@ -821,3 +821,15 @@ def test_a_revert_without_a_title_target_names_its_commit_or_nothing() -> None:
     )
     assert "Reverts commit `89abcdef01`." in analyze(sha_only, "en").summary
     assert "Reverts an earlier commit." in analyze(make("[Revert] Pager", neutral(5)), "en").summary
+
+
+def test_a_merge_commit_is_read_by_its_pull_requests_title():
+    # A merge-commit workflow: the first line names the pull request and its branch, the title follows.
+    a = analyze(
+        make(
+            "Merge pull request #7 from ada/fix-overflow\n\n[Bugfix] Fix overflow in the parser", neutral(12)
+        ),
+        "en",
+    )
+    assert a.change_type == CT.BUGFIX
+    assert "Fix overflow in the parser" in a.summary and "Merge pull request" not in a.summary

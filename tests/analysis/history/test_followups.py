@@ -372,3 +372,45 @@ def test_the_title_maps_are_those_adding_each_commit_would_make_whenever_they_ar
         assert list(index.by_untagged.items()) == list(eager_untagged.items())
         assert [index.untagged(c.sha) for c in made] == [_norm_untagged(c.title) for c in made]
         assert index.untagged("f" * 40) is None and set(index.by_pr) == {1, 2, 3}
+
+
+# ---------------------------------------------------------------- merge-commit workflows
+
+
+def test_a_merge_commits_title_is_its_pull_requests():
+    from analysis.titles import merge_pr, message_title
+
+    assert message_title(
+        "Merge pull request #7 from ada/fix-overflow\n\nFix overflow in the parser\n\nDetails."
+    ) == (
+        "Fix overflow in the parser (#7)",
+        "\nDetails.",
+    )
+    assert message_title("Auto merge of #12345 - ada:fix, r=bob\n\n[Bugfix] Fix the parser\n")[0] == (
+        "[Bugfix] Fix the parser (#12345)"
+    )
+    assert message_title("Merge pull request #7 from ada/x\n\nFix it (#7)")[0] == "Fix it (#7)"  # not twice
+    # no pull request title to take: the merge line stays, and still names its pull request
+    for message in (
+        "Merge pull request #7 from ada/x",
+        "Merge pull request #7 from ada/x\n\nSigned-off-by: A",
+    ):
+        title = message_title(message)[0]
+        assert title == "Merge pull request #7 from ada/x" and merge_pr(title) == 7
+    assert message_title("Merge branch 'main' into dev\n\nsomething")[0] == "Merge branch 'main' into dev"
+    assert message_title("Fix x (#5)\n\nbody") == ("Fix x (#5)", "\nbody")
+
+
+def test_in_a_merge_commit_workflow_a_revert_links_to_the_pull_request_it_reverts():
+    # GitHub's merge commits name the branch first; the revert button's pull request is titled
+    # 'Revert "<title>"' and its branch "revert-<N>-<branch>".
+    original = past(1, "Merge pull request #100 from ada/faster-scheduler\n\n[Core] Faster scheduler")
+    revert = past(
+        5, 'Merge pull request #105 from bob/revert-100-faster-scheduler\n\nRevert "[Core] Faster scheduler"'
+    )
+    fix = past(6, "Merge pull request #106 from cy/fix\n\nFix the crash introduced by #100")
+    assert original.title == "[Core] Faster scheduler (#100)" and original.pr_number == 100
+    assert links_of(original, revert, fix) == {
+        (original.sha, revert.sha, "revert"),
+        (original.sha, fix.sha, "fix"),
+    }
