@@ -185,10 +185,9 @@ class HistoryIndex:
                 continue
             if not automated(commit):
                 self._window.append(commit)
-                if not updates_dependencies(p for p, _ in commit.files):
-                    edited.update(
-                        {vendored_tree(p) for p, _ in commit.files if _kind(p) == PathKind.VENDORED}
-                    )
+                trees = {vendored_tree(p) for p, _ in commit.files if _kind(p) == PathKind.VENDORED}
+                if trees and not updates_dependencies(p for p, _ in commit.files):
+                    edited.update(trees)
             self.commits_seen += 1
             hit = commit.sha in self.followed
             self.followed_seen += hit

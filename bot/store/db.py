@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import sqlite3
+import sys
 import threading
 import time
 from array import array
@@ -588,6 +589,8 @@ class Store:
                     "links": json.dumps(links),
                     "reverts": json.dumps([list(pair) for pair in mined.reverts]),
                     "mined_at": _iso(utcnow()),
+                    "scores": None,  # scored again for these commits (`save_span_scores`)
+                    "scores_version": None,
                 },
                 pk=("repo", "branch", "since", "until"),
             )
@@ -613,6 +616,8 @@ class Store:
             return None
         scores = array("d")
         scores.frombytes(rows[0]["scores"])
+        if sys.byteorder == "big":  # kept little-endian: a database file may move between machines
+            scores.byteswap()
         return scores.tolist()
 
     def save_span_scores(
@@ -626,12 +631,15 @@ class Store:
         scores: Sequence[float],
     ) -> None:
         """Keep a mined span's sorted past scores beside it (nothing when the span itself is not kept)."""
+        packed = array("d", scores)
+        if sys.byteorder == "big":
+            packed.byteswap()
         with self.transaction():
             self.db.execute(
                 "UPDATE mined_spans SET scores = ?, scores_version = ? WHERE repo = ? AND branch = ?"
                 " AND since = ? AND until = ? AND fingerprint = ?",
                 [
-                    array("d", scores).tobytes(),
+                    packed.tobytes(),
                     version,
                     repo,
                     branch,

@@ -151,3 +151,16 @@ async def test_the_spans_past_scores_are_kept_and_bisected_by_the_next_run(store
     assert len(scored) == 2 * len(many) and third == first
     await day_history(source, store, "main", DAY, CUTOFF + timedelta(hours=1), 180)
     assert len(scored) == 3 * len(many)
+
+
+def test_a_span_mined_again_forgets_the_scores_of_its_old_commits(store):
+    from analysis.history.followups import Mined
+
+    since = CUTOFF - timedelta(days=180)
+    store.save_mined_span(REPO, "main", since, CUTOFF, "old-commits", Mined())
+    store.save_span_scores(REPO, "main", since, CUTOFF, "old-commits", "v1", [0.5, 1.5, 2.25])
+    assert store.span_scores(REPO, "main", since, CUTOFF, "old-commits", "v1") == [0.5, 1.5, 2.25]
+    assert store.span_scores(REPO, "main", since, CUTOFF, "old-commits", "v2") is None  # other rules
+    store.save_mined_span(REPO, "main", since, CUTOFF, "new-commits", Mined())
+    assert store.span_scores(REPO, "main", since, CUTOFF, "new-commits", "v1") is None
+    assert store.span_scores(REPO, "main", since, CUTOFF, "old-commits", "v1") is None
