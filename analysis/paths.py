@@ -296,7 +296,7 @@ def _ext(name: str) -> str:
     return name.rsplit(".", 1)[1] if "." in name.lstrip(".") else ""
 
 
-@lru_cache(maxsize=32768)
+@lru_cache(maxsize=1 << 16)  # eval's history index asks for the same paths day after day
 def classify_path(path: str) -> PathKind:
     """The kind of a changed file, by its path alone (see the module docstring for the order)."""
     dirs, name = _parts(path)
@@ -326,10 +326,15 @@ def classify_path(path: str) -> PathKind:
 _VENDORED_TREE_DEPTH = 1
 
 
+def _segments(path: str) -> list[str]:
+    """A path's segments as written (`_parts` lower-cases them for the rules)."""
+    return path.strip().replace("\\", "/").split("/")
+
+
 def vendored_tree(path: str) -> str | None:
     """The tree a vendored-looking path belongs to: its first vendored folder and up to _VENDORED_TREE_DEPTH
     folders below it, as written ("third_party/acme/lib/"); None for a path in no vendored folder."""
-    dirs = path.strip().replace("\\", "/").split("/")[:-1]
+    dirs = _segments(path)[:-1]
     for i, folder in enumerate(dirs):
         if folder.lower() in _VENDORED_DIRS:
             return "/".join(dirs[: i + 1 + _VENDORED_TREE_DEPTH]) + "/"
@@ -338,7 +343,7 @@ def vendored_tree(path: str) -> str | None:
 
 def in_vendored_root(path: str) -> bool:
     """A file directly in a vendored folder (vendor/modules.txt, _vendor/vendor.txt): the list of the copies."""
-    dirs = path.strip().replace("\\", "/").split("/")[:-1]
+    dirs = _segments(path)[:-1]
     return bool(dirs) and dirs[-1].lower() in _VENDORED_DIRS
 
 
@@ -355,7 +360,7 @@ def classify_own(path: str) -> PathKind:
     """The kind of a path in a vendored-looking tree that the branch maintains as its own code (its history
     says so, analysis/history/index.py): the path's kind as if that vendored folder were not in it, so
     "third_party/acme/lib/x.cc" is source and "third_party/acme/test/x.cc" a test."""
-    segments = path.strip().replace("\\", "/").split("/")
+    segments = _segments(path)
     for i, folder in enumerate(segments[:-1]):
         if folder.lower() in _VENDORED_DIRS:
             return classify_path("/".join(segments[:i] + segments[i + 1 :]))

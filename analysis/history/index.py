@@ -60,7 +60,6 @@ SCORE_PARAMS = (
     f"d{FOLDER_DEPTH};c{CHURN_DAYS};o{OWN_TREE_MIN}"
 )
 
-_kind = lru_cache(maxsize=1 << 16)(classify_path)  # eval replays the same paths day after day
 _NON_RUNTIME = frozenset(
     {PathKind.DOCS, PathKind.EXAMPLE, PathKind.TESTS, PathKind.BENCHMARK, PathKind.CI, PathKind.TOOLING}
 )
@@ -185,7 +184,7 @@ class HistoryIndex:
                 continue
             if not automated(commit):
                 self._window.append(commit)
-                trees = {vendored_tree(p) for p, _ in commit.files if _kind(p) == PathKind.VENDORED}
+                trees = {vendored_tree(p) for p, _ in commit.files if classify_path(p) == PathKind.VENDORED}
                 if trees and not updates_dependencies(p for p, _ in commit.files):
                     edited.update(trees)
             self.commits_seen += 1
