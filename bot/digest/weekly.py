@@ -10,6 +10,7 @@ digest adds the links of its own commits to the rest of its history window.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Callable
@@ -22,10 +23,12 @@ from analysis.history.followups import find_links
 from analysis.history.index import WINDOW_DAYS, as_past
 from analysis.models import Commit
 from analysis.weekly import Usage, Week, WeekFollowUp, summarize, week_days, week_window
+from analysis.window import day_window
 from bot.digest.analyzers import Analyzer
 from bot.digest.history import history_synced, sync_history
 from bot.digest.pipeline import build_digest, original_rank
 from bot.digest.radar import FOLLOWUP_HORIZON_DAYS, commit_title_ref
+from bot.digest.surface import PARSER_VERSION, fill_surfaces
 from bot.ports.protocols import CommitSource
 from bot.store.db import Store, utcnow
 
@@ -59,6 +62,7 @@ async def build_week(
     oldest = start - timedelta(days=history_days + FOLLOWUP_LOOKBACK_DAYS)
     await history_synced(source, store, branch, oldest, max(end, until))
     await ensure_links(source, store, branch, start - timedelta(days=FOLLOWUP_LOOKBACK_DAYS), max(end, until))
+    await _fill_week(source, store, branch, year, week, tz, keep)
     digests = []
     for number, day in enumerate(week_days(year, week), start=1):
         digests.append(
@@ -89,6 +93,39 @@ async def build_week(
         usage=llm_usage(store, source.repo, shas),
         generated_at=utcnow().astimezone(tz),
     )
+
+
+async def _fill_week(
+    source: CommitSource,
+    store: Store,
+    branch: str,
+    year: int,
+    week: int,
+    tz: ZoneInfo,
+    keep: Callable[[Commit], bool] | None,
+) -> None:
+    """The surface facts of the week's days read and parsed in one pass (in worker processes when there are
+    enough, as eval does), each day batched as its digest below batches it: the same commits in the same
+    order, so the same facts, which the digests then find stored (issue 21: a first run parsed day by day).
+    A day whose commits (by the stored history) all have their facts already, or that has none, is not
+    listed again."""
+    days = []
+    for day in week_days(year, week):
+        start, end = day_window(day, tz)
+        if await _facts_stored(store, source.repo, branch, start, end):
+            continue
+        commits = await source.commits_in_window(branch, start, end)
+        days.append([c for c in commits if keep is None or keep(c)])
+    await fill_surfaces(source, store, days)
+
+
+async def _facts_stored(store: Store, repo: str, branch: str, start: datetime, end: datetime) -> bool:
+    covered = await asyncio.to_thread(store.history_range, repo, branch)
+    if covered is None or not (covered[0] <= start and end <= covered[1]):
+        return False  # the stored history cannot say which commits the day has
+    shas = [c.sha for c in await asyncio.to_thread(store.history, repo, branch, start, end)]
+    found = await asyncio.to_thread(store.surfaces, repo, shas, PARSER_VERSION) if shas else {}
+    return len(found) == len(shas)
 
 
 async def ensure_links(source: CommitSource, store: Store, branch: str, since: Any, until: Any) -> int:

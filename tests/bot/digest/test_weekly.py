@@ -447,3 +447,48 @@ async def test_a_week_reads_its_history_in_one_pass(repo, store):
     finally:
         await source.aclose()
     assert len(reads) == 1 and week.totals["total"] == 6
+
+
+async def test_a_first_run_reads_the_weeks_files_in_one_pass_and_each_commit_once(
+    repo, store, tmp_path, monkeypatch
+):
+    """The week's surface facts are filled together before its days' digests (in worker processes when
+    there are enough), each day batched as its digest batches it: the digests then parse nothing again,
+    and the facts are those the days' digests find on their own."""
+    import bot.digest.surface as surface
+    import bot.digest.weekly as weekly
+    from bot.store.db import Store
+
+    parsed: list[str] = []
+    real = surface.parse_batch
+    monkeypatch.setattr(
+        surface, "parse_batch", lambda batch: parsed.extend(c.sha for c in batch.commits) or real(batch)
+    )
+    fills: list[int] = []  # the groups (days) each fill of the weekly step was given
+    real_fill = weekly.fill_surfaces
+    monkeypatch.setattr(
+        weekly,
+        "fill_surfaces",
+        lambda src, st, groups, *a: fills.append(len(groups)) or real_fill(src, st, groups, *a),
+    )
+    week = await week_of(repo, store)
+    assert fills == [5]  # the five days with commits in one fill (the stored history shows two empty)
+    # the week's six commits and the earlier original its revert names (ranked for the roll-up), each once
+    assert len(parsed) == len(set(parsed)) == 7
+    again = await week_of(repo, store)
+    assert len(parsed) == 7 and again.days == week.days  # a second run reads them from the store
+    assert fills == [5, 0]  # and lists no day for its facts again
+
+    async def day_by_day(*_args) -> None:
+        return None
+
+    monkeypatch.setattr(weekly, "_fill_week", day_by_day)  # as before: each day's digest parses its own
+    alone = Store(tmp_path / "alone.db")
+    try:
+        await week_of(repo, alone)
+        version = surface.PARSER_VERSION
+        assert alone.surfaces("acme/widgets", parsed, version) == store.surfaces(
+            "acme/widgets", parsed, version
+        )
+    finally:
+        alone.close()
