@@ -109,10 +109,12 @@ async def _fill_week(
     order, so the same facts, which the digests then find stored (issue 21: a first run parsed day by day).
     A day whose commits (by the stored history) all have their facts already, or that has none, is not
     listed again."""
+    covered = await asyncio.to_thread(store.history_range, source.repo, branch)
     days = []
     for day in week_days(year, week):
         start, end = day_window(day, tz)
-        if await _facts_stored(store, source.repo, branch, start, end):
+        known = covered is not None and covered[0] <= start and end <= covered[1]  # the history knows the day
+        if known and await _facts_stored(store, source.repo, branch, start, end):
             continue
         commits = await source.commits_in_window(branch, start, end)
         days.append([c for c in commits if keep is None or keep(c)])
@@ -120,9 +122,7 @@ async def _fill_week(
 
 
 async def _facts_stored(store: Store, repo: str, branch: str, start: datetime, end: datetime) -> bool:
-    covered = await asyncio.to_thread(store.history_range, repo, branch)
-    if covered is None or not (covered[0] <= start and end <= covered[1]):
-        return False  # the stored history cannot say which commits the day has
+    """Whether every commit the stored history has for the day (none included) has its facts stored."""
     shas = [c.sha for c in await asyncio.to_thread(store.history, repo, branch, start, end)]
     found = await asyncio.to_thread(store.surfaces, repo, shas, PARSER_VERSION) if shas else {}
     return len(found) == len(shas)
