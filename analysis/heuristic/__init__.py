@@ -72,7 +72,7 @@ from analysis.labels import LANGS
 from analysis.models import Analysis, ChangeType, Commit, Importance
 
 if TYPE_CHECKING:
-    from analysis.history.index import HistoryFacts
+    from analysis.history.facts import HistoryFacts
 # h3: a revert of a revert is summarised as restoring the change; h4: impact and risk scores (issue 16);
 # h5: dependency changes a risk floor, not impact; shorter reason lines; surface facts of records and guards narrowed;
 # h6: requirements files for CI jobs, translation or release scripts are not what users install

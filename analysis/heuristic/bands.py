@@ -23,7 +23,7 @@ from analysis.labels import importance_word
 from analysis.models import Analysis, Commit, Importance
 
 if TYPE_CHECKING:
-    from analysis.history.index import HistoryFacts
+    from analysis.history.facts import HistoryFacts
 
 BAND_MIN = 8
 

@@ -35,7 +35,7 @@ from analysis.text import neutralize_mentions, one_line, strip_trailers
 from analysis.titles import REVERTS_SHA, reverted_title
 
 if TYPE_CHECKING:
-    from analysis.history.index import HistoryFacts
+    from analysis.history.facts import HistoryFacts
 
 _MAX_AREAS = 6  # folders listed in a scope before "N other folders"
 _PERF_CLAIM = re.compile(

@@ -34,7 +34,7 @@ from analysis.history.index import risk_score
 from analysis.models import Importance
 
 if TYPE_CHECKING:
-    from analysis.history.index import HistoryFacts
+    from analysis.history.facts import HistoryFacts
 
 # Shares of the branch's recent commits whose risk score puts them at high, or at medium and above.
 HIGH_SHARE = 0.10

@@ -17,6 +17,7 @@ does not push every human change into its top half.
 
 from __future__ import annotations
 
+import hashlib
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -26,6 +27,7 @@ from functools import lru_cache
 from math import log, log1p
 
 from analysis.history.automation import is_automated
+from analysis.history.facts import HistoryFacts, PathRecord
 from analysis.history.followups import FollowUpLink, Mined, PastCommit, mine
 from analysis.models import Commit
 from analysis.paths import PathKind, classify_path, is_low_value, kind_in, updates_dependencies, vendored_tree
@@ -37,6 +39,7 @@ MIN_TOUCHES = 5  # a path touched fewer times says nothing on its own
 FOLDER_DEPTH = 4  # folders up to this many segments deep are scored
 TOP_PATHS = 3
 MIN_DISTRIBUTION = 200  # past commits needed before tiers follow the branch's own score distribution
+_STATE_FORMAT = 1  # of `HistoryIndex.state`: bump when what it keeps changes
 
 # Risk score weights (natural logs). Size and spread are the strongest single predictors of a later
 # revert or fix on real history; the touched paths' own record and recent churn add to them; a commit
@@ -77,77 +80,6 @@ def automated(commit: PastCommit) -> bool:
     return isinstance(commit, BranchCommit) and commit.automated
 
 
-@dataclass(frozen=True, slots=True)
-class PathRecord:
-    path: str  # a file, or a folder ending in "/"
-    touches: int  # commits that touched it in the window
-    followed: int  # of those, later reverted or fixed forward (known before the cutoff)
-    rate: float  # smoothed share followed up
-
-    @property
-    def is_folder(self) -> bool:
-        return self.path.endswith("/")
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryFacts:
-    """What history says about one commit, as of its day's cutoff."""
-
-    window_days: int
-    commits_seen: int  # commits of the branch in the trailing window
-    followed_seen: int  # of those, followed up before the cutoff
-    risky_paths: tuple[PathRecord, ...] = ()  # the touched paths with the highest smoothed rate, best first
-    churn: int = 0  # commits in the last CHURN_DAYS that touched one of the same files
-    follows_up: tuple[FollowUpLink, ...] = ()  # earlier commits this one reverts or fixes
-    source_without_tests: bool = False
-    areas: int = 0  # top-level areas (first two folder levels) with runtime code
-    score: float = 0.0  # risk score (see `risk_score`)
-    percentile: float | None = (
-        None  # share of the window's past commits scoring below; None: too little history
-    )
-    baseline: int = 0  # the past commits the percentile is taken among (automated ones left out)
-    own_trees: tuple[str, ...] = ()  # vendored-looking trees it touches that the branch maintains itself
-
-    @property
-    def base_rate(self) -> float:
-        return self.followed_seen / self.commits_seen if self.commits_seen else 0.0
-
-    @property
-    def path_lift(self) -> float:
-        """The riskiest touched path's smoothed rate over the base rate (1.0: no different)."""
-        if not self.risky_paths or not self.base_rate:
-            return 1.0
-        return self.risky_paths[0].rate / self.base_rate
-
-    def as_prompt(self) -> dict[str, object]:
-        """Compact data for an LLM prompt: figures and paths only, no commit text."""
-        data: dict[str, object] = {
-            "history_days": self.window_days,
-            "branch_commits": self.commits_seen,
-            "branch_followed_up_pct": round(100 * self.base_rate, 1),
-        }
-        if self.risky_paths:
-            data["touched_paths_history"] = [
-                {"path": p.path, "changes": p.touches, "later_reverted_or_fixed": p.followed}
-                for p in self.risky_paths
-            ]
-        if self.churn:
-            data["recent_changes_to_same_files"] = self.churn
-        if self.follows_up:
-            data["this_commit_follows_up"] = [
-                {"kind": link.kind.value, "original": link.original[:12]} for link in self.follows_up
-            ]
-        if self.own_trees:  # a vendored-looking folder the branch edits as its own: read it as its code
-            data["vendored_looking_folders_maintained_here"] = list(self.own_trees)
-        if self.source_without_tests:
-            data["source_changed_without_tests"] = True
-        if self.areas > 1:
-            data["areas_spanned"] = self.areas
-        if self.percentile is not None:
-            data["risk_percentile_vs_past_commits"] = round(100 * self.percentile)
-        return data
-
-
 class HistoryIndex:
     """Per-path counts over a trailing window ending at `cutoff`; built once per day, asked per commit."""
 
@@ -157,10 +89,7 @@ class HistoryIndex:
         links: Iterable[FollowUpLink],
         cutoff: datetime,
         window_days: int = WINDOW_DAYS,
-        scores: Sequence[float] | None = None,
     ):
-        """`scores`: the window's sorted past scores as `past_scores` gave them for the same history,
-        links and rules (kept by the caller): then no past commit is scored again."""
         self.cutoff = cutoff
         self.window_days = window_days
         start = cutoff - timedelta(days=window_days)
@@ -197,8 +126,61 @@ class HistoryIndex:
             if commit.committed_at >= churn_start:
                 self.recent.update(path for path, _ in commit.files)
         self.own = frozenset(tree for tree, n in edited.items() if tree is not None and n >= OWN_TREE_MIN)
-        if scores is not None and len(scores) == len(self._window):
-            self._scores = list(scores)
+        self._baseline = len(self._window)
+        self._links_key = links_key(known)
+
+    # -- kept between runs: a card or an LLM day on a digested day's span reads the counts instead of
+    # months of history (issue 21) ------------------------------------------------------------------------
+
+    def state(self) -> dict[str, object]:
+        """What `restored` needs to answer as this index does, JSON-able: the counts, not the commits.
+        Call after `past_scores` (the scores are kept beside it, not in it)."""
+        return {
+            "format": _STATE_FORMAT,
+            "links": self._links_key,
+            "commits_seen": self.commits_seen,
+            "followed_seen": self.followed_seen,
+            "baseline": self._baseline,
+            "touches": dict(self.touches),
+            "hits": dict(self.hits),
+            "recent": dict(self.recent),
+            "own": sorted(self.own),
+        }
+
+    @classmethod
+    def restored(
+        cls,
+        state: dict[str, object],
+        links: Iterable[FollowUpLink],
+        cutoff: datetime,
+        window_days: int,
+        scores: Sequence[float] | None,
+    ) -> HistoryIndex | None:
+        """The index `state` was taken from, for the same span, links and rules; None when the state
+        cannot stand for it (another format, other links known before the cutoff, or a distribution
+        that was not kept): then the caller builds it from the commits."""
+        known = [link for link in links if link.follow_up_at < cutoff]
+        if state.get("format") != _STATE_FORMAT or state.get("links") != links_key(known):
+            return None
+        baseline = state["baseline"]
+        if not isinstance(baseline, int) or (baseline >= MIN_DISTRIBUTION) != (scores is not None):
+            return None
+        if scores is not None and len(scores) != baseline:
+            return None
+        index = cls((), (), cutoff, window_days)
+        index.followed = {link.original for link in known}
+        for link in known:
+            index._links_by_follow_up.setdefault(link.follow_up, []).append(link)
+        index.commits_seen = int(state["commits_seen"])  # type: ignore[call-overload]
+        index.followed_seen = int(state["followed_seen"])  # type: ignore[call-overload]
+        index.touches = Counter(state["touches"])  # type: ignore[arg-type]
+        index.hits = Counter(state["hits"])  # type: ignore[arg-type]
+        index.recent = Counter(state["recent"])  # type: ignore[arg-type]
+        index.own = frozenset(state["own"])  # type: ignore[arg-type]
+        index._baseline = baseline
+        index._links_key = state["links"]  # type: ignore[assignment]
+        index._scores = list(scores) if scores is not None else None
+        return index
 
     @property
     def base_rate(self) -> float:
@@ -242,7 +224,7 @@ class HistoryIndex:
             areas=len({_area(p) for p, k in zip(paths, kinds, strict=True) if k == PathKind.SOURCE}),
             score=score,
             percentile=self.percentile(score),
-            baseline=len(self._window),
+            baseline=self._baseline,
             own_trees=tuple(sorted({t for p in paths if (t := vendored_tree(p)) in self.own})),
         )
 
@@ -257,7 +239,7 @@ class HistoryIndex:
     def past_scores(self) -> list[float] | None:
         """The window's past commits' scores, sorted (None: too few for a distribution); computed once
         per index (a day), each commit then bisects."""
-        if len(self._window) < MIN_DISTRIBUTION:
+        if self._baseline < MIN_DISTRIBUTION:
             return None
         if self._scores is None:
             self._scores = sorted(self._past_score(c) for c in self._window)
@@ -364,6 +346,12 @@ def as_past(commit: Commit) -> PastCommit:
         tuple((f.path, f.changes) for f in commit.files),
         automated=is_automated(commit.author, commit.author_login),
     )
+
+
+def links_key(links: Iterable[FollowUpLink]) -> str:
+    """A fingerprint of the follow-up links an index counts (which commits were followed up, by what)."""
+    rows = sorted(f"{link.original} {link.follow_up} {link.kind.value}" for link in links)
+    return hashlib.sha1("\n".join(rows).encode()).hexdigest()
 
 
 @lru_cache(maxsize=1 << 16)

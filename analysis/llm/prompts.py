@@ -44,7 +44,7 @@ from analysis.titles import REVERTS_SHA
 
 if TYPE_CHECKING:
     from analysis.heuristic.scores import Judgment
-    from analysis.history.index import HistoryFacts
+    from analysis.history.facts import HistoryFacts
 
 # p4: one call per commit ranks and writes its tier's fields; history facts
 # p5: the surface facts and the rubric's impact and risk scores as data; one tier's move; a 0-100 score

@@ -9,7 +9,7 @@ from analysis import heuristic
 from analysis.models import Analysis, Commit
 
 if TYPE_CHECKING:
-    from analysis.history.index import HistoryFacts
+    from analysis.history.facts import HistoryFacts
 
 Progress = Callable[[int, int], None]
 OnResult = Callable[[Analysis], None]  # each analysis as soon as it is ready (saved at once)

@@ -16,8 +16,9 @@ from typing import Any
 
 from analysis.errors import RateLimited, SourceError
 from analysis.heuristic import RUBRIC_VERSION
+from analysis.history.facts import HistoryFacts
 from analysis.history.followups import PastCommit, mine
-from analysis.history.index import SCORE_PARAMS, HistoryFacts, HistoryIndex, day_links, facts_for_day
+from analysis.history.index import SCORE_PARAMS, HistoryIndex, day_links, facts_for_day
 from analysis.models import Commit
 from bot.store.db import Store
 
@@ -93,7 +94,8 @@ def _facts(
     store: Store, repo: str, branch: str, commits: list[Commit], cutoff: datetime, window_days: int
 ) -> dict[str, HistoryFacts]:
     since = cutoff - timedelta(days=window_days)
-    past = store.history(repo, branch, since, cutoff)
+    # The messages first: the span's fingerprint and its links need no file lists.
+    past = store.history(repo, branch, since, cutoff, files=False)
     # The months before the cutoff are mined once per span ("what it mines is kept"): a second run over
     # the same span (another verb, the LLM after the heuristic, a re-run) mines only the day's commits.
     fingerprint = hashlib.sha1("\n".join(c.sha for c in past).encode()).hexdigest()
@@ -103,12 +105,14 @@ def _facts(
         store.save_mined_span(repo, branch, since, cutoff, fingerprint, mined)
     links = day_links(commits, past, mined)
     store.save_followups(repo, links)
-    # The span's past scores too (the day's commits are placed among them): scoring months of commits is
-    # most of this step's CPU, before a card's or a day's first call.
+    # The span's per-path counts and past scores too (the day's commits are placed among them): reading
+    # months of file lists, counting and scoring them is most of this step's CPU, before a card's or a
+    # day's first call.
     version = f"{RUBRIC_VERSION};{SCORE_PARAMS}"
-    kept = store.span_scores(repo, branch, since, cutoff, fingerprint, version)
-    index = HistoryIndex(past, links, cutoff, window_days, scores=kept)
-    facts = facts_for_day(commits, past, links, cutoff, window_days, index=index)
-    if kept is None and (scores := index.past_scores()) is not None:
-        store.save_span_scores(repo, branch, since, cutoff, fingerprint, version, scores)
-    return facts
+    kept = store.span_index(repo, branch, since, cutoff, fingerprint, version)
+    index = HistoryIndex.restored(kept[1], links, cutoff, window_days, kept[0]) if kept else None
+    if index is None:
+        index = HistoryIndex(store.history(repo, branch, since, cutoff), links, cutoff, window_days)
+        scores = index.past_scores()
+        store.save_span_index(repo, branch, since, cutoff, fingerprint, version, scores, index.state())
+    return facts_for_day(commits, past, links, cutoff, window_days, index=index)

@@ -47,7 +47,7 @@ from bot.ports.protocols import LLM, BatchRequest, LLMError, LLMFatal, Message
 
 if TYPE_CHECKING:
     from analysis.heuristic import Judgment
-    from analysis.history.index import HistoryFacts
+    from analysis.history.facts import HistoryFacts
     from bot.config.settings import Settings
 
 log = logging.getLogger(__name__)

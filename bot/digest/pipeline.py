@@ -22,7 +22,8 @@ from zoneinfo import ZoneInfo
 from analysis import heuristic
 from analysis.errors import InputError
 from analysis.heuristic.bands import band_day
-from analysis.history.index import WINDOW_DAYS, HistoryFacts
+from analysis.history.facts import HistoryFacts
+from analysis.history.index import WINDOW_DAYS
 from analysis.history.reverts import mark_reverted
 from analysis.models import Analysis, Commit, Digest, Importance, key_of
 from analysis.refs import Ref

@@ -508,23 +508,28 @@ class Store:
             self.db["history"].upsert_all(rows, pk=("repo", "branch", "sha"))
         return len(rows)
 
-    def history(self, repo: str, branch: str, since: datetime, until: datetime) -> list[PastCommit]:
-        """The stored history with committer dates in [since, until), oldest first."""
+    def history(
+        self, repo: str, branch: str, since: datetime, until: datetime, *, files: bool = True
+    ) -> list[PastCommit]:
+        """The stored history with committer dates in [since, until), oldest first. files=False: without
+        their files (empty), for what reads only the messages (mining links, a span's fingerprint):
+        decoding months of file lists is most of the read."""
         with self._lock:
-            rows = self.db.query(
-                "SELECT sha, committed_at, message, files, automated FROM history WHERE repo = ? AND branch = ?"
-                " AND committed_at >= ? AND committed_at < ? ORDER BY committed_at, sha",
+            cursor = self.db.execute(
+                f"SELECT sha, committed_at, message, automated{', files' if files else ''} FROM history"
+                " WHERE repo = ? AND branch = ? AND committed_at >= ? AND committed_at < ?"
+                " ORDER BY committed_at, sha",
                 [repo, branch, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
             )
             return [
                 BranchCommit(
-                    r["sha"],
-                    datetime.fromisoformat(r["committed_at"]),
-                    r["message"],
-                    tuple((p, n) for p, n in json.loads(r["files"] or "[]")),
-                    automated=bool(r["automated"]),
+                    r[0],
+                    datetime.fromisoformat(r[1]),
+                    r[2],
+                    tuple((p, n) for p, n in json.loads(r[4] or "[]")) if files else (),
+                    automated=bool(r[3]),
                 )
-                for r in rows
+                for r in cursor.fetchall()
             ]
 
     def history_range(self, repo: str, branch: str) -> tuple[datetime, datetime] | None:
@@ -589,7 +594,8 @@ class Store:
                     "links": json.dumps(links),
                     "reverts": json.dumps([list(pair) for pair in mined.reverts]),
                     "mined_at": _iso(utcnow()),
-                    "scores": None,  # scored again for these commits (`save_span_scores`)
+                    "scores": None,  # counted and scored again for these commits (`save_span_index`)
+                    "index_state": None,
                     "scores_version": None,
                 },
                 pk=("repo", "branch", "since", "until"),
@@ -600,27 +606,34 @@ class Store:
                 [repo, branch, repo, branch, self.MINED_SPANS_KEPT],
             )
 
-    def span_scores(
+    def span_index(
         self, repo: str, branch: str, since: datetime, until: datetime, fingerprint: str, version: str
-    ) -> list[float] | None:
-        """The sorted past risk scores kept for a mined span, when its commits and the rules that scored
-        them (`version`) are still the same."""
+    ) -> tuple[list[float] | None, dict[str, Any]] | None:
+        """(sorted past risk scores or None, HistoryIndex.state) kept for a mined span, when its commits
+        and the rules that counted and scored them (`version`) are still the same."""
         rows = self.query(
-            "SELECT fingerprint, scores, scores_version FROM mined_spans WHERE repo = ? AND branch = ?"
-            " AND since = ? AND until = ?",
+            "SELECT fingerprint, scores, index_state, scores_version FROM mined_spans WHERE repo = ?"
+            " AND branch = ? AND since = ? AND until = ?",
             [repo, branch, _iso(since.astimezone(UTC)), _iso(until.astimezone(UTC))],
         )
-        if not rows or rows[0]["scores"] is None:
+        if not rows or rows[0]["index_state"] is None:
             return None
         if rows[0]["fingerprint"] != fingerprint or rows[0]["scores_version"] != version:
             return None
-        scores = array("d")
-        scores.frombytes(rows[0]["scores"])
-        if sys.byteorder == "big":  # kept little-endian: a database file may move between machines
-            scores.byteswap()
-        return scores.tolist()
+        scores = None
+        if rows[0]["scores"] is not None:
+            packed = array("d")
+            packed.frombytes(rows[0]["scores"])
+            if sys.byteorder == "big":  # kept little-endian: a database file may move between machines
+                packed.byteswap()
+            scores = packed.tolist()
+        try:
+            state = json.loads(rows[0]["index_state"])
+        except ValueError:  # a damaged row costs its reuse, nothing else
+            return None
+        return scores, state
 
-    def save_span_scores(
+    def save_span_index(
         self,
         repo: str,
         branch: str,
@@ -628,18 +641,24 @@ class Store:
         until: datetime,
         fingerprint: str,
         version: str,
-        scores: Sequence[float],
+        scores: Sequence[float] | None,
+        state: dict[str, Any],
     ) -> None:
-        """Keep a mined span's sorted past scores beside it (nothing when the span itself is not kept)."""
-        packed = array("d", scores)
-        if sys.byteorder == "big":
-            packed.byteswap()
+        """Keep a mined span's history counts and sorted past scores beside it (nothing when the span
+        itself is not kept)."""
+        packed = None
+        if scores is not None:
+            numbers = array("d", scores)
+            if sys.byteorder == "big":
+                numbers.byteswap()
+            packed = numbers.tobytes()
         with self.transaction():
             self.db.execute(
-                "UPDATE mined_spans SET scores = ?, scores_version = ? WHERE repo = ? AND branch = ?"
-                " AND since = ? AND until = ? AND fingerprint = ?",
+                "UPDATE mined_spans SET scores = ?, index_state = ?, scores_version = ? WHERE repo = ?"
+                " AND branch = ? AND since = ? AND until = ? AND fingerprint = ?",
                 [
-                    packed.tobytes(),
+                    packed,
+                    json.dumps(state, separators=(",", ":")),
                     version,
                     repo,
                     branch,

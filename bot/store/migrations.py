@@ -330,6 +330,14 @@ def _m_span_scores(db: sqlite_utils.Database) -> None:
         db["mined_spans"].add_column("scores_version", str)
 
 
+def _m_span_index(db: sqlite_utils.Database) -> None:
+    # The per-path counts of a mined span's history (analysis.history.index.HistoryIndex.state), kept with
+    # its scores and their version: a card or an LLM day on a digested day's span reads them instead of
+    # months of history before its first call (issue 21). Idempotent.
+    if "index_state" not in db["mined_spans"].columns_dict:
+        db["mined_spans"].add_column("index_state", str)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -344,4 +352,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_history_automated,
     _m_mined_spans,
     _m_span_scores,
+    _m_span_index,
 ]

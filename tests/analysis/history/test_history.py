@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from bisect import bisect_left
 from datetime import UTC, datetime, timedelta
 
 from analysis.history.followups import PastCommit, find_links
 from analysis.history.index import (
     MIN_DISTRIBUTION,
+    OWN_TREE_MIN,
     SMOOTHING,
+    BranchCommit,
     HistoryIndex,
     day_links,
     facts_for_day,
@@ -125,19 +128,46 @@ def test_percentile_needs_enough_history_and_orders_by_risk():
     assert thin.facts(today("[Core] Rework", "core/sched.py")).percentile is None
 
 
-def test_kept_past_scores_are_used_only_when_they_fit_the_window():
+def test_a_restored_index_answers_as_the_one_it_was_taken_from():
+    """A card or an LLM day on a digested day's span restores the index from its kept counts and scores
+    instead of reading months of file lists: every fact, percentile included, is the same float."""
     past = branch_history()
+    past += [  # an automated account's commits (left out of the baseline) and a vendored tree edited as own
+        BranchCommit(f"{900 + i:040x}", DAY - timedelta(days=3, hours=i), f"Bump version {i}", (("VERSION", 1),),
+                     automated=True)
+        for i in range(5)
+    ] + [
+        commit_at(950 + i, DAY - timedelta(days=4, hours=i), f"[Kernel] Tune {i} (#{950 + i})",
+                  f"third_party/fastops/op{i % 3}.cu", lines=30 + i)
+        for i in range(OWN_TREE_MIN + 1)
+    ]  # fmt: skip
+    past.sort(key=lambda c: c.committed_at)
     links = find_links(past)
-    scores = HistoryIndex(past, links, DAY).past_scores()
-    assert scores == sorted(scores) and len(scores) >= MIN_DISTRIBUTION
-    commit = today("[Core] Rework", "core/sched.py", "core/a.py", lines=120)
-    kept = HistoryIndex(past, links, DAY, scores=[0.0] * len(scores))  # the same length: taken as they are
-    assert kept.facts(commit).percentile == 1.0
-    stale = HistoryIndex(
-        past, links, DAY, scores=[0.0] * (len(scores) - 1)
-    )  # not this window's: scored again
-    assert stale.past_scores() == scores
-    assert stale.facts(commit).percentile == HistoryIndex(past, links, DAY).facts(commit).percentile
+    built = HistoryIndex(past, links, DAY)
+    scores = built.past_scores()
+    assert scores is not None and built.own == {"third_party/fastops/"}
+    state = json.loads(json.dumps(built.state()))  # as the store keeps it
+    restored = HistoryIndex.restored(state, links, DAY, 180, scores)
+    assert restored is not None
+    for commit in (
+        today("[Core] Rework", "core/sched.py", "core/a.py", lines=120),
+        today("[Kernel] Tune again", "third_party/fastops/op1.cu", lines=12),
+        today("[Doc] Typo", "docs/x.md", lines=2),
+        today(f"Revert #{past[0].pr_number}", "core/sched.py"),
+    ):
+        mine = [link for link in day_links([commit], past) if link.follow_up == commit.sha]
+        assert restored.facts(commit, mine) == built.facts(commit, mine)
+
+    # Not the same inputs: the caller builds the index from the commits.
+    assert HistoryIndex.restored(state, links[:-1], DAY, 180, scores) is None  # other links known
+    assert HistoryIndex.restored(state, links, DAY, 180, None) is None  # the distribution was not kept
+    assert HistoryIndex.restored(state, links, DAY, 180, scores[:-1]) is None  # not this window's
+    assert HistoryIndex.restored({**state, "format": 0}, links, DAY, 180, scores) is None
+    thin = HistoryIndex(past[:50], [], DAY)  # too few commits for a distribution: none kept, none needed
+    again = HistoryIndex.restored(thin.state(), [], DAY, 180, thin.past_scores())
+    assert again is not None and again.facts(today("x", "core/sched.py")) == thin.facts(
+        today("x", "core/sched.py")
+    )
 
 
 def test_source_without_tests_and_areas():

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from analysis.history.index import HistoryFacts, PathRecord
+from analysis.history.facts import HistoryFacts, PathRecord
 from analysis.llm import prompts
 from analysis.llm.budget import file_list, select_diff
 from analysis.llm.prompts import (

@@ -117,9 +117,10 @@ async def test_a_card_is_ranked_from_the_history_its_days_digest_ranks_it_from(s
     assert utc[commit.sha] != in_digest.seen[commit.sha]
 
 
-async def test_the_spans_past_scores_are_kept_and_bisected_by_the_next_run(store, monkeypatch):
-    """Placing a day's commits among the span's past commits scores months of history: done once per
-    span (and rules), then read from the store by a card or an LLM day on the same span."""
+async def test_the_spans_counts_and_past_scores_are_kept_and_read_by_the_next_run(store, monkeypatch):
+    """Counting months of history per path and scoring every past commit is done once per span (and
+    rules); a card or an LLM day on the same span reads the counts and scores from the store and the
+    messages only, never the file lists."""
     from analysis.history.index import MIN_DISTRIBUTION, HistoryIndex
     from analysis.models import FileChange
 
@@ -136,16 +137,22 @@ async def test_the_spans_past_scores_are_kept_and_bisected_by_the_next_run(store
     scored: list[str] = []
     real = HistoryIndex._past_score
     monkeypatch.setattr(HistoryIndex, "_past_score", lambda self, c: scored.append(c.sha) or real(self, c))
+    reads: list[bool] = []
+    history = store.history
+    monkeypatch.setattr(
+        store, "history", lambda *a, files=True: reads.append(files) or history(*a, files=files)
+    )
     source = HistorySource(REPO, [*many, *DAY])
 
     first = await day_history(source, store, "main", DAY, CUTOFF, 180)
-    assert len(scored) == len(many)
+    assert len(scored) == len(many) and reads == [False, True]
     assert all(facts.percentile is not None for facts in first.values())
+    reads.clear()
     second = await day_history(source, store, "main", DAY, CUTOFF, 180)
-    assert len(scored) == len(many)  # bisected in the kept scores
+    assert len(scored) == len(many) and reads == [False]  # counts and scores read from the store
     assert second == first
 
-    # Other rules (a new rubric) score the past again, as does another span.
+    # Other rules (a new rubric) count and score the past again, as does another span.
     monkeypatch.setattr(history_step, "RUBRIC_VERSION", "another")
     third = await day_history(source, store, "main", DAY, CUTOFF, 180)
     assert len(scored) == 2 * len(many) and third == first
@@ -153,14 +160,21 @@ async def test_the_spans_past_scores_are_kept_and_bisected_by_the_next_run(store
     assert len(scored) == 3 * len(many)
 
 
-def test_a_span_mined_again_forgets_the_scores_of_its_old_commits(store):
+def test_a_span_mined_again_forgets_the_counts_and_scores_of_its_old_commits(store):
     from analysis.history.followups import Mined
 
     since = CUTOFF - timedelta(days=180)
+    state = {"format": 1, "touches": {"src/a.py": 3}}
     store.save_mined_span(REPO, "main", since, CUTOFF, "old-commits", Mined())
-    store.save_span_scores(REPO, "main", since, CUTOFF, "old-commits", "v1", [0.5, 1.5, 2.25])
-    assert store.span_scores(REPO, "main", since, CUTOFF, "old-commits", "v1") == [0.5, 1.5, 2.25]
-    assert store.span_scores(REPO, "main", since, CUTOFF, "old-commits", "v2") is None  # other rules
+    store.save_span_index(REPO, "main", since, CUTOFF, "old-commits", "v1", [0.5, 1.5, 2.25], state)
+    assert store.span_index(REPO, "main", since, CUTOFF, "old-commits", "v1") == ([0.5, 1.5, 2.25], state)
+    assert store.span_index(REPO, "main", since, CUTOFF, "old-commits", "v2") is None  # other rules
+    store.save_span_index(REPO, "main", since, CUTOFF, "old-commits", "v3", None, state)  # no distribution
+    assert store.span_index(REPO, "main", since, CUTOFF, "old-commits", "v3") == (None, state)
+    with store.transaction():
+        store.db.execute("UPDATE mined_spans SET index_state = '{\"format\": 1,'")  # a damaged row
+    assert store.span_index(REPO, "main", since, CUTOFF, "old-commits", "v3") is None  # counted again
+    store.save_span_index(REPO, "main", since, CUTOFF, "old-commits", "v3", None, state)
     store.save_mined_span(REPO, "main", since, CUTOFF, "new-commits", Mined())
-    assert store.span_scores(REPO, "main", since, CUTOFF, "new-commits", "v1") is None
-    assert store.span_scores(REPO, "main", since, CUTOFF, "old-commits", "v1") is None
+    assert store.span_index(REPO, "main", since, CUTOFF, "new-commits", "v3") is None
+    assert store.span_index(REPO, "main", since, CUTOFF, "old-commits", "v3") is None

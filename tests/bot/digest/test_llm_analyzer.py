@@ -16,7 +16,7 @@ import pytest
 
 from adapters.llm import LLMClient
 from analysis import heuristic
-from analysis.history.index import HistoryFacts, PathRecord
+from analysis.history.facts import HistoryFacts, PathRecord
 from analysis.llm.prompts import PROMPT_VERSION
 from analysis.llm.tokens import estimate_tokens
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, FileChange, Importance
