@@ -295,9 +295,7 @@ def keep_commits(store: Store, commits: list[Commit]) -> None:
     """Every digested commit is in the store (a GitHub source saved it already; a local clone did not),
     so thread questions and resumed posts can rebuild the digest later."""
     stored = store.stored_shas(commits[0].repo, (c.sha for c in commits)) if commits else set()
-    for commit in commits:
-        if commit.sha not in stored:
-            store.save_commit(commit)
+    store.save_commits(c for c in commits if c.sha not in stored)
 
 
 def missing_analysis(commit: Commit, lang: str, history: HistoryFacts | None = None) -> Analysis:

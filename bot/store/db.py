@@ -146,6 +146,12 @@ class Store:
                 self._group.settle()
 
     # -- commits ------------------------------------------------------------------------------
+    def save_commits(self, commits: Iterable[Commit]) -> None:
+        """Several commits in one transaction (a day's, a replayed chunk's): one commit to disk, not one each."""
+        with self.transaction():
+            for commit in commits:
+                self.save_commit(commit)
+
     def save_commit(self, commit: Commit) -> None:
         with self.transaction():
             self.db["commits"].upsert(

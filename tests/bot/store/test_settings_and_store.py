@@ -68,6 +68,20 @@ def test_saving_twice_replaces_files(tmp_path):
     assert len(store.get_commit("o/n", "abc123").files) == 2
 
 
+def test_a_days_commits_are_saved_in_one_transaction(tmp_path):
+    """keep_commits hands a day's (or an eval chunk's) commits over together: one commit to disk."""
+    from bot.digest.pipeline import keep_commits
+
+    store = Store(tmp_path / "d.db")
+    store.save_commit(commit("s0"))  # stored already: not written again
+    statements: list[str] = []
+    store.db.conn.set_trace_callback(statements.append)
+    keep_commits(store, [commit(f"s{n}") for n in range(4)])
+    store.db.conn.set_trace_callback(None)
+    assert [s for s in statements if s.startswith(("BEGIN", "COMMIT"))] == ["BEGIN IMMEDIATE", "COMMIT"]
+    assert set(store.get_commits("o/n", [f"s{n}" for n in range(4)])) == {f"s{n}" for n in range(4)}
+
+
 def test_analysis_cache_key(tmp_path):
     store = Store(tmp_path / "d.db")
     a = Analysis(
