@@ -18,7 +18,7 @@ from analysis.paths import PathKind, classify_path, folder_kind
 from analysis.surface.other_langs import language_of, tree_surface
 from analysis.surface.packaging import Packaging, module_from_path, packaging_changes, read_packaging
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
-from analysis.surface.python import FileSurface, python_surface
+from analysis.surface.python import Collected, FileSurface, python_surface
 
 # Files read per commit: a commit touching more is read in part, the files users reach first.
 MAX_FILES_PER_COMMIT = 150
@@ -57,10 +57,14 @@ def wanted(commit: Commit) -> list[FileChange]:
 
 
 def commit_surface(
-    files: Sequence[FileVersions], packaging: Packaging | None, shipped: frozenset[str] | None
+    files: Sequence[FileVersions],
+    packaging: Packaging | None,
+    shipped: frozenset[str] | None,
+    collected: Collected | None = None,
 ) -> tuple[SurfaceChange, ...]:
     """Every surface fact of one commit. `shipped`: the changed paths the distribution ships (None:
-    unknown, then the path's kind decides whether it is user-facing)."""
+    unknown, then the path's kind decides whether it is user-facing). `collected`: the Python versions
+    its batch collected already (`expect_versions`)."""
     results: list[FileSurface] = []
     for f in files:
         kind = parsed_kind(f.path)
@@ -86,7 +90,9 @@ def commit_surface(
         if kind == "python":
             module = packaging.module_name(f.path) if packaging else module_from_path(f.path)
             results.append(
-                python_surface(f.path, before, f.after, module=module, public=_public_module(module))
+                python_surface(
+                    f.path, before, f.after, module=module, public=_public_module(module), collected=collected
+                )
             )
         elif kind != "packaging+python":
             if kind == "go" and "internal" in f.path.split("/"):
@@ -210,17 +216,33 @@ def file_specs(commit: Commit) -> list[tuple[str, str]]:
     return specs
 
 
+def expect_versions(commits: Iterable[Commit], texts: FileTexts, collected: Collected) -> None:
+    """Count, for `collected`, every Python version the commits' surfaces will ask for (a batch's)."""
+    for commit in commits:
+        parent = commit.parents[0] if commit.parents else None
+        for f in wanted(commit):
+            if parsed_kind(f.path) != "python":
+                continue
+            init = f.path.endswith("__init__.py")
+            if parent and f.status != "added":
+                collected.expect(texts.texts.get((parent, f.previous_path or f.path)), init)
+            if f.status != "removed":
+                collected.expect(texts.texts.get((commit.sha, f.path)), init)
+
+
 def commit_facts(
     commit: Commit,
     texts: FileTexts,
     packaging_files: Mapping[str, str],
     tree: Collection[str] | None,
     cache: dict[tuple, Packaging | None] | None = None,
+    collected: Collected | None = None,
 ) -> tuple[tuple[SurfaceChange, ...] | None, frozenset[str] | None]:
     """(surface, shipped) of one commit from what a source read. packaging_files: {path: text} of the
     packaging files near the commit and tree: every path, both read at the newest commit of its batch;
     the commit's own versions of the packaging files it touched replace them. cache: shared by the
-    commits of one batch (one tree). surface is None when a file it needed was not read."""
+    commits of one batch (one tree); collected: the Python versions the batch collected already, after
+    `expect_versions` counted them. surface is None when a file it needed was not read."""
     here = dict(packaging_files)
     for f in commit.files:
         key = (commit.sha, f.path)
@@ -251,4 +273,4 @@ def commit_facts(
                 f.previous_path,
             )
         )
-    return commit_surface(versions, packaging, shipped), shipped
+    return commit_surface(versions, packaging, shipped, collected), shipped

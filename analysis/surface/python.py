@@ -30,6 +30,7 @@ import hashlib
 import re
 import sys
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
@@ -364,21 +365,78 @@ class _Module:
         return self._strings
 
 
+class Collected:
+    """Versions of files collected once and asked for again within a batch: its commits often touch a
+    file one after another, and one's version after is the other's before (a source hands the same text
+    object to both: a blob read once). `expect` counts each use beforehand; a version is kept after its
+    first use while uses remain, and dropped at its last: the memory stays that of a few modules."""
+
+    def __init__(self) -> None:
+        self._uses: Counter[tuple[int, bool]] = Counter()
+        self._kept: dict[tuple[int, bool], tuple[str, _Module | None]] = {}
+
+    def expect(self, text: str | None, package_init: bool) -> None:
+        if text is not None:
+            self._uses[id(text), package_init] += 1
+
+    def take(self, text: str, package_init: bool) -> tuple[bool, _Module | None]:
+        """(True, the module) when this version was collected for an earlier use."""
+        key = (id(text), package_init)
+        found = self._kept.get(key)
+        if found is None or found[0] is not text:
+            return False, None
+        self._used(key)
+        return True, found[1]
+
+    def keep(self, text: str, package_init: bool, module: _Module | None) -> None:
+        """This use collected the version itself: kept when more uses are expected."""
+        key = (id(text), package_init)
+        if self._used(key) > 0:
+            self._kept[key] = (text, module)  # the text held too, so that its id is not reused meanwhile
+
+    def _used(self, key: tuple[int, bool]) -> int:
+        left = self._uses[key] = self._uses[key] - 1
+        if left <= 0:
+            self._kept.pop(key, None)
+        return left
+
+
 def python_surface(
-    path: str, before: str | None, after: str | None, *, module: str, public: bool = True
+    path: str,
+    before: str | None,
+    after: str | None,
+    *,
+    module: str,
+    public: bool = True,
+    collected: Collected | None = None,
 ) -> FileSurface:
     """Surface changes between two versions of a Python file (None: the file did not exist).
 
     module: the dotted name users import it by; public: whether the module is part of the public API
     (not underscore-private). Options, environment variables, routes, deprecations and switches are
-    reported for any shipped module; names, parameters, fields and raised exceptions only for public ones."""
+    reported for any shipped module; names, parameters, fields and raised exceptions only for public ones.
+    collected: versions collected earlier in the batch (the version before is then not parsed again)."""
     init = path.endswith("__init__.py")
-    if before is None or after is None or max(len(before), len(after)) > MAX_SOURCE_CHARS:
-        trees = (_tree(before), _tree(after))
+    had_old, old = collected.take(before, init) if collected and before is not None else (False, None)
+    had_new, new = collected.take(after, init) if collected and after is not None else (False, None)
+    if (
+        had_old
+        or had_new
+        or before is None
+        or after is None
+        or max(len(before), len(after)) > MAX_SOURCE_CHARS
+    ):
+        trees = (None if had_old else _tree(before), None if had_new else _tree(after))
     else:  # the stretches both versions share at the same lines are parsed once
         trees = parse_pair(before, after)
-    old = _collect(before, trees[0], init) if before is not None else _Module()
-    new = _collect(after, trees[1], init) if after is not None else _Module()
+    if not had_old:
+        old = _collect(before, trees[0], init) if before is not None else _Module()
+        if collected and before is not None:
+            collected.keep(before, init, old)
+    if not had_new:
+        new = _collect(after, trees[1], init) if after is not None else _Module()
+        if collected and after is not None:
+            collected.keep(after, init, new)
     if old is None or new is None:
         return FileSurface([])
     try:

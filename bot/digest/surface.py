@@ -281,16 +281,19 @@ def _work(batch: Batch) -> Parsed:
 
 def parse_batch(batch: Batch) -> Parsed:
     """{sha: (surface or None, shipped or None)} of a batch's commits, in this process or a worker's."""
-    from analysis.surface.commit import commit_facts
+    from analysis.surface.commit import commit_facts, expect_versions
+    from analysis.surface.python import Collected
 
     cache: dict = {}  # the batch's commits mostly share one packaging
+    collected = Collected()  # a file's version after one commit is its version before the next
+    expect_versions(batch.commits, batch.texts, collected)
     found: dict[str, Facts] = {}
     failed: list[tuple[str, str]] = []
     with collector_paused():  # parsing allocates many trees, no cycles
         for commit in batch.commits:
             try:
                 found[commit.sha] = commit_facts(
-                    commit, batch.texts, batch.packaging_files, batch.tree, cache
+                    commit, batch.texts, batch.packaging_files, batch.tree, cache, collected
                 )
             except Exception as exc:
                 failed.append((commit.short_sha, "".join(traceback.format_exception(exc)).rstrip()))

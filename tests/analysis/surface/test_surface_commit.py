@@ -191,3 +191,50 @@ def test_requirements_of_ci_or_docs_and_a_python_packages_crate_state_nothing_us
     # without a Python distribution owning them, a crate's manifest and public items are what users get
     alone = commit_surface(files[2:], None, None)
     assert (K.ADDED, "dump") in {(c.kind, c.name.rsplit("::", 1)[-1]) for c in alone}
+
+
+def test_a_batch_collects_each_version_once_with_the_same_facts(monkeypatch):
+    """A batch's commits touching one module in turn: each version is parsed and collected once (one's
+    version after is the next one's before, the same text object from the source), and every commit's
+    facts are those of parsing its two versions alone."""
+    from analysis.surface import python as surface_python
+    from analysis.surface.commit import expect_versions
+    from analysis.surface.python import Collected
+
+    versions = [
+        "def run(task, retries=3):\n    return task\n\n\ndef legacy():\n    pass\n",
+        "def run(task, retries=3, timeout=None):\n    return task\n\n\ndef legacy():\n    pass\n",
+        "def run(task, retries=5, timeout=None):\n    return task\n",
+        "import os\n\n\ndef run(task, retries=5, timeout=None):\n    return os.environ.get('KIT_MODE', task)\n",
+    ]
+    path = "kit/core.py"
+    shas = ["a" * 40, "b" * 40, "c" * 40, "d" * 40]
+    other = "e" * 40  # a commit between the third and the fourth that did not touch the module
+    parents = {shas[1]: shas[0], shas[2]: shas[1], shas[3]: other}
+    commits = [
+        Commit(repo="o/kit", sha=sha, message=f"Change {n} (#{n})", author="A",
+               committed_at=datetime(2026, 1, 1, n, tzinfo=UTC), parents=(parents[sha],),
+               files=(FileChange(path, "modified", 2, 1),))
+        for n, sha in enumerate(shas[1:], start=1)
+    ]  # fmt: skip
+    texts = {(shas[0], path): versions[0]}
+    for n, sha in enumerate(shas[1:], start=1):
+        texts[(sha, path)] = versions[n]
+    texts[(other, path)] = texts[(shas[2], path)]  # the same blob: one text object
+    read = FileTexts(texts, set())
+
+    parsed: list[str] = []
+    tree, pair = surface_python._tree, surface_python.parse_pair
+    monkeypatch.setattr(surface_python, "_tree", lambda text: parsed.append(text) or tree(text))
+    monkeypatch.setattr(surface_python, "parse_pair", lambda a, b: parsed.extend((a, b)) or pair(a, b))
+
+    alone = [commit_facts(c, read, {}, None) for c in commits]
+    assert len(parsed) == 6
+    parsed.clear()
+    collected = Collected()
+    expect_versions(commits, read, collected)
+    together = [commit_facts(c, read, {}, None, {}, collected) for c in reversed(commits)][::-1]
+    assert together == alone and len(parsed) == 4  # each of the four versions once, in either order
+    assert not collected._kept  # nothing held past its last use
+    kinds = {(c.kind, c.name) for facts, _ in together for c in facts}
+    assert (K.PARAM_ADDED, "kit.core.run(timeout)") in kinds and (K.REMOVED, "kit.core.legacy") in kinds
