@@ -3,10 +3,11 @@ masked, so printing or logging a Settings object never reveals a token."""
 
 from __future__ import annotations
 
+import os
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import TZPATH, ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -27,10 +28,36 @@ def _zone_names() -> dict[str, str]:
     return {name.lower(): name for name in available_timezones()}
 
 
+def _zone_on_disk(name: str) -> str | None:
+    """The canonical name of a zone found in the system's zone folders by listing only the folders on its
+    path (about 0.1 ms; listing every zone, as `_zone_names` does, takes about 20 ms of every command's
+    start). None when it is not found there (the tzdata package's zones, a name not on disk)."""
+    parts = [p for p in name.split("/") if p]
+    if not parts or any(p in (".", "..") for p in parts):
+        return None
+    for root in TZPATH:
+        found, folder = [], root
+        try:
+            for part in parts:
+                entries = [e for e in os.listdir(folder) if e.lower() == part.lower()]
+                if len(entries) != 1:
+                    break
+                found.append(entries[0])
+                folder = os.path.join(folder, entries[0])
+            else:
+                with open(folder, "rb") as file:  # a zone file, not a folder or a table
+                    if file.read(4) == b"TZif":
+                        return "/".join(found)
+        except OSError:
+            continue
+    return None
+
+
 def zone(name: str) -> ZoneInfo:
     """The zone of an IANA name, matched without regard to case (`utc`, `gmt`, `asia/shanghai`) and
     always under its canonical name, so digests of one zone share one key whatever was typed."""
-    canonical = _zone_names().get(name.strip().lower(), name.strip())
+    wanted = name.strip()
+    canonical = _zone_on_disk(wanted) or _zone_names().get(wanted.lower(), wanted)
     try:
         return ZoneInfo(canonical)
     except (ZoneInfoNotFoundError, ValueError):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.errors import ConfigError
+from analysis.errors import ConfigError, InputError
 from bot.config.file import load_config
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "digest.example.toml"
@@ -80,3 +80,22 @@ def test_cron_schedule_accepted(tmp_path):
         tmp_path, '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nschedule = "30 8 * * 1-5"'
     )
     assert sub.schedule == "30 8 * * 1-5"
+
+
+def test_a_zone_is_found_by_its_own_folders_under_its_canonical_name():
+    """`zone` lists only the folders on the typed name's path (the whole zone list costs every command
+    about 20 ms at its start): the same canonical names as the list, whatever the case typed."""
+    from zoneinfo import available_timezones
+
+    from bot.config.settings import _zone_names, _zone_on_disk, zone
+
+    for name in ("UTC", "Asia/Shanghai", "America/Argentina/Buenos_Aires", "Etc/GMT+8", "Europe/Kyiv"):
+        if name not in available_timezones():
+            continue
+        for typed in (name, name.lower(), name.upper(), f"  {name.lower()} "):
+            assert zone(typed).key == name == _zone_names()[typed.strip().lower()]
+            assert _zone_on_disk(typed.strip()) in (name, None)  # None: not on disk (the tzdata package)
+    for odd in ("../../etc/passwd", "Asia", "zone.tab", "", "/"):
+        assert _zone_on_disk(odd) is None
+    with pytest.raises(InputError, match="unknown time zone"):
+        zone("Mars/Olympus_Mons")
