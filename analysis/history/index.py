@@ -171,12 +171,16 @@ class HistoryIndex:
         index.followed = {link.original for link in known}
         for link in known:
             index._links_by_follow_up.setdefault(link.follow_up, []).append(link)
-        index.commits_seen = int(state["commits_seen"])  # type: ignore[call-overload]
-        index.followed_seen = int(state["followed_seen"])  # type: ignore[call-overload]
-        index.touches = Counter(state["touches"])  # type: ignore[arg-type]
-        index.hits = Counter(state["hits"])  # type: ignore[arg-type]
-        index.recent = Counter(state["recent"])  # type: ignore[arg-type]
-        index.own = frozenset(state["own"])  # type: ignore[arg-type]
+        try:
+            index.commits_seen = int(state["commits_seen"])  # type: ignore[call-overload]
+            index.followed_seen = int(state["followed_seen"])  # type: ignore[call-overload]
+            index.touches, index.hits, index.recent = (
+                Counter({str(k): int(v) for k, v in state[name].items()})  # type: ignore[attr-defined]
+                for name in ("touches", "hits", "recent")
+            )
+            index.own = frozenset(str(tree) for tree in state["own"])  # type: ignore[attr-defined]
+        except (KeyError, TypeError, ValueError, AttributeError):  # a damaged state: counted again
+            return None
         index._baseline = baseline
         index._links_key = state["links"]  # type: ignore[assignment]
         index._scores = list(scores) if scores is not None else None

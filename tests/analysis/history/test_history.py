@@ -163,6 +163,8 @@ def test_a_restored_index_answers_as_the_one_it_was_taken_from():
     assert HistoryIndex.restored(state, links, DAY, 180, None) is None  # the distribution was not kept
     assert HistoryIndex.restored(state, links, DAY, 180, scores[:-1]) is None  # not this window's
     assert HistoryIndex.restored({**state, "format": 0}, links, DAY, 180, scores) is None
+    for damaged in ({k: v for k, v in state.items() if k != "hits"}, {**state, "touches": [1, 2]}):
+        assert HistoryIndex.restored(damaged, links, DAY, 180, scores) is None
     thin = HistoryIndex(past[:50], [], DAY)  # too few commits for a distribution: none kept, none needed
     again = HistoryIndex.restored(thin.state(), [], DAY, 180, thin.past_scores())
     assert again is not None and again.facts(today("x", "core/sched.py")) == thin.facts(
