@@ -415,7 +415,7 @@ def python_surface(
     module: the dotted name users import it by; public: whether the module is part of the public API
     (not underscore-private). Options, environment variables, routes, deprecations and switches are
     reported for any shipped module; names, parameters, fields and raised exceptions only for public ones.
-    collected: versions collected earlier in the batch (the version before is then not parsed again)."""
+    collected: the batch's versions collected for an earlier use, which are not parsed again."""
     init = path.endswith("__init__.py")
     had_old, old = collected.take(before, init) if collected and before is not None else (False, None)
     had_new, new = collected.take(after, init) if collected and after is not None else (False, None)

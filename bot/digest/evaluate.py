@@ -242,8 +242,8 @@ async def _filled_days(
     finally:
         for future in ahead:  # the caller stopped (an error, Ctrl-C): the chunks ahead are not wanted
             future.cancel()
-        for future in ahead:
-            with contextlib.suppress(asyncio.CancelledError):
+        for future in ahead:  # what they raised, if anything, is not what stopped the caller
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await future
 
 
