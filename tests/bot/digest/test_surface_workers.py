@@ -71,18 +71,22 @@ def facts(groups) -> list[list]:
 async def test_the_workers_find_the_facts_the_thread_finds(repo, tmp_path, monkeypatch, small_batches):
     days = await days_of(repo)
     source = LocalGitSource(repo.path)
-    sent: list[int] = []
+    sent: list[list[int]] = []
     real_submit = surface._submit
     monkeypatch.setattr(
-        surface, "_submit", lambda pool, batch: sent.append(len(batch.commits)) or real_submit(pool, batch)
+        surface,
+        "_submit",
+        lambda pool, batches: sent.append([len(b.commits) for b in batches]) or real_submit(pool, batches),
     )
     with Parsers(workers=2) as parsers:
         in_workers = await fill_surfaces(source, Store(tmp_path / "w.db"), days, parsers)
-    assert sent == [2, 2, 2, 2]  # every batch went to a worker
+    # every batch went to a worker, three consecutive ones to a task (the days' files parsed once a version:
+    # each commit touches the same two modules), the last one alone
+    assert sent == [[2, 2, 2], [2]]
 
     monkeypatch.setattr(surface, "POOL_MIN_COMMITS", 10**9)
     in_thread = await fill_surfaces(source, Store(tmp_path / "t.db"), days)
-    assert len(sent) == 4  # no worker this time
+    assert len(sent) == 2  # no worker this time
     assert facts(in_workers) == facts(in_thread)
     assert all(c.surface for group in in_workers for c in group)  # every commit changed the API
     shas = [c.sha for group in days for c in group]
@@ -92,7 +96,7 @@ async def test_the_workers_find_the_facts_the_thread_finds(repo, tmp_path, monke
     assert [c.files for group in in_workers for c in group] == [c.files for group in days for c in group]
 
 
-def _die(batch):
+def _die(batches):
     os._exit(3)  # a worker killed (out of memory, a segfault in a parser's C code)
 
 
@@ -106,7 +110,7 @@ async def test_a_worker_that_dies_costs_no_facts(repo, tmp_path, monkeypatch, ca
     assert len([r for r in caplog.records if "workers failed" in r.message]) == 1
 
 
-def _flaky_work(batch):
+def _flaky_work(batches):
     import analysis.surface.commit as parsers
 
     real = parsers.commit_facts
@@ -118,7 +122,7 @@ def _flaky_work(batch):
 
     parsers.commit_facts = flaky  # in this worker only
     try:
-        return surface.parse_batch(batch)
+        return surface.parse_batches(batches)
     finally:
         parsers.commit_facts = real
 
