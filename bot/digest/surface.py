@@ -162,9 +162,8 @@ async def _read_and_parse(
 ) -> dict[str, Facts]:
     """Each group's batches read in turn and parsed: in a thread one after another, or (parsers) in the
     workers while the next batches, of this group or the next, are read, TASK_BATCHES consecutive
-    batches to a task: at most one task per worker in flight (their texts held; the next task is read
-    meanwhile). A group's complete facts are stored once its batches are parsed, as fill_surface stores
-    its own."""
+    batches to a task: one task per worker in flight and the next one read meanwhile (their texts held).
+    A group's complete facts are stored once its batches are parsed, as fill_surface stores its own."""
     repo = source.repo
     fresh: dict[str, Facts] = {}
     inflight: deque[tuple[tuple[Batch, ...], asyncio.Future[Parsed]]] = deque()
@@ -215,11 +214,11 @@ async def _read_and_parse(
                 done += len(pending[-1].commits)
                 pool = parsers.pool() if parsers else None
                 if pool is None or len(pending) >= TASK_BATCHES:
+                    # sent once a worker (or the thread) is free: the next ones are read while they parse
+                    while len(inflight) >= (parsers.workers if pool is not None else 1):
+                        await settle_one()
+                        await save_parsed_groups()
                     send()
-                # a task per worker: the next one is read while they parse (a task is several batches)
-                while len(inflight) >= (parsers.workers if pool is not None else 1):
-                    await settle_one()
-                    await save_parsed_groups()
         except (SourceError, RateLimited, OSError) as exc:
             log.warning("surface facts of %s unavailable for %d commits: %s", repo, len(todo) - done, exc)
         unsaved.append((sent + len(pending), todo))
