@@ -203,31 +203,36 @@ def _pair_renames(results: Iterable[FileSurface]) -> tuple[SurfaceChange, ...]:
     return tuple(out)
 
 
-def file_specs(commit: Commit) -> list[tuple[str, str]]:
-    """The (commit sha, path) pairs to read for a commit: each wanted file at its first parent (under
-    its old name when renamed) and at the commit."""
+Key = tuple[str, str]  # (commit sha, path): a version of a file, as the sources read it
+
+
+def _version_keys(commit: Commit) -> list[tuple[FileChange, Key | None, Key | None]]:
+    """Each wanted file with its version before (at the first parent, under its old name when renamed)
+    and after (at the commit); None where the file is absent."""
     parent = commit.parents[0] if commit.parents else None
-    specs = []
-    for f in wanted(commit):
-        if f.status != "added" and parent:
-            specs.append((parent, f.previous_path or f.path))
-        if f.status != "removed":
-            specs.append((commit.sha, f.path))
-    return specs
+    return [
+        (
+            f,
+            (parent, f.previous_path or f.path) if parent and f.status != "added" else None,
+            (commit.sha, f.path) if f.status != "removed" else None,
+        )
+        for f in wanted(commit)
+    ]
+
+
+def file_specs(commit: Commit) -> list[Key]:
+    """The (commit sha, path) pairs to read for a commit: each wanted file's versions before and after."""
+    return [key for _, *keys in _version_keys(commit) for key in keys if key is not None]
 
 
 def expect_versions(commits: Iterable[Commit], texts: FileTexts, collected: Collected) -> None:
     """Count, for `collected`, every Python version the commits' surfaces will ask for (a batch's)."""
     for commit in commits:
-        parent = commit.parents[0] if commit.parents else None
-        for f in wanted(commit):
-            if parsed_kind(f.path) != "python":
-                continue
-            init = f.path.endswith("__init__.py")
-            if parent and f.status != "added":
-                collected.expect(texts.texts.get((parent, f.previous_path or f.path)), init)
-            if f.status != "removed":
-                collected.expect(texts.texts.get((commit.sha, f.path)), init)
+        for f, *keys in _version_keys(commit):
+            if parsed_kind(f.path) == "python":
+                for key in keys:
+                    if key is not None:
+                        collected.expect(texts.texts.get(key), f.path.endswith("__init__.py"))
 
 
 def commit_facts(
@@ -255,11 +260,8 @@ def commit_facts(
     packaging = _packaging(here, tree, commit, cache if cache is not None else {})
     changed = [f.path for f in commit.files]
     shipped = packaging.shipped(changed) if packaging is not None else None
-    parent = commit.parents[0] if commit.parents else None
     versions = []
-    for f in wanted(commit):
-        before_key = (parent, f.previous_path or f.path) if parent and f.status != "added" else None
-        after_key = (commit.sha, f.path) if f.status != "removed" else None
+    for f, before_key, after_key in _version_keys(commit):
         keys = [k for k in (before_key, after_key) if k is not None]
         if not all(texts.read(k) for k in keys):
             return None, shipped
