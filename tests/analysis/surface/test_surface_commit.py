@@ -108,6 +108,7 @@ def test_commit_facts_from_read_texts_and_what_was_not_read():
             FileChange("pkg/new.py", "added", 2, 0),
             FileChange("docs/guide.md", "modified", 3, 1),
             FileChange("pkg/blob.py", "modified", 1, 1),
+            FileChange("tests/test_api.py", "modified", 9, 1),  # never parsed: not read
         )
     )
     assert file_specs(commit) == [
