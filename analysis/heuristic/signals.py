@@ -572,6 +572,11 @@ _RISKY_CALLS = re.compile(
     r"|\bdangerouslySetInnerHTML\b|\.innerHTML\s*=(?!=)",
     re.M,
 )
+# A word each of those has: a diff with none of them skips the expression's search (eval's four months: 3 s).
+_RISKY_WORDS = (
+    "eval", "exec", "pickle", "dill", "marshal", "yaml", "torch", "os.system", "shell", "trust_remote_code",
+    "verify", "nnerHTML",
+)  # fmt: skip
 
 
 # A fix whose title names a failure users see: a crash, a hang, lost or wrong results, a slowdown.
@@ -651,7 +656,8 @@ def _risky_calls(facts: Facts) -> list[str]:
 
 def _risky_calls_in(diff: Diff) -> list[str]:
     calls: list[str] = []
-    if not _RISKY_CALLS.search(diff.added):
+    added = diff.added
+    if not any(word in added for word in _RISKY_WORDS) or not _RISKY_CALLS.search(added):
         return calls
     text = diff.added_code()  # not in string literals or comments: a pattern or docstring is no call
     for m in _RISKY_CALLS.finditer(text):

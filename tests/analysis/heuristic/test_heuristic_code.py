@@ -74,6 +74,24 @@ def test_the_same_markers_in_code_still_count() -> None:
     assert "security-relevant: `shell=True`" in reason
 
 
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [
+        ("value = eval(text)", "eval"), ("exec (code)", "exec"), ("x = pickle.loads(b)", "pickle.loads"),
+        ("cloudpickle.load(f)", "cloudpickle.load"), ("dill.loads(b)", "dill.loads"),
+        ("marshal.loads(b)", "marshal.loads"), ("yaml.load(f)", "yaml.load"), ("torch.load(path)", "torch.load"),
+        ("os.system(cmd)", "os.system"), ("run(cmd, shell = True)", "shell=True"),
+        ("load(m, trust_remote_code=True)", "trust_remote_code=True"), ("get(url, verify=False)", "verify=False"),
+        ("<div dangerouslySetInnerHTML={x} />", "dangerouslySetInnerHTML"), ("el.innerHTML = html", "innerHTML="),
+    ],
+)  # fmt: skip
+def test_every_risky_call_is_found_past_the_quick_word_check(line: str, named: str) -> None:
+    """The words checked before the expression's search must not hide any form the expression finds."""
+    path = "src/widget/page.tsx" if "HTML" in line else "src/widget/run.py"
+    _, reason = rank(commit(added_file(path, [line])), lang="en")
+    assert f"`{named}`" in reason
+
+
 def test_cuda_markers_count_only_in_c_family_code() -> None:
     cpp = added_file("src/widget/launch.cpp", ["// a __global__ kernel is launched elsewhere", "int x = 1;"])
     _, reason = rank(commit(cpp), lang="en")
