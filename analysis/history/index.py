@@ -107,27 +107,47 @@ class HistoryIndex:
         self._window: list[PastCommit] = []  # the baseline: the window's commits but automated ones
         self._scores: list[float] | None = None
         self._rates: dict[str, float] = {}  # smoothed rate by path, computed when first asked
-        edited: Counter[str] = Counter()  # commits by people per vendored-looking tree
+        edited: Counter[str | None] = Counter()  # commits by people per vendored-looking tree
         for commit in past:
             if not (start <= commit.committed_at < cutoff):
                 continue
             if not automated(commit):
                 self._window.append(commit)
-                trees = {vendored_tree(p) for p, _ in commit.files if classify_path(p) == PathKind.VENDORED}
-                if trees and not updates_dependencies(p for p, _ in commit.files):
-                    edited.update(trees)
+                edited.update(people_trees(commit.files))
             self.commits_seen += 1
             hit = commit.sha in self.followed
             self.followed_seen += hit
-            keys = _file_keys(commit.files)
+            keys = file_keys(commit.files)
             self.touches.update(keys)
             if hit:
                 self.hits.update(keys)
             if commit.committed_at >= churn_start:
                 self.recent.update(path for path, _ in commit.files)
-        self.own = frozenset(tree for tree, n in edited.items() if tree is not None and n >= OWN_TREE_MIN)
+        self.own = _own(edited)
         self._baseline = len(self._window)
         self._links_key = links_key(known)
+
+    @classmethod
+    def counted(
+        cls,
+        known: Sequence[FollowUpLink],
+        cutoff: datetime,
+        window_days: int,
+        *,
+        seen: tuple[int, int],
+        counts: tuple[Counter[str], Counter[str], Counter[str]],
+        window: list[PastCommit],
+        edited: Counter[str | None],
+    ) -> HistoryIndex:
+        """The index a window's counts make, kept by the caller as the window moves (analysis/history/
+        sliding.py): `known`, the links known before the cutoff; `seen`, (commits, followed up); `counts`,
+        (touches, hits, recent); `window`, its commits but automated ones; `edited`, `people_trees` counted."""
+        index = cls((), known, cutoff, window_days)
+        index.commits_seen, index.followed_seen = seen
+        index.touches, index.hits, index.recent = counts
+        index._window, index._baseline = window, len(window)
+        index.own = _own(edited)
+        return index
 
     # -- kept between runs: a card or an LLM day on a digested day's span reads the counts instead of
     # months of history (issue 21) ------------------------------------------------------------------------
@@ -256,7 +276,7 @@ class HistoryIndex:
         recent = self.recent
         churn = max((recent[p] for p, _ in commit.files), default=0)
         follows = bool(self._links_by_follow_up.get(commit.sha))
-        best = self._best_rate(_file_keys(commit.files))
+        best = self._best_rate(file_keys(commit.files))
         lift = best / self.base_rate if best is not None and self.base_rate else 1.0  # as `lift` computes it
         return risk_score(commit.files, lift, churn, follows, self.own)
 
@@ -359,9 +379,20 @@ def links_key(links: Iterable[FollowUpLink]) -> str:
 
 
 @lru_cache(maxsize=1 << 16)
-def _file_keys(files: tuple[tuple[str, int], ...]) -> frozenset[str]:
+def file_keys(files: tuple[tuple[str, int], ...]) -> frozenset[str]:
     """`_keys` of a past commit's files, cached: eval replays the same commits day after day."""
     return frozenset(_keys(path for path, _ in files))
+
+
+def people_trees(files: tuple[tuple[str, int], ...]) -> frozenset[str | None]:
+    """The vendored-looking trees a commit by people edits, unless it updates dependencies (then none)."""
+    trees = frozenset(vendored_tree(p) for p, _ in files if classify_path(p) == PathKind.VENDORED)
+    return trees if trees and not updates_dependencies(p for p, _ in files) else frozenset()
+
+
+def _own(edited: Counter[str | None]) -> frozenset[str]:
+    """The trees the branch edits as its own code: edited in at least OWN_TREE_MIN commits by people."""
+    return frozenset(tree for tree, n in edited.items() if tree is not None and n >= OWN_TREE_MIN)
 
 
 def _keys(paths: Iterable[str]) -> set[str]:

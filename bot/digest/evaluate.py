@@ -13,11 +13,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from bisect import bisect_left
 from collections import deque
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from analysis.errors import InputError, SourceError
@@ -35,8 +34,10 @@ from analysis.evaluation.scoring import (
     score,
     versus_size,
 )
+from analysis.history.facts import HistoryFacts
 from analysis.history.followups import FollowUpLink, PastCommit, find_links
 from analysis.history.index import facts_for_day
+from analysis.history.sliding import SlidingHistory
 from analysis.models import Analysis, Commit
 from analysis.window import day_window
 from bot.digest.analyzers import Analyzer
@@ -122,7 +123,7 @@ async def evaluate(
     notes_answers = found.key.answers if found else {}
     chosen, weights = _sample(span, answer, sample)
     days = _by_day(chosen, tz)
-    stamps = [c.committed_at for c in history]
+    windows = SlidingHistory(history, links, history_days)  # each day's index slid from the day before
     judged: list[Judged] = []
     done = 0
     if progress:
@@ -132,16 +133,10 @@ async def evaluate(
         async with contextlib.aclosing(filled_days):
             async for day, commits in filled_days:
                 window_start = day_window(day, tz)[0]
-                # The window's history only (the index looks no further back), and worked out only when a
-                # commit has no cached analysis: a second run ranks nothing again.
-                past = history[
-                    bisect_left(stamps, window_start - timedelta(days=history_days)) : bisect_left(
-                        stamps, window_start
-                    )
-                ]
 
-                def facts(commits=commits, past=past, window_start=window_start):
-                    return asyncio.to_thread(facts_for_day, commits, past, links, window_start, history_days)
+                # Worked out only when a commit has no cached analysis: a second run ranks nothing again.
+                def facts(commits=commits, window_start=window_start):
+                    return asyncio.to_thread(_day_facts, windows, commits, links, window_start, history_days)
 
                 analyses = await analyse_commits(
                     store, analyzer, source.repo, commits, lang, refresh=refresh, history=facts
@@ -174,6 +169,18 @@ async def evaluate(
         notes_status=notes_status,
         notes_score=notes_score(judged, found.key.lists_changes, resamples=resamples) if found else None,
     )
+
+
+def _day_facts(
+    windows: SlidingHistory,
+    commits: list[Commit],
+    links: list[FollowUpLink],
+    window_start: datetime,
+    history_days: int,
+) -> dict[str, HistoryFacts]:
+    """A replayed day's history facts, from the window's index slid to the day."""
+    index = windows.at(window_start)
+    return facts_for_day(commits, (), links, window_start, history_days, index=index)
 
 
 def _judged(
