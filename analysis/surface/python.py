@@ -169,6 +169,7 @@ _CALL_WORDS = re.compile(r"add_argument|option|env|Env|ENV|add_|Route|urlpattern
 _NESTED_CALL_WORDS = re.compile(
     r"add_argument|option|env|add_|route|urlpatterns|deprecat|warn", re.IGNORECASE
 )
+
 # Nodes the calls walk neither records nor finds anything under: names, constants, contexts and operators.
 _INERT = (ast.expr_context, ast.Name, ast.Constant, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
 # Where the parser starts a new line: "\r\n", "\r" or "\n" — not the form feeds, separators and "\u2028"
