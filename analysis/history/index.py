@@ -29,14 +29,14 @@ from math import log, log1p
 from analysis.history.automation import is_automated
 from analysis.history.facts import HistoryFacts, PathRecord
 from analysis.history.followups import FollowUpLink, Mined, PastCommit, mine
+from analysis.history.keys import FOLDER_DEPTH, file_keys, path_keys, people_trees
 from analysis.models import Commit
-from analysis.paths import PathKind, classify_path, is_low_value, kind_in, updates_dependencies, vendored_tree
+from analysis.paths import PathKind, is_low_value, kind_in, vendored_tree
 
 WINDOW_DAYS = 180  # trailing window of history, a setting (HISTORY_DAYS)
 CHURN_DAYS = 30
 SMOOTHING = 20.0  # pseudo-commits at the base rate added to every path's record
 MIN_TOUCHES = 5  # a path touched fewer times says nothing on its own
-FOLDER_DEPTH = 4  # folders up to this many segments deep are scored
 TOP_PATHS = 3
 MIN_DISTRIBUTION = 200  # past commits needed before tiers follow the branch's own score distribution
 _STATE_FORMAT = 1  # of `HistoryIndex.state`: bump when what it keeps changes
@@ -218,7 +218,7 @@ class HistoryIndex:
     def records(self, paths: Iterable[str]) -> list[PathRecord]:
         """Records of the paths and their folders with enough history, riskiest first; among equally
         risky ones the most specific (a file before its folder)."""
-        records = [self.record(k) for k in _keys(paths)]
+        records = [self.record(k) for k in path_keys(paths)]
         records = [r for r in records if r.touches >= MIN_TOUCHES]
         records.sort(key=lambda r: (-r.rate, r.is_folder, -r.path.count("/"), r.path))
         return records
@@ -378,39 +378,9 @@ def links_key(links: Iterable[FollowUpLink]) -> str:
     return hashlib.sha1("\n".join(rows).encode()).hexdigest()
 
 
-@lru_cache(maxsize=1 << 16)
-def file_keys(files: tuple[tuple[str, int], ...]) -> frozenset[str]:
-    """`_keys` of a past commit's files, cached: eval replays the same commits day after day."""
-    return frozenset(_keys(path for path, _ in files))
-
-
-def people_trees(files: tuple[tuple[str, int], ...]) -> frozenset[str | None]:
-    """The vendored-looking trees a commit by people edits, unless it updates dependencies (then none)."""
-    trees = frozenset(vendored_tree(p) for p, _ in files if classify_path(p) == PathKind.VENDORED)
-    return trees if trees and not updates_dependencies(p for p, _ in files) else frozenset()
-
-
 def _own(edited: Counter[str | None]) -> frozenset[str]:
     """The trees the branch edits as its own code: edited in at least OWN_TREE_MIN commits by people."""
     return frozenset(tree for tree, n in edited.items() if tree is not None and n >= OWN_TREE_MIN)
-
-
-def _keys(paths: Iterable[str]) -> set[str]:
-    """Each file, and each of its folders up to FOLDER_DEPTH deep (with a trailing "/")."""
-    keys: set[str] = set()
-    for path in paths:
-        keys.update(_path_keys(path))
-    return keys
-
-
-@lru_cache(maxsize=1 << 16)
-def _path_keys(path: str) -> tuple[str, ...]:
-    """`_keys` of one path, cached: the months of history touch the same files again and again."""
-    segments = path.split("/")[:-1]
-    return (
-        path,
-        *("/".join(segments[:depth]) + "/" for depth in range(1, min(len(segments), FOLDER_DEPTH) + 1)),
-    )
 
 
 def _area(path: str) -> str:

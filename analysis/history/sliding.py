@@ -18,7 +18,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from analysis.history.followups import FollowUpLink, PastCommit
-from analysis.history.index import CHURN_DAYS, HistoryIndex, automated, file_keys, people_trees
+from analysis.history.index import CHURN_DAYS, HistoryIndex, automated
+from analysis.history.keys import file_keys, people_trees
 
 
 class SlidingHistory:
