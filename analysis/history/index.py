@@ -187,10 +187,7 @@ class HistoryIndex:
             return None
         if scores is not None and len(scores) != baseline:
             return None
-        index = cls((), (), cutoff, window_days)
-        index.followed = {link.original for link in known}
-        for link in known:
-            index._links_by_follow_up.setdefault(link.follow_up, []).append(link)
+        index = cls((), known, cutoff, window_days)  # the links' bookkeeping as a count sets it up
         try:
             index.commits_seen = int(state["commits_seen"])  # type: ignore[call-overload]
             index.followed_seen = int(state["followed_seen"])  # type: ignore[call-overload]
@@ -202,7 +199,6 @@ class HistoryIndex:
         except (KeyError, TypeError, ValueError, AttributeError):  # a damaged state: counted again
             return None
         index._baseline = baseline
-        index._links_key = state["links"]  # type: ignore[assignment]
         index._scores = list(scores) if scores is not None else None
         return index
 
