@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank
+from analysis.surface.shared_parse import GRAMMAR_FUTURE as _GRAMMAR_FUTURE
 from analysis.surface.shared_parse import parse_pair
 
 MAX_SOURCE_CHARS = 2_000_000  # a larger file is generated or vendored: not parsed
@@ -233,6 +235,7 @@ class _Def:
         value: ast.expr | None = None,  # constants
         source: str = "",  # its text: an identical text cannot have changed
         origin: str = "",  # imports: where the name comes from
+        blanked: Blanked | None = None,  # the version's blanked bodies, which may be in node
     ) -> None:
         self.qualname, self.kind, self.line, self.public = qualname, kind, line, public
         self.node, self.signature, self.value, self.source, self.origin = (
@@ -242,6 +245,12 @@ class _Def:
             source,
             origin,
         )
+        self.blanked = blanked
+
+    @property
+    def whole(self) -> ast.AST | None:
+        """The node with its bodies (analysis/surface/blanked_bodies.py)."""
+        return self.blanked.whole(self.node) if self.blanked is not None else self.node
 
     @cached_property
     def params(self) -> list[_Param]:
@@ -257,31 +266,27 @@ class _Def:
             return self.origin
         if self.kind == "constant":
             return _dump(self.value) if self.value is not None else ""
-        return (
-            _shape(self.node)
-            if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-            else ""
-        )
+        node = self.whole
+        return _shape(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else ""
 
     @cached_property
     def strings(self) -> frozenset[str]:  # string literals in the definition (aliases of old names)
-        return frozenset(_strings(self.node)) if self.node is not None else frozenset()
+        return frozenset(_strings(self.whole)) if self.node is not None else frozenset()
 
     @cached_property
     def raises(self) -> dict[str, int]:
-        return _raises(self.node) if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
+        node = self.whole
+        return _raises(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
 
     @cached_property
     def guards(self) -> dict[str, tuple[int, str]]:
-        return _guards(self.node) if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
+        node = self.whole
+        return _guards(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
 
     @cached_property
     def returns_switch(self) -> bool | None:  # a supports_*/is_*_enabled answer
-        return (
-            _switch_answer(self.node)
-            if isinstance(self.node, ast.FunctionDef | ast.AsyncFunctionDef)
-            else None
-        )
+        node = self.whole
+        return _switch_answer(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
 
 @dataclass(slots=True)
@@ -308,6 +313,7 @@ class _ConfigClass:
     node: ast.ClassDef
     fields: dict[str, _Field] = field(default_factory=dict)
     members: set[str] = field(default_factory=set)  # methods, properties and other attributes
+    blanked: Blanked | None = None  # the version's blanked bodies, which may be in node
     _strings: frozenset[str] | None = None
     _names: set[str] | None = None
 
@@ -326,7 +332,7 @@ class _ConfigClass:
         if name in self.members:
             return True
         if self._strings is None:
-            self._strings = frozenset(_strings(self.node))
+            self._strings = frozenset(_strings(self.blanked.whole(self.node) if self.blanked else self.node))
         return name in self._strings
 
 
@@ -353,6 +359,9 @@ class _Module:
     imported: set[str] = field(default_factory=set)  # names imported at module level
     exports: set[str] | None = None  # __all__, when literal
     tree: ast.Module | None = None
+    lines: list[str] | None = None  # the text's, when it has spans
+    spans: tuple[Span, ...] = ()  # the functions another version may blank (blanked_bodies.py)
+    blanked: Blanked | None = None  # the bodies this version's tree has blanked
     _strings: set[str] | None = None
 
     @property
@@ -361,7 +370,9 @@ class _Module:
         (a shim import, a deprecation mapping, a fallback read). Walked only when a removal asks."""
         if self._strings is None:
             self._strings = set(self.imported)
-            if self.tree is not None:
+            if self.blanked is not None:
+                self._strings |= _strings(self.blanked.whole_tree())
+            elif self.tree is not None:
                 self._strings |= _strings(self.tree)
         return self._strings
 
@@ -372,9 +383,10 @@ class Collected:
     object to both: a blob read once). `expect` counts each use beforehand; a version is kept after its
     first use while uses remain, and dropped at its last: the memory stays that of a few modules."""
 
-    def __init__(self) -> None:
+    def __init__(self, relatives: Relatives | None = None) -> None:
         self._uses: Counter[tuple[int, bool]] = Counter()
         self._kept: dict[tuple[int, bool], tuple[str, _Module | None]] = {}
+        self.relatives = relatives  # other versions of the files, whose function bodies a version may blank
 
     def expect(self, text: str | None, package_init: bool) -> None:
         if text is not None:
@@ -416,28 +428,43 @@ def python_surface(
     module: the dotted name users import it by; public: whether the module is part of the public API
     (not underscore-private). Options, environment variables, routes, deprecations and switches are
     reported for any shipped module; names, parameters, fields and raised exceptions only for public ones.
-    collected: the batch's versions collected for an earlier use, which are not parsed again."""
+    collected: the batch's versions collected for an earlier use, which are not parsed again, and its
+    `relatives`: with another version of a file known, a version is parsed with the bodies of the functions it
+    shares with that one left out (blanked_bodies.py): the first version of a file in a batch against the
+    version its worker parsed last, each next one against its neighbour."""
     init = path.endswith("__init__.py")
     had_old, old = collected.take(before, init) if collected and before is not None else (False, None)
     had_new, new = collected.take(after, init) if collected and after is not None else (False, None)
+    relative = collected.relatives.get(path) if collected and collected.relatives else None
     if (
         had_old
         or had_new
+        or relative is not None
         or before is None
         or after is None
         or max(len(before), len(after)) > MAX_SOURCE_CHARS
-    ):
-        trees = (None if had_old else _tree(before), None if had_new else _tree(after))
+    ):  # each version parsed with the bodies it shares with the nearest version known blanked (blanked_bodies.py)
+        if not had_old:
+            old = (
+                _collect_against(before, new if had_new else relative, init)
+                if before is not None
+                else _Module()
+            )
+        if not had_new:
+            new = (
+                _collect_against(after, old if old is not None and old.spans else relative, init)
+                if after is not None
+                else _Module()
+            )
     else:  # the stretches both versions share at the same lines are parsed once
         trees = parse_pair(before, after)
-    if not had_old:
-        old = _collect(before, trees[0], init) if before is not None else _Module()
-        if collected and before is not None:
-            collected.keep(before, init, old)
-    if not had_new:
-        new = _collect(after, trees[1], init) if after is not None else _Module()
-        if collected and after is not None:
-            collected.keep(after, init, new)
+        old, new = _collect(before, trees[0], init), _collect(after, trees[1], init)
+    if collected:
+        for had, text, version in ((had_old, before, old), (had_new, after, new)):
+            if not had and text is not None:
+                collected.keep(text, init, version)
+        if collected.relatives is not None and new is not None and new.lines is not None:
+            collected.relatives.put(path, new.lines, new.spans)
     if old is None or new is None:
         return FileSurface([])
     try:
@@ -470,28 +497,78 @@ def _collect(text: str, tree: ast.Module | None, package_init: bool) -> _Module 
     return collector.out
 
 
+def _collect_against(text: str, known: _Module | Relative | None, package_init: bool) -> _Module | None:
+    """A version collected with the bodies it shares with another version of the file blanked (blanked_bodies.py);
+    parsed whole when none is, or when the blanked text does not check out."""
+    lines_known, spans = (known.lines, known.spans) if known is not None else (None, ())
+    if lines_known is None or not spans or len(text) > MAX_SOURCE_CHARS or "\r" in text:
+        return _collect(text, _tree(text), package_init)
+    lines, stubs = blank(text.split("\n"), lines_known, spans)
+    if stubs and _GRAMMAR_FUTURE not in text:
+        collector = _Collector(package_init, stubs)
+        try:
+            parsed = "\n".join(lines)
+            collector.module(ast.parse(parsed), text, parsed)
+            return collector.out
+        except (_Unverified, SyntaxError, ValueError, RecursionError, MemoryError):
+            pass
+    return _collect(text, _tree(text), package_init)
+
+
 # --- collecting one version ----------------------------------------------------------------------------
 
 
+class _Unverified(Exception):
+    """A blanked body did not end up as the whole body of a function the collector visits."""
+
+
 class _Collector:
-    def __init__(self, package_init: bool = False) -> None:
+    def __init__(self, package_init: bool = False, stubs: dict[int, tuple[int, int]] | None = None) -> None:
         self.out = _Module()
+        self._stubs = stubs or {}
         self._package_init = package_init  # a package's __init__ re-exports what it imports
         self._scope: list[str] = []
         self._private_depth = 0
         self._records: dict[str, _ConfigClass] = {}
+        self._stubbed: Blanked | None = None  # set with the text when stubs are given
+        self._verified = 0
+        self._bodies: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, str]] = []
+        self._hits: list[int] = []  # line indexes of what the calls walk found
 
-    def module(self, tree: ast.Module, text: str) -> None:
+    def module(self, tree: ast.Module, text: str, parsed: str | None = None) -> None:
+        """parsed: the text with the blanked bodies (blanked_bodies.py) the tree was parsed from. The calls
+        walk searches it for its words: it finds nothing in a blanked body, and the rest is the text's."""
         # without "\r" a line's index is the count of "\n" before it (str.split: six times the regex's speed)
         self._plain_lines = "\r" not in text
-        self._text = text
+        self._searched = parsed if parsed is not None else text
         self._lines = text.split("\n") if self._plain_lines else _PARSER_LINE_BREAK.split(text)
         self.out.tree = tree
+        if self._stubs:
+            self._stubbed = self.out.blanked = Blanked(self._lines, self._stubs)
         self.out.exports = _literal_all(tree)
         self._body(tree.body, top=True)
+        if self._verified != len(self._stubs):
+            raise _Unverified
         self._settle_configs()
         self._expose_inherited()
         self._calls(tree)
+        self._blankable()
+
+    def _blankable(self) -> None:
+        """The functions another version may blank: those in which the calls walk found nothing (what it
+        finds in a function depends on the function's text alone)."""
+        spans = []
+        hits = sorted(self._hits)
+        for node, body, indent in self._bodies:
+            if _has_word(hits, node):
+                continue
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            spans.append(
+                Span(first - 1, node.lineno - 1, body - 1, (node.end_lineno or node.lineno) - 1, indent)
+            )
+        self.out.spans = tuple(spans)
+        if spans:
+            self.out.lines = self._lines
 
     def _expose_inherited(self) -> None:
         """Members of an underscore-private base class that a public class of the module inherits are that
@@ -520,7 +597,7 @@ class _Collector:
             self.out.defs.setdefault(
                 f"{heir}.{rest}",
                 _Def(f"{heir}.{rest}", d.kind, d.line, True, node=d.node, signature=d.signature, value=d.value,
-                     source=d.source, origin=d.origin),
+                     source=d.source, origin=d.origin, blanked=d.blanked),
             )  # fmt: skip
 
     def _source(self, node: ast.AST) -> str:
@@ -558,6 +635,7 @@ class _Collector:
         return True
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, config: _ConfigClass | None) -> None:
+        body = self._body_start(node)
         if any(_name_of(d) == "overload" for d in node.decorator_list):
             return  # the implementation that follows carries the signature
         qual = self._qual(node.name)
@@ -569,15 +647,33 @@ class _Collector:
         is_property = any(_name_of(d) in ("property", "cached_property") for d in node.decorator_list)
         signature = None if is_property else (node.args, bool(self._scope))
         self.out.defs[qual] = _Def(
-            qual, "function", node.lineno, public, node=node, signature=signature, source=self._source(node)
-        )
+            qual, "function", node.lineno, public, node=node, signature=signature, source=self._source(node),
+            blanked=self._stubbed,
+        )  # fmt: skip
         self._decorators(node, qual)
+        if body is not None and self._plain_lines:
+            line = self._lines[body - 1]
+            self._bodies.append((node, body, line[: len(line) - len(line.lstrip())]))
+
+    def _body_start(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
+        """The line the body starts on when it has lines of its own (None: on the `def`'s line); a blanked
+        body is counted as verified here (blanked_bodies.py)."""
+        stub = self._stubs.get(node.end_lineno or 0)
+        if stub is not None:
+            first = node.body[0]
+            if stub[0] == node.lineno and len(node.body) == 1 and isinstance(first, ast.Pass):
+                self._verified += first.lineno == node.end_lineno
+                return stub[1]
+        first = node.body[0]
+        start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+        prefix = self._lines[start - 1][: first.col_offset]
+        return start if prefix.isspace() and start > node.lineno else None
 
     def _class(self, node: ast.ClassDef) -> None:
         qual = self._qual(node.name)
         public = self._public(node.name, top=not self._scope)
-        self.out.defs[qual] = _Def(qual, "class", node.lineno, public, node=node)
-        record = _ConfigClass(qual, public, node) if self._is_record(node) else None
+        self.out.defs[qual] = _Def(qual, "class", node.lineno, public, node=node, blanked=self._stubbed)
+        record = _ConfigClass(qual, public, node, blanked=self._stubbed) if self._is_record(node) else None
         if record is not None:
             self._records[qual] = record
         self._scope.append(node.name)
@@ -751,7 +847,7 @@ class _Collector:
         lines, so a statement's text has one exactly when one of its lines does."""
         if not self._plain_lines:
             return [i for i, line in enumerate(self._lines) if pattern.search(line)]
-        text, words = self._text, _literal_words(pattern)
+        text, words = self._searched, _literal_words(pattern)
         if words is not None and pattern.flags & re.IGNORECASE:
             # lowered, the text has the (lowered) words exactly where it had them in any case
             folds = not text.isascii() and _CASE_FOLDS.search(text) is not None  # the folds are not ASCII
@@ -783,16 +879,19 @@ class _Collector:
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _is_environ(node.value):
             key = _const_str(node.slice)
             if key and _ENV_NAME.fullmatch(key):
+                self._hits.append(node.lineno - 1)
                 self.out.envs.setdefault(key, (node.lineno, None))
         elif isinstance(node, ast.Compare) and any(_is_environ(c) for c in node.comparators):
             key = _const_str(node.left)
             if key and _ENV_NAME.fullmatch(key):
+                self._hits.append(node.lineno - 1)
                 self.out.envs.setdefault(key, (node.lineno, None))
         elif isinstance(node, ast.Assign) and any(_name_of(t) == "urlpatterns" for t in node.targets):
             for call in ast.walk(node.value):
                 if isinstance(call, ast.Call) and _name_of(call.func) in _DJANGO_ROUTES:
                     route = _const_str(call.args[0]) if call.args else None
                     if route is not None:
+                        self._hits.append(call.lineno - 1)
                         self.out.routes[f"* /{route.lstrip('^/')}"] = call.lineno
 
     def _call(self, node: ast.Call, scope: str) -> None:
@@ -806,14 +905,17 @@ class _Collector:
         elif name in _ROUTE_CALLS:
             route = _route_call(node, name)
             if route:
+                self._hits.append(node.lineno - 1)
                 self.out.routes[route] = node.lineno
         env = _env_read(node, name)
         if env is not None:
+            self._hits.append(node.lineno - 1)
             key, default = env
             if key not in self.out.envs or self.out.envs[key][1] is None:
                 self.out.envs[key] = (node.lineno, default)
         message = _deprecation(node, name)
         if message is not None:
+            self._hits.append(node.lineno - 1)
             self.out.deprecations[(scope, message)] = node.lineno
 
     def _option(self, node: ast.Call) -> None:
@@ -827,6 +929,7 @@ class _Collector:
         rest = [k for k in call.keywords if k.arg not in ("help", "default", "deprecated")]
         shape = "|".join(_dump(k.value) + f"={k.arg}" for k in rest)
         deprecated = _truthy(_keyword(call, "deprecated")) or "deprecat" in _dump(call).lower()
+        self._hits.append(call.lineno - 1)
         self.out.options[key] = _Option(key, names, call.lineno, default, shape, deprecated)
 
 

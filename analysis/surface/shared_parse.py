@@ -23,13 +23,13 @@ import ast
 MIN_SHARED_LINES = 40
 _CLAUSES = ("else", "elif", "except", "finally")
 _NOT_A_START = frozenset(" \t#)]}")
-_GRAMMAR_FUTURE = "barry_as_FLUFL"  # `from __future__ import barry_as_FLUFL` changes how later lines parse
+GRAMMAR_FUTURE = "barry_as_FLUFL"  # `from __future__ import barry_as_FLUFL` changes how later lines parse
 _FAILED = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
 def parse_pair(before: str, after: str) -> tuple[ast.Module | None, ast.Module | None]:
     """ast.parse of each version (None where it raises a syntax, value, recursion or memory error)."""
-    if "\r" in before or "\r" in after or _GRAMMAR_FUTURE in before or _GRAMMAR_FUTURE in after:
+    if "\r" in before or "\r" in after or GRAMMAR_FUTURE in before or GRAMMAR_FUTURE in after:
         return _whole(before), _whole(after)
     old, new = before.split("\n"), after.split("\n")
     runs = shared_runs(old, new)

@@ -297,9 +297,17 @@ async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
     return Batch(slim, texts, packaging_files, tree)
 
 
+_WORKER_RELATIVES: Any = None  # a worker's versions of the files it parsed last, for its next tasks
+
+
 def _work(batches: tuple[Batch, ...]) -> Parsed:
     """What a worker runs (a name of its own: the tests make a worker die or fail here)."""
-    return parse_batches(batches)
+    global _WORKER_RELATIVES
+    if _WORKER_RELATIVES is None:
+        from analysis.surface.blanked_bodies import Relatives
+
+        _WORKER_RELATIVES = Relatives()
+    return parse_batches(batches, _WORKER_RELATIVES)
 
 
 def parse_batch(batch: Batch) -> Parsed:
@@ -307,13 +315,15 @@ def parse_batch(batch: Batch) -> Parsed:
     return parse_batches((batch,))
 
 
-def parse_batches(batches: Sequence[Batch]) -> Parsed:
+def parse_batches(batches: Sequence[Batch], relatives: Any = None) -> Parsed:
     """parse_batch of consecutive batches, each Python version collected once for all of them (a file's
-    version after one commit is its version before the next)."""
+    version after one commit is its version before the next). relatives: the versions of files parsed
+    before (analysis/surface/blanked_bodies.py: Relatives), kept by a worker from task to task."""
+    from analysis.surface.blanked_bodies import Relatives
     from analysis.surface.commit import commit_facts, expect_versions
     from analysis.surface.python import Collected
 
-    collected = Collected()
+    collected = Collected(relatives if relatives is not None else Relatives())
     for batch in batches:
         expect_versions(batch.commits, batch.texts, collected)
     found: dict[str, Facts] = {}

@@ -1,0 +1,189 @@
+"""A version's text with the bodies of the functions it shares with the version before left empty, to parse.
+
+Most of a touched module is function bodies, and most of its functions are the same text before and after the
+commit. The surface (analysis/surface/python.py) needs a function's body only when the function changed, or
+when a comparison asks for its shape or its strings; the calls walk needs only the bodies that have one of its
+words. So when a version is collected after the one before it, each function of the earlier version that the
+walk skips, and that stands word for word in the new text as a whole function, has its body replaced by a
+`pass` on the body's last line, the lines before it left empty: every line number stays the file's, and the
+parser skips the empty lines almost for free. A node whose text holds such a body is parsed again from its own
+lines when it is asked for (`reparse`).
+
+Why the rest of the tree is exactly ast.parse's: a blanked function's text parsed, in the earlier version, as
+one complete function; the text before it is the same in the parsed text and in the file. The collector checks
+(python.py: _Collector._function) that each `pass` ended up as the whole body of a function it visits, at the
+line where the function starts. Then the file's body closed where the `pass` is (a longer body would have
+followed it in the parsed text as well: then the `pass` is not the whole body, or the parse fails), and what
+follows reads the same in both. A check that fails, or a parse that fails, sends the version to a whole parse.
+"""
+
+from __future__ import annotations
+
+import ast
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A function the next version may leave out: line indexes (0-based) of its first line (a decorator's),
+    its `def`, its body's first line and last line, and its body's indentation."""
+
+    first: int
+    head: int
+    body: int
+    last: int
+    indent: str
+
+
+def blank(
+    lines: list[str], known: Sequence[str], spans: Iterable[Span]
+) -> tuple[list[str], dict[int, tuple[int, int]]]:
+    """`lines` with the bodies emptied of the `spans` (functions of the lines `known`) that stand in them word for
+    word, each closed by the next line that is not empty or a comment; and {line of each `pass`: (line of its
+    `def`, line where its body started)}, numbered from 1 as the parser does."""
+    spans = list(spans)
+    firsts = {known[s.first] for s in spans}
+    where: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        if line in firsts:
+            where.setdefault(line, []).append(i)
+    out: list[str] | None = None
+    used = bytearray(len(lines))
+    stubs: dict[int, tuple[int, int]] = {}
+    for s in spans:
+        size = s.last - s.first + 1
+        for at in where.get(known[s.first], ()):
+            end = at + size
+            if used.find(1, at, end) >= 0 or lines[at:end] != known[s.first : s.last + 1]:
+                continue
+            if not _closed(lines, end, lines[at + s.head - s.first]):
+                continue
+            if out is None:
+                out = list(lines)
+            body, last = at + s.body - s.first, end - 1
+            out[body:last] = [""] * (last - body)
+            out[last] = s.indent + "pass"
+            used[at:end] = b"\x01" * size
+            stubs[last + 1] = (at + s.head - s.first + 1, body + 1)
+            break
+    return (out if out is not None else lines), stubs
+
+
+def _closed(lines: list[str], i: int, head: str) -> bool:
+    """Whether the first line from index i that is not empty or a comment is indented no deeper than `head`
+    (or there is none): the function that ends before it ends there."""
+    depth = len(head) - len(head.lstrip())
+    for line in lines[i:]:
+        stripped = line.lstrip()
+        if stripped and not stripped.startswith("#"):
+            return len(line) - len(stripped) <= depth
+    return True
+
+
+def reparse(lines: Sequence[str], node: ast.stmt) -> ast.stmt | None:
+    """The statement `node` stands for, parsed from its own lines (padded, and under an `if 1:` when indented,
+    so that its line numbers and columns are the file's); None when that does not give a statement there."""
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    last = node.end_lineno or node.lineno
+    text = "\n".join(lines[first - 1 : last])
+    if node.col_offset:
+        if first < 2:
+            return None
+        text = "\n" * (first - 2) + "if 1:\n" + text
+    else:
+        text = "\n" * (first - 1) + text
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if node.col_offset:
+        body = body[0].body if len(body) == 1 and isinstance(body[0], ast.If) else []
+    if len(body) != 1:
+        return None
+    found = body[0]
+    same = (found.lineno, found.col_offset, found.end_lineno) == (
+        node.lineno,
+        node.col_offset,
+        node.end_lineno,
+    )
+    return found if type(found) is type(node) and same else None
+
+
+@dataclass(frozen=True, slots=True)
+class Relative:
+    """A version of a file as far as blanking needs it: its lines and the functions it lets blank."""
+
+    lines: list[str]
+    spans: tuple[Span, ...]
+
+
+class Relatives:
+    """The latest collected version of each file (`Relative`), for a version of it that is collected without
+    its neighbour (the first of a file in a batch, or a file a batch touches once): the versions of a file a
+    few days apart share most functions. At most max_chars of text are held, the least recently used dropped."""
+
+    def __init__(self, max_chars: int = 16_000_000) -> None:
+        self.max_chars = max_chars
+        self._held: dict[str, tuple[Relative, int]] = {}  # insertion order: least recently put first
+        self._chars = 0
+
+    def get(self, path: str) -> Relative | None:
+        found = self._held.get(path)
+        return found[0] if found is not None else None
+
+    def put(self, path: str, lines: list[str], spans: tuple[Span, ...]) -> None:
+        old = self._held.pop(path, None)
+        if old is not None:
+            self._chars -= old[1]
+        size = sum(map(len, lines))
+        if not spans or size > self.max_chars:
+            return
+        self._held[path] = (Relative(lines, spans), size)
+        self._chars += size
+        while self._chars > self.max_chars:
+            _, dropped = self._held.pop(next(iter(self._held)))
+            self._chars -= dropped
+
+
+class Blanked:
+    """A version's blanked bodies ({line of each `pass`: (line of its `def`, line where its body started)},
+    as `blank` gives them) with the version's lines, to give a node back its bodies when it is asked for."""
+
+    def __init__(self, lines: list[str], stubs: dict[int, tuple[int, int]]) -> None:
+        self.lines, self.stubs = lines, stubs
+        self._stub_lines = sorted(stubs)
+        self._whole: dict[
+            int, ast.AST
+        ] = {}  # id of a blanked node (alive while its tree is) → its whole node
+        self._tree: ast.Module | None = None
+
+    def whole(self, node: ast.AST | None) -> ast.AST | None:
+        """The node, or, when a blanked body is inside it, the node parsed from its own lines."""
+        if not isinstance(node, ast.stmt):
+            return node
+        at = bisect_left(self._stub_lines, node.lineno)
+        if at == len(self._stub_lines) or self._stub_lines[at] > (node.end_lineno or node.lineno):
+            return node
+        found = self._whole.get(id(node))
+        if found is None:
+            found = self._whole[id(node)] = reparse(self.lines, node) or self._found(node)
+        return found
+
+    def whole_tree(self) -> ast.Module:
+        """The whole text's tree (parsed when first asked: a removal's check of the strings still served)."""
+        if self._tree is None:
+            self._tree = ast.parse("\n".join(self.lines))
+        return self._tree
+
+    def _found(self, node: ast.stmt) -> ast.AST:
+        """The node of the same kind at the same place in the whole tree, for a node whose own lines do not
+        parse alone."""
+        for found in ast.walk(self.whole_tree()):
+            if type(found) is type(node) and (found.lineno, found.col_offset) == (
+                node.lineno,
+                node.col_offset,
+            ):  # type: ignore[attr-defined]
+                return found
+        return node  # not reached: the blanked text parsed to this node where the whole text has one
