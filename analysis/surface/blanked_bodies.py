@@ -1,15 +1,16 @@
-"""A version's text with the bodies of the functions it shares with the version before left empty, to parse.
+"""A version's text with the bodies of the functions it shares with another version of the file left empty.
 
 Most of a touched module is function bodies, and most of its functions are the same text before and after the
-commit. The surface (analysis/surface/python.py) needs a function's body only when the function changed, or
-when a comparison asks for its shape or its strings; the calls walk needs only the bodies that have one of its
-words. So when a version is collected after the one before it, each function of the earlier version that the
-walk skips, and that stands word for word in the new text as a whole function, has its body replaced by a
-`pass` on the body's last line, the lines before it left empty: every line number stays the file's, and the
-parser skips the empty lines almost for free. A node whose text holds such a body is parsed again from its own
-lines when it is asked for (`reparse`).
+commit. The surface (analysis/surface/python.py) needs a function's body only when the function changed, when
+a comparison asks for its shape or its strings, or when the calls walk finds something in it (an option, an
+environment variable, a route, a deprecation: what it finds in a function depends on the function's text
+alone). So a version collected after another version of its file has each function of that version in which
+the walk found nothing, and that stands word for word in its text as a whole function, parsed with its body
+replaced by a `pass` on the body's last line, the lines before it left empty: every line number stays the
+file's, and the parser skips the empty lines almost for free. A node whose text holds such a body is parsed
+again from its own lines when it is asked for (`reparse`).
 
-Why the rest of the tree is exactly ast.parse's: a blanked function's text parsed, in the earlier version, as
+Why the rest of the tree is exactly ast.parse's: a blanked function's text parsed, in the other version, as
 one complete function; the text before it is the same in the parsed text and in the file. The collector checks
 (python.py: _Collector._function) that each `pass` ended up as the whole body of a function it visits, at the
 line where the function starts. Then the file's body closed where the `pass` is (a longer body would have
@@ -75,7 +76,8 @@ def _closed(lines: list[str], i: int, head: str) -> bool:
     """Whether the first line from index i that is not empty or a comment is indented no deeper than `head`
     (or there is none): the function that ends before it ends there."""
     depth = len(head) - len(head.lstrip())
-    for line in lines[i:]:
+    for j in range(i, len(lines)):
+        line = lines[j]
         stripped = line.lstrip()
         if stripped and not stripped.startswith("#"):
             return len(line) - len(stripped) <= depth
@@ -103,12 +105,12 @@ def reparse(lines: Sequence[str], node: ast.stmt) -> ast.stmt | None:
     if len(body) != 1:
         return None
     found = body[0]
-    same = (found.lineno, found.col_offset, found.end_lineno) == (
-        node.lineno,
-        node.col_offset,
-        node.end_lineno,
+    place = (node.lineno, node.col_offset, node.end_lineno)
+    return (
+        found
+        if type(found) is type(node) and (found.lineno, found.col_offset, found.end_lineno) == place
+        else None
     )
-    return found if type(found) is type(node) and same else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +124,8 @@ class Relative:
 class Relatives:
     """The latest collected version of each file (`Relative`), for a version of it that is collected without
     its neighbour (the first of a file in a batch, or a file a batch touches once): the versions of a file a
-    few days apart share most functions. At most max_chars of text are held, the least recently used dropped."""
+    few days apart share most functions. At most max_chars of text are held, the one put longest ago dropped
+    first."""
 
     def __init__(self, max_chars: int = 16_000_000) -> None:
         self.max_chars = max_chars
@@ -154,9 +157,8 @@ class Blanked:
     def __init__(self, lines: list[str], stubs: dict[int, tuple[int, int]]) -> None:
         self.lines, self.stubs = lines, stubs
         self._stub_lines = sorted(stubs)
-        self._whole: dict[
-            int, ast.AST
-        ] = {}  # id of a blanked node (alive while its tree is) → its whole node
+        # a node with a blanked body inside, by id (its tree holds it while this is asked) → its whole node
+        self._whole: dict[int, ast.AST] = {}
         self._tree: ast.Module | None = None
 
     def whole(self, node: ast.AST | None) -> ast.AST | None:
@@ -180,10 +182,8 @@ class Blanked:
     def _found(self, node: ast.stmt) -> ast.AST:
         """The node of the same kind at the same place in the whole tree, for a node whose own lines do not
         parse alone."""
+        place = (node.lineno, node.col_offset)
         for found in ast.walk(self.whole_tree()):
-            if type(found) is type(node) and (found.lineno, found.col_offset) == (
-                node.lineno,
-                node.col_offset,
-            ):  # type: ignore[attr-defined]
+            if type(found) is type(node) and (found.lineno, found.col_offset) == place:  # type: ignore[attr-defined]
                 return found
         return node  # not reached: the blanked text parsed to this node where the whole text has one

@@ -13,7 +13,7 @@ import pytest
 
 from analysis.models import SurfaceKind as K
 from analysis.surface import python as surface_python
-from analysis.surface.blanked_bodies import Relatives, Span, blank, reparse
+from analysis.surface.blanked_bodies import Blanked, Relatives, Span, blank, reparse
 from analysis.surface.python import Collected, python_surface
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -353,3 +353,15 @@ def test_relatives_hold_at_most_their_characters_least_recent_dropped():
     assert relatives.get("b.py") is None
     relatives.put("big.py", ["x" * 26], span)
     assert relatives.get("big.py") is None
+
+
+def test_a_node_whose_lines_do_not_reparse_is_found_in_the_whole_tree(monkeypatch):
+    """A safety net: no such node is known (a blanked text parses only where its pieces parse alone)."""
+    from analysis.surface import blanked_bodies
+
+    monkeypatch.setattr(blanked_bodies, "reparse", lambda lines, node: None)
+    text = "class A:\n    def f(self):\n        return 'kept'\n"
+    blanked = Blanked(text.split("\n"), {3: (2, 3)})
+    stub = ast.parse("class A:\n    def f(self):\n        pass\n").body[0]
+    found = blanked.whole(stub)
+    assert isinstance(found, ast.ClassDef) and found is not stub and "kept" in ast.dump(found)
