@@ -25,6 +25,10 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+# Places a function's first line has in the new text that are compared with it, at most: a file of many
+# functions that start alike (`def __init__(self):`) would compare each with all of them.
+MAX_TRIED = 16
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -52,10 +56,16 @@ def blank(
             where.setdefault(line, []).append(i)
     out: list[str] | None = None
     used = bytearray(len(lines))
+    free: dict[str, int] = {}  # per first line, where its places not yet blanked start
     stubs: dict[int, tuple[int, int]] = {}
     for s in spans:
         size = s.last - s.first + 1
-        for at in where.get(known[s.first], ()):
+        places = where.get(known[s.first], ())
+        start = free.get(known[s.first], 0)
+        while start < len(places) and used[places[start]]:
+            start += 1
+        free[known[s.first]] = start
+        for at in places[start : start + MAX_TRIED]:
             end = at + size
             if used.find(1, at, end) >= 0 or lines[at:end] != known[s.first : s.last + 1]:
                 continue

@@ -365,3 +365,16 @@ def test_a_node_whose_lines_do_not_reparse_is_found_in_the_whole_tree(monkeypatc
     stub = ast.parse("class A:\n    def f(self):\n        pass\n").body[0]
     found = blanked.whole(stub)
     assert isinstance(found, ast.ClassDef) and found is not stub and "kept" in ast.dump(found)
+
+
+def test_many_functions_that_start_alike_are_each_blanked_where_they_stand():
+    """Each is compared with the places of its first line not yet blanked, a few at most: a file of many
+    `def __init__(self):` does not compare each function with all of them."""
+    blocks = [f"class C{i}:\n    def __init__(self):\n        self.v = {i % 7}\n" for i in range(300)]
+    text = "\n\n".join(blocks)
+    known = _known(text)
+    lines, stubs = blank(text.split("\n"), known.lines, known.spans)
+    assert len(stubs) == 300 and all(lines[stub - 1] == "        pass" for stub in stubs)
+    moved = "\n\n".join(blocks[150:] + blocks[:150])
+    whole, batched = _facts(text, moved, relative=text)
+    assert batched == whole
