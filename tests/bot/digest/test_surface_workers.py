@@ -159,3 +159,29 @@ async def test_a_small_day_starts_no_worker(repo, tmp_path, monkeypatch):
     monkeypatch.setattr(surface, "POOL_MIN_COMMITS", 1)
     again = await fill_surface(LocalGitSource(repo.path), Store(tmp_path / "e.db"), day)
     assert facts([again]) == facts([filled])
+
+
+async def test_a_worker_parses_its_next_task_against_the_files_of_its_last(repo, monkeypatch):
+    """A worker keeps the latest version of each file it parsed: the next task's first version of a file
+    is parsed with the bodies the two share blanked, and the facts are those of parsing it alone."""
+    from analysis.surface import python as surface_python
+
+    days = await days_of(repo)
+    source = LocalGitSource(repo.path)
+    first, second = [await surface._read_batch(source, day) for day in days]
+    alone = {**surface.parse_batch(first).found, **surface.parse_batch(second).found}
+    monkeypatch.setattr(surface, "_WORKER_RELATIVES", None)  # a fresh worker
+    blanked: list[int] = []
+    real_blank = surface_python.blank
+
+    def counted_blank(*args):
+        out = real_blank(*args)
+        blanked.append(len(out[1]))
+        return out
+
+    monkeypatch.setattr(surface_python, "blank", counted_blank)
+    assert surface._work((first,)).found == {c.sha: alone[c.sha] for c in days[0]}
+    assert surface._WORKER_RELATIVES.get("engine/api.py") is not None
+    blanked.clear()
+    assert surface._work((second,)).found == {c.sha: alone[c.sha] for c in days[1]}
+    assert blanked and blanked[0] > 0  # its first version of a file: blanked against the last task's
