@@ -94,10 +94,15 @@ def _closed(lines: list[str], i: int, head: str) -> bool:
     return True
 
 
+def first_line(node: ast.AST) -> int:
+    """The line a statement's text starts on: its first decorator's, or its own."""
+    return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])  # type: ignore[attr-defined]
+
+
 def reparse(lines: Sequence[str], node: ast.stmt) -> ast.stmt | None:
     """The statement `node` stands for, parsed from its own lines (padded, and under an `if 1:` when indented,
     so that its line numbers and columns are the file's); None when that does not give a statement there."""
-    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    first = first_line(node)
     last = node.end_lineno or node.lineno
     text = "\n".join(lines[first - 1 : last])
     if node.col_offset:

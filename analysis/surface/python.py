@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank
+from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank, first_line
 from analysis.surface.shared_parse import GRAMMAR_FUTURE as _GRAMMAR_FUTURE
 from analysis.surface.shared_parse import parse_pair
 
@@ -562,7 +562,7 @@ class _Collector:
         for node, body, indent in self._bodies:
             if _has_word(hits, node):
                 continue
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            first = first_line(node)
             spans.append(
                 Span(first - 1, node.lineno - 1, body - 1, (node.end_lineno or node.lineno) - 1, indent)
             )
@@ -602,7 +602,7 @@ class _Collector:
 
     def _source(self, node: ast.AST) -> str:
         """The node's text, decorators included."""
-        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])  # type: ignore[attr-defined]
+        start = first_line(node)
         end = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
         return "\n".join(self._lines[start - 1 : end])
 
@@ -665,7 +665,7 @@ class _Collector:
                 self._verified += first.lineno == node.end_lineno
                 return stub[1]
         first = node.body[0]
-        start = min([first.lineno, *(d.lineno for d in getattr(first, "decorator_list", ()))])
+        start = first_line(first)
         prefix = self._lines[start - 1][: first.col_offset]
         return start if prefix.isspace() and start > node.lineno else None
 
@@ -1702,7 +1702,7 @@ def _literal_words(pattern: re.Pattern[str]) -> tuple[str, ...] | None:
 
 def _has_word(lines: list[int], node: ast.AST) -> bool:
     """Whether the node's text (Collector._source: decorators included) has one of the lines (sorted)."""
-    start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])  # type: ignore[attr-defined]
+    start = first_line(node)
     end = getattr(node, "end_lineno", None) or node.lineno  # type: ignore[attr-defined]
     i = bisect_left(lines, start - 1)
     return i < len(lines) and lines[i] <= end - 1
