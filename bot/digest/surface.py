@@ -307,7 +307,10 @@ def _work(batches: tuple[Batch, ...]) -> Parsed:
         from analysis.surface.blanked_bodies import Relatives
 
         _WORKER_RELATIVES = Relatives()
-    return parse_batches(batches, _WORKER_RELATIVES)
+    # What the worker keeps from task to task, and the task's result, are left out of every later collection:
+    # re-enabled after a task, the collector would walk them all (they hold no cycles).
+    with collector_paused(freeze=True):
+        return parse_batches(batches, _WORKER_RELATIVES)
 
 
 def parse_batch(batch: Batch) -> Parsed:

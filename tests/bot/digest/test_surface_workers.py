@@ -161,10 +161,14 @@ async def test_a_small_day_starts_no_worker(repo, tmp_path, monkeypatch):
     assert facts([again]) == facts([filled])
 
 
-async def test_a_worker_parses_its_next_task_against_the_files_of_its_last(repo, monkeypatch):
+async def test_a_worker_parses_its_next_task_against_the_files_of_its_last(repo, monkeypatch, request):
     """A worker keeps the latest version of each file it parsed: the next task's first version of a file
     is parsed with the bodies the two share blanked, and the facts are those of parsing it alone."""
+    import gc
+
     from analysis.surface import python as surface_python
+
+    request.addfinalizer(gc.unfreeze)  # a worker freezes what it keeps; this test runs it in-process
 
     days = await days_of(repo)
     source = LocalGitSource(repo.path)
@@ -185,3 +189,4 @@ async def test_a_worker_parses_its_next_task_against_the_files_of_its_last(repo,
     blanked.clear()
     assert surface._work((second,)).found == {c.sha: alone[c.sha] for c in days[1]}
     assert blanked and blanked[0] > 0  # its first version of a file: blanked against the last task's
+    assert gc.get_freeze_count() > 0  # what it keeps is left out of later collections
