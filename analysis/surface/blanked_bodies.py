@@ -25,6 +25,8 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from analysis.surface.shared_parse import PARSE_FAILURES
+
 # Places a function's first line has in the new text that are compared with it, at most: a file of many
 # functions that start alike (`def __init__(self):`) would compare each with all of them.
 MAX_TRIED = 16
@@ -113,7 +115,7 @@ def reparse(lines: Sequence[str], node: ast.stmt) -> ast.stmt | None:
         text = "\n" * (first - 1) + text
     try:
         body = ast.parse(text).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except PARSE_FAILURES:
         return None
     if node.col_offset:
         body = body[0].body if len(body) == 1 and isinstance(body[0], ast.If) else []
@@ -170,7 +172,7 @@ class Blanked:
     as `blank` gives them) with the version's lines, to give a node back its bodies when it is asked for."""
 
     def __init__(self, lines: list[str], stubs: dict[int, tuple[int, int]]) -> None:
-        self.lines, self.stubs = lines, stubs
+        self.lines = lines
         self._stub_lines = sorted(stubs)
         # a node with a blanked body inside, by id (its tree holds it while this is asked) → its whole node
         self._whole: dict[int, ast.AST] = {}

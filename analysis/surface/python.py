@@ -38,7 +38,7 @@ from functools import cached_property, lru_cache
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank, first_line
 from analysis.surface.shared_parse import GRAMMAR_FUTURE as _GRAMMAR_FUTURE
-from analysis.surface.shared_parse import parse_pair
+from analysis.surface.shared_parse import PARSE_FAILURES, parse_pair
 
 MAX_SOURCE_CHARS = 2_000_000  # a larger file is generated or vendored: not parsed
 _SHOWN = 120  # characters of a value or condition kept in a fact
@@ -482,7 +482,7 @@ def _tree(text: str | None) -> ast.Module | None:
         return None
     try:
         return ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except PARSE_FAILURES:
         return None
 
 
@@ -501,16 +501,22 @@ def _collect_against(text: str, known: _Module | Relative | None, package_init: 
     """A version collected with the bodies it shares with another version of the file blanked (blanked_bodies.py);
     parsed whole when none is, or when the blanked text does not check out."""
     lines_known, spans = (known.lines, known.spans) if known is not None else (None, ())
-    if lines_known is None or not spans or len(text) > MAX_SOURCE_CHARS or "\r" in text:
+    if (
+        lines_known is None
+        or not spans
+        or len(text) > MAX_SOURCE_CHARS
+        or "\r" in text
+        or _GRAMMAR_FUTURE in text
+    ):
         return _collect(text, _tree(text), package_init)
     lines, stubs = blank(text.split("\n"), lines_known, spans)
-    if stubs and _GRAMMAR_FUTURE not in text:
+    if stubs:
         collector = _Collector(package_init, stubs)
         try:
             parsed = "\n".join(lines)
             collector.module(ast.parse(parsed), text, parsed)
             return collector.out
-        except (_Unverified, SyntaxError, ValueError, RecursionError, MemoryError):
+        except (_Unverified, *PARSE_FAILURES):
             pass
     return _collect(text, _tree(text), package_init)
 
@@ -658,13 +664,16 @@ class _Collector:
     def _body_start(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
         """The line the body starts on when it has lines of its own (None: on the `def`'s line); a blanked
         body is counted as verified here (blanked_bodies.py)."""
-        stub = self._stubs.get(node.end_lineno or 0)
-        if stub is not None:
-            first = node.body[0]
-            if stub[0] == node.lineno and len(node.body) == 1 and isinstance(first, ast.Pass):
-                self._verified += first.lineno == node.end_lineno
-                return stub[1]
         first = node.body[0]
+        stub = self._stubs.get(node.end_lineno or 0)
+        if (
+            stub is not None
+            and stub[0] == node.lineno
+            and len(node.body) == 1
+            and isinstance(first, ast.Pass)
+        ):
+            self._verified += first.lineno == node.end_lineno
+            return stub[1]
         start = first_line(first)
         prefix = self._lines[start - 1][: first.col_offset]
         return start if prefix.isspace() and start > node.lineno else None

@@ -24,7 +24,7 @@ MIN_SHARED_LINES = 40
 _CLAUSES = ("else", "elif", "except", "finally")
 _NOT_A_START = frozenset(" \t#)]}")
 GRAMMAR_FUTURE = "barry_as_FLUFL"  # `from __future__ import barry_as_FLUFL` changes how later lines parse
-_FAILED = (SyntaxError, ValueError, RecursionError, MemoryError)
+PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError)  # what ast.parse raises on a bad text
 
 
 def parse_pair(before: str, after: str) -> tuple[ast.Module | None, ast.Module | None]:
@@ -104,5 +104,5 @@ def _piece(lines: list[str], start: int, end: int) -> list[ast.stmt]:
 def _whole(text: str) -> ast.Module | None:
     try:
         return ast.parse(text)
-    except _FAILED:
+    except PARSE_FAILURES:
         return None
