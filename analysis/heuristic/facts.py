@@ -7,7 +7,9 @@ whatever its folder is called (`pkg/v1/sample/` included) and a Python file it d
 (an example or tutorial tree, a script), while sources in other languages stay runtime code (packaging
 metadata rarely lists the sources of compiled extensions). Without packaging facts, the path kinds
 decide (docs, tests, CI, examples, benchmarks and dev tooling are not runtime code). Either way a file
-whose every changed line is a comment, docstring or message text is prose, not code."""
+whose every changed line is a comment, docstring or message text is prose, not code: read from its patch
+(text_only.py), or, for a Python file the surface step parsed before and after, from its syntax trees
+(`Commit.prose_files`), which also see through a hunk that starts inside a docstring holding code examples."""
 
 from __future__ import annotations
 
@@ -125,10 +127,15 @@ def commit_facts(commit: Commit, own: frozenset[str] = frozenset()) -> Facts:
     kernels = tuple(f.path for f, k in zip(files, kinds, strict=True) if _is_kernel(f, k, diffs.get(f.path)))
     by_path = {f.path: f for f in files}
     areas = tuple(_areas(files, kinds))
+    parsed_prose = commit.prose_files or frozenset()  # the syntax trees' verdict (surface/same_code.py)
     prose = frozenset(
         f.path
         for f, k in zip(files, kinds, strict=True)
-        if k == PathKind.SOURCE and f.path in diffs and prose_only(diffs[f.path].text, diffs[f.path].language)
+        if k == PathKind.SOURCE
+        and (
+            f.path in parsed_prose
+            or (f.path in diffs and prose_only(diffs[f.path].text, diffs[f.path].language))
+        )
     )
     stated = {c.path for c in commit.surface} if commit.surface is not None else None
     runtime = frozenset(

@@ -63,10 +63,22 @@ def commit_surface(
     shipped: frozenset[str] | None,
     collected: Collected | None = None,
 ) -> tuple[SurfaceChange, ...]:
-    """Every surface fact of one commit. `shipped`: the changed paths the distribution ships (None:
-    unknown, then the path's kind decides whether it is user-facing). `collected`: the Python versions
+    """Every surface fact of one commit (`read_surface`'s changes)."""
+    return read_surface(files, packaging, shipped, collected)[0]
+
+
+def read_surface(
+    files: Sequence[FileVersions],
+    packaging: Packaging | None,
+    shipped: frozenset[str] | None,
+    collected: Collected | None = None,
+) -> tuple[tuple[SurfaceChange, ...], frozenset[str]]:
+    """Every surface fact of one commit, and its Python files whose two versions are the same code but for
+    comments, docstrings and message text (same_code.py). `shipped`: the changed paths the distribution ships
+    (None: unknown, then the path's kind decides whether it is user-facing). `collected`: the Python versions
     its batch collected already (`expect_versions`)."""
     results: list[FileSurface] = []
+    prose: set[str] = set()
     for f in files:
         kind = parsed_kind(f.path)
         if kind is None:
@@ -90,16 +102,17 @@ def commit_surface(
         before = f.before
         if kind == "python":
             module = packaging.module_name(f.path) if packaging else module_from_path(f.path)
-            results.append(
-                python_surface(
-                    f.path, before, f.after, module=module, public=_public_module(module), collected=collected
-                )
+            found = python_surface(
+                f.path, before, f.after, module=module, public=_public_module(module), collected=collected
             )
+            results.append(found)
+            if found.prose_only:
+                prose.add(f.path)
         elif kind != "packaging+python":
             if kind == "go" and "internal" in f.path.split("/"):
                 continue  # Go's internal packages cannot be imported from outside the module
             results.append(tree_surface(f.path, before, f.after, language=kind))
-    return _pair_renames(results)
+    return _pair_renames(results), frozenset(prose)
 
 
 def _packaging(
@@ -243,9 +256,10 @@ def commit_facts(
     tree: Collection[str] | None,
     cache: dict[tuple, Packaging | None] | None = None,
     collected: Collected | None = None,
-) -> tuple[tuple[SurfaceChange, ...] | None, frozenset[str] | None]:
-    """(surface, shipped) of one commit from what a source read. packaging_files: {path: text} of the
-    packaging files near the commit and tree: every path, both read at the newest commit of its batch;
+) -> tuple[tuple[SurfaceChange, ...] | None, frozenset[str] | None, frozenset[str] | None]:
+    """(surface, shipped, prose) of one commit from what a source read (prose: `read_surface`'s).
+    packaging_files: {path: text} of the packaging files near the commit and tree: every path, both read at
+    the newest commit of its batch;
     the commit's own versions of the packaging files it touched replace them. cache: shared by the
     commits of one batch (one tree); collected: the Python versions the batch collected already, after
     `expect_versions` counted them. surface is None when a file it needed was not read."""
@@ -265,7 +279,7 @@ def commit_facts(
     for f, before_key, after_key in _version_keys(commit):
         keys = [k for k in (before_key, after_key) if k is not None]
         if not all(texts.read(k) for k in keys):
-            return None, shipped
+            return None, shipped, None
         if any(k in texts.skipped for k in keys):
             continue  # binary or too large: not parsed
         versions.append(
@@ -276,4 +290,5 @@ def commit_facts(
                 f.previous_path,
             )
         )
-    return commit_surface(versions, packaging, shipped, collected), shipped
+    surface, prose = read_surface(versions, packaging, shipped, collected)
+    return surface, shipped, prose

@@ -37,6 +37,7 @@ from functools import cached_property, lru_cache
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank, first_line
+from analysis.surface.same_code import Version, same_code
 from analysis.surface.shared_parse import GRAMMAR_FUTURE as _GRAMMAR_FUTURE
 from analysis.surface.shared_parse import PARSE_FAILURES, parse_pair
 
@@ -189,6 +190,7 @@ class FileSurface:
 
     changes: list[SurfaceChange]
     shapes: dict[tuple[SurfaceKind, str], str] = field(default_factory=dict)  # (ADDED|REMOVED, name) → shape
+    prose_only: bool = False  # both versions parsed, and only comments, docstrings or message text differ
 
 
 class _Param:
@@ -467,10 +469,30 @@ def python_surface(
             collected.relatives.put(path, new.lines, new.spans)
     if old is None or new is None:
         return FileSurface([])
+    if before is not None and after is not None and _prose_only(old, before, new, after):
+        return FileSurface([], prose_only=True)
     try:
         return _Compare(path, module, public, old, new).run()
     except RecursionError:  # a definition too deeply nested to compare (its shape, an annotation's dump)
         return FileSurface([])
+
+
+def _prose_only(old: _Module, before: str, new: _Module, after: str) -> bool:
+    """Whether the versions differ, in comments, docstrings and message text only (same_code.py)."""
+    if before == after or old.tree is None or new.tree is None or "\r" in before or "\r" in after:
+        return False
+    return same_code(_version(old, before), _version(new, after))
+
+
+def _version(module: _Module, text: str) -> Version:
+    assert module.tree is not None  # _prose_only
+    if module.blanked is not None:
+        return Version(module.tree, module.blanked.lines, module.blanked.whole)
+    return Version(module.tree, module.lines if module.lines is not None else text.split("\n"), _itself)
+
+
+def _itself(node: ast.AST) -> ast.AST:
+    return node
 
 
 def _parse(text: str, package_init: bool = False) -> _Module | None:

@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 # Bump when the parsers find something new or differently: the stored facts of older versions are
 # then read again (they stay in the store, unused).
-PARSER_VERSION = "surface-3"
+PARSER_VERSION = "surface-4"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)
@@ -45,7 +45,7 @@ MAX_WORKERS = 4
 # per version, not once per batch (four months of vllm: about a tenth less parsing); each holds its texts.
 TASK_BATCHES = 3
 
-Facts = tuple[Any, Any]  # (surface or None, shipped or None)
+Facts = tuple[Any, Any, Any]  # (surface or None, shipped or None, prose files or None)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -148,13 +148,7 @@ async def fill_surfaces(
         finally:
             if own:
                 parsers.close()
-    return [
-        [
-            dataclasses.replace(c, surface=found[c.sha][0], shipped=found[c.sha][1]) if c.sha in found else c
-            for c in group
-        ]
-        for group in groups
-    ]
+    return [[_with_facts(c, found[c.sha]) if c.sha in found else c for c in group] for group in groups]
 
 
 async def _read_and_parse(
@@ -268,10 +262,12 @@ def with_stored_surface(store: Store, commits: Sequence[Commit]) -> list[Commit]
     if not commits:
         return list(commits)
     found = store.surfaces(commits[0].repo, [c.sha for c in commits], PARSER_VERSION)
-    return [
-        dataclasses.replace(c, surface=found[c.sha][0], shipped=found[c.sha][1]) if c.sha in found else c
-        for c in commits
-    ]
+    return [_with_facts(c, found[c.sha]) if c.sha in found else c for c in commits]
+
+
+def _with_facts(commit: Commit, facts: Facts) -> Commit:
+    surface, shipped, prose = facts
+    return dataclasses.replace(commit, surface=surface, shipped=shipped, prose_files=prose)
 
 
 async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
@@ -314,7 +310,8 @@ def _work(batches: tuple[Batch, ...]) -> Parsed:
 
 
 def parse_batch(batch: Batch) -> Parsed:
-    """{sha: (surface or None, shipped or None)} of a batch's commits, in this process or a worker's."""
+    """{sha: (surface or None, shipped or None, prose files or None)} of a batch's commits, in this process
+    or a worker's."""
     return parse_batches((batch,))
 
 
@@ -341,5 +338,5 @@ def parse_batches(batches: Sequence[Batch], relatives: Any = None) -> Parsed:
                     )
                 except Exception as exc:
                     failed.append((commit.short_sha, "".join(traceback.format_exception(exc)).rstrip()))
-                    found[commit.sha] = (None, None)
+                    found[commit.sha] = (None, None, None)
     return Parsed(found, failed)

@@ -742,7 +742,7 @@ class Store:
         self,
         repo: str,
         version: str,
-        found: Mapping[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None]],
+        found: Mapping[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None, frozenset[str] | None]],
     ) -> None:
         rows = [
             {
@@ -750,10 +750,11 @@ class Store:
                 "sha": sha,
                 "version": version,
                 "surface": json.dumps([_surface_row(c) for c in surface], ensure_ascii=False),
-                "shipped": json.dumps(sorted(shipped)) if shipped is not None else None,
+                "shipped": _json_paths(shipped),
+                "prose": _json_paths(prose),
                 "created_at": _iso(utcnow()),
             }
-            for sha, (surface, shipped) in found.items()
+            for sha, (surface, shipped, prose) in found.items()
         ]
         if rows:
             with self.transaction():
@@ -761,12 +762,13 @@ class Store:
 
     def surfaces(
         self, repo: str, shas: Iterable[str], version: str
-    ) -> dict[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None]]:
-        """The stored facts of these commits by this parser version (commits never read are absent)."""
+    ) -> dict[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None, frozenset[str] | None]]:
+        """The stored facts of these commits by this parser version (commits never read are absent):
+        (surface, shipped paths, prose files)."""
         with self._lock:
             rows = list(
                 self.db.query(
-                    "SELECT sha, surface, shipped FROM surfaces WHERE repo = ? AND version = ?"
+                    "SELECT sha, surface, shipped, prose FROM surfaces WHERE repo = ? AND version = ?"
                     " AND sha IN (SELECT value FROM json_each(?))",
                     [repo, version, json.dumps(list(shas))],
                 )
@@ -779,8 +781,7 @@ class Store:
                 )
             except (TypeError, ValueError, KeyError):
                 continue  # damaged or from another version of the shape: read again
-            shipped = frozenset(json.loads(r["shipped"])) if r["shipped"] is not None else None
-            out[r["sha"]] = (surface, shipped)
+            out[r["sha"]] = (surface, _paths(r["shipped"]), _paths(r["prose"]))
         return out
 
     # -- radar banners ------------------------------------------------------------------------------
@@ -925,6 +926,14 @@ def _title_pr(message: str | None) -> int | None:
     title = message_title(message or "")[0]
     m = PR_IN_TITLE.search(title)
     return int(m.group(1)) if m else merge_pr(title)
+
+
+def _json_paths(paths: frozenset[str] | None) -> str | None:
+    return json.dumps(sorted(paths), ensure_ascii=False) if paths is not None else None
+
+
+def _paths(stored: str | None) -> frozenset[str] | None:
+    return frozenset(json.loads(stored)) if stored is not None else None
 
 
 def _surface_row(change: SurfaceChange) -> dict[str, Any]:

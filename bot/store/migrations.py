@@ -338,6 +338,13 @@ def _m_span_index(db: sqlite_utils.Database) -> None:
         db["mined_spans"].add_column("index_state", str)
 
 
+def _m_surface_prose(db: sqlite_utils.Database) -> None:
+    # The touched Python files whose versions differ only in comments, docstrings and message text (issue 16),
+    # beside each commit's surface facts. Idempotent.
+    if "prose" not in db["surfaces"].columns_dict:
+        db["surfaces"].add_column("prose", str)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -353,4 +360,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_mined_spans,
     _m_span_scores,
     _m_span_index,
+    _m_surface_prose,
 ]

@@ -241,11 +241,61 @@ def test_a_docstring_only_edit_is_prose_not_code() -> None:
     )
     importance, reason = rank(commit, "en")
     assert importance == LOW
-    assert reason.startswith("impact (low): only comments/docstrings change in `pydantic/fields.py`")
+    assert reason.startswith(
+        "impact (low): only comments, docstrings, messages or layout change in `pydantic/fields.py`"
+    )
     # One changed line of code beside it and it is code again.
     code = hunk(["    return a"], ["    return b"], ["def g():"])
     mixed = make("Fix", fc("pydantic/fields.py", 1, 1, _DOCSTRING_TYPO + "\n" + code[code.index("@@") :]))
-    assert "only comments/docstrings" not in rank(mixed, "en")[1]
+    assert "only comments, docstrings, messages or layout" not in rank(mixed, "en")[1]
+
+
+# pydantic #12737 ("Add more version directives in documentation"): an attribute docstring rewritten,
+# its code example dedented, so that the hunk starts inside the docstring with lines that read as code.
+_DOCSTRING_EXAMPLE = (
+    "@@ -240,14 +240,12 @@ Base64Bytes = Annotated[bytes, EncodedBytes(encoder=Base64Encoder)]\n"
+    "-Warning:\n"
+    "-    In older versions, `Base64Bytes` used `base64.encodebytes`.\n"
+    "+/// version-changed | v2.10\n"
+    "+`Base64Bytes` now uses `base64.b64encode()`.\n"
+    "-    ```python\n"
+    "-    import base64\n"
+    "-    from typing import Annotated, Literal\n"
+    "-    class LegacyBase64Encoder(EncoderProtocol):\n"
+    "-        @classmethod\n"
+    "-        def decode(cls, data: bytes) -> bytes:\n"
+    "-            return base64.decodebytes(data)\n"
+    "+```python\n"
+    "+import base64\n"
+    "+from typing import Annotated, Literal\n"
+    "+class LegacyBase64Encoder(EncoderProtocol):\n"
+    "+    @classmethod\n"
+    "+    def decode(cls, data: bytes) -> bytes:\n"
+    "+        return base64.decodebytes(data)\n"
+    '     """\n'
+)
+
+
+def test_a_docstring_the_patch_reads_as_code_is_prose_by_the_syntax_trees() -> None:
+    files = (fc("docs/concepts/types.md", 40, 20), fc("widget/types.py", 41, 41, _DOCSTRING_EXAMPLE))
+    # The patch alone: the dedented example reads as code, so the commit ranks as code.
+    assert (
+        "only comments, docstrings, messages or layout"
+        not in rank(make("Add version directives in documentation", *files), "en")[1]
+    )
+    # The surface step parsed both versions: equal trees but for the docstring.
+    commit = make(
+        "Add version directives in documentation",
+        *files,
+        shipped=frozenset({"widget/types.py"}),
+        surface=(),
+        prose_files=frozenset({"widget/types.py"}),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == LOW
+    assert reason.startswith(
+        "impact (low): only comments, docstrings, messages or layout change in `widget/types.py`"
+    )
 
 
 def test_a_security_folder_does_not_make_a_docstring_typo_a_security_fix() -> None:
@@ -457,7 +507,7 @@ def test_the_reason_names_at_most_three_facts_per_score_in_plain_words() -> None
     )
     assert "current_platform" not in reason and "ThreadPool" not in reason
     assert "mostly new files (`pkg/new/m0.py` and 11 more)" in reason
-    assert "comments/docstrings" not in reason  # a statement without weight beside findings is noise
+    assert "comments, docstrings" not in reason  # a statement without weight beside findings is noise
     assert len(reason) < 400
 
 

@@ -336,9 +336,12 @@ def test_our_modules_edited_give_the_same_facts_blanked(path):
 
 
 def test_most_of_our_modules_let_bodies_blank():
-    """The edited modules above mostly go through the blanked path: they test it."""
-    blanking = [p for p in REAL_MODULES[::3] if _known(p.read_text(encoding="utf-8")).spans]
-    assert len(blanking) > 0.8 * len(REAL_MODULES[::3])
+    """The edited modules above that define functions mostly go through the blanked path: they test it."""
+    texts = [p.read_text(encoding="utf-8") for p in REAL_MODULES[::3]]
+    with_functions = [t for t in texts if "def " in t]
+    blanking = [t for t in with_functions if _known(t).spans]
+    assert len(with_functions) > 0.6 * len(texts)
+    assert len(blanking) > 0.9 * len(with_functions)
 
 
 def test_relatives_hold_at_most_their_characters_least_recent_dropped():

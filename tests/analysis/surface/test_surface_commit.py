@@ -124,15 +124,16 @@ def test_commit_facts_from_read_texts_and_what_was_not_read():
         {("p" * 40, "pkg/blob.py"), ("c" * 40, "pkg/blob.py")},  # too large: skipped, the rest still counts
     )
     pyproject = '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "pkg"\n'
-    surface, shipped = commit_facts(
+    surface, shipped, prose = commit_facts(
         commit, texts, {"pyproject.toml": pyproject}, ["pyproject.toml", "pkg/__init__.py"]
     )
     assert shipped == {"pkg/api.py", "pkg/new.py", "pkg/blob.py"}
     assert names(surface) == {(K.PARAM_REQUIRED, "pkg.api.go(b)"), (K.ADDED, "pkg.new.Thing")}
+    assert prose == frozenset()  # a signature changed: code, not prose
     # a file version that was never read (a request budget spent): no facts at all, not partial ones
     del texts.texts[("c" * 40, "pkg/new.py")]
-    surface, shipped = commit_facts(commit, texts, {"pyproject.toml": pyproject}, None)
-    assert surface is None and shipped is not None
+    surface, shipped, prose = commit_facts(commit, texts, {"pyproject.toml": pyproject}, None)
+    assert surface is None and shipped is not None and prose is None
 
 
 # --- packaging: what users install, and from whom ------------------------------------------------------
@@ -240,5 +241,5 @@ def test_a_batch_collects_each_version_once_with_the_same_facts(monkeypatch):
     together = [commit_facts(c, read, {}, None, {}, collected) for c in reversed(commits)][::-1]
     assert together == alone and sorted(parsed) == sorted(versions)  # each version once, in either order
     assert not collected._kept  # nothing held past its last use
-    kinds = {(c.kind, c.name) for facts, _ in together for c in facts}
+    kinds = {(c.kind, c.name) for facts, _, _ in together for c in facts}
     assert (K.PARAM_ADDED, "kit.core.run(timeout)") in kinds and (K.REMOVED, "kit.core.legacy") in kinds

@@ -13,11 +13,12 @@ from click.testing import CliRunner
 
 from adapters.local_git import LocalGitSource
 from analysis.errors import SourceError
-from analysis.models import SurfaceKind
+from analysis.heuristic import rank
+from analysis.models import Importance, SurfaceKind
 from analysis.window import day_window
 from bot.cli.main import cli
 from bot.digest.pipeline import load_digest
-from bot.digest.surface import PARSER_VERSION, fill_surface
+from bot.digest.surface import PARSER_VERSION, fill_surface, with_stored_surface
 from bot.json_schema import CommitJSON, DigestJSON
 from bot.store.db import Store
 from tests.fakes.gitrepo import GitRepo, isolate_git_env
@@ -247,3 +248,71 @@ async def test_the_step_through_the_github_source(tmp_path):
     }
     assert read.shipped == {"srv/app.py"}
     assert again.surface == read.surface
+
+
+TYPES = '''"""Types."""
+
+Base64Bytes = bytes
+"""Bytes that are base64-encoded.
+
+Warning:
+    In older versions, `Base64Bytes` used `base64.encodebytes`.
+
+    ```python
+    import base64
+
+    class LegacyEncoder:
+        @classmethod
+        def decode(cls, data: bytes) -> bytes:
+            return base64.decodebytes(data)
+    ```
+"""
+
+
+def encode(data: bytes) -> bytes:
+    if not data:
+        raise ValueError("nothing to encode, see the docs")
+    return data
+'''
+TYPES_DOCUMENTED = (
+    TYPES.replace(
+        "Warning:\n    In older versions, `Base64Bytes` used", "/// version-changed | v2.10\nBefore, it used"
+    )
+    .replace("    ```python\n    import base64\n", "```python\nimport base64\n")
+    .replace("    class LegacyEncoder:\n        @classmethod\n", "class LegacyEncoder:\n    @classmethod\n")
+    .replace("see the docs", "see the documentation")
+)
+
+
+async def test_a_docstring_rewrite_is_prose_by_the_parser_and_stays_so_from_the_store(tmp_path, monkeypatch):
+    # pydantic #12737's shape: a docstring holding a code example rewritten, a message reworded. The patch
+    # reads the example as code; the syntax trees before and after are the same but for the strings.
+    isolate_git_env(monkeypatch, tmp_path / "home")
+    r = GitRepo.init(tmp_path / "engine", remote="https://github.com/acme/engine.git")
+    r.commit(
+        "Initial import",
+        {"pyproject.toml": PYPROJECT, "engine/__init__.py": "", "engine/types.py": TYPES},
+        when="2026-01-25T09:00:00+08:00",
+    )
+    r.commit(
+        "Add version directives in documentation (#24)",
+        {"engine/types.py": TYPES_DOCUMENTED},
+        when="2026-01-26T10:00:00+08:00",
+    )
+    source = LocalGitSource(r.path)
+    commits = await source.commits_in_window(
+        "main", *day_window(date(2026, 1, 26), ZoneInfo("Asia/Shanghai"))
+    )
+    assert (
+        "only comments, docstrings, messages or layout" not in rank(commits[0], "en")[1]
+    )  # the patch alone: read as code
+    store = Store(tmp_path / "d.db")
+    [filled] = await fill_surface(source, store, commits)
+    assert filled.prose_files == {"engine/types.py"} and filled.surface == ()
+    importance, reason = rank(filled, "en")
+    assert importance == Importance.LOW
+    assert reason.startswith(
+        "impact (low): only comments, docstrings, messages or layout change in `engine/types.py`"
+    )
+    [stored] = with_stored_surface(store, commits)  # a recorded digest reads the same verdict back
+    assert stored.prose_files == {"engine/types.py"}

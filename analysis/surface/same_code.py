@@ -1,0 +1,131 @@
+"""Whether two versions of a Python file are the same code: only comments, docstrings and message text differ.
+
+A change that rewrites a docstring, a comment or the words of an error message changes nothing users run
+(DESIGN.md §3c: docstrings are prose). The patch alone cannot always tell: a hunk may start inside a long
+docstring that holds code examples, and a message may be an f-string around a call. The two syntax trees can:
+the versions are the same code when their trees are equal once every docstring (a string standing alone as a
+statement: module, class, function and attribute docstrings) is left out and the literal words of a message
+(a string of at least two words passed to a call, such as `raise ValueError(f"... {x} ...")`, `warn("...")`,
+`Field(description="...")`, `Doc("...")`) are not compared. Comments are not in the tree at all.
+
+Conservative: a string elsewhere (an assignment, a default, a dictionary key, a comparison) is compared, as is
+every name, number and the code inside an f-string's braces; a version that did not parse is never the same.
+Statements whose source lines are equal are not walked, so the cost is the changed statements'.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from analysis.surface.blanked_bodies import first_line
+
+# Two words: what a message has and an identifier, key, path or format code lacks.
+_WORDS = re.compile(r"[A-Za-z]{2,}[^\w\n]+[A-Za-z]{2,}")
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """One version as the collector left it: its tree (bodies may be blanked), its lines, and how to give a
+    node with a blanked body back its whole text (blanked_bodies.Blanked.whole; the identity when none is)."""
+
+    tree: ast.Module
+    lines: Sequence[str]
+    whole: Callable[[ast.AST], ast.AST | None]
+
+    def text(self, node: ast.stmt) -> Sequence[str]:
+        return self.lines[first_line(node) - 1 : node.end_lineno or node.lineno]
+
+
+def same_code(old: Version, new: Version) -> bool:
+    try:
+        return _same_body(old, old.tree.body, new, new.tree.body)
+    except RecursionError:
+        return False
+
+
+def _same_body(a: Version, xs: list[ast.stmt], b: Version, ys: list[ast.stmt]) -> bool:
+    xs, ys = _code(xs), _code(ys)
+    if len(xs) != len(ys):
+        return False
+    for x, y in zip(xs, ys, strict=True):
+        if a.text(x) == b.text(y):
+            continue  # the same source lines: the same code (a blanked body is blanked text that was equal)
+        x, y = a.whole(x), b.whole(y)
+        if type(x) is not type(y) or x is None or y is None:
+            return False
+        if isinstance(x, _DEFINITIONS):
+            if not _same_fields(x, y, skip="body") or not _same_body(a, x.body, b, y.body):  # type: ignore[attr-defined]
+                return False
+        elif not _same(x, y, message=False):
+            return False
+    return True
+
+
+def _code(body: list[ast.stmt]) -> list[ast.stmt]:
+    return [s for s in body if not _docstring(s)]
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _same_fields(x: ast.AST, y: ast.AST, skip: str) -> bool:
+    return all(
+        _same_value(getattr(x, name, None), getattr(y, name, None), False)
+        for name in x._fields
+        if name != skip
+    )
+
+
+def _same(x: ast.AST, y: ast.AST, message: bool) -> bool:
+    """Equal trees but for docstrings, and for message words where `message` (inside a call's arguments)."""
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, ast.Constant):
+        if type(x.value) is type(y.value) and x.value == y.value:  # type: ignore[attr-defined]
+            return True
+        return message and _prose(x.value) and _prose(y.value)  # type: ignore[attr-defined]
+    if isinstance(x, ast.Call):
+        keeps = _format_call(x) and _format_call(y)
+        return (
+            _same(x.func, y.func, keeps)  # type: ignore[attr-defined]
+            and _same_value(x.args, y.args, True)  # type: ignore[attr-defined]
+            and _same_value(x.keywords, y.keywords, True)  # type: ignore[attr-defined]
+        )
+    inner = message and isinstance(x, (ast.JoinedStr, ast.BinOp, ast.IfExp, ast.keyword, ast.Attribute))
+    for name in x._fields:
+        u, v = getattr(x, name, None), getattr(y, name, None)
+        if isinstance(x, ast.FormattedValue) and name == "value":
+            if not _same(u, v, False):  # the code in an f-string's braces
+                return False
+        elif not _same_value(u, v, inner):
+            return False
+    return True
+
+
+def _same_value(u: object, v: object, message: bool) -> bool:
+    if isinstance(u, list) and isinstance(v, list):
+        if u and isinstance(u[0], ast.stmt):
+            u, v = _code(u), _code(v)  # type: ignore[arg-type]
+        return len(u) == len(v) and all(_same_value(p, q, message) for p, q in zip(u, v, strict=True))
+    if isinstance(u, ast.AST) and isinstance(v, ast.AST):
+        return _same(u, v, message)
+    return type(u) is type(v) and u == v
+
+
+def _format_call(call: ast.Call) -> bool:
+    """`"... {} ...".format(x)`: the string the method is called on is the message."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, ast.Constant)
+
+
+def _prose(value: object) -> bool:
+    return isinstance(value, str) and _WORDS.search(value) is not None

@@ -1,0 +1,153 @@
+"""Two versions that are the same code but for comments, docstrings and message text (surface/same_code.py),
+whole and through the blanked path a batch takes."""
+
+from __future__ import annotations
+
+import pytest
+
+from analysis.surface.blanked_bodies import Relatives
+from analysis.surface.python import Collected, python_surface
+
+MODULE = '''"""The engine's types."""
+
+import base64
+import warnings
+
+
+def version_short():
+    return "2.1"
+
+
+class Base64Bytes:
+    """Bytes that are base64-encoded.
+
+    Under the hood, `Base64Bytes` uses `base64.b64encode`.
+
+    ```python
+    from engine import Base64Bytes
+
+    class Model:
+        data: Base64Bytes
+    ```
+    """
+
+    def encode(self, data: bytes, mode: str = "strict") -> bytes:
+        """Encode the bytes."""
+        if not data:
+            raise ValueError(f"nothing to encode; see https://docs.example.dev/{version_short()}/types for help")
+        return base64.b64encode(data)
+
+    def decode(self, data: bytes) -> bytes:
+        # legacy decoders are gone
+        warnings.warn("decode() is slow; use decode_fast() instead", stacklevel=2)
+        return base64.b64decode(data)
+
+
+LIMIT = 10
+"""How many bytes at most."""
+'''
+
+
+def versions(**edits: str) -> str:
+    text = MODULE
+    for old, new in edits.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
+
+
+def prose_only(before: str, after: str, *, blanked: bool = False) -> bool:
+    """Whether python_surface calls the change prose only; `blanked`: a batch's path, where the version before
+    was an earlier commit's version after, and each version is parsed with the function bodies it shares with
+    the version collected before it left out."""
+    if not blanked:
+        return python_surface("engine/types.py", before, after, module="engine.types").prose_only
+    collected = Collected(Relatives())
+    for text in (MODULE, MODULE, before, before, after):
+        collected.expect(text, False)
+    python_surface("engine/types.py", None, MODULE, module="engine.types", collected=collected)
+    python_surface("engine/types.py", MODULE, before, module="engine.types", collected=collected)
+    return python_surface(
+        "engine/types.py", before, after, module="engine.types", collected=collected
+    ).prose_only
+
+
+# The shape of a real documentation commit: a docstring holding a code example rewritten, so that its patch's
+# hunk starts inside the docstring with lines that read as code; an error message's link changed inside an
+# f-string around a call; a warning reworded; a comment and an attribute docstring edited.
+DOC_EDITS = {
+    "    Under the hood, `Base64Bytes` uses `base64.b64encode`.": "/// version-changed | v2.1\nNow uses [`base64.b64encode()`].",
+    "    ```python\n    from engine import Base64Bytes\n": "    ```python\n    from engine import Base64Bytes, Model\n",
+    "https://docs.example.dev/{version_short()}/types": "https://example.dev/docs/{version_short()}/concepts/types",
+    "decode() is slow; use decode_fast() instead": "decode() is slow: use decode_fast()",
+    "# legacy decoders are gone": "# the legacy decoders were removed in 2.0",
+    '"""How many bytes at most."""': '"""The most bytes read."""',
+}
+
+
+@pytest.mark.parametrize("blanked", [False, True])
+def test_docstrings_comments_and_messages_are_prose(blanked):
+    after = versions(**DOC_EDITS)
+    assert prose_only(MODULE, after, blanked=blanked)
+    assert prose_only(after, MODULE, blanked=blanked)
+    added = versions(
+        **{
+            "    def decode(self, data: bytes) -> bytes:\n": '    def decode(self, data: bytes) -> bytes:\n        """Decode."""\n'
+        }
+    )
+    assert prose_only(MODULE, added, blanked=blanked)  # a docstring added where there was none
+
+
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        ("/{version_short()}/types", "/{version_long()}/types"),  # the code in an f-string's braces
+        ('mode: str = "strict"', 'mode: str = "lenient mode"'),  # a default, even one of words
+        ("LIMIT = 10", "LIMIT = 12"),
+        ("raise ValueError(", "raise TypeError("),
+        ("if not data:", "if data is None:"),
+        ("return base64.b64decode(data)", "return base64.b64decode(data, validate=True)"),
+        (
+            '"decode() is slow; use decode_fast() instead"',
+            '"decode() is slow; use decode_fast() instead", DeprecationWarning',
+        ),
+    ],
+)
+@pytest.mark.parametrize("blanked", [False, True])
+def test_code_is_not_prose(old, new, blanked):
+    after = versions(**{old: new})
+    for doc_old, doc_new in DOC_EDITS.items():  # with the prose edits around it that still apply
+        after = after.replace(doc_old, doc_new)
+    assert not prose_only(MODULE, after, blanked=blanked)
+
+
+def test_words_outside_a_call_are_compared():
+    before = 'PROMPT = "You are a helpful assistant"\nKEYS = {"first name": 1}\n'
+    assert not python_surface("p.py", before, before.replace("helpful", "terse"), module="p").prose_only
+    assert not python_surface(
+        "p.py", before, before.replace("first name", "given name"), module="p"
+    ).prose_only
+
+
+def test_messages_in_calls_annotations_and_format():
+    before = (
+        "from typing import Annotated\n\n"
+        "def route(path: Annotated[str, Doc('The path to serve')] = '/', *, name: str = '') -> None:\n"
+        "    log.info('serving {} now'.format(path))\n"
+        "    parser.add_argument('--port', help='the port to listen on')\n"
+    )
+    after = (
+        before.replace("The path to serve", "The URL path the route serves")
+        .replace("serving {} now", "now serving {}")
+        .replace("the port to listen on", "which port the server listens on")
+    )
+    assert python_surface("p.py", before, after, module="p").prose_only
+    assert not python_surface(
+        "p.py", before, after.replace("'--port'", "'--listen-port'"), module="p"
+    ).prose_only
+
+
+def test_not_prose_when_nothing_changed_or_a_version_is_missing_or_broken():
+    assert not python_surface("p.py", MODULE, MODULE, module="p").prose_only
+    assert not python_surface("p.py", None, MODULE, module="p").prose_only
+    assert not python_surface("p.py", MODULE, MODULE + "\ndef broken(:\n", module="p").prose_only
