@@ -211,6 +211,12 @@ def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribu
     if not ({"pyproject.toml", "setup.cfg", "setup.py"} & texts.keys()):
         return None
     data = _toml(texts.get("pyproject.toml"))
+    if not (
+        "setup.py" in texts
+        or _CFG_DISTRIBUTION.search(texts.get("setup.cfg") or "")
+        or _declares_distribution(data)
+    ):
+        return None  # a folder's tools' settings ([tool.ruff], setup.cfg's [flake8] ...): nothing is built
     backend = str((data.get("build-system") or {}).get("build-backend") or "")
     system = next((name for key, name in _BACKENDS.items() if backend.startswith(key)), "")
     if not system:
@@ -237,6 +243,18 @@ def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribu
     if system == "maturin":
         return _maturin(root, tool.get("maturin") or {}, tree, name)
     return Distribution(root, system, understood=False)
+
+
+_CFG_DISTRIBUTION = re.compile(r"^\[(?:metadata|options)\]", re.MULTILINE)  # setup.cfg's own sections
+_BUILD_TOOLS = ("setuptools", "scikit-build", "poetry", "hatch", "flit", "pdm", "maturin")
+
+
+def _declares_distribution(data: dict) -> bool:
+    """Whether a pyproject.toml (without setup.py or setup.cfg beside it) describes something to build: project
+    metadata, a build system, or a build tool's own table. PEP 517's setuptools fallback applies to a
+    project; a file holding only other tools' settings is not one."""
+    tool = data.get("tool") or {}
+    return "project" in data or "build-system" in data or any(name in tool for name in _BUILD_TOOLS)
 
 
 def _project_name(texts: dict[str, str]) -> str:

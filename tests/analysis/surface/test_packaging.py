@@ -161,10 +161,41 @@ def test_a_private_package_json_inside_the_repository_ships_nothing():
 
 def test_no_packaging_file_means_unknown():
     assert read_packaging({}) is None
+    # a pyproject.toml holding only tools' settings builds nothing: no distribution, the paths' kinds decide
     assert (
         read_packaging({"pyproject.toml": "[tool.ruff]\nline-length = 100\n"}, ["pyproject.toml", "a.py"])
-        is not None
+        is None
     )
+    # with project metadata, a build system or a build tool's table it is one (PEP 517's setuptools fallback)
+    for text in (
+        '[project]\nname = "a"\n',
+        '[build-system]\nrequires = ["setuptools"]\n',
+        "[tool.setuptools]\n",
+    ):
+        assert read_packaging({"pyproject.toml": text}, ["pyproject.toml", "a.py"]) is not None
+    # the same for setup.cfg: its [flake8] section is a linter's; [metadata] or [options] make a distribution
+    assert read_packaging({"setup.cfg": "[flake8]\nmax-line-length = 100\n"}, ["setup.cfg", "a.py"]) is None
+    assert read_packaging({"setup.cfg": "[metadata]\nname = a\n"}, ["setup.cfg", "a.py"]) is not None
+
+
+def test_a_folders_tool_settings_do_not_make_its_scripts_shipped():
+    # vllm: benchmarks/pyproject.toml holds ruff's settings for the benchmark scripts; read as a distribution
+    # it shipped them, and a typo fix in their comments ranked as a change users run.
+    files = {
+        "pyproject.toml": '[build-system]\nrequires = ["setuptools"]\n[tool.setuptools.packages.find]\n'
+        'where = ["."]\ninclude = ["engine*"]\n',
+        "benchmarks/pyproject.toml": "[tool.ruff]\nline-length = 88\n[tool.ruff.lint]\nselect = ['E']\n",
+    }
+    tree = [
+        "pyproject.toml",
+        "engine/__init__.py",
+        "engine/core.py",
+        "benchmarks/pyproject.toml",
+        "benchmarks/serve.py",
+    ]
+    packaging = read_packaging(files, tree)
+    assert [d.root for d in packaging.distributions] == [""]
+    assert packaging.shipped(["benchmarks/serve.py", "engine/core.py"]) == {"engine/core.py"}
 
 
 # --- supported versions -----------------------------------------------------------------------------
