@@ -4,9 +4,10 @@ A change that rewrites a docstring, a comment or the words of an error message c
 (DESIGN.md §3c: docstrings are prose). The patch alone cannot always tell: a hunk may start inside a long
 docstring that holds code examples, and a message may be an f-string around a call. The two syntax trees can:
 the versions are the same code when their trees are equal once every docstring (a string standing alone as a
-statement: module, class, function and attribute docstrings) is left out and the literal words of a message
-(a string of at least two words passed to a call, such as `raise ValueError(f"... {x} ...")`, `warn("...")`,
-`Field(description="...")`, `Doc("...")`) are not compared. Comments are not in the tree at all.
+statement: module, class, function and attribute docstrings) and every statement that does nothing (`pass`, a
+lone `...`) is left out, and the literal words of a message (a string of at least two words passed to a call,
+such as `raise ValueError(f"... {x} ...")`, `warn("...")`, `Field(description="...")`, `Doc("...")`) are not
+compared. Comments and layout are not in the tree at all.
 
 Conservative: a string elsewhere (an assignment, a default, a dictionary key, a comparison) is compared, as is
 every name, number and the code inside an f-string's braces; a version that did not parse is never the same.
@@ -69,15 +70,12 @@ def _same_body(a: Version, xs: list[ast.stmt], b: Version, ys: list[ast.stmt]) -
 
 
 def _code(body: list[ast.stmt]) -> list[ast.stmt]:
-    return [s for s in body if not _docstring(s)]
+    return [s for s in body if not _no_op(s)]
 
 
-def _docstring(stmt: ast.stmt) -> bool:
-    return (
-        isinstance(stmt, ast.Expr)
-        and isinstance(stmt.value, ast.Constant)
-        and isinstance(stmt.value.value, str)
-    )
+def _no_op(stmt: ast.stmt) -> bool:
+    """A docstring, a `pass` or a lone `...`: statements that do nothing (a linter's "unnecessary pass")."""
+    return isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
 
 
 def _same_fields(x: ast.AST, y: ast.AST, skip: str) -> bool:

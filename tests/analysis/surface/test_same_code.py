@@ -121,6 +121,16 @@ def test_code_is_not_prose(old, new, blanked):
     assert not prose_only(MODULE, after, blanked=blanked)
 
 
+def test_statements_that_do_nothing_are_left_out():
+    # a linter's "unnecessary pass" fixed, a stub's `...` made `pass`; a formatter's new layout
+    before = 'class Empty:\n    """Nothing."""\n\n    pass\n\n\ndef stub(x):\n    ...\n\n\nCALLS = [f(1),\n  f(2)]\n'
+    after = 'class Empty:\n    """Nothing."""\n\n\ndef stub(x):\n    pass\n\n\nCALLS = [\n    f(1),\n    f(2),\n]\n'
+    assert python_surface("p.py", before, after, module="p").prose_only
+    assert not python_surface(
+        "p.py", before, after.replace("    pass", "    return x"), module="p"
+    ).prose_only
+
+
 def test_words_outside_a_call_are_compared():
     before = 'PROMPT = "You are a helpful assistant"\nKEYS = {"first name": 1}\n'
     assert not python_surface("p.py", before, before.replace("helpful", "terse"), module="p").prose_only
