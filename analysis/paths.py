@@ -402,8 +402,8 @@ def _tooling_top(folder: str) -> bool:
 def _kind_by_folder(dirs: list[str]) -> PathKind | None:
     # The outermost telling folder wins: docs/examples/foo.py is documentation.
     for depth, segment in enumerate(dirs):
-        if segment in _TEST_DIRS or _TEST_DIR_NAME.match(segment):
-            return PathKind.TESTS
+        if segment in _TEST_DIRS or _TEST_DIR_NAME.match(segment) or (depth == 0 and segment == "unittest"):
+            return PathKind.TESTS  # a top-level unittest/ only: a nested one may be a module (Lib/unittest/)
         # Only a top-level benchmarks/ (or Rust's benches/): a nested one such as pkg/benchmarks/
         # is often shipped code (a `bench` CLI).
         if segment in _BENCH_DIRS and (depth == 0 or segment == "benches"):

@@ -234,6 +234,7 @@ def test_a_dependency_update_is_told_by_what_changes_with_the_copies():
         "test_utils/helpers.py",
         "llvm/test-suite/SingleSource/x.c",
         "unit_test/scheduler.cpp",
+        "unittest/Dialect/TritonGPU/DialectTest.cpp",  # a compiler's C++ unit tests
         "fuzz/parse_target.cc",
     ],
 )
@@ -247,3 +248,7 @@ def test_a_folder_named_for_tests_of_a_kind_is_tests(path):
 )
 def test_a_folder_that_only_contains_the_letters_of_test_is_not(path):
     assert classify_path(path) == PathKind.SOURCE
+
+
+def test_a_nested_unittest_folder_may_be_a_module():
+    assert classify_path("Lib/unittest/case.py") == PathKind.SOURCE  # the standard library's own module
