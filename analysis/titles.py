@@ -21,9 +21,10 @@ REVERT_TITLE = re.compile(r"^\s*(?:partial(?:ly)?\s+)?revert(?:s|ed|ing)?\b", re
 REVERTS_SHA = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)
 REVERTS_SHA_LINE = re.compile(r"^\s*This reverts commit [0-9a-f]{7,40}\.?\s*$", re.IGNORECASE | re.MULTILINE)
 # The words a title starts with when it takes an earlier change out: "Revert", "Partial revert of",
-# "Rollback", "Roll back", "Back out".
+# "Rollback", "Roll back", "Back out", "Undo".
 REVERT_LEAD = re.compile(
-    r"^\s*(?:partial(?:ly)?\s+)?(?:revert(?:s|ed|ing)?|roll(?:s|ed|ing)?[\s-]?back|back(?:s|ed|ing)?[\s-]out)\b"
+    r"^\s*(?:partial(?:ly)?\s+)?(?:revert(?:s|ed|ing)?|roll(?:s|ed|ing)?[\s-]?back|back(?:s|ed|ing)?[\s-]out"
+    r"|undo(?:es|ne|ing)?)\b"
     r"(?:\s+of\b)?\s*:?\s*",
     re.IGNORECASE,
 )

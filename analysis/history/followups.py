@@ -5,8 +5,8 @@ is pure: it parses what a message says it follows up (`references`) and resolves
 against earlier commits of the same branch (`find_links`). Reading the history is the sources' job.
 
 What counts:
-- revert: a title that starts (after its tags) with "Revert", "Partial revert of", "Rollback" or
-  "Back out" and names what it takes out — `Revert "<title>"` (cut titles and reverts of reverts
+- revert: a title that starts (after its tags) with "Revert", "Partial revert of", "Rollback", "Back
+  out" or "Undo" and names what it takes out — `Revert "<title>"` (cut titles and reverts of reverts
   included), `#N`, `PR N`, `PR#N`, `pr4214`, `PRs N and M`, a pull-request or commit URL, a sha; in the
   body, `This reverts commit <sha>`, `git revert <sha>`, or a sentence that starts with "Reverts" /
   "This PR reverts" / "Partial revert of" and names one. A squash body's list of branch commits
