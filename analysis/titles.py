@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 
 TRAILER = re.compile(
@@ -21,10 +22,9 @@ REVERT_TITLE = re.compile(r"^\s*(?:partial(?:ly)?\s+)?revert(?:s|ed|ing)?\b", re
 REVERTS_SHA = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)
 REVERTS_SHA_LINE = re.compile(r"^\s*This reverts commit [0-9a-f]{7,40}\.?\s*$", re.IGNORECASE | re.MULTILINE)
 # The words a title starts with when it takes an earlier change out: "Revert", "Partial revert of",
-# "Rollback", "Roll back", "Back out", "Undo".
+# "Rollback", "Roll back", "Back out".
 REVERT_LEAD = re.compile(
-    r"^\s*(?:partial(?:ly)?\s+)?(?:revert(?:s|ed|ing)?|roll(?:s|ed|ing)?[\s-]?back|back(?:s|ed|ing)?[\s-]out"
-    r"|undo(?:es|ne|ing)?)\b"
+    r"^\s*(?:partial(?:ly)?\s+)?(?:revert(?:s|ed|ing)?|roll(?:s|ed|ing)?[\s-]?back|back(?:s|ed|ing)?[\s-]out)\b"
     r"(?:\s+of\b)?\s*:?\s*",
     re.IGNORECASE,
 )
@@ -55,8 +55,28 @@ def norm_tag(tag: str) -> str:
 
 
 def is_revert_title(title: str) -> bool:
-    """A title that says it reverts something, after any leading tags: `[Core] Revert "…"`."""
-    return bool(REVERT_TITLE.match(leading_tags(title)[1]))
+    """A title that says it reverts something, after any leading tags and gitmoji: `[Core] Revert "…"`,
+    `⏪️ Revert "…"`."""
+    return bool(REVERT_TITLE.match(untagged(title)))
+
+
+_SHORTCODE = re.compile(r":[a-z0-9_+-]+:\s*")
+
+
+def without_gitmoji(text: str) -> str:
+    """`text` without the emoji (or :shortcode:) it starts with: "⏪️ Revert x" → "Revert x"."""
+    text = text.lstrip()
+    if m := _SHORTCODE.match(text):
+        return text[m.end() :]
+    end = 0
+    while end < len(text) and (unicodedata.category(text[end]) == "So" or text[end] in "\ufe0f\u200d"):
+        end += 1
+    return text[end:].lstrip() if end else text
+
+
+def untagged(title: str) -> str:
+    """A title after its leading tags and gitmoji: what it says it does."""
+    return without_gitmoji(leading_tags(title)[1])
 
 
 def conventional_prefix(text: str) -> tuple[str, str] | None:
@@ -65,6 +85,34 @@ def conventional_prefix(text: str) -> tuple[str, str] | None:
     if not m:
         return None
     return m.group("type").lower(), (m.group("scope") or "").strip().lower()
+
+
+# gitmoji (gitmoji.dev): the emoji a title starts with, or its :shortcode:, states the change's kind as a
+# conventional-commit type does. Variation selectors are optional ("♻" and "♻️" alike). A revert is read from
+# its words ("⏪️ Revert …", `untagged`), as every other revert is.
+_GITMOJI_KINDS = {
+    **dict.fromkeys(("✨", "🎉", ":sparkles:", ":tada:"), "feat"),
+    **dict.fromkeys(("🐛", "🚑", "🩹", ":bug:", ":ambulance:", ":adhesive_bandage:"), "fix"),
+    **dict.fromkeys(("⚡", ":zap:"), "perf"),
+    **dict.fromkeys(
+        ("📝", "🌐", "✏", "💡", ":memo:", ":globe_with_meridians:", ":pencil2:", ":bulb:"), "docs"
+    ),
+    **dict.fromkeys(("✅", "🧪", ":white_check_mark:", ":test_tube:"), "test"),
+    **dict.fromkeys(("👷", "💚", ":construction_worker:", ":green_heart:"), "ci"),
+    **dict.fromkeys(("🔨", "📦", "🔖", ":hammer:", ":package:", ":bookmark:"), "build"),
+    **dict.fromkeys(("♻", "🎨", "🔥", "🚚", ":recycle:", ":art:", ":fire:", ":truck:"), "refactor"),
+    **dict.fromkeys(("🔒", ":lock:"), "security"),
+    **dict.fromkeys(("⬆", "⬇", "📌", "➕", "➖", ":arrow_up:", ":arrow_down:", ":pushpin:"), "deps"),
+    **dict.fromkeys((":heavy_plus_sign:", ":heavy_minus_sign:"), "deps"),
+    **dict.fromkeys(("🔧", ":wrench:"), "config"),
+}
+
+
+def gitmoji_kind(title: str) -> str | None:
+    """The conventional-commit type a gitmoji states after any leading tags: "✨ Add x" → "feat",
+    "[UI] :bug: y" → "fix"."""
+    text = leading_tags(title)[1].lstrip()
+    return next((kind for mark, kind in _GITMOJI_KINDS.items() if text.startswith(mark)), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +134,7 @@ def revert_quote(title: str) -> tuple[str, bool] | None:
     """The quoted title right after a title's revert words, as written (its own "(#N)" included), and
     whether it was cut; None when the title is no revert or does not start its target with a quote.
     Leading tags and the title's own "(#N)" are ignored."""
-    text = leading_tags(PR_SUFFIX.sub("", title.strip()))[1]
+    text = untagged(PR_SUFFIX.sub("", title.strip()))
     lead = REVERT_LEAD.match(text)
     return split_quote(text[lead.end() :]) if lead else None
 
@@ -115,7 +163,7 @@ def reverted_title(title: str) -> RevertedTitle | None:
             text, quote_cut = quote
             cut = cut or quote_cut
         else:
-            bare = leading_tags(PR_SUFFIX.sub("", text.strip()))[1]
+            bare = untagged(PR_SUFFIX.sub("", text.strip()))
             lead = REVERT_LEAD.match(bare)
             if lead is None:
                 return found

@@ -1,5 +1,5 @@
 """The change type of a commit, from its facts by fixed rules: a revert first, then a CVE / GHSA id
-in the message, title tags (the most meaningful of several wins), a conventional-commit prefix,
+in the message, title tags (the most meaningful of several wins), a conventional-commit prefix or gitmoji,
 security words, the paths when they are all of one kind, the title's first word and keywords, weak
 tags ([Chore], [Model]), new source files; else `other`. The tag vocabularies and their precedence
 are shared with grounding, which lets a stated type overrule the model's."""
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from analysis.heuristic.facts import ADVISORY, NON_RUNTIME, SECURITY_WORDS, Facts, commit_facts
 from analysis.models import ChangeType, Commit
 from analysis.paths import PathKind
-from analysis.titles import conventional_prefix
+from analysis.titles import conventional_prefix, gitmoji_kind, leading_tags
 
 # Most meaningful first: with several tags ("[ROCm][Bugfix]", "[CI/Build][BugFix]") the earliest wins.
 PRECEDENCE = (
@@ -160,6 +160,10 @@ def _type_from_advisory(facts: Facts) -> ChangeType | None:
 
 
 def _type_from_prefix(facts: Facts) -> ChangeType | None:
+    # "✨ Add x", ":bug: y": the same statement as a conventional prefix, in another convention
+    kind = gitmoji_kind(leading_tags(facts.commit.title)[1])
+    if kind is not None:
+        return CONVENTIONAL_TYPES.get(kind)
     prefix = conventional_prefix(facts.subject)
     if prefix is None:
         return None

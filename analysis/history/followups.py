@@ -5,8 +5,8 @@ is pure: it parses what a message says it follows up (`references`) and resolves
 against earlier commits of the same branch (`find_links`). Reading the history is the sources' job.
 
 What counts:
-- revert: a title that starts (after its tags) with "Revert", "Partial revert of", "Rollback", "Back
-  out" or "Undo" and names what it takes out — `Revert "<title>"` (cut titles and reverts of reverts
+- revert: a title that starts (after its tags and gitmoji) with "Revert", "Partial revert of", "Rollback" or
+  "Back out" and names what it takes out — `Revert "<title>"` (cut titles and reverts of reverts
   included), `#N`, `PR N`, `PR#N`, `pr4214`, `PRs N and M`, a pull-request or commit URL, a sha; in the
   body, `This reverts commit <sha>`, `git revert <sha>`, or a sentence that starts with "Reverts" /
   "This PR reverts" / "Partial revert of" and names one. A squash body's list of branch commits
@@ -48,6 +48,7 @@ from analysis.titles import (
     norm_tag,
     revert_quote,
     split_quote,
+    without_gitmoji,
 )
 
 EVIDENCE_MAX = 160
@@ -240,6 +241,7 @@ _RELAND_LEAD = re.compile(rf"^\s*(?:\w+\s+and\s+)?{_RELAND_WORDS}\b\s*:?\s*", re
 def _title_refs(title: str) -> list[Reference]:
     bare = PR_SUFFIX.sub("", title.strip())
     tags, untagged = leading_tags(bare)
+    untagged = without_gitmoji(untagged)  # "⏪️ Revert …" (gitmoji) reads as "Revert …"
     conventional = conventional_prefix(untagged)
     if conventional and conventional[0] != "revert":
         untagged = untagged.split(":", 1)[1].strip()
@@ -396,7 +398,7 @@ def _lands_again(title: str, target: str, revert: str) -> bool:
     quote = revert_quote(title)
     if quote is not None:
         return _norm_title(quote[0]) == _norm_title(revert)
-    return bool(_RELAND_LEAD.match(leading_tags(title)[1])) and target in _norm_title(title)
+    return bool(_RELAND_LEAD.match(without_gitmoji(leading_tags(title)[1]))) and target in _norm_title(title)
 
 
 def _sentences(text: str) -> list[str]:
@@ -421,7 +423,7 @@ def references(message: str) -> list[Reference]:
 def _references(message: str) -> tuple[Reference, ...]:
     title, body = message_title(message)
     found = _title_refs(title)
-    untagged = leading_tags(PR_SUFFIX.sub("", title.strip()))[1]
+    untagged = without_gitmoji(leading_tags(PR_SUFFIX.sub("", title.strip()))[1])
     found += _body_refs(strip_trailers(body), revert_title=bool(REVERT_LEAD.match(untagged)))
     return tuple(_unique(found))
 

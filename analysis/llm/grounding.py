@@ -25,7 +25,7 @@ from analysis.heuristic.change_type import CONVENTIONAL_TYPES, PRECEDENCE, STRON
 from analysis.labels import label
 from analysis.models import Analysis, ChangeType, Commit
 from analysis.text import EMAIL, neutralize_mentions
-from analysis.titles import REVERT_TITLE, conventional_prefix, leading_tags
+from analysis.titles import REVERT_TITLE, conventional_prefix, gitmoji_kind, leading_tags, without_gitmoji
 
 # --------------------------------------------------------------------------------------------
 # What counts as a cited file
@@ -296,11 +296,11 @@ _REFINEMENTS = {ChangeType.BUGFIX: {ChangeType.SECURITY}}
 
 
 def title_change_types(title: str) -> list[ChangeType]:
-    """The change types an explicit title tag ("[Bugfix]", "[CI/Build]") or conventional prefix
-    ("fix:", "feat(api)!:") states, in title order; a leading "Revert" states a revert."""
+    """The change types an explicit title tag ("[Bugfix]", "[CI/Build]"), conventional prefix ("fix:",
+    "feat(api)!:") or gitmoji ("✨", ":bug:") states, in title order; a leading "Revert" states a revert."""
     tags, rest = leading_tags(title, longest=_LONGEST_TAG)
     found = tag_types(tags, _TAG_TYPES)
-    if REVERT_TITLE.match(rest) or REVERT_TITLE.match(title):
+    if REVERT_TITLE.match(without_gitmoji(rest)) or REVERT_TITLE.match(title):
         return [ChangeType.REVERT]
     prefix = conventional_prefix(rest.strip())
     if prefix is not None:
@@ -309,6 +309,8 @@ def title_change_types(title: str) -> list[ChangeType]:
             found.append(ChangeType.DEPENDENCY)
         elif kind in _PREFIX_TYPES:
             found.append(_PREFIX_TYPES[kind])
+    elif (kind := gitmoji_kind(rest)) in _PREFIX_TYPES:  # "✨ Add x" states it as "feat: add x" does
+        found.append(_PREFIX_TYPES[kind])
     return list(dict.fromkeys(found))
 
 

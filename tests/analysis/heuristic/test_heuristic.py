@@ -158,6 +158,26 @@ def test_conventional_prefixes(title: str, expected: ChangeType) -> None:
 @pytest.mark.parametrize(
     ("title", "expected"),
     [
+        ("✨ Add support for Pydantic models in Form parameters (#12129)", CT.FEATURE),
+        ("🐛 Fix validation of nested models (#123)", CT.BUGFIX),
+        ("♻️ Refactor internals of dependencies (#124)", CT.REFACTOR),
+        ("📝 Update docs for query params (#125)", CT.DOCS),
+        ("🌐 Add Korean translation for the tutorial (#130)", CT.DOCS),  # not a feature for its "Add"
+        ("⬆️ Upgrade Starlette to >=0.40 (#126)", CT.DEPENDENCY),
+        ("⚡️ Speed up serialization (#128)", CT.PERFORMANCE),
+        ("👷 Update CI workflow (#131)", CT.CI_BUILD),
+        (":sparkles: Add a thing", CT.FEATURE),
+        ("[UI] :bug: Fix the menu", CT.BUGFIX),
+        ('⏪️ Revert "✨ Add a thing (#12)" (#13)', CT.REVERT),  # a revert by its words, emoji or not
+    ],
+)
+def test_gitmoji(title: str, expected: ChangeType) -> None:
+    assert classify_change(make(title, neutral(10))) == expected
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
         ("Fix tool call indexing double-counting", CT.BUGFIX),
         ("Add support for FP8 weights", CT.FEATURE),
         ("Optimize moe_permute", CT.PERFORMANCE),

@@ -85,8 +85,8 @@ def test_revert_forms_naming_a_sha_link_to_it(message):
         "Revert pr100 (#105)",
         "[TPU] Rollback PR-100. (#105)",
         "Back out PR 100",
-        "Undo #100 (#105)",
-        'Undo "[Core] Faster scheduler" (#105)',
+        '⏪️ Revert "[Core] Faster scheduler (#100)" (#105)',  # gitmoji titles (a web framework's convention)
+        ":rewind: Revert #100",
         'Revert "[Core] Faster scheduler (#105)',  # cut without an ellipsis: the quote is never closed
         "Revert #100\n\nIt broke the nightly build; see #4242 for the report.",
         "[Bugfix] Restore the default timeout removed in #100 (#105)",  # takes part of #100 back out
@@ -94,11 +94,6 @@ def test_revert_forms_naming_a_sha_link_to_it(message):
 )
 def test_more_revert_title_forms(message):
     assert links_of(ORIGINAL, past(2, message)) == {(ORIGINAL.sha, f"{2:040x}", "revert")}
-
-
-def test_an_undo_feature_title_reverts_nothing():
-    assert links_of(ORIGINAL, past(2, "Undo/redo for the scheduler's queue (#105)")) == set()
-    assert links_of(ORIGINAL, past(2, "Undoing a queued job is now possible (#105)")) == set()
 
 
 def test_a_revert_of_several_prs_links_each():

@@ -202,3 +202,12 @@ def test_title_change_types():
     assert title_change_types("[Perf][Kernel] x") == [ChangeType.PERFORMANCE]
     assert title_change_types("[Doc/Test] x") == [ChangeType.DOCS, ChangeType.TESTS]
     assert title_change_types("plain title") == []
+    # gitmoji state a type as a conventional prefix does (a web framework's convention)
+    assert title_change_types("✨ Add support for models in Form parameters (#12129)") == [ChangeType.FEATURE]
+    assert title_change_types(":bug: Fix nested models") == [ChangeType.BUGFIX]
+    assert title_change_types("⬆️ Upgrade Starlette (#126)") == [ChangeType.DEPENDENCY]
+    assert title_change_types("🍱 Update assets") == []  # not one that states a type
+    assert title_change_types('⏪️ Revert "✨ Add X (#12)" (#13)') == [ChangeType.REVERT]
+    assert consistent_change_type(commit_titled("📝 Update docs for Query (#125)"), ChangeType.FEATURE) == (
+        ChangeType.DOCS
+    )
