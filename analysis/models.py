@@ -287,8 +287,8 @@ class Commit:
     # The changed paths that the repository's packaging ships to users (pyproject, setup.cfg, package.json,
     # Cargo.toml, ... read at the commit); None: no packaging file understood.
     shipped: frozenset[str] | None = None
-    # Touched Python files whose two versions parse to the same code but for comments, docstrings and message
-    # text (analysis/surface/same_code.py); None: the files were not read.
+    # Touched Python files whose two versions parse to the same code but for comments, docstrings, message text
+    # and layout (analysis/surface/same_code.py); None: the files were not read.
     prose_files: frozenset[str] | None = None
 
     @property

@@ -259,10 +259,10 @@ def commit_facts(
 ) -> tuple[tuple[SurfaceChange, ...] | None, frozenset[str] | None, frozenset[str] | None]:
     """(surface, shipped, prose) of one commit from what a source read (prose: `read_surface`'s).
     packaging_files: {path: text} of the packaging files near the commit and tree: every path, both read at
-    the newest commit of its batch;
-    the commit's own versions of the packaging files it touched replace them. cache: shared by the
-    commits of one batch (one tree); collected: the Python versions the batch collected already, after
-    `expect_versions` counted them. surface is None when a file it needed was not read."""
+    the newest commit of its batch; the commit's own versions of the packaging files it touched replace
+    them. cache: shared by the commits of one batch (one tree); collected: the Python versions the batch
+    collected already, after `expect_versions` counted them. surface and prose are None when a file it
+    needed was not read."""
     here = dict(packaging_files)
     for f in commit.files:
         key = (commit.sha, f.path)

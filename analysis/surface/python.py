@@ -190,7 +190,7 @@ class FileSurface:
 
     changes: list[SurfaceChange]
     shapes: dict[tuple[SurfaceKind, str], str] = field(default_factory=dict)  # (ADDED|REMOVED, name) → shape
-    prose_only: bool = False  # both versions parsed, and only comments, docstrings or message text differ
+    prose_only: bool = False  # both versions parsed: only comments, docstrings, message text or layout differ
 
 
 class _Param:
@@ -478,7 +478,7 @@ def python_surface(
 
 
 def _prose_only(old: _Module, before: str, new: _Module, after: str) -> bool:
-    """Whether the versions differ, in comments, docstrings and message text only (same_code.py)."""
+    """Whether the versions differ in comments, docstrings, message text or layout only (same_code.py)."""
     if before == after or old.tree is None or new.tree is None or "\r" in before or "\r" in after:
         return False
     return same_code(_version(old, before), _version(new, after))
