@@ -1,11 +1,14 @@
 """Every test runs isolated from the developer's machine: no digestbot/LLM/chat variables from the
-environment, no .env from the working directory, no real database."""
+environment, no .env from the working directory, no real database; and from the tests before it in the same
+process: the logging a CLI run or the service set up is taken down after the test."""
 
+import logging
 import os
 from collections.abc import Iterator
 
 import pytest
 
+from bot.monitoring.logs import RedactSecrets
 from bot.store.db import Store
 
 _PREFIXES = (
@@ -30,6 +33,20 @@ def _isolated_settings(monkeypatch, tmp_path_factory):
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_DATA_HOME", str(home / "data"))
     monkeypatch.chdir(home)  # pydantic-settings reads ./.env
+
+
+@pytest.fixture(autouse=True)
+def _logging_taken_down() -> Iterator[None]:
+    """setup_logging's stderr handler (and its filters: RedactSecrets moves a record's exception into
+    masked text) would stay on the root logger for every later test of the worker process, so a test
+    reading `caplog.records[i].exc_info` would pass or fail by which tests ran before it."""
+    root = logging.getLogger()
+    before, level = list(root.handlers), root.level
+    yield
+    for handler in list(root.handlers):
+        if handler not in before and any(isinstance(f, RedactSecrets) for f in handler.filters):
+            root.removeHandler(handler)
+    root.setLevel(level)
 
 
 @pytest.fixture
