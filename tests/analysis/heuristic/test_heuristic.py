@@ -149,15 +149,7 @@ def test_bugfix_tag_is_never_a_refactor(title: str) -> None:
         ("chore(deps): bump lodash from 4.17.20 to 4.17.21", CT.DEPENDENCY),
         ("revert: feat(api): add streaming", CT.REVERT),
         ("Bugfix: Pass router logits dtype", CT.BUGFIX),
-    ],
-)
-def test_conventional_prefixes(title: str, expected: ChangeType) -> None:
-    assert classify_change(make(title, neutral(10))) == expected
-
-
-@pytest.mark.parametrize(
-    ("title", "expected"),
-    [
+        # gitmoji state the type as a prefix does (a web framework's convention)
         ("✨ Add support for Pydantic models in Form parameters (#12129)", CT.FEATURE),
         ("🐛 Fix validation of nested models (#123)", CT.BUGFIX),
         ("♻️ Refactor internals of dependencies (#124)", CT.REFACTOR),
@@ -171,7 +163,7 @@ def test_conventional_prefixes(title: str, expected: ChangeType) -> None:
         ('⏪️ Revert "✨ Add a thing (#12)" (#13)', CT.REVERT),  # a revert by its words, emoji or not
     ],
 )
-def test_gitmoji(title: str, expected: ChangeType) -> None:
+def test_conventional_prefixes_and_gitmoji(title: str, expected: ChangeType) -> None:
     assert classify_change(make(title, neutral(10))) == expected
 
 
