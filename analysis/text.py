@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from analysis.titles import TRAILER
 
 ZWSP = "\u200b"
+# Two words: what prose (a comment, a docstring, a message) has and most code, keys and identifiers lack.
+TWO_WORDS = re.compile(r"[A-Za-z]{2,}[^\w\n]+[A-Za-z]{2,}")
 
 if TYPE_CHECKING:
     from analysis.models import Commit

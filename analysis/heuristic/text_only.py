@@ -20,11 +20,11 @@ import warnings
 from functools import lru_cache
 
 from analysis.heuristic.code_lines import knows, open_states, scan
+from analysis.text import TWO_WORDS
 
 PROSE_MAX_LINES = 400  # changed lines of one file: beyond that, reading it as code is cheaper and safer
 _HUNK = re.compile(r"^@@", re.M)
 _HUNK_LINES = re.compile(r"^ -(?P<old>\d+)(?:,\d+)? \+(?P<new>\d+)")  # after the split's "@@"
-_WORDS = re.compile(r"[A-Za-z]{2,}[^\w\n]+[A-Za-z]{2,}")  # two words: what prose has and most code lacks
 _LEFTOVER = re.compile(r'^[\s"\'),\]}+;]*$')  # what remains of a line that is only a string (and closers)
 # Comment lines by language family: "#", or "//", "/*" and the "* " lines inside a block comment.
 _HASH_COMMENT_LINE = re.compile(r"^\s*#")
@@ -108,7 +108,7 @@ def _cost(
 @lru_cache(maxsize=8192)
 def _sentence(text: str) -> bool:
     """Reads like a sentence: two words, no mark of code, and no Python statement."""
-    return bool(_WORDS.search(text)) and not _CODE_HINT.search(text) and not _looks_like_code(text.strip())
+    return bool(TWO_WORDS.search(text)) and not _CODE_HINT.search(text) and not _looks_like_code(text.strip())
 
 
 def _is_prose_line(text: str, code: str, inside: bool, comment: re.Pattern[str]) -> bool:
@@ -120,7 +120,7 @@ def _is_prose_line(text: str, code: str, inside: bool, comment: re.Pattern[str])
     if inside:
         return True  # a line of a docstring or block comment, its first and last included
     string = _STRING.match(text)
-    return bool(string and _WORDS.search(string.group("body")))
+    return bool(string and TWO_WORDS.search(string.group("body")))
 
 
 @lru_cache(maxsize=4096)

@@ -17,14 +17,12 @@ Statements whose source lines are equal are not walked, so the cost is the chang
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from analysis.surface.blanked_bodies import first_line
+from analysis.text import TWO_WORDS
 
-# Two words: what a message has and an identifier, key, path or format code lacks.
-_WORDS = re.compile(r"[A-Za-z]{2,}[^\w\n]+[A-Za-z]{2,}")
 _DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -129,4 +127,4 @@ def _format_call(call: ast.Call) -> bool:
 
 
 def _prose(value: object) -> bool:
-    return isinstance(value, str) and _WORDS.search(value) is not None
+    return isinstance(value, str) and TWO_WORDS.search(value) is not None
