@@ -57,7 +57,7 @@ def norm_tag(tag: str) -> str:
 def is_revert_title(title: str) -> bool:
     """A title that says it reverts something, after any leading tags and gitmoji: `[Core] Revert "…"`,
     `⏪️ Revert "…"`."""
-    return bool(REVERT_TITLE.match(untagged(title)))
+    return bool(REVERT_TITLE.match(title_text(title)))
 
 
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:\s*")
@@ -74,7 +74,7 @@ def without_gitmoji(text: str) -> str:
     return text[end:].lstrip() if end else text
 
 
-def untagged(title: str) -> str:
+def title_text(title: str) -> str:
     """A title after its leading tags and gitmoji: what it says it does."""
     return without_gitmoji(leading_tags(title)[1])
 
@@ -89,7 +89,7 @@ def conventional_prefix(text: str) -> tuple[str, str] | None:
 
 # gitmoji (gitmoji.dev): the emoji a title starts with, or its :shortcode:, states the change's kind as a
 # conventional-commit type does. Variation selectors are optional ("♻" and "♻️" alike). A revert is read from
-# its words ("⏪️ Revert …", `untagged`), as every other revert is.
+# its words ("⏪️ Revert …", `title_text`), as every other revert is.
 _GITMOJI_KINDS = {
     **dict.fromkeys(("✨", "🎉", ":sparkles:", ":tada:"), "feat"),
     **dict.fromkeys(("🐛", "🚑", "🩹", ":bug:", ":ambulance:", ":adhesive_bandage:"), "fix"),
@@ -134,7 +134,7 @@ def revert_quote(title: str) -> tuple[str, bool] | None:
     """The quoted title right after a title's revert words, as written (its own "(#N)" included), and
     whether it was cut; None when the title is no revert or does not start its target with a quote.
     Leading tags and the title's own "(#N)" are ignored."""
-    text = untagged(PR_SUFFIX.sub("", title.strip()))
+    text = title_text(PR_SUFFIX.sub("", title.strip()))
     lead = REVERT_LEAD.match(text)
     return split_quote(text[lead.end() :]) if lead else None
 
@@ -163,7 +163,7 @@ def reverted_title(title: str) -> RevertedTitle | None:
             text, quote_cut = quote
             cut = cut or quote_cut
         else:
-            bare = untagged(PR_SUFFIX.sub("", text.strip()))
+            bare = title_text(PR_SUFFIX.sub("", text.strip()))
             lead = REVERT_LEAD.match(bare)
             if lead is None:
                 return found

@@ -48,6 +48,7 @@ from analysis.titles import (
     norm_tag,
     revert_quote,
     split_quote,
+    title_text,
     without_gitmoji,
 )
 
@@ -398,7 +399,7 @@ def _lands_again(title: str, target: str, revert: str) -> bool:
     quote = revert_quote(title)
     if quote is not None:
         return _norm_title(quote[0]) == _norm_title(revert)
-    return bool(_RELAND_LEAD.match(without_gitmoji(leading_tags(title)[1]))) and target in _norm_title(title)
+    return bool(_RELAND_LEAD.match(title_text(title))) and target in _norm_title(title)
 
 
 def _sentences(text: str) -> list[str]:
@@ -423,8 +424,8 @@ def references(message: str) -> list[Reference]:
 def _references(message: str) -> tuple[Reference, ...]:
     title, body = message_title(message)
     found = _title_refs(title)
-    untagged = without_gitmoji(leading_tags(PR_SUFFIX.sub("", title.strip()))[1])
-    found += _body_refs(strip_trailers(body), revert_title=bool(REVERT_LEAD.match(untagged)))
+    said = title_text(PR_SUFFIX.sub("", title.strip()))
+    found += _body_refs(strip_trailers(body), revert_title=bool(REVERT_LEAD.match(said)))
     return tuple(_unique(found))
 
 
