@@ -81,6 +81,12 @@ class CommitJSON(_Out):
         description="the changed paths the repository's packaging ships to users; null when no packaging"
         " file was understood",
     )
+    prose: list[str] | None = Field(
+        None,
+        description="the changed Python files whose versions before and after parse to the same code but"
+        " for comments, docstrings, message text and layout (nothing users run changed there); null when"
+        " its files were not read",
+    )
 
 
 class WindowJSON(_Out):

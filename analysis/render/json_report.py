@@ -94,6 +94,7 @@ def render_commit_json(commit: Commit, analysis: Analysis, tz: tzinfo | None = N
         "analyzer": analysis.analyzer,
         "surface": [surface_json(c) for c in commit.surface] if commit.surface is not None else None,
         "shipped": sorted(commit.shipped) if commit.shipped is not None else None,
+        "prose": sorted(commit.prose_files) if commit.prose_files is not None else None,
     }
 
 

@@ -33,6 +33,7 @@ COMMIT_KEYS = {
     "analyzer",
     "surface",
     "shipped",
+    "prose",
 }
 LOW_FIELDS = {"change_type", "summary", "notes"}
 MEDIUM_FIELDS = LOW_FIELDS | {"scope", "risks", "recommendations"}

@@ -95,7 +95,7 @@ def test_digest_json_carries_each_commits_facts_and_shipped_paths(repo, tmp_path
         "engine.config.CacheConfig.cpu_swap_gb",
     )
     assert fact["text"].startswith("field renamed: engine.config.CacheConfig.cpu_swap_gb")
-    assert rename["shipped"] == ["engine/config.py"]
+    assert rename["shipped"] == ["engine/config.py"] and rename["prose"] == []  # a field renamed: code
     docs = by_title["[Doc] Update the demo (#22)"]
     assert docs["surface"] == [] and docs["shipped"] == []  # the example tree is not shipped: no API facts
     drop = by_title["[Build] Drop Python 3.9 (#23)"]
@@ -284,9 +284,10 @@ TYPES_DOCUMENTED = (
 )
 
 
-async def test_a_docstring_rewrite_is_prose_by_the_parser_and_stays_so_from_the_store(tmp_path, monkeypatch):
-    # pydantic #12737's shape: a docstring holding a code example rewritten, a message reworded. The patch
-    # reads the example as code; the syntax trees before and after are the same but for the strings.
+@pytest.fixture
+def documented(tmp_path, monkeypatch):
+    """pydantic #12737's shape: a docstring holding a code example rewritten, a message reworded. The patch
+    reads the example as code; the syntax trees before and after are the same but for the strings."""
     isolate_git_env(monkeypatch, tmp_path / "home")
     r = GitRepo.init(tmp_path / "engine", remote="https://github.com/acme/engine.git")
     r.commit(
@@ -299,13 +300,15 @@ async def test_a_docstring_rewrite_is_prose_by_the_parser_and_stays_so_from_the_
         {"engine/types.py": TYPES_DOCUMENTED},
         when="2026-01-26T10:00:00+08:00",
     )
-    source = LocalGitSource(r.path)
+    return r
+
+
+async def test_a_docstring_rewrite_is_prose_by_the_parser_and_stays_so_from_the_store(documented, tmp_path):
+    source = LocalGitSource(documented.path)
     commits = await source.commits_in_window(
         "main", *day_window(date(2026, 1, 26), ZoneInfo("Asia/Shanghai"))
     )
-    assert (
-        "only comments, docstrings, messages or layout" not in rank(commits[0], "en")[1]
-    )  # the patch alone: read as code
+    assert "only comments, docstrings, messages or layout" not in rank(commits[0], "en")[1]  # the patch alone
     store = Store(tmp_path / "d.db")
     [filled] = await fill_surface(source, store, commits)
     assert filled.prose_files == {"engine/types.py"} and filled.surface == ()
@@ -316,3 +319,8 @@ async def test_a_docstring_rewrite_is_prose_by_the_parser_and_stays_so_from_the_
     )
     [stored] = with_stored_surface(store, commits)  # a recorded digest reads the same verdict back
     assert stored.prose_files == {"engine/types.py"}
+
+
+def test_digest_json_names_the_files_that_changed_only_prose(documented, tmp_path):
+    [commit] = digest_json(documented, tmp_path / "d.db")["commits"]
+    assert commit["prose"] == ["engine/types.py"] and commit["importance"] == "low"
