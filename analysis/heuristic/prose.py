@@ -280,6 +280,8 @@ def _changes(changes: Iterable[SurfaceChange], lang: str) -> str:
     return text
 
 
+# A lifted guard's condition longer than this is not quoted (the name says where to look).
+_MAX_CHECK = 80
 _SHORT_VALUE = re.compile(r"""-?[\w.+-]{1,16}|(["'])[^"'\n]{0,14}\1""")
 
 
@@ -325,6 +327,11 @@ def _value(value: str | None, change: SurfaceChange) -> str | None:
 
 def describe(change: SurfaceChange, lang: str) -> str:
     """One surface change in words: "renames config field `a` → `b` (no alias)"."""
+    # a guard lifted: say which check went
+    if change.kind == SurfaceKind.SWITCH_FLIPPED and change.new is None:
+        if change.old and len(one_line(change.old)) <= _MAX_CHECK:
+            return t(lang, "surface_guard_lifted_check", name=_code(change.name), old=_code(change.old))
+        return t(lang, "surface_guard_lifted", name=_code(change.name))
     text = t(
         lang,
         f"surface_{change.kind.value}",

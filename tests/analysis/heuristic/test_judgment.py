@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from analysis.heuristic import analyze, judge_commit, rank
+from analysis.heuristic.prose import describe
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit, HistoryIndex
 from analysis.models import Importance, SurfaceChange, SurfaceKind
@@ -509,6 +510,31 @@ def test_the_reason_names_at_most_three_facts_per_score_in_plain_words() -> None
     assert "mostly new files (`pkg/new/m0.py` and 11 more)" in reason
     assert "comments, docstrings" not in reason  # a statement without weight beside findings is noise
     assert len(reason) < 400
+
+
+def test_a_lifted_guard_says_which_check_went_in_the_compatibility_and_risk_lines() -> None:
+    # vllm: a pooling method lost its `assert not cursor.is_partial_prefill()`; the analysis said only
+    # "flips `AllPool.forward_all`", which names no switch and no check
+    lifted = SurfaceChange(
+        SurfaceKind.SWITCH_FLIPPED,
+        "pkg.pool.AllPool.forward_all",
+        "pkg/pool.py",
+        old="not cursor.is_partial()",
+    )
+    long = SurfaceChange(
+        SurfaceKind.SWITCH_FLIPPED, "pkg.pool.Sum.forward", "pkg/pool.py", old="x and " * 30 + "y"
+    )
+    assert describe(lifted, "en") == (
+        "lets `pkg.pool.AllPool.forward_all` take a path it refused (it no longer checks `not cursor.is_partial()`)"
+    )
+    assert (
+        describe(lifted, "zh")
+        == "`pkg.pool.AllPool.forward_all` 不再拒绝此前不支持的路径（不再检查 `not cursor.is_partial()`）"
+    )
+    assert describe(long, "en") == "lets `pkg.pool.Sum.forward` take a path it refused"  # too long to quote
+    analysis = analyze(make("Chunked pooling", fc("pkg/pool.py", 12, 4), surface=(lifted,)), lang="en")
+    risks = " ".join(analysis.risks)
+    assert "it no longer checks `not cursor.is_partial()`" in risks and "flips" not in risks
 
 
 def test_changes_that_read_the_same_are_said_once_with_how_many_modules() -> None:
