@@ -17,9 +17,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, Field
 
-from analysis.titles import merge_pr, message_title
+from analysis.titles import PR_DIGITS, merge_pr, message_title
 
-PR_IN_TITLE = re.compile(r"\(#(\d+)\)\s*$")
+PR_IN_TITLE = re.compile(rf"\(#({PR_DIGITS})\)\s*$")
 
 
 # -- what a change does to its users (DESIGN.md §3c) -------------------------------------------

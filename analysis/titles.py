@@ -17,7 +17,10 @@ TRAILER = re.compile(
 )  # sign-off style lines at a message's end (analysis.text strips them from what reports show)
 TAG_MAX = 60  # characters in one tag: longer bracketed text is prose, not a tag
 
-PR_SUFFIX = re.compile(r"\s*\(#\d+\)\s*$")
+# A pull or merge request number: at most nine digits. A longer run of digits in a message ("#" and a pasted
+# hash or 5,000 nines) names no request, and int() refuses more than 4,300 digits.
+PR_DIGITS = r"\d{1,9}"
+PR_SUFFIX = re.compile(rf"\s*\(#{PR_DIGITS}\)\s*$")
 REVERT_TITLE = re.compile(r"^\s*(?:partial(?:ly)?\s+)?revert(?:s|ed|ing)?\b", re.IGNORECASE)
 REVERTS_SHA = re.compile(r"This reverts commit ([0-9a-f]{7,40})", re.IGNORECASE)
 REVERTS_SHA_LINE = re.compile(r"^\s*This reverts commit [0-9a-f]{7,40}\.?\s*$", re.IGNORECASE | re.MULTILINE)
@@ -32,7 +35,9 @@ ELLIPSIS = ("…", "...")
 # The first line of a pull request's merge commit in a merge-commit workflow, which names the pull request
 # and its branch; the pull request's own title is the next line: GitHub's "Merge pull request #N from
 # owner/branch", bors' "Auto merge of #N - owner:branch, r=reviewer".
-_MERGE_LINE = re.compile(r"^(?:Merge (?:pull request|PR) #(\d+) from \S+|Auto merge of #(\d+) - .*)$")
+_MERGE_LINE = re.compile(
+    rf"^(?:Merge (?:pull request|PR) #({PR_DIGITS}) from \S+|Auto merge of #({PR_DIGITS}) - .*)$"
+)
 _CONVENTIONAL = re.compile(r"^(?P<type>[A-Za-z]+)(?:\((?P<scope>[^)\n]*)\))?!?:\s*\S")
 
 

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from analysis.titles import PR_DIGITS
+
 
 class Category(StrEnum):
     """In order of significance: a PR listed twice keeps the earlier one."""
@@ -179,15 +181,15 @@ _FIRST_CONTRIBUTION = re.compile(r"made (?:their|his|her|a) first contribution",
 
 # A pull request or issue URL on any forge (GitHub, GitHub Enterprise, GitLab's /-/merge_requests).
 _URL = re.compile(
-    r"https?://[^\s/()<>\]]+/([\w.-]+)/([\w.-]+)/(?:-/)?(?:pull|pulls|issues|merge_requests)/(\d+)\b"
+    rf"https?://[^\s/()<>\]]+/([\w.-]+)/([\w.-]+)/(?:-/)?(?:pull|pulls|issues|merge_requests)/({PR_DIGITS})\b"
 )
 # A Markdown link [text](url) or a reST one `text <url>`_.
 _LINK = re.compile(
     r"\[[^\]]{0,300}+\]\([ \t]{0,20}+[^)\s]{1,300}+(?:[ \t]+[^)]{0,200}+)?\)|`[^`<]{0,300}+<[^>`]{1,300}+>`__?"
 )
-_QUALIFIED = re.compile(r"(?<![\w/.#-])([\w.-]+/[\w.-]+)#(\d+)\b")
-_PLAIN = re.compile(r"(?<![\w/&#-])#(\d+)\b")
-_ROLE = re.compile(r":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{0,200}<)?#?(\d+)>?`")
+_QUALIFIED = re.compile(rf"(?<![\w/.#-])([\w.-]+/[\w.-]+)#({PR_DIGITS})\b")
+_PLAIN = re.compile(rf"(?<![\w/&#-])#({PR_DIGITS})\b")
+_ROLE = re.compile(rf":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{{0,200}}<)?#?({PR_DIGITS})>?`")
 _MARKUP = re.compile(r"[`*_\[\]()<>:]")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 

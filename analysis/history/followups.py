@@ -40,6 +40,7 @@ from analysis.models import PR_IN_TITLE, FollowUpKind
 from analysis.text import strip_trailers
 from analysis.titles import (
     ELLIPSIS,
+    PR_DIGITS,
     PR_SUFFIX,
     REVERT_LEAD,
     conventional_prefix,
@@ -53,7 +54,7 @@ from analysis.titles import (
 )
 
 EVIDENCE_MAX = 160
-_MERGE_PR = re.compile(r"^Merge (?:pull request|PR) #(\d+) from ")
+_MERGE_PR = re.compile(rf"^Merge (?:pull request|PR) #({PR_DIGITS}) from ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,14 +112,14 @@ class FollowUpLink:
 _HOST_REPO = r"https?://[^\s/]+/[^\s/]+/[^\s/]+"
 _SHA = r"[0-9a-f]{7,40}"
 _REF = re.compile(
-    rf"{_HOST_REPO}/pull/(?P<url_pr>\d+)\b"
+    rf"{_HOST_REPO}/pull/(?P<url_pr>{PR_DIGITS})\b"
     rf"|{_HOST_REPO}/commits?/(?P<url_sha>{_SHA})\b"
     # "PR 12", "PR#12", "PR-12", "pr4214", "pull request #12", "PRs 12, 13 and 14"
-    r"|(?<![\w/#&.-])(?:prs?|pull\s+requests?)\s*[-#:]?\s*(?P<word_pr>\d+)\b"
-    r"(?P<more>(?:\s*(?:,|&|\band\b)\s*#?\d+\b)*)"
+    rf"|(?<![\w/#&.-])(?:prs?|pull\s+requests?)\s*[-#:]?\s*(?P<word_pr>{PR_DIGITS})\b"
+    rf"(?P<more>(?:\s*(?:,|&|\band\b)\s*#?{PR_DIGITS}\b)*)"
     # "owner/repo#12": only where a revert says so (elsewhere it usually names another repository)
-    r"|(?<![\w/])(?P<qualified>[\w.-]+/[\w.-]+)#(?P<qual_pr>\d+)\b"
-    r"|(?<![\w/#&])#(?P<pr>\d+)\b"
+    rf"|(?<![\w/])(?P<qualified>[\w.-]+/[\w.-]+)#(?P<qual_pr>{PR_DIGITS})\b"
+    rf"|(?<![\w/#&])#(?P<pr>{PR_DIGITS})\b"
     rf"|\bcommits?\s+`?(?P<commit_sha>{_SHA})\b"
     rf"|(?<![\w/.-])`?(?P<bare_sha>{_SHA})\b",
     re.IGNORECASE,
@@ -285,7 +286,7 @@ def _quoted_ref(
     kind: FollowUpKind, text: str, cut: bool, *, evidence: str, relands: bool = False
 ) -> Reference:
     """A quoted earlier title: its own trailing "(#N)" or "#N" names it; else the title itself."""
-    m = re.search(r"(?:\(#(\d+)\)|(?<![\w/])#(\d+))\s*$", text)
+    m = re.search(rf"(?:\(#({PR_DIGITS})\)|(?<![\w/])#({PR_DIGITS}))\s*$", text)
     title = text + ELLIPSIS[0] if cut else text
     pr = int(m.group(1) or m.group(2)) if m else None
     return Reference(kind, pr=pr, title=title, evidence=evidence, relands=relands)

@@ -522,3 +522,9 @@ def test_hostile_lines_do_not_stall_the_parser():
                ":pr:`" * 10000, "<!--" * 10000 + "-->"]  # fmt: skip
     text = "\n".join(hostile) + "\n### Fixes\n" + "\n".join(hostile[:3]) + "\n- the real one (#7)\n"
     assert parse(text).prs == {7: X}
+
+
+def test_a_run_of_digits_too_long_for_a_pull_request_is_no_reference():
+    huge = "9" * 5000
+    text = f"## 1.0\n\n### Fixes\n\n- Fix a crash (#{huge})\n- Fix a leak (#12)\n- See acme/widgets#{huge}\n"
+    assert parse(text, "acme/widgets").prs == {12: X}

@@ -416,3 +416,20 @@ def test_in_a_merge_commit_workflow_a_revert_links_to_the_pull_request_it_revert
         (original.sha, revert.sha, "revert"),
         (original.sha, fix.sha, "fix"),
     }
+
+
+def test_a_run_of_digits_too_long_for_a_pull_request_names_none_and_breaks_nothing():
+    # a message with "#" and 5,000 nines (a pasted number): int() refuses more than 4,300 digits, and the
+    # digest, analyze and eval of every day whose history held it stopped with a ValueError
+    huge = "9" * 5000
+    messages = [
+        f"Fix #{huge}",
+        f"Something (#{huge})",
+        f"Revert PR 100 and #{huge}",
+        f"Fix the crash\n\nBroken by https://github.com/acme/widgets/pull/{huge} and acme/widgets#{huge}",
+        f'Revert "Faster scheduler (#{huge})"',
+        f"Merge pull request #{huge} from someone/branch",
+    ]
+    commits = [past(2 + i, m) for i, m in enumerate(messages)]
+    assert links_of(ORIGINAL, *commits) == {(ORIGINAL.sha, commits[2].sha, "revert")}  # "100" still read
+    assert all(c.pr_number is None for c in commits)
