@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from analysis.langs import LANGS as LANGS  # read from here by the renderers and prompts
 from analysis.models import ChangeType, Importance
+from analysis.text import singular_ones
 
 _LABELS: dict[str, dict[str, str]] = {
     "zh": {
@@ -199,7 +200,8 @@ def check_lang(lang: str) -> str:
 
 def label(lang: str, key: str, **fmt: object) -> str:
     text = _LABELS[lang][key]
-    return text.format(**fmt) if fmt else text
+    text = text.format(**fmt) if fmt else text
+    return singular_ones(text) if lang == "en" else text
 
 
 def quote_elided(lang: str, text: str, limit: int) -> str:

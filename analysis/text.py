@@ -60,6 +60,17 @@ def neutralize_mentions(text: str) -> str:
     return _MENTION_SYNTAX.sub(lambda m: "<" + ZWSP + m.group(1), text)
 
 
+_ONE = re.compile(
+    r"(?<![\d,.+/−-])1 (commit|author|file|line|folder|changed line|test file|binary file|other folder)s\b"
+)
+
+
+def singular_ones(text: str) -> str:
+    """English plurals after a count of one: "1 commits today" → "1 commit today". "(+1/−1 lines)" stays:
+    it counts two lines."""
+    return _ONE.sub(r"1 \1", text)
+
+
 def one_line(text: str) -> str:
     return " ".join(text.split())
 

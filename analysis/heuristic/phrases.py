@@ -6,9 +6,8 @@ changed in one language is seen beside the other."""
 
 from __future__ import annotations
 
-import re
-
 from analysis.paths import PathKind
+from analysis.text import singular_ones
 
 KIND_NAMES = {
     "zh": {
@@ -402,12 +401,8 @@ PHRASES: dict[str, dict[str, str]] = {
 }
 
 
-_ONE = re.compile(r"(?<![\d,.+/−-])1 (file|line|folder|changed line|test file|binary file|other folder)s\b")
-
-
 def t(lang: str, key: str, **fmt: object) -> str:
     """The phrase `key` in `lang`, filled in."""
     text = PHRASES[lang][key]
     text = text.format(**fmt) if fmt else text
-    # English plurals: "1 files" → "1 file". "(+1/−1 lines)" stays: it counts two lines.
-    return _ONE.sub(r"1 \1", text) if lang == "en" else text
+    return singular_ones(text) if lang == "en" else text

@@ -463,7 +463,8 @@ def _check_stats(
         line for line in report.lines[heading.index + 1 : _next_heading_line(report, heading)] if line
     ]
     template = label(lang, "stats_line")
-    pattern = re.compile("^> " + re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>\\d+)", re.escape(template)) + "$")
+    text = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>\\d+)", re.escape(template))
+    pattern = re.compile("^> " + text.replace("commits", "commits?") + "$")  # "1 commit today" in English
     match = pattern.match(following[0]) if following else None
     if match is None:
         report.add(f"{digest.repo}: stats line missing or malformed: {following[:1]}")

@@ -1,6 +1,6 @@
 import re
 
-from analysis.text import ZWSP, md_cell, md_inline, neutralize_mentions, strip_trailers
+from analysis.text import ZWSP, md_cell, md_inline, neutralize_mentions, singular_ones, strip_trailers
 
 
 def test_strip_trailers_and_emails():
@@ -53,3 +53,14 @@ def test_terminal_escapes_and_bidi_overrides_never_come_out():
         assert not any(c in out for c in "\x1b\u202e\u202c\x07\x00")
         assert "red" in out and "evil" in out
     assert "\t" in neutralize_mentions(hostile)
+
+
+def test_a_count_of_one_takes_the_singular_in_english_reports_and_answers():
+    from analysis.labels import label
+
+    assert label("en", "stats_line", total=1, high=0, medium=1, low=0).startswith("1 commit today |")
+    assert label("en", "stats_line", total=11, high=0, medium=1, low=10).startswith("11 commits today |")
+    assert singular_ones("1 authors landed 1 commits; 21 commits; (+1/−1 lines)") == (
+        "1 author landed 1 commit; 21 commits; (+1/−1 lines)"
+    )
+    assert label("zh", "stats_line", total=1, high=0, medium=1, low=0).startswith("本日共 1 个提交")
