@@ -54,6 +54,22 @@ class RedactSecrets(logging.Filter):
 _RECORD_FIELDS = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
 
 
+class BriefExceptions(logging.Filter):
+    """A record's traceback as its last line, on the record's own line, with where to find the rest: people
+    at a terminal get one line per problem (a parser's failure on one commit printed 20–30 lines); -vv
+    and JSON logs keep the whole traceback. After RedactSecrets, so the line kept is already masked."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.exc_text or (
+            logging.Formatter().formatException(record.exc_info) if record.exc_info else ""
+        )
+        if text:
+            last = next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
+            record.msg = f"{record.getMessage()} ({last}; run with -vv for the traceback)"
+            record.args, record.exc_info, record.exc_text = None, None, None
+        return True
+
+
 class DropRepeats(logging.Filter):
     """An identical record (same logger, level, text and exception) at most once per `window` seconds;
     the next one let through says how many were dropped meanwhile."""
@@ -135,6 +151,8 @@ def setup_logging(verbosity: int, secrets: list[str], fmt: str = "text") -> None
     handler.setFormatter(formatter(fmt))
     handler.addFilter(RedactSecrets(secrets))
     handler.addFilter(DropRepeats())
+    if verbosity < 2 and fmt != "json":
+        handler.addFilter(BriefExceptions())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
