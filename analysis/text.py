@@ -27,7 +27,7 @@ _MASS_MENTION = re.compile(r"@(everyone|here|channel|all)\b", re.IGNORECASE)
 # A code span as CommonMark sees it: a whole run of N backticks closed by a whole run of exactly N
 # (else "``<img …>`" would be kept raw while Markdown renders the <img> as live HTML).
 CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-_MD_SPECIAL = re.compile(r"([\\*_\[\]<>~|])")
+_MD_SPECIAL = re.compile(r"([\\*_\[\]<>~|&])")  # & too: an entity (&lt;, &#64;) shows as typed
 _BLOCK_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")
 
 

@@ -64,3 +64,10 @@ def test_a_count_of_one_takes_the_singular_in_english_reports_and_answers():
         "1 author landed 1 commit; 21 commits; (+1/−1 lines)"
     )
     assert label("zh", "stats_line", total=1, high=0, medium=1, low=0).startswith("本日共 1 个提交")
+
+
+def test_html_entities_in_untrusted_text_show_as_typed_not_as_what_they_encode():
+    # a title "Remove foo: &lt;!channel&gt; &#64;here" rendered as "<!channel> @here" in Markdown viewers
+    out = md_inline("Remove foo: &lt;!channel&gt; &amp; &#64;here")
+    assert out == "Remove foo: \\&lt;!channel\\&gt; \\&amp; \\&#64;here"
+    assert md_cell("a & b | c") == "a \\& b \\| c"
