@@ -75,6 +75,11 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+def code_text(text: str) -> str:
+    """Untrusted text to put between backticks: one line, no backtick (it would end the span), no mention."""
+    return neutralize_mentions(one_line(text).replace("`", "'"))
+
+
 def md_inline(text: str) -> str:
     """Untrusted text as one line of Markdown: balanced `code spans` survive, every other character
     that could open emphasis, links, HTML or a table cell is escaped, and mentions are neutralised."""

@@ -31,7 +31,7 @@ from analysis.models import (
     user_name,
 )
 from analysis.paths import PathKind
-from analysis.text import neutralize_mentions, one_line, strip_trailers
+from analysis.text import code_text, neutralize_mentions, one_line, strip_trailers
 from analysis.titles import REVERTS_SHA, reverted_title
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def _num(n: int) -> str:
 def _code(text: str) -> str:
     """An identifier or path as a code span. Paths and names come from the commit too: no backticks
     (they would break the span) and no mentions."""
-    return "`" + neutralize_mentions(one_line(text).replace("`", "'")) + "`"
+    return f"`{code_text(text)}`"
 
 
 def _items(lang: str, items: Iterable[str]) -> str:

@@ -33,7 +33,7 @@ from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Import
 from analysis.render.followups import entry_parts
 from analysis.render.followups import word as followup_word
 from analysis.render.markdown import analyzer_name, format_time, safe_url, same_commit
-from analysis.text import display_author, display_title, neutralize_mentions, redact
+from analysis.text import code_text, display_author, display_title, neutralize_mentions, redact
 
 Block = dict[str, Any]
 Message = dict[str, Any]  # {"text": fallback, "blocks": [...]}: the keyword arguments of chat.postMessage
@@ -312,7 +312,7 @@ def _window_line(digest: Digest, lang: str) -> str:
     end = format_time(digest.window_end, tz)[:16]
     return " · ".join(
         [
-            f"`{escape(digest.branch)}`",
+            f"`{escape(code_text(digest.branch))}`",
             f"{label(lang, 'window')} {start} – {end} ({escape(digest.timezone)})",
             f"{label(lang, 'analyzer')} {escape(analyzer_name(digest.analyzers))}",
         ]

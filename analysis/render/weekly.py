@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 from analysis.history.followups import FollowUpKind
 from analysis.labels import check_lang, importance_label, importance_word
 from analysis.render.markdown import cell, inline, safe_url
+from analysis.text import code_text
 from analysis.weekly import TIERS, Week
 
 _WORDS = {
@@ -118,7 +119,7 @@ def render_weekly_markdown(week: Week, chart: str | None = None) -> str:
         + word(
             lang,
             "meta",
-            branch=week.branch.replace("`", "'"),
+            branch=code_text(week.branch),
             tz=inline(week.timezone),
             analyzers=inline("+".join(week.analyzers) or "none"),
             generated=week.generated_at.astimezone(tz).strftime("%Y-%m-%d %H:%M"),

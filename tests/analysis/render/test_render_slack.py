@@ -224,3 +224,11 @@ def test_cards_use_the_time_zone_given():
     local = commit.committed_at.strftime("%Y-%m-%d %H:%M")
     assert local in shanghai and "Asia/Shanghai" in shanghai
     assert (commit.committed_at - timedelta(hours=8)).strftime("%H:%M") in utc
+
+
+def test_a_hostile_branch_name_stays_one_code_span_without_mentions():
+    # git allows backticks and "@here" in a ref name; the context line's code span broke on the backtick
+    message = parent_message(make_digest(branch="rel`@here`<!channel>|x", lang="en"))
+    assert_valid([message])
+    body = "\n".join(texts(message["blocks"]))
+    assert f"`rel'@{ZWSP}here'&lt;{ZWSP}!channel&gt;|x`" in body

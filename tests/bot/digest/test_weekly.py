@@ -5,6 +5,7 @@ labels are drawn with a CJK font."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import struct
 import warnings
@@ -25,6 +26,7 @@ from adapters.local_git import LocalGitSource
 from analysis.errors import InputError
 from analysis.models import Analysis, Commit, Importance
 from analysis.render.weekly import render_weekly_json, render_weekly_markdown, weekly_summary
+from analysis.text import ZWSP
 from analysis.weekly import Area, parse_week
 from bot.cli.main import cli
 from bot.digest.weekly import build_week
@@ -111,6 +113,8 @@ async def test_week_counts_followups_areas_and_usage(repo, store):
 
     text = render_weekly_markdown(week, "weekly.png")
     assert "![2026-W05: commits per day by importance, and follow-ups](weekly.png)" in text
+    hostile = render_weekly_markdown(dataclasses.replace(week, branch="rel`@here`<!channel>"))
+    assert f"Branch `rel'@{ZWSP}here'<{ZWSP}!channel>`" in hostile  # a ref may hold backticks and mentions
     assert "| 2026-01-26 Mon | 1 | 0 | 1 | 2 | 0 |" in text
     assert "| **Total** | 1 | 3 | 2 | 6 | 2 |" in text
     assert "> 1 reverted this week; we had ranked 1 of them medium or high (1 high)." in text
