@@ -50,6 +50,7 @@ THREAD_NAME_MAX = 100
 CARD_TITLE_MAX = 1000
 CARD_AUTHOR_MAX = 200
 ONE_LINER_MAX = 120  # a title in a one-line list entry; the full title is in the card
+MEDIUM_TITLE_MAX = 300  # a title in the medium list, elided beyond with its size stated (the report has it)
 
 COLORS = {
     Importance.HIGH: 0xE74C3C,
@@ -470,7 +471,8 @@ def medium_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]
     for commit in commits:
         analysis = digest.analyses.get(commit.sha)
         kind = f" · {change_type_label(lang, analysis.change_type)}" if analysis else ""
-        lines.append(f"{_sha_link(commit)} {dc_text(display_title(commit))}{kind}")
+        title = dc_text(quote_elided(lang, display_title(commit), MEDIUM_TITLE_MAX))
+        lines.append(f"{_sha_link(commit)} {title}{kind}")
     chunks = pack_lines(lines, DESCRIPTION_MAX) or [label(lang, "none_stated")]
     heading = f"{label(lang, 'medium_list')} ({len(commits)})"
     embeds: list[Embed] = [

@@ -52,7 +52,10 @@ MESSAGE_TEXT_BUDGET = 8_000
 FALLBACK_MAX = 300  # the notification text; the blocks carry the content
 ONE_LINER_TITLE_MAX = 200  # titles in the parent's one-liners (the card shows them whole)
 CARD_AUTHOR_MAX = 200  # likewise for an author's name
-CARD_TITLE_MAX = 1000  # a card quotes at most this much of a title (a "title" can be a 190 KB line)
+CARD_TITLE_MAX = 1000
+# A title and a summary in the medium list, elided beyond with their size stated (the report has them whole).
+MEDIUM_TITLE_MAX = 300
+MEDIUM_SUMMARY_MAX = 600  # a card quotes at most this much of a title (a "title" can be a 190 KB line)
 LINK_LABEL_MAX = 1000  # a longer title is shown next to a short link instead of inside it
 
 _CONTINUATION_RESERVE = 200  # room kept in every message for the "continued i/n" context block
@@ -426,8 +429,10 @@ def medium_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]
 
 
 def _medium_line(commit: Commit, analysis: Analysis, lang: str) -> str:
-    summary = " ".join(safe(analysis.summary).split())
-    line = f"• {_title(commit, bold=False)} {_sha(commit)} · {change_type_label(lang, analysis.change_type)}"
+    # elided with their size stated: one 60,000-character title took 14 messages; the report has it whole
+    summary = safe(quote_elided(lang, " ".join(analysis.summary.split()), MEDIUM_SUMMARY_MAX))
+    title = _title(commit, max_len=MEDIUM_TITLE_MAX, bold=False, lang=lang)
+    line = f"• {title} {_sha(commit)} · {change_type_label(lang, analysis.change_type)}"
     return f"{line} — {summary}" if summary else line
 
 

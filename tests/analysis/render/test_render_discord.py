@@ -289,3 +289,11 @@ def test_card_time_is_the_commit_time():
     commit = make_commit("t")
     [message] = card_messages(commit, make_analysis(commit), "en")
     assert message["embeds"][0]["timestamp"] == commit.committed_at.isoformat()
+
+
+def test_a_huge_title_takes_one_medium_line_with_its_size_stated():
+    commit = make_commit("Refactor " + "the scheduler " * 4300 + " (#7)")
+    messages = medium_list_messages(make_digest(["medium"], commits=[commit], lang="en"), [commit])
+    assert len(messages) == 1 and len(messages[0]["embeds"]) == 1
+    text = messages[0]["embeds"][0]["description"]
+    assert commit.short_sha in text and "more characters" in text and len(text) < 1000

@@ -232,3 +232,16 @@ def test_a_hostile_branch_name_stays_one_code_span_without_mentions():
     assert_valid([message])
     body = "\n".join(texts(message["blocks"]))
     assert f"`rel'@{ZWSP}here'&lt;{ZWSP}!channel&gt;|x`" in body
+
+
+def test_a_huge_title_or_summary_takes_one_medium_line_with_its_size_stated():
+    # a 60,000-character title was posted whole, twice (title and summary), in 14 messages
+    huge = "Refactor " + "the scheduler " * 4300
+    commit = make_commit(huge + " (#7)")
+    digest = make_digest(["medium"], commits=[commit], lang="en")
+    digest.analyses[commit.sha].summary = f'Commit "{huge}" changes 1 file.'
+    messages = medium_list_messages(digest, [commit])
+    assert len(messages) == 1
+    assert_valid(messages)
+    body = "\n".join(texts(messages))
+    assert commit.short_sha in body and body.count("more characters") == 2 and len(body) < 2000
