@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit, FileTexts
-from analysis.surface.packaging_files import packaging_paths
+from analysis.surface.packaging_files import is_packaging_file, packaging_paths
 from bot.digest.collector import collector_paused
 from bot.store.db import Store
 
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 # Bump when the parsers find something new or differently: the stored facts of older versions are
 # then read again (they stay in the store, unused).
-PARSER_VERSION = "surface-4"
+PARSER_VERSION = "surface-5"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)
@@ -138,7 +138,7 @@ async def fill_surfaces(
             todo = [c for c in group if c.sha not in seen]  # a commit twice: read with its first group
             seen.update(c.sha for c in todo)
             todos.append(todo)
-        batches = sum(-(-len(todo) // BATCH) for todo in todos)
+        batches = sum(len(batches_of(todo)) for todo in todos)
         enough = batches >= 2 and sum(len(todo) for todo in todos) >= POOL_MIN_COMMITS
         own = parsers is None
         parsers = parsers if parsers is not None else Parsers()
@@ -203,8 +203,8 @@ async def _read_and_parse(
             continue
         done = 0
         try:
-            for i in range(0, len(todo), BATCH):
-                pending.append(await _read_batch(source, todo[i : i + BATCH]))
+            for chunk in batches_of(todo):
+                pending.append(await _read_batch(source, chunk))
                 done += len(pending[-1].commits)
                 pool = parsers.pool() if parsers else None
                 if pool is None or len(pending) >= TASK_BATCHES:
@@ -223,6 +223,20 @@ async def _read_and_parse(
         await settle_one()
         await save_parsed_groups()
     return fresh
+
+
+def batches_of(commits: Sequence[Commit]) -> list[list[Commit]]:
+    """The commits in batches of at most BATCH, in the order they landed, a batch ending before a commit that
+    changes a packaging file: a batch's tree and packaging are read at its newest commit, and a commit must
+    be judged with the packaging of its own time (a package renamed later the same day made an earlier
+    removal from it "not shipped")."""
+    batches: list[list[Commit]] = []
+    for commit in sorted(commits, key=lambda c: c.committed_at):
+        starts = not batches or len(batches[-1]) >= BATCH
+        if starts or any(is_packaging_file(f.path) for f in commit.files):
+            batches.append([])
+        batches[-1].append(commit)
+    return [batch for batch in batches if batch]
 
 
 def _one_text_per_blob(batches: list[Batch]) -> tuple[Batch, ...]:

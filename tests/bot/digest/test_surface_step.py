@@ -324,3 +324,23 @@ async def test_a_docstring_rewrite_is_prose_by_the_parser_and_stays_so_from_the_
 def test_digest_json_names_the_files_that_changed_only_prose(documented, tmp_path):
     [commit] = digest_json(documented, tmp_path / "d.db")["commits"]
     assert commit["prose"] == ["engine/types.py"] and commit["importance"] == "low"
+
+
+def test_a_commit_is_judged_with_the_packaging_of_its_time_not_of_a_later_commit_that_day(
+    tmp_path, monkeypatch
+):
+    # a batch's packaging is read at its newest commit: a package renamed later the same day made an
+    # earlier removal from it "not shipped", and a breaking change ranked low
+    isolate_git_env(monkeypatch, tmp_path / "home")
+    r = GitRepo.init(tmp_path / "lib")
+    project = '[build-system]\nbuild-backend = "setuptools.build_meta"\n[project]\nname = "pkg"\n'
+    project += '[tool.setuptools]\npackages = ["pkg"]\n'
+    r.commit("Initial", {"pyproject.toml": project, "pkg/__init__.py": "def foo():\n    pass\n\n\ndef keep():\n    pass\n"},
+             when="2026-01-25T09:00:00+08:00")  # fmt: skip
+    r.commit("Remove foo", {"pkg/__init__.py": "def keep():\n    pass\n"}, when="2026-01-26T10:00:00+08:00")
+    r.commit("Rename the package", {"pyproject.toml": project.replace('"pkg"', '"newpkg"')},
+             rename={"pkg/__init__.py": "newpkg/__init__.py"}, when="2026-01-26T11:00:00+08:00")  # fmt: skip
+    commits = digest_json(r, tmp_path / "d.db", "--lang", "en")["commits"]
+    removal = next(c for c in commits if c["title"] == "Remove foo")
+    assert removal["importance"] == "high"
+    assert [s["kind"] for s in removal["surface"]] == ["removed"]
