@@ -33,16 +33,19 @@ from analysis.history.automation import is_automated, login_from_email
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
-from analysis.window import in_window
 from bot.ports.protocols import Progress
 
 log = logging.getLogger(__name__)
 
 # git prunes a --since walk at the first commit older than the bound, but committer dates along a
 # first-parent history are not always monotonic (clock skew, rebased or cherry-picked commits). Walking
-# back this far before the window makes a miss need a skew of over a month, while the walk itself stays
-# cheap (rev-list reads only commit headers, no diffs); the exact window is applied in Python.
+# back this far before the window absorbs small skews in the one walk (rev-list reads only commit headers,
+# no diffs); larger ones (a 1970 clock) are walked past page by page (_past_skew). The exact window is
+# applied in Python.
 DEFAULT_SINCE_MARGIN = timedelta(days=30)
+# Past where the --since walk stopped, the first-parent history is read in pages (doubling up to the
+# largest) while a page still holds commits at or after the bound: see LocalGitSource._past_skew.
+SKEW_PAGE, MAX_SKEW_PAGE = 16, 4096
 BATCH_SIZE = 50  # commits per `git log -p` call: few processes, bounded output per call
 GIT_TIMEOUT = 300.0  # seconds; only local work, so anything longer is a hung process
 # `git log --numstat` diffs every file of every commit: months of history are seconds of one core (the
@@ -454,14 +457,32 @@ class LocalGitSource:
         since = int(start.timestamp() - self.since_margin.total_seconds())
         if since > 0:
             args.append(f"--since=@{since}")  # a pre-filter only: see DEFAULT_SINCE_MARGIN
-        out = await self._git_async(*args, tip)
-        listed: list[tuple[int, str]] = []
-        for line in _text(out).splitlines():
-            stamp, _, sha = line.partition(" ")
-            if in_window(datetime.fromtimestamp(int(stamp), UTC), start, end):
-                listed.append((int(stamp), sha))
+        walked = _stamped(await self._git_async(*args, tip))
+        if since > 0:
+            walked += await self._past_skew(walked[-1][1] if walked else tip, bool(walked), since)
+        low, high = start.timestamp(), end.timestamp()
+        # compared as Unix seconds: git takes dates past year 9999, which datetime cannot hold
+        listed = [(stamp, sha) for stamp, sha in walked if low <= stamp < high]
         listed.sort(key=lambda item: -item[0])  # stable: equal dates keep history order
         return [sha for _, sha in listed]
+
+    async def _past_skew(self, start: str, skip_start: bool, since: int) -> list[tuple[int, str]]:
+        """The first-parent commits a --since walk pruned although newer than since: git stops at the first
+        commit older than the bound, so one commit with a skewed clock (a 1970 date) hides all behind it.
+        Pages older than where the walk stopped are read while a page still holds a commit at or after
+        since; the normal case costs one small call, whose page holds none."""
+        found: list[tuple[int, str]] = []
+        page = SKEW_PAGE
+        while True:
+            args = ["rev-list", "--first-parent", "--timestamp", f"--max-count={page}"]
+            out = await self._git_async(*args, *(["--skip=1"] if skip_start else []), start)
+            rows = _stamped(out)
+            if not any(stamp >= since for stamp, _ in rows):
+                return found
+            found += rows
+            if len(rows) < page:  # the root commit is in it
+                return found
+            start, skip_start, page = rows[-1][1], True, min(page * 2, MAX_SKEW_PAGE)
 
     async def _load(self, shas: Sequence[str]) -> list[Commit]:
         """Full commits for shas, in that order: one metadata and one patch call for the whole batch."""
@@ -724,6 +745,15 @@ def _parse_history(text: str, nonce: str) -> list[PastCommit]:
             )
         )
     return result
+
+
+def _stamped(out: bytes) -> list[tuple[int, str]]:
+    """`git rev-list --timestamp` output: (committer Unix time, sha) per commit, in walk order."""
+    rows = []
+    for line in _text(out).splitlines():
+        stamp, _, sha = line.partition(" ")
+        rows.append((int(stamp), sha))
+    return rows
 
 
 def _parse_batch(out: bytes) -> list[tuple[str, bytes]]:

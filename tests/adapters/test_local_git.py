@@ -101,8 +101,8 @@ async def test_non_monotonic_committer_dates_do_not_stop_the_walk(repo: GitRepo)
     ]
 
 
-async def test_since_margin_is_the_documented_bound_of_the_walk(repo: GitRepo) -> None:
-    # The trade-off of the pre-filter: a skew larger than the margin hides what lies behind it.
+async def test_a_skew_past_the_margin_hides_nothing_either(repo: GitRepo) -> None:
+    # The margin only saves calls: past where the --since walk stopped, the history is read on.
     repo.commit("in the window, behind a skewed commit", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
     repo.commit("skewed clock: two days early", files={"a": "2"}, when="2026-01-24T08:00:00+08:00")
     repo.commit("in the window, on top", files={"a": "3"}, when="2026-01-26T12:00:00+08:00")
@@ -110,7 +110,68 @@ async def test_since_margin_is_the_documented_bound_of_the_walk(repo: GitRepo) -
 
     narrow = LocalGitSource(repo.path, since_margin=timedelta(hours=1))
 
-    assert titles(await narrow.commits_in_window("main", start, end)) == ["in the window, on top"]
+    assert titles(await narrow.commits_in_window("main", start, end)) == [
+        "in the window, on top",
+        "in the window, behind a skewed commit",
+    ]
+
+
+async def test_a_1970_commit_inside_the_day_hides_no_other_commit(repo: GitRepo) -> None:
+    repo.commit("base", files={"a": "0"}, when="2025-12-01T10:00:00+08:00")
+    repo.commit("first of the day", files={"a": "1"}, when="2026-01-26T01:00:00+08:00")
+    repo.commit_raw("broken clock", {"a": "2"}, date="86400 +0000")  # 1970-01-02
+    repo.commit("last of the day", files={"a": "3"}, when="2026-01-26T03:00:00+08:00")
+
+    # the skewed commit is not of the day by its committer date: it stays out, and hides nothing
+    assert titles(await day_commits(repo.path)) == ["last of the day", "first of the day"]
+
+
+async def test_a_1970_commit_at_the_tip_empties_no_day(repo: GitRepo) -> None:
+    repo.commit("base", files={"a": "0"}, when="2025-12-01T10:00:00+08:00")
+    repo.commit("first of the day", files={"a": "1"}, when="2026-01-26T01:00:00+08:00")
+    repo.commit("last of the day", files={"a": "2"}, when="2026-01-26T03:00:00+08:00")
+    repo.commit_raw("next morning, broken clock", {"a": "3"}, date="86400 +0000")
+    source = LocalGitSource(repo.path)
+
+    assert titles(await day_commits(repo.path)) == ["last of the day", "first of the day"]
+    past = await source.history("main", datetime(2025, 11, 1, tzinfo=UTC), datetime(2026, 1, 27, tzinfo=UTC))
+    assert [c.message for c in past] == ["base", "first of the day", "last of the day"]
+
+
+async def test_a_long_run_behind_a_skewed_commit_is_read_page_by_page(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import adapters.local_git as local_git
+
+    monkeypatch.setattr(local_git, "SKEW_PAGE", 2)  # pages of 2, 4, 8: several pages, one past the run
+    repo.commit("a month before", files={"a": "0"}, when="2025-12-20T10:00:00+08:00")
+    for n in range(9):
+        repo.commit(f"behind {n}", files={"a": f"{n}"}, when=f"2026-01-26T0{n}:00:00+08:00")
+    repo.commit_raw("broken clock", {"a": "x"}, date="86400 +0000")
+    repo.commit("on top", files={"a": "y"}, when="2026-01-26T12:00:00+08:00")
+
+    assert titles(await day_commits(repo.path)) == ["on top", *(f"behind {n}" for n in reversed(range(9)))]
+
+
+async def test_the_walk_past_the_bound_costs_one_small_call(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(40):  # older commits than a page: the check reads one page of them, no more
+        repo.commit(f"old {n}", files={"a": f"{n}"}, when=f"2025-10-{n % 28 + 1:02d}T10:00:00+08:00")
+    repo.commit("of the day", files={"a": "x"}, when="2026-01-26T10:00:00+08:00")
+    calls: list[list[str]] = []
+    spawn = LocalGitSource._spawn
+
+    def counting(self: LocalGitSource, args: list[str], *rest: object, **kw: object) -> object:
+        calls.append(args)
+        return spawn(self, args, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LocalGitSource, "_spawn", counting)
+
+    assert titles(await day_commits(repo.path)) == ["of the day"]
+    walks = [args for args in calls if args[0] == "rev-list"]
+    assert len(walks) == 2 and any(a.startswith("--since=") for a in walks[0])
+    assert "--max-count=16" in walks[1] and "--skip=1" in walks[1]
 
 
 async def test_newest_first_by_committer_date_and_ties_keep_history_order(repo: GitRepo) -> None:
@@ -376,7 +437,7 @@ async def test_one_batched_git_log_per_batch_not_per_commit(
 
     assert titles(commits) == [f"commit {n}" for n in reversed(range(45))]
     assert calls.count("log") == 2  # metadata + patches, both for all 45 commits
-    assert len(calls) <= 4
+    assert len(calls) <= 5  # and the branch, the walk, one page past the walk
     assert seen == [(0, 45), (45, 45)]
 
 
