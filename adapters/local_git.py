@@ -23,7 +23,7 @@ import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,6 +60,7 @@ _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 _URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")  # credentials in a URL, to scrub from git's messages
 _SCP_LIKE = re.compile(r"(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>[^/].*)")  # [user@]host:owner/name
 _PATH_SEGMENT = re.compile(r"[\w.-]+")
+_ISO_OFFSET = re.compile(r"([+-])(\d+):(\d\d)$")  # the end of git's %cI
 _WEB_SCHEMES = {"https": "https", "http": "http", "ssh": "https", "git": "https", "git+ssh": "https"}
 _HOST_ALIASES = {"ssh.github.com": "github.com"}  # GitHub's ssh-over-443 endpoint
 
@@ -119,7 +120,9 @@ _LOG_OPTIONS = (
     "--indent-heuristic",
     "--submodule=short",
 )
-_META = "%H%x00%P%x00%an%x00%ae%x00%cI%x00%B"  # see _parse_meta
+# The committer date twice: %ct is the instant; %cI only lends its offset, which git prints even when no
+# zone has it (+25:00, -99:59: old importers wrote such dates, git fsck lets them be).
+_META = "%H%x00%P%x00%an%x00%ae%x00%ct %cI%x00%B"  # see _parse_meta
 _PATCH_OPTIONS = (
     "-p",
     "--no-color",
@@ -522,7 +525,7 @@ class LocalGitSource:
             message=meta.message,
             author=meta.author,
             author_login=login_from_email(meta.email),  # a GitHub noreply address names the login
-            committed_at=datetime.fromisoformat(meta.committed_at),
+            committed_at=_commit_time(meta.committed_at, meta.sha),
             parents=meta.parents,
             files=files,
             url=f"{self._web_url}/commit/{meta.sha}" if self._web_url else None,
@@ -738,13 +741,29 @@ def _parse_history(text: str, nonce: str) -> list[PastCommit]:
         result.append(
             BranchCommit(
                 sha,
-                datetime.fromtimestamp(int(stamp), UTC),
+                datetime.fromtimestamp(int(stamp), UTC),  # listed in the span, so a date datetime holds
                 message.rstrip("\n"),
                 tuple(files),
                 automated=is_automated(name, login_from_email(email), email),
             )
         )
     return result
+
+
+def _commit_time(field: str, sha: str) -> datetime:
+    """A commit's date from '<%ct> <%cI>': the instant is the Unix time, shown in the commit's own offset
+    when a Python timezone can hold it (strictly within a day), else in UTC: the day is never lost."""
+    stamp, _, iso = field.partition(" ")
+    match = _ISO_OFFSET.search(iso)
+    offset = None
+    if match:
+        minutes = int(match[2]) * 60 + int(match[3])
+        offset = timedelta(minutes=-minutes if match[1] == "-" else minutes)
+    zone = timezone(offset) if offset is not None and abs(offset) < timedelta(hours=24) else UTC
+    try:
+        return datetime.fromtimestamp(int(stamp), zone)
+    except (OverflowError, OSError, ValueError):  # git takes dates past year 9999; no window holds them
+        raise SourceError(f"commit {sha[:12]} has a committer date past year 9999 ({iso})") from None
 
 
 def _stamped(out: bytes) -> list[tuple[int, str]]:

@@ -174,6 +174,34 @@ async def test_the_walk_past_the_bound_costs_one_small_call(
     assert "--max-count=16" in walks[1] and "--skip=1" in walks[1]
 
 
+async def test_a_time_zone_offset_past_a_day_keeps_the_instant_in_utc(repo: GitRepo) -> None:
+    # git fsck lets offsets such as +2500 or -9959 be (old importers wrote them); Python has no such zone.
+    repo.commit("base", files={"a": "0"}, when="2025-12-01T10:00:00+08:00")
+    repo.commit("normal", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    plus = repo.commit_raw("offset +2500", {"a": "2"}, date="1769396400 +2500")  # 11:00 in Shanghai
+    repo.commit_raw("offset -9959", {"a": "3"}, date="1769400000 -9959")  # 12:00 in Shanghai
+    source = LocalGitSource(repo.path)
+
+    commits = await day_commits(repo.path)
+
+    assert titles(commits) == ["offset -9959", "offset +2500", "normal"]
+    assert [c.committed_at.astimezone(SHANGHAI).hour for c in commits] == [12, 11, 10]
+    assert [c.committed_at.utcoffset() for c in commits] == [timedelta(0), timedelta(0), timedelta(hours=8)]
+    assert (await source.get_commit(plus)).committed_at == datetime(2026, 1, 26, 3, tzinfo=UTC)
+    past = await source.history("main", datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC))
+    assert [c.committed_at.hour for c in past] == [2, 3, 4]
+
+
+async def test_a_committer_date_past_year_9999_is_a_clear_error_and_hides_no_day(repo: GitRepo) -> None:
+    repo.commit("of the day", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    far = repo.commit_raw("far future", {"a": "2"}, date="253402400800 +0000")  # 10000-01-02
+    source = LocalGitSource(repo.path)
+
+    assert titles(await day_commits(repo.path)) == ["of the day"]
+    with pytest.raises(SourceError, match=f"commit {far[:12]} has a committer date past year 9999"):
+        await source.get_commit(far)
+
+
 async def test_newest_first_by_committer_date_and_ties_keep_history_order(repo: GitRepo) -> None:
     repo.commit("first at noon", files={"a": "1"}, when="2026-01-26T12:00:00+08:00")
     repo.commit("second at noon", files={"a": "2"}, when="2026-01-26T12:00:00+08:00")
