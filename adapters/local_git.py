@@ -22,7 +22,7 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -207,6 +207,8 @@ class LocalGitSource:
         self._env = {k: v for k, v in os.environ.items() if k not in _STRIP_ENV}
         self._env.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
         self.git_dir = self._discover(Path(git_dir))
+        self._shallow_file = _common_dir(self.git_dir) / "shallow"
+        self._told_shallow = False
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
         self.repo = (repo or "").strip() or (hosted.name if hosted else self._folder_name())
@@ -304,7 +306,12 @@ class LocalGitSource:
         )
         # the parts are contiguous runs of the newest-first list: joined in order, the output is one pass's
         newest_first = _parse_history(_text(b"".join(outs)), nonce)
-        return [c for c in newest_first if since <= c.committed_at < until][::-1]
+        cut = self._shallow_cut()  # as in _commit: a commit at a shallow cut did not touch every path
+        return [
+            replace(c, files=()) if c.sha in cut else c
+            for c in newest_first[::-1]
+            if since <= c.committed_at < until
+        ]
 
     def _stream_history(self, args: list[str], stdin: str, nonce: str, counter: _ReadCount) -> bytes:
         """`git log --stdin` output, read as it comes (for a progress bar over the commits listed)."""
@@ -460,6 +467,7 @@ class LocalGitSource:
         since = int(start.timestamp() - self.since_margin.total_seconds())
         if since > 0:
             args.append(f"--since=@{since}")  # a pre-filter only: see DEFAULT_SINCE_MARGIN
+        self._shallow_cut()  # a window read in a shallow clone may miss commits: say so
         walked = _stamped(await self._git_async(*args, tip))
         if since > 0:
             walked += await self._past_skew(walked[-1][1] if walked else tip, bool(walked), since)
@@ -498,27 +506,17 @@ class LocalGitSource:
             self._git_async("log", *_LOG_OPTIONS, *_PATCH_OPTIONS, f"--format={nonce}%H", stdin=stdin),
         )
         patches = _parse_patches(patch_out, nonce.encode())
-        by_sha = {m.sha: self._commit(m, patches.get(m.sha)) for m in _parse_meta(meta_out)}
+        cut = self._shallow_cut()
+        by_sha = {m.sha: self._commit(m, patches.get(m.sha), m.sha in cut) for m in _parse_meta(meta_out)}
         missing = [sha for sha in shas if sha not in by_sha]
         if missing:
             raise SourceError(f"git did not return commit {missing[0]} of {self.repo}")
         return [by_sha[sha] for sha in shas]
 
-    def _commit(self, meta: _Meta, patches: list[str | None] | None) -> Commit:
-        if patches is None or len(patches) != len(meta.files):
-            # Should not happen (both calls diff alike); never pair a patch with the wrong file.
-            patches = [None] * len(meta.files)
-        files = tuple(
-            FileChange(
-                path=f.path,
-                status=f.status,
-                additions=f.additions,
-                deletions=f.deletions,
-                patch=None if f.binary else patch,
-                previous_path=f.previous_path,
-            )
-            for f, patch in zip(meta.files, patches, strict=True)
-        )
+    def _commit(self, meta: _Meta, patches: list[str | None] | None, at_cut: bool = False) -> Commit:
+        # At a shallow clone's cut git diffs against the empty tree (its parent is not there): that is the
+        # whole repository, not the commit's change. It is listed with no files; the warning says why.
+        files = () if at_cut and not meta.parents else _changes(meta.files, patches)
         return Commit(
             repo=self.repo,
             sha=meta.sha,
@@ -530,6 +528,24 @@ class LocalGitSource:
             files=files,
             url=f"{self._web_url}/commit/{meta.sha}" if self._web_url else None,
         )
+
+    def _shallow_cut(self) -> frozenset[str]:
+        """The commits at a shallow clone's cut (their parents were not fetched), read from git's
+        `shallow` file; the first time it lists any, one warning says what that costs and how to fix it."""
+        try:
+            cut = frozenset(self._shallow_file.read_text("ascii", "replace").split())
+        except OSError:  # no such file: not a shallow clone
+            return frozenset()
+        if cut and not self._told_shallow:
+            self._told_shallow = True
+            log.warning(
+                "%s is a shallow clone (%s): commits older than its cut are not listed, and the %d "
+                "commit(s) at the cut are listed with no changed files (git has no parent to diff them "
+                "against); run `git fetch --unshallow`, or `git fetch --shallow-since=<date>` with a date "
+                "before the oldest day you read, in that clone",
+                self.repo, self.git_dir, len(cut),
+            )  # fmt: skip
+        return cut
 
     # --- running git ----------------------------------------------------------------------------------
 
@@ -764,6 +780,33 @@ def _commit_time(field: str, sha: str) -> datetime:
         return datetime.fromtimestamp(int(stamp), zone)
     except (OverflowError, OSError, ValueError):  # git takes dates past year 9999; no window holds them
         raise SourceError(f"commit {sha[:12]} has a committer date past year 9999 ({iso})") from None
+
+
+def _changes(files: list[_File], patches: list[str | None] | None) -> tuple[FileChange, ...]:
+    if patches is None or len(patches) != len(files):
+        # Should not happen (both calls diff alike); never pair a patch with the wrong file.
+        patches = [None] * len(files)
+    return tuple(
+        FileChange(
+            path=f.path,
+            status=f.status,
+            additions=f.additions,
+            deletions=f.deletions,
+            patch=None if f.binary else patch,
+            previous_path=f.previous_path,
+        )
+        for f, patch in zip(files, patches, strict=True)
+    )
+
+
+def _common_dir(git_dir: Path) -> Path:
+    """Where a repository's shared files are (`shallow` among them): a linked work tree's git dir names
+    it in its `commondir` file, as git itself reads it."""
+    try:
+        pointer = (git_dir / "commondir").read_text("utf-8").strip()
+    except OSError:
+        return git_dir
+    return (git_dir / pointer).resolve() if pointer else git_dir
 
 
 def _stamped(out: bytes) -> list[tuple[int, str]]:

@@ -483,6 +483,62 @@ async def test_small_batches_report_progress_and_give_the_same_commits(repo: Git
     assert small == await day_commits(repo.path)
 
 
+# --- shallow clones ----------------------------------------------------------------------------------
+
+
+async def test_a_shallow_clone_is_said_once_and_its_cut_commit_claims_no_files(
+    repo: GitRepo, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    repo.commit(
+        "base", files={"pkg/a.py": "x = 1\n", "pkg/b.py": "y = 2\n"}, when="2026-01-20T10:00:00+08:00"
+    )
+    repo.commit("readme", files={"README": "hi\n"}, when="2026-01-26T09:00:00+08:00")
+    cut = repo.commit("typo", files={"README": "hi!\n"}, when="2026-01-26T10:00:00+08:00")
+    repo.commit("more", files={"pkg/a.py": "x = 2\n"}, when="2026-01-26T11:00:00+08:00")
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "--quiet", "--depth=2", f"file://{repo.path}", str(shallow))
+    start, end = day_window(DAY, SHANGHAI)
+    source = LocalGitSource(shallow)
+
+    with caplog.at_level(logging.WARNING, logger="adapters.local_git"):
+        commits = await source.commits_in_window("main", start, end)
+        past = await source.history("main", start - timedelta(days=30), end)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+    assert titles(commits) == ["more", "typo"]  # "readme" is past the cut: the warning says so
+    assert commits[1].sha == cut and commits[1].files == ()  # not the whole repository as added
+    assert [f.path for f in commits[0].files] == ["pkg/a.py"]
+    assert [(c.message, c.files) for c in past] == [("typo", ()), ("more", (("pkg/a.py", 2),))]
+    assert len(warnings) == 1 and "\n" not in warnings[0]
+    assert "shallow clone" in warnings[0] and "git fetch --unshallow" in warnings[0]
+    assert "--shallow-since=" in warnings[0]
+
+
+async def test_a_work_tree_of_a_shallow_clone_is_shallow_too(
+    repo: GitRepo, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    repo.commit("base", files={"a": "0"}, when="2026-01-20T10:00:00+08:00")
+    cut = repo.commit("cut", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "--quiet", "--depth=1", f"file://{repo.path}", str(shallow))
+    GitRepo(shallow).git("worktree", "add", "--quiet", str(tmp_path / "linked"))
+
+    with caplog.at_level(logging.WARNING, logger="adapters.local_git"):
+        commit = await LocalGitSource(tmp_path / "linked").get_commit(cut)
+
+    assert commit.files == () and "shallow clone" in caplog.text
+
+
+async def test_a_full_clone_gives_no_shallow_warning(repo: GitRepo, caplog: pytest.LogCaptureFixture) -> None:
+    repo.commit("root", files={"a": "0"}, when="2026-01-26T10:00:00+08:00")
+
+    with caplog.at_level(logging.WARNING, logger="adapters.local_git"):
+        commits = await day_commits(repo.path)
+
+    assert [f.path for f in commits[0].files] == ["a"]  # a true root commit keeps its files
+    assert "shallow" not in caplog.text
+
+
 # --- single commits ---------------------------------------------------------------------------------
 
 
