@@ -60,7 +60,7 @@ _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 _URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")  # credentials in a URL, to scrub from git's messages
 _SCP_LIKE = re.compile(r"(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>[^/].*)")  # [user@]host:owner/name
 _PATH_SEGMENT = re.compile(r"[\w.-]+")
-_ISO_OFFSET = re.compile(r"([+-])(\d+):(\d\d)$")  # the end of git's %cI
+_RAW_OFFSET = re.compile(r"([+-])(\d\d)(\d\d)")  # the offset of git's raw date
 _WEB_SCHEMES = {"https": "https", "http": "http", "ssh": "https", "git": "https", "git+ssh": "https"}
 _HOST_ALIASES = {"ssh.github.com": "github.com"}  # GitHub's ssh-over-443 endpoint
 
@@ -120,9 +120,10 @@ _LOG_OPTIONS = (
     "--indent-heuristic",
     "--submodule=short",
 )
-# The committer date twice: %ct is the instant; %cI only lends its offset, which git prints even when no
-# zone has it (+25:00, -99:59: old importers wrote such dates, git fsck lets them be).
-_META = "%H%x00%P%x00%an%x00%ae%x00%ct %cI%x00%B"  # see _parse_meta
+# The committer date as git stores it (%cd with --date=raw: '<unix seconds> <+hhmm>'): git dies formatting
+# %cI for a local time before 1970 (a reset clock west of UTC), and the offset may be one no zone has
+# (+2500, -9959: old importers wrote such dates, git fsck lets them be).
+_META = "%H%x00%P%x00%an%x00%ae%x00%cd%x00%B"  # see _parse_meta
 _PATCH_OPTIONS = (
     "-p",
     "--no-color",
@@ -501,7 +502,14 @@ class LocalGitSource:
         stdin = "\n".join(shas) + "\n"
         meta_out, patch_out = await asyncio.gather(
             self._git_async(
-                "log", *_LOG_OPTIONS, "-z", "--raw", "--numstat", f"--format={_META}", stdin=stdin
+                "log",
+                *_LOG_OPTIONS,
+                "-z",
+                "--raw",
+                "--numstat",
+                "--date=raw",
+                f"--format={_META}",
+                stdin=stdin,
             ),
             self._git_async("log", *_LOG_OPTIONS, *_PATCH_OPTIONS, f"--format={nonce}%H", stdin=stdin),
         )
@@ -766,20 +774,19 @@ def _parse_history(text: str, nonce: str) -> list[PastCommit]:
     return result
 
 
-def _commit_time(field: str, sha: str) -> datetime:
-    """A commit's date from '<%ct> <%cI>': the instant is the Unix time, shown in the commit's own offset
-    when a Python timezone can hold it (strictly within a day), else in UTC: the day is never lost."""
-    stamp, _, iso = field.partition(" ")
-    match = _ISO_OFFSET.search(iso)
-    offset = None
+def _commit_time(raw: str, sha: str) -> datetime:
+    """A commit's date from git's raw '<unix seconds> <+hhmm>': the instant, shown in the commit's own
+    offset when a Python timezone can hold it (strictly within a day), else in UTC: the day is never lost."""
+    stamp, _, zone_text = raw.partition(" ")
+    match = _RAW_OFFSET.fullmatch(zone_text.strip())
+    zone = UTC
     if match:
-        minutes = int(match[2]) * 60 + int(match[3])
-        offset = timedelta(minutes=-minutes if match[1] == "-" else minutes)
-    zone = timezone(offset) if offset is not None and abs(offset) < timedelta(hours=24) else UTC
+        offset = timedelta(hours=int(match[2]), minutes=int(match[3])) * (-1 if match[1] == "-" else 1)
+        zone = timezone(offset) if abs(offset) < timedelta(hours=24) else UTC
     try:
         return datetime.fromtimestamp(int(stamp), zone)
     except (OverflowError, OSError, ValueError):  # git takes dates past year 9999; no window holds them
-        raise SourceError(f"commit {sha[:12]} has a committer date past year 9999 ({iso})") from None
+        raise SourceError(f"commit {sha[:12]} has a committer date past year 9999 (@{stamp})") from None
 
 
 def _changes(files: list[_File], patches: list[str | None] | None) -> tuple[FileChange, ...]:

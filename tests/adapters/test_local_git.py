@@ -192,6 +192,17 @@ async def test_a_time_zone_offset_past_a_day_keeps_the_instant_in_utc(repo: GitR
     assert [c.committed_at.hour for c in past] == [2, 3, 4]
 
 
+async def test_a_reset_clock_west_of_utc_is_read(repo: GitRepo) -> None:
+    # 1970-01-01 01:00 UTC at -0800 is a local time before 1970, which git cannot print as %cI
+    repo.commit_raw("reset clock", {"a": "1"}, date="3600 -0800")
+
+    commits = await day_commits(repo.path, date(1969, 12, 31), ZoneInfo("America/Los_Angeles"))
+
+    assert titles(commits) == ["reset clock"]
+    assert commits[0].committed_at == datetime(1970, 1, 1, 1, tzinfo=UTC)
+    assert commits[0].committed_at.utcoffset() == timedelta(hours=-8)
+
+
 async def test_a_committer_date_past_year_9999_is_a_clear_error_and_hides_no_day(repo: GitRepo) -> None:
     repo.commit("of the day", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
     far = repo.commit_raw("far future", {"a": "2"}, date="253402400800 +0000")  # 10000-01-02
