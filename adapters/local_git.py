@@ -22,8 +22,8 @@ import subprocess
 import tempfile
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -33,16 +33,19 @@ from analysis.history.automation import is_automated, login_from_email
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
-from analysis.window import in_window
 from bot.ports.protocols import Progress
 
 log = logging.getLogger(__name__)
 
 # git prunes a --since walk at the first commit older than the bound, but committer dates along a
 # first-parent history are not always monotonic (clock skew, rebased or cherry-picked commits). Walking
-# back this far before the window makes a miss need a skew of over a month, while the walk itself stays
-# cheap (rev-list reads only commit headers, no diffs); the exact window is applied in Python.
+# back this far before the window absorbs small skews in the one walk (rev-list reads only commit headers,
+# no diffs); larger ones (a 1970 clock) are walked past page by page (_past_skew). The exact window is
+# applied in Python.
 DEFAULT_SINCE_MARGIN = timedelta(days=30)
+# Past where the --since walk stopped, the first-parent history is read in pages (doubling up to the
+# largest) while a page still holds commits at or after the bound: see LocalGitSource._past_skew.
+SKEW_PAGE, MAX_SKEW_PAGE = 16, 4096
 BATCH_SIZE = 50  # commits per `git log -p` call: few processes, bounded output per call
 GIT_TIMEOUT = 300.0  # seconds; only local work, so anything longer is a hung process
 # `git log --numstat` diffs every file of every commit: months of history are seconds of one core (the
@@ -57,6 +60,7 @@ _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 _URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")  # credentials in a URL, to scrub from git's messages
 _SCP_LIKE = re.compile(r"(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>[^/].*)")  # [user@]host:owner/name
 _PATH_SEGMENT = re.compile(r"[\w.-]+")
+_RAW_OFFSET = re.compile(r"([+-])(\d\d)(\d\d)")  # the offset of git's raw date
 _WEB_SCHEMES = {"https": "https", "http": "http", "ssh": "https", "git": "https", "git+ssh": "https"}
 _HOST_ALIASES = {"ssh.github.com": "github.com"}  # GitHub's ssh-over-443 endpoint
 
@@ -116,7 +120,10 @@ _LOG_OPTIONS = (
     "--indent-heuristic",
     "--submodule=short",
 )
-_META = "%H%x00%P%x00%an%x00%ae%x00%cI%x00%B"  # see _parse_meta
+# The committer date as git stores it (%cd with --date=raw: '<unix seconds> <+hhmm>'): git dies formatting
+# %cI for a local time before 1970 (a reset clock west of UTC), and the offset may be one no zone has
+# (+2500, -9959: old importers wrote such dates, git fsck lets them be).
+_META = "%H%x00%P%x00%an%x00%ae%x00%cd%x00%B"  # see _parse_meta
 _PATCH_OPTIONS = (
     "-p",
     "--no-color",
@@ -201,6 +208,8 @@ class LocalGitSource:
         self._env = {k: v for k, v in os.environ.items() if k not in _STRIP_ENV}
         self._env.update(GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
         self.git_dir = self._discover(Path(git_dir))
+        self._shallow_file = _common_dir(self.git_dir) / "shallow"
+        self._told_shallow = False
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
         self.repo = (repo or "").strip() or (hosted.name if hosted else self._folder_name())
@@ -298,7 +307,12 @@ class LocalGitSource:
         )
         # the parts are contiguous runs of the newest-first list: joined in order, the output is one pass's
         newest_first = _parse_history(_text(b"".join(outs)), nonce)
-        return [c for c in newest_first if since <= c.committed_at < until][::-1]
+        cut = self._shallow_cut()  # as in _commit: a commit at a shallow cut did not touch every path
+        return [
+            replace(c, files=()) if c.sha in cut else c
+            for c in newest_first[::-1]
+            if since <= c.committed_at < until
+        ]
 
     def _stream_history(self, args: list[str], stdin: str, nonce: str, counter: _ReadCount) -> bytes:
         """`git log --stdin` output, read as it comes (for a progress bar over the commits listed)."""
@@ -454,14 +468,33 @@ class LocalGitSource:
         since = int(start.timestamp() - self.since_margin.total_seconds())
         if since > 0:
             args.append(f"--since=@{since}")  # a pre-filter only: see DEFAULT_SINCE_MARGIN
-        out = await self._git_async(*args, tip)
-        listed: list[tuple[int, str]] = []
-        for line in _text(out).splitlines():
-            stamp, _, sha = line.partition(" ")
-            if in_window(datetime.fromtimestamp(int(stamp), UTC), start, end):
-                listed.append((int(stamp), sha))
+        self._shallow_cut()  # a window read in a shallow clone may miss commits: say so
+        walked = _stamped(await self._git_async(*args, tip))
+        if since > 0:
+            walked += await self._past_skew(walked[-1][1] if walked else tip, bool(walked), since)
+        low, high = start.timestamp(), end.timestamp()
+        # compared as Unix seconds: git takes dates past year 9999, which datetime cannot hold
+        listed = [(stamp, sha) for stamp, sha in walked if low <= stamp < high]
         listed.sort(key=lambda item: -item[0])  # stable: equal dates keep history order
         return [sha for _, sha in listed]
+
+    async def _past_skew(self, start: str, skip_start: bool, since: int) -> list[tuple[int, str]]:
+        """The first-parent commits a --since walk pruned although newer than since: git stops at the first
+        commit older than the bound, so one commit with a skewed clock (a 1970 date) hides all behind it.
+        Pages older than where the walk stopped are read while a page still holds a commit at or after
+        since; the normal case costs one small call, whose page holds none."""
+        found: list[tuple[int, str]] = []
+        page = SKEW_PAGE
+        while True:
+            args = ["rev-list", "--first-parent", "--timestamp", f"--max-count={page}"]
+            out = await self._git_async(*args, *(["--skip=1"] if skip_start else []), start)
+            rows = _stamped(out)
+            if not any(stamp >= since for stamp, _ in rows):
+                return found
+            found += rows
+            if len(rows) < page:  # the root commit is in it
+                return found
+            start, skip_start, page = rows[-1][1], True, min(page * 2, MAX_SKEW_PAGE)
 
     async def _load(self, shas: Sequence[str]) -> list[Commit]:
         """Full commits for shas, in that order: one metadata and one patch call for the whole batch."""
@@ -469,43 +502,58 @@ class LocalGitSource:
         stdin = "\n".join(shas) + "\n"
         meta_out, patch_out = await asyncio.gather(
             self._git_async(
-                "log", *_LOG_OPTIONS, "-z", "--raw", "--numstat", f"--format={_META}", stdin=stdin
+                "log",
+                *_LOG_OPTIONS,
+                "-z",
+                "--raw",
+                "--numstat",
+                "--date=raw",
+                f"--format={_META}",
+                stdin=stdin,
             ),
             self._git_async("log", *_LOG_OPTIONS, *_PATCH_OPTIONS, f"--format={nonce}%H", stdin=stdin),
         )
         patches = _parse_patches(patch_out, nonce.encode())
-        by_sha = {m.sha: self._commit(m, patches.get(m.sha)) for m in _parse_meta(meta_out)}
+        cut = self._shallow_cut()
+        by_sha = {m.sha: self._commit(m, patches.get(m.sha), m.sha in cut) for m in _parse_meta(meta_out)}
         missing = [sha for sha in shas if sha not in by_sha]
         if missing:
             raise SourceError(f"git did not return commit {missing[0]} of {self.repo}")
         return [by_sha[sha] for sha in shas]
 
-    def _commit(self, meta: _Meta, patches: list[str | None] | None) -> Commit:
-        if patches is None or len(patches) != len(meta.files):
-            # Should not happen (both calls diff alike); never pair a patch with the wrong file.
-            patches = [None] * len(meta.files)
-        files = tuple(
-            FileChange(
-                path=f.path,
-                status=f.status,
-                additions=f.additions,
-                deletions=f.deletions,
-                patch=None if f.binary else patch,
-                previous_path=f.previous_path,
-            )
-            for f, patch in zip(meta.files, patches, strict=True)
-        )
+    def _commit(self, meta: _Meta, patches: list[str | None] | None, at_cut: bool = False) -> Commit:
+        # At a shallow clone's cut git diffs against the empty tree (its parent is not there): that is the
+        # whole repository, not the commit's change. It is listed with no files; the warning says why.
+        files = () if at_cut and not meta.parents else _changes(meta.files, patches)
         return Commit(
             repo=self.repo,
             sha=meta.sha,
             message=meta.message,
             author=meta.author,
             author_login=login_from_email(meta.email),  # a GitHub noreply address names the login
-            committed_at=datetime.fromisoformat(meta.committed_at),
+            committed_at=_commit_time(meta.committed_at, meta.sha),
             parents=meta.parents,
             files=files,
             url=f"{self._web_url}/commit/{meta.sha}" if self._web_url else None,
         )
+
+    def _shallow_cut(self) -> frozenset[str]:
+        """The commits at a shallow clone's cut (their parents were not fetched), read from git's
+        `shallow` file; the first time it lists any, one warning says what that costs and how to fix it."""
+        try:
+            cut = frozenset(self._shallow_file.read_text("ascii", "replace").split())
+        except OSError:  # no such file: not a shallow clone
+            return frozenset()
+        if cut and not self._told_shallow:
+            self._told_shallow = True
+            log.warning(
+                "%s is a shallow clone (%s): commits older than its cut are not listed, and the %d "
+                "commit(s) at the cut are listed with no changed files (git has no parent to diff them "
+                "against); run `git fetch --unshallow`, or `git fetch --shallow-since=<date>` with a date "
+                "before the oldest day you read, in that clone",
+                self.repo, self.git_dir, len(cut),
+            )  # fmt: skip
+        return cut
 
     # --- running git ----------------------------------------------------------------------------------
 
@@ -717,13 +765,64 @@ def _parse_history(text: str, nonce: str) -> list[PastCommit]:
         result.append(
             BranchCommit(
                 sha,
-                datetime.fromtimestamp(int(stamp), UTC),
+                datetime.fromtimestamp(int(stamp), UTC),  # listed in the span, so a date datetime holds
                 message.rstrip("\n"),
                 tuple(files),
                 automated=is_automated(name, login_from_email(email), email),
             )
         )
     return result
+
+
+def _commit_time(raw: str, sha: str) -> datetime:
+    """A commit's date from git's raw '<unix seconds> <+hhmm>': the instant, shown in the commit's own
+    offset when a Python timezone can hold it (strictly within a day), else in UTC: the day is never lost."""
+    stamp, _, zone_text = raw.partition(" ")
+    match = _RAW_OFFSET.fullmatch(zone_text.strip())
+    zone = UTC
+    if match:
+        offset = timedelta(hours=int(match[2]), minutes=int(match[3])) * (-1 if match[1] == "-" else 1)
+        zone = timezone(offset) if abs(offset) < timedelta(hours=24) else UTC
+    try:
+        return datetime.fromtimestamp(int(stamp), zone)
+    except (OverflowError, OSError, ValueError):  # git takes dates past year 9999; no window holds them
+        raise SourceError(f"commit {sha[:12]} has a committer date past year 9999 (@{stamp})") from None
+
+
+def _changes(files: list[_File], patches: list[str | None] | None) -> tuple[FileChange, ...]:
+    if patches is None or len(patches) != len(files):
+        # Should not happen (both calls diff alike); never pair a patch with the wrong file.
+        patches = [None] * len(files)
+    return tuple(
+        FileChange(
+            path=f.path,
+            status=f.status,
+            additions=f.additions,
+            deletions=f.deletions,
+            patch=None if f.binary else patch,
+            previous_path=f.previous_path,
+        )
+        for f, patch in zip(files, patches, strict=True)
+    )
+
+
+def _common_dir(git_dir: Path) -> Path:
+    """Where a repository's shared files are (`shallow` among them): a linked work tree's git dir names
+    it in its `commondir` file, as git itself reads it."""
+    try:
+        pointer = (git_dir / "commondir").read_text("utf-8").strip()
+    except OSError:
+        return git_dir
+    return (git_dir / pointer).resolve() if pointer else git_dir
+
+
+def _stamped(out: bytes) -> list[tuple[int, str]]:
+    """`git rev-list --timestamp` output: (committer Unix time, sha) per commit, in walk order."""
+    rows = []
+    for line in _text(out).splitlines():
+        stamp, _, sha = line.partition(" ")
+        rows.append((int(stamp), sha))
+    return rows
 
 
 def _parse_batch(out: bytes) -> list[tuple[str, bytes]]:

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from analysis.errors import InputError
 from analysis.history.followups import FollowUpKind, FollowUpLink
 from analysis.models import Digest, Importance
+from analysis.window import FIRST_DAY, LAST_DAY
 
 TIERS = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
 AREA_DEPTH = 2  # "src/widgets/" groups a change; deeper folders are too thin for a week
@@ -29,14 +30,18 @@ def parse_week(text: str) -> tuple[int, int]:
         raise InputError(f"bad week {text!r}: use the ISO form YYYY-Www, e.g. 2025-W45")
     year, week = int(m.group(1)), int(m.group(2))
     try:
-        date.fromisocalendar(year, week, 1)
+        monday = date.fromisocalendar(year, week, 1)
     except ValueError:
         raise InputError(f"{text} does not exist: {year} has no ISO week {week}") from None
+    # a week that ends before the first day a commit can have, or runs past the calendar's last
+    if not FIRST_DAY - timedelta(days=6) <= monday <= LAST_DAY - timedelta(days=7):
+        first, last = (week_label(*d.isocalendar()[:2]) for d in (FIRST_DAY, LAST_DAY - timedelta(days=7)))
+        raise InputError(f"week {week_label(year, week)} is out of range: use a week from {first} to {last}")
     return year, week
 
 
 def week_label(year: int, week: int) -> str:
-    return f"{year}-W{week:02d}"
+    return f"{year:04d}-W{week:02d}"
 
 
 def week_days(year: int, week: int) -> list[date]:

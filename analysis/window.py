@@ -7,9 +7,11 @@ from zoneinfo import ZoneInfo
 
 from analysis.errors import InputError
 
-# A day's window reaches a day past it, and a zone up to 14 h either side of UTC: keep one day clear of
-# the calendar's ends so no window overflows.
-FIRST_DAY, LAST_DAY = date.min + timedelta(days=1), date.max - timedelta(days=1)
+# No commit is older than 1970-01-01 00:00 UTC (git's dates are unsigned Unix seconds), which is still
+# 1969-12-31 west of UTC: an earlier day can hold no commit, and refusing it keeps every verb's reach into
+# the history before its days (HISTORY_DAYS, at most ten years, and the follow-up look-back) inside the
+# calendar. A day's window reaches a day past it: keep one day clear of the calendar's end.
+FIRST_DAY, LAST_DAY = date(1969, 12, 31), date.max - timedelta(days=1)
 
 
 def parse_day(text: str) -> date:
@@ -18,7 +20,10 @@ def parse_day(text: str) -> date:
     except ValueError:
         return _bad_day(text)
     if not FIRST_DAY <= day <= LAST_DAY:
-        raise InputError(f"date {day.isoformat()} is out of range: use a day from {FIRST_DAY} to {LAST_DAY}")
+        raise InputError(
+            f"date {day.isoformat()} is out of range: use a day from {FIRST_DAY} to {LAST_DAY}"
+            " (commit dates begin in 1970)"
+        )
     return day
 
 

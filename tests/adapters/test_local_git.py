@@ -101,8 +101,8 @@ async def test_non_monotonic_committer_dates_do_not_stop_the_walk(repo: GitRepo)
     ]
 
 
-async def test_since_margin_is_the_documented_bound_of_the_walk(repo: GitRepo) -> None:
-    # The trade-off of the pre-filter: a skew larger than the margin hides what lies behind it.
+async def test_a_skew_past_the_margin_hides_nothing_either(repo: GitRepo) -> None:
+    # The margin only saves calls: past where the --since walk stopped, the history is read on.
     repo.commit("in the window, behind a skewed commit", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
     repo.commit("skewed clock: two days early", files={"a": "2"}, when="2026-01-24T08:00:00+08:00")
     repo.commit("in the window, on top", files={"a": "3"}, when="2026-01-26T12:00:00+08:00")
@@ -110,7 +110,107 @@ async def test_since_margin_is_the_documented_bound_of_the_walk(repo: GitRepo) -
 
     narrow = LocalGitSource(repo.path, since_margin=timedelta(hours=1))
 
-    assert titles(await narrow.commits_in_window("main", start, end)) == ["in the window, on top"]
+    assert titles(await narrow.commits_in_window("main", start, end)) == [
+        "in the window, on top",
+        "in the window, behind a skewed commit",
+    ]
+
+
+async def test_a_1970_commit_inside_the_day_hides_no_other_commit(repo: GitRepo) -> None:
+    repo.commit("base", files={"a": "0"}, when="2025-12-01T10:00:00+08:00")
+    repo.commit("first of the day", files={"a": "1"}, when="2026-01-26T01:00:00+08:00")
+    repo.commit_raw("broken clock", {"a": "2"}, date="86400 +0000")  # 1970-01-02
+    repo.commit("last of the day", files={"a": "3"}, when="2026-01-26T03:00:00+08:00")
+
+    # the skewed commit is not of the day by its committer date: it stays out, and hides nothing
+    assert titles(await day_commits(repo.path)) == ["last of the day", "first of the day"]
+
+
+async def test_a_1970_commit_at_the_tip_empties_no_day(repo: GitRepo) -> None:
+    repo.commit("base", files={"a": "0"}, when="2025-12-01T10:00:00+08:00")
+    repo.commit("first of the day", files={"a": "1"}, when="2026-01-26T01:00:00+08:00")
+    repo.commit("last of the day", files={"a": "2"}, when="2026-01-26T03:00:00+08:00")
+    repo.commit_raw("next morning, broken clock", {"a": "3"}, date="86400 +0000")
+    source = LocalGitSource(repo.path)
+
+    assert titles(await day_commits(repo.path)) == ["last of the day", "first of the day"]
+    past = await source.history("main", datetime(2025, 11, 1, tzinfo=UTC), datetime(2026, 1, 27, tzinfo=UTC))
+    assert [c.message for c in past] == ["base", "first of the day", "last of the day"]
+
+
+async def test_a_long_run_behind_a_skewed_commit_is_read_page_by_page(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import adapters.local_git as local_git
+
+    monkeypatch.setattr(local_git, "SKEW_PAGE", 2)  # pages of 2, 4, 8: several pages, one past the run
+    repo.commit("a month before", files={"a": "0"}, when="2025-12-20T10:00:00+08:00")
+    for n in range(9):
+        repo.commit(f"behind {n}", files={"a": f"{n}"}, when=f"2026-01-26T0{n}:00:00+08:00")
+    repo.commit_raw("broken clock", {"a": "x"}, date="86400 +0000")
+    repo.commit("on top", files={"a": "y"}, when="2026-01-26T12:00:00+08:00")
+
+    assert titles(await day_commits(repo.path)) == ["on top", *(f"behind {n}" for n in reversed(range(9)))]
+
+
+async def test_the_walk_past_the_bound_costs_one_small_call(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(40):  # older commits than a page: the check reads one page of them, no more
+        repo.commit(f"old {n}", files={"a": f"{n}"}, when=f"2025-10-{n % 28 + 1:02d}T10:00:00+08:00")
+    repo.commit("of the day", files={"a": "x"}, when="2026-01-26T10:00:00+08:00")
+    calls: list[list[str]] = []
+    spawn = LocalGitSource._spawn
+
+    def counting(self: LocalGitSource, args: list[str], *rest: object, **kw: object) -> object:
+        calls.append(args)
+        return spawn(self, args, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LocalGitSource, "_spawn", counting)
+
+    assert titles(await day_commits(repo.path)) == ["of the day"]
+    walks = [args for args in calls if args[0] == "rev-list"]
+    assert len(walks) == 2 and any(a.startswith("--since=") for a in walks[0])
+    assert "--max-count=16" in walks[1] and "--skip=1" in walks[1]
+
+
+async def test_a_time_zone_offset_past_a_day_keeps_the_instant_in_utc(repo: GitRepo) -> None:
+    # git fsck lets offsets such as +2500 or -9959 be (old importers wrote them); Python has no such zone.
+    repo.commit("base", files={"a": "0"}, when="2025-12-01T10:00:00+08:00")
+    repo.commit("normal", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    plus = repo.commit_raw("offset +2500", {"a": "2"}, date="1769396400 +2500")  # 11:00 in Shanghai
+    repo.commit_raw("offset -9959", {"a": "3"}, date="1769400000 -9959")  # 12:00 in Shanghai
+    source = LocalGitSource(repo.path)
+
+    commits = await day_commits(repo.path)
+
+    assert titles(commits) == ["offset -9959", "offset +2500", "normal"]
+    assert [c.committed_at.astimezone(SHANGHAI).hour for c in commits] == [12, 11, 10]
+    assert [c.committed_at.utcoffset() for c in commits] == [timedelta(0), timedelta(0), timedelta(hours=8)]
+    assert (await source.get_commit(plus)).committed_at == datetime(2026, 1, 26, 3, tzinfo=UTC)
+    past = await source.history("main", datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC))
+    assert [c.committed_at.hour for c in past] == [2, 3, 4]
+
+
+async def test_a_reset_clock_west_of_utc_is_read(repo: GitRepo) -> None:
+    # 1970-01-01 01:00 UTC at -0800 is a local time before 1970, which git cannot print as %cI
+    repo.commit_raw("reset clock", {"a": "1"}, date="3600 -0800")
+
+    commits = await day_commits(repo.path, date(1969, 12, 31), ZoneInfo("America/Los_Angeles"))
+
+    assert titles(commits) == ["reset clock"]
+    assert commits[0].committed_at == datetime(1970, 1, 1, 1, tzinfo=UTC)
+    assert commits[0].committed_at.utcoffset() == timedelta(hours=-8)
+
+
+async def test_a_committer_date_past_year_9999_is_a_clear_error_and_hides_no_day(repo: GitRepo) -> None:
+    repo.commit("of the day", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    far = repo.commit_raw("far future", {"a": "2"}, date="253402400800 +0000")  # 10000-01-02
+    source = LocalGitSource(repo.path)
+
+    assert titles(await day_commits(repo.path)) == ["of the day"]
+    with pytest.raises(SourceError, match=f"commit {far[:12]} has a committer date past year 9999"):
+        await source.get_commit(far)
 
 
 async def test_newest_first_by_committer_date_and_ties_keep_history_order(repo: GitRepo) -> None:
@@ -376,7 +476,7 @@ async def test_one_batched_git_log_per_batch_not_per_commit(
 
     assert titles(commits) == [f"commit {n}" for n in reversed(range(45))]
     assert calls.count("log") == 2  # metadata + patches, both for all 45 commits
-    assert len(calls) <= 4
+    assert len(calls) <= 5  # and the branch, the walk, one page past the walk
     assert seen == [(0, 45), (45, 45)]
 
 
@@ -392,6 +492,62 @@ async def test_small_batches_report_progress_and_give_the_same_commits(repo: Git
 
     assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
     assert small == await day_commits(repo.path)
+
+
+# --- shallow clones ----------------------------------------------------------------------------------
+
+
+async def test_a_shallow_clone_is_said_once_and_its_cut_commit_claims_no_files(
+    repo: GitRepo, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    repo.commit(
+        "base", files={"pkg/a.py": "x = 1\n", "pkg/b.py": "y = 2\n"}, when="2026-01-20T10:00:00+08:00"
+    )
+    repo.commit("readme", files={"README": "hi\n"}, when="2026-01-26T09:00:00+08:00")
+    cut = repo.commit("typo", files={"README": "hi!\n"}, when="2026-01-26T10:00:00+08:00")
+    repo.commit("more", files={"pkg/a.py": "x = 2\n"}, when="2026-01-26T11:00:00+08:00")
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "--quiet", "--depth=2", f"file://{repo.path}", str(shallow))
+    start, end = day_window(DAY, SHANGHAI)
+    source = LocalGitSource(shallow)
+
+    with caplog.at_level(logging.WARNING, logger="adapters.local_git"):
+        commits = await source.commits_in_window("main", start, end)
+        past = await source.history("main", start - timedelta(days=30), end)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+    assert titles(commits) == ["more", "typo"]  # "readme" is past the cut: the warning says so
+    assert commits[1].sha == cut and commits[1].files == ()  # not the whole repository as added
+    assert [f.path for f in commits[0].files] == ["pkg/a.py"]
+    assert [(c.message, c.files) for c in past] == [("typo", ()), ("more", (("pkg/a.py", 2),))]
+    assert len(warnings) == 1 and "\n" not in warnings[0]
+    assert "shallow clone" in warnings[0] and "git fetch --unshallow" in warnings[0]
+    assert "--shallow-since=" in warnings[0]
+
+
+async def test_a_work_tree_of_a_shallow_clone_is_shallow_too(
+    repo: GitRepo, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    repo.commit("base", files={"a": "0"}, when="2026-01-20T10:00:00+08:00")
+    cut = repo.commit("cut", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "--quiet", "--depth=1", f"file://{repo.path}", str(shallow))
+    GitRepo(shallow).git("worktree", "add", "--quiet", str(tmp_path / "linked"))
+
+    with caplog.at_level(logging.WARNING, logger="adapters.local_git"):
+        commit = await LocalGitSource(tmp_path / "linked").get_commit(cut)
+
+    assert commit.files == () and "shallow clone" in caplog.text
+
+
+async def test_a_full_clone_gives_no_shallow_warning(repo: GitRepo, caplog: pytest.LogCaptureFixture) -> None:
+    repo.commit("root", files={"a": "0"}, when="2026-01-26T10:00:00+08:00")
+
+    with caplog.at_level(logging.WARNING, logger="adapters.local_git"):
+        commits = await day_commits(repo.path)
+
+    assert [f.path for f in commits[0].files] == ["a"]  # a true root commit keeps its files
+    assert "shallow" not in caplog.text
 
 
 # --- single commits ---------------------------------------------------------------------------------

@@ -39,6 +39,23 @@ def test_bad_dates(bad):
         parse_day(bad)
 
 
+@pytest.mark.parametrize("early", ["0001-01-02", "1000-06-15", "1969-12-30"])
+def test_days_before_any_commit_are_out_of_range(early):
+    # no commit predates 1970 (UTC): an earlier day would only overflow the history read before it
+    with pytest.raises(
+        InputError, match=f"date {early} is out of range: use a day from 1969-12-31 to 9999-12-30"
+    ):
+        parse_day(early)
+
+
+def test_the_first_and_last_days_are_in_range():
+    # 1969-12-31: 1970-01-01 00:00 UTC is still that day west of UTC
+    assert parse_day("1969-12-31") == date(1969, 12, 31)
+    assert parse_day("9999-12-30") == date(9999, 12, 30)
+    with pytest.raises(InputError, match="out of range"):
+        parse_day("9999-12-31")
+
+
 def test_yesterday_in_zone():
     now = datetime(2026, 1, 27, 1, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # still the 26th in UTC
     assert yesterday(ZoneInfo("Asia/Shanghai"), now) == date(2026, 1, 26)

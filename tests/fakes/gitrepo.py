@@ -158,6 +158,29 @@ class GitRepo:
             self._replace_head_message(message)
         return self.head()
 
+    def commit_raw(self, message: str, files: Mapping[str, str], *, date: str) -> str:
+        """Commit files on the current branch with committer and author date `date` written as is
+        ('<unix seconds> <+hhmm>'): dates `git commit` refuses or rewrites, such as '86400 +0000' (1970)
+        or an offset past a day ('1794999600 +2500'), which old tools wrote; a root commit in an empty
+        repository. Returns the SHA."""
+        for name, content in files.items():
+            (self.path / name).parent.mkdir(parents=True, exist_ok=True)
+            (self.path / name).write_text(content, encoding="utf-8")
+        self.git("add", "--all")
+        parent = self._head_or_none()
+        head = f"tree {self.git('write-tree')}\n" + (f"parent {parent}\n" if parent else "")
+        who = f"{AUTHOR[0]} <{AUTHOR[1]}> {date}"
+        raw = f"{head}author {who}\ncommitter {who}\n\n{message}\n"
+        sha = self.git("hash-object", "-t", "commit", "-w", "--stdin", input=raw)
+        self.git("update-ref", "HEAD", sha)
+        return sha
+
+    def _head_or_none(self) -> str | None:
+        try:
+            return self.head()
+        except subprocess.CalledProcessError:  # an empty repository
+            return None
+
     def _replace_head_message(self, message: bytes) -> None:
         header = self.git_bytes("cat-file", "commit", "HEAD").partition(b"\n\n")[0]
         raw = header + b"\n\n" + message.rstrip(b"\n") + b"\n"

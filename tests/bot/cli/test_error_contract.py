@@ -117,6 +117,45 @@ def test_future_days_are_refused(repo, tmp_path, args, fragment):  # noqa: F811
     assert_one_line(invoke("--db", str(db), *args, *source, "--tz", "UTC"), fragment)
 
 
+EARLY = "is out of range: use a day from 1969-12-31 to 9999-12-30"
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["digest", "--date", "0001-01-01"], f"date 0001-01-01 {EARLY}"),
+        (["digest", "--date", "1969-12-30"], f"date 1969-12-30 {EARLY}"),
+        (["post", "--platform", "slack", "--channel", "C1", "--dry-run", "--date", "0001-01-02"], EARLY),
+        (["eval", "--since", "0001-01-02", "--until", "0001-01-03"], f"date 0001-01-02 {EARLY}"),
+        (["eval", "--since", "2026-01-01", "--until", "0001-01-03"], f"date 0001-01-03 {EARLY}"),
+        (
+            ["weekly", "--week", "0001-W01"],
+            "week 0001-W01 is out of range: use a week from 1970-W01 to 9999-W51",
+        ),
+        (["weekly", "--week", "0001-W02"], "week 0001-W02 is out of range"),
+        (["logs", "--date", "0001-01-02"], f"date 0001-01-02 {EARLY}"),
+        (["logs", "--since", "0001-01-02"], f"date 0001-01-02 {EARLY}"),
+    ],
+)
+def test_days_before_any_commit_are_refused_by_every_verb(repo, tmp_path, args, fragment):  # noqa: F811
+    # they used to end in "unexpected OverflowError" (exit 1) where the history before them was read
+    db = tmp_path / "d.db"
+    source = ["--git-dir", str(repo.path)] if args[0] not in ("logs",) else []
+    assert_one_line(invoke("--db", str(db), *args, *source, "--tz", "UTC"), fragment)
+
+
+def test_the_first_days_a_commit_can_have_are_read(repo, tmp_path):  # noqa: F811
+    for args in (
+        ["eval", "--since", "1969-12-31", "--until", "1970-01-02"],
+        ["weekly", "--week", "1970-W01"],
+    ):
+        extra = ["--chart", str(tmp_path / "w.png")] if args[0] == "weekly" else []
+        result = invoke(
+            "--db", str(tmp_path / "d.db"), *args, *extra, "--git-dir", str(repo.path), "--tz", "UTC"
+        )
+        assert result.exit_code == 0, result.output
+
+
 def test_today_is_not_the_future(repo, tmp_path):  # noqa: F811
     from datetime import UTC, datetime
 

@@ -226,6 +226,19 @@ def test_bad_week_is_one_line_and_exit_2(tmp_path):
     assert parse_week("2020-W53") == (2020, 53)
 
 
+@pytest.mark.parametrize("week", ["0001-W01", "0001-W02", "1969-W52", "9999-W52"])
+def test_weeks_outside_the_commits_calendar_are_refused(week):
+    with pytest.raises(
+        InputError, match=f"week {week} is out of range: use a week from 1970-W01 to 9999-W51"
+    ):
+        parse_week(week)
+
+
+def test_the_week_of_1970_01_01_is_the_first():
+    assert parse_week("1970-W01") == (1970, 1)  # Monday 1969-12-29: the week holds 1970's first days
+    assert parse_week("9999-W51") == (9999, 51)
+
+
 def png_size(data: bytes) -> tuple[int, int]:
     """(width, height) from a PNG's IHDR chunk, after checking the signature and the chunk type."""
     assert data[:8] == PNG_MAGIC and data[12:16] == b"IHDR"
