@@ -172,6 +172,23 @@ def test_between_two_prs_the_one_that_landed_last_is_fixed():
     assert links_of(ORIGINAL, later, fix) == {(later.sha, fix.sha, "fix")}
 
 
+def test_in_a_paragraph_listing_thousands_of_prs_the_fixed_one_is_read_by_the_words_next_to_it():
+    listed = ", ".join(f"#{n}" for n in range(1000, 6000))
+    refs = references(f"Release 2.0\n\nIncludes {listed}, and fixes the crash from #100.")
+    assert [(r.kind.value, r.pr) for r in refs] == [("fix", 100)]
+
+
+def test_a_word_cut_where_the_look_back_starts_is_not_read_as_a_fix_word():
+    # The look back (_NEAR characters) starts inside "prefix": its "fix" is no fix word.
+    from analysis.history.followups import _NEAR
+
+    tail = "fix" + " ok" * ((_NEAR - len("fix after")) // 3) + " after"
+    tail = tail[:3] + " " * (_NEAR - len(tail)) + tail[3:]
+    assert len(tail) == _NEAR
+    assert references(f"Tidy up\n\nAdd a pre{tail} #100") == []
+    assert [r.pr for r in references(f"Tidy up\n\nAdd a {tail} #100")] == [100]
+
+
 @pytest.mark.parametrize(
     "message",
     [
