@@ -416,26 +416,31 @@ def _without_branch_reverts(body: str) -> str:
     lines = body.splitlines()
     starts = [i for i, line in enumerate(lines) if _LIST_ITEM.match(line)]
     titles = [_LIST_ITEM.match(lines[i]).group(1).strip() for i in starts]  # type: ignore[union-attr]
-    dropped: set[int] = set()
+    quotes = [revert_quote(title) for title in titles]
+    # Indexed once, not compared pairwise: a squash of thousands of listed reverts took minutes.
+    first_listed: dict[str, int] = {}
     for k, title in enumerate(titles):
-        quote = revert_quote(title)
+        first_listed.setdefault(_norm_title(title), k)
+    last_reverted: dict[str, int] = {_norm_title(q[0]): k for k, q in enumerate(quotes) if q is not None}
+    relands = [
+        (k, _norm_title(title))
+        for k, (title, quote) in enumerate(zip(titles, quotes, strict=True))
+        if quote is None and _RELAND_LEAD.match(title_text(title))
+    ]
+    dropped: set[int] = set()
+    for k, (title, quote) in enumerate(zip(titles, quotes, strict=True)):
         if quote is None:
             continue
         target = _norm_title(quote[0])
-        listed_before = any(_norm_title(other) == target for other in titles[:k])
-        reapplied = any(_lands_again(other, target, title) for other in titles[k + 1 :])
+        listed_before = first_listed.get(target, k) < k
+        # re-applied later: a listed revert of this revert, or a re-land naming its target
+        reapplied = last_reverted.get(_norm_title(title), k) > k or any(
+            j > k and target in relanded for j, relanded in relands
+        )
         if listed_before or reapplied:
             end = starts[k + 1] if k + 1 < len(starts) else len(lines)
             dropped.update(range(starts[k], end))
     return "\n".join(line for i, line in enumerate(lines) if i not in dropped)
-
-
-def _lands_again(title: str, target: str, revert: str) -> bool:
-    """Whether a listed title re-applies `target` (normalised) that the listed `revert` took out."""
-    quote = revert_quote(title)
-    if quote is not None:
-        return _norm_title(quote[0]) == _norm_title(revert)
-    return bool(_RELAND_LEAD.match(title_text(title))) and target in _norm_title(title)
 
 
 def _sentences(text: str) -> list[str]:

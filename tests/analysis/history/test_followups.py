@@ -189,6 +189,14 @@ def test_a_word_cut_where_the_look_back_starts_is_not_read_as_a_fix_word():
     assert [r.pr for r in references(f"Tidy up\n\nAdd a {tail} #100")] == [100]
 
 
+def test_a_squash_body_listing_thousands_of_reverts_keeps_the_ones_it_does_not_reapply():
+    listed = "\n".join(f'* Revert "Change {n}"' for n in range(3000))
+    message = f'Squash (#120)\n\n{listed}\n* Reapply "Change 7"\n* Revert "Revert "Change 9""'
+    reverted = {r.title for r in references(message) if r.kind == FollowUpKind.REVERT and not r.relands}
+    assert len(reverted) == 2998 and {"Change 1", "Change 2999"} <= reverted
+    assert not {"Change 7", "Change 9"} & reverted
+
+
 @pytest.mark.parametrize(
     "message",
     [
