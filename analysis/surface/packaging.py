@@ -516,7 +516,7 @@ def _setup_py(text: str | None) -> dict:
     if not text or len(text) > MAX_PACKAGING_CHARS:
         return {}
     try:
-        tree = ast.parse(text)
+        tree = ast.parse(text.removeprefix("\ufeff"))  # a BOM Python accepts, ast.parse does not
     except (SyntaxError, ValueError, RecursionError):
         return {}
     out: dict = {}

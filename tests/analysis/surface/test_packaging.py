@@ -366,3 +366,11 @@ def test_a_cargo_manifest_with_wrong_typed_tables_still_states_its_dependencies(
 def test_a_pattern_git_cannot_read_makes_the_file_unread_not_an_error():
     package = json.dumps({"name": "x", "files": ["lib"], "bin": "!"})
     assert read_packaging({"package.json": package}, ["package.json", "lib/a.js"]) is None
+
+
+def test_a_setup_py_saved_with_a_bom_is_read():
+    setup = '\ufefffrom setuptools import setup\nsetup(name="engine", packages=["engine"], install_requires=["httpx>=0.27"])\n'
+    packaging = read_packaging({"setup.py": setup}, TREE)
+    assert packaging is not None and packaging.names() == {"engine"}
+    after = setup.replace("httpx>=0.27", "httpx>=0.28")
+    assert [c.name for c in dependency_changes("setup.py", setup, after)] == ["httpx"]
