@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from analysis.heuristic.facts import Diff, Facts
@@ -115,10 +116,11 @@ def _surface_signals(facts: Facts) -> list[Signal]:
         and not (c.kind in _ENV_KINDS and _test_knob(c.name))
     ]
     breaking = [c for c in mine if c.breaking]
-    wide = [c for c in breaking if reaches_everyone(c)]
+    # one partition pass: `c not in wide` compared dataclasses pairwise (18,000 renames took 34 s)
+    wide, deep = _partition(breaking, reaches_everyone)
     groups = (
         ("breaking", BREAKING, wide),
-        ("breaking_deep", BREAKING, [c for c in breaking if c not in wide]),
+        ("breaking_deep", BREAKING, deep),
         ("behaviour", BEHAVIOUR, [c for c in mine if c.behaviour and c.kind not in _NOTICE_KINDS]),
         (
             "notice",
@@ -133,13 +135,23 @@ def _surface_signals(facts: Facts) -> list[Signal]:
             if changes:
                 found.append(Signal(key, impact=points - key.endswith("_deep"), changes=tuple(changes)))
             continue
-        wide_ones = [c for c in changes if reaches_everyone(c)]
-        deep_ones = [c for c in changes if not reaches_everyone(c)]
+        wide_ones, deep_ones = _partition(changes, reaches_everyone)
         if wide_ones:
             found.append(Signal(key, impact=points, changes=tuple(wide_ones)))
         if deep_ones:
             found.append(Signal(f"{key}_deep", impact=points - 1, changes=tuple(deep_ones)))
     return found
+
+
+def _partition(
+    changes: list[SurfaceChange], test: Callable[[SurfaceChange], bool]
+) -> tuple[list[SurfaceChange], list[SurfaceChange]]:
+    """The changes that pass `test` and those that do not, each in their order."""
+    passed: list[SurfaceChange] = []
+    failed: list[SurfaceChange] = []
+    for c in changes:
+        (passed if test(c) else failed).append(c)
+    return passed, failed
 
 
 # Who a surface change reaches. What users type (command-line options, environment variables, HTTP

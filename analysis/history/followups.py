@@ -15,11 +15,11 @@ What counts:
   or a title equal to that of an earlier reverted commit, lands the change again: it undoes the
   revert, so it is linked to the revert (as a revert of it) and never to the original.
 - fix forward: words saying the earlier change broke something or needed fixing, tied to its
-  reference in the same sentence: "Fix #N", "fix for #N", "broken by #N", "regression from #N",
-  "crash since #N", "fails after commit <sha>", "caused by #N", "Fix typo in #N", "Fix nits from
-  #N", "#N introduced a bug", "#N … caused this test failure"; for "between #A and #B", the one that
-  landed last. A mere mention is none: "(ref #N)", "introduced in #N", "After #N, …", "follow up to
-  #N", "[2/N]", "to match #N", "e.g. #N", "the bug fixed in #N".
+  reference in the same sentence, within 300 characters of it: "Fix #N", "fix for #N", "broken by
+  #N", "regression from #N", "crash since #N", "fails after commit <sha>", "caused by #N", "Fix typo
+  in #N", "Fix nits from #N", "#N introduced a bug", "#N … caused this test failure"; for "between
+  #A and #B", the one that landed last. A mere mention is none: "(ref #N)", "introduced in #N",
+  "After #N, …", "follow up to #N", "[2/N]", "to match #N", "e.g. #N", "the bug fixed in #N".
 Every `#N` must be a pull request that landed on the branch before the follow-up (GitHub numbers
 issues and pull requests alike, so a reference to an issue resolves to nothing and links nothing);
 every sha a unique prefix of an earlier commit's.
@@ -198,6 +198,40 @@ _BLAME_AFTER = re.compile(
 )
 
 
+# How far from a reference its words are read: the words that decide ("fix", "broken by", "caused by",
+# "ref", "introduced") sit next to it, and reading each reference's whole paragraph made a pasted list of
+# thousands of pull requests take minutes (every reference read the text before it again).
+_NEAR = 300
+_WORD_RUN = re.compile(r"\w+")
+_OPENERS = "`'\"([{"
+
+
+def _before(text: str, start: int) -> str:
+    """The text before `start`, at most _NEAR characters of it, never from inside a word (a cut "prefix"
+    is no "fix")."""
+    lo = max(0, start - _NEAR)
+    if lo and (cut := _WORD_RUN.match(text, lo - 1)):
+        lo = min(cut.end(), start)
+    return text[lo:start]
+
+
+def _after(text: str, end: int) -> str:
+    """The text after `end`, at most _NEAR characters of it, never up to inside a word."""
+    hi = end + _NEAR
+    if hi < len(text) and _WORD_RUN.match(text, hi):
+        while hi > end and _WORD_RUN.match(text, hi - 1):
+            hi -= 1
+    return text[end:hi]
+
+
+def _opened_at(text: str, start: int) -> int:
+    """Where the spaces, quotes and opening brackets right before `start` begin (they belong to the
+    reference; each reference's are its own, so all of them are read once)."""
+    while start and (text[start - 1].isspace() or text[start - 1] in _OPENERS):
+        start -= 1
+    return start
+
+
 def _fix_refs(clause: str, evidence: str) -> list[Reference]:
     """The references a clause (a title, or one sentence of a body) says were wrong: a fix word right
     before one, a relation word ("after", "by", "from" …) before it with words of something wrong
@@ -205,7 +239,7 @@ def _fix_refs(clause: str, evidence: str) -> list[Reference]:
     found: list[Reference] = []
     between: list[int] = []
     for n in _named(clause):
-        before = re.sub(r"[\s`'\"(\[{]*$", "", clause[: n.start]) + " "
+        before = _before(clause, _opened_at(clause, n.start)) + " "
         if between and _AND.search(before):
             if n.pr is not None:
                 between.append(n.pr)
@@ -217,7 +251,8 @@ def _fix_refs(clause: str, evidence: str) -> list[Reference]:
         elif _RELATION.search(before):
             blamed = bool(_WRONG.search(before))
         else:
-            blamed = bool(_BLAME_AFTER.match(clause[n.end :]) and _WRONG.search(clause[n.end :]))
+            after = _after(clause, n.end)
+            blamed = bool(_BLAME_AFTER.match(after) and _WRONG.search(after))
         if not blamed:
             continue
         if _BETWEEN.search(before) and n.pr is not None:
@@ -274,7 +309,7 @@ def _reverted(rest: str, evidence: str) -> list[Reference]:
     named = [
         n
         for n in _named(outside, qualified=True, bare_shas=True)
-        if not _CITED.search(outside[: n.start] + " ")
+        if not _CITED.search(_before(outside, n.start) + " ")
     ]
     if named:
         return _refs(FollowUpKind.REVERT, named, evidence)
@@ -313,7 +348,7 @@ _TAKEN_OUT_BY = re.compile(
 def _relanded(text: str, evidence: str) -> list[Reference]:
     found = []
     for n in _named(text, bare_shas=True):
-        taken_out = bool(_TAKEN_OUT_BY.search(text[: n.start]))
+        taken_out = bool(_TAKEN_OUT_BY.search(_before(text, n.start)))
         found.append(
             Reference(FollowUpKind.REVERT, pr=n.pr, sha=n.sha, evidence=evidence, relands=not taken_out)
         )
@@ -381,26 +416,31 @@ def _without_branch_reverts(body: str) -> str:
     lines = body.splitlines()
     starts = [i for i, line in enumerate(lines) if _LIST_ITEM.match(line)]
     titles = [_LIST_ITEM.match(lines[i]).group(1).strip() for i in starts]  # type: ignore[union-attr]
-    dropped: set[int] = set()
+    quotes = [revert_quote(title) for title in titles]
+    # Indexed once, not compared pairwise: a squash of thousands of listed reverts took minutes.
+    first_listed: dict[str, int] = {}
     for k, title in enumerate(titles):
-        quote = revert_quote(title)
+        first_listed.setdefault(_norm_title(title), k)
+    last_reverted: dict[str, int] = {_norm_title(q[0]): k for k, q in enumerate(quotes) if q is not None}
+    relands = [
+        (k, _norm_title(title))
+        for k, (title, quote) in enumerate(zip(titles, quotes, strict=True))
+        if quote is None and _RELAND_LEAD.match(title_text(title))
+    ]
+    dropped: set[int] = set()
+    for k, (title, quote) in enumerate(zip(titles, quotes, strict=True)):
         if quote is None:
             continue
         target = _norm_title(quote[0])
-        listed_before = any(_norm_title(other) == target for other in titles[:k])
-        reapplied = any(_lands_again(other, target, title) for other in titles[k + 1 :])
+        listed_before = first_listed.get(target, k) < k
+        # re-applied later: a listed revert of this revert, or a re-land naming its target
+        reapplied = last_reverted.get(_norm_title(title), k) > k or any(
+            j > k and target in relanded for j, relanded in relands
+        )
         if listed_before or reapplied:
             end = starts[k + 1] if k + 1 < len(starts) else len(lines)
             dropped.update(range(starts[k], end))
     return "\n".join(line for i, line in enumerate(lines) if i not in dropped)
-
-
-def _lands_again(title: str, target: str, revert: str) -> bool:
-    """Whether a listed title re-applies `target` (normalised) that the listed `revert` took out."""
-    quote = revert_quote(title)
-    if quote is not None:
-        return _norm_title(quote[0]) == _norm_title(revert)
-    return bool(_RELAND_LEAD.match(title_text(title))) and target in _norm_title(title)
 
 
 def _sentences(text: str) -> list[str]:

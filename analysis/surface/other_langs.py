@@ -160,8 +160,28 @@ def _api(text: str, language: str) -> _Api | None:
         "typescript": _js,
         "tsx": _js,
     }[language]
-    walker(root, api)
+    try:
+        walker(root, api)
+    except RecursionError:  # a backstop, as for Python: a file too deeply nested to read yields nothing
+        return None
     return api
+
+
+_Descend = Callable[[object, _Api, str], tuple[object, str] | None]
+
+
+def _walk(root, api: _Api, visit: _Descend) -> None:
+    """`visit` on every child of root and of the nodes it descends into (it returns that node and the
+    prefix of the names in it), in the order recursion would take: with a stack of the children left, as
+    namespaces and modules nest as deep as a file likes (1200 levels raised RecursionError)."""
+    stack = [(iter(root.children), "")]
+    while stack:
+        children, prefix = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+        elif (inner := visit(child, api, prefix)) is not None:
+            stack.append((iter(inner[0].children), inner[1]))
 
 
 def _text(node) -> str:
@@ -185,42 +205,47 @@ def _add(api: _Api, name: str, kind: str, node, params: list[str] | None = None)
 # --- C/C++ headers ----------------------------------------------------------------------------------
 
 
-def _cpp(node, api: _Api, prefix: str = "") -> None:
-    for child in node.children:
-        kind = child.type
-        if kind == "namespace_definition":
-            name = _text(child.child_by_field_name("name"))
-            body = child.child_by_field_name("body")
-            if body is not None:
-                _cpp(body, api, f"{prefix}{name}::" if name else prefix)
-        elif kind == "linkage_specification":
-            body = child.child_by_field_name("body")
-            if body is not None:
-                _cpp(body if body.type == "declaration_list" else child, api, prefix)
-        elif kind in ("declaration", "function_definition"):
-            if any(c.type == "storage_class_specifier" and _text(c) == "static" for c in child.children):
-                continue
-            declarator = _function_declarator(child.child_by_field_name("declarator"))
-            if declarator is not None:
-                name = _text(declarator.child_by_field_name("declarator"))
-                _add(api, prefix + name, "function", child, _c_params(declarator))
-            else:
-                _cpp_type(child.child_by_field_name("type"), api, prefix)
-        elif kind in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier"):
-            _cpp_type(child, api, prefix)
-        elif kind == "type_definition":
-            name = _text(child.child_by_field_name("declarator"))
-            _add(api, prefix + name, "type", child)
+def _cpp(root, api: _Api) -> None:
+    _walk(root, api, _cpp_item)
+
+
+def _cpp_item(child, api: _Api, prefix: str) -> tuple[object, str] | None:
+    """One declaration of a header read into api; the node to read next with its prefix, if any."""
+    kind = child.type
+    if kind == "namespace_definition":
+        name = _text(child.child_by_field_name("name"))
+        body = child.child_by_field_name("body")
+        if body is not None:
+            return body, f"{prefix}{name}::" if name else prefix
+    elif kind == "linkage_specification":
+        body = child.child_by_field_name("body")
+        if body is not None:
+            return body if body.type == "declaration_list" else child, prefix
+    elif kind in ("declaration", "function_definition"):
+        if any(c.type == "storage_class_specifier" and _text(c) == "static" for c in child.children):
+            return None
+        declarator = _function_declarator(child.child_by_field_name("declarator"))
+        if declarator is not None:
+            name = _text(declarator.child_by_field_name("declarator"))
+            _add(api, prefix + name, "function", child, _c_params(declarator))
+        else:
             _cpp_type(child.child_by_field_name("type"), api, prefix)
-        elif kind in ("preproc_def", "preproc_function_def"):
-            name = _text(child.child_by_field_name("name"))
-            if name and not name.startswith("_") and not name.endswith(_GUARD_SUFFIXES):
-                _add(api, name, "macro", child)
-        elif (
-            kind in ("preproc_ifdef", "preproc_if", "preproc_else", "preproc_elif", "declaration_list")
-            or kind == "template_declaration"
-        ):
-            _cpp(child, api, prefix)
+    elif kind in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier"):
+        _cpp_type(child, api, prefix)
+    elif kind == "type_definition":
+        name = _text(child.child_by_field_name("declarator"))
+        _add(api, prefix + name, "type", child)
+        _cpp_type(child.child_by_field_name("type"), api, prefix)
+    elif kind in ("preproc_def", "preproc_function_def"):
+        name = _text(child.child_by_field_name("name"))
+        if name and not name.startswith("_") and not name.endswith(_GUARD_SUFFIXES):
+            _add(api, name, "macro", child)
+    elif (
+        kind in ("preproc_ifdef", "preproc_if", "preproc_else", "preproc_elif", "declaration_list")
+        or kind == "template_declaration"
+    ):
+        return child, prefix
+    return None
 
 
 def _cpp_type(node, api: _Api, prefix: str) -> None:
@@ -288,28 +313,33 @@ def _pub(node) -> bool:
     return any(c.type == "visibility_modifier" and _text(c) == "pub" for c in node.children)
 
 
-def _rust(node, api: _Api, prefix: str = "") -> None:
-    for child in node.children:
-        kind = _RUST_ITEMS.get(child.type)
-        if kind is not None and _pub(child):
-            name = prefix + _text(child.child_by_field_name("name"))
-            _add(api, name, kind, child, _rust_params(child) if kind == "function" else None)
-            if child.type == "struct_item":
-                body = child.child_by_field_name("body")
-                for f in body.named_children if body is not None else []:
-                    if f.type == "field_declaration" and _pub(f):
-                        api.fields[f"{name}.{_text(f.child_by_field_name('name'))}"] = _line(f)
-            elif child.type == "mod_item":
-                body = child.child_by_field_name("body")
-                if body is not None:
-                    _rust(body, api, f"{name}::")
-        elif child.type == "impl_item" and child.child_by_field_name("trait") is None:
-            owner = _text(child.child_by_field_name("type")).split("<", 1)[0]
+def _rust(root, api: _Api) -> None:
+    _walk(root, api, _rust_item)
+
+
+def _rust_item(child, api: _Api, prefix: str) -> tuple[object, str] | None:
+    """One item of a Rust file read into api; a public module's body to read next with its prefix."""
+    kind = _RUST_ITEMS.get(child.type)
+    if kind is not None and _pub(child):
+        name = prefix + _text(child.child_by_field_name("name"))
+        _add(api, name, kind, child, _rust_params(child) if kind == "function" else None)
+        if child.type == "struct_item":
             body = child.child_by_field_name("body")
             for f in body.named_children if body is not None else []:
-                if f.type == "function_item" and _pub(f):
-                    name = f"{prefix}{owner}::{_text(f.child_by_field_name('name'))}"
-                    _add(api, name, "function", f, _rust_params(f))
+                if f.type == "field_declaration" and _pub(f):
+                    api.fields[f"{name}.{_text(f.child_by_field_name('name'))}"] = _line(f)
+        elif child.type == "mod_item":
+            body = child.child_by_field_name("body")
+            if body is not None:
+                return body, f"{name}::"
+    elif child.type == "impl_item" and child.child_by_field_name("trait") is None:
+        owner = _text(child.child_by_field_name("type")).split("<", 1)[0]
+        body = child.child_by_field_name("body")
+        for f in body.named_children if body is not None else []:
+            if f.type == "function_item" and _pub(f):
+                name = f"{prefix}{owner}::{_text(f.child_by_field_name('name'))}"
+                _add(api, name, "function", f, _rust_params(f))
+    return None
 
 
 def _rust_params(node) -> list[str]:

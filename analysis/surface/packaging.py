@@ -90,11 +90,17 @@ class Distribution:
         if not path.startswith(self.root):
             return False
         inner = path[len(self.root) :]
-        if self.excludes and pathspec.GitIgnoreSpec.from_lines(self.excludes).match_file(inner):
+        if self.excludes and _spec(self.excludes).match_file(inner):
             return False
         if any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.prefixes):
             return True
-        return bool(self.patterns) and pathspec.GitIgnoreSpec.from_lines(self.patterns).match_file(inner)
+        return bool(self.patterns) and _spec(self.patterns).match_file(inner)
+
+
+@lru_cache(maxsize=256)
+def _spec(patterns: tuple[str, ...]) -> pathspec.GitIgnoreSpec:
+    """Gitignore-style patterns, compiled once; ValueError for one git cannot read (`!`)."""
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +180,17 @@ def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None
     found = Packaging()
     listing = set(tree) if tree is not None else None
     for folder, texts in by_folder.items():
+        dist = _distribution(folder, texts, listing)
+        if dist is not None:
+            found.distributions.append(dist)
+    if not any(d.understood for d in found.distributions):
+        return None
+    return found
+
+
+def _distribution(folder: str, texts: dict[str, str], listing: set[str] | None) -> Distribution | None:
+    """What one folder's packaging files declare; None when nothing, or when they cannot be read."""
+    try:
         dist = _python(folder, texts, listing)
         if dist is None and "package.json" in texts:
             dist = _npm(folder, texts["package.json"])
@@ -181,11 +198,15 @@ def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None
             dist = _cargo(folder, texts["Cargo.toml"], listing)
         if dist is None and "go.mod" in texts:
             dist = _go(folder, listing)
-        if dist is not None:
-            found.distributions.append(dataclasses.replace(dist, name=_project_name(texts)))
-    if not any(d.understood for d in found.distributions):
+        if dist is None:
+            return None
+        for patterns in (dist.patterns, dist.excludes):
+            _spec(patterns)  # a pattern git cannot read raises here, not later in `ships`
+        return dataclasses.replace(dist, name=_project_name(texts))
+    except (TypeError, AttributeError, ValueError):
+        # A backstop for values of a type no reader above expects: read as a file that does not parse is,
+        # so one malformed file does not take the facts of every commit that reads it.
         return None
-    return found
 
 
 # --- Python --------------------------------------------------------------------------------------------
@@ -207,6 +228,19 @@ def _toml(text: str | None) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+# Valid TOML (or JSON, or setup.py literals) may still hold a value of the wrong type where a table or a
+# list belongs (`optional-dependencies = "none"`, `py-modules = true`): such a value is read as absent,
+# as a file that does not parse is, and the rest of the file still counts.
+def _table(value: object) -> dict:
+    """A table's entries; {} for a value that is no table."""
+    return value if isinstance(value, dict) else {}
+
+
+def _items(value: object) -> list:
+    """An array's items; [] for a value that is no array."""
+    return list(value) if isinstance(value, list | tuple) else []
+
+
 def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribution | None:
     if not ({"pyproject.toml", "setup.cfg", "setup.py"} & texts.keys()):
         return None
@@ -217,31 +251,31 @@ def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribu
         or _declares_distribution(data)
     ):
         return None  # a folder's tools' settings ([tool.ruff], setup.cfg's [flake8] ...): nothing is built
-    backend = str((data.get("build-system") or {}).get("build-backend") or "")
+    backend = str(_table(data.get("build-system")).get("build-backend") or "")
     system = next((name for key, name in _BACKENDS.items() if backend.startswith(key)), "")
     if not system:
         system = "setuptools" if ("setup.py" in texts or "setup.cfg" in texts or not data) else ""
-    if not system and "tool" in data:
-        system = next((s for s in ("poetry", "hatch", "flit", "pdm", "maturin") if s in data["tool"]), "")
+    tool = _table(data.get("tool"))
+    if not system:
+        system = next((s for s in ("poetry", "hatch", "flit", "pdm", "maturin") if s in tool), "")
     if not system:
         system = "setuptools"  # PEP 517's fallback for a pyproject.toml without a backend
-    tool = data.get("tool") or {}
     name = _normal(
-        str((data.get("project") or {}).get("name") or (tool.get("poetry") or {}).get("name") or "")
+        str(_table(data.get("project")).get("name") or _table(tool.get("poetry")).get("name") or "")
     )
     if system == "setuptools" or system == "scikit-build":
         return _setuptools(root, data, texts, tree, name)
     if system == "hatch":
-        return _hatch(root, tool.get("hatch") or {}, tree, name)
+        return _hatch(root, _table(tool.get("hatch")), tree, name)
     if system == "poetry":
-        return _poetry(root, tool.get("poetry") or {}, tree, name)
+        return _poetry(root, _table(tool.get("poetry")), tree, name)
     if system == "flit":
-        module = str(((tool.get("flit") or {}).get("module") or {}).get("name") or name)
+        module = str(_table(_table(tool.get("flit")).get("module")).get("name") or name)
         return _default_layout(root, "flit", module.replace(".", "/"), tree)
     if system == "pdm":
-        return _pdm(root, (tool.get("pdm") or {}).get("build") or {}, tree, name)
+        return _pdm(root, _table(_table(tool.get("pdm")).get("build")), tree, name)
     if system == "maturin":
-        return _maturin(root, tool.get("maturin") or {}, tree, name)
+        return _maturin(root, _table(tool.get("maturin")), tree, name)
     return Distribution(root, system, understood=False)
 
 
@@ -253,14 +287,14 @@ def _declares_distribution(data: dict) -> bool:
     """Whether a pyproject.toml (without setup.py or setup.cfg beside it) describes something to build: project
     metadata, a build system, or a build tool's own table. PEP 517's setuptools fallback applies to a
     project; a file holding only other tools' settings is not one."""
-    tool = data.get("tool") or {}
+    tool = _table(data.get("tool"))
     return "project" in data or "build-system" in data or any(name in tool for name in _BUILD_TOOLS)
 
 
 def _project_name(texts: dict[str, str]) -> str:
     """The canonical name of the project a folder's packaging files declare, "" when none says."""
     data = _toml(texts.get("pyproject.toml"))
-    name = (data.get("project") or {}).get("name") or ((data.get("tool") or {}).get("poetry") or {}).get(
+    name = _table(data.get("project")).get("name") or _table(_table(data.get("tool")).get("poetry")).get(
         "name"
     )
     if not name and "setup.cfg" in texts:
@@ -273,7 +307,7 @@ def _project_name(texts: dict[str, str]) -> str:
     if not name and "setup.py" in texts:
         name = _setup_py(texts["setup.py"]).get("name")
     if not name and "Cargo.toml" in texts:
-        name = (_toml(texts["Cargo.toml"]).get("package") or {}).get("name")
+        name = _table(_toml(texts["Cargo.toml"]).get("package")).get("name")
     if not name and "package.json" in texts:
         try:
             value = json.loads(texts["package.json"])
@@ -318,7 +352,7 @@ def _default_layout(
 def _setuptools(
     root: str, data: dict, texts: dict[str, str], tree: set[str] | None, name: str
 ) -> Distribution:
-    config = ((data.get("tool") or {}).get("setuptools")) or {}
+    config = _table(_table(data.get("tool")).get("setuptools"))
     options = _setup_cfg(texts.get("setup.cfg"))
     literal = _setup_py(texts.get("setup.py"))
     package_dir = config.get("package-dir") or options.get("package_dir") or literal.get("package_dir") or {}
@@ -327,8 +361,8 @@ def _setuptools(
     base = str(package_dir.get("", "")).strip("/")
     base = f"{base}/" if base else ""
     packages = config.get("packages", options.get("packages", literal.get("packages")))
-    modules = config.get("py-modules") or options.get("py_modules") or literal.get("py_modules") or []
-    prefixes: list[str] = [f"{root}{base}{m}.py" for m in modules if isinstance(m, str)]
+    modules = config.get("py-modules") or options.get("py_modules") or literal.get("py_modules")
+    prefixes: list[str] = [f"{root}{base}{m}.py" for m in _items(modules) if isinstance(m, str)]
     if isinstance(packages, list):
         for package in packages:
             if isinstance(package, str):
@@ -337,7 +371,7 @@ def _setuptools(
                 prefixes.append(f"{root}{folder}/")
         return Distribution(root, "setuptools", _top(prefixes), import_roots=(f"{root}{base}",))
     if (isinstance(packages, dict) and "find" in packages) or isinstance(packages, _Find):
-        find = packages if isinstance(packages, _Find) else _Find.of(packages.get("find") or {})
+        find = packages if isinstance(packages, _Find) else _Find.of(_table(packages.get("find")))
         wheres = [w.strip("./") for w in find.where] or [base.rstrip("/")]
         for where in wheres:
             folder = f"{root}{where}/" if where else root
@@ -375,8 +409,8 @@ class _Find:
     @staticmethod
     def of(raw: Mapping) -> _Find:
         def strings(key: str) -> tuple[str, ...]:
-            value = raw.get(key) or ()
-            return tuple(str(v) for v in ([value] if isinstance(value, str) else value))
+            value = raw.get(key)
+            return tuple(str(v) for v in ([value] if isinstance(value, str) else _items(value)))
 
         return _Find(
             strings("where"), strings("include"), strings("exclude"), bool(raw.get("namespaces", True))
@@ -482,7 +516,7 @@ def _setup_py(text: str | None) -> dict:
     if not text or len(text) > MAX_PACKAGING_CHARS:
         return {}
     try:
-        tree = ast.parse(text)
+        tree = ast.parse(text.removeprefix("\ufeff"))  # a BOM Python accepts, ast.parse does not
     except (SyntaxError, ValueError, RecursionError):
         return {}
     out: dict = {}
@@ -536,12 +570,12 @@ def _strs(node: ast.expr | None) -> list[str]:
 
 
 def _hatch(root: str, hatch: dict, tree: set[str] | None, name: str) -> Distribution:
-    build = hatch.get("build") or {}
-    wheel = ((build.get("targets") or {}).get("wheel")) or {}
-    packages = wheel.get("packages") or build.get("packages")
-    only = wheel.get("only-include") or build.get("only-include")
-    include = wheel.get("include") or build.get("include") or []
-    exclude = tuple(str(e) for e in (wheel.get("exclude") or build.get("exclude") or []))
+    build = _table(hatch.get("build"))
+    wheel = _table(_table(build.get("targets")).get("wheel"))
+    packages = _items(wheel.get("packages") or build.get("packages"))
+    only = _items(wheel.get("only-include") or build.get("only-include"))
+    include = _items(wheel.get("include") or build.get("include"))
+    exclude = tuple(str(e) for e in _items(wheel.get("exclude") or build.get("exclude")))
     sources = wheel.get("sources") or build.get("sources") or {}
     roots = (
         tuple(f"{root}{str(k).strip('/')}/" if str(k).strip("/") else root for k in sources)
@@ -605,8 +639,8 @@ def _pdm(root: str, build: dict, tree: set[str] | None, name: str) -> Distributi
     if not package_dir and _exists_dir(tree, f"{root}src"):
         package_dir = "src"
     base = f"{root}{package_dir}/" if package_dir else root
-    excludes = tuple(str(e) for e in [*(build.get("excludes") or []), *(build.get("source-includes") or [])])
-    includes = build.get("includes")
+    excludes = tuple(str(e) for e in [*_items(build.get("excludes")), *_items(build.get("source-includes"))])
+    includes = _items(build.get("includes"))
     if includes:
         return Distribution(root, "pdm", (), tuple(str(i) for i in includes), excludes, (base,))
     if tree is None:
@@ -671,12 +705,12 @@ def _cargo(root: str, text: str, tree: set[str] | None) -> Distribution | None:
     if not data:
         return None
     prefixes: list[str] = []
-    if "package" in data:
+    if isinstance(data.get("package"), dict):
         lib = data.get("lib") or {}
         prefixes += [f"{root}src/", f"{root}build.rs"]
         if isinstance(lib, dict) and isinstance(lib.get("path"), str):
             prefixes.append(f"{root}{posixpath.dirname(lib['path'])}/")
-    members = ((data.get("workspace") or {}).get("members")) or []
+    members = _table(data.get("workspace")).get("members") or []
     for member in members if isinstance(members, list) else []:
         for folder in _glob_dirs(root, str(member), tree):
             prefixes += [f"{folder}src/", f"{folder}build.rs"]
@@ -709,15 +743,19 @@ def _go(root: str, tree: set[str] | None) -> Distribution:
 
 def packaging_changes(path: str, before: str | None, after: str | None) -> list[SurfaceChange]:
     """SUPPORT_DROPPED and DEPENDENCY_* facts for a changed packaging or requirements file."""
+    try:
+        dependencies, support = dependency_changes(path, before, after), support_changes(path, before, after)
+    except (TypeError, AttributeError, ValueError):
+        return []  # a backstop, as in `_distribution`: a file that cannot be read states nothing
     out = []
-    for c in dependency_changes(path, before, after):
+    for c in dependencies:
         kind = (
             SurfaceKind.DEPENDENCY_CHANGED if c.old and c.new
             else SurfaceKind.DEPENDENCY_ADDED if c.new
             else SurfaceKind.DEPENDENCY_REMOVED
         )  # fmt: skip
         out.append(SurfaceChange(kind, c.name, path, c.line, old=c.old, new=c.new))
-    out.extend(support_changes(path, before, after))
+    out.extend(support)
     return out
 
 
@@ -745,13 +783,13 @@ def _requirements(path: str, text: str | None) -> dict[tuple[str, str], str]:
     found: list[tuple[str, str]] = []  # (scope, requirement text)
     if name == "pyproject.toml":
         data = _toml(text)
-        project = data.get("project") or {}
+        project = _table(data.get("project"))
         found += [("runtime", r) for r in _list(project.get("dependencies"))]
-        for extra, reqs in (project.get("optional-dependencies") or {}).items():
+        for extra, reqs in _table(project.get("optional-dependencies")).items():
             found += [(f"optional:{extra}", r) for r in _list(reqs)]
-        found += [("build", r) for r in _list((data.get("build-system") or {}).get("requires"))]
-        poetry = (data.get("tool") or {}).get("poetry") or {}
-        for dep, spec in (poetry.get("dependencies") or {}).items():
+        found += [("build", r) for r in _list(_table(data.get("build-system")).get("requires"))]
+        poetry = _table(_table(data.get("tool")).get("poetry"))
+        for dep, spec in _table(poetry.get("dependencies")).items():
             if dep.lower() != "python":
                 found.append(("runtime", f"{dep} {_poetry_spec(spec)}".strip()))
     elif name == "setup.cfg":
@@ -790,8 +828,8 @@ def _requirements(path: str, text: str | None) -> dict[tuple[str, str], str]:
         data = _toml(text)
         out = {}
         tables = [("runtime", data.get("dependencies")), ("build", data.get("build-dependencies")),
-                  ("runtime", (data.get("workspace") or {}).get("dependencies"))]  # fmt: skip
-        for target in (data.get("target") or {}).values():
+                  ("runtime", _table(data.get("workspace")).get("dependencies"))]  # fmt: skip
+        for target in _table(data.get("target")).values():
             if isinstance(target, dict):
                 tables.append(("runtime", target.get("dependencies")))
         for scope, table in tables:
@@ -832,6 +870,8 @@ def _list(value: object) -> list[str]:
 
 def _poetry_spec(spec: object) -> str:
     text = spec if isinstance(spec, str) else spec.get("version", "") if isinstance(spec, dict) else ""
+    if not isinstance(text, str):
+        return ""
     if text.startswith("^"):
         return f">={text[1:]}"
     return "" if text == "*" else text
@@ -889,9 +929,10 @@ def _python_requires(name: str, text: str | None) -> str | None:
         return None
     if name == "pyproject.toml":
         data = _toml(text)
-        spec = (data.get("project") or {}).get("requires-python")
+        spec = _table(data.get("project")).get("requires-python")
         if spec is None:
-            python = (((data.get("tool") or {}).get("poetry") or {}).get("dependencies") or {}).get("python")
+            poetry = _table(_table(data.get("tool")).get("poetry"))
+            python = _table(poetry.get("dependencies")).get("python")
             spec = _poetry_spec(python) if python else None
         return str(spec) if spec else None
     if name == "setup.cfg":
@@ -913,7 +954,7 @@ def _classifier_pythons(name: str, text: str | None) -> set[str]:
     if not text:
         return set()
     if name == "pyproject.toml":
-        classifiers = _list((_toml(text).get("project") or {}).get("classifiers"))
+        classifiers = _list(_table(_toml(text).get("project")).get("classifiers"))
     elif name == "setup.cfg":
         classifiers = _setup_cfg(text).get("classifiers") or []
     else:
@@ -935,7 +976,7 @@ def _minimum(name: str, text: str | None) -> tuple[str, str] | None:
         return ("Node", match.group(1)) if match else None
     if name == "Cargo.toml":
         data = _toml(text)
-        version = (data.get("package") or {}).get("rust-version")
+        version = _table(data.get("package")).get("rust-version")
         return ("Rust", str(version)) if isinstance(version, str) else None
     match = re.search(r"^go\s+(\d+(?:\.\d+)*)\s*$", text, re.MULTILINE)
     return ("Go", match.group(1)) if match else None

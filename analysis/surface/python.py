@@ -438,29 +438,31 @@ def python_surface(
     had_old, old = collected.take(before, init) if collected and before is not None else (False, None)
     had_new, new = collected.take(after, init) if collected and after is not None else (False, None)
     relative = collected.relatives.get(path) if collected and collected.relatives else None
+    # The texts as read are what `collected` knows; the code parsed is without a BOM.
+    source_before, source_after = without_bom(before), without_bom(after)
     if (
         had_old
         or had_new
         or relative is not None
-        or before is None
-        or after is None
-        or max(len(before), len(after)) > MAX_SOURCE_CHARS
+        or source_before is None
+        or source_after is None
+        or max(len(source_before), len(source_after)) > MAX_SOURCE_CHARS
     ):  # each version parsed with the bodies it shares with the nearest version known blanked (blanked_bodies.py)
         if not had_old:
             old = (
-                _collect_against(before, new if had_new else relative, init)
-                if before is not None
+                _collect_against(source_before, new if had_new else relative, init)
+                if source_before is not None
                 else _Module()
             )
         if not had_new:
             new = (
-                _collect_against(after, old if old is not None and old.spans else relative, init)
-                if after is not None
+                _collect_against(source_after, old if old is not None and old.spans else relative, init)
+                if source_after is not None
                 else _Module()
             )
     else:  # the stretches both versions share at the same lines are parsed once
-        trees = parse_pair(before, after)
-        old, new = _collect(before, trees[0], init), _collect(after, trees[1], init)
+        trees = parse_pair(source_before, source_after)
+        old, new = _collect(source_before, trees[0], init), _collect(source_after, trees[1], init)
     if collected:
         for had, text, version in ((had_old, before, old), (had_new, after, new)):
             if not had and text is not None:
@@ -469,7 +471,11 @@ def python_surface(
             collected.relatives.put(path, new.lines, new.spans)
     if old is None or new is None:
         return FileSurface([])
-    if before is not None and after is not None and _prose_only(old, before, new, after):
+    if (
+        source_before is not None
+        and source_after is not None
+        and _prose_only(old, source_before, new, source_after)
+    ):
         return FileSurface([], prose_only=True)
     try:
         return _Compare(path, module, public, old, new).run()
@@ -493,6 +499,12 @@ def _version(module: _Module, text: str) -> Version:
 
 def _itself(node: ast.AST) -> ast.AST:
     return node
+
+
+def without_bom(text: str | None) -> str | None:
+    """A Python text without its leading UTF-8 byte-order mark: Python runs such a file, but ast.parse of the
+    decoded text refuses the U+FEFF. It is no line, so line numbers stay."""
+    return text[1:] if text is not None and text.startswith("\ufeff") else text
 
 
 def _parse(text: str, package_init: bool = False) -> _Module | None:

@@ -172,6 +172,31 @@ def test_between_two_prs_the_one_that_landed_last_is_fixed():
     assert links_of(ORIGINAL, later, fix) == {(later.sha, fix.sha, "fix")}
 
 
+def test_in_a_paragraph_listing_thousands_of_prs_the_fixed_one_is_read_by_the_words_next_to_it():
+    listed = ", ".join(f"#{n}" for n in range(1000, 6000))
+    refs = references(f"Release 2.0\n\nIncludes {listed}, and fixes the crash from #100.")
+    assert [(r.kind.value, r.pr) for r in refs] == [("fix", 100)]
+
+
+def test_a_word_cut_where_the_look_back_starts_is_not_read_as_a_fix_word():
+    # The look back (_NEAR characters) starts inside "prefix": its "fix" is no fix word.
+    from analysis.history.followups import _NEAR
+
+    tail = "fix" + " ok" * ((_NEAR - len("fix after")) // 3) + " after"
+    tail = tail[:3] + " " * (_NEAR - len(tail)) + tail[3:]
+    assert len(tail) == _NEAR
+    assert references(f"Tidy up\n\nAdd a pre{tail} #100") == []
+    assert [r.pr for r in references(f"Tidy up\n\nAdd a {tail} #100")] == [100]
+
+
+def test_a_squash_body_listing_thousands_of_reverts_keeps_the_ones_it_does_not_reapply():
+    listed = "\n".join(f'* Revert "Change {n}"' for n in range(3000))
+    message = f'Squash (#120)\n\n{listed}\n* Reapply "Change 7"\n* Revert "Revert "Change 9""'
+    reverted = {r.title for r in references(message) if r.kind == FollowUpKind.REVERT and not r.relands}
+    assert len(reverted) == 2998 and {"Change 1", "Change 2999"} <= reverted
+    assert not {"Change 7", "Change 9"} & reverted
+
+
 @pytest.mark.parametrize(
     "message",
     [

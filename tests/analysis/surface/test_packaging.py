@@ -283,3 +283,94 @@ def test_package_json_and_cargo_dependencies():
     cargo_before = '[dependencies]\nserde = "1"\n[dev-dependencies]\ninsta = "1"\n'
     cargo_after = '[dependencies]\nserde = { version = "1.0.200" }\n[dev-dependencies]\ninsta = "2"\n'
     assert [c.name for c in dependency_changes("Cargo.toml", cargo_before, cargo_after)] == ["serde"]
+
+
+# --- valid TOML, wrong types: the value is read as absent, the rest of the file still counts ---------------
+
+_SETUPTOOLS = (
+    '[build-system]\nbuild-backend = "setuptools.build_meta"\n'
+    '[project]\nname = "pkg"\ndependencies = ["httpx>=0.27"]\n[tool.setuptools]\npackages = ["engine"]\n'
+)
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        '[project.optional-dependencies]\n"x" = 5\n',
+        "[tool.setuptools.package-data]\nengine = 5\n",
+        '[tool.poetry]\ndependencies = ["requests"]\n',
+        '[tool.hatch]\nbuild = "wheel"\n',
+        "[tool.pdm]\nbuild = [1]\n",
+    ],
+)
+def test_a_wrong_typed_table_beside_a_readable_one_leaves_the_readable_one(wrong):
+    pyproject = _SETUPTOOLS + wrong
+    assert shipped(pyproject) == {"engine/sample/sampler.py"}
+    after = pyproject.replace("httpx>=0.27", "httpx>=0.28")
+    assert [c.name for c in dependency_changes("pyproject.toml", pyproject, after)] == ["httpx"]
+
+
+@pytest.mark.parametrize(
+    "pyproject",
+    [
+        '[project]\nname = "pkg"\noptional-dependencies = "none"\ndependencies = ["httpx>=0.27"]\n',
+        '[project]\nname = "pkg"\noptional-dependencies = ["x"]\ndependencies = ["httpx>=0.27"]\n',
+        '[project]\nname = "pkg"\ndependencies = ["httpx>=0.27"]\n[tool.poetry]\ndependencies = ["requests"]\n',
+        '[project]\nname = "pkg"\ndependencies = ["httpx>=0.27"]\n[tool.poetry.dependencies]\npython = {version = 3}\n',
+        '[project]\nname = "pkg"\ndependencies = ["httpx>=0.27"]\n[tool]\npoetry = 5\n',
+        'build-system = "setuptools"\ntool = true\n[project]\nname = "pkg"\ndependencies = ["httpx>=0.27"]\n',
+    ],
+)
+def test_wrong_typed_dependency_tables_state_nothing_and_the_others_still_count(pyproject):
+    after = pyproject.replace("httpx>=0.27", "httpx>=0.28").replace(
+        'name = "pkg"', 'name = "pkg"\nrequires-python = ">=3.10"'
+    )
+    assert [c.name for c in dependency_changes("pyproject.toml", pyproject, after)] == ["httpx"]
+    assert {c.kind for c in packaging_changes("pyproject.toml", pyproject, after)} == {K.DEPENDENCY_CHANGED}
+
+
+@pytest.mark.parametrize(
+    "pyproject",
+    [
+        '[project]\nname = "engine"\n[tool.setuptools]\npackages = ["engine"]\npy-modules = true\n',
+        '[project]\nname = "engine"\n[tool.setuptools.packages]\nfind = "src"\n',
+        '[project]\nname = "engine"\n[tool.setuptools]\npackages = {find = true}\n',
+        '[project]\nname = "engine"\n[tool.setuptools.packages.find]\nwhere = 5\ninclude = true\n',
+        '[project]\nname = "engine"\n[tool.setuptools]\npackage-dir = "src"\npackages = ["engine"]\n',
+        'project = "engine"\n[tool.setuptools]\npackages = ["engine"]\n',
+        '[project]\nname = "engine"\n[build-system]\nbuild-backend = "hatchling.build"\n[tool.hatch.build.targets]\nwheel = "engine"\n',
+        '[project]\nname = "engine"\n[build-system]\nbuild-backend = "pdm.backend"\n[tool.pdm.build]\nincludes = 5\nexcludes = true\n',
+        '[project]\nname = "engine"\n[build-system]\nbuild-backend = "flit_core.buildapi"\n[tool.flit]\nmodule = "engine"\n',
+    ],
+)
+def test_wrong_typed_setuptools_and_build_tool_settings_still_read_the_distribution(pyproject):
+    # read as if the wrong value were absent: the package named for the project, or found in the tree
+    assert "engine/sample/sampler.py" in shipped(pyproject)
+
+
+@pytest.mark.parametrize(
+    "cargo",
+    [
+        'package = "x"\n[dependencies]\nserde = "1"\n',
+        'workspace = 5\n[package]\nname = "x"\n[dependencies]\nserde = "1"\n',
+        'target = [1]\n[package]\nname = "x"\n[dependencies]\nserde = "1"\n',
+        '[package]\nname = "x"\nrust-version = 5\n[dependencies]\nserde = "1"\n[target]\nlinux = 5\n',
+    ],
+)
+def test_a_cargo_manifest_with_wrong_typed_tables_still_states_its_dependencies(cargo):
+    read_packaging({"Cargo.toml": cargo}, ["Cargo.toml", "src/lib.rs"])  # no error
+    after = cargo.replace('serde = "1"', 'serde = "2"')
+    assert [c.name for c in packaging_changes("Cargo.toml", cargo, after)] == ["serde"]
+
+
+def test_a_pattern_git_cannot_read_makes_the_file_unread_not_an_error():
+    package = json.dumps({"name": "x", "files": ["lib"], "bin": "!"})
+    assert read_packaging({"package.json": package}, ["package.json", "lib/a.js"]) is None
+
+
+def test_a_setup_py_saved_with_a_bom_is_read():
+    setup = '\ufefffrom setuptools import setup\nsetup(name="engine", packages=["engine"], install_requires=["httpx>=0.27"])\n'
+    packaging = read_packaging({"setup.py": setup}, TREE)
+    assert packaging is not None and packaging.names() == {"engine"}
+    after = setup.replace("httpx>=0.27", "httpx>=0.28")
+    assert [c.name for c in dependency_changes("setup.py", setup, after)] == ["httpx"]

@@ -243,3 +243,61 @@ def test_a_batch_collects_each_version_once_with_the_same_facts(monkeypatch):
     assert not collected._kept  # nothing held past its last use
     kinds = {(c.kind, c.name) for facts, _, _ in together for c in facts}
     assert (K.PARAM_ADDED, "kit.core.run(timeout)") in kinds and (K.REMOVED, "kit.core.legacy") in kinds
+
+
+def test_a_wrong_typed_packaging_value_loses_no_other_fact_of_the_commit():
+    # valid TOML with a value of the wrong type, at the tip and in the commit itself
+    pyproject = (
+        '[project]\nname = "pkg"\ndependencies = ["httpx>=0.27"]\n[tool.setuptools]\npackages = ["pkg"]\n'
+    )
+    tip = pyproject + "py-modules = true\n"
+    after = pyproject.replace("httpx>=0.27", "httpx>=0.28").replace(
+        'name = "pkg"\n', 'name = "pkg"\noptional-dependencies = "none"\n'
+    )
+    commit = _commit(
+        (FileChange("pkg/api.py", "modified", 0, 2), FileChange("pyproject.toml", "modified", 2, 1))
+    )
+    texts = FileTexts(
+        {
+            ("p" * 40, "pkg/api.py"): "def go(a):\n    pass\n\ndef keep(a):\n    pass\n",
+            ("c" * 40, "pkg/api.py"): "def keep(a):\n    pass\n",
+            ("p" * 40, "pyproject.toml"): pyproject,
+            ("c" * 40, "pyproject.toml"): after,
+        },
+        set(),
+    )
+    tree = ["pyproject.toml", "pkg/__init__.py", "pkg/api.py"]
+    surface, shipped, _ = commit_facts(commit, texts, {"pyproject.toml": tip}, tree)
+    assert names(surface) == {(K.REMOVED, "pkg.api.go"), (K.DEPENDENCY_CHANGED, "httpx")}
+    assert shipped == {"pkg/api.py"}
+    # a commit that touches only Python code, under the wrong-typed tip
+    only_code = _commit((FileChange("pkg/api.py", "modified", 0, 2),))
+    surface, shipped, _ = commit_facts(only_code, texts, {"pyproject.toml": tip}, tree)
+    assert names(surface) == {(K.REMOVED, "pkg.api.go")} and shipped == {"pkg/api.py"}
+
+
+# --- nesting deeper than Python's recursion limit ------------------------------------------------------
+
+DEPTH = 1200  # legal code: compilers accept it; a walker recursing per level raised RecursionError
+
+
+def test_deeply_nested_rust_modules_and_cpp_namespaces_are_read():
+    rust_before = "pub fn base() {}\n"
+    rust_after = rust_before + "pub mod m { " * DEPTH + "pub fn deep_fn(a: i32) {}" + " }" * DEPTH + "\n"
+    found = tree_surface("src/lib.rs", rust_before, rust_after, language="rust").changes
+    assert (K.ADDED, "m::" * DEPTH + "deep_fn") in names(found)
+    cpp_before = "int base();\n"
+    cpp_after = cpp_before + "namespace n { " * DEPTH + "int deep_fn(int a);" + " }" * DEPTH + "\n"
+    assert names(tree_surface("include/api.h", cpp_before, cpp_after, language="cpp").changes) == {
+        (K.ADDED, "n::" * DEPTH + "deep_fn")
+    }
+
+
+def test_a_file_too_deep_for_a_walker_yields_nothing_and_no_error(monkeypatch):
+    from analysis.surface import other_langs
+
+    def too_deep(node, api) -> None:
+        raise RecursionError
+
+    monkeypatch.setattr(other_langs, "_rust", too_deep)
+    assert tree_surface("src/lib.rs", "pub fn a() {}\n", "pub fn b() {}\n", language="rust").changes == []

@@ -8,7 +8,8 @@ from textwrap import dedent
 import pytest
 
 from analysis.models import SurfaceKind as K
-from analysis.surface.python import MAX_SOURCE_CHARS, python_surface
+from analysis.surface.blanked_bodies import Relatives
+from analysis.surface.python import MAX_SOURCE_CHARS, Collected, python_surface
 
 
 def facts(
@@ -609,3 +610,25 @@ def test_an_f_string_deprecation_message_keeps_its_holes():
     after = "import warnings\n\ndef load(path):\n    warnings.warn(f'`{path}` uses the old layout', FutureWarning)\n    return path\n"
     [change] = facts(before, after, module="m")
     assert (change.kind, change.new) == (K.DEPRECATION, "`{path}` uses the old layout")
+
+
+# --- a file saved with a UTF-8 byte-order mark ------------------------------------------------------------
+
+BOM_BEFORE = "\ufeffdef public_api(a, b=1):\n    return a + b\n\n\ndef other(x):\n    return x\n"
+BOM_AFTER = "\ufeffdef other(x):\n    return x\n\n\ndef added(y):\n    return y\n"
+
+
+@pytest.mark.parametrize("bom", [(True, True), (True, False), (False, True)])
+def test_a_module_saved_with_a_bom_is_read_as_without_it(bom):
+    before = BOM_BEFORE if bom[0] else BOM_BEFORE[1:]
+    after = BOM_AFTER if bom[1] else BOM_AFTER[1:]
+    found = {(c.kind, c.name, c.line) for c in facts(before, after, path="pkg/api.py", module="pkg.api")}
+    assert found == {(K.REMOVED, "pkg.api.public_api", 1), (K.ADDED, "pkg.api.added", 5)}
+    # in a batch, where each version is parsed against another version of the file
+    relatives = Relatives()
+    for text in (BOM_AFTER, before, after):
+        batched = python_surface(
+            "pkg/api.py", before, after, module="pkg.api", collected=Collected(relatives)
+        )
+        assert {(c.kind, c.name, c.line) for c in batched.changes} == found
+        python_surface("pkg/api.py", text, text, module="pkg.api", collected=Collected(relatives))
