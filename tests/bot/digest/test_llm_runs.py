@@ -62,7 +62,12 @@ def test_an_interrupted_day_keeps_what_it_paid_for(repo, tmp_path, monkeypatch, 
                 time.sleep(0.1)
             assert analyses(db) == 2  # stored while the third call is still out
             proc.send_signal(how)
-            proc.wait(timeout=15)
+            # communicate, not wait: stderr is a pipe, and a child blocked writing to a full one never ends
+            try:
+                _, err = proc.communicate(timeout=15)
+            except subprocess.TimeoutExpired as exc:  # say what it printed: the one clue to where it hangs
+                pytest.fail(f"still running 15 s after {how.name}; stderr so far: {exc.stderr!r}")
+            assert len(err.decode().splitlines()) <= 3, err.decode()[-2000:]  # one line, not tracebacks
         finally:
             if proc.poll() is None:
                 proc.kill()
