@@ -42,6 +42,10 @@ def analyses(db: Path) -> int:
         return 0
 
 
+def _interruptible() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_an_interrupted_day_keeps_what_it_paid_for(repo, tmp_path, monkeypatch, how):  # noqa: F811
     db = tmp_path / "d.db"
@@ -55,6 +59,9 @@ def test_an_interrupted_day_keeps_what_it_paid_for(repo, tmp_path, monkeypatch, 
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            # as from a terminal: a shell starts a background job (CI run with `&`) with SIGINT ignored, the
+            # child inherits that, and Python then leaves Ctrl-C ignored, as it should for such a job
+            preexec_fn=_interruptible,
         )
         try:
             deadline = time.monotonic() + 30
@@ -65,8 +72,14 @@ def test_an_interrupted_day_keeps_what_it_paid_for(repo, tmp_path, monkeypatch, 
             # communicate, not wait: stderr is a pipe, and a child blocked writing to a full one never ends
             try:
                 _, err = proc.communicate(timeout=15)
-            except subprocess.TimeoutExpired as exc:  # say what it printed: the one clue to where it hangs
-                pytest.fail(f"still running 15 s after {how.name}; stderr so far: {exc.stderr!r}")
+            except subprocess.TimeoutExpired as exc:  # what it printed, and which signals it ignores
+                status = Path(f"/proc/{proc.pid}/status")
+                masks = (
+                    [x for x in status.read_text().splitlines() if x.startswith("Sig")]
+                    if status.exists()
+                    else []
+                )
+                pytest.fail(f"still running 15 s after {how.name}; stderr so far: {exc.stderr!r}; {masks}")
             assert len(err.decode().splitlines()) <= 3, err.decode()[-2000:]  # one line, not tracebacks
         finally:
             if proc.poll() is None:
