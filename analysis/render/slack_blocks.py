@@ -52,10 +52,10 @@ MESSAGE_TEXT_BUDGET = 8_000
 FALLBACK_MAX = 300  # the notification text; the blocks carry the content
 ONE_LINER_TITLE_MAX = 200  # titles in the parent's one-liners (the card shows them whole)
 CARD_AUTHOR_MAX = 200  # likewise for an author's name
-CARD_TITLE_MAX = 1000
+CARD_TITLE_MAX = 1000  # a card quotes at most this much of a title (a "title" can be a 190 KB line)
 # A title and a summary in the medium list, elided beyond with their size stated (the report has them whole).
 MEDIUM_TITLE_MAX = 300
-MEDIUM_SUMMARY_MAX = 600  # a card quotes at most this much of a title (a "title" can be a 190 KB line)
+MEDIUM_SUMMARY_MAX = 600
 LINK_LABEL_MAX = 1000  # a longer title is shown next to a short link instead of inside it
 
 _CONTINUATION_RESERVE = 200  # room kept in every message for the "continued i/n" context block

@@ -138,13 +138,13 @@ async def fill_surfaces(
             todo = [c for c in group if c.sha not in seen]  # a commit twice: read with its first group
             seen.update(c.sha for c in todo)
             todos.append(todo)
-        batches = sum(len(batches_of(todo)) for todo in todos)
-        enough = batches >= 2 and sum(len(todo) for todo in todos) >= POOL_MIN_COMMITS
+        grouped = [batches_of(todo) for todo in todos]
+        enough = sum(map(len, grouped)) >= 2 and sum(len(todo) for todo in todos) >= POOL_MIN_COMMITS
         own = parsers is None
         parsers = parsers if parsers is not None else Parsers()
         try:
             pool = parsers.pool() if enough else None
-            found.update(await _read_and_parse(source, store, todos, parsers if pool else None))
+            found.update(await _read_and_parse(source, store, grouped, parsers if pool else None))
         finally:
             if own:
                 parsers.close()
@@ -152,7 +152,7 @@ async def fill_surfaces(
 
 
 async def _read_and_parse(
-    source: Any, store: Store, todos: list[list[Commit]], parsers: Parsers | None
+    source: Any, store: Store, grouped: list[list[list[Commit]]], parsers: Parsers | None
 ) -> dict[str, Facts]:
     """Each group's batches read in turn and parsed: in a thread one after another, or (parsers) in the
     workers while the next batches, of this group or the next, are read, TASK_BATCHES consecutive
@@ -198,12 +198,13 @@ async def _read_and_parse(
             complete = {c.sha: fresh[c.sha] for c in todo if c.sha in fresh and fresh[c.sha][0] is not None}
             await asyncio.to_thread(store.save_surfaces, repo, PARSER_VERSION, complete)
 
-    for todo in todos:
-        if not todo:
+    for group_batches in grouped:
+        if not group_batches:
             continue
+        todo = [c for batch in group_batches for c in batch]
         done = 0
         try:
-            for chunk in batches_of(todo):
+            for chunk in group_batches:
                 pending.append(await _read_batch(source, chunk))
                 done += len(pending[-1].commits)
                 pool = parsers.pool() if parsers else None
@@ -236,7 +237,7 @@ def batches_of(commits: Sequence[Commit]) -> list[list[Commit]]:
         if starts or any(is_packaging_file(f.path) for f in commit.files):
             batches.append([])
         batches[-1].append(commit)
-    return [batch for batch in batches if batch]
+    return batches
 
 
 def _one_text_per_blob(batches: list[Batch]) -> tuple[Batch, ...]:
