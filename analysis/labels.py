@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from analysis.langs import LANGS as LANGS  # read from here by the renderers and prompts
 from analysis.models import ChangeType, Importance
-from analysis.text import singular_ones
+from analysis.text import filled
 
 _LABELS: dict[str, dict[str, str]] = {
     "zh": {
@@ -199,9 +199,7 @@ def check_lang(lang: str) -> str:
 
 
 def label(lang: str, key: str, **fmt: object) -> str:
-    text = _LABELS[lang][key]
-    text = text.format(**fmt) if fmt else text
-    return singular_ones(text) if lang == "en" else text
+    return filled(lang, _LABELS[lang][key], fmt)
 
 
 def quote_elided(lang: str, text: str, limit: int) -> str:

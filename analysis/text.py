@@ -71,6 +71,12 @@ def singular_ones(text: str) -> str:
     return _ONE.sub(r"1 \1", text)
 
 
+def filled(lang: str, template: str, fmt: dict[str, object]) -> str:
+    """A phrase template of `lang` filled in (labels, reasons, answers), English counts of one singular."""
+    text = template.format(**fmt) if fmt else template
+    return singular_ones(text) if lang == "en" else text
+
+
 def one_line(text: str) -> str:
     return " ".join(text.split())
 

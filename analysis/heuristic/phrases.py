@@ -7,7 +7,7 @@ changed in one language is seen beside the other."""
 from __future__ import annotations
 
 from analysis.paths import PathKind
-from analysis.text import singular_ones
+from analysis.text import filled
 
 KIND_NAMES = {
     "zh": {
@@ -403,6 +403,4 @@ PHRASES: dict[str, dict[str, str]] = {
 
 def t(lang: str, key: str, **fmt: object) -> str:
     """The phrase `key` in `lang`, filled in."""
-    text = PHRASES[lang][key]
-    text = text.format(**fmt) if fmt else text
-    return singular_ones(text) if lang == "en" else text
+    return filled(lang, PHRASES[lang][key], fmt)

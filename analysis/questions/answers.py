@@ -21,7 +21,7 @@ from analysis.labels import change_type_label, importance_label, importance_word
 from analysis.models import Analysis, Commit, Importance, SurfaceChange, commit_ref, describe
 from analysis.paths import PathKind, classify_path
 from analysis.questions.parse import Aspect, Facet, Intent, Question
-from analysis.text import display_author, display_title, singular_ones
+from analysis.text import display_author, display_title, filled
 
 LIST_MAX = 15  # commits listed one per line; the rest are named in one line of links
 FILES_MAX = 15
@@ -246,9 +246,8 @@ _W = {
 
 
 def _w(lang: str, key: str, **fmt: object) -> str:
-    text = _W["zh" if lang == "zh" else "en"][key]
-    text = text.format(**fmt) if fmt else text
-    return singular_ones(text) if lang == "en" else text
+    lang = "zh" if lang == "zh" else "en"
+    return filled(lang, _W[lang][key], fmt)
 
 
 # --------------------------------------------------------------------------------------------
