@@ -128,6 +128,25 @@ def test_a_module_whose_name_is_not_utf8_gets_its_facts(repo, tmp_path):
     json.dumps(data, ensure_ascii=False).encode("utf-8")  # no lone surrogate anywhere
 
 
+def test_a_module_moved_by_git_mv_breaks_its_import_path(repo, tmp_path):
+    # a pure rename (no line changed) and a case-only one: `from engine.config import ...` stops working
+    repo.commit("Rename config (#24)", rename={"engine/config.py": "engine/settings.py"},
+                when="2026-01-26T13:00:00+08:00")  # fmt: skip
+    repo.commit(
+        "Case (#25)", rename={"engine/settings.py": "engine/Settings.py"}, when="2026-01-26T14:00:00+08:00"
+    )
+    data = digest_json(repo, tmp_path / "d.db", "--lang", "en")
+    by_title = {c["title"]: c for c in data["commits"]}
+    for title, old, new in (("Rename config (#24)", "engine.config", "engine.settings"),
+                            ("Case (#25)", "engine.settings", "engine.Settings")):  # fmt: skip
+        commit = by_title[title]
+        assert [(f["kind"], f["old"], f["new"], f["breaking"]) for f in commit["surface"]] == [
+            ("module_renamed", old, new, True)
+        ]
+        assert commit["importance"] == "high"
+        assert f"breaks users: renames module `{old}` → `{new}` (no alias)" in commit["importance_reason"]
+
+
 def test_analyze_json_shows_the_facts(repo, tmp_path):
     result = run("analyze", "#21", "--git-dir", str(repo.path), "--format", "json", db=tmp_path / "d.db")
     assert result.exit_code == 0, result.output
