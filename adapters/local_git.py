@@ -3,7 +3,8 @@
 Every git call pins the options that shape its output (prefixes, colour, rename detection, encoding,
 merge diffs ...) so that a user's git configuration cannot change what we parse. Output is parsed as
 bytes: NUL-separated (-z) where paths appear, decoded with errors="replace" since commit messages and
-diffs are untrusted and need not be UTF-8.
+diffs are untrusted and need not be UTF-8. Paths need not be UTF-8 either: one shown with a replacement
+character is named to git again by its own bytes, found in the commit's tree (`_raw_names`).
 
 Over 400 lines because it is one source: every read goes through the same pinned git invocation and byte
 parsing.
@@ -352,11 +353,14 @@ class LocalGitSource:
         """The text of each (commit sha, path) for the surface facts: one `git cat-file --batch-check` for
         types and sizes, then one `git cat-file --batch` for the blobs under max_bytes (a file over it, a
         binary or a submodule is skipped, never half-read). No quota: everything asked is answered."""
-        specs = [(sha, path) for sha, path in dict.fromkeys(wanted) if "\n" not in path and "\r" not in path]
+        asked = [(sha, path) for sha, path in dict.fromkeys(wanted) if "\n" not in path and "\r" not in path]
         result = FileTexts({}, set())
+        named = {spec: raw for spec, raw in (await self._raw_names(asked)).items() if raw is not None}
+        result.skipped.update(spec for spec in asked if spec not in named)
+        specs = list(named)
         if not specs:
             return result
-        lines = "".join(f"{sha}:{path}\n" for sha, path in specs)
+        lines = b"".join(f"{sha}:".encode() + raw + b"\n" for (sha, _), raw in named.items())
         checked = await self._git_async(
             "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)", stdin=lines
         )
@@ -395,8 +399,36 @@ class LocalGitSource:
 
     async def text_at(self, sha: str, path: str) -> str | None:
         """A file's text as of the commit (UTF-8, undecodable bytes replaced); None when it has no such file."""
-        proc = await asyncio.to_thread(self._spawn, ["cat-file", "blob", f"{sha}:{path}"])
+        raw = (await self._raw_names([(sha, path)]))[sha, path]
+        if raw is None:
+            return None
+        proc = await asyncio.to_thread(self._spawn, ["cat-file", "blob", f"{sha}:".encode() + raw])
         return _text(proc.stdout) if proc.returncode == 0 else None
+
+    async def _raw_names(self, specs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], bytes | None]:
+        """The bytes git names each (commit sha, path) by. A path shown with a replacement character had
+        bytes that are not UTF-8: its own are found among the paths of that commit's tree (none there: git
+        answers "missing" for it); None when more than one shows so, or the tree was not listed (its text
+        is then not read, never taken for an absent file)."""
+        trees: dict[str, dict[str, list[bytes]] | None] = {}
+        names: dict[tuple[str, str], bytes | None] = {}
+        for sha, path in specs:
+            if "\ufffd" not in path:
+                names[sha, path] = path.encode()
+                continue
+            if sha not in trees:
+                proc = await asyncio.to_thread(
+                    self._spawn, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", sha]
+                )
+                shown: dict[str, list[bytes]] | None = {} if proc.returncode == 0 else None
+                for raw in proc.stdout.split(b"\0") if shown is not None else ():
+                    if "\ufffd" in (text := _text(raw)):
+                        shown.setdefault(text, []).append(raw)
+                trees[sha] = shown
+            listed = trees[sha]
+            found = listed.get(path, [path.encode()]) if listed is not None else []
+            names[sha, path] = found[0] if len(found) == 1 else None
+        return names
 
     async def aclose(self) -> None:
         return None
@@ -558,7 +590,11 @@ class LocalGitSource:
     # --- running git ----------------------------------------------------------------------------------
 
     def _spawn(
-        self, args: list[str], stdin: str | None = None, *, discover_from: Path | None = None
+        self,
+        args: Sequence[str | bytes],
+        stdin: str | bytes | None = None,
+        *,
+        discover_from: Path | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
         # An explicit --git-dir once discovered: no second discovery, no surprise from the cwd.
         where = ["-C", str(discover_from)] if discover_from else [f"--git-dir={self.git_dir}"]
@@ -566,10 +602,12 @@ class LocalGitSource:
         for setting in _CONFIG:
             base += ["-c", setting]
         log.debug("git %s", args[0])
+        if isinstance(stdin, str):
+            stdin = stdin.encode()
         try:
             return subprocess.run(
                 [*base, *args],
-                input=stdin.encode() if stdin is not None else None,
+                input=stdin,
                 capture_output=True,
                 env=self._env,
                 timeout=GIT_TIMEOUT,
@@ -593,7 +631,7 @@ class LocalGitSource:
         except FileNotFoundError as exc:
             raise SourceError(NO_GIT) from exc
 
-    async def _git_async(self, *args: str, stdin: str | None = None) -> bytes:
+    async def _git_async(self, *args: str, stdin: str | bytes | None = None) -> bytes:
         proc = await asyncio.to_thread(self._spawn, list(args), stdin)
         if proc.returncode != 0:
             raise SourceError(f"git {args[0]} failed in {self.git_dir}: {_first_line(proc.stderr)}")

@@ -32,6 +32,10 @@ class SurfaceKind(StrEnum):
     ADDED = "added"  # a public function, class, method or constant
     REMOVED = "removed"
     RENAMED = "renamed"
+    # A Python module users import (`from pkg.util import x`) deleted, or moved to another import path; a
+    # package moved is one fact, its modules implied. `name`: the module (after, for a rename).
+    MODULE_REMOVED = "module_removed"
+    MODULE_RENAMED = "module_renamed"
     PARAM_ADDED = "param_added"
     PARAM_REMOVED = "param_removed"
     PARAM_RENAMED = "param_renamed"
@@ -66,6 +70,8 @@ BREAKING_KINDS = frozenset(
     {
         SurfaceKind.REMOVED,
         SurfaceKind.RENAMED,
+        SurfaceKind.MODULE_REMOVED,
+        SurfaceKind.MODULE_RENAMED,
         SurfaceKind.PARAM_REMOVED,
         SurfaceKind.PARAM_RENAMED,
         SurfaceKind.PARAM_REORDERED,
@@ -96,6 +102,7 @@ FEATURE_KINDS = frozenset(
 BEHAVIOUR_KINDS = frozenset(
     {SurfaceKind.DEFAULT_CHANGED, SurfaceKind.SWITCH_FLIPPED, SurfaceKind.RAISES, SurfaceKind.DEPRECATION}
 )
+MODULE_KINDS = frozenset({SurfaceKind.MODULE_REMOVED, SurfaceKind.MODULE_RENAMED})
 DEPENDENCY_KINDS = frozenset(
     {SurfaceKind.DEPENDENCY_ADDED, SurfaceKind.DEPENDENCY_REMOVED, SurfaceKind.DEPENDENCY_CHANGED}
 )
@@ -141,6 +148,8 @@ _WORDS = {
     SurfaceKind.ADDED: "added",
     SurfaceKind.REMOVED: "removed",
     SurfaceKind.RENAMED: "renamed",
+    SurfaceKind.MODULE_REMOVED: "module removed",
+    SurfaceKind.MODULE_RENAMED: "module renamed",
     SurfaceKind.PARAM_ADDED: "parameter added",
     SurfaceKind.PARAM_REMOVED: "parameter removed",
     SurfaceKind.PARAM_RENAMED: "parameter renamed",

@@ -23,6 +23,7 @@ from analysis.models import (
     BREAKING_KINDS,
     DEPENDENCY_KINDS,
     INSIGHT_DIMENSIONS,
+    MODULE_KINDS,
     ChangeType,
     FileChange,
     Importance,
@@ -296,7 +297,10 @@ def brief(change: SurfaceChange, lang: str) -> str:
     kind = change.kind
     if kind == SurfaceKind.SWITCH_FLIPPED and change.new is None:
         return t(lang, "surface_guard_lifted", name=name)
-    if kind in (SurfaceKind.RENAMED, SurfaceKind.FIELD_RENAMED, SurfaceKind.PARAM_RENAMED):
+    if kind in MODULE_KINDS:  # the import path is the change: said whole
+        old, new = change.old or change.name, change.new or change.name
+        text = t(lang, f"surface_{kind.value}", name=_code(change.name), old=_code(old), new=_code(new))
+    elif kind in (SurfaceKind.RENAMED, SurfaceKind.FIELD_RENAMED, SurfaceKind.PARAM_RENAMED):
         old = shown(change.old or "") if kind == SurfaceKind.RENAMED else change.old or ""
         new = shown(change.new or "") if kind == SurfaceKind.RENAMED else change.new or ""
         text = t(lang, f"surface_{kind.value}", old=_code(old), new=_code(new))

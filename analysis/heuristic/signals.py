@@ -14,7 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from analysis.heuristic.facts import Diff, Facts
-from analysis.models import BREAKING_KINDS, DEPENDENCY_KINDS, FileChange, SurfaceChange, SurfaceKind
+from analysis.models import (
+    BREAKING_KINDS,
+    DEPENDENCY_KINDS,
+    MODULE_KINDS,
+    FileChange,
+    SurfaceChange,
+    SurfaceKind,
+)
 from analysis.models import module_depth as name_depth
 from analysis.paths import PathKind
 
@@ -98,6 +105,9 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
 
 _NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
 _SUPPORT_KINDS = frozenset({SurfaceKind.SUPPORT_DROPPED, SurfaceKind.SUPPORT_ADDED})
+# Facts the surface step judged by the packaging before the commit: a module users had, moved or deleted
+# (its new path may ship nothing, or hold the same code with a comment changed: prose, not runtime).
+_OWN_JUDGMENT = _SUPPORT_KINDS | MODULE_KINDS
 
 
 def _surface_signals(facts: Facts) -> list[Signal]:
@@ -112,7 +122,7 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     mine = [
         c
         for c in surface
-        if (c.kind in _SUPPORT_KINDS or c.path in facts.runtime)
+        if (c.kind in _OWN_JUDGMENT or c.path in facts.runtime)
         and not (c.kind in _ENV_KINDS and _test_knob(c.name))
     ]
     breaking = [c for c in mine if c.breaking]

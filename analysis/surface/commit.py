@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from analysis.models import DEPENDENCY_KINDS, Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind, classify_path, folder_kind
+from analysis.surface.modules import ModuleFacts, module_facts
 from analysis.surface.other_langs import language_of, tree_surface
 from analysis.surface.packaging import Packaging, module_from_path, packaging_changes, read_packaging
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
@@ -72,11 +73,13 @@ def read_surface(
     packaging: Packaging | None,
     shipped: frozenset[str] | None,
     collected: Collected | None = None,
+    packaging_before: Packaging | None = None,
 ) -> tuple[tuple[SurfaceChange, ...], frozenset[str]]:
     """Every surface fact of one commit, and its Python files whose two versions are the same code but for
     comments, docstrings and message text (same_code.py). `shipped`: the changed paths the distribution ships
     (None: unknown, then the path's kind decides whether it is user-facing). `collected`: the Python versions
-    its batch collected already (`expect_versions`)."""
+    its batch collected already (`expect_versions`). `packaging_before`: the packaging at the commit's parent,
+    which says which of the modules it removes or renames users had (None: the same as `packaging`)."""
     results: list[FileSurface] = []
     prose: set[str] = set()
     for f in files:
@@ -112,15 +115,64 @@ def read_surface(
             if kind == "go" and "internal" in f.path.split("/"):
                 continue  # Go's internal packages cannot be imported from outside the module
             results.append(tree_surface(f.path, before, f.after, language=kind))
-    return _pair_renames(results), frozenset(prose)
+    modules = _modules(files, packaging, packaging_before or packaging, shipped, results)
+    if modules.moved:  # names that moved with their module are said by the module's fact
+        results = [
+            FileSurface([c for c in r.changes if id(c) not in modules.moved], r.shapes, r.prose_only)
+            for r in results
+        ]
+    changes = [
+        c
+        for c in _pair_renames(results)
+        if not (c.kind == SurfaceKind.REMOVED and c.path in modules.removed_paths)  # implied by the module's
+    ]
+    changes += modules.changes
+    changes.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
+    return tuple(changes), frozenset(prose)
+
+
+def _modules(
+    files: Sequence[FileVersions],
+    packaging: Packaging | None,
+    before: Packaging | None,
+    shipped: frozenset[str] | None,
+    results: Sequence[FileSurface],
+) -> ModuleFacts:
+    """The Python modules the commit removes or renames (modules.py): a module users had is one the
+    packaging before the commit shipped, at a path that is no test."""
+    if not any(f.before is not None and (f.after is None or f.previous_path) for f in files):
+        return ModuleFacts([], set(), frozenset())  # no file moved or deleted: the common commit
+    old_paths = [f.previous_path or f.path for f in files if f.before is not None]
+    shipped_before = before.shipped(old_paths) if before is not None else None
+
+    def module_before(path: str) -> str | None:
+        if not _user_facing(path, shipped_before):
+            return None
+        return before.module_name(path) if before is not None else module_from_path(path)
+
+    def module_after(path: str) -> str | None:
+        if not _user_facing(path, shipped):
+            return None
+        return packaging.module_name(path) if packaging is not None else module_from_path(path)
+
+    names = [c for r in results for c in r.changes if c.kind in (SurfaceKind.REMOVED, SurfaceKind.ADDED)]
+    return module_facts(files, module_before, module_after, names)
 
 
 def _packaging(
-    files: dict[str, str], tree: Collection[str] | None, commit: Commit, cache: dict[tuple, Packaging | None]
+    files: dict[str, str],
+    tree: Collection[str] | None,
+    commit: Commit,
+    cache: dict[tuple, Packaging | None],
+    before: bool = False,
 ) -> Packaging | None:
     """The packaging at a commit: the batch's tree plus the paths the commit itself touched (a package it
-    deleted is still one at the commit's parent). Commits of a batch mostly share it: computed once."""
-    extra = frozenset(f.path for f in commit.files if tree is None or f.path not in tree)
+    deleted is still one at the commit's parent; before: its renamed files' old paths too). Commits of a
+    batch mostly share it: computed once."""
+    touched = [f.path for f in commit.files] + [
+        f.previous_path for f in commit.files if before and f.previous_path
+    ]
+    extra = frozenset(p for p in touched if tree is None or p not in tree)
     key = (frozenset(files.items()), extra)
     if key not in cache:
         cache[key] = read_packaging(files, {*tree, *extra} if tree is not None else None)
@@ -290,5 +342,39 @@ def commit_facts(
                 f.previous_path,
             )
         )
-    surface, prose = read_surface(versions, packaging, shipped, collected)
+    before = _packaging_before(commit, texts, packaging_files, tree, cache) if _moves_python(commit) else None
+    surface, prose = read_surface(versions, packaging, shipped, collected, before)
     return surface, shipped, prose
+
+
+def _moves_python(commit: Commit) -> bool:
+    return any(
+        f.status in ("removed", "renamed") and (f.previous_path or f.path).endswith(".py")
+        for f in commit.files
+    )
+
+
+def _packaging_before(
+    commit: Commit,
+    texts: FileTexts,
+    packaging_files: Mapping[str, str],
+    tree: Collection[str] | None,
+    cache: dict[tuple, Packaging | None] | None,
+) -> Packaging | None:
+    """The packaging at the commit's parent, which says whether users had a module the commit removes or
+    renames (a package renamed with its packaging: the old one shipped before): the commit's versions before
+    of the packaging files it touched replace the batch's."""
+    parent = commit.parents[0] if commit.parents else None
+    here = dict(packaging_files)
+    for f in commit.files:
+        old = f.previous_path or f.path
+        key = (parent or "", old)
+        if is_packaging_file(old) and key in texts.texts:
+            text = texts.texts[key]
+            if text is None:
+                here.pop(old, None)
+            else:
+                here[old] = text
+        if (f.previous_path or f.status == "added") and is_packaging_file(f.path):
+            here.pop(f.path, None)  # new at this path: not there before
+    return _packaging(here, tree, commit, cache if cache is not None else {}, before=True)

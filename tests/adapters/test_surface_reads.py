@@ -59,6 +59,37 @@ async def test_local_git_reads_blobs_in_one_batch_and_skips_binaries_and_large_f
     assert sorted(await source.list_paths(second)) == ["kit/api.py", "logo.png"]
 
 
+async def test_local_git_reads_files_whose_names_are_not_utf8(repo, tmp_path):
+    # Linux and git take any bytes for a name: these are latin-1 (Python writes b"\xe9" from "\udce9").
+    cafe, naive, cafe_e8 = "kit/caf\udce9.py", "kit/na\udcefve.py", "kit/caf\udce8.py"
+    first = repo.commit("Start", {cafe: "def brew(a):\n    return a\n", naive: "x = 1\n"}, when=WHEN)
+    second = repo.commit("Change", {cafe: "def other(a):\n    return a\n"}, delete=[naive], when=WHEN)
+    twins = repo.commit("Twin", {cafe_e8: "y = 2\n"}, when=WHEN)
+    source = LocalGitSource(repo.clone(tmp_path / "kit.git", bare=True))
+    commit = await source.get_commit(second)
+    # shown and stored with replacement characters, as the commit's files list them
+    assert sorted((f.path, f.status) for f in commit.files) == [
+        ("kit/caf\ufffd.py", "modified"),
+        ("kit/na\ufffdve.py", "removed"),
+    ]
+    texts = await source.read_files(
+        [(first, "kit/caf\ufffd.py"), (second, "kit/caf\ufffd.py"), (first, "kit/na\ufffdve.py"),
+         (second, "kit/na\ufffdve.py"), (twins, "kit/caf\ufffd.py")],
+        max_bytes=1_000,
+    )  # fmt: skip
+    assert texts.texts == {
+        (first, "kit/caf\ufffd.py"): "def brew(a):\n    return a\n",
+        (second, "kit/caf\ufffd.py"): "def other(a):\n    return a\n",
+        (first, "kit/na\ufffdve.py"): "x = 1\n",
+        (second, "kit/na\ufffdve.py"): None,  # deleted: absent
+    }
+    # two names that show alike: neither is read (nor taken for an absent file)
+    assert texts.skipped == {(twins, "kit/caf\ufffd.py")}
+    assert await source.text_at(first, "kit/na\ufffdve.py") == "x = 1\n"
+    assert await source.text_at(second, "kit/na\ufffdve.py") is None
+    assert "kit/caf\ufffd.py" in await source.list_paths(first)
+
+
 @pytest.fixture
 def fake():
     with FakeGitHub("acme/kit") as gh:

@@ -11,7 +11,7 @@ from analysis.heuristic import analyze, judge_commit, rank
 from analysis.heuristic.prose import describe
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit, HistoryIndex
-from analysis.models import Importance, SurfaceChange, SurfaceKind
+from analysis.models import FileChange, Importance, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind, classify_path
 from tests.analysis.heuristic.test_heuristic import fc, make
 
@@ -130,6 +130,47 @@ def test_a_behaviour_change_is_at_least_medium_and_risk_decides_above_that() -> 
     assert reason.endswith("decided by impact")
     big = make("Longer timeout", fc("src/widget/engine.py", 900, 100), surface=(changed,))
     assert rank(big, "en")[0] == HIGH and rank(big, "en")[1].endswith("decided by risk")
+
+
+def test_a_module_renamed_or_removed_breaks_users_like_a_removed_name() -> None:
+    # `git mv pkg/util.py pkg/utils.py`: no line changed, `from pkg.util import util` broken
+    moved = SurfaceChange(
+        SurfaceKind.MODULE_RENAMED, "pkg.utils", "pkg/utils.py", old="pkg.util", new="pkg.utils"
+    )
+    commit = make(
+        "Rename pkg.util to pkg.utils",
+        FileChange("pkg/utils.py", "renamed", 0, 0, previous_path="pkg/util.py"),
+        surface=(moved,),
+        shipped=frozenset({"pkg/utils.py"}),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == HIGH
+    assert reason.startswith(
+        "impact (high): breaks users: renames module `pkg.util` → `pkg.utils` (no alias)"
+    )
+    a = analyze(commit, "en")
+    assert any(
+        r.startswith("Breaking change (renames module `pkg.util` → `pkg.utils` (no alias))") for r in a.risks
+    )
+    assert "breaks users: renames module `pkg.util` → `pkg.utils`" in a.insights["compatibility"]
+    zh = analyze(commit, "zh").importance_reason
+    assert zh.startswith("影响（高）：破坏兼容：将模块 `pkg.util` 重命名为 `pkg.utils`（无别名）")
+    # a package moved out of what ships: the fact stands though the new path is no runtime file
+    gone = SurfaceChange(SurfaceKind.MODULE_REMOVED, "pkg", "pkg/__init__.py")
+    moved_out = make(
+        "Move the package",
+        FileChange("newpkg/__init__.py", "renamed", 0, 0, previous_path="pkg/__init__.py"),
+        surface=(gone,),
+        shipped=frozenset(),
+    )
+    importance, reason = rank(moved_out, "en")
+    assert importance == HIGH and "removes module `pkg` (no alias)" in reason
+    assert "删除模块 `pkg`（无别名）" in analyze(moved_out, "zh").importance_reason
+    # a shim keeps the old path: users should know, nothing breaks
+    shimmed = SurfaceChange(SurfaceKind.MODULE_RENAMED, "pkg.utils", "pkg/utils.py", old="pkg.util",
+                            new="pkg.utils", aliased=True)  # fmt: skip
+    importance, reason = rank(make("Rename", fc("pkg/utils.py", 3, 0), surface=(shimmed,)), "en")
+    assert importance == MEDIUM and "renames module `pkg.util` → `pkg.utils` (alias kept)" in reason
 
 
 def test_a_change_deep_in_the_package_weighs_one_step_less() -> None:

@@ -113,6 +113,40 @@ def test_digest_json_carries_each_commits_facts_and_shipped_paths(repo, tmp_path
     ]
 
 
+def test_a_module_whose_name_is_not_utf8_gets_its_facts(repo, tmp_path):
+    # a latin-1 file name (Python writes b"caf\xe9" from "caf\udce9"): its API changes are found like any
+    # other's, and the name is shown with a replacement character, so the JSON and the store stay UTF-8
+    repo.commit("Add a module", {"engine/caf\udce9.py": "def brew(a):\n    return a\n"},
+                when="2026-01-25T10:00:00+08:00")  # fmt: skip
+    repo.commit("Drop brew (#24)", {"engine/caf\udce9.py": "X = 1\n"}, when="2026-01-26T13:00:00+08:00")
+    data = digest_json(repo, tmp_path / "d.db", "--lang", "en")
+    [drop] = [c for c in data["commits"] if c["title"] == "Drop brew (#24)"]
+    assert [(f["kind"], f["name"], f["path"]) for f in drop["surface"] if f["kind"] == "removed"] == [
+        ("removed", "engine.caf\ufffd.brew", "engine/caf\ufffd.py")
+    ]
+    assert drop["importance"] == "high"
+    json.dumps(data, ensure_ascii=False).encode("utf-8")  # no lone surrogate anywhere
+
+
+def test_a_module_moved_by_git_mv_breaks_its_import_path(repo, tmp_path):
+    # a pure rename (no line changed) and a case-only one: `from engine.config import ...` stops working
+    repo.commit("Rename config (#24)", rename={"engine/config.py": "engine/settings.py"},
+                when="2026-01-26T13:00:00+08:00")  # fmt: skip
+    repo.commit(
+        "Case (#25)", rename={"engine/settings.py": "engine/Settings.py"}, when="2026-01-26T14:00:00+08:00"
+    )
+    data = digest_json(repo, tmp_path / "d.db", "--lang", "en")
+    by_title = {c["title"]: c for c in data["commits"]}
+    for title, old, new in (("Rename config (#24)", "engine.config", "engine.settings"),
+                            ("Case (#25)", "engine.settings", "engine.Settings")):  # fmt: skip
+        commit = by_title[title]
+        assert [(f["kind"], f["old"], f["new"], f["breaking"]) for f in commit["surface"]] == [
+            ("module_renamed", old, new, True)
+        ]
+        assert commit["importance"] == "high"
+        assert f"breaks users: renames module `{old}` → `{new}` (no alias)" in commit["importance_reason"]
+
+
 def test_analyze_json_shows_the_facts(repo, tmp_path):
     result = run("analyze", "#21", "--git-dir", str(repo.path), "--format", "json", db=tmp_path / "d.db")
     assert result.exit_code == 0, result.output
