@@ -280,6 +280,10 @@ def _changes(changes: Iterable[SurfaceChange], lang: str) -> str:
     return text
 
 
+_RENAMES = frozenset(
+    {SurfaceKind.RENAMED, SurfaceKind.FIELD_RENAMED, SurfaceKind.PARAM_RENAMED}
+    | {SurfaceKind.OPTION_RENAMED, SurfaceKind.ENV_RENAMED}
+)
 # A lifted guard's condition longer than this is not quoted (the name says where to look).
 _MAX_CHECK = 80
 _SHORT_VALUE = re.compile(r"""-?[\w.+-]{1,16}|(["'])[^"'\n]{0,14}\1""")
@@ -296,7 +300,7 @@ def brief(change: SurfaceChange, lang: str) -> str:
     kind = change.kind
     if kind == SurfaceKind.SWITCH_FLIPPED and change.new is None:
         return t(lang, "surface_guard_lifted", name=name)
-    if kind in (SurfaceKind.RENAMED, SurfaceKind.FIELD_RENAMED, SurfaceKind.PARAM_RENAMED):
+    if kind in _RENAMES:
         old = shown(change.old or "") if kind == SurfaceKind.RENAMED else change.old or ""
         new = shown(change.new or "") if kind == SurfaceKind.RENAMED else change.new or ""
         text = t(lang, f"surface_{kind.value}", old=_code(old), new=_code(new))

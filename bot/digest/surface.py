@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 # Bump when the parsers find something new or differently: the stored facts of older versions are
 # then read again (they stay in the store, unused).
-PARSER_VERSION = "surface-5"
+PARSER_VERSION = "surface-6"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)
@@ -290,7 +290,7 @@ async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
     and after, in one read."""
     # The parsers are loaded by the first run that reads files: a run whose facts are all stored (an
     # LLM day after the heuristic one, a card) does not load them before its first model call.
-    from analysis.surface.commit import file_specs
+    from analysis.surface.commit import file_specs, without_diffs
 
     newest = max(commits, key=lambda c: c.committed_at)
     lister = getattr(source, "list_paths", None)
@@ -300,12 +300,8 @@ async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
     specs = [spec for c in commits for spec in file_specs(c)]
     texts: FileTexts = await source.read_files([*packaging, *specs], max_bytes=MAX_FILE_BYTES)
     packaging_files = {p: texts.texts[(sha, p)] for sha, p in packaging if texts.texts.get((sha, p))}
-    # the parsers never look at the diffs: a worker is not sent them
-    slim = tuple(
-        dataclasses.replace(c, files=tuple(dataclasses.replace(f, patch=None) for f in c.files))
-        for c in commits
-    )
-    return Batch(slim, texts, packaging_files, tree)
+    # the parsers hardly look at the diffs: a worker is not sent them
+    return Batch(tuple(map(without_diffs, commits)), texts, packaging_files, tree)
 
 
 _WORKER_RELATIVES: Any = None  # a worker's versions of the files it parsed last, for its next tasks
