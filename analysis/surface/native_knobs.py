@@ -71,6 +71,11 @@ _JS_OPTION = re.compile(rf"\.(?:option|requiredOption)\s*\(\s*({_Q}|`[^`\n]*`)")
 _LONG_FLAG = re.compile(r"--([A-Za-z0-9][\w.-]*)")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _FLAG_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+# What Cargo itself sets for a crate's build script and compile-time `env!` (`CARGO_PKG_VERSION`, `OUT_DIR`,
+# `TARGET`): read by the code, never set by its users.
+_CARGO_SET = re.compile(
+    r"(?:CARGO|DEP|RUSTC|RUSTDOC)_\w+|CARGO|RUSTC|RUSTDOC|OUT_DIR|TARGET|HOST|PROFILE|NUM_JOBS|OPT_LEVEL|DEBUG"
+)
 _SETS_ENV = ("setenv", "set_env", "putenv", "unsetenv", "clearenv", "remove_env", "removeenv")
 
 
@@ -110,8 +115,9 @@ def knob_surface(path: str, before: str | None, after: str | None, *, options: b
 def read_knobs(text: str, path: str) -> Knobs:
     knobs = Knobs()
     lines = _Lines(text)
+    rust = path.endswith(".rs")
     for name, at in _envs(text, path):
-        if ENV_NAME.fullmatch(name) and not lines.commented(at):
+        if ENV_NAME.fullmatch(name) and not lines.commented(at) and not (rust and _CARGO_SET.fullmatch(name)):
             knobs.envs.setdefault(name, lines.number(at))
     for name, option in _options(text, path, lines):
         knobs.options.setdefault(name, option)

@@ -142,6 +142,13 @@ def test_environment_variables_in_every_language():
         assert facts(path, before, before + "\n" + after) == {(K.ENV_ADDED, "KIT_DEBUG", None, None, False)}
 
 
+def test_what_cargo_sets_for_a_crate_is_not_a_users_knob():
+    build = 'fn main() {\n    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap();\n    let out = env::var("OUT_DIR");\n}\n'
+    assert facts("build.rs", "fn main() {}\n", build) == set()
+    version = 'const V: &str = env!("CARGO_PKG_VERSION");\nlet t = std::env::var("KIT_THREADS");\n'
+    assert facts("src/main.rs", "", version) == {(K.ENV_ADDED, "KIT_THREADS", None, None, False)}
+
+
 def test_setting_a_variable_is_not_reading_one_and_a_name_still_quoted_is_kept():
     assert facts("src/a.cc", "", 'setenv("KIT_HOME", dir, 1);\nunsetenv("KIT_TMP");') == set()
     before = 'auto a = getenv("KIT_OLD_NAME");\nauto b = getenv("KIT_OTHER");\n'
