@@ -65,7 +65,8 @@ _GO_KINDS = re.compile(
     r"(Var)?(P)?"
 )
 _CLAP_ATTR = re.compile(r"#\[(?:arg|clap|structopt)\s*\(")
-_CLAP_FIELD = re.compile(r"(?:\s*(?:#\[[^\]\n]*\]|//[^\n]*))*\s*(?:pub(?:\([^)]*\))?\s+)?(\w+)\s*:")
+_CLAP_FIELD = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(\w+)\s*:")
+_ATTRIBUTES_SKIPPED = 16  # at most this many attributes or comments between clap's and its field
 _CLAP_BUILDER = re.compile(rf"\.long\s*\(\s*({_Q})\s*\)")
 _JS_OPTION = re.compile(rf"\.(?:option|requiredOption)\s*\(\s*({_Q}|`[^`\n]*`)")
 _LONG_FLAG = re.compile(r"--([A-Za-z0-9][\w.-]*)")
@@ -215,7 +216,7 @@ def _clap(text: str, option) -> Iterator[tuple[str, _Option]]:
         if not any(a == "long" or (a.startswith("long") and a[4:].lstrip().startswith("=")) for a in args):
             continue
         close = text.find("]", m.end())
-        after = _CLAP_FIELD.match(text, close + 1) if close >= 0 else None
+        after = _CLAP_FIELD.match(text, _past_attributes(text, close + 1)) if close >= 0 else None
         named = next((a.split("=", 1)[1].strip() for a in args if a.startswith("long") and "=" in a), None)
         name = _unquote(named) if named else (after.group(1).replace("_", "-") if after else None)
         default = next(
@@ -225,6 +226,24 @@ def _clap(text: str, option) -> Iterator[tuple[str, _Option]]:
             yield from option(name, m.start(), "clap", default)
     for m in _CLAP_BUILDER.finditer(text):
         yield from option(_unquote(m.group(1)), m.start(), "clap")
+
+
+def _past_attributes(text: str, at: int) -> int:
+    """Where the item after an attribute starts: past blanks, further attributes and line comments (a few:
+    a run of thousands is not read again for each of its attributes)."""
+    for _ in range(_ATTRIBUTES_SKIPPED):
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if text.startswith("#[", at):
+            end = text.find("]", at)
+        elif text.startswith("//", at):
+            end = text.find("\n", at)
+        else:
+            break
+        if end < 0:
+            return len(text)
+        at = end + 1
+    return at
 
 
 def _env_changes(path: str, old: Knobs, new: Knobs, after: str) -> Iterator[SurfaceChange]:
