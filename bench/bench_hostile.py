@@ -5,7 +5,9 @@
 - follow-up mining (`references`) of one message whose body is a single line listing N pull requests, in
   three shapes: "Includes #1, #2, …", "fixes the bug between #A and #B …", and pull-request URLs;
 - a squash body listing N/4 branch-internal reverts (each is checked against the list);
-- ranking (`rank`) of one commit with N renamed public functions (a generated module rewritten).
+- ranking (`rank`) of one commit with N renamed public functions (a generated module rewritten);
+- the knobs of a native source (`knob_surface`): N environment reads, and a Rust struct of N fields each under
+  a run of clap attributes (a first version re-read the run after every attribute: 50,000 took minutes).
 
 Before the robustness round the one-line lists and the reverts grew with the square of their length (the
 109 KB list of 15,000 PRs ran past 120 s in a digest) and so did the ranking (18,000 renames: 34 s). No
@@ -26,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 from analysis.heuristic import rank  # noqa: E402
 from analysis.history.followups import references  # noqa: E402
 from analysis.models import Commit, FileChange, SurfaceChange, SurfaceKind  # noqa: E402
+from analysis.surface.native_knobs import knob_surface  # noqa: E402
 
 
 def timed(label: str, size: int, run) -> None:
@@ -80,6 +83,22 @@ def main() -> None:
         shipped=frozenset({"pkg/gen.py"}),
     )
     timed(f"rank a commit with {n:,} renamed functions", 0, lambda: rank(commit, "en")[0].value)
+
+    reads = "".join(f'auto v{i} = getenv("KIT_VAR_{i}");\n' for i in range(n))
+    timed(
+        f"knobs of a C++ file reading {n:,} variables",
+        len(reads),
+        lambda: f"{len(knob_surface('src/env.cc', reads, reads + 'int x;').changes)} changes",
+    )
+    fields = "".join(
+        f"    #[arg(long)]\n    #[arg(short)]\n    #[serde(skip)]\n    f{i}: bool,\n" for i in range(n)
+    )
+    cli = f"struct Cli {{\n{fields}}}\n"
+    timed(
+        f"knobs of a clap struct of {n:,} fields",
+        len(cli),
+        lambda: f"{len(knob_surface('src/cli.rs', cli, cli.replace('f1:', 'g1:')).changes)} changes",
+    )
 
 
 if __name__ == "__main__":

@@ -281,6 +281,10 @@ def _changes(changes: Iterable[SurfaceChange], lang: str) -> str:
     return text
 
 
+_RENAMES = frozenset(
+    {SurfaceKind.RENAMED, SurfaceKind.FIELD_RENAMED, SurfaceKind.PARAM_RENAMED}
+    | {SurfaceKind.OPTION_RENAMED, SurfaceKind.ENV_RENAMED}
+)
 # A lifted guard's condition longer than this is not quoted (the name says where to look).
 _MAX_CHECK = 80
 _SHORT_VALUE = re.compile(r"""-?[\w.+-]{1,16}|(["'])[^"'\n]{0,14}\1""")
@@ -300,7 +304,7 @@ def brief(change: SurfaceChange, lang: str) -> str:
     if kind in MODULE_KINDS:  # the import path is the change: said whole
         old, new = change.old or change.name, change.new or change.name
         text = t(lang, f"surface_{kind.value}", name=_code(change.name), old=_code(old), new=_code(new))
-    elif kind in (SurfaceKind.RENAMED, SurfaceKind.FIELD_RENAMED, SurfaceKind.PARAM_RENAMED):
+    elif kind in _RENAMES:
         old = shown(change.old or "") if kind == SurfaceKind.RENAMED else change.old or ""
         new = shown(change.new or "") if kind == SurfaceKind.RENAMED else change.new or ""
         text = t(lang, f"surface_{kind.value}", old=_code(old), new=_code(new))

@@ -11,11 +11,12 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from analysis.models import DEPENDENCY_KINDS, Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind, classify_path, folder_kind
 from analysis.surface.modules import ModuleFacts, module_facts
+from analysis.surface.native_knobs import KNOB_SUFFIXES, SOURCE_SUFFIXES, knob_surface, mentions_knobs
 from analysis.surface.other_langs import language_of, tree_surface
 from analysis.surface.packaging import Packaging, module_from_path, packaging_changes, read_packaging
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
@@ -46,6 +47,8 @@ def parsed_kind(path: str) -> str | None:
         return "packaging" if not path.endswith("setup.py") else "packaging+python"
     if path.endswith((".py", ".pyi")):
         return "python"
+    if path.lower().endswith(SOURCE_SUFFIXES):
+        return "knobs"
     return language_of(path)
 
 
@@ -53,9 +56,28 @@ def wanted(commit: Commit) -> list[FileChange]:
     """The touched files whose two versions the surface needs, users' files first, at most
     MAX_FILES_PER_COMMIT. Tests are never parsed (`_user_facing`), so never read: a quarter of a busy
     branch's touched files, each a request for a source that reads through an API."""
-    files = [f for f in commit.files if parsed_kind(f.path) is not None and not _test_path(f.path)]
+    files = [f for f in commit.files if _worth_reading(f) and not _test_path(f.path)]
     files.sort(key=lambda f: (classify_path(f.path) in _NOT_USER_FACING, -f.changes))
     return files[:MAX_FILES_PER_COMMIT]
+
+
+def without_diffs(commit: Commit) -> Commit:
+    """The commit as its parsers need it: no diffs, but for the few that `wanted` reads (kept whole, so that
+    the parsers want the very files the source read)."""
+    files = tuple(
+        f
+        if f.patch is not None and parsed_kind(f.path) == "knobs" and _worth_reading(f)
+        else replace(f, patch=None)
+        for f in commit.files
+    )
+    return replace(commit, files=files)
+
+
+def _worth_reading(f: FileChange) -> bool:
+    kind = parsed_kind(f.path)
+    if kind == "knobs":  # a source without an API: only its environment variables and options
+        return f.patch is not None and mentions_knobs(f.patch)
+    return kind is not None
 
 
 def commit_surface(
@@ -101,7 +123,11 @@ def read_surface(
         if not _user_facing(f.path, shipped):
             continue
         if kind not in ("python", "packaging+python") and _python_owned(f.path, packaging):
-            continue  # a Python distribution's native or web sources: users reach them through its modules
+            # A Python distribution's native or web sources: users reach their names through its modules,
+            # but the environment variables they read are the users' still.
+            if f.path.lower().endswith(KNOB_SUFFIXES):
+                results.append(knob_surface(f.path, f.before, f.after, options=False))
+            continue
         before = f.before
         if kind == "python":
             module = packaging.module_name(f.path) if packaging else module_from_path(f.path)
@@ -111,10 +137,15 @@ def read_surface(
             results.append(found)
             if found.prose_only:
                 prose.add(f.path)
+        elif kind == "knobs":
+            results.append(knob_surface(f.path, before, f.after))
         elif kind != "packaging+python":
+            knobs = knob_surface(f.path, before, f.after)  # a command line's flags live in `internal` too
             if kind == "go" and "internal" in f.path.split("/"):
+                results.append(knobs)
                 continue  # Go's internal packages cannot be imported from outside the module
-            results.append(tree_surface(f.path, before, f.after, language=kind))
+            found = tree_surface(f.path, before, f.after, language=kind)
+            results.append(FileSurface(found.changes + knobs.changes, found.shapes))
     modules = _modules(files, packaging, packaging_before or packaging, shipped, results)
     if modules.moved:  # names that moved with their module are said by the module's fact
         results = [
@@ -128,7 +159,7 @@ def read_surface(
     ]
     changes += modules.changes
     changes.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
-    return tuple(changes), frozenset(prose)
+    return _without_moves(tuple(changes)), frozenset(prose)
 
 
 def _modules(
@@ -267,6 +298,24 @@ def _pair_renames(results: Iterable[FileSurface]) -> tuple[SurfaceChange, ...]:
     out.extend(c for c in changes if id(c) not in paired)
     out.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
     return tuple(out)
+
+
+_MOVES = {
+    SurfaceKind.ENV_REMOVED: SurfaceKind.ENV_ADDED,
+    SurfaceKind.OPTION_REMOVED: SurfaceKind.OPTION_ADDED,
+}
+
+
+def _without_moves(changes: tuple[SurfaceChange, ...]) -> tuple[SurfaceChange, ...]:
+    """An environment variable or option no longer read in one file but read in another is where it was for
+    its users: neither removed nor added."""
+    came = {(c.kind, c.name) for c in changes if c.kind in _MOVES.values()}
+    moved = {c.name for c in changes if c.kind in _MOVES and (_MOVES[c.kind], c.name) in came}
+    if not moved:
+        return changes
+    return tuple(
+        c for c in changes if not (c.name in moved and (c.kind in _MOVES or c.kind in _MOVES.values()))
+    )
 
 
 Key = tuple[str, str]  # (commit sha, path): a version of a file, as the sources read it

@@ -44,7 +44,8 @@ from analysis.surface.shared_parse import PARSE_FAILURES, parse_pair
 MAX_SOURCE_CHARS = 2_000_000  # a larger file is generated or vendored: not parsed
 _SHOWN = 120  # characters of a value or condition kept in a fact
 
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}[0-9]*")
+# What an environment variable's name looks like (native_knobs.py reads them too).
+ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}[0-9]*")
 _CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*")
 _SWITCH_WORDS = frozenset(
     {
@@ -800,7 +801,7 @@ class _Collector:
                 continue
             if config is not None:
                 config.members.add(name)
-            if _is_switch(name) and isinstance(value, ast.Constant) and isinstance(value.value, bool):
+            if is_switch(name) and isinstance(value, ast.Constant) and isinstance(value.value, bool):
                 self.out.switches[qual] = (node.lineno, value.value)
             elif (
                 top
@@ -921,12 +922,12 @@ class _Collector:
             self._call(node, scope)
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _is_environ(node.value):
             key = _const_str(node.slice)
-            if key and _ENV_NAME.fullmatch(key):
+            if key and ENV_NAME.fullmatch(key):
                 self._hits.append(node.lineno - 1)
                 self.out.envs.setdefault(key, (node.lineno, None))
         elif isinstance(node, ast.Compare) and any(_is_environ(c) for c in node.comparators):
             key = _const_str(node.left)
-            if key and _ENV_NAME.fullmatch(key):
+            if key and ENV_NAME.fullmatch(key):
                 self._hits.append(node.lineno - 1)
                 self.out.envs.setdefault(key, (node.lineno, None))
         elif isinstance(node, ast.Assign) and any(_name_of(t) == "urlpatterns" for t in node.targets):
@@ -1315,7 +1316,7 @@ def _default_kind(name: str, old: ast.expr, new: ast.expr) -> SurfaceKind:
     """A switch-named setting whose boolean value flipped is a switch; anything else a default."""
     va, ok_a = _literal(old)
     vb, ok_b = _literal(new)
-    if ok_a and ok_b and _is_switch(name) and _boolish(va) is not None and _boolish(vb) is not None:
+    if ok_a and ok_b and is_switch(name) and _boolish(va) is not None and _boolish(vb) is not None:
         return SurfaceKind.SWITCH_FLIPPED
     return SurfaceKind.DEFAULT_CHANGED
 
@@ -1339,7 +1340,8 @@ def _boolish(value: object) -> bool | None:
     return None
 
 
-def _is_switch(name: str) -> bool:
+def is_switch(name: str) -> bool:
+    """A name that says it turns something on or off (`enable_x`, `--use-cache`, `X_DISABLED`)."""
     words = set(re.split(r"[_\-\s]+", name.strip("-").lower()))
     return bool(words & _SWITCH_WORDS)
 
@@ -1502,7 +1504,7 @@ def _guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[int
             last = n.body[-1]
             if isinstance(last, ast.Raise) and last.exc is not None and _refuses(last.exc):
                 out[f"raise:{_name_of(last.exc)}:" + _dump(n.test)] = (n.lineno, _shown(n.test))
-            elif isinstance(last, ast.Return) and any(_is_switch(_name_of(x)) for x in ast.walk(n.test)):
+            elif isinstance(last, ast.Return) and any(is_switch(_name_of(x)) for x in ast.walk(n.test)):
                 out["return:" + _dump(n.test)] = (n.lineno, _shown(n.test))
     return out
 
@@ -1547,7 +1549,7 @@ def _inner_statements(node: ast.AST) -> list[ast.AST]:
 
 def _switch_answer(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool | None:
     """`def supports_x(self): return True`: a capability switch stated as a method."""
-    if not _is_switch(node.name) and not node.name.startswith(("is_", "can_", "has_")):
+    if not is_switch(node.name) and not node.name.startswith(("is_", "can_", "has_")):
         return None
     body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Constant):
@@ -1646,7 +1648,7 @@ def _env_read(call: ast.Call, name: str) -> tuple[str, ast.expr | None] | None:
     if not reads or not call.args:
         return None
     key = _const_str(call.args[0])
-    if key is None or not _ENV_NAME.fullmatch(key):
+    if key is None or not ENV_NAME.fullmatch(key):
         return None
     default = call.args[1] if len(call.args) > 1 else _keyword(call, "default")
     return key, default

@@ -290,7 +290,7 @@ async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
     and after, in one read."""
     # The parsers are loaded by the first run that reads files: a run whose facts are all stored (an
     # LLM day after the heuristic one, a card) does not load them before its first model call.
-    from analysis.surface.commit import file_specs
+    from analysis.surface.commit import file_specs, without_diffs
 
     newest = max(commits, key=lambda c: c.committed_at)
     lister = getattr(source, "list_paths", None)
@@ -300,12 +300,8 @@ async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
     specs = [spec for c in commits for spec in file_specs(c)]
     texts: FileTexts = await source.read_files([*packaging, *specs], max_bytes=MAX_FILE_BYTES)
     packaging_files = {p: texts.texts[(sha, p)] for sha, p in packaging if texts.texts.get((sha, p))}
-    # the parsers never look at the diffs: a worker is not sent them
-    slim = tuple(
-        dataclasses.replace(c, files=tuple(dataclasses.replace(f, patch=None) for f in c.files))
-        for c in commits
-    )
-    return Batch(slim, texts, packaging_files, tree)
+    # the parsers hardly look at the diffs: a worker is not sent them
+    return Batch(tuple(map(without_diffs, commits)), texts, packaging_files, tree)
 
 
 _WORKER_RELATIVES: Any = None  # a worker's versions of the files it parsed last, for its next tasks

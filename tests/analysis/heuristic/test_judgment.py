@@ -86,6 +86,24 @@ def test_a_rename_that_keeps_an_alias_is_not_breaking() -> None:
     assert "users should know: renames config field `Config.level` → `Config.mode` (alias kept)" in reason
 
 
+def test_an_option_or_variable_renamed_is_named_by_its_old_and_new_names() -> None:
+    # The reason said "renames option `--unroll-factor` → `--unroll-factor`": the new name twice.
+    option = SurfaceChange(
+        SurfaceKind.OPTION_RENAMED,
+        "--unroll-factor",
+        "lib/Unroll.cpp",
+        3,
+        old="--unroll-count",
+        new="--unroll-factor",
+    )
+    env = SurfaceChange(SurfaceKind.ENV_RENAMED, "KIT_HOME", "src/env.rs", 9, old="KIT_DIR", new="KIT_HOME")
+    commit = make("Rename knobs", fc("lib/Unroll.cpp", 1, 1), fc("src/env.rs", 1, 1), surface=(option, env))
+    importance, reason = rank(commit, "en")
+    assert importance == HIGH
+    assert "renames option `--unroll-count` → `--unroll-factor` (no alias)" in reason
+    assert "renames environment variable `KIT_DIR` → `KIT_HOME` (no alias)" in reason
+
+
 def test_a_switch_that_re_enables_a_path_is_at_least_medium() -> None:
     # vllm: a 6-line change re-enabling expert parallelism for an FP8 MoE backend ranked low.
     flipped = SurfaceChange(

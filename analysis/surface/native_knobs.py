@@ -1,0 +1,383 @@
+"""Environment variables and command-line options of C/C++/CUDA, Rust, Go, JavaScript/TypeScript and MLIR
+TableGen sources: read, added, removed, renamed, and options' defaults changed.
+
+What is read (each a convention of a widely used library or of the language itself):
+- environment: `getenv("X")` and any call whose name says it reads the environment (`getBoolEnv("X")`,
+  `os.Getenv`, `os.LookupEnv`, `env!`, `option_env!`), Rust's `env::var("X")`, JavaScript's `process.env.X`;
+  never a call that sets one (`setenv`, `putenv`, `unsetenv`);
+- options: LLVM's `cl::opt<T> V("name", ..., cl::init(v))` (and `cl::list`, `cl::bits`), gflags'
+  `DEFINE_bool(name, default, ...)`, Abseil's `ABSL_FLAG(T, name, default, ...)`, MLIR TableGen's
+  `Option<"var", "name", "T", "default", ...>`, Go's `flag` package and cobra/pflag's `Flags()`, clap's
+  `#[arg(long)]` fields and `.long("name")`, commander's and yargs' `.option(...)`.
+
+Why line patterns, not syntax trees: each convention is one call, macro or attribute with literal arguments,
+which a pattern reads as well as a tree would, and `.cpp`/`.cu`/`.td` files have no public API worth a parse
+(other_langs.py parses headers and modules for names). Lines that start as comments are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.python import ENV_NAME, FileSurface, is_switch
+
+_SHOWN = 120  # characters of a default kept in a fact
+# Sources without a public API that tree-sitter reads (other_langs.LANGUAGES has the ones with one).
+SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".td")
+KNOB_SUFFIXES = (
+    *SOURCE_SUFFIXES,
+    ".h",
+    ".hh",
+    ".hpp",
+    ".hxx",
+    ".cuh",
+    ".rs",
+    ".go",
+    ".js",
+    ".mjs",
+    ".cjs",
+    ".jsx",
+)
+KNOB_SUFFIXES += (".ts", ".mts", ".cts", ".tsx")
+
+# A word any of the conventions above needs on a changed line: a source file's diff without one is not read.
+_HINT = re.compile(
+    r"env|Env|ENV|cl::(?:opt|list|bits)|DEFINE_|ABSL_FLAG|Option\s*<|flag\.|Flags\(\)|#\[(?:arg|clap|structopt)"
+    r"|\.long\(|\.(?:required)?[oO]ption\("
+)
+_Q = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""  # a one-line string literal, either quote
+_ENV_CALL = re.compile(rf"\b(\w*(?:env|Env|ENV)\w*)\s*!?\s*\(\s*[&*]?\s*(?:[LuU]8?)?({_Q})")
+_RUST_ENV = re.compile(rf"\benv::var(?:_os)?\s*\(\s*({_Q})")
+_JS_ENV = re.compile(rf"\bprocess\.env(?:\.([A-Za-z_]\w*)|\[\s*({_Q})\s*\])")
+_LLVM = re.compile(r"\bcl::(opt|list|bits)\s*<((?:[^<>;]|<[^<>;]*>)*)>\s*\w+\s*\(")
+_LLVM_INIT = re.compile(r"\bcl::init\s*\(")
+_GFLAGS = re.compile(r"\bDEFINE_(bool|int32|int64|uint32|uint64|double|string)\s*\(")
+_ABSL = re.compile(r"\bABSL_FLAG\s*\(")
+_TABLEGEN = re.compile(r"\b(Option|ListOption)\s*<")
+_GO = re.compile(r"(?:\bflag|\bFlags\(\)|\bPersistentFlags\(\))\.([A-Z]\w*)\s*\(")
+_GO_KINDS = re.compile(
+    r"(Bool|Int|Int8|Int16|Int32|Int64|Uint|Uint8|Uint16|Uint32|Uint64|String|Float32|Float64|Duration|Count"
+    r"|BoolSlice|IntSlice|Int64Slice|UintSlice|StringSlice|StringArray|StringToString|StringToInt|IP|IPSlice)"
+    r"(Var)?(P)?"
+)
+_CLAP_ATTR = re.compile(r"#\[(?:arg|clap|structopt)\s*\(")
+_CLAP_FIELD = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(\w+)\s*:")
+_ATTRIBUTES_SKIPPED = 16  # at most this many attributes or comments between clap's and its field
+_CLAP_BUILDER = re.compile(rf"\.long\s*\(\s*({_Q})\s*\)")
+_JS_OPTION = re.compile(rf"\.(?:option|requiredOption)\s*\(\s*({_Q}|`[^`\n]*`)")
+_LONG_FLAG = re.compile(r"--([A-Za-z0-9][\w.-]*)")
+_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_FLAG_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+# What Cargo itself sets for a crate's build script and compile-time `env!` (`CARGO_PKG_VERSION`, `OUT_DIR`,
+# `TARGET`): read by the code, never set by its users.
+_CARGO_SET = re.compile(
+    r"(?:CARGO|DEP|RUSTC|RUSTDOC)_\w+|CARGO|RUSTC|RUSTDOC|OUT_DIR|TARGET|HOST|PROFILE|NUM_JOBS|OPT_LEVEL|DEBUG"
+)
+_SETS_ENV = ("setenv", "set_env", "putenv", "unsetenv", "clearenv", "remove_env", "removeenv")
+
+
+@dataclass(slots=True)
+class _Option:
+    line: int
+    shape: str  # the library and type: a rename keeps it
+    default: str | None = None
+
+
+@dataclass(slots=True)
+class Knobs:
+    envs: dict[str, int] = field(default_factory=dict)  # name → first line read
+    options: dict[str, _Option] = field(default_factory=dict)  # "--name" → where and how declared
+
+
+def mentions_knobs(patch: str) -> bool:
+    """Whether a diff's changed lines could add, remove or change a knob (a cheap test before reading)."""
+    return any(
+        line[:1] in "+-" and not line.startswith(("+++", "---")) and _HINT.search(line)
+        for line in patch.splitlines()
+    )
+
+
+def knob_surface(path: str, before: str | None, after: str | None, *, options: bool = True) -> FileSurface:
+    """The knobs one file's versions add, remove, rename or re-default (options too unless `options` is False:
+    a native extension's own flags are not a command line its users type)."""
+    old = read_knobs(before or "", path) if before else Knobs()
+    new = read_knobs(after or "", path) if after else Knobs()
+    out = list(_env_changes(path, old, new, after or ""))
+    if options:
+        out.extend(_option_changes(path, old, new, after or ""))
+    out.sort(key=lambda c: (c.line or 0, c.kind.value, c.name))
+    return FileSurface(out)
+
+
+def read_knobs(text: str, path: str) -> Knobs:
+    knobs = Knobs()
+    lines = _Lines(text)
+    rust = path.endswith(".rs")
+    for name, at in _envs(text, path):
+        if ENV_NAME.fullmatch(name) and not lines.commented(at) and not (rust and _CARGO_SET.fullmatch(name)):
+            knobs.envs.setdefault(name, lines.number(at))
+    for name, option in _options(text, path, lines):
+        knobs.options.setdefault(name, option)
+    return knobs
+
+
+def _envs(text: str, path: str) -> Iterator[tuple[str, int]]:
+    for m in _ENV_CALL.finditer(text):
+        function = m.group(1).lower()
+        if _reads_env(function):
+            yield _unquote(m.group(2)), m.start()
+    if path.endswith(".rs"):
+        for m in _RUST_ENV.finditer(text):
+            yield _unquote(m.group(1)), m.start()
+    if "process.env" in text:
+        for m in _JS_ENV.finditer(text):
+            yield m.group(1) or _unquote(m.group(2)), m.start()
+
+
+def _reads_env(function: str) -> bool:
+    if any(word in function for word in _SETS_ENV):
+        return False
+    return (
+        function.endswith("env")
+        or "env_" in function
+        or "envvar" in function
+        or re.search(r"(?:get|read|lookup|load|parse|fetch)\w*env", function) is not None
+    )
+
+
+def _options(text: str, path: str, lines: _Lines) -> Iterator[tuple[str, _Option]]:
+    def option(name: str, at: int, shape: str, default: str | None = None) -> Iterator[tuple[str, _Option]]:
+        name = name.strip().lstrip("-")
+        if _FLAG_NAME.fullmatch(name) and not lines.commented(at):
+            yield f"--{name}", _Option(lines.number(at), shape, _tidy(default))
+
+    for m in _LLVM.finditer(text):
+        args = _arguments(text, m.end())
+        if args and _is_string(args[0]):
+            inits = [i for i in map(_LLVM_INIT.search, args) if i is not None]
+            default = next(iter(_arguments(inits[0].string, inits[0].end())), None) if inits else None
+            yield from option(
+                _unquote(args[0]), m.start(), f"cl::{m.group(1)}<{m.group(2).strip()}>", default
+            )
+    for m in _GFLAGS.finditer(text):
+        args = _arguments(text, m.end())
+        if len(args) >= 2:
+            yield from option(args[0], m.start(), f"gflags:{m.group(1)}", args[1])
+    for m in _ABSL.finditer(text):
+        args = _arguments(text, m.end())
+        if len(args) >= 3:
+            yield from option(args[1], m.start(), f"absl:{args[0]}", args[2])
+    if path.endswith(".td"):
+        yield from _tablegen(text, option)
+    if path.endswith(".go"):
+        yield from _go(text, option)
+    if path.endswith(".rs"):
+        yield from _clap(text, option)
+    if "option" in text.lower():
+        for m in _JS_OPTION.finditer(text):
+            spec = _unquote(m.group(1))
+            longs = _LONG_FLAG.findall(spec)
+            args = _arguments(text, text.index("(", m.start()) + 1)
+            if longs:
+                yield from option(longs[0], m.start(), "option", args[2] if len(args) >= 3 else None)
+            elif len(args) >= 2 and args[1].startswith("{"):  # yargs: .option("name", {...})
+                yield from option(spec, m.start(), "option")
+
+
+def _tablegen(text: str, option) -> Iterator[tuple[str, _Option]]:
+    for m in _TABLEGEN.finditer(text):
+        args = _arguments(text, m.end(), close=">")
+        if len(args) >= 3 and all(_is_string(a) for a in args[:3]):
+            default = args[3] if m.group(1) == "Option" and len(args) >= 5 else None
+            yield from option(_unquote(args[1]), m.start(), f"tablegen:{_unquote(args[2])}", default)
+
+
+def _go(text: str, option) -> Iterator[tuple[str, _Option]]:
+    for m in _GO.finditer(text):
+        kind = _GO_KINDS.fullmatch(m.group(1))
+        if kind is None:
+            continue
+        args = _arguments(text, m.end())
+        if kind.group(2):
+            args = args[1:]  # the variable the flag is stored in
+        if args and _is_string(args[0]):
+            at = 2 if kind.group(3) else 1  # after the shorthand letter
+            default = args[at] if len(args) > at + 1 and kind.group(1) != "Count" else None
+            yield from option(_unquote(args[0]), m.start(), f"go:{kind.group(1)}", default)
+
+
+def _clap(text: str, option) -> Iterator[tuple[str, _Option]]:
+    for m in _CLAP_ATTR.finditer(text):
+        args = _arguments(text, m.end())
+        if not any(a == "long" or (a.startswith("long") and a[4:].lstrip().startswith("=")) for a in args):
+            continue
+        close = text.find("]", m.end())
+        after = _CLAP_FIELD.match(text, _past_attributes(text, close + 1)) if close >= 0 else None
+        named = next((a.split("=", 1)[1].strip() for a in args if a.startswith("long") and "=" in a), None)
+        name = _unquote(named) if named else (after.group(1).replace("_", "-") if after else None)
+        default = next(
+            (a.split("=", 1)[1].strip() for a in args if re.match(r"default_value(?:_t)?\s*=", a)), None
+        )
+        if name:
+            yield from option(name, m.start(), "clap", default)
+    for m in _CLAP_BUILDER.finditer(text):
+        yield from option(_unquote(m.group(1)), m.start(), "clap")
+
+
+def _past_attributes(text: str, at: int) -> int:
+    """Where the item after an attribute starts: past blanks, further attributes and line comments (a few:
+    a run of thousands is not read again for each of its attributes)."""
+    for _ in range(_ATTRIBUTES_SKIPPED):
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if text.startswith("#[", at):
+            end = text.find("]", at)
+        elif text.startswith("//", at):
+            end = text.find("\n", at)
+        else:
+            break
+        if end < 0:
+            return len(text)
+        at = end + 1
+    return at
+
+
+def _env_changes(path: str, old: Knobs, new: Knobs, after: str) -> Iterator[SurfaceChange]:
+    gone = [k for k in old.envs if k not in new.envs and not _quoted(k, after)]
+    came = [k for k in new.envs if k not in old.envs]
+    if len(gone) == 1 and len(came) == 1:
+        yield SurfaceChange(
+            SurfaceKind.ENV_RENAMED, came[0], path, new.envs[came[0]], old=gone[0], new=came[0]
+        )
+        return
+    for k in gone:
+        yield SurfaceChange(SurfaceKind.ENV_REMOVED, k, path, old.envs[k])
+    for k in came:
+        yield SurfaceChange(SurfaceKind.ENV_ADDED, k, path, new.envs[k])
+
+
+def _option_changes(path: str, old: Knobs, new: Knobs, after: str) -> Iterator[SurfaceChange]:
+    gone = [k for k in old.options if k not in new.options]
+    came = [k for k in new.options if k not in old.options]
+    single = len(gone) == 1 and len(came) == 1  # one option out, one in: the same option renamed
+    for r in list(gone):
+        shape = old.options[r].shape
+        match = came if single else [a for a in came if new.options[a].shape == shape]
+        if len(match) == 1:
+            a = match[0]
+            gone.remove(r)
+            came.remove(a)
+            yield SurfaceChange(SurfaceKind.OPTION_RENAMED, a, path, new.options[a].line, old=r, new=a,
+                                aliased=_quoted(r[2:], after))  # fmt: skip
+    for r in gone:
+        yield SurfaceChange(
+            SurfaceKind.OPTION_REMOVED, r, path, old.options[r].line, aliased=_quoted(r[2:], after)
+        )
+    for a in came:
+        yield SurfaceChange(SurfaceKind.OPTION_ADDED, a, path, new.options[a].line)
+    for name, o in new.options.items():
+        before = old.options.get(name)
+        if before is None or before.default is None or o.default is None or _same(before.default, o.default):
+            continue
+        flipped = is_switch(name) and _boolish(before.default) is not None and _boolish(o.default) is not None
+        kind = SurfaceKind.SWITCH_FLIPPED if flipped else SurfaceKind.DEFAULT_CHANGED
+        yield SurfaceChange(kind, name, path, o.line, old=_shown(before.default), new=_shown(o.default))
+
+
+def _arguments(text: str, start: int, close: str = ")") -> list[str]:
+    """The comma-separated arguments from `start` (just after the opening bracket) to the matching `close`,
+    each stripped; string literals and nested brackets are kept whole. Unclosed: what was read."""
+    args: list[str] = []
+    depth, i, begin, n = 0, start, start, min(len(text), start + 4000)
+    opening = {")": "(", ">": "<"}[close]
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            end = _string_end(text, i)
+            i = end
+            continue
+        if c in "([{" or c == opening == "<":
+            depth += 1
+        elif c in ")]}" or c == close == ">":
+            if depth == 0 and c == close:
+                break
+            depth -= 1
+        elif c == "," and depth == 0:
+            args.append(text[begin:i].strip())
+            begin = i + 1
+        elif c == ";" and close == ")":
+            break  # a statement's end: the call was not closed
+        i += 1
+    last = text[begin:i].strip()
+    if last:
+        args.append(last)
+    return [_BLOCK_COMMENT.sub("", a).strip() for a in args]  # `/*default=*/"true"`: the value
+
+
+def _string_end(text: str, i: int) -> int:
+    quote, j = text[i], i + 1
+    while j < len(text) and text[j] != quote and text[j] != "\n":
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
+def _is_string(arg: str) -> bool:
+    return len(arg) >= 2 and arg[0] == arg[-1] and arg[0] in "\"'`"
+
+
+def _unquote(arg: str) -> str:
+    return arg[1:-1] if _is_string(arg) else arg
+
+
+def _quoted(name: str, text: str) -> bool:
+    """The name still written as a string in the new version (an alias, a deprecation message)."""
+    return f'"{name}"' in text or f"'{name}'" in text
+
+
+def _tidy(default: str | None) -> str | None:
+    if default is None:
+        return None
+    text = " ".join(default.split())
+    return text or None
+
+
+def _same(a: str, b: str) -> bool:
+    """The same value retyped (`1.0` and `1`, `"x"` and `'x'`, `True` and `true`) is no change."""
+    va, vb = _unquote(a), _unquote(b)
+    if va == vb or (va.lower() in ("true", "false") and va.lower() == vb.lower()):
+        return True
+    try:
+        return float(va.rstrip("fFuUlL")) == float(vb.rstrip("fFuUlL"))
+    except ValueError:
+        return False
+
+
+def _boolish(value: str) -> bool | None:
+    text = _unquote(value).strip().lower()
+    return True if text in ("true", "1") else False if text in ("false", "0") else None
+
+
+def _shown(value: str) -> str:
+    return value if len(value) <= _SHOWN else value[: _SHOWN - 1] + "…"
+
+
+class _Lines:
+    """Line numbers by bisection, and whether a match sits on a line that starts as a comment."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def number(self, at: int) -> int:
+        return bisect_right(self.starts, at)
+
+    def commented(self, at: int) -> bool:
+        start = self.starts[self.number(at) - 1]
+        head = self.text[start:at].lstrip()
+        return head.startswith(("//", "/*", "*", "<!--")) or (
+            head.startswith("#") and not head.startswith("#[")
+        )

@@ -1,0 +1,206 @@
+"""Environment variables and command-line options of native, Go, Rust, JavaScript and TableGen sources, in the
+shapes their libraries are written in (LLVM's CommandLine, gflags, Abseil, MLIR TableGen, Go's flag and cobra,
+clap, commander and yargs), and how a commit reads them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from analysis.models import Commit, FileChange
+from analysis.models import SurfaceKind as K
+from analysis.surface.commit import FileVersions, commit_surface, wanted
+from analysis.surface.native_knobs import knob_surface, mentions_knobs, read_knobs
+
+
+def facts(path: str, before: str | None, after: str | None) -> set[tuple]:
+    return {(c.kind, c.name, c.old, c.new, c.aliased) for c in knob_surface(path, before, after).changes}
+
+
+LLVM_BEFORE = """\
+#include "llvm/Support/CommandLine.h"
+
+static llvm::cl::opt<bool> EnableLoopFusion(
+    "enable-loop-fusion", llvm::cl::desc("Fuse adjacent loops"),
+    llvm::cl::init(false));
+static cl::opt<unsigned> UnrollCount("unroll-count", cl::desc("Unroll factor"), cl::init(4));
+static cl::list<std::string> PassNames("passes", cl::desc("Passes to run"), cl::CommaSeparated);
+"""
+
+
+def test_llvm_options_flipped_renamed_and_removed():
+    after = """\
+#include "llvm/Support/CommandLine.h"
+
+static llvm::cl::opt<bool> EnableLoopFusion(
+    "enable-loop-fusion", llvm::cl::desc("Fuse adjacent loops"),
+    llvm::cl::init(true));
+static cl::opt<unsigned> UnrollCount("unroll-factor", cl::desc("Unroll factor"), cl::init(4));
+"""
+    assert facts("lib/Transforms/Fusion.cpp", LLVM_BEFORE, after) == {
+        (K.SWITCH_FLIPPED, "--enable-loop-fusion", "false", "true", False),
+        (K.OPTION_RENAMED, "--unroll-factor", "--unroll-count", "--unroll-factor", False),
+        (K.OPTION_REMOVED, "--passes", None, None, False),
+    }
+
+
+def test_the_same_default_retyped_and_comments_are_no_change():
+    after = LLVM_BEFORE.replace("cl::init(4)", "cl::init(4u)").replace("init(false)", "init( false )")
+    after += '// static cl::opt<bool> Old("old-flag", cl::init(true));\n/* getenv("COMMENTED_OUT") */\n'
+    assert facts("lib/Fusion.cpp", LLVM_BEFORE, after) == set()
+
+
+def test_gflags_and_abseil_flags_with_defaults():
+    before = (
+        'DEFINE_int32(max_batch, 32, "Largest batch");\nABSL_FLAG(std::string, log_dir, "/tmp", "Logs");\n'
+    )
+    after = (
+        'DEFINE_int32(max_batch, 64, "Largest batch");\nABSL_FLAG(std::string, log_dir, "/tmp", "Logs");\n'
+        'ABSL_FLAG(bool, use_cache, true, "Cache compiled kernels");\n'
+    )
+    assert facts("src/main.cc", before, after) == {
+        (K.DEFAULT_CHANGED, "--max_batch", "32", "64", False),
+        (K.OPTION_ADDED, "--use_cache", None, None, False),
+    }
+
+
+def test_tablegen_pass_options():
+    before = (
+        'def Canonicalize : Pass<"canonicalize"> {\n  let options = [\n'
+        '    Option<"topDown", "top-down", "bool", /*default=*/"true", "Seed the worklist in order">,\n'
+        '    ListOption<"disabledPatterns", "disable-patterns", "std::string", "Labels of patterns">\n  ];\n}\n'
+    )
+    after = before.replace('/*default=*/"true"', '/*default=*/"false"').replace("disable-patterns", "skip")
+    assert facts("include/Transforms/Passes.td", before, after) == {
+        (K.DEFAULT_CHANGED, "--top-down", '"true"', '"false"', False),
+        (K.OPTION_RENAMED, "--skip", "--disable-patterns", "--skip", False),
+    }
+
+
+def test_go_flag_and_cobra_flags():
+    before = """\
+package main
+
+import "flag"
+
+var addr = flag.String("listen", ":8080", "address to serve on")
+
+func init() {
+	rootCmd.Flags().IntVarP(&workers, "workers", "w", 4, "worker count")
+	rootCmd.PersistentFlags().BoolVar(&verbose, "verbose", false, "chatty logs")
+}
+"""
+    after = before.replace('":8080"', '":9090"').replace('"verbose", false', '"debug", false')
+    assert facts("cmd/server/main.go", before, after) == {
+        (K.DEFAULT_CHANGED, "--listen", '":8080"', '":9090"', False),
+        (K.OPTION_RENAMED, "--debug", "--verbose", "--debug", False),
+    }
+
+
+def test_clap_derive_and_builder():
+    before = """\
+#[derive(Parser)]
+struct Cli {
+    /// Emit debug info
+    #[arg(long, default_value_t = false)]
+    debug_info: bool,
+    #[arg(short, long = "opt-level", default_value = "2")]
+    opt_level: String,
+    #[arg(short)]
+    quiet: bool,
+}
+fn cmd() -> Command { Command::new("c").arg(Arg::new("target").long("target")) }
+"""
+    after = before.replace('default_value = "2"', 'default_value = "3"').replace('.long("target")', "")
+    assert facts("src/cli.rs", before, after) == {
+        (K.DEFAULT_CHANGED, "--opt-level", '"2"', '"3"', False),
+        (K.OPTION_REMOVED, "--target", None, None, True),  # "target" stays, as the argument's id
+    }
+    assert set(read_knobs(before, "src/cli.rs").options) == {"--debug-info", "--opt-level", "--target"}
+
+
+def test_commander_and_yargs_options():
+    before = "program\n  .option('-p, --port <number>', 'port to serve on', '3000')\n  .requiredOption('--config <path>', 'config');\nyargs.option('watch', { type: 'boolean' });\n"
+    after = before.replace("'3000'", "'8080'")
+    assert facts("src/cli.ts", before, after) == {(K.DEFAULT_CHANGED, "--port", "'3000'", "'8080'", False)}
+    assert set(read_knobs(before, "src/cli.ts").options) == {"--port", "--config", "--watch"}
+
+
+def test_environment_variables_in_every_language():
+    cases = {
+        "src/runtime.cpp": (
+            'const char* v = std::getenv("KIT_CACHE_DIR");',
+            'bool b = getBoolEnv("KIT_DEBUG");',
+        ),
+        "src/config.rs": ('let v = std::env::var("KIT_CACHE_DIR");', 'let b = option_env!("KIT_DEBUG");'),
+        "pkg/config.go": ('v := os.Getenv("KIT_CACHE_DIR")', 'b, ok := os.LookupEnv("KIT_DEBUG")'),
+        "src/config.ts": ("const v = process.env.KIT_CACHE_DIR;", 'const b = process.env["KIT_DEBUG"];'),
+    }
+    for path, (before, after) in cases.items():
+        assert facts(path, before, after) == {
+            (K.ENV_RENAMED, "KIT_DEBUG", "KIT_CACHE_DIR", "KIT_DEBUG", False)
+        }
+        assert facts(path, before, before + "\n" + after) == {(K.ENV_ADDED, "KIT_DEBUG", None, None, False)}
+
+
+def test_what_cargo_sets_for_a_crate_is_not_a_users_knob():
+    build = 'fn main() {\n    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap();\n    let out = env::var("OUT_DIR");\n}\n'
+    assert facts("build.rs", "fn main() {}\n", build) == set()
+    version = 'const V: &str = env!("CARGO_PKG_VERSION");\nlet t = std::env::var("KIT_THREADS");\n'
+    assert facts("src/main.rs", "", version) == {(K.ENV_ADDED, "KIT_THREADS", None, None, False)}
+
+
+def test_setting_a_variable_is_not_reading_one_and_a_name_still_quoted_is_kept():
+    assert facts("src/a.cc", "", 'setenv("KIT_HOME", dir, 1);\nunsetenv("KIT_TMP");') == set()
+    before = 'auto a = getenv("KIT_OLD_NAME");\nauto b = getenv("KIT_OTHER");\n'
+    after = 'auto b = getenv("KIT_OTHER");\nconst char* kRenamed[][2] = {{"KIT_OLD_NAME", "KIT_OTHER"}};\n'
+    assert facts("src/a.cc", before, after) == set()  # still named as a string: a table of aliases
+    assert facts("src/a.cc", before, 'auto b = getenv("KIT_OTHER");\n') == {
+        (K.ENV_REMOVED, "KIT_OLD_NAME", None, None, False)
+    }
+
+
+def test_lines_are_where_the_knob_is():
+    found = knob_surface("lib/a.cpp", "int x;\n", 'int x;\n\nauto v = getenv("KIT_LEVEL");\n').changes
+    assert [(c.name, c.line) for c in found] == [("KIT_LEVEL", 3)]
+
+
+def test_a_source_diff_without_a_knob_word_is_not_read():
+    assert mentions_knobs('@@ -1 +1 @@\n-x = getenv("A_B")\n+x = 1\n')
+    assert not mentions_knobs("@@ -1 +1 @@\n-int x = 1;\n+int x = 2;\n getenv in context only\n")
+    commit = Commit(
+        repo="o/r",
+        sha="b" * 40,
+        message="m",
+        author="a",
+        committed_at=datetime(2026, 1, 1, tzinfo=UTC),
+        parents=("a" * 40,),
+        files=(
+            FileChange("lib/a.cpp", "modified", 1, 1, patch="@@ -1 +1 @@\n-int x = 1;\n+int x = 2;\n"),
+            FileChange("lib/b.cpp", "modified", 1, 0, patch='@@ -1 +1,2 @@\n+auto v = getenv("KIT_X");\n'),
+            FileChange("lib/c.cu", "modified", 1, 0, patch=None),
+        ),
+    )
+    assert [f.path for f in wanted(commit)] == ["lib/b.cpp"]
+
+
+def test_a_commit_moving_a_variable_between_files_changes_nothing_for_users():
+    files = [
+        FileVersions("src/a.cc", 'auto v = getenv("KIT_LEVEL");\n', "int a;\n"),
+        FileVersions("src/b.cc", "int b;\n", 'auto v = getenv("KIT_LEVEL");\nauto w = getenv("KIT_NEW");\n'),
+    ]
+    assert {(c.kind, c.name) for c in commit_surface(files, None, None)} == {(K.ENV_ADDED, "KIT_NEW")}
+
+
+def test_header_api_and_knobs_together_and_go_internal_flags():
+    header = FileVersions(
+        "include/kit/kit.h",
+        "int kit_open(const char *path);\n",
+        'int kit_open(const char *path);\ninline bool kit_debug() { return getenv("KIT_DEBUG") != nullptr; }\n',
+    )
+    internal = FileVersions(
+        "internal/cli/flags.go",
+        'package cli\nvar n = flag.Int("jobs", 1, "parallel jobs")\n',
+        'package cli\nvar n = flag.Int("jobs", 8, "parallel jobs")\n',
+    )
+    found = {(c.kind, c.name) for c in commit_surface([header, internal], None, None)}
+    assert found == {(K.ADDED, "kit_debug"), (K.ENV_ADDED, "KIT_DEBUG"), (K.DEFAULT_CHANGED, "--jobs")}
