@@ -9,7 +9,6 @@ decided here too (`wanted`), so every source reads the same ones.
 from __future__ import annotations
 
 import posixpath
-from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -20,6 +19,7 @@ from analysis.surface.native_knobs import KNOB_SUFFIXES, SOURCE_SUFFIXES, knob_s
 from analysis.surface.other_langs import language_of, tree_surface
 from analysis.surface.packaging import Packaging, module_from_path, packaging_changes, read_packaging
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
+from analysis.surface.pairing import pair_renames, without_moves
 from analysis.surface.python import Collected, FileSurface, python_surface
 
 # Files read per commit: a commit touching more is read in part, the files users reach first.
@@ -154,12 +154,12 @@ def read_surface(
         ]
     changes = [
         c
-        for c in _pair_renames(results)
+        for c in pair_renames(results)
         if not (c.kind == SurfaceKind.REMOVED and c.path in modules.removed_paths)  # implied by the module's
     ]
     changes += modules.changes
     changes.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
-    return _without_moves(tuple(changes)), frozenset(prose)
+    return without_moves(tuple(changes)), frozenset(prose)
 
 
 def _modules(
@@ -257,65 +257,6 @@ def _test_path(path: str) -> bool:
 
 def _public_module(module: str) -> bool:
     return not any(part.startswith("_") and not part.startswith("__") for part in module.split("."))
-
-
-def _pair_renames(results: Iterable[FileSurface]) -> tuple[SurfaceChange, ...]:
-    """A removal and an addition of the same shape, each the only one of that shape, are one rename."""
-    changes: list[SurfaceChange] = []
-    removed: dict[str, SurfaceChange] = {}
-    added: dict[str, SurfaceChange] = {}
-    shape_of: dict[int, str] = {}
-    for result in results:
-        for change in result.changes:
-            shape = result.shapes.get((change.kind, change.name))
-            if shape is not None:
-                shape_of[id(change)] = shape
-            changes.append(change)
-    removed_counts = Counter(
-        shape_of[id(c)] for c in changes if c.kind == SurfaceKind.REMOVED and id(c) in shape_of
-    )
-    added_counts = Counter(
-        shape_of[id(c)] for c in changes if c.kind == SurfaceKind.ADDED and id(c) in shape_of
-    )
-    for c in changes:
-        shape = shape_of.get(id(c))
-        if shape is None or removed_counts[shape] != 1 or added_counts[shape] != 1:
-            continue
-        (removed if c.kind == SurfaceKind.REMOVED else added)[shape] = c
-    out: list[SurfaceChange] = []
-    paired: set[int] = set()
-    for shape, gone in removed.items():
-        came = added.get(shape)
-        if came is None:
-            continue
-        paired |= {id(gone), id(came)}
-        out.append(
-            SurfaceChange(
-                SurfaceKind.RENAMED, came.name, came.path, came.line, old=gone.name, new=came.name,
-                aliased=gone.aliased,
-            )
-        )  # fmt: skip
-    out.extend(c for c in changes if id(c) not in paired)
-    out.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
-    return tuple(out)
-
-
-_MOVES = {
-    SurfaceKind.ENV_REMOVED: SurfaceKind.ENV_ADDED,
-    SurfaceKind.OPTION_REMOVED: SurfaceKind.OPTION_ADDED,
-}
-
-
-def _without_moves(changes: tuple[SurfaceChange, ...]) -> tuple[SurfaceChange, ...]:
-    """An environment variable or option no longer read in one file but read in another is where it was for
-    its users: neither removed nor added."""
-    came = {(c.kind, c.name) for c in changes if c.kind in _MOVES.values()}
-    moved = {c.name for c in changes if c.kind in _MOVES and (_MOVES[c.kind], c.name) in came}
-    if not moved:
-        return changes
-    return tuple(
-        c for c in changes if not (c.name in moved and (c.kind in _MOVES or c.kind in _MOVES.values()))
-    )
 
 
 Key = tuple[str, str]  # (commit sha, path): a version of a file, as the sources read it

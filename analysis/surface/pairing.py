@@ -1,0 +1,69 @@
+"""Facts of a commit's files taken together: a removal and an addition of the same shape in two files are one
+rename; an environment variable or option that leaves one file for another did not change for users."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.python import FileSurface
+
+
+def pair_renames(results: Iterable[FileSurface]) -> tuple[SurfaceChange, ...]:
+    """A removal and an addition of the same shape, each the only one of that shape, are one rename."""
+    changes: list[SurfaceChange] = []
+    removed: dict[str, SurfaceChange] = {}
+    added: dict[str, SurfaceChange] = {}
+    shape_of: dict[int, str] = {}
+    for result in results:
+        for change in result.changes:
+            shape = result.shapes.get((change.kind, change.name))
+            if shape is not None:
+                shape_of[id(change)] = shape
+            changes.append(change)
+    removed_counts = Counter(
+        shape_of[id(c)] for c in changes if c.kind == SurfaceKind.REMOVED and id(c) in shape_of
+    )
+    added_counts = Counter(
+        shape_of[id(c)] for c in changes if c.kind == SurfaceKind.ADDED and id(c) in shape_of
+    )
+    for c in changes:
+        shape = shape_of.get(id(c))
+        if shape is None or removed_counts[shape] != 1 or added_counts[shape] != 1:
+            continue
+        (removed if c.kind == SurfaceKind.REMOVED else added)[shape] = c
+    out: list[SurfaceChange] = []
+    paired: set[int] = set()
+    for shape, gone in removed.items():
+        came = added.get(shape)
+        if came is None:
+            continue
+        paired |= {id(gone), id(came)}
+        out.append(
+            SurfaceChange(
+                SurfaceKind.RENAMED, came.name, came.path, came.line, old=gone.name, new=came.name,
+                aliased=gone.aliased,
+            )
+        )  # fmt: skip
+    out.extend(c for c in changes if id(c) not in paired)
+    out.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
+    return tuple(out)
+
+
+_MOVES = {
+    SurfaceKind.ENV_REMOVED: SurfaceKind.ENV_ADDED,
+    SurfaceKind.OPTION_REMOVED: SurfaceKind.OPTION_ADDED,
+}
+
+
+def without_moves(changes: tuple[SurfaceChange, ...]) -> tuple[SurfaceChange, ...]:
+    """An environment variable or option no longer read in one file but read in another is where it was for
+    its users: neither removed nor added."""
+    came = {(c.kind, c.name) for c in changes if c.kind in _MOVES.values()}
+    moved = {c.name for c in changes if c.kind in _MOVES and (_MOVES[c.kind], c.name) in came}
+    if not moved:
+        return changes
+    return tuple(
+        c for c in changes if not (c.name in moved and (c.kind in _MOVES or c.kind in _MOVES.values()))
+    )
