@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from analysis.surface.shared_parse import PARSE_FAILURES
+from analysis.surface.shared_parse import parse as parse_python
 
 # Places a function's first line has in the new text that are compared with it, at most: a file of many
 # functions that start alike (`def __init__(self):`) would compare each with all of them.
@@ -114,7 +115,7 @@ def reparse(lines: Sequence[str], node: ast.stmt) -> ast.stmt | None:
     else:
         text = "\n" * (first - 1) + text
     try:
-        body = ast.parse(text).body
+        body = parse_python(text).body
     except PARSE_FAILURES:
         return None
     if node.col_offset:
@@ -193,7 +194,7 @@ class Blanked:
     def whole_tree(self) -> ast.Module:
         """The whole text's tree (parsed when first asked: a removal's check of the strings still served)."""
         if self._tree is None:
-            self._tree = ast.parse("\n".join(self.lines))
+            self._tree = parse_python("\n".join(self.lines))
         return self._tree
 
     def _found(self, node: ast.stmt) -> ast.AST:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.shared_parse import parse as parse_python
 
 
 class FileVersions(Protocol):
@@ -144,7 +145,7 @@ def _hollow_init(path: str, text: str) -> bool:
     if not path.endswith("__init__.py"):
         return False
     try:
-        body = ast.parse(text).body
+        body = parse_python(text).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in body)

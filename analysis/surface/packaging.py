@@ -38,6 +38,7 @@ from packaging.utils import canonicalize_name
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.packaging_files import is_requirements_file
+from analysis.surface.shared_parse import parse as parse_python
 
 MAX_PACKAGING_CHARS = 1_000_000
 
@@ -516,7 +517,7 @@ def _setup_py(text: str | None) -> dict:
     if not text or len(text) > MAX_PACKAGING_CHARS:
         return {}
     try:
-        tree = ast.parse(text.removeprefix("\ufeff"))  # a BOM Python accepts, ast.parse does not
+        tree = parse_python(text.removeprefix("\ufeff"))  # a BOM Python accepts, ast.parse does not
     except (SyntaxError, ValueError, RecursionError):
         return {}
     out: dict = {}

@@ -40,6 +40,7 @@ from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, 
 from analysis.surface.same_code import Version, same_code
 from analysis.surface.shared_parse import GRAMMAR_FUTURE as _GRAMMAR_FUTURE
 from analysis.surface.shared_parse import PARSE_FAILURES, parse_pair
+from analysis.surface.shared_parse import parse as parse_python
 
 MAX_SOURCE_CHARS = 2_000_000  # a larger file is generated or vendored: not parsed
 _SHOWN = 120  # characters of a value or condition kept in a fact
@@ -516,7 +517,7 @@ def _tree(text: str | None) -> ast.Module | None:
     if text is None or len(text) > MAX_SOURCE_CHARS:
         return None
     try:
-        return ast.parse(text)
+        return parse_python(text)
     except PARSE_FAILURES:
         return None
 
@@ -549,7 +550,7 @@ def _collect_against(text: str, known: _Module | Relative | None, package_init: 
         collector = _Collector(package_init, stubs)
         try:
             parsed = "\n".join(lines)
-            collector.module(ast.parse(parsed), text, parsed)
+            collector.module(parse_python(parsed), text, parsed)
             return collector.out
         except (_Unverified, *PARSE_FAILURES):
             pass

@@ -24,7 +24,20 @@ MIN_SHARED_LINES = 40
 _CLAUSES = ("else", "elif", "except", "finally")
 _NOT_A_START = frozenset(" \t#)]}")
 GRAMMAR_FUTURE = "barry_as_FLUFL"  # `from __future__ import barry_as_FLUFL` changes how later lines parse
+_SPURIOUS_RETRIES = 2
 PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError)  # what ast.parse raises on a bad text
+
+
+def parse(text: str) -> ast.Module:
+    """ast.parse, tried again when CPython 3.11 reports its tree builder's recursion count out of step: a
+    spurious SystemError when two threads build trees at once (python/cpython#106905), not the text's fault."""
+    for _ in range(_SPURIOUS_RETRIES):
+        try:
+            return ast.parse(text)
+        except SystemError as e:
+            if "recursion depth mismatch" not in str(e):
+                raise
+    return ast.parse(text)
 
 
 def parse_pair(before: str, after: str) -> tuple[ast.Module | None, ast.Module | None]:
@@ -98,11 +111,11 @@ def _piece(lines: list[str], start: int, end: int) -> list[ast.stmt]:
     if start >= end:
         return []
     text = "\n" * start + "\n".join(lines[start:end]) + ("\n" if end < len(lines) else "")
-    return ast.parse(text).body
+    return parse(text).body
 
 
 def _whole(text: str) -> ast.Module | None:
     try:
-        return ast.parse(text)
+        return parse(text)
     except PARSE_FAILURES:
         return None
