@@ -194,7 +194,7 @@ def _distribution(folder: str, texts: dict[str, str], listing: set[str] | None) 
     try:
         dist = _python(folder, texts, listing)
         if dist is None and "package.json" in texts:
-            dist = _npm(folder, texts["package.json"])
+            dist = _npm(folder, texts["package.json"], listing)
         if dist is None and "Cargo.toml" in texts:
             dist = _cargo(folder, texts["Cargo.toml"], listing)
         if dist is None and "go.mod" in texts:
@@ -668,7 +668,7 @@ def _maturin(root: str, maturin: dict, tree: set[str] | None, name: str) -> Dist
 # --- other ecosystems ------------------------------------------------------------------------------------
 
 
-def _npm(root: str, text: str) -> Distribution | None:
+def _npm(root: str, text: str, listing: set[str] | None = None) -> Distribution | None:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
@@ -688,7 +688,27 @@ def _npm(root: str, text: str) -> Distribution | None:
     bins = data.get("bin")
     targets += list(bins.values()) if isinstance(bins, dict) else [bins]
     patterns += [str(t).lstrip("./") for t in targets if isinstance(t, str)]
+    if listing is not None and not _any_tracked(root, patterns, listing):
+        # what it publishes is built (`dist/`, ignored by git) from sources it does not name: unknown
+        return Distribution(root, "npm", understood=False)
     return Distribution(root, "npm", (), tuple(patterns))
+
+
+def _any_tracked(root: str, patterns: list[str], listing: set[str]) -> bool:
+    """Whether any file of the repository is one the patterns publish (a plain folder or file name is
+    looked up directly; a glob is matched against the files under root)."""
+    plain = [p.rstrip("/") for p in patterns if not any(c in p for c in "*?[!")]
+    if any(f"{root}{p}" in listing for p in plain):
+        return True
+    folders = tuple(f"{root}{p}/" for p in plain)
+    globs = tuple(p for p in patterns if any(c in p for c in "*?["))
+    spec = _spec(globs) if globs else None
+    for path in listing:
+        if path.startswith(folders) or (
+            spec is not None and path.startswith(root) and spec.match_file(path[len(root) :])
+        ):
+            return True
+    return False
 
 
 def _strings_in(value: object) -> list[str]:

@@ -150,6 +150,24 @@ def test_npm_cargo_and_go():
     }
 
 
+def test_an_npm_package_that_publishes_its_build_output_ships_its_sources():
+    # `files: ["dist"]` names the compiled output, which git ignores: removing an exported function from
+    # src/router.ts was "no change users get found". The sources are what users get, compiled.
+    npm = json.dumps(
+        {"name": "webfw", "main": "dist/index.js", "types": "dist/index.d.ts", "files": ["dist"]}
+    )
+    tree = ["package.json", "src/index.ts", "src/router.ts", "docs/guide.md", "test/router.test.ts"]
+    assert read_packaging({"package.json": npm}, tree) is None  # not understood: the paths' kinds decide
+    committed = ["package.json", "dist/index.js", "src/index.ts"]  # a package that commits its build
+    assert read_packaging({"package.json": npm}, committed).shipped(["dist/index.js", "src/index.ts"]) == {
+        "dist/index.js"
+    }
+    globbed = json.dumps({"name": "kit", "files": ["lib/**/*.js"]})
+    assert read_packaging({"package.json": globbed}, ["package.json", "lib/a/b.js"]).shipped(
+        ["lib/a/b.js"]
+    ) == {"lib/a/b.js"}
+
+
 def test_a_private_package_json_inside_the_repository_ships_nothing():
     files = {
         "pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "engine"\n',
