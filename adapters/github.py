@@ -38,6 +38,9 @@ from analysis.titles import merge_pr, message_title
 from bot.ports.protocols import CommitStore, Progress
 from bot.ports.secrets import clip
 
+# A whole answer may take this many read timeouts: a large commit's page on a slow link is read in full, an
+# answer that trickles in a byte at a time (httpx's timeout restarts at every read) is still bounded.
+WHOLE_ANSWER_READS = 4
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[Any]]
@@ -128,7 +131,7 @@ class GitHubSource:
         self._repo_url = f"{self.base_url}/repos/{repo}"
         self._has_token = bool(token)
         self.max_wait = max_wait
-        self.timeout = timeout  # per request, the whole answer (httpx's own timeout is per read)
+        self.timeout = timeout  # per read (httpx's); the whole answer gets WHOLE_ANSWER_READS of them
         self._sleep = sleep
         self._clock = clock
         self._sem = asyncio.Semaphore(max(1, concurrency))
@@ -666,12 +669,12 @@ class GitHubSource:
             try:
                 # A total deadline: httpx's timeout restarts at every read, so an answer that trickles
                 # in a byte at a time would never time out.
-                async with asyncio.timeout(self.timeout):
+                async with asyncio.timeout(self.timeout * WHOLE_ANSWER_READS):
                     response = await self._client.send(request)  # reads the whole body
             except TimeoutError:
                 # A transport error, so that it is retried like any other timeout.
                 raise httpx.ReadTimeout(
-                    f"no complete answer within {self.timeout:g} s", request=request
+                    f"no complete answer within {self.timeout * WHOLE_ANSWER_READS:g} s", request=request
                 ) from None
         log.debug("GET %s -> %s", request.url.path, response.status_code)
         return response

@@ -169,8 +169,8 @@ async def test_a_wrongly_shaped_commit_asked_by_sha_is_a_source_error(fake, sour
 # -- an answer that trickles in ---------------------------------------------------------------------
 async def test_an_answer_that_trickles_in_times_out_as_a_whole_and_is_retried(fake, source_for, sleeps):
     fake.set_commits([make_commit("one", START + timedelta(hours=1))])
-    fake.trickle(DETAIL, seconds=30.0)  # a byte every 0.05 s: no single read ever waits 0.3 s
-    with pytest.raises(SourceError, match=r"cannot reach GitHub at .*: no complete answer within 0\.3 s"):
+    fake.trickle(DETAIL, seconds=30.0)  # a byte every 0.05 s: no single read waits 0.3 s, the whole 1.2 s
+    with pytest.raises(SourceError, match=r"cannot reach GitHub at .*: no complete answer within 1\.2 s"):
         await source_for(fake, timeout=0.3).commits_in_window("main", START, END)
     assert len(detail_requests(fake)) == 4  # retried as any timeout is
     assert sleeps.calls == [1.0, 2.0, 4.0]
