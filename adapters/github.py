@@ -38,12 +38,18 @@ from analysis.titles import merge_pr, message_title
 from bot.ports.protocols import CommitStore, Progress
 from bot.ports.secrets import clip
 
+# A whole answer may take this many read timeouts: a large commit's page on a slow link is read in full, an
+# answer that trickles in a byte at a time (httpx's timeout restarts at every read) is still bounded.
+WHOLE_ANSWER_READS = 4
 log = logging.getLogger(__name__)
 
 Sleep = Callable[[float], Awaitable[Any]]
 
 API_VERSION = "2022-11-28"
 MAX_FILES = 3000  # GitHub never lists more files of one commit
+# GitHub pages a commit's files 300 at a time (10 pages); a server paging them smaller still ends well
+# within this, a pagination that runs past it is broken.
+MAX_FILE_PAGES = 30
 PER_PAGE = 100
 MAX_WINDOW_PAGES = 100  # 10 000 commits in one window: surely a wrong window, not a day
 MAX_ABOVE_PAGES = 10  # history above the window read to settle the first-parent chain
@@ -57,6 +63,7 @@ SURFACE_READS_ANONYMOUS = 12
 MAX_RETRIES = 3  # 5xx and network failures
 MAX_RATE_WAITS = 5
 SECONDARY_WAIT = 60.0  # GitHub's advice when a limit gives no time: wait at least a minute
+RATE_WAIT_CAP = 86400.0  # GitHub's limits reset within the hour: a longer asked wait is a broken header
 
 _REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 _SHA = re.compile(r"^[0-9a-f]{4,40}$")
@@ -124,6 +131,7 @@ class GitHubSource:
         self._repo_url = f"{self.base_url}/repos/{repo}"
         self._has_token = bool(token)
         self.max_wait = max_wait
+        self.timeout = timeout  # per read (httpx's); the whole answer gets WHOLE_ANSWER_READS of them
         self._sleep = sleep
         self._clock = clock
         self._sem = asyncio.Semaphore(max(1, concurrency))
@@ -229,7 +237,8 @@ class GitHubSource:
         merge_sha = pull.get("merge_commit_sha")
         if not (pull.get("merged") or pull.get("merged_at")) or not isinstance(merge_sha, str):
             raise RefNotFound(f"pull request #{number} in {self.repo} is not merged")
-        base = (pull.get("base") or {}).get("ref")
+        base = pull.get("base")
+        base = base.get("ref") if isinstance(base, dict) else None
         if branch and isinstance(base, str) and base != branch:
             raise RefNotFound(
                 f"pull request #{number} in {self.repo} was merged into {base!r}, not {branch!r}"
@@ -343,7 +352,8 @@ class GitHubSource:
             if exc.status == 404:
                 raise SourceError(f"branch {branch!r} not found in {self.repo} on GitHub (404)") from None
             raise self._unexpected(exc) from None
-        sha = (page.data.get("commit") or {}).get("sha") if isinstance(page.data, dict) else None
+        tip = page.data.get("commit") if isinstance(page.data, dict) else None
+        sha = tip.get("sha") if isinstance(tip, dict) else None
         if not isinstance(sha, str):
             raise SourceError(f"GitHub sent an unexpected answer for branch {branch!r} of {self.repo}")
         return sha
@@ -396,10 +406,26 @@ class GitHubSource:
             params["until"] = _utc_z(until, math.ceil)
         items: list[dict[str, Any]] = []
         seen: set[str] = set()
+        pages_read: set[str] = set()
         url: str | None = f"{self._repo_url}/commits"
         for _ in range(max_pages):
             if url is None:
                 return items
+            page_key = _page_key(url, params)
+            if page_key in pages_read:  # a Link back to a page already read: it would never end
+                if strict and until is not None:
+                    raise SourceError(
+                        f"GitHub's pagination of the commit list of {self.repo}@{branch} loops (a page "
+                        f"linked back to one already read, after {len(items)} commits); try again later"
+                    )
+                log.warning(
+                    "GitHub's pagination of the commit list of %s@%s loops: using the %d commits read",
+                    self.repo,
+                    branch,
+                    len(items),
+                )
+                return items
+            pages_read.add(page_key)
             try:
                 page = await self._get(url, params=params, cache=True)
             except _HTTPStatus as exc:
@@ -409,14 +435,23 @@ class GitHubSource:
                     raise self._branch_not_found(branch, exc) from None
                 raise self._unexpected(exc) from None
             if not isinstance(page.data, list):
-                raise SourceError(f"GitHub sent an unexpected commit list for {self.repo} (not a JSON list)")
-            for item in page.data:
+                raise self._bad_answer("commits", "not a list")
+            for i, item in enumerate(page.data):
+                try:
+                    _node(item, f"[{i}]")  # the shape every reader of the list relies on
+                except _Shape as exc:
+                    raise self._bad_answer("commits", str(exc)) from None
                 # A commit pushed between two page reads shifts the pages: never count one twice.
-                if isinstance(item, dict) and isinstance(item.get("sha"), str) and item["sha"] not in seen:
+                if item["sha"] not in seen:
                     seen.add(item["sha"])
                     items.append(item)
             url, params = page.next_url, {}
         if strict and until is not None and url is not None:
+            if len(items) <= (max_pages - 1) * PER_PAGE:  # pages that repeat commits: not a busy window
+                raise SourceError(
+                    f"GitHub's commit list of {self.repo}@{branch} did not end after {max_pages} pages "
+                    f"(only {len(items)} distinct commits): its pagination is broken; try again later"
+                )
             raise SourceError(
                 f"more than {max_pages * PER_PAGE} commits of {self.repo}@{branch} in one window: "
                 "narrow the window"
@@ -478,17 +513,19 @@ class GitHubSource:
         return [found[sha] for sha in shas]
 
     async def _fetch_commit(self, ref: str, *, asked: bool) -> Commit:
+        url = f"{self._repo_url}/commits/{ref}"
         try:
-            page = await self._get(f"{self._repo_url}/commits/{ref}", cache=False)
-            if not isinstance(page.data, dict) or not isinstance(page.data.get("sha"), str):
-                raise SourceError(f"GitHub sent an unexpected answer for commit {ref} of {self.repo}")
-            files: list[dict[str, Any]] = list(page.data.get("files") or [])
-            next_url = page.next_url
-            while next_url and len(files) < MAX_FILES:
-                more = await self._get(next_url, cache=False)
-                if isinstance(more.data, dict):
-                    files.extend(more.data.get("files") or [])
-                next_url = more.next_url
+            page = await self._get(url, cache=False)
+            if not isinstance(page.data, dict):
+                raise self._bad_answer(f"commits/{ref}", "not an object")
+            files, complete = await self._commit_files(ref, url, page)
+            data = page.data
+            files_total = len(files)
+            if not complete or _files_capped(data, files):
+                files_total = await self._changed_files(data) or len(files) + 1
+            return commit_from_api(self.repo, data, files, files_total)
+        except _Shape as exc:
+            raise self._bad_answer(f"commits/{ref}", str(exc)) from None
         except _HTTPStatus as exc:
             if exc.status == 422 and "ambiguous" in exc.message.lower():
                 raise AmbiguousRef(f"short SHA {ref} is ambiguous in {self.repo}: give more digits") from None
@@ -500,17 +537,48 @@ class GitHubSource:
                     f"GitHub repository {self.repo} not found (404){self._private_hint()}"
                 ) from None
             raise self._unexpected(exc) from None
-        data = page.data
-        files = files[:MAX_FILES]
-        files_total = len(files)
-        if _files_capped(data, files):
-            files_total = await self._changed_files(data) or len(files) + 1
-        return commit_from_api(self.repo, data, files, files_total)
+
+    async def _commit_files(self, ref: str, url: str, first: _Page) -> tuple[list[FileChange], bool]:
+        """A commit's files over their pages (at most MAX_FILES), and whether the listing ended as GitHub
+        ends one. Pagination that loops (a page linked again, a page adding no new file) or runs past
+        MAX_FILE_PAGES stops with a warning: the commit then counts more files than it lists, as one past
+        GitHub's cap does, never a silently shorter list. Raises _Shape for a page of the wrong shape."""
+        files = _page_files(first.data, 0)
+        names = {f.path for f in files}
+        pages_read = {_page_key(url, None)}
+        next_url = first.next_url
+        while next_url and len(files) < MAX_FILES:
+            if _page_key(next_url, None) in pages_read:
+                problem = "a page linked back to one already read"
+            elif len(pages_read) >= MAX_FILE_PAGES:
+                problem = f"still more after {MAX_FILE_PAGES} pages"
+            else:
+                pages_read.add(_page_key(next_url, None))
+                more = await self._get(next_url, cache=False)
+                if not isinstance(more.data, dict):
+                    raise _Shape(f"files page {len(pages_read)} is not an object")
+                new = [f for f in _page_files(more.data, len(files)) if f.path not in names]
+                files.extend(new)
+                names.update(f.path for f in new)
+                next_url = more.next_url
+                if new:
+                    continue
+                problem = "a page added no new file"
+            log.warning(
+                "GitHub's file list of commit %s in %s does not end (%s): the commit is marked as "
+                "having more files than the %d listed",
+                ref[:12],
+                self.repo,
+                problem,
+                len(files),
+            )
+            return files[:MAX_FILES], False
+        return files[:MAX_FILES], True
 
     async def _changed_files(self, data: dict[str, Any]) -> int | None:
         """The exact file count of a capped commit, from the pull request it landed (GitHub gives no
         count on the commit itself). None when the commit names no merged pull request."""
-        message = str((data.get("commit") or {}).get("message") or "")
+        message = _field(_obj(data.get("commit"), "commit"), "message", str, "commit") or ""
         title = message_title(message)[0]
         match = PR_IN_TITLE.search(title)
         pr = int(match.group(1)) if match else merge_pr(title)
@@ -598,8 +666,16 @@ class GitHubSource:
     async def _send(self, request: httpx.Request) -> httpx.Response:
         async with self._sem:  # the bound covers requests in flight, not rate-limit sleeps
             self.requests_made += 1
-            response = await self._client.send(request)
-            await response.aread()
+            try:
+                # A total deadline: httpx's timeout restarts at every read, so an answer that trickles
+                # in a byte at a time would never time out.
+                async with asyncio.timeout(self.timeout * WHOLE_ANSWER_READS):
+                    response = await self._client.send(request)  # reads the whole body
+            except TimeoutError:
+                # A transport error, so that it is retried like any other timeout.
+                raise httpx.ReadTimeout(
+                    f"no complete answer within {self.timeout * WHOLE_ANSWER_READS:g} s", request=request
+                ) from None
         log.debug("GET %s -> %s", request.url.path, response.status_code)
         return response
 
@@ -636,20 +712,26 @@ class GitHubSource:
         retry_after = _retry_after(headers.get("Retry-After"), self._clock())
         if retry_after is not None:
             return retry_after
-        if headers.get("x-ratelimit-remaining") == "0" and headers.get("x-ratelimit-reset", "").isdigit():
+        reset = _seconds(headers.get("x-ratelimit-reset"))
+        if headers.get("x-ratelimit-remaining") == "0" and reset is not None:
             # One second of slack for clock skew between us and GitHub.
-            return max(0.0, int(headers["x-ratelimit-reset"]) - self._clock()) + 1.0
+            return min(RATE_WAIT_CAP, max(0.0, reset - self._clock()) + 1.0)
         if response.status_code == 429 or "rate limit" in _message(response).lower():
             return SECONDARY_WAIT * 2**waits  # GitHub: a minute, then exponentially longer
         return None
 
     def _rate_limited(self, wait: float) -> RateLimited:
-        resets = datetime.fromtimestamp(self._clock() + wait, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         advice = (
             "set GITHUB_MAX_WAIT higher to wait, or try again then"
             if self._has_token
             else "set GITHUB_TOKEN to raise the limit (60 to 5000 requests an hour)"
         )
+        if wait >= RATE_WAIT_CAP:  # a header no GitHub limit sends (milliseconds, garbage): no reset time
+            return RateLimited(
+                f"GitHub rate limit reached: it asks to wait a day or more, longer than the allowed wait "
+                f"of {self.max_wait:.0f} s; {advice}"
+            )
+        resets = datetime.fromtimestamp(self._clock() + wait, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         return RateLimited(
             f"GitHub rate limit reached: it resets at {resets} (in {wait:.0f} s), longer than the "
             f"allowed wait of {self.max_wait:.0f} s; {advice}"
@@ -667,45 +749,118 @@ class GitHubSource:
             )
         return _HTTPStatus(status, _message(response), response.request.url.path)
 
+    def _bad_answer(self, endpoint: str, detail: str) -> SourceError:
+        """A 200 whose JSON is not shaped as GitHub documents it (a proxy's page, an API change)."""
+        return SourceError(
+            f"GitHub sent an unexpected answer for /repos/{self.repo}/{endpoint} ({clip(detail, 200)})"
+        )
+
     def _unexpected(self, exc: _HTTPStatus) -> SourceError:
         return SourceError(f"GitHub answered {exc.status} for {exc.path}: {exc.message}")
 
 
 # -- pure helpers (no I/O) ------------------------------------------------------------------------
-def commit_from_api(
-    repo: str, data: dict[str, Any], files: Iterable[dict[str, Any]], files_total: int
-) -> Commit:
-    """The domain Commit from a GitHub commit detail (files given separately: they may span pages)."""
-    meta = data.get("commit") or {}
-    login = (data.get("author") or {}).get("login")  # the top-level author is null for unknown e-mails
-    committed = (meta.get("committer") or {}).get("date") or (meta.get("author") or {}).get("date")
-    if not committed:
-        raise SourceError(f"GitHub sent commit {data.get('sha')} of {repo} without a date")
-    stats = data.get("stats") or {}
+def commit_from_api(repo: str, data: dict[str, Any], files: Iterable[FileChange], files_total: int) -> Commit:
+    """The domain Commit from a GitHub commit detail (files given separately: they may span pages, see
+    _file_change). Raises _Shape when the answer is not shaped as GitHub documents it."""
+    meta = _obj(data.get("commit"), "commit")
+    author = _obj(data.get("author"), "author")  # the top-level author is null for unknown e-mails
+    login = _field(author, "login", str, "author")
+    stats = _obj(data.get("stats"), "stats")
     return Commit(
         repo=repo,
-        sha=str(data["sha"]),
-        message=str(meta.get("message") or ""),
-        author=(meta.get("author") or {}).get("name") or login or "unknown",
+        sha=_field(data, "sha", str, "", required=True),
+        message=_field(meta, "message", str, "commit") or "",
+        author=_field(_obj(meta.get("author"), "commit.author"), "name", str, "commit.author")
+        or login
+        or "unknown",
         author_login=login,
-        committed_at=_parse_time(committed),
-        parents=tuple(p["sha"] for p in data.get("parents") or [] if isinstance(p, dict) and "sha" in p),
-        url=data.get("html_url"),
-        additions=stats.get("additions"),
-        deletions=stats.get("deletions"),
+        committed_at=_committed(meta, "commit"),
+        parents=_parents(data.get("parents"), "parents"),
+        url=_field(data, "html_url", str, ""),
+        additions=_field(stats, "additions", int, "stats"),
+        deletions=_field(stats, "deletions", int, "stats"),
         files_total=files_total,
-        files=tuple(
-            FileChange(
-                path=f["filename"],
-                status=f.get("status") or "modified",
-                additions=int(f.get("additions") or 0),
-                deletions=int(f.get("deletions") or 0),
-                patch=f.get("patch"),  # absent for binaries and very large diffs: "diff unavailable"
-                previous_path=f.get("previous_filename"),
-            )
-            for f in files
-        ),
+        files=tuple(files),
     )
+
+
+def _page_files(data: dict[str, Any], offset: int) -> list[FileChange]:
+    """The `files` of one page of a commit detail; `offset` numbers them across pages in messages."""
+    return [
+        _file_change(f, f"files[{offset + i}]") for i, f in enumerate(_list_of(data.get("files"), "files"))
+    ]
+
+
+def _file_change(entry: Any, what: str) -> FileChange:
+    """One entry of a commit's `files` (raises _Shape when it is not shaped as GitHub sends it)."""
+    f = _obj(entry, what)
+    return FileChange(
+        path=_field(f, "filename", str, what, required=True),
+        status=_field(f, "status", str, what) or "modified",
+        additions=_field(f, "additions", int, what) or 0,
+        deletions=_field(f, "deletions", int, what) or 0,
+        patch=_field(f, "patch", str, what),  # absent for binaries and very large diffs: "diff unavailable"
+        previous_path=_field(f, "previous_filename", str, what),
+    )
+
+
+class _Shape(Exception):
+    """A 200 answer not shaped as GitHub documents it; the message says where (e.g. files[2].filename)."""
+
+
+def _where(what: str, key: str) -> str:
+    return f"{what}.{key}" if what else key
+
+
+def _obj(value: Any, what: str) -> dict[str, Any]:
+    """An object field; {} for null or absent."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise _Shape(f"{what} is {type(value).__name__}, not an object")
+    return value
+
+
+def _field(obj: dict[str, Any], key: str, kind: type, what: str, *, required: bool = False) -> Any:
+    """A string or number field of an object: None when null or absent (unless required)."""
+    value = obj.get(key)
+    if value is None:
+        if required:
+            raise _Shape(f"{_where(what, key)} is missing")
+        return None
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise _Shape(f"{_where(what, key)} is {type(value).__name__}, not {kind.__name__}")
+    return value
+
+
+def _list_of(value: Any, what: str) -> list[Any]:
+    """A list field; [] for null or absent."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Shape(f"{what} is {type(value).__name__}, not a list")
+    return value
+
+
+def _parents(value: Any, what: str) -> tuple[str, ...]:
+    return tuple(
+        _field(_obj(p, f"{what}[{i}]"), "sha", str, f"{what}[{i}]", required=True)
+        for i, p in enumerate(_list_of(value, what))
+    )
+
+
+def _committed(meta: dict[str, Any], what: str) -> datetime:
+    """The committer date (the author date when GitHub gives none)."""
+    for role in ("committer", "author"):
+        text = _field(_obj(meta.get(role), f"{what}.{role}"), "date", str, f"{what}.{role}")
+        if text:
+            try:
+                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                raise _Shape(f"{what}.{role}.date {text[:40]!r} is not a date") from None
+            return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    raise _Shape(f"{what}.committer.date is missing")
 
 
 def first_parent_shas(nodes: Sequence[_Node]) -> set[str]:
@@ -737,20 +892,28 @@ def _needs_history_above(nodes: Sequence[_Node]) -> bool:
     return sum(1 for n in nodes if n.sha not in named) > 1
 
 
-def _node(item: dict[str, Any]) -> _Node:
-    meta = item.get("commit") or {}
-    date = (meta.get("committer") or {}).get("date") or (meta.get("author") or {}).get("date")
-    if not date:
-        raise SourceError(f"GitHub listed commit {item.get('sha')} without a date")
-    parents = tuple(p["sha"] for p in item.get("parents") or [] if isinstance(p, dict) and "sha" in p)
-    return _Node(item["sha"], parents, _parse_time(date))
+def _node(item: Any, what: str = "") -> _Node:
+    """A commit-list item as a chain node. Also checks the fields history() reads (raises _Shape)."""
+    item = _obj(item, what or "item")
+    meta = _obj(item.get("commit"), _where(what, "commit"))
+    _field(meta, "message", str, _where(what, "commit"))
+    who = _obj(meta.get("author"), _where(what, "commit.author"))
+    for key in ("name", "email"):
+        _field(who, key, str, _where(what, "commit.author"))
+    _field(_obj(item.get("author"), _where(what, "author")), "login", str, _where(what, "author"))
+    return _Node(
+        _field(item, "sha", str, what, required=True),
+        _parents(item.get("parents"), _where(what, "parents")),
+        _committed(meta, _where(what, "commit")),
+    )
 
 
 def _tree_paths(data: dict[str, Any]) -> list[str]:
     """The file paths of a recursive tree answer."""
+    tree = data.get("tree")
     return [
         e["path"]
-        for e in data.get("tree") or []
+        for e in (tree if isinstance(tree, list) else [])
         if isinstance(e, dict) and e.get("type") == "blob" and isinstance(e.get("path"), str)
     ]
 
@@ -768,21 +931,23 @@ def _decoded(data: dict[str, Any], max_bytes: int) -> str | None:
     return None if b"\0" in raw else raw.decode("utf-8", "replace")
 
 
-def _files_capped(data: dict[str, Any], files: list[dict[str, Any]]) -> bool:
+def _files_capped(data: dict[str, Any], files: Sequence[FileChange]) -> bool:
     """GitHub stops at 3000 files without saying so; the commit's line totals then exceed the files'."""
     if len(files) < MAX_FILES:
         return False
-    stats = data.get("stats") or {}
-    if not stats:
+    stats = data.get("stats")
+    if not isinstance(stats, dict) or not stats:
         return True
-    listed_add = sum(int(f.get("additions") or 0) for f in files)
-    listed_del = sum(int(f.get("deletions") or 0) for f in files)
-    return listed_add < int(stats.get("additions") or 0) or listed_del < int(stats.get("deletions") or 0)
+    listed_add = sum(f.additions for f in files)
+    listed_del = sum(f.deletions for f in files)
+    return listed_add < (_field(stats, "additions", int, "stats") or 0) or listed_del < (
+        _field(stats, "deletions", int, "stats") or 0
+    )
 
 
-def _parse_time(text: str) -> datetime:
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+def _page_key(url: str, params: dict[str, Any] | None) -> str:
+    """A page's URL with its query, as requested: the same page linked twice has the same key."""
+    return str(httpx.URL(url).copy_merge_params(params) if params else httpx.URL(url))
 
 
 def _utc_z(moment: datetime, rounding: Callable[[float], int]) -> str:
@@ -792,15 +957,25 @@ def _utc_z(moment: datetime, rounding: Callable[[float], int]) -> str:
 
 
 def _retry_after(value: str | None, now: float) -> float | None:
+    """Retry-After in seconds (a number or an HTTP date), at most RATE_WAIT_CAP; None when unreadable."""
     if not value:
         return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
+    seconds = _seconds(value)
+    if seconds is not None:
+        return min(RATE_WAIT_CAP, seconds) if seconds >= 0 else None
     try:
-        return max(0.0, parsedate_to_datetime(value).timestamp() - now)
-    except (TypeError, ValueError):
+        return min(RATE_WAIT_CAP, max(0.0, parsedate_to_datetime(value.strip()).timestamp() - now))
+    except (TypeError, ValueError, OverflowError):
         return None
+
+
+def _seconds(value: str | None) -> float | None:
+    """A header's finite number (servers send "30", "1.5", garbage or "1e400"); None otherwise."""
+    try:
+        number = float((value or "").strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _message(response: httpx.Response) -> str:

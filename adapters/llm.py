@@ -250,6 +250,7 @@ class LLMClient:
     ):
         self.model = model
         self.max_retries = max_retries
+        self.timeout = timeout  # per attempt, the whole answer (the SDK's httpx timeout is per read)
         self.price_in = price_in
         self.price_out = price_out
         self.max_wait = max_wait  # a server asking for a longer pause than this is a failure, not a wait
@@ -419,9 +420,12 @@ class LLMClient:
     ) -> ChatReply:
         params = self._params(messages, response_model, max_tokens, temperature)
         try:
-            raw = await self._create(**params)
+            # A total deadline: httpx's timeout restarts at every read, so an answer that trickles in
+            # would never time out.
+            async with asyncio.timeout(self.timeout):
+                raw = await self._create(**params)
             completion = raw.parse()
-        except openai.APITimeoutError:
+        except (openai.APITimeoutError, TimeoutError):
             self.limit.congestion(started)
             self._count_failure(started)
             retry = self._failed(record, started, "timeout", "the request timed out")
@@ -472,28 +476,40 @@ class LLMClient:
                     ensure_ascii=False,
                 )
             )
+        job = None
+        # A bound on the whole exchange: the SDK's timeout is per read, and one poll whose answer
+        # trickles in would otherwise hold the day past `deadline`.
+        bound = deadline + self.timeout
         try:
-            upload = await self._client.files.create(
-                file=("digest-batch.jsonl", ("\n".join(lines) + "\n").encode("utf-8")), purpose="batch"
-            )
-            job = await self._client.batches.create(
-                input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
-            )
-            while job.status not in ("completed", "failed", "expired", "cancelled"):
-                if time.monotonic() - began + poll > deadline:
-                    log.warning(
-                        "LLM batch %s not done after %.0fs: cancelled, the calls go live", job.id, deadline
-                    )
-                    await self._client.batches.cancel(job.id)
+            async with asyncio.timeout(bound):
+                upload = await self._client.files.create(
+                    file=("digest-batch.jsonl", ("\n".join(lines) + "\n").encode("utf-8")), purpose="batch"
+                )
+                job = await self._client.batches.create(
+                    input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
+                )
+                while job.status not in ("completed", "failed", "expired", "cancelled"):
+                    if time.monotonic() - began + poll > deadline:
+                        log.warning(
+                            "LLM batch %s not done after %.0fs: cancelled, the calls go live",
+                            job.id,
+                            deadline,
+                        )
+                        await self._client.batches.cancel(job.id)
+                        return {}
+                    await self._sleep(poll)
+                    job = await self._client.batches.retrieve(job.id)
+                if job.status != "completed" or not job.output_file_id:
+                    log.warning("LLM batch %s ended %s: the calls go live", job.id, job.status)
                     return {}
-                await self._sleep(poll)
-                job = await self._client.batches.retrieve(job.id)
-            if job.status != "completed" or not job.output_file_id:
-                log.warning("LLM batch %s ended %s: the calls go live", job.id, job.status)
-                return {}
-            content = await self._client.files.content(job.output_file_id)
+                content = await self._client.files.content(job.output_file_id)
         except (openai.APIError, ValueError) as exc:
             log.warning("LLM batch failed (%s): the calls go live", _one_line(exc, scrub=self._scrub))
+            return {}
+        except TimeoutError:
+            log.warning("LLM batch: no complete answer within %.0fs: the calls go live", bound)
+            if job is not None:
+                await self._cancel_batch(job.id)
             return {}
         by_id = {r.custom_id: r for r in requests}
         replies: dict[str, ChatReply] = {}
@@ -502,6 +518,15 @@ class LLMClient:
             if reply is not None:
                 replies[reply[0]] = reply[1]
         return replies
+
+    async def _cancel_batch(self, batch_id: str) -> None:
+        """Cancel a batch whose results will not be used (they would be paid for twice), best effort."""
+        try:
+            async with asyncio.timeout(self.timeout):
+                await self._client.batches.cancel(batch_id)
+        except (openai.APIError, TimeoutError) as exc:
+            reason = _one_line(exc, scrub=self._scrub) or "no answer in time"
+            log.warning("LLM batch %s could not be cancelled: %s", batch_id, reason)
 
     def _batch_reply(
         self, line: str, by_id: dict[str, BatchRequest], began: float, prompt_version: str

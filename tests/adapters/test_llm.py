@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from adapters.llm import LLMClient, backoff_delay, retry_after_seconds
 from analysis.errors import ServiceError
 from analysis.llm.tokens import estimate_messages, estimate_tokens
-from bot.ports.protocols import LLMError, LLMFatal
+from bot.ports.protocols import BatchRequest, LLMError, LLMFatal
 from tests.fakes.openai_server import FakeLLM
 
 MESSAGES = [
@@ -173,6 +173,32 @@ async def test_timeout_is_retried(fake: FakeLLM, rec: Recorder) -> None:
     assert reply.finish_reason == "stop"
     assert [c["outcome"] for c in rec.calls] == ["timeout", "ok"]
     assert 100 <= rec.calls[0]["latency_ms"] < 2000
+
+
+async def test_an_answer_that_trickles_in_times_out_as_a_whole_and_is_retried(
+    fake: FakeLLM, rec: Recorder
+) -> None:
+    fake.trickle(30.0)  # a byte every 0.05 s: no single read waits the 0.3 s timeout
+    async with client_for(fake, rec, timeout=0.3) as client:
+        reply = await client.complete(MESSAGES, max_tokens=100, purpose="qa")
+    assert reply.finish_reason == "stop" and "vllm/engine/core.py" in reply.content
+    assert [c["outcome"] for c in rec.calls] == ["timeout", "ok"]
+    assert len(rec.sleeps) == 1  # the timed-out attempt was retried after the usual backoff
+
+
+async def test_a_batch_poll_that_trickles_in_ends_the_batch_and_cancels_it(
+    fake: FakeLLM, rec: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    fake.batch_delay = 10.0  # not done when created: it is polled
+    fake.batch_trickle = 30.0  # each poll's answer: a byte every 0.05 s, never a read timeout
+    request = BatchRequest("c1", MESSAGES, max_tokens=100, purpose="analysis")
+    async with client_for(fake, rec, timeout=0.3) as client:
+        got = await client.batch([request], deadline=0.3, poll=0.01)
+    assert got == {}  # the caller sends the calls live
+    [job] = fake.batches.values()
+    assert job["status"] == "cancelled" and fake.batch_polls >= 1
+    assert "LLM batch: no complete answer within 1s: the calls go live" in caplog.text
 
 
 async def test_unreachable_server_is_a_connection_error(rec: Recorder) -> None:

@@ -4,7 +4,9 @@ It serves one repository's commits, given as GitHub-API-shaped dicts (the shape 
 as in ../shared/data/vllm/*.json), through the endpoints digestbot reads: the commit list, a commit's
 detail (with paginated files), a pull request, and files: at the branch tips (`set_files`) and at any
 commit (`set_file`), through the contents endpoint (base64, as GitHub sends it) and the recursive tree. Every 200 carries an ETag and a matching
-If-None-Match gets a 304. Faults (rate limits, 5xx, 401) can be queued, and every request is counted.
+If-None-Match gets a 304. Faults (rate limits, 5xx, 401) can be queued, answers broken by path (`reshape`:
+the wrong JSON shape, `loop_pages`: pagination that never ends, `trickle`: a body sent a byte at a time),
+and every request is counted.
 
 Usable as a pytest fixture (see tests/adapters/test_github.py) or standalone from a benchmark:
 
@@ -14,13 +16,14 @@ Usable as a pytest fixture (see tests/adapters/test_github.py) or standalone fro
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
@@ -29,7 +32,7 @@ from urllib.parse import urlencode
 
 from werkzeug import Request, Response
 
-from tests.fakes.server import FakeServer
+from tests.fakes.server import FakeServer, trickle
 
 FILE_CAP = 3000  # GitHub lists at most 3000 files of a commit
 FILES_PER_PAGE = 300
@@ -195,6 +198,11 @@ class FakeGitHub(FakeServer):
         self.files: dict[str, str] = {}  # the tree of every branch's tip: path → text (see set_files)
         self.contents_limit = 1_000_000  # bytes: past it the contents endpoint sends no content
         self._faults: deque[Fault] = deque()
+        # Broken answers by path pattern (re.search on the path without the prefix): see reshape,
+        # loop_pages and trickle.
+        self._reshapes: list[tuple[str, Callable[[Any], Any]]] = []
+        self._loops: dict[str, str] = {}
+        self._trickles: dict[str, float] = {}
         self._lock = threading.Lock()
         self._in_flight = 0
         self._commits: list[dict[str, Any]] = []
@@ -286,6 +294,23 @@ class FakeGitHub(FakeServer):
             status, count=count, headers=headers, body={"message": message}, path_contains=path_contains
         )
 
+    def reshape(self, path_pattern: str, change: Callable[[Any], Any]) -> None:
+        """Every 200 answer on a path matching the regex carries `change(data)` instead of its JSON (a
+        proxy's page, an API change: a wrongly shaped answer). `change` gets a deep copy it may edit.
+        E.g. r"/commits$" is the commit list, r"/commits/" a commit's detail."""
+        self._reshapes.append((path_pattern, change))
+
+    def loop_pages(self, path_pattern: str, how: str = "self") -> None:
+        """Broken pagination on paths matching the regex: every answer links a next page, its own URL
+        ("self") or the page after it, forever ("endless": pages past the last are empty)."""
+        assert how in ("self", "endless")
+        self._loops[path_pattern] = how
+
+    def trickle(self, path_pattern: str, seconds: float) -> None:
+        """Answers on paths matching the regex send their body a byte at a time for `seconds` (see
+        server.trickle)."""
+        self._trickles[path_pattern] = seconds
+
     # -- counters ---------------------------------------------------------------------------------
     def reset_counters(self) -> None:
         self.requests = 0
@@ -316,6 +341,7 @@ class FakeGitHub(FakeServer):
             if request.path.startswith(self.path_prefix)
             else request.path
         )
+        response = self._broken(request, path, response)
         with self._lock:
             self.by_path[path] += 1
             if response.status_code == 304:
@@ -329,6 +355,28 @@ class FakeGitHub(FakeServer):
                     response.status_code,
                 )
             )
+        return response
+
+    def _broken(self, request: Request, path: str, response: Response) -> Response:
+        """The answer as reshape, loop_pages and trickle break it."""
+        reshapes = [change for pattern, change in self._reshapes if re.search(pattern, path)]
+        if reshapes and response.status_code == 200:
+            data = json.loads(response.get_data())
+            for change in reshapes:
+                data = change(copy.deepcopy(data))
+            link = response.headers.get("Link")
+            response = _json_response(data, 200, {"Link": link} if link else None)
+        how = next((h for pattern, h in self._loops.items() if re.search(pattern, path)), None)
+        if how is not None and response.status_code == 200:
+            page, _ = self._page_args(request, 1, 1)
+            args = dict(request.args)
+            if how == "endless":
+                args["page"] = str(page + 1)
+            target = f"{request.base_url}?{urlencode(args)}" if args else request.base_url
+            response.headers["Link"] = f'<{target}>; rel="next"'
+        seconds = next((t for pattern, t in self._trickles.items() if re.search(pattern, path)), None)
+        if seconds is not None:
+            response = trickle(response, seconds)
         return response
 
     def _take_fault(self, path: str) -> Fault | None:

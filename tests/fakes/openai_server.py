@@ -37,9 +37,9 @@ from typing import Any
 from werkzeug import Request, Response
 
 from analysis.llm.tokens import estimate_messages, estimate_tokens
-from tests.fakes.server import FakeServer
+from tests.fakes.server import FakeServer, trickle
 
-_ANSWERING = ("delay", "length")  # fault actions that still build a (possibly cut) valid answer
+_ANSWERING = ("delay", "length", "trickle")  # fault actions that still build a (possibly cut) valid answer
 PURPOSES = ("analysis", "triage", "analysis-high", "analysis-medium", "repair", "qa")
 CACHE_BLOCK = 16  # tokens per prefix-cache block (vLLM's default block size)
 # A path in prose: folders and a file with an extension, or a bare file name with a common extension.
@@ -83,7 +83,7 @@ class Rule:
     """One scripted behaviour. Matches a request when `match` occurs in the prompt (any message) and
     `purpose` equals the request's purpose (each when set); used `times` times (None: forever)."""
 
-    action: str  # "invalid" | "length" | "status" | "delay" | "content" | "answer"
+    action: str  # "invalid" | "length" | "status" | "delay" | "trickle" | "content" | "answer"
     match: str | None = None
     purpose: str | None = None
     times: int | None = 1
@@ -168,6 +168,7 @@ class FakeLLM(FakeServer):
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_delay = 0.0  # seconds before a submitted batch completes
         self.batch_never_finishes = False
+        self.batch_trickle = 0.0  # seconds each batch poll's answer trickles in (server.trickle)
         self.prefix_cache = True  # report cached_tokens like vLLM's automatic prefix caching
         self.rate_limit_per_window: int | None = None  # requests allowed per `rate_window` seconds
         self.rate_window = 60.0
@@ -239,6 +240,11 @@ class FakeLLM(FakeServer):
     def delay(self, seconds: float, **kw: Any) -> Rule:
         """Answer normally, but only after `seconds` (longer than a client timeout: a timeout)."""
         return self.script("delay", seconds=seconds, **kw)
+
+    def trickle(self, seconds: float, **kw: Any) -> Rule:
+        """Answer normally, but send the body a byte at a time for up to `seconds` (server.trickle): no
+        read waits long, the whole answer does."""
+        return self.script("trickle", seconds=seconds, **kw)
 
     def reply(self, content: str, **kw: Any) -> Rule:
         """Answer exactly `content` (e.g. hostile model output)."""
@@ -323,7 +329,8 @@ class FakeLLM(FakeServer):
                     self.batches[parts[1]]["status"] = "cancelled"
                 return _json(self._batch_view(parts[1]))
             self.batch_polls += 1
-            return _json(self._batch_view(parts[1]))
+            view = _json(self._batch_view(parts[1]))
+            return trickle(view, self.batch_trickle) if self.batch_trickle else view
         return _error(404, f"no route {request.method} {request.path}")
 
     def _store_file(self, content: str, filename: str, purpose: str = "batch") -> dict[str, Any]:
@@ -404,6 +411,8 @@ class FakeLLM(FakeServer):
                 entry.status = response.status_code
         if response.status_code == 200:
             entry.finish_reason = json.loads(response.get_data())["choices"][0]["finish_reason"]
+        if fault is not None and fault.action == "trickle":
+            return trickle(response, fault.seconds)
         return response
 
     def _rate_limited(self) -> Response | None:

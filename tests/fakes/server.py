@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import logging
 import socket
+import time
+from collections.abc import Iterator
 from typing import Self
 
 from pytest_httpserver import HTTPServer
@@ -83,3 +85,22 @@ def drop_connection(request: Request) -> Response:
     if sock is not None:
         sock.shutdown(socket.SHUT_RDWR)
     return Response("dropped", status=500)
+
+
+def trickle(response: Response, seconds: float, *, step: float = 0.05) -> Response:
+    """The same answer, its body sent one byte every `step` seconds for up to `seconds`, then the rest:
+    a stalled proxy or a crawling link. No single read waits longer than `step`, so a per-read timeout
+    never fires; only a deadline on the whole answer does."""
+    body = response.get_data()
+
+    def chunks() -> Iterator[bytes]:
+        sent, ends = 0, time.monotonic() + seconds
+        while sent < len(body) and time.monotonic() < ends:
+            yield body[sent : sent + 1]
+            sent += 1
+            time.sleep(step)
+        yield body[sent:]
+
+    headers = {k: v for k, v in response.headers.items() if k.lower() != "content-length"}
+    headers["Content-Length"] = str(len(body))
+    return Response(chunks(), status=response.status_code, headers=headers, direct_passthrough=True)
