@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -31,6 +32,37 @@ TIMEOUT = 30  # seconds per Discord request (aiohttp's default would wait 300)
 
 # digestbot never joins voice: without this, every Client logs "PyNaCl / davey is not installed".
 discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+
+
+class _RateLimitWaits(logging.Filter):
+    """discord.py waits out a 429 itself and says so only in its log: the last wait it announced, so a
+    request cut off by TIMEOUT during one says "rate-limited", not "no answer" (which reads as an outage)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last: tuple[float, float, bool] | None = None  # (monotonic time, seconds asked, global)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.msg if isinstance(record.msg, str) else ""
+        if text.startswith(("We are being rate limited.", "Global rate limit has been hit.")) and record.args:
+            try:
+                seconds = float(record.args[-1])  # type: ignore[index]
+            except (TypeError, ValueError, IndexError, KeyError):
+                return True
+            # discord.py announces every 429, then a global one again: the second says it is global
+            self.last = (time.monotonic(), seconds, text.startswith("Global"))
+        return True
+
+    def recent(self) -> bool:
+        """A wait announced that could still be running (it began within its own length plus TIMEOUT)."""
+        if self.last is None:
+            return False
+        began, seconds, _ = self.last
+        return time.monotonic() - began < seconds + TIMEOUT
+
+
+RATE_LIMIT_WAITS = _RateLimitWaits()
+logging.getLogger("discord.http").addFilter(RATE_LIMIT_WAITS)
 
 
 def deadline() -> asyncio.Timeout:
@@ -96,6 +128,10 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, discord.HTTPException):
         return reason_of(exc)
     if isinstance(exc, TimeoutError) and not isinstance(exc, aiohttp.ClientError):
+        if RATE_LIMIT_WAITS.recent() and RATE_LIMIT_WAITS.last is not None:
+            _, seconds, is_global = RATE_LIMIT_WAITS.last
+            scope = " (global)" if is_global else ""
+            return f"Discord rate-limited the bot{scope} for {seconds:.0f} s, longer than the {TIMEOUT} s we wait"
         return f"no answer within {TIMEOUT} s"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the connection was closed before Discord answered"

@@ -34,7 +34,8 @@ SH = ZoneInfo(TZ)
 
 
 async def test_a_lower_case_zone_is_stored_canonically_and_answered_in_the_language_asked(
-    tmp_path, slack  # noqa: F811
+    tmp_path,
+    slack,  # noqa: F811
 ):
     settings = make_settings(tmp_path, slack, digest_lang="zh")  # noqa: F811
     service = make_service(settings)  # noqa: F811
@@ -67,9 +68,7 @@ async def test_digest_of_a_day_that_has_not_ended_is_refused_privately(app, serv
     assert len(slack.thread(CHANNEL, parent.ts)) == 4  # two cards, the list, the report
 
 
-async def test_a_long_rate_limit_fails_the_post_at_once_and_a_retry_posts_it_once(
-    settings, service, slack  # noqa: F811
-):
+async def test_a_long_rate_limit_fails_the_post_at_once_and_a_retry_posts_it_once(settings, service, slack):  # noqa: F811
     digest = await build_day(service)
     slack.rate_limit("chat.postMessage", times=1, retry_after=3600)
     async with open_slack_poster(settings) as poster:
@@ -84,17 +83,17 @@ async def test_a_long_rate_limit_fails_the_post_at_once_and_a_retry_posts_it_onc
     assert len(result.posted) == 5 and len(slack.channel_messages(CHANNEL)) == 1
 
 
-async def test_rate_limit_waits_are_logged_and_bounded_per_call(
-    settings, service, slack, monkeypatch, caplog  # noqa: F811
-):
+async def test_rate_limit_waits_are_bounded_per_call(settings, service, slack, monkeypatch, caplog):  # noqa: F811
     monkeypatch.setattr(adapters.slack.client, "LOUD_WAIT", -1.0)  # log every wait
     monkeypatch.setattr(adapters.slack.client, "MAX_RATE_LIMIT_WAIT", 1.5)  # room for one wait
     digest = await build_day(service)
     slack.rate_limit("chat.postMessage", times=2, retry_after=0)
     async with open_slack_poster(settings) as poster:
-        with caplog.at_level(logging.WARNING, logger="adapters.slack.client"):
-            with pytest.raises(ServiceError, match="kept rate-limiting chat.postMessage after several"):
-                await post_digest(poster, service.store, CHANNEL, digest)
+        with (
+            caplog.at_level(logging.WARNING, logger="adapters.slack.client"),
+            pytest.raises(ServiceError, match=r"kept rate-limiting chat\.postMessage after several"),
+        ):
+            await post_digest(poster, service.store, CHANNEL, digest)
     assert [r.getMessage() for r in caplog.records] == [
         "Slack rate-limited chat.postMessage: waiting 0 s as it asks (at most 2 s per call)"
     ]
