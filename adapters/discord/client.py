@@ -9,6 +9,7 @@ import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import aiohttp
@@ -34,13 +35,13 @@ TIMEOUT = 30  # seconds per Discord request (aiohttp's default would wait 300)
 discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
 
 
-class _RateLimitWaits(logging.Filter):
-    """discord.py waits out a 429 itself and says so only in its log: the last wait it announced, so a
-    request cut off by TIMEOUT during one says "rate-limited", not "no answer" (which reads as an outage)."""
+# The last 429 wait discord.py announced in this task (its requests run in the caller's task), so a
+# request cut off by TIMEOUT during one says "rate-limited", not "no answer", which reads as an outage.
+_WAIT: ContextVar[tuple[float, float, bool] | None] = ContextVar("discord_rate_limit_wait", default=None)
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.last: tuple[float, float, bool] | None = None  # (monotonic time, seconds asked, global)
+
+class _RateLimitWaits(logging.Filter):
+    """discord.py waits out a 429 itself and says so only in its log: note each wait it announces."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         text = record.msg if isinstance(record.msg, str) else ""
@@ -50,19 +51,20 @@ class _RateLimitWaits(logging.Filter):
             except (TypeError, ValueError, IndexError, KeyError):
                 return True
             # discord.py announces every 429, then a global one again: the second says it is global
-            self.last = (time.monotonic(), seconds, text.startswith("Global"))
+            _WAIT.set((time.monotonic(), seconds, text.startswith("Global")))
         return True
 
-    def recent(self) -> bool:
-        """A wait announced that could still be running (it began within its own length plus TIMEOUT)."""
-        if self.last is None:
-            return False
-        began, seconds, _ = self.last
-        return time.monotonic() - began < seconds + TIMEOUT
+
+logging.getLogger("discord.http").addFilter(_RateLimitWaits())
 
 
-RATE_LIMIT_WAITS = _RateLimitWaits()
-logging.getLogger("discord.http").addFilter(RATE_LIMIT_WAITS)
+def rate_limit_wait() -> str | None:
+    """The rate-limit wait this task is in the middle of, in words, or None."""
+    wait = _WAIT.get()
+    if wait is None or time.monotonic() - wait[0] >= wait[1]:
+        return None
+    scope = " (global)" if wait[2] else ""
+    return f"Discord rate-limited the bot{scope} for {wait[1]:.0f} s, longer than the {TIMEOUT} s we wait"
 
 
 def deadline() -> asyncio.Timeout:
@@ -128,11 +130,7 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, discord.HTTPException):
         return reason_of(exc)
     if isinstance(exc, TimeoutError) and not isinstance(exc, aiohttp.ClientError):
-        if RATE_LIMIT_WAITS.recent() and RATE_LIMIT_WAITS.last is not None:
-            _, seconds, is_global = RATE_LIMIT_WAITS.last
-            scope = " (global)" if is_global else ""
-            return f"Discord rate-limited the bot{scope} for {seconds:.0f} s, longer than the {TIMEOUT} s we wait"
-        return f"no answer within {TIMEOUT} s"
+        return rate_limit_wait() or f"no answer within {TIMEOUT} s"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the connection was closed before Discord answered"
     text = " ".join(str(exc).split())

@@ -54,6 +54,7 @@ async def test_a_lower_case_zone_is_stored_canonically_and_answered_in_the_langu
 async def test_digest_of_a_day_that_has_not_ended_is_refused_privately(app, service, slack):  # noqa: F811
     service.clock = lambda: datetime(2026, 1, 26, 15, 0, tzinfo=SH)  # the afternoon of the day
     await send_command(app, slack, "2099-01-01")
+    await app.bot.tasks.drain(10)
     await send_command(app, slack, "2026-01-26")
     await app.bot.tasks.drain(10)
     future, today = slack.responses[-2:]
