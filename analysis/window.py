@@ -58,6 +58,20 @@ def refuse_future(day: date, tz: ZoneInfo, now: datetime | None = None, what: st
     return day
 
 
+def refuse_unfinished(day: date, tz: ZoneInfo, now: datetime | None = None) -> date:
+    """day, unless it has not ended yet in tz. A day posted in a channel is frozen there (its parent
+    announces what it holds), so a day still running would never announce the commits that land later;
+    a future day is refused as `refuse_future` does."""
+    now = now or datetime.now(tz)
+    refuse_future(day, tz, now)
+    if day_window(day, tz)[1] > now:
+        raise InputError(
+            f"{day.isoformat()} has not ended yet in {tz.key}: its digest can be posted once the day is"
+            " over, with every commit of it (a digest posted here is not extended later)"
+        )
+    return day
+
+
 def yesterday(tz: ZoneInfo, now: datetime | None = None) -> date:
     current = (now or datetime.now(tz)).astimezone(tz)
     return current.date() - timedelta(days=1)

@@ -327,7 +327,7 @@ async def serve(
 
     registry = Registry(store, subscriptions)
     service = chat_service(settings, store, git_dirs=registry.git_dirs())
-    service.subscriptions = registry
+    service.subscriptions, service.clock = registry, clock  # one "now" for the schedule and /digest <day>
     runtimes = (make_runtimes or chat_runtimes)(settings, service)
     platforms = {d.platform for s in registry.all() for d in s.destinations}
     if not runtimes:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import aiohttp
@@ -31,6 +33,38 @@ TIMEOUT = 30  # seconds per Discord request (aiohttp's default would wait 300)
 
 # digestbot never joins voice: without this, every Client logs "PyNaCl / davey is not installed".
 discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+
+
+# The last 429 wait discord.py announced in this task (its requests run in the caller's task), so a
+# request cut off by TIMEOUT during one says "rate-limited", not "no answer", which reads as an outage.
+_WAIT: ContextVar[tuple[float, float, bool] | None] = ContextVar("discord_rate_limit_wait", default=None)
+
+
+class _RateLimitWaits(logging.Filter):
+    """discord.py waits out a 429 itself and says so only in its log: note each wait it announces."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.msg if isinstance(record.msg, str) else ""
+        if text.startswith(("We are being rate limited.", "Global rate limit has been hit.")) and record.args:
+            try:
+                seconds = float(record.args[-1])  # type: ignore[index]
+            except (TypeError, ValueError, IndexError, KeyError):
+                return True
+            # discord.py announces every 429, then a global one again: the second says it is global
+            _WAIT.set((time.monotonic(), seconds, text.startswith("Global")))
+        return True
+
+
+logging.getLogger("discord.http").addFilter(_RateLimitWaits())
+
+
+def rate_limit_wait() -> str | None:
+    """The rate-limit wait this task is in the middle of, in words, or None."""
+    wait = _WAIT.get()
+    if wait is None or time.monotonic() - wait[0] >= wait[1]:
+        return None
+    scope = " (global)" if wait[2] else ""
+    return f"Discord rate-limited the bot{scope} for {wait[1]:.0f} s, longer than the {TIMEOUT} s we wait"
 
 
 def deadline() -> asyncio.Timeout:
@@ -96,7 +130,7 @@ def describe_error(exc: BaseException) -> str:
     if isinstance(exc, discord.HTTPException):
         return reason_of(exc)
     if isinstance(exc, TimeoutError) and not isinstance(exc, aiohttp.ClientError):
-        return f"no answer within {TIMEOUT} s"
+        return rate_limit_wait() or f"no answer within {TIMEOUT} s"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the connection was closed before Discord answered"
     text = " ".join(str(exc).split())

@@ -523,8 +523,11 @@ class DiscordPoster:
         except (aiohttp.ClientError, OSError, TimeoutError) as exc:
             if ambiguous_ok:
                 raise
+            detail = describe_error(exc)
+            if detail.startswith("Discord rate-limited"):  # an answer, not an outage
+                raise ServiceError(f"Discord channel {channel}: {detail}; try again later") from None
             raise ServiceError(
-                f"cannot reach Discord at {Route.BASE} for channel {channel}: {describe_error(exc)}"
+                f"cannot reach Discord at {Route.BASE} for channel {channel}: {detail}"
             ) from None
 
 

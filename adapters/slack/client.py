@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 PLATFORM = "slack"
 
 TIMEOUT = 30  # seconds per Web API call
+# The longest a call waits out Slack's 429s in all (each wait is Retry-After). Beyond it the call fails
+# with one line and is retried later by what made it (the schedule's sweep, the pending work), as GitHub
+# (GITHUB_MAX_WAIT), the LLM (120 s) and Discord (30 s) give up on a longer wait.
+MAX_RATE_LIMIT_WAIT = 120.0
+LOUD_WAIT = 5.0  # a wait longer than this is logged: a post that seems stuck says why
 
 AUTH_ERRORS = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
 
@@ -49,6 +54,53 @@ def _secret(value: SecretStr | None) -> str | None:
 
 def _method_of(request: HttpRequest) -> str:
     return request.url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+
+
+def retry_after(headers: Any) -> float | None:
+    """Slack's Retry-After in seconds (slack_sdk gives header values as lists), or None."""
+    for name, value in dict(headers or {}).items():
+        if name.lower() == "retry-after":
+            try:
+                return max(0.0, float(value[0] if isinstance(value, list | tuple) else value))
+            except (TypeError, ValueError, IndexError):
+                return None
+    return None
+
+
+class _RateLimitRetry(AsyncRateLimitErrorRetryHandler):
+    """429s waited out after Retry-After (slack_sdk's handler), but never more than
+    MAX_RATE_LIMIT_WAIT per call in all: a longer pause fails the call at once (a 429 was not carried
+    out, so nothing is lost or doubled), and a wait worth noticing is logged before it starts."""
+
+    def __init__(self, max_retry_count: int = 5, max_wait: float | None = None):
+        super().__init__(max_retry_count=max_retry_count)
+        self.max_wait = MAX_RATE_LIMIT_WAIT if max_wait is None else max_wait
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if not await super()._can_retry_async(state=state, request=request, response=response, error=error):
+            return False
+        assert response is not None
+        asked = retry_after(response.headers)
+        wait = max(1.0, asked or 0.0)  # slack_sdk sleeps Retry-After plus up to a second
+        waited = float((state.custom_values or {}).get("rate_limit_waited", 0.0))
+        if waited + wait > self.max_wait:
+            return False  # the 429 goes to _call, which says how long Slack asked for
+        state.custom_values = {**(state.custom_values or {}), "rate_limit_waited": waited + wait}
+        if (asked or 0.0) > LOUD_WAIT:
+            log.warning(
+                "Slack rate-limited %s: waiting %.0f s as it asks (at most %.0f s per call)",
+                _method_of(request),
+                asked,
+                self.max_wait,
+            )
+        return True
 
 
 class _ConnectionErrorRetry(AsyncConnectionErrorRetryHandler):
@@ -103,7 +155,7 @@ def make_client(settings: SlackSettings, session: aiohttp.ClientSession | None =
         session=session,
         timeout=TIMEOUT,
         retry_handlers=[
-            AsyncRateLimitErrorRetryHandler(max_retry_count=5),
+            _RateLimitRetry(max_retry_count=5),
             _ConnectionErrorRetry(max_retry_count=2),
             _ServerErrorRetry(max_retry_count=2),
         ],
@@ -171,6 +223,15 @@ async def _call(method: str, call: Awaitable[Any], channel: str | None = None) -
     except SlackApiError as exc:
         status = exc.response.status_code
         code = str(exc.response.get("error") or status)
+        if status == 429:  # not carried out: a later try posts it once
+            wait = retry_after(exc.response.headers)
+            why = (
+                f"Slack rate-limited {method} for {wait:.0f} s, longer than the"
+                f" {MAX_RATE_LIMIT_WAIT:.0f} s a call waits"
+                if wait is not None and wait > MAX_RATE_LIMIT_WAIT
+                else f"Slack kept rate-limiting {method} after several waits"
+            )
+            raise SlackError(method, "ratelimited", f"{why}: try again later") from None
         if status >= 500:
             raise SlackError(
                 method, code, f"Slack {method} failed: HTTP {status} ({code})", ambiguous=True

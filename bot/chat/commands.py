@@ -69,8 +69,7 @@ def _parse_subscribe(args: list[str]) -> ChatCommand:
         elif word in ("zh", "en"):
             options["lang"] = word
         elif "/" in word or word.upper() == "UTC":
-            zone(word)  # raises a clear InputError for unknown zones
-            options["tz"] = word
+            options["tz"] = zone(word).key  # the canonical name; a clear InputError for unknown zones
         else:
             raise InputError(f"subscribe: cannot read {word!r} (expected HH:MM, a time zone or zh|en)")
     return ChatCommand("subscribe", repo=check_repo(args[0]), options=options)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,7 @@ from analysis.errors import ConfigError, DigestError, InputError
 from analysis.models import Analysis, Commit, Digest
 from analysis.questions.answers import Answer
 from analysis.refs import Ref
+from analysis.window import refuse_unfinished
 from bot.chat.answers import ThreadLimiter, answer_question
 from bot.chat.commands import parse_command, usage
 from bot.config.settings import Settings, zone
@@ -25,7 +26,15 @@ from bot.digest.pipeline import analyse_ref, build_digest, load_digest, pick_bra
 from bot.digest.radar import with_original_notes
 from bot.monitoring import metrics
 from bot.monitoring.logs import secrets_of
-from bot.ports.protocols import ChatCommand, CommandResult, CommitSource, Poster, PostResult, ThreadContext
+from bot.ports.protocols import (
+    ChatCommand,
+    Clock,
+    CommandResult,
+    CommitSource,
+    Poster,
+    PostResult,
+    ThreadContext,
+)
 from bot.ports.secrets import scrub
 from bot.store.db import Store
 
@@ -46,11 +55,13 @@ class ChatService:
         make_analyzer: Callable[[], Analyzer] | None = None,
         answerer: Any = None,
         make_answerer: Callable[[], Any] | None = None,
+        clock: Clock = lambda: datetime.now(UTC),
     ):
         """Built by bot/app.py, which gives it its sources and how to make the analyser and the answerer
         (made on first use); without them a card or a day has no source and only the heuristic ranks."""
         self.settings = settings
         self.store = store
+        self.clock = clock  # which day has ended, for /digest YYYY-MM-DD
         self.git_dirs = dict(git_dirs or {})  # repo → local clone, from subscriptions
         self._source_factory = source_factory
         self._analyzer = analyzer
@@ -112,9 +123,11 @@ class ChatService:
                 repo = cmd.repo or self.channel_repo(platform, channel)
                 if not repo:
                     raise InputError("which repository? /digest YYYY-MM-DD owner/name")
-                digest = await self.day_digest(
-                    repo, cmd.ref.day, lang, self.channel_tz(platform, channel, repo)
-                )
+                tz_name = self.channel_tz(platform, channel, repo)
+                # Only a day that has ended: posted, a day is frozen in the channel, and the scheduled
+                # post of that day would then never add what landed after (bot/delivery/posting.py).
+                refuse_unfinished(cmd.ref.day, zone(tz_name), self.clock())
+                digest = await self.day_digest(repo, cmd.ref.day, lang, tz_name)
                 return CommandResult("digest", lang, digest=digest)
             if cmd.action == "subscribe":
                 assert cmd.repo is not None
@@ -159,7 +172,7 @@ class ChatService:
             lang=cmd.options.get("lang", lang),
             by=user,
         )
-        if zh:
+        if sub.lang == "zh":  # in the language asked for, which the channel's digests will use
             return (
                 f"已订阅 {sub.repo}：每天 {sub.schedule}（{sub.timezone}）发布前一天的摘要，语言 {sub.lang}。"
             )

@@ -16,6 +16,7 @@ from bot.cli.evaluate import eval_command
 from bot.cli.logs import logs
 from bot.cli.post import post
 from bot.cli.run import run, status
+from bot.cli.subscriptions import unsubscribe
 from bot.cli.weekly import weekly
 
 
@@ -35,7 +36,7 @@ def cli(ctx: click.Context) -> None:
     ctx.ensure_object(Ctx)
 
 
-for _verb in (digest, analyze, post, run, status, logs, weekly, eval_command):
+for _verb in (digest, analyze, post, run, status, unsubscribe, logs, weekly, eval_command):
     cli.add_command(_verb)
 
 

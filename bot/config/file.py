@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +32,11 @@ def check_schedule(value: str) -> str:
     if HHMM.match(value):
         return value
     try:
-        cron_trigger(value)
+        trigger = cron_trigger(value)
     except ValueError as exc:
         raise ValueError(f"not HH:MM or a cron expression ({exc})") from None
+    if trigger.get_next_fire_time(None, datetime.now(UTC)) is None:  # "0 9 30 2 *": February 30th
+        raise ValueError(f"cron expression {value!r} never fires: no date matches it")
     return value
 
 
@@ -123,6 +126,17 @@ class SubscriptionModel(_When):
     def _repo(cls, v: str) -> str:
         if not REPO.match(v):
             raise ValueError("must be OWNER/NAME, e.g. vllm-project/vllm")
+        return v
+
+    @field_validator("slack_channels")
+    @classmethod
+    def _slack_ids(cls, v: list[str]) -> list[str]:
+        for channel in v:
+            if str(channel).strip().isdigit():  # Slack's ids start with a letter (C…, G…)
+                raise ValueError(
+                    f"Slack channel ids look like C0123ABCD, got {channel!r} (a Discord channel id?"
+                    " those go in discord_channels)"
+                )
         return v
 
     @field_validator("discord_channels")

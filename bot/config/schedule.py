@@ -9,11 +9,32 @@ from zoneinfo import ZoneInfo
 
 from apscheduler.triggers.cron import CronTrigger
 
+from analysis.errors import InputError
+from bot.config.settings import zone
 from bot.config.subscriptions import HHMM, WEEKLY, Subscription
 
 
+def sub_zone(sub: Subscription) -> ZoneInfo:
+    """The subscription's zone, its name matched without regard to case (as `zone` does). Raises
+    InputError for a name no zone has: a row stored before names were canonicalised, or a zone
+    the system's tz database no longer has."""
+    return zone(sub.timezone)
+
+
+def schedule_problem(sub: Subscription) -> str | None:
+    """Why this subscription cannot be scheduled (its zone, schedule or weekly time), in one line, or
+    None. The scheduler skips such a subscription, `status` shows it as broken."""
+    try:
+        trigger_for(sub)
+        if sub.weekly:
+            weekly_trigger(sub)
+    except (InputError, ValueError) as exc:
+        return f"schedule: {exc}"
+    return None
+
+
 def trigger_for(sub: Subscription) -> CronTrigger:
-    tz = ZoneInfo(sub.timezone)
+    tz = sub_zone(sub)
     if m := HHMM.match(sub.schedule):
         return CronTrigger(hour=int(m.group(1)), minute=int(m.group(2)), timezone=tz)
     return cron_trigger(sub.schedule, tz)
@@ -59,15 +80,15 @@ def weekly_trigger(sub: Subscription) -> CronTrigger:
     if m is None:
         raise ValueError(f"bad weekly time {sub.weekly!r}")
     day, hour, minute = m.group(1).lower(), int(m.group(2)), int(m.group(3))
-    return CronTrigger(day_of_week=day, hour=hour, minute=minute, timezone=ZoneInfo(sub.timezone))
+    return CronTrigger(day_of_week=day, hour=hour, minute=minute, timezone=sub_zone(sub))
 
 
 def week_for_fire(sub: Subscription, fired_at: datetime) -> tuple[int, int]:
     """A weekly fire posts the last complete ISO week before the fire's day, in the subscription's zone."""
-    year, week, _ = (fired_at.astimezone(ZoneInfo(sub.timezone)).date() - timedelta(days=7)).isocalendar()
+    year, week, _ = (fired_at.astimezone(sub_zone(sub)).date() - timedelta(days=7)).isocalendar()
     return year, week
 
 
 def day_for_fire(sub: Subscription, fired_at: datetime) -> date:
     """A fire posts the previous calendar day of the subscription's zone."""
-    return fired_at.astimezone(ZoneInfo(sub.timezone)).date() - timedelta(days=1)
+    return fired_at.astimezone(sub_zone(sub)).date() - timedelta(days=1)

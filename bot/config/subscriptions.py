@@ -15,6 +15,7 @@ import pathspec
 
 from analysis.errors import InputError
 from analysis.models import Commit
+from bot.config.settings import zone
 from bot.store.db import Store, utcnow
 
 DEFAULT_TIME = "09:00"
@@ -114,7 +115,7 @@ class ChatSubscriptions:
             "repo": repo,
             "branch": None,
             "schedule": time or DEFAULT_TIME,
-            "timezone": tz,
+            "timezone": zone(tz).key,  # canonical: the scheduler's ZoneInfo matches names by case
             "lang": lang,
             "created_at": utcnow().isoformat(),
             "created_by": by,
@@ -142,11 +143,22 @@ class ChatSubscriptions:
         return [_from_row(r) for r in self.store.query("SELECT * FROM subscriptions ORDER BY id")]
 
 
+def canonical_zone(name: str) -> str:
+    """The zone's canonical name ("europe/berlin" → "Europe/Berlin"); a name no zone has is kept as it
+    is, for the scheduler and `status` to name as broken."""
+    try:
+        return zone(name).key
+    except InputError:
+        return name
+
+
 def _from_row(row: dict) -> Subscription:
     return Subscription(
         name=f"chat:{row['platform']}:{row['channel']}:{row['repo']}",
         repo=row["repo"],
-        timezone=row["timezone"],
+        # Canonical when read too: rows stored before `/digest subscribe` canonicalised hold the zone as
+        # it was typed, which ZoneInfo refuses on a case-sensitive file system.
+        timezone=canonical_zone(row["timezone"]),
         schedule=row["schedule"],
         lang=row["lang"],
         destinations=(Destination(row["platform"], row["channel"]),),

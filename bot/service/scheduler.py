@@ -20,12 +20,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from analysis.window import day_window
-from bot.config.schedule import day_for_fire, trigger_for, week_for_fire, weekly_trigger
+from bot.config.schedule import (
+    day_for_fire,
+    schedule_problem,
+    sub_zone,
+    trigger_for,
+    week_for_fire,
+    weekly_trigger,
+)
 from bot.config.subscriptions import Registry, Subscription
 from bot.digest.pipeline import counts_text
 from bot.monitoring import metrics
@@ -81,6 +87,7 @@ class DigestScheduler:
         self._locks: dict[tuple[str, date], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task] = set()
         self._jobs: dict[str, str] = {}  # subscription name → its trigger's description (to spot changes)
+        self._broken: dict[str, str] = {}  # subscription name → why it cannot be scheduled (logged once)
         self.scheduler: AsyncIOScheduler | None = None
         self.stopping = False
 
@@ -126,10 +133,32 @@ class DigestScheduler:
             await asyncio.gather(*still, return_exceptions=True)
 
     # -- jobs ---------------------------------------------------------------------------------------
+    def schedulable(self) -> list[Subscription]:
+        """The subscriptions that can be scheduled. One that cannot (a zone the system does not know,
+        a bad schedule) is skipped with a warning naming it, logged once, and never stops the others."""
+        good, broken = [], {}
+        for sub in self.registry.all():
+            if problem := schedule_problem(sub):
+                broken[sub.name] = problem
+                if self._broken.get(sub.name) != problem:
+                    log.warning(
+                        "subscription %s cannot be scheduled and is skipped: %s (fix it, or remove a chat"
+                        " subscription with `digestbot unsubscribe %s`)",
+                        sub.name,
+                        problem,
+                        sub.name,
+                    )
+            else:
+                good.append(sub)
+        for name in self._broken.keys() - broken.keys():
+            log.info("subscription %s can be scheduled again", name)
+        self._broken = broken
+        return good
+
     def sync_jobs(self) -> None:
         """Make the scheduler's jobs match the subscriptions (file + chat) now."""
         assert self.scheduler is not None
-        current = {s.name: s for s in self.registry.all()}
+        current = {s.name: s for s in self.schedulable()}
         now = self.clock()
         for name, sub in current.items():
             self._mark_seen(name, now)
@@ -155,16 +184,20 @@ class DigestScheduler:
             signature = f"{when(sub)}|{sub.timezone}"
             if jobs.get(name) == signature:
                 continue
-            self.scheduler.add_job(
-                fire,
-                trigger(sub),
-                args=[name],
-                id=f"{kind}:{name}",
-                replace_existing=True,
-                coalesce=True,
-                max_instances=1,
-                misfire_grace_time=3600,
-            )
+            try:
+                self.scheduler.add_job(
+                    fire,
+                    trigger(sub),
+                    args=[name],
+                    id=f"{kind}:{name}",
+                    replace_existing=True,
+                    coalesce=True,
+                    max_instances=1,
+                    misfire_grace_time=3600,
+                )
+            except Exception:  # one subscription must never keep the others from their jobs
+                log.exception("scheduling %s %s failed; the others are scheduled", kind, name)
+                continue
             jobs[name] = signature
             log.info("scheduled %s %s: %s %s", kind, name, when(sub), sub.timezone)
         for name in list(jobs):
@@ -181,9 +214,7 @@ class DigestScheduler:
         now = self.clock()
         year, week = week_for_fire(sub, now)
         monday_after = date.fromisocalendar(year, week, 1) + timedelta(days=7)
-        due = weekly_trigger(sub).get_next_fire_time(
-            None, day_window(monday_after, ZoneInfo(sub.timezone))[0]
-        )
+        due = weekly_trigger(sub).get_next_fire_time(None, day_window(monday_after, sub_zone(sub))[0])
         seen = self._first_seen(sub.name)
         if due is None or due > now or (seen is not None and due < seen):
             return None
@@ -193,7 +224,7 @@ class DigestScheduler:
 
     async def _fire_weekly(self, name: str) -> None:
         sub = next((s for s in self.registry.all() if s.name == name), None)
-        if sub is None or self.stopping:
+        if sub is None or self.stopping or schedule_problem(sub):  # broken since the last sync
             return
         year, week = week_for_fire(sub, self.clock())
         self._track(asyncio.create_task(self.run_weekly_once(sub, year, week)))
@@ -242,7 +273,7 @@ class DigestScheduler:
 
     async def _fire_job(self, name: str) -> None:
         sub = next((s for s in self.registry.all() if s.name == name), None)
-        if sub is None or self.stopping:
+        if sub is None or self.stopping or schedule_problem(sub):  # broken since the last sync
             return
         await self._spawn(sub, day_for_fire(sub, self.clock()))
 
@@ -259,7 +290,7 @@ class DigestScheduler:
         passed) but not done, oldest first. Day-based rather than fire-based, so a fire lost to a
         daylight-saving jump or a weekday-only cron still gets its day posted."""
         now = self.clock()
-        tz = ZoneInfo(sub.timezone)
+        tz = sub_zone(sub)
         today = now.astimezone(tz).date()
         seen = self._first_seen(sub.name)
         done = self._done_days(sub.name)
@@ -280,6 +311,9 @@ class DigestScheduler:
         broken-subscription gauge."""
         report: dict[str, str | None] = {}
         for sub in self.registry.all():
+            if problem := schedule_problem(sub):
+                report[sub.name] = f"cannot be scheduled: {problem}"
+                continue
             rows = self.store.query(
                 "SELECT day, status, error FROM runs WHERE subscription = ? AND status != 'running'"
                 " ORDER BY day DESC LIMIT 1",
@@ -301,7 +335,7 @@ class DigestScheduler:
     def overdue(self, sub: Subscription, grace: timedelta) -> tuple[date, datetime] | None:
         """The oldest day of the last `catchup_days` (at least one) whose digest was due more than
         `grace` ago, after the service first saw the subscription, and is not done: (day, when due)."""
-        now, tz = self.clock(), ZoneInfo(sub.timezone)
+        now, tz = self.clock(), sub_zone(sub)
         today, seen = now.astimezone(tz).date(), self._first_seen(sub.name)
         done, trigger = self._done_days(sub.name), trigger_for(sub)
         for back in range(max(self.catchup_days, 1), 0, -1):
@@ -316,7 +350,7 @@ class DigestScheduler:
     async def catch_up(self) -> None:
         """Run every missed (subscription, day), each subscription's days oldest first; subscriptions
         run side by side and one failing does not stop the others."""
-        subs = self.registry.all()
+        subs = self.schedulable()
         await asyncio.gather(*(self._catch_up_one(s) for s in subs))
 
     async def _catch_up_one(self, sub: Subscription) -> None:
@@ -336,6 +370,12 @@ class DigestScheduler:
 
     async def run_once(self, sub: Subscription, day: date) -> RunOutcome | None:
         """Run (subscription, day) unless it is done already; None when skipped."""
+        if not self.day_over(sub, day):
+            # Posted, a day is frozen in its channels (bot/delivery/posting.py): an unfinished one would
+            # never announce the commits that land after. Fires and catch-up only ask for ended days;
+            # this guards the rest (a clock or zone disagreement), and the day is caught up once over.
+            log.warning("digest %s %s not run: the day has not ended in %s", sub.name, day, sub.timezone)
+            return None
         lock = self._locks.setdefault((sub.name, day), asyncio.Lock())
         async with lock:
             if day.isoformat() in self._done_days(sub.name):
@@ -392,6 +432,10 @@ class DigestScheduler:
                 except Exception:  # reporting a failure must not become one
                     log.exception("reporting the failure of %s %s failed", sub.name, day)
             return outcome
+
+    def day_over(self, sub: Subscription, day: date) -> bool:
+        """Whether `day` has ended in the subscription's zone."""
+        return day_window(day, sub_zone(sub))[1] <= self.clock()
 
     # -- bookkeeping --------------------------------------------------------------------------------
     def _record(self, name: str, day: date, fields: dict) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import DigestError
-from bot.config.schedule import trigger_for
+from bot.config.schedule import schedule_problem, trigger_for
 from bot.config.settings import Settings
 from bot.config.subscriptions import Registry, Subscription
 from bot.monitoring.metrics import subscription_label
@@ -34,10 +34,10 @@ CloneCheck = Callable[[Path, str], object]
 def check_subscription(
     settings: Settings, sub: Subscription, check_clone: CloneCheck | None = None
 ) -> str | None:
-    """Why this subscription cannot run, in one line, or None. Checks what needs no network: a local
-    clone exists and is a git repository (with `check_clone`); every destination's platform has its
-    bot token set."""
-    problems = []
+    """Why this subscription cannot run, in one line, or None. Checks what needs no network: its zone
+    and schedule; a local clone exists and is a git repository (with `check_clone`); every
+    destination's platform has its bot token set."""
+    problems = [problem] if (problem := schedule_problem(sub)) else []
     if sub.git_dir is not None and check_clone is not None:
         try:
             check_clone(sub.git_dir, sub.repo)
@@ -107,7 +107,7 @@ def _pending(row: dict[str, Any]) -> dict[str, Any]:
 def _subscription(
     settings: Settings, store: Store, sub: Subscription, now: datetime, check_clone: CloneCheck | None
 ) -> dict[str, Any]:
-    nxt = trigger_for(sub).get_next_fire_time(None, now)
+    nxt = None if schedule_problem(sub) else trigger_for(sub).get_next_fire_time(None, now)
     return {
         "name": sub.name,
         "metrics_id": sub.name if settings.metrics_label_names else subscription_label(sub.name),

@@ -260,6 +260,23 @@ async def test_a_429_is_waited_out_and_retried(fake, store, settings, global_):
     assert len(fake.messages_in(CHANNEL)) == 1 and len(thread_messages(fake)) == 4  # nothing doubled
 
 
+@pytest.mark.parametrize("global_", [False, True])
+async def test_a_rate_limit_longer_than_the_wait_is_said_as_one(fake, store, settings, monkeypatch, global_):
+    """discord.py sleeps out a 429 itself; cut off by our bound, the error says it was rate-limited
+    (and for how long), not that Discord did not answer, which reads as an outage."""
+    import adapters.discord.client
+
+    digest = saved_digest(store, make_digest(lang="en"))
+    async with open_discord_poster(settings) as poster:
+        monkeypatch.setattr(adapters.discord.client, "TIMEOUT", 0.3)
+        fake.rate_limit(retry_after=3600, count=1, global_=global_)
+        with pytest.raises(ServiceError) as err:
+            await post_digest(poster, store, CHANNEL, digest)
+    scope = " (global)" if global_ else ""
+    assert f"Discord rate-limited the bot{scope} for 3600 s, longer than the 0.3 s we wait" in str(err.value)
+    assert "no answer" not in str(err.value) and fake.messages_in(CHANNEL) == []
+
+
 async def test_bucket_headers_are_respected_without_hitting_429(store, tmp_path):
     with FakeDiscord(bucket_limit=2, bucket_per=0.2) as fake:
         settings = Settings(discord_bot_token=fake.token, discord_api_url=fake.base_url)

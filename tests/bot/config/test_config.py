@@ -54,6 +54,14 @@ def test_defaults_and_numeric_discord_ids(tmp_path):
             '[[subscription]]\nrepo = "o/n"\ndiscord_channels = ["general"]',
             "subscription[0].discord_channels",
         ),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["900000000000000555"]',
+            "subscription[0].slack_channels: Slack channel ids look like C0123ABCD, got '900000000000000555'",
+        ),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\nschedule = "0 9 30 2 *"',
+            "subscription[0].schedule: cron expression '0 9 30 2 *' never fires",
+        ),
         ("[defaults]\ntimezone = 'Nowhere/Else'", "defaults.timezone"),
         ("[defaults]\nschedule = '99:99'\nlang = 'fr'", "defaults.schedule: not HH:MM or a cron expression"),
         ("this is = = not toml", "not valid TOML"),

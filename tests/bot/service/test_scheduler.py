@@ -204,3 +204,18 @@ def test_bad_cron_weekday_is_refused():
     for bad in ("0 18 * * 8", "0 18 * * 5-1", "0 18 * *"):
         with pytest.raises(ValueError):
             cron_trigger(bad)
+
+
+@pytest.mark.parametrize("tz", ["Asia/Shanghai", "America/Santiago", "Europe/Berlin", "Pacific/Kiritimati"])
+@pytest.mark.parametrize("schedule", ["00:00", "09:00", "23:59", "*/20 * * * *", "0 0 * * 1-5"])
+def test_every_fire_posts_a_day_that_has_ended(tz, schedule):
+    """A fire posts the previous day of the subscription's zone, its trigger runs in that zone: however
+    the schedule sits against midnight or a daylight-saving change, the day posted is over (a posted day
+    is frozen in its channels, bot/delivery/posting.py)."""
+    from analysis.window import day_window
+
+    s = sub(schedule=schedule, tz=tz)
+    trigger, fire = trigger_for(s), datetime(2026, 3, 1, tzinfo=UTC)
+    for _ in range(400):  # daily schedules: a year, every daylight-saving change of these zones
+        fire = trigger.get_next_fire_time(None, fire + timedelta(seconds=1))
+        assert day_window(day_for_fire(s, fire), ZoneInfo(tz))[1] <= fire
