@@ -399,6 +399,17 @@ def _tooling_top(folder: str) -> bool:
     return folder in _TOOLING_DIRS or (folder.startswith(".") and len(folder) > 1)
 
 
+# C and C++ under a top-level tools/ are programs the project builds and installs (a compiler's drivers:
+# `tools/x-opt/x-opt.cpp`); scripts there, and Go's or Rust's `tools` (build-tagged dependency pins,
+# xtask helpers), are the developers'.
+_BUILT_TOOL_DIRS = frozenset({"tools", "tool"})
+_BUILT_TOOL_EXT = frozenset({"c", "cc", "cpp", "cxx", "c++", "h", "hh", "hpp", "hxx"})
+
+
+def _built_tool(dirs: list[str], ext: str) -> bool:
+    return dirs[0] in _BUILT_TOOL_DIRS and ext in _BUILT_TOOL_EXT
+
+
 def _kind_by_folder(dirs: list[str]) -> PathKind | None:
     # The outermost telling folder wins: docs/examples/foo.py is documentation.
     for depth, segment in enumerate(dirs):
@@ -421,7 +432,9 @@ def _kind_by_name(dirs: list[str], name: str, ext: str, original: str) -> PathKi
         return PathKind.DEPENDENCY_MANIFEST
     if _is_build(dirs, name):
         return PathKind.BUILD
-    if (dirs and _tooling_top(dirs[0])) or name in _DEV_TOOL_FILES or name.startswith(_DEV_TOOL_PREFIXES):
+    if (dirs and _tooling_top(dirs[0]) and not _built_tool(dirs, ext)) or name in _DEV_TOOL_FILES:
+        return PathKind.TOOLING
+    if name.startswith(_DEV_TOOL_PREFIXES):
         return PathKind.TOOLING
     if _is_test_name(name, original):
         return PathKind.TESTS

@@ -79,7 +79,8 @@ if TYPE_CHECKING:
 # h7: risk weights; developers' tool configuration is tooling; test switches; defaults named in titles
 # h8: a vendored-looking tree the branch's history shows people editing as their own is its code
 # h9: a Python file whose syntax trees before and after differ only in docstrings and message text is prose
-RUBRIC_VERSION = "h9"
+# h10: module, knob and build-output facts (parser surface-6) and C/C++ under tools/ as programs users run
+RUBRIC_VERSION = "h10"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -53,6 +53,11 @@ TABLE = [
     ("webpack.config.js", K.BUILD),
     ("tools/pre_commit/mypy.py", K.TOOLING),
     ("scripts/release.sh", K.TOOLING),
+    # a compiler's drivers are programs it builds and installs; Go's tools.go pins developer dependencies
+    ("tools/kc-opt/kc-opt.cpp", K.SOURCE),
+    ("tools/kc-translate/Translate.h", K.SOURCE),
+    ("tools/tools.go", K.TOOLING),
+    ("scripts/gen_kernels.cpp", K.TOOLING),
     # the settings, rules and skills of developers' tools and agents (pydantic "Add agent skills")
     (".agents/skills/review/SKILL.py", K.TOOLING),
     (".cursor/rules/style.py", K.TOOLING),
