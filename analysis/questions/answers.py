@@ -190,6 +190,7 @@ _W = {
         "overview": "{repo} on {day}: {total} commits — {high} high, {medium} medium, {low} low.",
         "overview_top": "High:",
         "overview_none_high": "No high commit today.",
+        "overview_medium": "Medium:",
     },
     "zh": {
         "riskiest": "风险最高的提交（今日 {total} 个中的 {shown} 个，按重要程度和所列风险排序）：",
@@ -253,6 +254,7 @@ _W = {
         "overview": "{repo} {day}：共 {total} 个提交 — 高 {high} 个，中 {medium} 个，低 {low} 个。",
         "overview_top": "高重要度：",
         "overview_none_high": "今日没有高重要度提交。",
+        "overview_medium": "中重要度：",
     },
 }
 
@@ -744,8 +746,16 @@ def _overview(a: Answer, q: Question, data: QAData) -> None:
     if high:
         a.add(Strong(_w(q.lang, "overview_top")))
         _commit_lines(a, q.lang, data, high)
-    else:
-        a.add(_w(q.lang, "overview_none_high"))
+        return
+    a.add(_w(q.lang, "overview_none_high"))
+    medium = [
+        c
+        for c in data.commits
+        if (an := _analysis(data, c)) is not None and an.importance == Importance.MEDIUM
+    ]
+    if medium:  # a day without high commits still has something to say
+        a.add(Strong(_w(q.lang, "overview_medium")))
+        _commit_lines(a, q.lang, data, medium)
 
 
 def titled(q: Question, data: QAData) -> list[Commit]:

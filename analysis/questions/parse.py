@@ -528,7 +528,11 @@ def _title_words(low: str) -> tuple[tuple[str, ...], str]:
     """The title words of "the bump version commit", and the question with that phrase read as "the
     commit" (so "who wrote the scheduler revert?" asks who wrote a commit, not about reverts)."""
     text = " ".join(re.sub(r"[\[\]\"“”]", " ", low).split())  # "the [doc] typo commit", quoted titles
-    for m in _TITLE_PHRASE.finditer(text):
+    # Each "the" in turn: "the risks of the scheduler rewrite" holds its phrase after the second one.
+    for start in (m.start() for m in re.finditer(r"\b(?:the|that|this)\b", text)):
+        m = _TITLE_PHRASE.match(text, start)
+        if m is None:
+            continue
         phrase = m.group("words").split()
         if any(w in _STOP for w in phrase):
             continue  # "the risks of this change": a phrase, not a title

@@ -356,3 +356,13 @@ def test_a_title_phrase_several_commits_share_lists_them_and_guesses_none():
     assert a.cites == [c.sha for c in matches] and a.kind == "which commit"
     assert a.plain().startswith("2 of this thread's commits have “scheduler” in their title:")
     assert "Which commit? Name it with #N" in a.plain()
+
+
+def test_an_overview_of_a_day_without_high_commits_lists_the_medium_ones():
+    data = day()
+    for sha, an in list(data.analyses.items()):
+        if an.importance == Importance.HIGH:
+            data.analyses[sha] = an.model_copy(update={"importance": Importance.MEDIUM})
+    a, text, _ = answer("what's new today?", data)
+    assert "No high commit today.\nMedium:\n• " in text
+    assert a.cites == [c.sha for c in data.commits[:3]]  # the three medium ones, the low typo left out

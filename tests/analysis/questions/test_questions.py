@@ -302,6 +302,12 @@ def test_an_ordinal_names_one_commit_of_the_last_list(text, ordinal):
         ("what does the bump version commit change?", ("bump", "version"), Intent.EXPLAIN, Aspect.SUMMARY),
         ("who wrote the scheduler revert?", ("scheduler", "revert"), Intent.EXPLAIN, Aspect.AUTHOR),
         ("what about the preempt commit?", ("preempt",), Intent.EXPLAIN, Aspect.SUMMARY),
+        (
+            "what are the risks of the scheduler rewrite?",
+            ("scheduler", "rewrite"),
+            Intent.EXPLAIN,
+            Aspect.RISKS,
+        ),
     ],
 )
 def test_a_commit_called_by_its_title(text, words, intent, aspect):
