@@ -18,7 +18,7 @@ from datetime import date, datetime, tzinfo
 
 from analysis.history.followups import FollowUpKind
 from analysis.labels import change_type_label, importance_label, importance_word
-from analysis.models import Analysis, Commit, Importance, SurfaceChange, commit_ref, describe
+from analysis.models import Analysis, Commit, Importance, SurfaceChange, SurfaceKind, commit_ref, describe
 from analysis.paths import PathKind, classify_path
 from analysis.questions.parse import Aspect, Facet, Intent, Question
 from analysis.text import display_author, display_title, filled
@@ -142,7 +142,7 @@ _W = {
         "authors_today": "Authors today: ",
         "authors_head": "{n} authors landed {total} commits today, most first:",
         "authors_more": "…and {n} more authors ({commits} commits).",
-        "surface_head": "User-facing changes found today ({what}):",
+        "surface_head": "User-facing changes found today ({what}): {n} in {commits} commit(s).",
         "surface_none": "No {what} found in the {n} commits whose files were read.",
         "surface_unknown_some": "Not known for {n} of {total} commits (their files before and after were not read).",
         "surface_unknown_all": "Not known: the files before and after today's commits were not read, so "
@@ -153,6 +153,8 @@ _W = {
         "facet_breaking": "breaking changes",
         "facet_behaviour": "changed defaults and behaviour",
         "facet_feature": "new options and names",
+        "facet_env": "environment variables added, removed or renamed",
+        "facet_env_new": "new environment variables",
         "followups_day_none": "No commit of this day is known to have been reverted or fixed forward{asof}, "
         "and none of them reverts or fixes an earlier one.",
         "followups_day_head": "Follow-ups involving this day's commits{asof}:",
@@ -180,10 +182,15 @@ _W = {
         "notes": "Notes: ",
         "no_analysis": "It has no stored analysis.",
         "which_commit": "Which commit? Name it with #N, a SHA or a commit link, e.g. “{example}”.",
+        "title_several": "{n} of this thread's commits have “{phrase}” in their title:",
+        "title_none": "None of this thread's commits has “{phrase}” in its title.",
+        "ordinal_none": "I have not listed commits in this thread yet, so I can't tell which one you mean.",
+        "ordinal_short": "My last list in this thread had {n} commit(s), so I can't tell which one you mean.",
         "no_day": "This thread is about one commit; ask about the day in a digest's thread.",
         "overview": "{repo} on {day}: {total} commits — {high} high, {medium} medium, {low} low.",
         "overview_top": "High:",
         "overview_none_high": "No high commit today.",
+        "overview_medium": "Medium:",
     },
     "zh": {
         "riskiest": "风险最高的提交（今日 {total} 个中的 {shown} 个，按重要程度和所列风险排序）：",
@@ -202,7 +209,7 @@ _W = {
         "authors_today": "今日的作者：",
         "authors_head": "今日 {n} 位作者提交了 {total} 个提交，按数量排序：",
         "authors_more": "……另有 {n} 位作者（共 {commits} 个提交）。",
-        "surface_head": "今日发现的对用户可见的变化（{what}）：",
+        "surface_head": "今日发现的对用户可见的变化（{what}）：{commits} 个提交中共 {n} 处。",
         "surface_none": "在已读取文件的 {n} 个提交中没有发现{what}。",
         "surface_unknown_some": "另有 {n} 个提交（共 {total} 个）未知：未读取它们修改前后的文件。",
         "surface_unknown_all": "未知：今日提交修改前后的文件没有被读取，数据无法说明{what}。",
@@ -211,6 +218,8 @@ _W = {
         "facet_breaking": "破坏性变更",
         "facet_behaviour": "默认值与行为变化",
         "facet_feature": "新增选项与名称",
+        "facet_env": "新增、删除或重命名的环境变量",
+        "facet_env_new": "新增的环境变量",
         "followups_day_none": "没有记录显示当天的提交被回滚或修复跟进{asof}，当天的提交也没有回滚或修复更早的提交。",
         "followups_day_head": "与当天提交有关的后续修正{asof}：",
         "reverted_by": "已于 {day} 被 {ref} 回滚：",
@@ -237,10 +246,15 @@ _W = {
         "notes": "说明：",
         "no_analysis": "没有已保存的分析。",
         "which_commit": "是哪个提交？请用 #N、SHA 或提交链接指明，例如“{example}”。",
+        "title_several": "这个讨论串中有 {n} 个提交的标题包含“{phrase}”：",
+        "title_none": "这个讨论串中没有标题包含“{phrase}”的提交。",
+        "ordinal_none": "我还没有在这个讨论串里列出过提交，无法确定你指的是哪一个。",
+        "ordinal_short": "我在这个讨论串里上一次列出了 {n} 个提交，无法确定你指的是哪一个。",
         "no_day": "这个讨论串只关于一个提交；关于当天的问题请在摘要的讨论串中提问。",
         "overview": "{repo} {day}：共 {total} 个提交 — 高 {high} 个，中 {medium} 个，低 {low} 个。",
         "overview_top": "高重要度：",
         "overview_none_high": "今日没有高重要度提交。",
+        "overview_medium": "中重要度：",
     },
 }
 
@@ -492,12 +506,21 @@ def _day(moment: datetime, tz: tzinfo) -> str:
 # --- surface -----------------------------------------------------------------------------------------
 
 
-def _facet_names(lang: str, facets: frozenset[Facet]) -> str:
+def _facet_names(lang: str, facets: frozenset[Facet], env_vars: bool = False) -> str:
+    if env_vars:
+        return _w(lang, "facet_env_new" if facets == {Facet.FEATURE} else "facet_env")
     chosen = [f for f in Facet if f in facets] or list(Facet)
     return ("、" if lang == "zh" else ", ").join(_w(lang, f"facet_{f.value}") for f in chosen)
 
 
-def _wanted(change: SurfaceChange, facets: frozenset[Facet], terms: Sequence[str]) -> bool:
+_ENV_KINDS = frozenset({SurfaceKind.ENV_ADDED, SurfaceKind.ENV_REMOVED, SurfaceKind.ENV_RENAMED})
+
+
+def _wanted(
+    change: SurfaceChange, facets: frozenset[Facet], terms: Sequence[str], env_vars: bool = False
+) -> bool:
+    if env_vars and change.kind not in _ENV_KINDS:
+        return False
     kinds = (
         (Facet.BREAKING in facets and change.breaking)
         or (Facet.BEHAVIOUR in facets and change.behaviour)
@@ -512,12 +535,12 @@ def _wanted(change: SurfaceChange, facets: frozenset[Facet], terms: Sequence[str
 
 
 def _commit_surface(a: Answer, q: Question, commit: Commit) -> None:
-    lang, what = q.lang, _facet_names(q.lang, q.facets)
+    lang, what = q.lang, _facet_names(q.lang, q.facets, q.env_vars)
     ref = commit_ref(commit)
     if commit.surface is None:
         a.add(_w(lang, "surface_commit_unknown", ref=ref, what=what))
         return
-    changes = [c for c in commit.surface if _wanted(c, q.facets or frozenset(Facet), ())]
+    changes = [c for c in commit.surface if _wanted(c, q.facets or frozenset(Facet), (), q.env_vars)]
     if not changes:
         a.add(_w(lang, "surface_commit_none", ref=ref, what=what))
     for change in changes:
@@ -525,7 +548,7 @@ def _commit_surface(a: Answer, q: Question, commit: Commit) -> None:
 
 
 def _day_surface(a: Answer, q: Question, data: QAData) -> None:
-    lang, what = q.lang, _facet_names(q.lang, q.facets)
+    lang, what = q.lang, _facet_names(q.lang, q.facets, q.env_vars)
     facets = q.facets or frozenset(Facet)
     commits = _filtered(q, data, use_terms=False)
     read = [c for c in commits if c.surface is not None]
@@ -533,12 +556,13 @@ def _day_surface(a: Answer, q: Question, data: QAData) -> None:
     if not read:
         a.add(_w(lang, "surface_unknown_all", what=what))
         return
-    found = [(c, [s for s in c.surface or () if _wanted(s, facets, q.terms)]) for c in read]
+    found = [(c, [s for s in c.surface or () if _wanted(s, facets, q.terms, q.env_vars)]) for c in read]
     found = [(c, changes) for c, changes in found if changes]
     if not found:
         a.add(_w(lang, "surface_none", what=what, n=len(read)))
     else:
-        a.add(Strong(_w(lang, "surface_head", what=what)))
+        n = sum(len(changes) for _, changes in found)
+        a.add(Strong(_w(lang, "surface_head", what=what, n=n, commits=len(found))))
         for commit, changes in found:
             a.add("• ", a.cite(commit), " ", display_title(commit))
             for change in changes:
@@ -722,8 +746,43 @@ def _overview(a: Answer, q: Question, data: QAData) -> None:
     if high:
         a.add(Strong(_w(q.lang, "overview_top")))
         _commit_lines(a, q.lang, data, high)
+        return
+    a.add(_w(q.lang, "overview_none_high"))
+    medium = [
+        c
+        for c in data.commits
+        if (an := _analysis(data, c)) is not None and an.importance == Importance.MEDIUM
+    ]
+    if medium:  # a day without high commits still has something to say
+        a.add(Strong(_w(q.lang, "overview_medium")))
+        _commit_lines(a, q.lang, data, medium)
+
+
+def titled(q: Question, data: QAData) -> list[Commit]:
+    """The day's commits (a card's thread: its commit) whose title holds every word the question calls a
+    commit by ("the bump version commit")."""
+    if not q.title_words:
+        return []
+    pool = data.commits or ([data.focus] if data.focus else [])
+    return [c for c in pool if _term_in([c.title.lower()], " ".join(q.title_words))]
+
+
+def unresolved_answer(q: Question, data: QAData, matches: Sequence[Commit], listed: int = 0) -> Answer:
+    """A commit called by its title's words or by its place in a list, when that is not one commit: the
+    candidates (never a guess), or why none fits. `listed`: how long the thread's last list was."""
+    a = Answer(q.lang, source="data", kind="which commit")
+    example = example_questions(q.lang, data)[1]
+    phrase = " ".join(q.title_words)
+    if matches:
+        a.add(Strong(_w(q.lang, "title_several", phrase=phrase, n=len(matches))))
+        _commit_lines(a, q.lang, data, matches)
+    elif q.ordinal is not None:
+        a.add(_w(q.lang, "ordinal_short", n=listed) if listed else _w(q.lang, "ordinal_none"))
     else:
-        a.add(_w(q.lang, "overview_none_high"))
+        a.add(_w(q.lang, "title_none", phrase=phrase))
+        a.confident = False  # the words may not be a title at all: a model, when there is one, may know
+    a.add(_w(q.lang, "which_commit", example=example))
+    return a
 
 
 def _which_commit(a: Answer, q: Question, data: QAData) -> None:

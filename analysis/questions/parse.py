@@ -87,10 +87,15 @@ class Question:
     scope: Literal["day", "commit"] | None = None
     vague: bool = False  # a bare reference ("and #123?"): a model, when there is one, answers it better
     authors_ranked: bool = False  # "who landed the most commits?"
+    env_vars: bool = False  # about environment variables: only those surface changes
+    # A commit named by what it is, not by #N or SHA: "the bump version commit" (words of its title),
+    # "the second one" (the n-th commit of the thread's last list; -1: the last).
+    title_words: tuple[str, ...] = ()
+    ordinal: int | None = None
 
     def about_commit(self, has_focus: bool) -> bool:
         """Whether the answer is about one commit: one is named, or the wording or the thread says so."""
-        if self.commits:
+        if self.commits or self.title_words or self.ordinal is not None:
             return True
         if self.scope is not None:
             return self.scope == "commit" and has_focus
@@ -235,6 +240,7 @@ _FOLLOWUP = _words(
     r"回滚", r"回退", r"撤销", r"撤回", r"还原", r"修复跟进", r"后续修复", r"后来.{0,6}修", r"被.{0,8}修复",
     r"跟进", r"回归", r"引入.{0,6}问题",
 )  # fmt: skip
+_ENV_VARS = r"\benv(?:ironment)?[ _-]?var(?:iable)?s?\b|\benvvars?\b|环境变量"
 _SURFACE = _words(
     r"\bbreaking\b", r"\bbreak(?:s|ing)? (?:the )?(?:public )?(?:api|apis|compat\w*|users?|callers?|clients?|"
     r"interface|cli)\b", r"\bbackwards?[- ]compat\w*", r"\bincompatib\w*", r"\bdefaults?\b",
@@ -244,7 +250,9 @@ _SURFACE = _words(
     r"(?:added|removed|renamed|changed|flipped)\b", r"\bdeprecat\w*", r"\bapi changes?\b",
     r"\bpublic (?:api|interface|names?)\b", r"\buser[- ]facing\b", r"\bsurface\b",
     r"\b(?:removed|renamed) (?:apis?|functions?|classes|class|parameters?|options?|flags?|fields?)\b",
-    r"\bflipped\b", r"\bswitch(?:es)? flipped\b",
+    r"\bflipped\b", r"\bswitch(?:es)? flipped\b", _ENV_VARS,
+    r"\b(?:add|adds|added|adding|introduc\w*|remov\w*|renam\w*)\s+(?:any |new |an? |some )?(?:cli |command[- ]line )?"
+    r"(?:options?|flags?|parameters?|params?|arguments?|settings?|fields?|endpoints?|routes?)\b",
     r"破坏性", r"不兼容", r"兼容性", r"向后兼容", r"默认", r"新增(?:了)?(?:哪些|什么|的)?.{0,4}(?:选项|参数|配置项?|开关|环境变量|字段)", r"新(?:增)?(?:的)?(?:命令行)?(?:选项|参数|配置项?|开关|环境变量|接口|字段)",
     r"(?:选项|参数|配置项?|接口|环境变量|字段|开关)(?:的)?(?:变化|变更|改动|新增|删除|重命名)", r"弃用", r"废弃",
     r"对外接口", r"公开接口", r"用户可见", r"接口变化", r"API\s*(?:变化|变更|改动)",
@@ -259,7 +267,7 @@ _FACET_WORDS = {
         r"默认", r"行为", r"开关", r"弃用", r"废弃",
     ),
     Facet.FEATURE: _words(
-        r"\bnew\b", r"\badded\b", r"\boptions?\b", r"\bflags?\b", r"\bparameters?\b", r"\bsettings?\b",
+        r"\bnew\b", r"\badd(?:s|ed|ing)?\b", r"\bintroduc\w*", r"\boptions?\b", r"\bflags?\b", r"\bparameters?\b", r"\bsettings?\b",
         r"\benv(?:ironment)? var\w*", r"\bendpoints?\b", r"\broutes?\b", r"新", r"选项", r"参数", r"环境变量",
     ),
 }  # fmt: skip
@@ -296,7 +304,7 @@ _TIER = {
 _NOT_TIER = _words(r"\bhigh[- ]level\b", r"\blow[- ]level\b", r"\bmost important\b")
 _COUNT = _words(
     r"\bhow many\b", r"\bnumber of\b", r"\bcount\b", r"\bhow much\b", r"\btotal\b",
-    r"多少", r"几个", r"几条", r"几次", r"数量", r"总共", r"一共", r"共有",
+    r"多少", r"几个", r"几条", r"几次", r"几位", r"数量", r"总共", r"一共", r"共有",
 )  # fmt: skip
 _OVERVIEW = _words(
     r"\bwhat happened\b", r"\bwhat'?s new\b", r"\bwhat(?: has| have)? changed today\b", r"\bwhat changed\b$",
@@ -353,6 +361,11 @@ _TOP_AUTHORS = _words(
     r"\b(?:authors?|contributors?) (?:ranked|by (?:number|count))\b", r"\bleaderboard\b",
     r"谁.{0,8}最多", r"最活跃", r"贡献最多", r"提交最多",
 )  # fmt: skip
+# "How many authors today?": the authors, not the commits.
+_AUTHORS = _words(
+    r"\b(?:authors|contributors|committers|people|persons)\b", r"作者", r"贡献者", r"几位", r"多少(?:位|人)"
+)
+_NEW = _words(r"\bnew\b", r"\badd(?:s|ed|ing)?\b", r"\bintroduc\w*", r"新")
 # Aspects whose words say "a commit" by themselves; "who", "when", "why", "should we" need an "it".
 _STRONG_ASPECTS = frozenset({Aspect.SUMMARY, Aspect.FILES, Aspect.TESTS, Aspect.SIZE})
 # "who wrote / authored / made" a commit, as opposed to commits *by* someone.
@@ -389,7 +402,8 @@ _STOP = _wordset(
 _NOT_AREA = _wordset(
     "high medium low risky risk risks riskiest important minor major trivial critical breaking default defaults "
     "big small large biggest largest reverted revert fixed fix forward bug bugs follow followups "
-    "surface behaviour behavior option options flag flags deprecated"
+    "surface behaviour behavior option options flag flags deprecated env envvar envvars var vars variable "
+    "variables environment"
 )
 _AREA_TRIGGER = re.compile(
     r"\b(?:touch(?:es|ed|ing)?|chang(?:es|ed|ing)? (?:to|in)|changes? (?:to|in)|changed|changing|modif(?:y|ies|ied|ying)|"
@@ -449,6 +463,88 @@ _NOT_NAMES = _wordset(
 )
 
 
+# Typed in a hurry: "whcih comits are riskeist?". A word that is one slip (two letters swapped, one left
+# out, one doubled) from a keyword of the patterns above is read as that keyword. A different letter is
+# not a slip ("rises" stays "rises"), and words of the vocabulary are never changed.
+_VOCAB = _wordset(
+    "which what commits commit riskiest risky risks risk reverted revert reverts breaking changes change "
+    "changed defaults default options option today today's many authors author wrote files tests test "
+    "highest important medium deprecated parameters environment variables landed summary summarize "
+    "explain recommend should anything yesterday the file"
+)
+_SLIPS: dict[str, str] = {}
+for _word in _VOCAB:
+    for _i in range(len(_word)):
+        if len(_word) >= 5:  # "comits", "reverte": one letter left out of a long word
+            _SLIPS.setdefault(_word[:_i] + _word[_i + 1 :], _word)
+        _SLIPS.setdefault(_word[:_i] + _word[_i] + _word[_i:], _word)  # "commmits": one doubled
+        if _i + 1 < len(_word) and _word[_i] != _word[_i + 1]:  # "whcih", "teh": two swapped
+            _SLIPS.setdefault(_word[:_i] + _word[_i + 1] + _word[_i] + _word[_i + 2 :], _word)
+for _word in _VOCAB:
+    _SLIPS.pop(_word, None)
+
+
+def _fix_slips(low: str) -> str:
+    return re.sub(r"(?<![\w./-])[a-z']{3,}(?![\w./-])", lambda m: _SLIPS.get(m.group(0), m.group(0)), low)
+
+
+# "the second one", "the 2nd commit", "the last one", "第二个": a commit of the thread's last list.
+_ORDINALS = {
+    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
+    "5th": 5, "sixth": 6, "6th": 6, "seventh": 7, "7th": 7, "eighth": 8, "8th": 8, "ninth": 9, "9th": 9,
+    "tenth": 10, "10th": 10, "last": -1,
+}  # fmt: skip
+_ORDINAL = re.compile(
+    r"\b(?:the\s+)?(?P<n>" + "|".join(_ORDINALS) + r")\s+(?:one|commit|change|pr|item|entry|patch)\b(?!s)"
+    r"|第\s*(?P<zh>\d{1,2}|[一二两三四五六七八九十])\s*(?:个|条|项|次提交)|最后(?:一|那)个"
+)
+# "the bump version commit", "the scheduler revert", "the preempt PR": words of one commit's title.
+_TITLE_PHRASE = re.compile(
+    r"\b(?:the|that|this)\s+(?P<words>(?:[\w.-]+\s+){0,3}?[\w.-]+?)\s+"
+    r"(?P<noun>commit|change|pr|patch|one|revert|fix|bugfix|rewrite|refactor|rename|bump)\b(?!s)",
+    re.IGNORECASE,
+)
+_NOT_TITLE = _wordset(
+    "big small large huge tiny same other new old first last next previous second third risky riskiest "
+    "scary important high medium low breaking reverted latest recent earlier later main whole entire "
+    "one only most biggest largest smallest worst best top risk risks scary dangerous critical major minor "
+    "trivial medium-risk high-risk low-risk"
+)
+
+
+def _ordinal(low: str) -> int | None:
+    m = _ORDINAL.search(low)
+    if m is None:
+        return None
+    if m.group("n"):
+        return _ORDINALS[m.group("n")]
+    zh = m.group("zh")
+    if zh is None:
+        return -1  # 最后一个
+    return int(zh) if zh.isdigit() else _NUMBER_WORDS.get(zh)
+
+
+def _title_words(low: str) -> tuple[tuple[str, ...], str]:
+    """The title words of "the bump version commit", and the question with that phrase read as "the
+    commit" (so "who wrote the scheduler revert?" asks who wrote a commit, not about reverts)."""
+    text = " ".join(re.sub(r"[\[\]\"“”]", " ", low).split())  # "the [doc] typo commit", quoted titles
+    # Each "the" in turn: "the risks of the scheduler rewrite" holds its phrase after the second one.
+    for start in (m.start() for m in re.finditer(r"\b(?:the|that|this)\b", text)):
+        m = _TITLE_PHRASE.match(text, start)
+        if m is None:
+            continue
+        phrase = m.group("words").split()
+        if any(w in _STOP for w in phrase):
+            continue  # "the risks of this change": a phrase, not a title
+        words = [w for w in phrase if w not in _NOT_TITLE]
+        noun = m.group("noun")
+        if noun not in ("commit", "change", "pr", "patch", "one"):
+            words.append(noun)  # "the scheduler revert": a revert of the scheduler
+        if words and any(w != noun for w in words):
+            return tuple(words), f"{text[: m.start()]}the commit{text[m.end() :]}"
+    return (), low
+
+
 # --------------------------------------------------------------------------------------------
 # Parsing
 # --------------------------------------------------------------------------------------------
@@ -465,7 +561,11 @@ def parse_question(text: str, authors: Iterable[str] = ()) -> Question:
     raw = _clean(text)
     lang = question_lang(raw)
     commits, rest = named_commits(raw)
-    low = " ".join(rest.lower().replace("’", "'").split())
+    low = _fix_slips(" ".join(rest.lower().replace("’", "'").split()))
+    ordinal = None if commits else _ordinal(low)
+    title_words: tuple[str, ...] = ()
+    if not commits and ordinal is None:
+        title_words, low = _title_words(low)
     paths = _paths(rest)
     aspects = frozenset(a for a, pattern in _ASPECT.items() if pattern.search(low))
     tiers = _tiers(low)
@@ -473,10 +573,14 @@ def parse_question(text: str, authors: Iterable[str] = ()) -> Question:
     terms = _terms(rest, low, paths, author)
     count = bool(_COUNT.search(low))
     limit = _limit(low)
-    scope = _scope(low, commits)
+    scope = "commit" if ordinal is not None or title_words else _scope(low, commits)
+    if ordinal is not None:
+        limit = None  # "the first one" is one commit, not "the top 1"
+    env_vars = bool(re.search(_ENV_VARS, low))
     common = dict(
         text=text, lang=lang, commits=tuple(commits), tiers=tiers, terms=terms, author=author, count=count,
-        limit=limit, scope=scope,
+        limit=limit, scope=scope, env_vars=env_vars,
+        ordinal=ordinal, title_words=title_words,
     )  # fmt: skip
 
     if _FOLLOWUP.search(low):
@@ -485,8 +589,10 @@ def parse_question(text: str, authors: Iterable[str] = ()) -> Question:
         return Question(intent=Intent.FOLLOWUPS, aspects=aspects, **common)
     if _SURFACE.search(low):
         facets = frozenset(f for f, pattern in _FACET_WORDS.items() if pattern.search(low))
+        if env_vars:  # "env vars" says what, not which change: added, removed or renamed ones
+            facets = facets & {Facet.FEATURE} if _NEW.search(low) else frozenset()
         return Question(intent=Intent.SURFACE, facets=facets or frozenset(Facet), **common)
-    if _TOP_AUTHORS.search(low) and not commits:
+    if (_TOP_AUTHORS.search(low) or (count and _AUTHORS.search(low) and not author)) and not commits:
         return Question(intent=Intent.LIST, authors_ranked=True, **{**common, "scope": "day"})
     if _WHO_WROTE.search(low) and (commits or scope == "commit" or not (terms or tiers)):
         return Question(
@@ -513,7 +619,7 @@ def parse_question(text: str, authors: Iterable[str] = ()) -> Question:
         return Question(intent=Intent.OVERVIEW, **common)
     if aspects and (scope == "commit" or aspects & _STRONG_ASPECTS):
         return Question(intent=Intent.EXPLAIN, aspects=aspects, **common)
-    if commits:  # a bare reference ("and #123?"): tell what we know of it
+    if commits or title_words or ordinal is not None:  # a bare reference ("and #123?", "the second one?")
         return Question(intent=Intent.EXPLAIN, aspects=frozenset({Aspect.SUMMARY}), vague=True, **common)
     return Question(intent=Intent.UNKNOWN, **common)
 
@@ -535,9 +641,16 @@ def _author(text: str, authors: Iterable[str]) -> str | None:
     """An author the question names: a known name or login of the thread's commits, else a name in an
     "by X" / "X's commits" / "X 的提交" pattern."""
     low = f" {' '.join(text.lower().split())} "
-    known = sorted({a.strip() for a in authors if a and len(a.strip()) >= 3}, key=len, reverse=True)
+    known = sorted(
+        {a.strip() for a in authors if a and len(a.strip()) >= (2 if _CJK.search(a) else 3)},
+        key=len,
+        reverse=True,
+    )
     for name in known:
-        if re.search(rf"(?<![\w@]){re.escape(name.lower())}(?![\w])", low):
+        if _CJK.search(name):  # "李明今天提交了什么": Chinese runs words together
+            if name.lower() in low:
+                return name
+        elif re.search(rf"(?<![\w@]){re.escape(name.lower())}(?![\w])", low):
             return name
     for pattern in (_BY_AUTHOR, _POSSESSIVE, _DID_AUTHOR):
         for m in pattern.finditer(text):

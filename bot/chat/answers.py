@@ -11,6 +11,10 @@
    naming a SHA, PR, path or figure that is not in the thread's commits, its day or the store is removed
    and the answer says that something was removed; an answer with nothing left, or a failed call, falls
    back to the data's answer. Without a model, the bot says plainly what it can answer.
+
+Over 400 lines because it is the one path from a question to its answer: what the question names (#N, SHA,
+title words, a place in the thread's last list), the thread's focus, the follow-ups, and the model's
+checked answer share the same thread context and data.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from analysis.questions.answers import (
     example_questions,
     focus_answer,
     help_answer,
+    titled,
+    unresolved_answer,
 )
 from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
@@ -75,7 +81,9 @@ class ThreadLimiter:
 
 _WORDS = {
     "en": {
-        "not_ours": "I don't know which digest this thread belongs to.",
+        "not_ours": "I don't know which digest this thread belongs to. Ask in the thread of a digest or "
+        "of a commit card I posted (the riskiest commits, reverts, what a commit changes, breaking changes, "
+        "counts), or post a card here with /digest <sha>, /digest #N or /digest YYYY-MM-DD.",
         "not_found": "I can't find {ref} in {repo}: {error}",
         "removed": "(Fact check: {n} statement(s) naming commits, files or figures that are not in the data "
         "were removed from this answer.)",
@@ -88,7 +96,8 @@ _WORDS = {
         "“{example}”.",
     },
     "zh": {
-        "not_ours": "我不知道这个讨论串对应哪个摘要。",
+        "not_ours": "我不知道这个讨论串对应哪个摘要。请在我发布的摘要或提交卡片的讨论串中提问（风险最高的提交、回滚、"
+        "某个提交改了什么、破坏性变更、数量统计），或用 /digest <sha>、/digest #N、/digest YYYY-MM-DD 发布一张卡片。",
         "not_found": "在 {repo} 中找不到 {ref}：{error}",
         "removed": "（事实核查：本回答删除了 {n} 处提到数据中不存在的提交、文件或数字的内容。）",
         "withheld": "（事实核查：模型的回答提到了数据中不存在的提交、文件或数字，因此未予发布。以下来自已存储的数据：）",
@@ -117,6 +126,9 @@ async def answer_question(service: Any, ctx: ThreadContext | None, question: str
     except DigestError as exc:  # a source's error while fetching a named commit
         answer = Answer(lang, source="none", kind="error")
         answer.add(scrub(str(exc), secrets_of(service.settings)))
+    if len(answer.cites) >= 2 and ctx.thread:  # a list: "the second one" in a later turn is its second
+        repo = ctx.digest.repo if ctx.digest else ctx.commit.repo if ctx.commit else ""
+        service.store.set_thread_listing(ctx.platform, ctx.thread, repo, answer.cites)
     metrics.record_qa(answer.source, answer.removed)
     log.info(
         "qa %s:%s: %s answer (%s), %d commit(s) cited%s",
@@ -135,6 +147,8 @@ async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) ->
     q = parse_question(question, authors=data.authors())
     named, missing = await _resolve(service, ctx, q, data, lang)
     if missing is not None and not named:
+        if not missing.confident and service.answerer is not None:
+            return await _model_answer(service, ctx, q, question, data, missing)
         return missing
     if named:
         ctx.commit, ctx.analysis = named[0]
@@ -212,6 +226,24 @@ async def _resolve(
             continue
         if hit is not None and all(c.sha != hit[0].sha for c, _ in found):
             found.append(hit)
+    if q.commits:
+        return found, missing
+    if q.ordinal is not None:  # "the second one": of the thread's last list
+        repo, shas = service.store.thread_listing(ctx.platform, ctx.thread) if ctx.thread else ("", [])
+        index = q.ordinal - 1 if q.ordinal > 0 else q.ordinal
+        if -len(shas) <= index < len(shas):
+            hit = await _find(service, ctx, NamedCommit("sha", shas[index], repo or None), data, lang)
+            if hit is not None:
+                return [hit], None
+        return [], unresolved_answer(q, data, [], len(shas))
+    if q.title_words:  # "the bump version commit": the one commit whose title says so, never a guess
+        data.focus = ctx.commit
+        matches = titled(q, data)
+        if len(matches) == 1:
+            commit = matches[0]
+            analysis = data.analyses.get(commit.sha) or (ctx.analysis if commit is ctx.commit else None)
+            return [(commit, analysis)], None
+        return [], unresolved_answer(q, data, matches)
     return found, missing
 
 

@@ -717,6 +717,27 @@ class Store:
                 pk=("platform", "thread_id"),
             )
 
+    def thread_listing(self, platform: str, thread_id: str) -> tuple[str, list[str]]:
+        """(repo, SHAs) a thread's last answer listed, in order; ("", []) before any."""
+        rows = self.query(
+            "SELECT repo, shas FROM thread_listing WHERE platform = ? AND thread_id = ?",
+            [platform, thread_id],
+        )
+        return (rows[0]["repo"], json.loads(rows[0]["shas"])) if rows else ("", [])
+
+    def set_thread_listing(self, platform: str, thread_id: str, repo: str, shas: Sequence[str]) -> None:
+        with self._lock:
+            self.db["thread_listing"].upsert(
+                {
+                    "platform": platform,
+                    "thread_id": thread_id,
+                    "repo": repo,
+                    "shas": json.dumps(list(shas)),
+                    "updated_at": _iso(utcnow()),
+                },
+                pk=("platform", "thread_id"),
+            )
+
     def shas_for_pr(self, repo: str, number: int) -> list[str]:
         """The stored commits (commits and history) whose title ends in "(#number)"."""
         like = f"%(#{int(number)})%"

@@ -262,6 +262,16 @@ def _m_thread_focus(db: sqlite_utils.Database) -> None:
     )
 
 
+def _m_thread_listing(db: sqlite_utils.Database) -> None:
+    # The commits a thread's last answer listed, in order: "the second one" in a later turn. Idempotent.
+    if "thread_listing" in db.table_names():
+        return
+    db["thread_listing"].create(
+        {"platform": str, "thread_id": str, "repo": str, "shas": str, "updated_at": str},
+        pk=("platform", "thread_id"),
+    )
+
+
 def _m_pending_work(db: sqlite_utils.Database) -> None:
     # Work that must happen (a radar banner and its reply, a failure notice, a weekly roll-up in one
     # channel): recorded before it is tried, retried with backoff by the running service until done, or
@@ -361,4 +371,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_span_scores,
     _m_span_index,
     _m_surface_prose,
+    _m_thread_listing,
 ]

@@ -13,7 +13,9 @@ from analysis.questions.answers import (
     author_matches,
     focus_answer,
     help_answer,
+    titled,
     touches,
+    unresolved_answer,
 )
 from analysis.questions.parse import parse_question
 from tests.fakes.digests import make_analysis, make_commit
@@ -322,3 +324,45 @@ def test_an_area_nothing_touches_may_be_a_misreading():
     assert "No commit today matches (touching production)" in text and not a.confident  # the model may try
     assert answer("anything touching src/renderer.py?")[0].confident  # a path means what it says
     assert answer("list the high commits")[0].confident
+
+
+def test_environment_variable_questions_list_only_environment_variables():
+    data = day()
+    api = data.commits[1]
+    env = SurfaceChange(SurfaceKind.ENV_ADDED, "APP_TRACE_DIR", "src/app/cli/serve.py", 31)
+    data.commits[1] = _with_surface(api, (*api.surface, env))
+    a, text, _ = answer("do any commits add environment variables?", data)
+    assert a.cites == [api.sha] and "environment variable added: APP_TRACE_DIR" in text
+    assert "--trace" not in text and "--max-batch" not in text  # options are not environment variables
+    assert text.startswith("User-facing changes found today (new environment variables): 1 in 1 commit(s).")
+    _, none, _ = answer("which commits touch env vars?", day())
+    assert none.startswith("No environment variables added, removed or renamed found in the 3 commits")
+
+
+def test_a_surface_answer_says_how_many_it_found():
+    _, text, _ = answer("how many breaking changes today?")
+    assert text.startswith("User-facing changes found today (breaking changes): 1 in 1 commit(s).")
+    _, zh, _ = answer("今天有几处默认值变化？")
+    assert zh.startswith("今日发现的对用户可见的变化（默认值与行为变化）：1 个提交中共 1 处。")
+
+
+def test_a_title_phrase_several_commits_share_lists_them_and_guesses_none():
+    data = day()
+    data.commits.append(make_commit("[Bugfix] Fix scheduler stall (#105)", committed_at=NOON))
+    q = parse_question("who wrote the scheduler commit?", authors=data.authors())
+    matches = titled(q, data)
+    assert [c.pr_number for c in matches] == [101, 105]
+    a = unresolved_answer(q, data, matches)
+    assert a.cites == [c.sha for c in matches] and a.kind == "which commit"
+    assert a.plain().startswith("2 of this thread's commits have “scheduler” in their title:")
+    assert "Which commit? Name it with #N" in a.plain()
+
+
+def test_an_overview_of_a_day_without_high_commits_lists_the_medium_ones():
+    data = day()
+    for sha, an in list(data.analyses.items()):
+        if an.importance == Importance.HIGH:
+            data.analyses[sha] = an.model_copy(update={"importance": Importance.MEDIUM})
+    a, text, _ = answer("what's new today?", data)
+    assert "No high commit today.\nMedium:\n• " in text
+    assert a.cites == [c.sha for c in data.commits[:3]]  # the three medium ones, the low typo left out

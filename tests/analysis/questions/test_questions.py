@@ -230,3 +230,93 @@ def test_the_one_is_no_count_and_dot_folders_keep_their_dot():
     assert ask("which is the one that scares you most?").limit is None
     assert ask("the two riskiest, please").limit == 2
     assert ask("which commits touch ./.github/workflows?").terms[0] == ".github/workflows"
+
+
+# --- found by asking a realistic thread (thread-answers review) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "whcih comits are riskeist?",
+        "waht are teh riskiest commmits today?",
+        "which comits carry the most rsik?",
+    ],
+)
+def test_slips_of_the_keyboard_read_as_the_keyword(text):
+    q = ask(text)
+    assert q.intent == Intent.RISKIEST and q.scope == "day"
+
+
+def test_a_slip_is_one_swap_missing_or_doubled_letter_never_another_word():
+    assert ask("waht are teh risks of #12?").aspects == {Aspect.RISKS}
+    # "rises" is one letter from "risks", but a different letter is no slip
+    assert Aspect.RISKS not in ask("what rises when the cache fills?").aspects
+    assert ask("what touches src/widgets/tset.py?").terms == ("src/widgets/tset.py",)  # paths untouched
+
+
+def test_a_two_character_chinese_name_is_an_author():
+    q = parse_question("李明今天提交了什么？", authors=["李明", "Grace Hopper"])
+    assert q.intent == Intent.LIST and q.author == "李明"
+
+
+@pytest.mark.parametrize("text", ["how many authors today?", "今天有几位作者？"])
+def test_how_many_authors_counts_authors(text):
+    q = ask(text)
+    assert q.intent == Intent.LIST and q.authors_ranked
+
+
+@pytest.mark.parametrize(
+    ("text", "facets"),
+    [
+        ("do any commits add environment variables?", {Facet.FEATURE}),
+        ("new env vars?", {Facet.FEATURE}),
+        ("which commits touch env vars?", set(Facet)),
+        ("哪些提交新增了环境变量？", {Facet.FEATURE}),
+    ],
+)
+def test_environment_variables_are_surface_questions(text, facets):
+    q = ask(text)
+    assert q.intent == Intent.SURFACE and q.env_vars and set(q.facets) == facets and not q.terms
+
+
+@pytest.mark.parametrize(
+    ("text", "ordinal"),
+    [
+        ("what does the second one do?", 2),
+        ("and the first one?", 1),
+        ("is the last one risky?", -1),
+        ("第二个有什么风险？", 2),
+        ("最后一个是谁写的？", -1),
+    ],
+)
+def test_an_ordinal_names_one_commit_of_the_last_list(text, ordinal):
+    q = ask(text)
+    assert q.ordinal == ordinal and q.about_commit(False) and q.limit is None
+    assert q.intent in (Intent.EXPLAIN, Intent.RISKIEST)
+
+
+@pytest.mark.parametrize(
+    ("text", "words", "intent", "aspect"),
+    [
+        ("what does the bump version commit change?", ("bump", "version"), Intent.EXPLAIN, Aspect.SUMMARY),
+        ("who wrote the scheduler revert?", ("scheduler", "revert"), Intent.EXPLAIN, Aspect.AUTHOR),
+        ("what about the preempt commit?", ("preempt",), Intent.EXPLAIN, Aspect.SUMMARY),
+        (
+            "what are the risks of the scheduler rewrite?",
+            ("scheduler", "rewrite"),
+            Intent.EXPLAIN,
+            Aspect.RISKS,
+        ),
+    ],
+)
+def test_a_commit_called_by_its_title(text, words, intent, aspect):
+    q = ask(text)
+    assert q.title_words == words and q.intent == intent and aspect in q.aspects and q.about_commit(False)
+
+
+@pytest.mark.parametrize(
+    "text", ["what are the risks of this change?", "is the big one risky?", "what does the commit change?"]
+)
+def test_words_around_the_commit_are_no_title(text):
+    assert ask(text).title_words == ()

@@ -277,3 +277,56 @@ async def test_a_reading_the_data_cannot_confirm_goes_to_the_model(settings, sto
     without = make_service(settings, store)
     plain = await ask(without, "would you ship today's changes to production?")
     assert plain.source == "data" and "No commit today matches (touching production)" in plain.plain()
+
+
+# --- found by asking a realistic thread (thread-answers review) --------------------------------------
+
+
+async def test_a_commit_called_by_its_title_is_that_commit_never_the_focus(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    await ask(service, "what does #103 change?")  # the focus is the typo
+    answer = await ask(service, "who wrote the cache eviction fix?")
+    assert answer.cites == [day[1].sha] and answer.plain().endswith("Author: Grace Hopper")
+    assert store.thread_focus("slack", "100.1") == (REPO, day[1].sha)
+    await ask(service, "what does #101 change?")
+    fix = await ask(service, "what about the fix commit?")  # "Fix" starts a word of #102's title only
+    assert fix.cites == [day[1].sha]
+    none = await ask(service, "what about the frobnicator commit?")
+    assert none.kind == "which commit" and none.cites == []
+    assert none.plain().startswith("None of this thread's commits has “frobnicator” in its title.")
+
+
+async def test_a_title_phrase_no_title_holds_is_not_answered_about_the_focus(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    await ask(service, "what does #101 change?")
+    answer = await ask(service, "is the app commit risky?")  # no title says "app": paths do not count
+    assert answer.kind == "which commit" and answer.cites == [] and day[0].short_sha not in answer.plain()
+    typo = await ask(service, "who wrote the [doc] typo commit?")  # "[doc]" is no word; "typo" is
+    assert typo.cites == [day[2].sha]
+
+
+async def test_the_second_one_is_the_second_of_the_threads_last_list(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    before = await ask(service, "what does the second one do?")
+    assert before.kind == "which commit" and before.plain().startswith("I have not listed commits")
+    listed = await ask(service, "which commits are risky today?")
+    assert len(listed.cites) >= 2
+    second = await ask(service, "what does the second one do?")
+    assert second.cites == [listed.cites[1]] and second.source == "data"
+    restarted = make_service(settings, store)  # the list is in the database
+    assert (await ask(restarted, "and the first one?")).cites == [listed.cites[0]]
+    assert (await ask(restarted, "最后一个是谁写的？")).cites == [listed.cites[-1]]
+    beyond = await ask(restarted, "the ninth one?")
+    assert beyond.plain().startswith(f"My last list in this thread had {len(listed.cites)} commit(s)")
+
+
+async def test_a_question_in_a_thread_that_is_not_ours_says_where_to_ask(settings, store):
+    service = make_service(settings, store)
+    answer = await service.answer(service.thread_context("slack", "999.9"), "what are the risks today?")
+    text = answer.plain()
+    assert text.startswith("I don't know which digest this thread belongs to.") and "/digest <sha>" in text
