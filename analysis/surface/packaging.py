@@ -429,12 +429,18 @@ def _find_packages(folder: str, find: _Find, tree: set[str] | None) -> list[str]
         if "" in stems:
             return [folder]
         return [f"{folder}{s}/" for s in sorted(stems)]
-    dirs: set[str] = set()
+    dirs: set[str] = set()  # every folder above a path (relative to `folder`), its ancestors with it
     for path in tree:
         if path.startswith(folder):
-            parts = path[len(folder) :].split("/")[:-1]
-            for i in range(1, len(parts) + 1):
-                dirs.add("/".join(parts[:i]))
+            rest = path[len(folder) :]
+            if "/" not in rest:
+                continue
+            d = rest.rpartition("/")[0]
+            while d not in dirs:  # one found: its ancestors are in already (thousands of paths, every batch)
+                dirs.add(d)
+                if "/" not in d:
+                    break
+                d = d.rpartition("/")[0]
     shipped = []
     for d in sorted(dirs):
         chain = d.split("/")

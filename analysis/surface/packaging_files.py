@@ -42,9 +42,10 @@ def packaging_paths(changed: Iterable[str], tree: Collection[str] | None) -> lis
             folders |= {"/".join(parts[:i]) + "/" for i in range(1, len(parts) + 1)}
         present = set(tree)
         wanted = {f"{folder}{name}" for folder in folders for name in PACKAGING_FILES} & present
+        # the names' endings first (one C call a path: the tree's thousands of paths, every batch)
         siblings = sorted(
-            (p for p in present if posixpath.basename(p) in PACKAGING_FILES and p not in wanted
-             and folder_kind(p) is None),
+            (p for p in present if p.endswith(PACKAGING_FILES) and posixpath.basename(p) in PACKAGING_FILES
+             and p not in wanted and folder_kind(p) is None),
             key=lambda p: (p.count("/"), p),
         )  # fmt: skip
         wanted.update(siblings[:MAX_SIBLING_PACKAGING])

@@ -576,6 +576,7 @@ class _Collector:
         self._verified = 0
         self._bodies: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, str]] = []
         self._hits: list[int] = []  # line indexes of what the calls walk found
+        self._typer_options = True  # whether a call named `Option` may be in the text (set by `module`)
 
     def module(self, tree: ast.Module, text: str, parsed: str | None = None) -> None:
         """parsed: the text with the blanked bodies (blanked_bodies.py) the tree was parsed from. The calls
@@ -583,6 +584,10 @@ class _Collector:
         # without "\r" a line's index is the count of "\n" before it (str.split: six times the regex's speed)
         self._plain_lines = "\r" not in text
         self._searched = parsed if parsed is not None else text
+        # A typer option is a call named `Option`: an ASCII text without the word has none (a text with other
+        # characters may spell the name in letters the parser normalizes to it). Most modules have none,
+        # and each parameter of each definition was looked at.
+        self._typer_options = "Option" in text or not text.isascii()
         self._lines = text.split("\n") if self._plain_lines else _PARSER_LINE_BREAK.split(text)
         self.out.tree = tree
         if self._stubs:
@@ -825,8 +830,9 @@ class _Collector:
                 route = _route_of(deco)
                 if route:
                     self.out.routes[route] = deco.lineno
-        for param in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
-            self._typer_option(param, node.args, qual)
+        if self._typer_options:
+            for param in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+                self._typer_option(param, node.args, qual)
 
     def _typer_option(self, param: ast.arg, args: ast.arguments, qual: str) -> None:
         candidates: list[ast.expr] = []

@@ -342,10 +342,12 @@ def parse_batches(batches: Sequence[Batch], relatives: Any = None) -> Parsed:
     with collector_paused():  # parsing allocates many trees, no cycles
         for batch in batches:
             cache: dict = {}  # the batch's commits mostly share one packaging
+            # a set: each commit asks, path by path, whether its files are in the tree
+            tree = frozenset(batch.tree) if batch.tree is not None else None
             for commit in batch.commits:
                 try:
                     found[commit.sha] = commit_facts(
-                        commit, batch.texts, batch.packaging_files, batch.tree, cache, collected
+                        commit, batch.texts, batch.packaging_files, tree, cache, collected
                     )
                 except Exception as exc:
                     failed.append((commit.short_sha, "".join(traceback.format_exception(exc)).rstrip()))

@@ -13,7 +13,7 @@ import pytest
 
 from analysis.models import SurfaceKind as K
 from analysis.surface import python as surface_python
-from analysis.surface.blanked_bodies import Blanked, Relatives, Span, blank, reparse
+from analysis.surface.blanked_bodies import Blanked, Relatives, Span, blank, first_line, reparse
 from analysis.surface.python import Collected, python_surface
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -381,3 +381,21 @@ def test_many_functions_that_start_alike_are_each_blanked_where_they_stand():
     moved = "\n\n".join(blocks[150:] + blocks[:150])
     whole, batched = _facts(text, moved, relative=text)
     assert batched == whole
+
+
+def test_first_line_is_the_first_decorators_on_every_definition_of_our_modules():
+    """first_line reads only the first decorator: the grammar puts each decorator on lines of its own, in
+    order, before the `def` or `class`. Checked against the lowest line of all of them, on our own modules and
+    on decorators that span lines or continue a line."""
+    odd = "@a(\n    1,\n)\n@ \\\n  b\n@c . d\nclass K:\n    @x\n    @y(2)\n    def f(self): pass\n\ndef g(): pass\n"
+    texts = [odd, *(p.read_text(encoding="utf-8") for p in REAL_MODULES)]
+    seen = 0
+    for text in texts:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                lowest = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                assert first_line(node) == lowest
+                seen += bool(node.decorator_list)
+            elif isinstance(node, ast.stmt):
+                assert first_line(node) == node.lineno
+    assert seen > 50

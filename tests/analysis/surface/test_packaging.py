@@ -392,3 +392,40 @@ def test_a_setup_py_saved_with_a_bom_is_read():
     assert packaging is not None and packaging.names() == {"engine"}
     after = setup.replace("httpx>=0.27", "httpx>=0.28")
     assert [c.name for c in dependency_changes("setup.py", setup, after)] == ["httpx"]
+
+
+def test_find_packages_sees_every_folder_above_every_path():
+    """The folders setuptools' find_packages would visit, from any tree (odd paths too: empty segments, a
+    leading slash, paths outside the folder), are every folder above each path under it."""
+    import random
+
+    from analysis.surface.packaging import _Find, _find_packages, _top
+
+    def every_folder(folder: str, tree: list[str]) -> set[str]:
+        dirs = set()
+        for path in tree:
+            if path.startswith(folder):
+                parts = path[len(folder) :].split("/")[:-1]
+                dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+        return dirs
+
+    rnd = random.Random(7)
+    find = _Find()  # namespaces, include "*": each folder without a dot is a package
+    for _ in range(3000):
+        tree = [
+            "".join(rnd.choice("ab/._") for _ in range(rnd.randint(0, 9))) for _ in range(rnd.randint(0, 9))
+        ]
+        folder = rnd.choice(["", "a/", "b/", "a/b/"])
+        expected = _top(f"{folder}{d}/" for d in every_folder(folder, tree) if "." not in d)
+        assert _find_packages(folder, find, set(tree)) == expected
+
+
+def test_sibling_packaging_is_a_packaging_file_not_a_name_ending_like_one():
+    tree = [
+        "pyproject.toml",
+        "app/__init__.py",
+        "libs/y/mysetup.py",
+        "libs/x/setup.py",
+        "libs/x/notsetup.cfg",
+    ]
+    assert packaging_paths(["app/__init__.py"], tree) == ["libs/x/setup.py", "pyproject.toml"]

@@ -632,3 +632,23 @@ def test_a_module_saved_with_a_bom_is_read_as_without_it(bom):
         )
         assert {(c.kind, c.name, c.line) for c in batched.changes} == found
         python_surface("pkg/api.py", text, text, module="pkg.api", collected=Collected(relatives))
+
+
+def test_typer_options_in_an_annotation_and_spelled_in_letters_the_parser_normalizes():
+    """A module is searched for typer options only when its text has the word `Option` or is not ASCII: a
+    name spelled in full-width letters is `Option` to the parser, though the text never says so."""
+    before = "import typer\nfrom typing import Annotated\n\ndef main(name: Annotated[str, typer.Option('--name')] = 'w'):\n    pass\n"
+    after = before.replace("'--name'", "'--who'")
+    assert {(c.kind, c.name) for c in facts(before, after, module="app")} == {(K.OPTION_RENAMED, "--who")}
+    wide = before.replace("Option", "\uff2fption")  # FULLWIDTH LATIN CAPITAL LETTER O, NFKC: "O"
+    assert "Option" not in wide
+    wide_after = wide.replace("'--name'", "'--who'")
+    assert {(c.kind, c.name) for c in facts(wide, wide_after, module="app")} == {(K.OPTION_RENAMED, "--who")}
+
+
+def test_a_module_without_typer_options_still_gives_its_other_facts():
+    before = "def main(name: str = 'world', count: int = 1):\n    pass\n"
+    after = "def main(name: str = 'world'):\n    pass\n"
+    assert [(c.kind, c.name) for c in facts(before, after, module="app")] == [
+        (K.PARAM_REMOVED, "app.main(count)")
+    ]
