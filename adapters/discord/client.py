@@ -45,7 +45,8 @@ class _RateLimitWaits(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         text = record.msg if isinstance(record.msg, str) else ""
-        if text.startswith(("We are being rate limited.", "Global rate limit has been hit.")) and record.args:
+        announced = ("We are being rate limited.", "Global rate limit has been hit.", "Webhook ID %s is rate")
+        if text.startswith(announced) and record.args:
             try:
                 seconds = float(record.args[-1])  # type: ignore[index]
             except (TypeError, ValueError, IndexError, KeyError):
@@ -56,6 +57,7 @@ class _RateLimitWaits(logging.Filter):
 
 
 logging.getLogger("discord.http").addFilter(_RateLimitWaits())
+logging.getLogger("discord.webhook.async_").addFilter(_RateLimitWaits())  # interaction follow-ups
 
 
 def rate_limit_wait() -> str | None:

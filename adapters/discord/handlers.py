@@ -6,16 +6,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from contextlib import suppress
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
+import aiohttp
 import discord
 from discord import app_commands
 
 from adapters.discord.client import (
     NO_MENTIONS,
     PLATFORM,
-    reason_of,
+    deadline,
+    describe_error,
     send_kwargs,
 )
 from adapters.discord.poster import DiscordPoster
@@ -38,6 +42,46 @@ log = logging.getLogger(__name__)
 HISTORY_MESSAGES = 20  # thread messages given to the answerer as context
 
 _COMMAND_WORDS = ("help", "list", "subscribe", "unsubscribe")
+
+# What a request to Discord can fail with once our code is right: said in one line, never a traceback.
+_DELIVERY_ERRORS = (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError)
+_TOKEN_GONE = {10015, 10062, 50027}  # unknown webhook / interaction, invalid token (past 15 minutes)
+
+
+class _Lost(Exception):
+    """A reply Discord did not take (token expired, thread gone, no permission, rate limit past
+    TIMEOUT): the user cannot be told, so it is logged in one line."""
+
+    def __init__(self, exc: BaseException):
+        super().__init__(describe_error(exc))
+        self.code = getattr(exc, "code", None)
+        self.status = getattr(exc, "status", None)
+
+
+async def _deliver(call: Awaitable[Any]) -> Any:
+    """One request to Discord within TIMEOUT (discord.py's interaction webhook would otherwise sleep out
+    any 429, an hour if told so); its failures become _Lost."""
+    try:
+        async with deadline():
+            return await call
+    except _DELIVERY_ERRORS as exc:
+        raise _Lost(exc) from None
+
+
+class _Seen:
+    """Ids already handled: a resumed gateway may deliver an event again."""
+
+    def __init__(self, size: int = 4096):
+        self._ids: OrderedDict[int, None] = OrderedDict()
+        self._size = size
+
+    def claim(self, item: int) -> bool:
+        if item in self._ids:
+            return False
+        self._ids[item] = None
+        if len(self._ids) > self._size:
+            self._ids.popitem(last=False)
+        return True
 
 
 def command_text(ref: str | None, date: str | None, repo: str | None) -> str:
@@ -99,6 +143,8 @@ class DigestBot(discord.Client):
         # One day's post at a time per channel: two `/digest date:` at once would both find nothing
         # recorded yet and both post (post_digest checks, then posts).
         self._posting: dict[str, asyncio.Lock] = {}
+        self._seen_interactions = _Seen()
+        self._seen_messages = _Seen()
 
     async def setup_hook(self) -> None:
         # Runs once, right after login and before the gateway: the place to sync (on_ready repeats).
@@ -131,6 +177,9 @@ class DigestBot(discord.Client):
     ) -> None:
         """Validate fast and answer bad input ephemerally at once; otherwise defer (thinking…) before
         any slow work, then follow up. The defer decides visibility: help and list are private."""
+        if not self._seen_interactions.claim(interaction.id):
+            log.info("Discord: interaction %s delivered again, already handled", interaction.id)
+            return
         channel = _home_channel(interaction)
         lang = self.service.channel_lang(PLATFORM, channel)
         try:
@@ -138,25 +187,47 @@ class DigestBot(discord.Client):
             if cmd.action == "day" and not _can_post_digest(interaction):
                 raise InputError(label(lang, "discord_not_here"))
         except DigestError as exc:
-            await interaction.response.send_message(
-                _one_message(str(exc)), ephemeral=True, allowed_mentions=NO_MENTIONS
+            await self._acknowledge(
+                interaction.response.send_message(
+                    _one_message(str(exc)), ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
             )
             return
         if cmd.action == "help":
-            await interaction.response.send_message(
-                help_text(lang), ephemeral=True, allowed_mentions=NO_MENTIONS
+            await self._acknowledge(
+                interaction.response.send_message(
+                    help_text(lang), ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
             )
             return
         private = cmd.action == "list"
-        await interaction.response.defer(thinking=True, ephemeral=private)
+        if not await self._acknowledge(interaction.response.defer(thinking=True, ephemeral=private)):
+            return  # nobody could receive the answer: no work for it
         try:
             result = await self.service.execute(PLATFORM, channel, cmd, user=str(interaction.user.id))
             await self._follow_up(interaction, channel, result, private)
+        except _Lost as exc:
+            if exc.code in _TOKEN_GONE:
+                log.warning("Discord: could not deliver the /digest answer: %s", exc)
+            else:  # e.g. a message Discord refused: the user hears why, if the token still works
+                await self._fail(interaction, label(lang, "discord_failed", error=str(exc)), private)
         except DigestError as exc:
             await self._fail(interaction, str(exc), private)
         except Exception as exc:
             log.exception("Discord /digest failed")
             await self._fail(interaction, label(lang, "discord_failed", error=type(exc).__name__), private)
+
+    @staticmethod
+    async def _acknowledge(response: Awaitable[Any]) -> bool:
+        """The first answer, due within Discord's 3 s. False when Discord did not take it: too late
+        (10062), or already acknowledged elsewhere (40060)."""
+        try:
+            await _deliver(response)
+            return True
+        except _Lost as exc:
+            late = " (it arrived too late: Discord allows 3 s)" if exc.code == 10062 else ""
+            log.warning("Discord: could not acknowledge /digest%s: %s", late, exc)
+            return False
 
     async def _follow_up(
         self, interaction: discord.Interaction, channel: str, result: CommandResult, private: bool
@@ -171,7 +242,7 @@ class DigestBot(discord.Client):
         elif result.kind == "digest":
             assert result.digest is not None
             text = await self._post_day(channel, result.digest, result.lang)
-            await interaction.followup.send(text, allowed_mentions=NO_MENTIONS)
+            await _deliver(interaction.followup.send(text, allowed_mentions=NO_MENTIONS))
         else:
             await self._send_followups(interaction, [{"content": c} for c in content_chunks(result.text)])
 
@@ -179,7 +250,7 @@ class DigestBot(discord.Client):
         """The first follow-up replaces the "thinking…" message; the rest follow it."""
         first = None
         for message in messages:
-            sent = await interaction.followup.send(wait=True, **send_kwargs(message))
+            sent = await _deliver(interaction.followup.send(wait=True, **send_kwargs(message)))
             first = first or sent
         return first
 
@@ -195,11 +266,13 @@ class DigestBot(discord.Client):
         "thinking…" message, so that message is deleted first and the error sent as a new ephemeral one."""
         try:
             if not private:
-                with suppress(discord.HTTPException):
-                    await interaction.delete_original_response()
-            await interaction.followup.send(_one_message(text), ephemeral=True, allowed_mentions=NO_MENTIONS)
-        except discord.HTTPException as exc:  # e.g. the 15-minute interaction token expired
-            log.warning("Discord: could not report an error to the user: %s", reason_of(exc))
+                with suppress(_Lost):
+                    await _deliver(interaction.delete_original_response())
+            await _deliver(
+                interaction.followup.send(_one_message(text), ephemeral=True, allowed_mentions=NO_MENTIONS)
+            )
+        except _Lost as exc:  # e.g. the 15-minute interaction token expired
+            log.warning("Discord: could not report an error to the user: %s", exc)
 
     # -- thread questions -------------------------------------------------------------------------
     async def on_message(self, message: discord.Message) -> None:
@@ -214,36 +287,40 @@ class DigestBot(discord.Client):
             # Without a mention: only a question in one of our threads, and only with the content
             # intent (no text otherwise); "thanks!" is not a question.
             return
+        if not self._seen_messages.claim(message.id):
+            return  # delivered again (a resumed gateway): answered already
+        where = str(message.channel.id)
         reference = message.reference.message_id if message.reference else None
-        ctx = self.service.thread_context(
-            PLATFORM, str(message.channel.id), str(reference) if reference else None
-        )
-        if ctx is None:
-            return  # not one of our threads, nor a reply to one of our cards
+        ctx = self.service.thread_context(PLATFORM, where, str(reference) if reference else None)
+        if ctx is None and not self._mentioned(message):
+            return  # not one of our threads, nor a reply to one of our cards, nor to us
         question = self._question(message)
         try:
-            async with message.channel.typing():
-                ctx.history = await self._history(message)
+            async with _typing(message.channel):
+                if ctx is not None:
+                    ctx.history = await self._history(message)
                 chunks = discord_chunks(await self.service.answer(ctx, question))
+        except _Lost as exc:  # the thread is gone or closed to us: nowhere to answer
+            log.warning("Discord: could not answer in %s: %s", where, exc)
+            return
         except Exception as exc:
             log.exception("Discord: answering a thread question failed")
             chunks = content_chunks(
-                label(
-                    self.service.channel_lang(PLATFORM, str(message.channel.id)),
-                    "discord_failed",
-                    error=type(exc).__name__,
-                )
+                label(self.service.channel_lang(PLATFORM, where), "discord_failed", error=type(exc).__name__)
             )
         try:
             for number, chunk in enumerate(chunks):
-                await message.channel.send(
-                    chunk,
-                    allowed_mentions=NO_MENTIONS,
-                    reference=message if number == 0 else None,
-                    mention_author=False,
+                await _deliver(
+                    message.channel.send(
+                        chunk,
+                        allowed_mentions=NO_MENTIONS,
+                        # still answered when the question was deleted meanwhile
+                        reference=message.to_reference(fail_if_not_exists=False) if number == 0 else None,
+                        mention_author=False,
+                    )
                 )
-        except discord.HTTPException as exc:  # e.g. the thread was archived and locked meanwhile
-            log.warning("Discord: could not answer in %s: %s", message.channel.id, reason_of(exc))
+        except _Lost as exc:  # e.g. the thread was archived and locked meanwhile
+            log.warning("Discord: could not answer in %s: %s", where, exc)
 
     def _wants(self, message: discord.Message) -> bool:
         """Only people in servers: never ourselves, other bots or webhooks (no loops, no DMs)."""
@@ -264,14 +341,39 @@ class DigestBot(discord.Client):
     async def _history(self, message: discord.Message) -> list[tuple[str, str]]:
         """The thread so far, oldest first, as (speaker, text); messages without readable text skipped."""
         history: list[tuple[str, str]] = []
-        async for earlier in message.channel.history(limit=HISTORY_MESSAGES, before=message):
-            text = (earlier.content or "").strip()
-            if not text:
-                continue
-            mine = self.user is not None and earlier.author.id == self.user.id
-            history.append(("assistant" if mine else "user", text))  # as Slack does; no names to the LLM
+        try:
+            async with deadline():
+                async for earlier in message.channel.history(limit=HISTORY_MESSAGES, before=message):
+                    text = (earlier.content or "").strip()
+                    if not text:
+                        continue
+                    mine = self.user is not None and earlier.author.id == self.user.id
+                    history.append(("assistant" if mine else "user", text))  # as Slack does; no names
+        except _DELIVERY_ERRORS as exc:  # e.g. no Read Message History: answer without it
+            log.warning(
+                "Discord: cannot read thread %s for context: %s", message.channel.id, describe_error(exc)
+            )
+            return []
         history.reverse()
         return history
+
+
+@asynccontextmanager
+async def _typing(channel: Any) -> AsyncIterator[None]:
+    """ "digestbot is typing…" while the answer is made. A thread that is gone (404) or closed to us
+    (403) is _Lost; any other failure only costs the indicator."""
+    typing = channel.typing()
+    try:
+        await _deliver(typing.__aenter__())
+    except _Lost as exc:
+        if exc.status in (403, 404) or exc.code == 50083:  # 50083: archived
+            raise
+        yield
+        return
+    try:
+        yield
+    finally:
+        await typing.__aexit__(None, None, None)
 
 
 def _home_channel(interaction: discord.Interaction) -> str:

@@ -239,7 +239,10 @@ class SlackBot:
             if ctx is not None:
                 ctx.history = await self._history(channel, thread, event["ts"], me)
             messages = slack_messages(await self.service.answer(ctx, question))
-        await self.poster.post_messages(channel, messages, thread=thread)
+        try:
+            await self.poster.post_messages(channel, messages, thread=thread)
+        except DigestError as exc:  # archived, deleted, bot removed: nowhere left to answer
+            log.warning("Slack: could not answer in %s: %s", channel, exc)
 
     async def _history(
         self, channel: str, thread: str, current: str, me: str | None

@@ -14,6 +14,13 @@ bucket answers 429, and `rate_limit()` queues 429s with `retry_after` in the JSO
 Retry-After header. Every response has a `Via` header: discord.py treats a 429 without one as a
 Cloudflare ban.
 
+Slash commands: `interaction()` registers an application-command interaction and returns its
+INTERACTION_CREATE payload (what the gateway delivers); its callback (POST /interactions/{id}/{token}/
+callback, acknowledged once, 10062 when `late` or unknown, 40060 the second time) and follow-ups
+through the interaction webhook (POST /webhooks/{application_id}/{token}, 10015 once `expire()`d, as
+after 15 minutes) are recorded in `interactions`. `guild_payload()` and `message_payload()` are the
+GUILD_CREATE and MESSAGE_CREATE payloads of the gateway, for feeding discord.py's parsers directly.
+
 Faults after acceptance (`fail_after_accept`, `drop_after_accept`) store the message first and then
 answer 500 or close the connection without an answer: the ambiguous failures a poster must survive
 without posting twice. `on_accept(channel_id, message)` runs after each stored message (the chaos
@@ -78,6 +85,25 @@ class Call:
     files: tuple[tuple[str, bytes], ...] = ()  # (filename, content)
 
 
+@dataclass
+class Interaction:
+    """A slash command as Discord sees it: acknowledged at most once, then followed up by its token."""
+
+    id: str
+    token: str
+    late: bool = False  # delivered after Discord's 3 s: its callback is "Unknown interaction"
+    expired: bool = False  # its token is older than 15 minutes: follow-ups are "Unknown Webhook"
+    callbacks: list[dict[str, Any]] = field(default_factory=list)  # accepted callbacks (type, data)
+    followups: list[dict[str, Any]] = field(default_factory=list)  # messages sent through the token
+    deleted_original: bool = False
+
+    @property
+    def replies(self) -> list[dict[str, Any]]:
+        """What the user saw: a type-4 callback's message and every follow-up, in order."""
+        first = [c.get("data") or {} for c in self.callbacks if c.get("type") == 4]
+        return first + self.followups
+
+
 class _Bucket:
     """One rate-limit bucket: a fixed window of `limit` requests per `per` seconds."""
 
@@ -101,10 +127,14 @@ def _id_template(path: str) -> tuple[str, str]:
     """("/channels/{channel_id}/messages/{message_id}", major parameter) for a concrete path."""
     names = {"channels": "channel_id", "messages": "message_id", "guilds": "guild_id"}
     names |= {"applications": "application_id", "webhooks": "webhook_id", "users": "user_id"}
+    names |= {"interactions": "interaction_id"}
     parts = path.strip("/").split("/")
     out, major = [], ""
     for i, part in enumerate(parts):
         prev = parts[i - 1] if i else ""
+        if i == 2 and parts[0] in ("webhooks", "interactions"):
+            out.append("{token}")  # an interaction's token, never in a route name
+            continue
         if part.isdigit() and prev in names:
             out.append("{" + names[prev] + "}")
             if prev in ("channels", "guilds", "webhooks") and not major:
@@ -168,6 +198,7 @@ class FakeDiscord(FakeServer):
         self.channels: dict[str, dict[str, Any]] = {}
         self.messages: dict[str, list[dict[str, Any]]] = {}  # channel or thread id → messages, oldest first
         self.commands: dict[str, list[dict[str, Any]]] = {}  # "global" or guild id → synced commands
+        self.interactions: dict[str, Interaction] = {}  # interaction id → what it was answered
         self._lock = threading.Lock()
         self._faults: deque[Fault] = deque()
         self._buckets: dict[str, _Bucket] = {}
@@ -245,6 +276,130 @@ class FakeDiscord(FakeServer):
         with self._lock:
             self.messages.setdefault(str(channel_id), []).append(message)
         return message
+
+    # -- slash commands and gateway payloads ------------------------------------------------------------
+    def interaction(
+        self,
+        options: dict[str, str] | None = None,
+        *,
+        channel_id: int | str | None = None,
+        user_id: str = "42",
+        late: bool = False,
+    ) -> dict[str, Any]:
+        """A `/digest` invocation: registered here, returned as the gateway's INTERACTION_CREATE data."""
+        interaction_id = self.snowflake()
+        token = f"itoken-{interaction_id}"
+        self.interactions[interaction_id] = Interaction(interaction_id, token, late=late)
+        channel = self.channels[str(channel_id or next(iter(self.channels)))]
+        command_id = next((c["id"] for c in self.commands.get(str(self.guild_id), [])), self.snowflake())
+        user = {"id": user_id, "username": "someone", "discriminator": "0", "avatar": None}
+        return {
+            "id": interaction_id,
+            "application_id": str(self.application_id),
+            "type": 2,
+            "token": token,
+            "version": 1,
+            "guild_id": str(self.guild_id),
+            "channel_id": channel["id"],
+            "channel": {**channel, "guild_id": str(self.guild_id)},
+            "member": {
+                "user": user,
+                "roles": [],
+                "joined_at": _NOW,
+                "deaf": False,
+                "mute": False,
+                "permissions": "2251799813685247",
+                "flags": 0,
+            },
+            "app_permissions": "2251799813685247",
+            "locale": "en-US",
+            "guild_locale": "en-US",
+            "entitlements": [],
+            "attachment_size_limit": 10 * 1024 * 1024,
+            "authorizing_integration_owners": {"0": str(self.guild_id)},
+            "context": 0,
+            "data": {
+                "id": command_id,
+                "name": "digest",
+                "type": 1,
+                "guild_id": str(self.guild_id),
+                "options": [{"name": k, "type": 3, "value": v} for k, v in (options or {}).items()],
+            },
+        }
+
+    def expire(self, interaction_id: str) -> None:
+        """The interaction's token is past its 15 minutes: follow-ups now fail."""
+        self.interactions[interaction_id].expired = True
+
+    def guild_payload(self) -> dict[str, Any]:
+        """GUILD_CREATE: the guild with its channels and active threads, as the gateway sends it."""
+        channels = [{**c, "guild_id": str(self.guild_id)} for c in self.channels.values() if c["type"] != 11]
+        threads = [c for c in self.channels.values() if c["type"] == 11]
+        return {
+            "id": str(self.guild_id),
+            "name": "acme",
+            "icon": None,
+            "owner_id": "1",
+            "region": "",
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "roles": [],
+            "emojis": [],
+            "features": [],
+            "mfa_level": 0,
+            "system_channel_id": None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "vanity_url_code": None,
+            "description": None,
+            "banner": None,
+            "premium_tier": 0,
+            "preferred_locale": "en-US",
+            "public_updates_channel_id": None,
+            "nsfw_level": 0,
+            "premium_progress_bar_enabled": False,
+            "member_count": 2,
+            "members": [],
+            "channels": channels,
+            "threads": threads,
+            "stickers": [],
+            "large": False,
+            "unavailable": False,
+        }
+
+    def message_payload(
+        self,
+        channel_id: int | str,
+        content: str,
+        *,
+        author_id: str = "42",
+        bot: bool = False,
+        mentions: tuple[dict[str, Any], ...] = (),
+        reference: str | None = None,
+    ) -> dict[str, Any]:
+        """MESSAGE_CREATE for a message someone wrote (stored, so history and replies find it)."""
+        message = self.add_user_message(channel_id, content, author_id=author_id)
+        message["author"]["bot"] = bot
+        message["mentions"] = list(mentions)
+        message["guild_id"] = str(self.guild_id)
+        message["member"] = {"roles": [], "joined_at": _NOW, "deaf": False, "mute": False, "flags": 0}
+        if reference:
+            message["type"] = 19
+            message["message_reference"] = {"message_id": reference, "channel_id": str(channel_id)}
+        return message
+
+    def archive(self, thread_id: str, *, locked: bool = False) -> None:
+        """The thread is archived (and locked): posting in it is refused (50083)."""
+        meta = self.channels[str(thread_id)]["thread_metadata"]
+        meta["archived"], meta["locked"] = True, locked
+
+    def delete_channel(self, channel_id: str) -> None:
+        with self._lock:
+            self.channels.pop(str(channel_id), None)
+            self.messages.pop(str(channel_id), None)
 
     # -- faults -----------------------------------------------------------------------------------
     def rate_limit(
@@ -346,7 +501,8 @@ class FakeDiscord(FakeServer):
     ) -> Response:
         if not request.path.startswith(API_PREFIX + "/"):
             return _json({"message": "404: Not Found", "code": 0}, 404)
-        if request.headers.get("Authorization") != f"Bot {self.token}":
+        token_route = route.split(" ", 1)[1].startswith(("/interactions/", "/webhooks/"))
+        if not token_route and request.headers.get("Authorization") != f"Bot {self.token}":
             return _json({"message": "401: Unauthorized", "code": 0}, 401)
         fault = self._take_fault(route)
         if fault is not None and not fault.accepted:
@@ -401,6 +557,8 @@ class FakeDiscord(FakeServer):
             return _json(self._application())
         if route.startswith("PUT /applications/{application_id}/"):
             return self._sync_commands(parts, payload)
+        if parts[0] in ("interactions", "webhooks"):
+            return self._interaction_route(route, parts, payload or {}, files)
         if parts[0] != "channels" or len(parts) < 2:
             return _json({"message": "404: Not Found", "code": 0}, 404)
         channel_id = parts[1]
@@ -430,6 +588,49 @@ class FakeDiscord(FakeServer):
         return _json({"message": "404: Not Found", "code": 0}, 404)
 
     # -- endpoints --------------------------------------------------------------------------------
+    def _interaction_route(
+        self, route: str, parts: list[str], payload: dict[str, Any], files: list[tuple[str, bytes]]
+    ) -> Response:
+        by_token = {i.token: i for i in self.interactions.values()}
+        if parts[0] == "interactions":  # POST /interactions/{id}/{token}/callback
+            found = self.interactions.get(parts[1])
+            if found is None or found.late or found.token != parts[2]:
+                return _json({"message": "Unknown interaction", "code": 10062}, 404)
+            with self._lock:
+                if found.callbacks:
+                    return _json(
+                        {"message": "Interaction has already been acknowledged.", "code": 40060}, 400
+                    )
+                found.callbacks.append(payload)
+            data = payload.get("data") or {}
+            ephemeral = bool(int(data.get("flags") or 0) & 64)
+            body: dict[str, Any] = {
+                "interaction": {
+                    "id": found.id,
+                    "type": 2,
+                    "response_message_loading": payload.get("type") == 5,
+                    "response_message_ephemeral": ephemeral,
+                },
+                "resource": {"type": payload.get("type")},
+            }
+            return _json(body)
+        found = by_token.get(parts[2]) if len(parts) > 2 else None
+        if found is None or found.expired or parts[1] != str(self.application_id):
+            return _json({"message": "Unknown Webhook", "code": 10015}, 404)
+        if route == "POST /webhooks/{webhook_id}/{token}":
+            errors = self.validate_message(payload, files)
+            if errors:
+                return _json(errors if "code" in errors else _error(errors), 400)
+            message = self._message(str(self.application_id), payload, files)
+            message["flags"] = int(payload.get("flags") or 0)
+            with self._lock:
+                found.followups.append(message)
+            return _json(message)
+        if route == "DELETE /webhooks/{webhook_id}/{token}/messages/@original":
+            found.deleted_original = True
+            return Response(status=204)
+        return _json({"message": "404: Not Found", "code": 0}, 404)
+
     def _application(self) -> dict[str, Any]:
         return {
             "id": str(self.application_id),
@@ -463,6 +664,15 @@ class FakeDiscord(FakeServer):
     def _create_message(
         self, channel_id: str, payload: dict[str, Any], files: list[tuple[str, bytes]]
     ) -> Response:
+        meta = self.channels[channel_id].get("thread_metadata") or {}
+        if meta.get("locked") or meta.get("archived"):
+            return _json({"message": "Thread is archived", "code": 50083}, 400)
+        reference = payload.get("message_reference") or {}
+        known = {m["id"] for m in self.messages_in(channel_id)}
+        wanted = str(reference.get("message_id") or "")
+        if wanted and wanted not in known and reference.get("fail_if_not_exists", True):
+            unknown = {"code": "MESSAGE_REFERENCE_UNKNOWN_MESSAGE", "message": "Unknown message"}
+            return _json(_error({"message_reference": {"_errors": [unknown]}}), 400)
         errors = self.validate_message(payload, files)
         if errors:
             body = errors if "code" in errors else _error(errors)
@@ -656,6 +866,9 @@ class FakeDiscord(FakeServer):
             found["edited_timestamp"] = datetime.now(UTC).isoformat()
             self.edits[message_id] += 1
         return _json(found)
+
+
+_NOW = "2026-01-27T00:00:00+00:00"
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:

@@ -512,8 +512,10 @@ async def test_a_mention_in_our_thread_is_answered_in_the_thread(bot, posted):
     await bot.on_message(question)
     channel.send.assert_awaited_once()
     args, kw = channel.send.call_args
+    # a reply to the question, still sent if the question is deleted meanwhile
+    question.to_reference.assert_called_once_with(fail_if_not_exists=False)
     assert (
-        kw["reference"] is question
+        kw["reference"] is question.to_reference.return_value
         and kw["allowed_mentions"] is NO_MENTIONS
         and kw["mention_author"] is False
     )
@@ -558,10 +560,14 @@ async def test_the_answerer_gets_the_question_the_history_and_its_answer_is_defu
     assert not LIVE_MENTION.search(sent) and "\\[docs\\]" in sent  # no ping, no masked link
 
 
-async def test_not_our_thread_is_silent(bot, posted):
+async def test_not_our_thread_is_silent_unless_we_are_mentioned(bot, posted):
     channel = thread_channel("123456789012345678")
-    await bot.on_message(message(bot, channel, "risks?"))
+    bot.message_content = True
+    await bot.on_message(message(bot, channel, "risks?", mention=False))
     channel.send.assert_not_called()
+    await bot.on_message(message(bot, channel, "risks?"))  # asked by name: told where to ask
+    channel.send.assert_awaited_once()
+    assert "digest" in channel.send.call_args.args[0]
 
 
 async def test_own_and_other_bots_messages_are_ignored(bot, posted):

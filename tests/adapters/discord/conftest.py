@@ -1,0 +1,4 @@
+"""The Discord adapter's fixtures (FakeDiscord, settings, a real ChatService, a logged-in DigestBot),
+shared by its test modules."""
+
+from tests.adapters.discord.test_discord_bot import bot, events, fake, service, settings  # noqa: F401
