@@ -7,7 +7,9 @@
 - a squash body listing N/4 branch-internal reverts (each is checked against the list);
 - ranking (`rank`) of one commit with N renamed public functions (a generated module rewritten);
 - the knobs of a native source (`knob_surface`): N environment reads, and a Rust struct of N fields each under
-  a run of clap attributes (a first version re-read the run after every attribute: 50,000 took minutes).
+  a run of clap attributes (a first version re-read the run after every attribute: 50,000 took minutes), one
+  long word with "env" all through it and nested `cl::opt` openings (a review found 8 s for 36 KB and 34 s
+  for 1 MB).
 
 Before the robustness round the one-line lists and the reverts grew with the square of their length (the
 109 KB list of 15,000 PRs ran past 120 s in a digest) and so did the ranking (18,000 renames: 34 s). No
@@ -89,6 +91,18 @@ def main() -> None:
         f"knobs of a C++ file reading {n:,} variables",
         len(reads),
         lambda: f"{len(knob_surface('src/env.cc', reads, reads + 'int x;').changes)} changes",
+    )
+    word = "xenv" * (n * 16)  # one long word, "env" all through it
+    timed(
+        f"knobs of a file that is one {len(word) // 1024:,} KB word",
+        len(word),
+        lambda: f"{len(knob_surface('src/blob.cc', word, word + ' ').changes)} changes",
+    )
+    openings = "cl::opt<int> x(" * (n * 4)  # declarations opened inside each other, never closed
+    timed(
+        f"knobs of {n * 4:,} nested `cl::opt` openings",
+        len(openings),
+        lambda: f"{len(knob_surface('lib/x.cpp', openings, openings + ';').changes)} changes",
     )
     fields = "".join(
         f"    #[arg(long)]\n    #[arg(short)]\n    #[serde(skip)]\n    f{i}: bool,\n" for i in range(n)

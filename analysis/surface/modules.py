@@ -61,6 +61,9 @@ def module_facts(
     had, has = set(old_of.values()), set(new_of.values())
     gone = [f for f in python if id(f) in old_of and old_of[id(f)] not in has and _public(old_of[id(f)])]
     came = [f for f in python if id(f) in new_of and new_of[id(f)] not in had]
+    by_file: dict[tuple[SurfaceKind, str], list[SurfaceChange]] = {}  # (REMOVED | ADDED, path) → its facts
+    for c in names:
+        by_file.setdefault((c.kind, c.path), []).append(c)
     renamed: list[tuple[str, str, str]] = []  # (old module, new module, new path)
     removed: list[tuple[str, str]] = []  # (module, old path)
     moved: set[int] = set()
@@ -72,7 +75,7 @@ def module_facts(
             taken.add(id(f))
             continue
         candidates = [c for c in came if c.before is None and id(c) not in taken]
-        partner, shared = _partner(old, f, candidates, new_of, names)
+        partner, shared = _partner(old, f, candidates, new_of, by_file)
         if partner is None:
             removed.append((old, f.previous_path or f.path))
             continue
@@ -114,14 +117,14 @@ def _partner(
     deleted: FileVersions,
     added: Sequence[FileVersions],
     new_of: dict[int, str],
-    names: Sequence[SurfaceChange],
+    by_file: dict[tuple[SurfaceKind, str], list[SurfaceChange]],
 ) -> tuple[FileVersions | None, set[int]]:
     """The added module that holds most of a deleted module's public names (at least _SHARED_NAMES of
     them), with the ids of the REMOVED and ADDED facts of the names they share."""
     gone = {
         c.name[len(old) + 1 :]: c
-        for c in names
-        if c.kind == SurfaceKind.REMOVED and c.path == deleted.path and c.name.startswith(f"{old}.")
+        for c in by_file.get((SurfaceKind.REMOVED, deleted.path), ())
+        if c.name.startswith(f"{old}.")
     }
     best: FileVersions | None = None
     best_shared: set[int] = set()
@@ -130,8 +133,8 @@ def _partner(
         new = new_of[id(f)]
         came = {
             c.name[len(new) + 1 :]: c
-            for c in names
-            if c.kind == SurfaceKind.ADDED and c.path == f.path and c.name.startswith(f"{new}.")
+            for c in by_file.get((SurfaceKind.ADDED, f.path), ())
+            if c.name.startswith(f"{new}.")
         }
         shared = gone.keys() & came.keys()
         if len(shared) >= _SHARED_NAMES * len(gone) and len(shared) > most:

@@ -50,7 +50,9 @@ _HINT = re.compile(
     r"|\.long\(|\.(?:required)?[oO]ption\("
 )
 _Q = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""  # a one-line string literal, either quote
-_ENV_CALL = re.compile(rf"\b(\w*(?:env|Env|ENV)\w*)\s*!?\s*\(\s*[&*]?\s*(?:[LuU]8?)?({_Q})")
+# a word then a call of a string: whether the word reads the environment is `_reads_env`'s (a pattern that
+# looked for "env" inside the word backtracked over every "env" of a long one: minutes on a hostile file)
+_ENV_CALL = re.compile(rf"\b(\w++)\s*+!?\s*+\(\s*[&*]?\s*(?:[LuU]8?)?({_Q})")
 _RUST_ENV = re.compile(rf"\benv::var(?:_os)?\s*\(\s*({_Q})")
 _JS_ENV = re.compile(rf"\bprocess\.env(?:\.([A-Za-z_]\w*)|\[\s*({_Q})\s*\])")
 _LLVM = re.compile(r"\bcl::(opt|list|bits)\s*<((?:[^<>;]|<[^<>;]*>)*)>\s*\w+\s*\(")
@@ -66,10 +68,13 @@ _GO_KINDS = re.compile(
 )
 _CLAP_ATTR = re.compile(r"#\[(?:arg|clap|structopt)\s*\(")
 _CLAP_FIELD = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(\w+)\s*:")
+_ARGUMENTS_READ = 4000  # characters of one declaration's arguments read at most
+MAX_DECLARATIONS = 5000  # option declarations read per file version
 _ATTRIBUTES_SKIPPED = 16  # at most this many attributes or comments between clap's and its field
 _CLAP_BUILDER = re.compile(rf"\.long\s*\(\s*({_Q})\s*\)")
 _JS_OPTION = re.compile(rf"\.(?:option|requiredOption)\s*\(\s*({_Q}|`[^`\n]*`)")
 _LONG_FLAG = re.compile(r"--([A-Za-z0-9][\w.-]*)")
+_INDENT = re.compile(r"[ \t]*")
 _BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _FLAG_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 # What Cargo itself sets for a crate's build script and compile-time `env!` (`CARGO_PKG_VERSION`, `OUT_DIR`,
@@ -128,7 +133,7 @@ def read_knobs(text: str, path: str) -> Knobs:
 def _envs(text: str, path: str) -> Iterator[tuple[str, int]]:
     for m in _ENV_CALL.finditer(text):
         function = m.group(1).lower()
-        if _reads_env(function):
+        if "env" in function and _reads_env(function):
             yield _unquote(m.group(2)), m.start()
     if path.endswith(".rs"):
         for m in _RUST_ENV.finditer(text):
@@ -149,59 +154,88 @@ def _reads_env(function: str) -> bool:
     )
 
 
+class _Calls:
+    """The arguments of the declarations a file's patterns find, each read once: a match that starts inside the
+    arguments of the one read before it is part of them, and at most MAX_DECLARATIONS are read per file (a
+    file of nested or repeated openings was read again from each: seconds per megabyte)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.left, self.until = text, MAX_DECLARATIONS, -1
+
+    def arguments(self, match_start: int, start: int, close: str = ")") -> list[str] | None:
+        if match_start < self.until or self.left <= 0:
+            return None
+        self.left -= 1
+        args, self.until = _call(self.text, start, close)
+        return args
+
+    def fresh(self) -> None:
+        """The next pattern's matches may overlap this one's."""
+        self.until = -1
+
+
 def _options(text: str, path: str, lines: _Lines) -> Iterator[tuple[str, _Option]]:
     def option(name: str, at: int, shape: str, default: str | None = None) -> Iterator[tuple[str, _Option]]:
         name = name.strip().lstrip("-")
         if _FLAG_NAME.fullmatch(name) and not lines.commented(at):
             yield f"--{name}", _Option(lines.number(at), shape, _tidy(default))
 
+    calls = _Calls(text)
     for m in _LLVM.finditer(text):
-        args = _arguments(text, m.end())
+        args = calls.arguments(m.start(), m.end())
         if args and _is_string(args[0]):
             inits = [i for i in map(_LLVM_INIT.search, args) if i is not None]
             default = next(iter(_arguments(inits[0].string, inits[0].end())), None) if inits else None
             yield from option(
                 _unquote(args[0]), m.start(), f"cl::{m.group(1)}<{m.group(2).strip()}>", default
             )
+    calls.fresh()
     for m in _GFLAGS.finditer(text):
-        args = _arguments(text, m.end())
-        if len(args) >= 2:
+        args = calls.arguments(m.start(), m.end())
+        if args and len(args) >= 2:
             yield from option(args[0], m.start(), f"gflags:{m.group(1)}", args[1])
+    calls.fresh()
     for m in _ABSL.finditer(text):
-        args = _arguments(text, m.end())
-        if len(args) >= 3:
+        args = calls.arguments(m.start(), m.end())
+        if args and len(args) >= 3:
             yield from option(args[1], m.start(), f"absl:{args[0]}", args[2])
+    calls.fresh()
     if path.endswith(".td"):
-        yield from _tablegen(text, option)
+        yield from _tablegen(text, calls, option)
     if path.endswith(".go"):
-        yield from _go(text, option)
+        yield from _go(text, calls, option)
     if path.endswith(".rs"):
-        yield from _clap(text, option)
+        yield from _clap(text, calls, option)
+    calls.fresh()
     if "option" in text.lower():
         for m in _JS_OPTION.finditer(text):
             spec = _unquote(m.group(1))
             longs = _LONG_FLAG.findall(spec)
-            args = _arguments(text, text.index("(", m.start()) + 1)
+            args = calls.arguments(m.start(), text.index("(", m.start()) + 1)
+            if args is None:
+                continue
             if longs:
                 yield from option(longs[0], m.start(), "option", args[2] if len(args) >= 3 else None)
             elif len(args) >= 2 and args[1].startswith("{"):  # yargs: .option("name", {...})
                 yield from option(spec, m.start(), "option")
 
 
-def _tablegen(text: str, option) -> Iterator[tuple[str, _Option]]:
+def _tablegen(text: str, calls: _Calls, option) -> Iterator[tuple[str, _Option]]:
     for m in _TABLEGEN.finditer(text):
-        args = _arguments(text, m.end(), close=">")
-        if len(args) >= 3 and all(_is_string(a) for a in args[:3]):
+        args = calls.arguments(m.start(), m.end(), close=">")
+        if args and len(args) >= 3 and all(_is_string(a) for a in args[:3]):
             default = args[3] if m.group(1) == "Option" and len(args) >= 5 else None
             yield from option(_unquote(args[1]), m.start(), f"tablegen:{_unquote(args[2])}", default)
 
 
-def _go(text: str, option) -> Iterator[tuple[str, _Option]]:
+def _go(text: str, calls: _Calls, option) -> Iterator[tuple[str, _Option]]:
     for m in _GO.finditer(text):
         kind = _GO_KINDS.fullmatch(m.group(1))
         if kind is None:
             continue
-        args = _arguments(text, m.end())
+        args = calls.arguments(m.start(), m.end())
+        if args is None:
+            continue
         if kind.group(2):
             args = args[1:]  # the variable the flag is stored in
         if args and _is_string(args[0]):
@@ -210,12 +244,14 @@ def _go(text: str, option) -> Iterator[tuple[str, _Option]]:
             yield from option(_unquote(args[0]), m.start(), f"go:{kind.group(1)}", default)
 
 
-def _clap(text: str, option) -> Iterator[tuple[str, _Option]]:
+def _clap(text: str, calls: _Calls, option) -> Iterator[tuple[str, _Option]]:
     for m in _CLAP_ATTR.finditer(text):
-        args = _arguments(text, m.end())
-        if not any(a == "long" or (a.startswith("long") and a[4:].lstrip().startswith("=")) for a in args):
+        args = calls.arguments(m.start(), m.end())
+        if not args or not any(
+            a == "long" or (a.startswith("long") and a[4:].lstrip().startswith("=")) for a in args
+        ):
             continue
-        close = text.find("]", m.end())
+        close = text.find("]", calls.until)  # past the attribute's arguments: a `]` inside them is theirs
         after = _CLAP_FIELD.match(text, _past_attributes(text, close + 1)) if close >= 0 else None
         named = next((a.split("=", 1)[1].strip() for a in args if a.startswith("long") and "=" in a), None)
         name = _unquote(named) if named else (after.group(1).replace("_", "-") if after else None)
@@ -235,7 +271,7 @@ def _past_attributes(text: str, at: int) -> int:
         while at < len(text) and text[at].isspace():
             at += 1
         if text.startswith("#[", at):
-            end = text.find("]", at)
+            end = _call(text, at + 2, "]")[1] - 1  # its closing bracket, past any inside it
         elif text.startswith("//", at):
             end = text.find("\n", at)
         else:
@@ -289,11 +325,17 @@ def _option_changes(path: str, old: Knobs, new: Knobs, after: str) -> Iterator[S
 
 
 def _arguments(text: str, start: int, close: str = ")") -> list[str]:
+    return _call(text, start, close)[0]
+
+
+def _call(text: str, start: int, close: str = ")") -> tuple[list[str], int]:
     """The comma-separated arguments from `start` (just after the opening bracket) to the matching `close`,
-    each stripped; string literals and nested brackets are kept whole. Unclosed: what was read."""
+    each stripped, and where they end (just past `close`); string literals and nested brackets are kept
+    whole. Unclosed: what was read within _ARGUMENTS_READ characters, and where the reading stopped."""
     args: list[str] = []
-    depth, i, begin, n = 0, start, start, min(len(text), start + 4000)
-    opening = {")": "(", ">": "<"}[close]
+    depth, i, begin, n = 0, start, start, min(len(text), start + _ARGUMENTS_READ)
+    opening = {")": "(", ">": "<", "]": "["}[close]
+    closed = False
     while i < n:
         c = text[i]
         if c in "\"'":
@@ -304,6 +346,7 @@ def _arguments(text: str, start: int, close: str = ")") -> list[str]:
             depth += 1
         elif c in ")]}" or c == close == ">":
             if depth == 0 and c == close:
+                closed = True
                 break
             depth -= 1
         elif c == "," and depth == 0:
@@ -315,7 +358,8 @@ def _arguments(text: str, start: int, close: str = ")") -> list[str]:
     last = text[begin:i].strip()
     if last:
         args.append(last)
-    return [_BLOCK_COMMENT.sub("", a).strip() for a in args]  # `/*default=*/"true"`: the value
+    # `/*default=*/"true"`: the value
+    return [_BLOCK_COMMENT.sub("", a).strip() for a in args], i + 1 if closed else i
 
 
 def _string_end(text: str, i: int) -> int:
@@ -376,8 +420,11 @@ class _Lines:
         return bisect_right(self.starts, at)
 
     def commented(self, at: int) -> bool:
-        start = self.starts[self.number(at) - 1]
-        head = self.text[start:at].lstrip()
-        return head.startswith(("//", "/*", "*", "<!--")) or (
-            head.startswith("#") and not head.startswith("#[")
+        """Whether the line starts as a comment (its indentation skipped; no copy of a long line is made)."""
+        first = _INDENT.match(self.text, self.starts[self.number(at) - 1]).end()
+        if first >= at:
+            return False
+        text = self.text
+        return text.startswith(("//", "/*", "*", "<!--"), first) or (
+            text.startswith("#", first) and not text.startswith("#[", first)
         )

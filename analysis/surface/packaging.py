@@ -701,20 +701,34 @@ def _npm(root: str, text: str, listing: set[str] | None = None) -> Distribution 
 
 
 def _any_tracked(root: str, patterns: list[str], listing: set[str]) -> bool:
-    """Whether any file of the repository is one the patterns publish (a plain folder or file name is
-    looked up directly; a glob is matched against the files under root)."""
+    """Whether any code file of the repository is one the patterns publish (a plain folder or file name is
+    looked up directly; a glob is matched against the files under root). The files npm publishes whatever
+    `files` says (README, LICENSE, CHANGELOG, package.json) and other prose say nothing about the code."""
     plain = [p.rstrip("/") for p in patterns if not any(c in p for c in "*?[!")]
-    if any(f"{root}{p}" in listing for p in plain):
+    if any(f"{root}{p}" in listing and _code_file(p) for p in plain):
         return True
     folders = tuple(f"{root}{p}/" for p in plain)
     globs = tuple(p for p in patterns if any(c in p for c in "*?["))
     spec = _spec(globs) if globs else None
     for path in listing:
+        if not _code_file(path):
+            continue
         if path.startswith(folders) or (
             spec is not None and path.startswith(root) and spec.match_file(path[len(root) :])
         ):
             return True
     return False
+
+
+_ALWAYS_PUBLISHED = ("readme", "license", "licence", "changelog", "history", "notice", "authors")
+_PROSE_SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".adoc")
+
+
+def _code_file(path: str) -> bool:
+    name = posixpath.basename(path).lower()
+    return not (
+        name.startswith(_ALWAYS_PUBLISHED) or name == "package.json" or name.endswith(_PROSE_SUFFIXES)
+    )
 
 
 def _strings_in(value: object) -> list[str]:

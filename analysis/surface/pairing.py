@@ -55,15 +55,28 @@ _MOVES = {
     SurfaceKind.ENV_REMOVED: SurfaceKind.ENV_ADDED,
     SurfaceKind.OPTION_REMOVED: SurfaceKind.OPTION_ADDED,
 }
+_RENAMES = {
+    SurfaceKind.ENV_RENAMED: SurfaceKind.ENV_ADDED,
+    SurfaceKind.OPTION_RENAMED: SurfaceKind.OPTION_ADDED,
+}
 
 
 def without_moves(changes: tuple[SurfaceChange, ...]) -> tuple[SurfaceChange, ...]:
     """An environment variable or option no longer read in one file but read in another is where it was for
-    its users: neither removed nor added."""
+    its users: neither removed nor added. A file that drops one and reads a new one looks renamed to its
+    own parser; when another file of the commit reads the old one, the new one is only added."""
     came = {(c.kind, c.name) for c in changes if c.kind in _MOVES.values()}
-    moved = {c.name for c in changes if c.kind in _MOVES and (_MOVES[c.kind], c.name) in came}
-    if not moved:
+    gone = [c for c in changes if c.kind in _MOVES and (_MOVES[c.kind], c.name) in came]
+    kept = [c for c in changes if c.kind in _RENAMES and (_RENAMES[c.kind], c.old) in came]
+    if not gone and not kept:
         return changes
-    return tuple(
-        c for c in changes if not (c.name in moved and (c.kind in _MOVES or c.kind in _MOVES.values()))
-    )
+    moved = {(_MOVES[c.kind], c.name) for c in gone} | {(_RENAMES[c.kind], c.old) for c in kept}
+    out: list[SurfaceChange] = []
+    for c in changes:
+        if c.kind in _RENAMES and (_RENAMES[c.kind], c.old) in moved:
+            out.append(SurfaceChange(_RENAMES[c.kind], c.name, c.path, c.line))
+        elif (c.kind, c.name) in moved or (c.kind in _MOVES and (_MOVES[c.kind], c.name) in moved):
+            continue
+        else:
+            out.append(c)
+    return tuple(out)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -13,23 +13,12 @@ import pytest
 from adapters.github import GitHubSource
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.window import day_window
-from bot.store.db import Store
+from tests.adapters.conftest import NOW
 from tests.fakes.github import FakeGitHub, linear_history, make_commit, make_file
 
 REPO = "octo/demo"
 START, END = day_window(date(2026, 1, 29), ZoneInfo("Asia/Shanghai"))  # [01-28 16:00Z, 01-29 16:00Z)
-NOW = 1_800_000_000.0  # the injected clock, epoch seconds
 TOKEN = "ghp_secretTOKEN1234567890"
-
-
-class Sleeps:
-    """Injected sleep: records what the source asked for, waits for nothing."""
-
-    def __init__(self) -> None:
-        self.calls: list[float] = []
-
-    async def __call__(self, seconds: float) -> None:
-        self.calls.append(seconds)
 
 
 @pytest.fixture
@@ -37,28 +26,6 @@ def fake() -> Iterator[FakeGitHub]:
     with FakeGitHub(REPO) as gh:
         yield gh
         gh.check()
-
-
-@pytest.fixture
-def sleeps() -> Sleeps:
-    return Sleeps()
-
-
-@pytest.fixture
-async def source_for(store: Store, sleeps: Sleeps) -> AsyncIterator[Callable[..., GitHubSource]]:
-    made: list[GitHubSource] = []
-
-    def make(gh: FakeGitHub, **kw: Any) -> GitHubSource:
-        kw.setdefault("base_url", gh.base_url)
-        kw.setdefault("sleep", sleeps)
-        kw.setdefault("clock", lambda: NOW)
-        src = GitHubSource(kw.pop("repo", gh.repo), store=store, **kw)
-        made.append(src)
-        return src
-
-    yield make
-    for src in made:
-        await src.aclose()
 
 
 def list_requests(gh: FakeGitHub) -> list[Any]:

@@ -4,16 +4,15 @@ ends, answers of the wrong shape, answers that trickle in, absurd rate-limit hea
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from adapters.github import GitHubSource
 from analysis.errors import RateLimited, SourceError
-from bot.store.db import Store
-from tests.adapters.test_github import END, NOW, REPO, START, Sleeps, detail_requests, list_requests
+from tests.adapters.conftest import NOW
+from tests.adapters.test_github import END, REPO, START, detail_requests, list_requests
 from tests.fakes.github import FakeGitHub, linear_history, make_commit, make_file
 
 LIST = r"/commits$"
@@ -25,25 +24,6 @@ def fake() -> Iterator[FakeGitHub]:
     with FakeGitHub(REPO, linear_history(3, START + timedelta(hours=3))) as gh:
         yield gh
         gh.check()
-
-
-@pytest.fixture
-def sleeps() -> Sleeps:
-    return Sleeps()
-
-
-@pytest.fixture
-async def source_for(store: Store, sleeps: Sleeps) -> AsyncIterator[Callable[..., GitHubSource]]:
-    made: list[GitHubSource] = []
-
-    def make(gh: FakeGitHub, **kw: Any) -> GitHubSource:
-        src = GitHubSource(gh.repo, store=store, base_url=gh.base_url, sleep=sleeps, clock=lambda: NOW, **kw)
-        made.append(src)
-        return src
-
-    yield make
-    for src in made:
-        await src.aclose()
 
 
 def big_commit(files: int, title: str = "many files") -> dict[str, Any]:

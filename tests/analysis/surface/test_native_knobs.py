@@ -204,3 +204,30 @@ def test_header_api_and_knobs_together_and_go_internal_flags():
     )
     found = {(c.kind, c.name) for c in commit_surface([header, internal], None, None)}
     assert found == {(K.ADDED, "kit_debug"), (K.ENV_ADDED, "KIT_DEBUG"), (K.DEFAULT_CHANGED, "--jobs")}
+
+
+def test_a_clap_attribute_holding_brackets_still_names_its_field():
+    text = '#[derive(Parser)]\nstruct Cli {\n    #[arg(long, value_parser = ["fast", "slow"])]\n    #[serde(rename = "x]")]\n    mode: String,\n    #[arg(long)]\n    verbose: bool,\n}\n'
+    assert set(read_knobs(text, "src/cli.rs").options) == {"--mode", "--verbose"}
+
+
+def test_declarations_are_read_once_and_at_most_so_many_per_file(monkeypatch):
+    from analysis.surface import native_knobs
+
+    # an opening repeated inside the arguments of the one before it is part of them, not a declaration
+    nested = 'static cl::opt<bool> A("outer", cl::desc(wrap(cl::opt<int> B("inner"))), cl::init(true));\n'
+    assert set(read_knobs(nested, "lib/a.cpp").options) == {"--outer"}
+    monkeypatch.setattr(native_knobs, "MAX_DECLARATIONS", 3)
+    many = "".join(f'DEFINE_bool(flag_{i}, false, "x");\n' for i in range(10))
+    assert set(read_knobs(many, "src/flags.cc").options) == {"--flag_0", "--flag_1", "--flag_2"}
+
+
+def test_a_file_that_drops_a_variable_another_file_now_reads_renames_nothing():
+    # a.cc stops reading KIT_LEVEL and starts reading KIT_NEW; b.cc reads KIT_LEVEL now: it moved, KIT_NEW is new
+    files = [
+        FileVersions("src/a.cc", 'auto v = getenv("KIT_LEVEL");\n', 'auto v = getenv("KIT_NEW");\n'),
+        FileVersions("src/b.cc", "int b;\n", 'auto v = getenv("KIT_LEVEL");\n'),
+    ]
+    assert {(c.kind, c.name, c.old) for c in commit_surface(files, None, None)} == {
+        (K.ENV_ADDED, "KIT_NEW", None)
+    }

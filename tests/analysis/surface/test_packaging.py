@@ -162,6 +162,11 @@ def test_an_npm_package_that_publishes_its_build_output_ships_its_sources():
     assert read_packaging({"package.json": npm}, committed).shipped(["dist/index.js", "src/index.ts"]) == {
         "dist/index.js"
     }
+    # what npm publishes whatever `files` says, and prose, say nothing about the code
+    with_prose = json.dumps(
+        {"name": "webfw", "main": "dist/index.js", "files": ["dist", "README.md", "LICENSE"]}
+    )
+    assert read_packaging({"package.json": with_prose}, [*tree, "README.md", "LICENSE"]) is None
     globbed = json.dumps({"name": "kit", "files": ["lib/**/*.js"]})
     assert read_packaging({"package.json": globbed}, ["package.json", "lib/a/b.js"]).shipped(
         ["lib/a/b.js"]
