@@ -48,6 +48,9 @@ _DELIVERY_ERRORS = (discord.HTTPException, aiohttp.ClientError, OSError, Timeout
 _TOKEN_GONE = {10015, 10062, 50027}  # unknown webhook / interaction, invalid token (past 15 minutes)
 
 
+_SENT = "digestbot_sent"  # Interaction.extras key: a follow-up of this interaction was delivered
+
+
 class _Lost(Exception):
     """A reply Discord did not take (token expired, thread gone, no permission, rate limit past
     TIMEOUT): the user cannot be told, so it is logged in one line."""
@@ -251,6 +254,7 @@ class DigestBot(discord.Client):
         first = None
         for message in messages:
             sent = await _deliver(interaction.followup.send(wait=True, **send_kwargs(message)))
+            interaction.extras[_SENT] = True  # part of the answer is the user's now: _fail keeps it
             first = first or sent
         return first
 
@@ -263,9 +267,14 @@ class DigestBot(discord.Client):
 
     async def _fail(self, interaction: discord.Interaction, text: str, private: bool) -> None:
         """An error only the user sees. After a public defer the first follow-up would inherit the public
-        "thinking…" message, so that message is deleted first and the error sent as a new ephemeral one."""
+        "thinking…" message, so that message is deleted first and the error sent as a new ephemeral one.
+        When part of the answer was delivered, that first follow-up is the answer: it stays, and the
+        error says the rest failed."""
         try:
-            if not private:
+            if interaction.extras.get(_SENT) is True:
+                lang = self.service.channel_lang(PLATFORM, _home_channel(interaction))
+                text = label(lang, "discord_partial", error=text)
+            elif not private:
                 with suppress(_Lost):
                     await _deliver(interaction.delete_original_response())
             await _deliver(
@@ -292,8 +301,10 @@ class DigestBot(discord.Client):
         where = str(message.channel.id)
         reference = message.reference.message_id if message.reference else None
         ctx = self.service.thread_context(PLATFORM, where, str(reference) if reference else None)
-        if ctx is None and not self._mentioned(message):
-            return  # not one of our threads, nor a reply to one of our cards, nor to us
+        if ctx is None and not (self._mentioned(message) and isinstance(message.channel, discord.Thread)):
+            # Not one of our threads nor a reply to one of our cards. Only a mention in a thread (someone
+            # else's) hears where to ask: in a plain channel a mention or a reply-with-ping is not a question.
+            return
         question = self._question(message)
         try:
             async with _typing(message.channel):
