@@ -495,7 +495,7 @@ class LLMClient:
             while job.status not in ("completed", "failed", "expired", "cancelled"):
                 if time.monotonic() - began + poll > deadline:
                     log.warning(
-                        "LLM batch %s not done after %.0fs: cancelled, the calls go live",
+                        "LLM batch %s not done after %gs: cancelled, the calls go live",
                         job.id,
                         deadline,
                     )
@@ -514,7 +514,7 @@ class LLMClient:
         except TimeoutError:
             if job is not None and job.status == "completed":  # done and paid for: nothing to cancel
                 log.warning(
-                    "LLM batch %s: its results did not download within %.0fs: the calls go live",
+                    "LLM batch %s: its results did not download within %gs: the calls go live",
                     job.id,
                     self.timeout,
                 )

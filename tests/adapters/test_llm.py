@@ -198,7 +198,7 @@ async def test_a_batch_poll_that_trickles_in_ends_the_batch_and_cancels_it(
     assert got == {}  # the caller sends the calls live
     [job] = fake.batches.values()
     assert job["status"] == "cancelled" and fake.batch_polls >= 1
-    assert "not done after 0s: cancelled, the calls go live" in caplog.text
+    assert "not done after 0.3s: cancelled, the calls go live" in caplog.text
 
 
 async def test_a_batch_done_near_the_deadline_still_has_its_results_downloaded(
@@ -209,10 +209,10 @@ async def test_a_batch_done_near_the_deadline_still_has_its_results_downloaded(
     and the finished batch cancelled."""
     caplog.set_level(logging.WARNING)
     fake.batch_delay = 0.01  # done by the first poll, 0.05 s after it was sent
-    fake.batch_trickle = 0.7  # that poll answers slowly, within the 1 s timeout
+    fake.batch_trickle = 0.7  # that poll answers slowly, well within the 3 s timeout
     fake.file_trickle = 0.7  # and so do the results
     request = BatchRequest("c1", MESSAGES, max_tokens=100, purpose="analysis")
-    async with client_for(fake, rec, timeout=1.0, sleep=asyncio.sleep) as client:
+    async with client_for(fake, rec, timeout=3.0, sleep=asyncio.sleep) as client:
         got = await client.batch([request], deadline=0.3, poll=0.05)
     assert list(got) == ["c1"] and got["c1"].content
     [job] = fake.batches.values()
@@ -230,7 +230,7 @@ async def test_a_finished_batch_whose_results_do_not_download_is_not_cancelled(
     assert got == {}  # the caller sends the calls live
     [job] = fake.batches.values()
     assert job["status"] == "completed"  # done and paid for: a cancel would only be refused
-    assert "results did not download within 0s" in caplog.text and "cancel" not in caplog.text
+    assert "results did not download within 0.3s" in caplog.text and "cancel" not in caplog.text
 
 
 async def test_unreachable_server_is_a_connection_error(rec: Recorder) -> None:
