@@ -22,6 +22,7 @@ import random
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import suppress
 from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
@@ -477,37 +478,48 @@ class LLMClient:
                 )
             )
         job = None
-        # A bound on the whole exchange: the SDK's timeout is per read, and one poll whose answer
-        # trickles in would otherwise hold the day past `deadline`.
-        bound = deadline + self.timeout
+        # Each request within LLM_TIMEOUT (the SDK's timeout is per read: an answer trickling in would
+        # otherwise hold the day); the wait as a whole is the loop's, up to `deadline`. A batch that
+        # finished near the deadline still gets a whole LLM_TIMEOUT to hand over its results.
         try:
-            async with asyncio.timeout(bound):
-                upload = await self._client.files.create(
+            upload = await self._bounded(
+                self._client.files.create(
                     file=("digest-batch.jsonl", ("\n".join(lines) + "\n").encode("utf-8")), purpose="batch"
                 )
-                job = await self._client.batches.create(
+            )
+            job = await self._bounded(
+                self._client.batches.create(
                     input_file_id=upload.id, endpoint="/v1/chat/completions", completion_window="24h"
                 )
-                while job.status not in ("completed", "failed", "expired", "cancelled"):
-                    if time.monotonic() - began + poll > deadline:
-                        log.warning(
-                            "LLM batch %s not done after %.0fs: cancelled, the calls go live",
-                            job.id,
-                            deadline,
-                        )
-                        await self._client.batches.cancel(job.id)
-                        return {}
-                    await self._sleep(poll)
-                    job = await self._client.batches.retrieve(job.id)
-                if job.status != "completed" or not job.output_file_id:
-                    log.warning("LLM batch %s ended %s: the calls go live", job.id, job.status)
+            )
+            while job.status not in ("completed", "failed", "expired", "cancelled"):
+                if time.monotonic() - began + poll > deadline:
+                    log.warning(
+                        "LLM batch %s not done after %gs: cancelled, the calls go live",
+                        job.id,
+                        deadline,
+                    )
+                    await self._cancel_batch(job.id)
                     return {}
-                content = await self._client.files.content(job.output_file_id)
+                await self._sleep(poll)
+                with suppress(TimeoutError):  # a poll with no answer in time: the next one, or the deadline
+                    job = await self._bounded(self._client.batches.retrieve(job.id))
+            if job.status != "completed" or not job.output_file_id:
+                log.warning("LLM batch %s ended %s: the calls go live", job.id, job.status)
+                return {}
+            content = await self._bounded(self._client.files.content(job.output_file_id))
         except (openai.APIError, ValueError) as exc:
             log.warning("LLM batch failed (%s): the calls go live", _one_line(exc, scrub=self._scrub))
             return {}
         except TimeoutError:
-            log.warning("LLM batch: no complete answer within %.0fs: the calls go live", bound)
+            if job is not None and job.status == "completed":  # done and paid for: nothing to cancel
+                log.warning(
+                    "LLM batch %s: its results did not download within %gs: the calls go live",
+                    job.id,
+                    self.timeout,
+                )
+                return {}
+            log.warning("LLM batch: no answer within %.0fs: the calls go live", self.timeout)
             if job is not None:
                 await self._cancel_batch(job.id)
             return {}
@@ -518,6 +530,11 @@ class LLMClient:
             if reply is not None:
                 replies[reply[0]] = reply[1]
         return replies
+
+    async def _bounded(self, call: Awaitable[Any]) -> Any:
+        """One SDK request, whole within LLM_TIMEOUT."""
+        async with asyncio.timeout(self.timeout):
+            return await call
 
     async def _cancel_batch(self, batch_id: str) -> None:
         """Cancel a batch whose results will not be used (they would be paid for twice), best effort."""

@@ -67,6 +67,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "discord_already_posted": "{repo} {day} 的摘要已在本频道发布过：{link}",
         "discord_not_here": "请在服务器的文字频道中使用 /digest date:（讨论串和私信中不行）。",
         "discord_failed": "出错了：{error}",
+        "discord_partial": "回答的其余部分未能发送：{error}",
     },
     "en": {
         "report_title": "Daily Update Report ({date})",
@@ -125,6 +126,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "discord_already_posted": "The {day} digest of {repo} is already in this channel: {link}",
         "discord_not_here": "Use /digest date: in a server text channel (not in a thread or a DM).",
         "discord_failed": "Something went wrong: {error}",
+        "discord_partial": "The rest of this answer could not be sent: {error}",
     },
 }
 

@@ -1,5 +1,8 @@
 """The Client of the running service: the `/digest` slash command (deferred, then followed up) and
-answers to questions asked in our threads, through the chat facade (bot/ports)."""
+answers to questions asked in our threads, through the chat facade (bot/ports).
+
+Over 400 lines because every way Discord refuses or loses a delivery (late or repeated interactions, expired
+tokens, rate limits, gone threads, a partly delivered answer) must end here in one line, not a traceback."""
 
 from __future__ import annotations
 
@@ -46,6 +49,7 @@ _COMMAND_WORDS = ("help", "list", "subscribe", "unsubscribe")
 # What a request to Discord can fail with once our code is right: said in one line, never a traceback.
 _DELIVERY_ERRORS = (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError)
 _TOKEN_GONE = {10015, 10062, 50027}  # unknown webhook / interaction, invalid token (past 15 minutes)
+_SENT = "digestbot_sent"  # Interaction.extras key: a follow-up of this interaction was delivered
 
 
 class _Lost(Exception):
@@ -251,6 +255,7 @@ class DigestBot(discord.Client):
         first = None
         for message in messages:
             sent = await _deliver(interaction.followup.send(wait=True, **send_kwargs(message)))
+            interaction.extras[_SENT] = True  # part of the answer is the user's now: _fail keeps it
             first = first or sent
         return first
 
@@ -263,9 +268,13 @@ class DigestBot(discord.Client):
 
     async def _fail(self, interaction: discord.Interaction, text: str, private: bool) -> None:
         """An error only the user sees. After a public defer the first follow-up would inherit the public
-        "thinking…" message, so that message is deleted first and the error sent as a new ephemeral one."""
+        "thinking…" message, so that message is deleted first and the error sent as a new ephemeral one
+        (unless part of the answer was delivered: it stays, and the error says the rest failed)."""
         try:
-            if not private:
+            if interaction.extras.get(_SENT) is True:
+                lang = self.service.channel_lang(PLATFORM, _home_channel(interaction))
+                text = label(lang, "discord_partial", error=text)
+            elif not private:
                 with suppress(_Lost):
                     await _deliver(interaction.delete_original_response())
             await _deliver(
@@ -292,8 +301,8 @@ class DigestBot(discord.Client):
         where = str(message.channel.id)
         reference = message.reference.message_id if message.reference else None
         ctx = self.service.thread_context(PLATFORM, where, str(reference) if reference else None)
-        if ctx is None and not self._mentioned(message):
-            return  # not one of our threads, nor a reply to one of our cards, nor to us
+        if ctx is None and not (self._mentioned(message) and isinstance(message.channel, discord.Thread)):
+            return  # not ours; only a mention in a thread hears where to ask (a channel's ping is no question)
         question = self._question(message)
         try:
             async with _typing(message.channel):

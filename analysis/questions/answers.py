@@ -62,6 +62,9 @@ class Answer:
     # False when the question may not have meant what we read ("changes to production": no commit
     # touches a "production" area): a model, when there is one, gets to answer instead.
     confident: bool = True
+    # A list of the day's commits (riskiest, by tier, path, author, surface...): "the second one" in a
+    # later turn is its second. An answer about one commit cites others too (its revert) and is no list.
+    listing: bool = False
 
     def add(self, *spans: Span) -> None:
         self.lines.append(tuple(s for s in spans if s != ""))
@@ -292,6 +295,7 @@ def answer_from_data(q: Question, data: QAData) -> Answer | None:
         Intent.OVERVIEW: _overview,
         Intent.EXPLAIN: _which_commit,
     }[q.intent](a, q, data)
+    a.listing = True
     return a
 
 
@@ -776,6 +780,7 @@ def unresolved_answer(q: Question, data: QAData, matches: Sequence[Commit], list
     if matches:
         a.add(Strong(_w(q.lang, "title_several", phrase=phrase, n=len(matches))))
         _commit_lines(a, q.lang, data, matches)
+        a.listing = True  # "which one? ... the second one"
     elif q.ordinal is not None:
         a.add(_w(q.lang, "ordinal_short", n=listed) if listed else _w(q.lang, "ordinal_none"))
     else:

@@ -488,15 +488,27 @@ def _fix_slips(low: str) -> str:
     return re.sub(r"(?<![\w./-])[a-z']{3,}(?![\w./-])", lambda m: _SLIPS.get(m.group(0), m.group(0)), low)
 
 
-# "the second one", "the 2nd commit", "the last one", "第二个": a commit of the thread's last list.
+# "the second one", "the 2nd commit", "the last one", "第二个", "number 2": a commit of the thread's last
+# list. Not when the words place it in time or relation: "the last commit today", "the first commit of the
+# day", "the last change before the release", "今天的第一个提交" are the day's, not the list's.
 _ORDINALS = {
     "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "fifth": 5,
     "5th": 5, "sixth": 6, "6th": 6, "seventh": 7, "7th": 7, "eighth": 8, "8th": 8, "ninth": 9, "9th": 9,
     "tenth": 10, "10th": 10, "last": -1,
 }  # fmt: skip
+_LIST_WORDS = r"(?:the|your|that|this|my)\s+(?:list|answer|reply|message)\b"
+# Words after "the last commit" that place it in time or relation: then it is the day's, not the list's.
+_PLACED = (
+    r"\s+(?:today|tonight|yesterday|ever|this\s+(?:morning|afternoon|evening|week|month|year)\b"
+    rf"|(?:of|on|in|from|for|at)\s+(?!{_LIST_WORDS})|before|after|since|until|till|to\s|by\s|that\s"
+    r"|which\s|merged|landed|pushed|made|committed)"
+)
 _ORDINAL = re.compile(
-    r"\b(?:the\s+)?(?P<n>" + "|".join(_ORDINALS) + r")\s+(?:one|commit|change|pr|item|entry|patch)\b(?!s)"
-    r"|第\s*(?P<zh>\d{1,2}|[一二两三四五六七八九十])\s*(?:个|条|项|次提交)|最后(?:一|那)个"
+    rf"\b(?:the\s+)?(?P<n>{'|'.join(_ORDINALS)})\s+(?P<noun>one|commit|change|pr|item|entry|patch)\b(?!s)"
+    rf"(?!{_PLACED})"
+    r"|\bnumber\s+(?P<num>\d{1,2})\b(?!\s*(?:commits|changes|prs|files|lines|%))"
+    r"|(?<!今天的)(?<!昨天的)(?<!今天)(?<!昨天)(?<!当天的)(?<!本周的)"
+    r"(?:第\s*(?P<zh>\d{1,2}|[一二两三四五六七八九十])\s*(?:个|条|项|次提交)|最后(?:一|那)个)"
 )
 # "the bump version commit", "the scheduler revert", "the preempt PR": words of one commit's title.
 _TITLE_PHRASE = re.compile(
@@ -512,12 +524,19 @@ _NOT_TITLE = _wordset(
 )
 
 
-def _ordinal(low: str) -> int | None:
+def _ordinal(low: str, listed: bool = True) -> int | None:
+    """The place in the thread's last list the question names. Without a list (`listed=False`) only a
+    phrase that can be nothing else ("the second one", "number 2", "第二个") is one: "the last commit" is
+    then read as words."""
     m = _ORDINAL.search(low)
     if m is None:
         return None
     if m.group("n"):
+        if not listed and m.group("noun") not in ("one", "item", "entry"):
+            return None
         return _ORDINALS[m.group("n")]
+    if m.group("num"):
+        return int(m.group("num")) or None
     zh = m.group("zh")
     if zh is None:
         return -1  # 最后一个
@@ -555,14 +574,15 @@ def question_lang(text: str) -> str:
     return "zh" if _CJK.search(text) else "en"
 
 
-def parse_question(text: str, authors: Iterable[str] = ()) -> Question:
+def parse_question(text: str, authors: Iterable[str] = (), *, listed: bool = True) -> Question:
     """Read a thread question. `authors` are the names and logins of the thread's commits: a question
-    naming one of them is about that author's commits even when no pattern says so."""
+    naming one of them is about that author's commits even when no pattern says so. `listed=False`: the
+    thread has no list, so "the last commit" is read as words, not as a place in one."""
     raw = _clean(text)
     lang = question_lang(raw)
     commits, rest = named_commits(raw)
     low = _fix_slips(" ".join(rest.lower().replace("’", "'").split()))
-    ordinal = None if commits else _ordinal(low)
+    ordinal = None if commits else _ordinal(low, listed)
     title_words: tuple[str, ...] = ()
     if not commits and ordinal is None:
         title_words, low = _title_words(low)

@@ -126,7 +126,7 @@ async def answer_question(service: Any, ctx: ThreadContext | None, question: str
     except DigestError as exc:  # a source's error while fetching a named commit
         answer = Answer(lang, source="none", kind="error")
         answer.add(scrub(str(exc), secrets_of(service.settings)))
-    if len(answer.cites) >= 2 and ctx.thread:  # a list: "the second one" in a later turn is its second
+    if answer.listing and answer.cites and ctx.thread:  # "the second one" in a later turn is its second
         repo = ctx.digest.repo if ctx.digest else ctx.commit.repo if ctx.commit else ""
         service.store.set_thread_listing(ctx.platform, ctx.thread, repo, answer.cites)
     metrics.record_qa(answer.source, answer.removed)
@@ -145,6 +145,8 @@ async def answer_question(service: Any, ctx: ThreadContext | None, question: str
 async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) -> Answer:
     data = _day_data(service, ctx)
     q = parse_question(question, authors=data.authors())
+    if q.ordinal is not None and not _listing(service, ctx)[1]:  # "the last commit?" with no list: the day's
+        q = parse_question(question, authors=data.authors(), listed=False)
     named, missing = await _resolve(service, ctx, q, data, lang)
     if missing is not None and not named:
         if not missing.confident and service.answerer is not None:
@@ -229,13 +231,21 @@ async def _resolve(
     if q.commits:
         return found, missing
     if q.ordinal is not None:  # "the second one": of the thread's last list
-        repo, shas = service.store.thread_listing(ctx.platform, ctx.thread) if ctx.thread else ("", [])
+        repo, shas = _listing(service, ctx)
         index = q.ordinal - 1 if q.ordinal > 0 else q.ordinal
-        if -len(shas) <= index < len(shas):
+        if not -len(shas) <= index < len(shas):
+            return [], unresolved_answer(q, data, [], len(shas))
+        try:
             hit = await _find(service, ctx, NamedCommit("sha", shas[index], repo or None), data, lang)
-            if hit is not None:
-                return [hit], None
-        return [], unresolved_answer(q, data, [], len(shas))
+        except DigestError as exc:  # listed, but gone from the store and the source
+            hit, error = None, scrub(str(exc), secrets_of(service.settings))
+        else:
+            error = "not found"
+        if hit is not None:
+            return [hit], None
+        missing = Answer(lang, source="none", kind="not found")
+        missing.add(_w(lang, "not_found", ref=shas[index][:12], repo=repo or data.repo, error=error))
+        return [], missing
     if q.title_words:  # "the bump version commit": the one commit whose title says so, never a guess
         data.focus = ctx.commit
         matches = titled(q, data)
@@ -277,6 +287,11 @@ async def _find(
 
     # fetched and analysed on demand, ranked as the thread's digest zone would rank it
     return await service.card(Ref(named.kind, named.value, repo), lang, data.tz.key)
+
+
+def _listing(service: Any, ctx: ThreadContext) -> tuple[str, list[str]]:
+    """The repository and SHAs of the thread's last list (none: "", [])."""
+    return service.store.thread_listing(ctx.platform, ctx.thread) if ctx.thread else ("", [])
 
 
 def _remember_focus(service: Any, ctx: ThreadContext) -> None:

@@ -136,8 +136,9 @@ class DigestScheduler:
     def schedulable(self) -> list[Subscription]:
         """The subscriptions that can be scheduled. One that cannot (a zone the system does not know,
         a bad schedule) is skipped with a warning naming it, logged once, and never stops the others."""
-        good, broken = [], {}
+        good, broken, names = [], {}, set()
         for sub in self.registry.all():
+            names.add(sub.name)
             if problem := schedule_problem(sub):
                 broken[sub.name] = problem
                 if self._broken.get(sub.name) != problem:
@@ -150,7 +151,7 @@ class DigestScheduler:
                     )
             else:
                 good.append(sub)
-        for name in self._broken.keys() - broken.keys():
+        for name in (self._broken.keys() - broken.keys()) & names:  # a removed one is not "again"
             log.info("subscription %s can be scheduled again", name)
         self._broken = broken
         return good

@@ -198,7 +198,39 @@ async def test_a_batch_poll_that_trickles_in_ends_the_batch_and_cancels_it(
     assert got == {}  # the caller sends the calls live
     [job] = fake.batches.values()
     assert job["status"] == "cancelled" and fake.batch_polls >= 1
-    assert "LLM batch: no complete answer within 1s: the calls go live" in caplog.text
+    assert "not done after 0.3s: cancelled, the calls go live" in caplog.text
+
+
+async def test_a_batch_done_near_the_deadline_still_has_its_results_downloaded(
+    fake: FakeLLM, rec: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each request has the whole timeout: a batch finished at the deadline (its last poll slow) still
+    hands over its results, within a timeout of their own. Bounded as a whole, the download was cut off
+    and the finished batch cancelled."""
+    caplog.set_level(logging.WARNING)
+    fake.batch_delay = 0.01  # done by the first poll, 0.05 s after it was sent
+    fake.batch_trickle = 0.7  # that poll answers slowly, well within the 3 s timeout
+    fake.file_trickle = 0.7  # and so do the results
+    request = BatchRequest("c1", MESSAGES, max_tokens=100, purpose="analysis")
+    async with client_for(fake, rec, timeout=3.0, sleep=asyncio.sleep) as client:
+        got = await client.batch([request], deadline=0.3, poll=0.05)
+    assert list(got) == ["c1"] and got["c1"].content
+    [job] = fake.batches.values()
+    assert job["status"] == "completed" and "LLM batch" not in caplog.text
+
+
+async def test_a_finished_batch_whose_results_do_not_download_is_not_cancelled(
+    fake: FakeLLM, rec: Recorder, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING)
+    fake.file_trickle = 30.0  # the results never arrive whole
+    request = BatchRequest("c1", MESSAGES, max_tokens=100, purpose="analysis")
+    async with client_for(fake, rec, timeout=0.3) as client:
+        got = await client.batch([request], deadline=5.0, poll=0.01)
+    assert got == {}  # the caller sends the calls live
+    [job] = fake.batches.values()
+    assert job["status"] == "completed"  # done and paid for: a cancel would only be refused
+    assert "results did not download within 0.3s" in caplog.text and "cancel" not in caplog.text
 
 
 async def test_unreachable_server_is_a_connection_error(rec: Recorder) -> None:

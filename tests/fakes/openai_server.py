@@ -169,6 +169,7 @@ class FakeLLM(FakeServer):
         self.batch_delay = 0.0  # seconds before a submitted batch completes
         self.batch_never_finishes = False
         self.batch_trickle = 0.0  # seconds each batch poll's answer trickles in (server.trickle)
+        self.file_trickle = 0.0  # seconds a batch's output file trickles in when downloaded
         self.prefix_cache = True  # report cached_tokens like vLLM's automatic prefix caching
         self.rate_limit_per_window: int | None = None  # requests allowed per `rate_window` seconds
         self.rate_window = 60.0
@@ -302,11 +303,10 @@ class FakeLLM(FakeServer):
         if parts[0] == "files" and len(parts) == 3 and parts[2] == "content":
             with self._lock:
                 data = self.files.get(parts[1])
-            return (
-                Response(data["content"], content_type="application/jsonl")
-                if data
-                else _error(404, "no file")
-            )
+            if not data:
+                return _error(404, "no file")
+            content = Response(data["content"], content_type="application/jsonl")
+            return trickle(content, self.file_trickle) if self.file_trickle else content
         if parts == ["batches"] and request.method == "POST":
             body = request.get_json(force=True, silent=True) or {}
             with self._lock:

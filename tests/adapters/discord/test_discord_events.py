@@ -13,6 +13,7 @@ import discord
 import pytest
 
 import adapters.discord.client
+import adapters.discord.handlers
 from adapters.discord.handlers import DigestBot
 from analysis.models import Importance
 from bot.delivery.posting import post_digest
@@ -110,6 +111,23 @@ async def test_a_long_rate_limit_on_the_follow_up_is_bounded_and_one_line(bot, f
     fake.rate_limit(route="/webhooks/{webhook_id}/{token}", retry_after=3600, count=5)
     await asyncio.wait_for(invoke(bot, data), 20)  # not an hour's sleep
     assert "could not report" in caplog.text and "rate-limited the bot for 3600 s" in caplog.text
+    no_traceback(caplog)
+
+
+async def test_an_answer_failing_part_way_keeps_what_was_delivered(bot, fake, caplog, monkeypatch):
+    real = adapters.discord.handlers.card_messages
+    monkeypatch.setattr(
+        adapters.discord.handlers, "card_messages", lambda *a: [*real(*a), {"content": "the rest"}]
+    )
+    data = fake.interaction({"ref": day_commits()[0].short_sha})
+    refused = {"message": "Invalid Form Body", "code": 50035}
+    fake.fail_next(400, refused, route="POST /webhooks/{webhook_id}/{token}", after=1)  # the second one
+    await invoke(bot, data)
+    [i] = fake.interactions.values()
+    assert not i.deleted_original  # the card the user already got stays
+    [card, note] = i.followups
+    assert card["embeds"] and note["content"].startswith("The rest of this answer could not be sent:")
+    assert note["flags"] & 64  # only the user sees it
     no_traceback(caplog)
 
 
@@ -270,6 +288,16 @@ async def test_a_mention_in_a_thread_that_is_not_ours_says_where_to_ask(bot, fak
     await bot.on_message(ask(bot, fake, foreign["id"], "risks?"))
     [reply] = answers(fake, foreign["id"])
     assert "digest" in reply["content"]
+    mine = discord.Message(state=bot._connection, channel=bot.get_channel(int(foreign["id"])), data=reply)
+    await bot.on_message(mine)  # our own reply, delivered back: no reply to it
+    assert len(answers(fake, foreign["id"])) == 1
+
+
+async def test_a_mention_outside_a_thread_that_is_not_ours_is_not_answered(bot, fake, thread):
+    await bot.on_message(ask(bot, fake, CHANNEL, "risks?"))  # a mention in a plain channel
+    other = fake.add_user_message(CHANNEL, "hello", author_id="77")
+    await bot.on_message(ask(bot, fake, CHANNEL, "thanks", reference=other["id"]))  # a reply-with-ping
+    assert answers(fake, CHANNEL) == []
 
 
 async def test_a_high_commit_is_named_in_the_answer(bot, fake, thread, store):

@@ -297,6 +297,28 @@ def test_an_ordinal_names_one_commit_of_the_last_list(text, ordinal):
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "what was the last commit today?",
+        "who made the first commit of the day?",
+        "which was the last change before the release?",
+        "the last commit by Grace?",
+        "今天的第一个提交是谁写的？",
+    ],
+)
+def test_first_and_last_in_words_are_no_place_in_a_list(text):
+    assert ask(text).ordinal is None
+
+
+def test_number_n_is_a_place_in_the_list_and_the_nth_commit_only_with_a_list():
+    assert ask("what about number 2?").ordinal == 2
+    assert ask("the first commit in the list?").ordinal == 1
+    assert parse_question("what was the last commit?").ordinal == -1
+    assert parse_question("what was the last commit?", listed=False).ordinal is None
+    assert parse_question("is the last one risky?", listed=False).ordinal == -1  # nothing else it can be
+
+
+@pytest.mark.parametrize(
     ("text", "words", "intent", "aspect"),
     [
         ("what does the bump version commit change?", ("bump", "version"), Intent.EXPLAIN, Aspect.SUMMARY),

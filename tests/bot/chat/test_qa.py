@@ -325,6 +325,30 @@ async def test_the_second_one_is_the_second_of_the_threads_last_list(settings, s
     assert beyond.plain().startswith(f"My last list in this thread had {len(listed.cites)} commit(s)")
 
 
+async def test_only_a_list_answer_becomes_the_threads_list(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    listed = await ask(service, "which commits are risky today?")
+    assert len(listed.cites) >= 2 and store.thread_listing("slack", "100.1")[1] == listed.cites
+    both = await ask(service, "what do #101 and #103 change?")  # two commits cited, about each: no list
+    assert both.cites == [day[0].sha, day[2].sha]
+    assert store.thread_listing("slack", "100.1")[1] == listed.cites
+    assert (await ask(service, "what does the second one do?")).cites == [listed.cites[1]]
+
+
+async def test_first_and_last_in_words_are_the_days_without_a_list(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    for question in ("who made the first commit of the day?", "what was the last commit?"):
+        answer = await ask(service, question)
+        assert not answer.plain().startswith("I have not listed commits"), question
+    store.set_thread_listing("slack", "100.1", REPO, ["d" * 40, "e" * 40])  # listed, since gone everywhere
+    gone = await ask(service, "what does the second one do?")
+    assert gone.kind == "not found" and gone.plain().startswith("I can't find eeeeeeeeeeee in acme/widgets:")
+    assert "My last list" not in gone.plain()
+
+
 async def test_a_question_in_a_thread_that_is_not_ours_says_where_to_ask(settings, store):
     service = make_service(settings, store)
     answer = await service.answer(service.thread_context("slack", "999.9"), "what are the risks today?")

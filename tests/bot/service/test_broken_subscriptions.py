@@ -67,6 +67,24 @@ async def test_a_lower_case_zone_is_read_canonically_and_a_bad_one_is_skipped(st
     await sched.stop()
 
 
+async def test_a_broken_subscription_removed_is_not_said_to_be_schedulable_again(store, caplog):
+    stored(store, "C0MARS", "acme/mars", "Mars/Olympus")
+    stored(store, "C0VENUS", "acme/venus", "Venus/Maxwell")
+    registry = Registry(store)
+    sched = DigestScheduler(
+        registry, store, Recorder(), clock=Clock(datetime(2026, 3, 11, 12, 0, tzinfo=UTC))
+    )
+    await sched.start()
+    with caplog.at_level(logging.INFO, logger="bot.service.scheduler"):
+        registry.chat.remove("slack", "C0MARS", "acme/mars")  # `digestbot unsubscribe`
+        registry.chat.remove("slack", "C0VENUS", "acme/venus")
+        stored(store, "C0VENUS", "acme/venus", "UTC")  # fixed: subscribed again with a real zone
+        sched.sync_jobs()
+    again = [r.getMessage() for r in caplog.records if "can be scheduled again" in r.getMessage()]
+    assert again == ["subscription chat:slack:C0VENUS:acme/venus can be scheduled again"]
+    await sched.stop()
+
+
 def test_status_names_the_broken_one_and_unsubscribe_removes_it(tmp_path, monkeypatch):
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test-not-a-real-token")
     db = tmp_path / "digest.db"
