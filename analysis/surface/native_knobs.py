@@ -18,12 +18,12 @@ which a pattern reads as well as a tree would, and `.cpp`/`.cu`/`.td` files have
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.python import ENV_NAME, FileSurface, is_switch
+from analysis.surface.source_calls import Calls, Lines, arguments, call, is_string, unquote
 
 _SHOWN = 120  # characters of a default kept in a fact
 # Sources without a public API that tree-sitter reads (other_langs.LANGUAGES has the ones with one).
@@ -68,14 +68,10 @@ _GO_KINDS = re.compile(
 )
 _CLAP_ATTR = re.compile(r"#\[(?:arg|clap|structopt)\s*\(")
 _CLAP_FIELD = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(\w+)\s*:")
-_ARGUMENTS_READ = 4000  # characters of one declaration's arguments read at most
-MAX_DECLARATIONS = 5000  # option declarations read per file version
 _ATTRIBUTES_SKIPPED = 16  # at most this many attributes or comments between clap's and its field
 _CLAP_BUILDER = re.compile(rf"\.long\s*\(\s*({_Q})\s*\)")
 _JS_OPTION = re.compile(rf"\.(?:option|requiredOption)\s*\(\s*({_Q}|`[^`\n]*`)")
 _LONG_FLAG = re.compile(r"--([A-Za-z0-9][\w.-]*)")
-_INDENT = re.compile(r"[ \t]*")
-_BLOCK_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _FLAG_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 # What Cargo itself sets for a crate's build script and compile-time `env!` (`CARGO_PKG_VERSION`, `OUT_DIR`,
 # `TARGET`): read by the code, never set by its users.
@@ -120,7 +116,7 @@ def knob_surface(path: str, before: str | None, after: str | None, *, options: b
 
 def read_knobs(text: str, path: str) -> Knobs:
     knobs = Knobs()
-    lines = _Lines(text)
+    lines = Lines(text)
     rust = path.endswith(".rs")
     for name, at in _envs(text, path):
         if ENV_NAME.fullmatch(name) and not lines.commented(at) and not (rust and _CARGO_SET.fullmatch(name)):
@@ -134,13 +130,13 @@ def _envs(text: str, path: str) -> Iterator[tuple[str, int]]:
     for m in _ENV_CALL.finditer(text):
         function = m.group(1).lower()
         if "env" in function and _reads_env(function):
-            yield _unquote(m.group(2)), m.start()
+            yield unquote(m.group(2)), m.start()
     if path.endswith(".rs"):
         for m in _RUST_ENV.finditer(text):
-            yield _unquote(m.group(1)), m.start()
+            yield unquote(m.group(1)), m.start()
     if "process.env" in text:
         for m in _JS_ENV.finditer(text):
-            yield m.group(1) or _unquote(m.group(2)), m.start()
+            yield m.group(1) or unquote(m.group(2)), m.start()
 
 
 def _reads_env(function: str) -> bool:
@@ -154,41 +150,19 @@ def _reads_env(function: str) -> bool:
     )
 
 
-class _Calls:
-    """The arguments of the declarations a file's patterns find, each read once: a match that starts inside the
-    arguments of the one read before it is part of them, and at most MAX_DECLARATIONS are read per file (a
-    file of nested or repeated openings was read again from each: seconds per megabyte)."""
-
-    def __init__(self, text: str) -> None:
-        self.text, self.left, self.until = text, MAX_DECLARATIONS, -1
-
-    def arguments(self, match_start: int, start: int, close: str = ")") -> list[str] | None:
-        if match_start < self.until or self.left <= 0:
-            return None
-        self.left -= 1
-        args, self.until = _call(self.text, start, close)
-        return args
-
-    def fresh(self) -> None:
-        """The next pattern's matches may overlap this one's."""
-        self.until = -1
-
-
-def _options(text: str, path: str, lines: _Lines) -> Iterator[tuple[str, _Option]]:
+def _options(text: str, path: str, lines: Lines) -> Iterator[tuple[str, _Option]]:
     def option(name: str, at: int, shape: str, default: str | None = None) -> Iterator[tuple[str, _Option]]:
         name = name.strip().lstrip("-")
         if _FLAG_NAME.fullmatch(name) and not lines.commented(at):
             yield f"--{name}", _Option(lines.number(at), shape, _tidy(default))
 
-    calls = _Calls(text)
+    calls = Calls(text)
     for m in _LLVM.finditer(text):
         args = calls.arguments(m.start(), m.end())
-        if args and _is_string(args[0]):
+        if args and is_string(args[0]):
             inits = [i for i in map(_LLVM_INIT.search, args) if i is not None]
-            default = next(iter(_arguments(inits[0].string, inits[0].end())), None) if inits else None
-            yield from option(
-                _unquote(args[0]), m.start(), f"cl::{m.group(1)}<{m.group(2).strip()}>", default
-            )
+            default = next(iter(arguments(inits[0].string, inits[0].end())), None) if inits else None
+            yield from option(unquote(args[0]), m.start(), f"cl::{m.group(1)}<{m.group(2).strip()}>", default)
     calls.fresh()
     for m in _GFLAGS.finditer(text):
         args = calls.arguments(m.start(), m.end())
@@ -209,7 +183,7 @@ def _options(text: str, path: str, lines: _Lines) -> Iterator[tuple[str, _Option
     calls.fresh()
     if "option" in text.lower():
         for m in _JS_OPTION.finditer(text):
-            spec = _unquote(m.group(1))
+            spec = unquote(m.group(1))
             longs = _LONG_FLAG.findall(spec)
             args = calls.arguments(m.start(), text.index("(", m.start()) + 1)
             if args is None:
@@ -220,15 +194,15 @@ def _options(text: str, path: str, lines: _Lines) -> Iterator[tuple[str, _Option
                 yield from option(spec, m.start(), "option")
 
 
-def _tablegen(text: str, calls: _Calls, option) -> Iterator[tuple[str, _Option]]:
+def _tablegen(text: str, calls: Calls, option) -> Iterator[tuple[str, _Option]]:
     for m in _TABLEGEN.finditer(text):
         args = calls.arguments(m.start(), m.end(), close=">")
-        if args and len(args) >= 3 and all(_is_string(a) for a in args[:3]):
+        if args and len(args) >= 3 and all(is_string(a) for a in args[:3]):
             default = args[3] if m.group(1) == "Option" and len(args) >= 5 else None
-            yield from option(_unquote(args[1]), m.start(), f"tablegen:{_unquote(args[2])}", default)
+            yield from option(unquote(args[1]), m.start(), f"tablegen:{unquote(args[2])}", default)
 
 
-def _go(text: str, calls: _Calls, option) -> Iterator[tuple[str, _Option]]:
+def _go(text: str, calls: Calls, option) -> Iterator[tuple[str, _Option]]:
     for m in _GO.finditer(text):
         kind = _GO_KINDS.fullmatch(m.group(1))
         if kind is None:
@@ -238,13 +212,13 @@ def _go(text: str, calls: _Calls, option) -> Iterator[tuple[str, _Option]]:
             continue
         if kind.group(2):
             args = args[1:]  # the variable the flag is stored in
-        if args and _is_string(args[0]):
+        if args and is_string(args[0]):
             at = 2 if kind.group(3) else 1  # after the shorthand letter
             default = args[at] if len(args) > at + 1 and kind.group(1) != "Count" else None
-            yield from option(_unquote(args[0]), m.start(), f"go:{kind.group(1)}", default)
+            yield from option(unquote(args[0]), m.start(), f"go:{kind.group(1)}", default)
 
 
-def _clap(text: str, calls: _Calls, option) -> Iterator[tuple[str, _Option]]:
+def _clap(text: str, calls: Calls, option) -> Iterator[tuple[str, _Option]]:
     for m in _CLAP_ATTR.finditer(text):
         args = calls.arguments(m.start(), m.end())
         if not args or not any(
@@ -254,14 +228,14 @@ def _clap(text: str, calls: _Calls, option) -> Iterator[tuple[str, _Option]]:
         close = text.find("]", calls.until)  # past the attribute's arguments: a `]` inside them is theirs
         after = _CLAP_FIELD.match(text, _past_attributes(text, close + 1)) if close >= 0 else None
         named = next((a.split("=", 1)[1].strip() for a in args if a.startswith("long") and "=" in a), None)
-        name = _unquote(named) if named else (after.group(1).replace("_", "-") if after else None)
+        name = unquote(named) if named else (after.group(1).replace("_", "-") if after else None)
         default = next(
             (a.split("=", 1)[1].strip() for a in args if re.match(r"default_value(?:_t)?\s*=", a)), None
         )
         if name:
             yield from option(name, m.start(), "clap", default)
     for m in _CLAP_BUILDER.finditer(text):
-        yield from option(_unquote(m.group(1)), m.start(), "clap")
+        yield from option(unquote(m.group(1)), m.start(), "clap")
 
 
 def _past_attributes(text: str, at: int) -> int:
@@ -271,7 +245,7 @@ def _past_attributes(text: str, at: int) -> int:
         while at < len(text) and text[at].isspace():
             at += 1
         if text.startswith("#[", at):
-            end = _call(text, at + 2, "]")[1] - 1  # its closing bracket, past any inside it
+            end = call(text, at + 2, "]")[1] - 1  # its closing bracket, past any inside it
         elif text.startswith("//", at):
             end = text.find("\n", at)
         else:
@@ -324,59 +298,6 @@ def _option_changes(path: str, old: Knobs, new: Knobs, after: str) -> Iterator[S
         yield SurfaceChange(kind, name, path, o.line, old=_shown(before.default), new=_shown(o.default))
 
 
-def _arguments(text: str, start: int, close: str = ")") -> list[str]:
-    return _call(text, start, close)[0]
-
-
-def _call(text: str, start: int, close: str = ")") -> tuple[list[str], int]:
-    """The comma-separated arguments from `start` (just after the opening bracket) to the matching `close`,
-    each stripped, and where they end (just past `close`); string literals and nested brackets are kept
-    whole. Unclosed: what was read within _ARGUMENTS_READ characters, and where the reading stopped."""
-    args: list[str] = []
-    depth, i, begin, n = 0, start, start, min(len(text), start + _ARGUMENTS_READ)
-    opening = {")": "(", ">": "<", "]": "["}[close]
-    closed = False
-    while i < n:
-        c = text[i]
-        if c in "\"'":
-            end = _string_end(text, i)
-            i = end
-            continue
-        if c in "([{" or c == opening == "<":
-            depth += 1
-        elif c in ")]}" or c == close == ">":
-            if depth == 0 and c == close:
-                closed = True
-                break
-            depth -= 1
-        elif c == "," and depth == 0:
-            args.append(text[begin:i].strip())
-            begin = i + 1
-        elif c == ";" and close == ")":
-            break  # a statement's end: the call was not closed
-        i += 1
-    last = text[begin:i].strip()
-    if last:
-        args.append(last)
-    # `/*default=*/"true"`: the value
-    return [_BLOCK_COMMENT.sub("", a).strip() for a in args], i + 1 if closed else i
-
-
-def _string_end(text: str, i: int) -> int:
-    quote, j = text[i], i + 1
-    while j < len(text) and text[j] != quote and text[j] != "\n":
-        j += 2 if text[j] == "\\" else 1
-    return j + 1
-
-
-def _is_string(arg: str) -> bool:
-    return len(arg) >= 2 and arg[0] == arg[-1] and arg[0] in "\"'`"
-
-
-def _unquote(arg: str) -> str:
-    return arg[1:-1] if _is_string(arg) else arg
-
-
 def _quoted(name: str, text: str) -> bool:
     """The name still written as a string in the new version (an alias, a deprecation message)."""
     return f'"{name}"' in text or f"'{name}'" in text
@@ -391,7 +312,7 @@ def _tidy(default: str | None) -> str | None:
 
 def _same(a: str, b: str) -> bool:
     """The same value retyped (`1.0` and `1`, `"x"` and `'x'`, `True` and `true`) is no change."""
-    va, vb = _unquote(a), _unquote(b)
+    va, vb = unquote(a), unquote(b)
     if va == vb or (va.lower() in ("true", "false") and va.lower() == vb.lower()):
         return True
     try:
@@ -401,30 +322,9 @@ def _same(a: str, b: str) -> bool:
 
 
 def _boolish(value: str) -> bool | None:
-    text = _unquote(value).strip().lower()
+    text = unquote(value).strip().lower()
     return True if text in ("true", "1") else False if text in ("false", "0") else None
 
 
 def _shown(value: str) -> str:
     return value if len(value) <= _SHOWN else value[: _SHOWN - 1] + "…"
-
-
-class _Lines:
-    """Line numbers by bisection, and whether a match sits on a line that starts as a comment."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
-
-    def number(self, at: int) -> int:
-        return bisect_right(self.starts, at)
-
-    def commented(self, at: int) -> bool:
-        """Whether the line starts as a comment (its indentation skipped; no copy of a long line is made)."""
-        first = _INDENT.match(self.text, self.starts[self.number(at) - 1]).end()
-        if first >= at:
-            return False
-        text = self.text
-        return text.startswith(("//", "/*", "*", "<!--"), first) or (
-            text.startswith("#", first) and not text.startswith("#[", first)
-        )

@@ -212,12 +212,12 @@ def test_a_clap_attribute_holding_brackets_still_names_its_field():
 
 
 def test_declarations_are_read_once_and_at_most_so_many_per_file(monkeypatch):
-    from analysis.surface import native_knobs
+    from analysis.surface import source_calls
 
     # an opening repeated inside the arguments of the one before it is part of them, not a declaration
     nested = 'static cl::opt<bool> A("outer", cl::desc(wrap(cl::opt<int> B("inner"))), cl::init(true));\n'
     assert set(read_knobs(nested, "lib/a.cpp").options) == {"--outer"}
-    monkeypatch.setattr(native_knobs, "MAX_DECLARATIONS", 3)
+    monkeypatch.setattr(source_calls, "MAX_DECLARATIONS", 3)
     many = "".join(f'DEFINE_bool(flag_{i}, false, "x");\n' for i in range(10))
     assert set(read_knobs(many, "src/flags.cc").options) == {"--flag_0", "--flag_1", "--flag_2"}
 
