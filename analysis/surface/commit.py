@@ -65,9 +65,7 @@ def without_diffs(commit: Commit) -> Commit:
     """The commit as its parsers need it: no diffs, but for the few that `wanted` reads (kept whole, so that
     the parsers want the very files the source read)."""
     files = tuple(
-        f
-        if f.patch is not None and parsed_kind(f.path) == "knobs" and _worth_reading(f)
-        else replace(f, patch=None)
+        f if parsed_kind(f.path) == "knobs" and _worth_reading(f) else replace(f, patch=None)
         for f in commit.files
     )
     return replace(commit, files=files)
@@ -305,15 +303,7 @@ def commit_facts(
     them. cache: shared by the commits of one batch (one tree); collected: the Python versions the batch
     collected already, after `expect_versions` counted them. surface and prose are None when a file it
     needed was not read."""
-    here = dict(packaging_files)
-    for f in commit.files:
-        key = (commit.sha, f.path)
-        if is_packaging_file(f.path) and key in texts.texts:
-            text = texts.texts[key]
-            if text is None:
-                here.pop(f.path, None)
-            else:
-                here[f.path] = text
+    here = _overlaid(dict(packaging_files), texts, [(commit.sha, f.path) for f in commit.files])
     packaging = _packaging(here, tree, commit, cache if cache is not None else {})
     changed = [f.path for f in commit.files]
     shipped = packaging.shipped(changed) if packaging is not None else None
@@ -354,17 +344,23 @@ def _packaging_before(
     """The packaging at the commit's parent, which says whether users had a module the commit removes or
     renames (a package renamed with its packaging: the old one shipped before): the commit's versions before
     of the packaging files it touched replace the batch's."""
-    parent = commit.parents[0] if commit.parents else None
-    here = dict(packaging_files)
-    for f in commit.files:
-        old = f.previous_path or f.path
-        key = (parent or "", old)
-        if is_packaging_file(old) and key in texts.texts:
-            text = texts.texts[key]
-            if text is None:
-                here.pop(old, None)
-            else:
-                here[old] = text
-        if (f.previous_path or f.status == "added") and is_packaging_file(f.path):
-            here.pop(f.path, None)  # new at this path: not there before
+    parent = commit.parents[0] if commit.parents else ""
+    arrived = {f.path for f in commit.files if f.previous_path or f.status == "added"}  # not there before
+    here = {path: text for path, text in packaging_files.items() if path not in arrived}
+    here = _overlaid(here, texts, [(parent, f.previous_path or f.path) for f in commit.files])
     return _packaging(here, tree, commit, cache if cache is not None else {}, before=True)
+
+
+def _overlaid(
+    packaging_files: dict[str, str], texts: FileTexts, keys: Iterable[tuple[str, str]]
+) -> dict[str, str]:
+    """packaging_files (changed in place) with the versions a commit's source read of those it touched, one
+    (sha, path) each: a text replaces the batch's, an absent file (None) is taken out."""
+    for sha, path in keys:
+        if is_packaging_file(path) and (sha, path) in texts.texts:
+            text = texts.texts[sha, path]
+            if text is None:
+                packaging_files.pop(path, None)
+            else:
+                packaging_files[path] = text
+    return packaging_files
