@@ -423,8 +423,7 @@ class LLMClient:
         try:
             # A total deadline: httpx's timeout restarts at every read, so an answer that trickles in
             # would never time out.
-            async with asyncio.timeout(self.timeout):
-                raw = await self._create(**params)
+            raw = await self._bounded(self._create(**params))
             completion = raw.parse()
         except (openai.APITimeoutError, TimeoutError):
             self.limit.congestion(started)
@@ -539,8 +538,7 @@ class LLMClient:
     async def _cancel_batch(self, batch_id: str) -> None:
         """Cancel a batch whose results will not be used (they would be paid for twice), best effort."""
         try:
-            async with asyncio.timeout(self.timeout):
-                await self._client.batches.cancel(batch_id)
+            await self._bounded(self._client.batches.cancel(batch_id))
         except (openai.APIError, TimeoutError) as exc:
             reason = _one_line(exc, scrub=self._scrub) or "no answer in time"
             log.warning("LLM batch %s could not be cancelled: %s", batch_id, reason)
