@@ -472,16 +472,26 @@ _VOCAB = _wordset(
     "highest important medium deprecated parameters environment variables landed summary summarize "
     "explain recommend should anything yesterday the file"
 )
-_SLIPS: dict[str, str] = {}
-for _word in _VOCAB:
-    for _i in range(len(_word)):
-        if len(_word) >= 5:  # "comits", "reverte": one letter left out of a long word
-            _SLIPS.setdefault(_word[:_i] + _word[_i + 1 :], _word)
-        _SLIPS.setdefault(_word[:_i] + _word[_i] + _word[_i:], _word)  # "commmits": one doubled
-        if _i + 1 < len(_word) and _word[_i] != _word[_i + 1]:  # "whcih", "teh": two swapped
-            _SLIPS.setdefault(_word[:_i] + _word[_i + 1] + _word[_i] + _word[_i + 2 :], _word)
-for _word in _VOCAB:
-    _SLIPS.pop(_word, None)
+
+
+def _slips_of(vocab: Iterable[str]) -> dict[str, str]:
+    """Each slip of a question word (one letter left out of a long word, one doubled, two swapped) → the
+    word; never a word of the vocabulary itself. In sorted order: a slip of two words is the same one's in
+    every process (a set's order changes with the string hash seed)."""
+    slips: dict[str, str] = {}
+    for word in sorted(vocab):
+        for i in range(len(word)):
+            if len(word) >= 5:  # "comits", "reverte": one letter left out of a long word
+                slips.setdefault(word[:i] + word[i + 1 :], word)
+            slips.setdefault(word[:i] + word[i] + word[i:], word)  # "commmits": one doubled
+            if i + 1 < len(word) and word[i] != word[i + 1]:  # "whcih", "teh": two swapped
+                slips.setdefault(word[:i] + word[i + 1] + word[i] + word[i + 2 :], word)
+    for word in vocab:
+        slips.pop(word, None)
+    return slips
+
+
+_SLIPS = _slips_of(_VOCAB)
 
 
 def _fix_slips(low: str) -> str:
