@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.shared_parse import PARSE_FAILURES
 from analysis.surface.shared_parse import parse as parse_python
 
 
@@ -149,7 +150,7 @@ def _hollow_init(path: str, text: str) -> bool:
         return False
     try:
         body = parse_python(text).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except PARSE_FAILURES:
         return False
     return all(isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in body)
 
