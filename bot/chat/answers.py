@@ -30,17 +30,15 @@ from zoneinfo import ZoneInfo
 from analysis.errors import DigestError
 from analysis.models import Analysis, Commit, commit_ref
 from analysis.questions.answers import (
-    Answer,
-    FollowUpFact,
-    QAData,
     answer_from_data,
     example_questions,
     focus_answer,
     help_answer,
-    titled,
     unresolved_answer,
 )
+from analysis.questions.document import Answer, FollowUpFact, QAData
 from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
+from analysis.questions.matching import titled
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
 from analysis.refs import Ref
 from bot.digest.radar import commit_title_ref, with_original_notes

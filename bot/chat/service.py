@@ -13,7 +13,7 @@ from typing import Any
 
 from analysis.errors import ConfigError, DigestError, InputError
 from analysis.models import Analysis, Commit, Digest
-from analysis.questions.answers import Answer
+from analysis.questions.document import Answer
 from analysis.refs import Ref
 from analysis.window import refuse_unfinished
 from bot.chat.answers import ThreadLimiter, answer_question

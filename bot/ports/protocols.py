@@ -22,7 +22,7 @@ from analysis.models import Analysis, Commit, Digest
 from analysis.refs import Ref
 
 if TYPE_CHECKING:  # annotations only: a digest run does not load the thread questions' modules
-    from analysis.questions.answers import Answer
+    from analysis.questions.document import Answer
     from analysis.weekly import Week
 
 Progress = Callable[[int, int], None]  # (done, total)

@@ -5,18 +5,10 @@ from zoneinfo import ZoneInfo
 
 from analysis.history.followups import FollowUpKind
 from analysis.models import FileChange, Importance, SurfaceChange, SurfaceKind
-from analysis.questions.answers import (
-    LIST_MAX,
-    FollowUpFact,
-    QAData,
-    answer_from_data,
-    author_matches,
-    focus_answer,
-    help_answer,
-    titled,
-    touches,
-    unresolved_answer,
-)
+from analysis.questions.answers import answer_from_data, focus_answer, help_answer, unresolved_answer
+from analysis.questions.day_answers import LIST_MAX
+from analysis.questions.document import FollowUpFact, QAData
+from analysis.questions.matching import author_matches, titled, touches
 from analysis.questions.parse import parse_question
 from tests.fakes.digests import make_analysis, make_commit
 

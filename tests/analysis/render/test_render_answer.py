@@ -2,7 +2,7 @@
 
 import re
 
-from analysis.questions.answers import Answer, Strong
+from analysis.questions.document import Answer, Strong
 from analysis.render.answer import discord_chunks, slack_messages, slack_mrkdwn
 from analysis.render.discord_embeds import CONTENT_MAX, message_problems
 from analysis.render.slack_blocks import SECTION_TEXT_MAX
