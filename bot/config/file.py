@@ -3,6 +3,7 @@ name the field. Secrets never live here: they stay in the environment."""
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from datetime import UTC, datetime
@@ -194,8 +195,39 @@ def _describe(err: dict[str, Any]) -> str:
         loc += f"[{part}]" if isinstance(part, int) else (f".{part}" if loc else str(part))
     message = err["msg"].removeprefix("Value error, ")
     if err["type"] == "extra_forbidden":
-        message = "unknown field"
+        message = "unknown field" + _did_you_mean(err["loc"])
     return f"{loc}: {message}"
+
+
+# Words operators write for a field by another name (other bots' configs, cron files, habit).
+_SYNONYMS = {
+    "time": "schedule", "cron": "schedule", "at": "schedule", "hour": "schedule", "when": "schedule",
+    "tz": "timezone", "zone": "timezone", "time_zone": "timezone",
+    "language": "lang", "locale": "lang",
+    "ref": "branch",
+    "channel": "slack_channels or discord_channels", "channels": "slack_channels or discord_channels",
+    "repository": "repo", "repo_path": "git_dir", "path": "git_dir", "clone": "git_dir",
+}  # fmt: skip
+
+
+def _did_you_mean(loc: tuple[Any, ...]) -> str:
+    """"(did you mean schedule?)" for a misspelt or renamed field, among the fields allowed where it is."""
+    model: type[BaseModel] = ConfigFile
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(str(part))
+        inner = getattr(field, "annotation", None)
+        inner = next((a for a in getattr(inner, "__args__", ()) if isinstance(a, type)), inner)
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            return ""
+        model = inner
+    name, allowed = str(loc[-1]), list(model.model_fields)
+    wanted = _SYNONYMS.get(name.lower().replace("-", "_"))
+    if wanted and all(w in allowed for w in wanted.split(" or ")):
+        return f" (did you mean {wanted}?)"
+    close = difflib.get_close_matches(name.lower().replace("-", "_"), allowed, n=1, cutoff=0.7)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 
 def _to_subscription(

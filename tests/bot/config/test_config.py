@@ -78,6 +78,37 @@ def test_errors_name_the_field(tmp_path, body, expected):
     assert expected in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ('time = "09:00"', "subscription[0].time: unknown field (did you mean schedule?)"),
+        ('timezon = "UTC"', "subscription[0].timezon: unknown field (did you mean timezone?)"),
+        (
+            'Slack-Channels = ["C2"]',
+            "subscription[0].Slack-Channels: unknown field (did you mean slack_channels?)",
+        ),
+        (
+            'channel = "C2"',
+            "subscription[0].channel: unknown field (did you mean slack_channels or discord_channels?)",
+        ),
+        (
+            '[subscription.filters]\nexclude_path = ["docs/"]',
+            "filters.exclude_path: unknown field (did you mean exclude_paths?)",
+        ),
+        ('colour = "red"', "subscription[0].colour: unknown field;"),  # nothing close: no guess
+    ],
+)
+def test_an_unknown_field_names_the_one_meant(tmp_path, body, expected):
+    with pytest.raises(ConfigError) as err:
+        load(
+            tmp_path,
+            f'[defaults]\nlanguage = "en"\n[[subscription]]\nrepo = "o/n"\nslack_channels = ["C1"]\n{body}',
+        )
+    message = str(err.value) + ";"
+    assert "defaults.language: unknown field (did you mean lang?)" in message
+    assert expected in message
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.toml", default_tz="UTC", default_lang="zh")
