@@ -792,6 +792,17 @@ def _page_files(data: dict[str, Any], offset: int) -> list[FileChange]:
     ]
 
 
+def commit_from_detail(repo: str, data: dict[str, Any]) -> Commit:
+    """A saved GitHub commit detail whose `files` are all inline (one page), as a Commit: the benches' and
+    tools' reader of GitHub-shaped JSON. Raises ValueError when it is not shaped as GitHub sends it."""
+    try:
+        entries = data.get("files") or []
+        files = [_file_change(f, f"files[{i}]") for i, f in enumerate(entries)]
+        return commit_from_api(repo, data, files, len(files))
+    except _Shape as exc:
+        raise ValueError(f"not a GitHub commit detail: {exc}") from None
+
+
 def _file_change(entry: Any, what: str) -> FileChange:
     """One entry of a commit's `files` (raises _Shape when it is not shaped as GitHub sends it)."""
     f = _obj(entry, what)

@@ -38,7 +38,7 @@ from werkzeug import Response as _FakeResponse  # noqa: E402
 
 from adapters.discord.handlers import DigestBot  # noqa: E402
 from adapters.discord.poster import open_discord_poster  # noqa: E402
-from adapters.github import commit_from_api  # noqa: E402
+from adapters.github import commit_from_detail  # noqa: E402
 from analysis.models import Commit, Digest  # noqa: E402
 from analysis.window import day_window  # noqa: E402
 from bot.app import chat_service  # noqa: E402
@@ -61,9 +61,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "vllm" / "2026-01-29.json"
 
 def load_commits(path: Path) -> list[Commit]:
     items = json.loads(path.read_text(encoding="utf-8"))
-    return [
-        commit_from_api(REPO, item, item.get("files") or [], len(item.get("files") or [])) for item in items
-    ]
+    return [commit_from_detail(REPO, item) for item in items]
 
 
 async def make_digest(commits: list[Commit], day: date) -> Digest:

@@ -29,7 +29,7 @@ from zoneinfo import ZoneInfo
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from adapters.github import commit_from_api  # noqa: E402
+from adapters.github import commit_from_detail  # noqa: E402
 from adapters.llm import LLMClient  # noqa: E402
 from analysis.llm.budget import DiffSelection, file_list, select_diff  # noqa: E402
 from analysis.llm.prompts import commit_messages  # noqa: E402
@@ -51,9 +51,7 @@ DEFAULT_DATA = ROOT.parent / "shared" / "data" / "vllm" / "2026-01-29.json"
 def load_commits(path: Path) -> list[Commit]:
     """The day's GitHub commit details as domain Commits (newest first, as the file lists them)."""
     data = json.loads(path.read_text(encoding="utf-8"))
-    return [
-        commit_from_api(REPO, item, item.get("files") or [], len(item.get("files") or [])) for item in data
-    ]
+    return [commit_from_detail(REPO, item) for item in data]
 
 
 def analyzer_on(fake: FakeLLM, on_call: Any = None, **client: Any) -> LLMAnalyzer:

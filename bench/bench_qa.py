@@ -224,10 +224,10 @@ MODEL_QUESTIONS: tuple[Q, ...] = (
 
 
 def load_day(path: Path) -> list[Commit]:
-    from adapters.github import commit_from_api
+    from adapters.github import commit_from_detail
 
     data = json.loads(path.read_text(encoding="utf-8"))
-    return [commit_from_api(REPO, d, d.get("files") or [], len(d.get("files") or [])) for d in data]
+    return [commit_from_detail(REPO, d) for d in data]
 
 
 def synthetic_followups() -> list[Commit]:
@@ -296,15 +296,17 @@ def oracle_ok(kind: str, text: str, digest: Digest) -> bool:
     names = named(text, commits)
     highs = [c for c in commits if tier(c) == Importance.HIGH]
     if kind.startswith("riskiest"):
+        # "Risk" is the rubric's risk score (size, spread, the paths' follow-up record), not the tier:
+        # the answer leads with the commits of the highest stored scores among those with risks listed.
         want = int(kind.removeprefix("riskiest") or 0)
-        if not names or (highs and tier(names[0]) != Importance.HIGH):
+        risky = [c for c in commits if digest.analyses[c.sha].risks and tier(c) != Importance.LOW]
+        by_score = sorted(risky, key=lambda c: -(digest.analyses[c.sha].risk_score or 0.0))
+        if not names or any(tier(c) == Importance.LOW for c in names):
             return False
-        if any(tier(c) == Importance.LOW for c in names):
+        lead = {c.sha for c in by_score[: want or 3]}
+        if want and len(names) != want:
             return False
-        if want:
-            top = Importance.HIGH if len(highs) >= want else Importance.MEDIUM
-            return len(names) == want and all(tier(c).rank <= top.rank for c in names)
-        return len([c for c in names if tier(c) == Importance.HIGH]) >= min(3, len(highs))
+        return {c.sha for c in names[: want or 3]} == lead
     if kind.startswith("tier:"):
         level = kind.removeprefix("tier:")
         if level == "high-named":

@@ -243,12 +243,10 @@ async def bench_ack_during_digest(path: Path, day: date, concurrency: int, laten
 
 
 def load_day(path: Path) -> list[Commit]:
-    from adapters.github import commit_from_api
+    from adapters.github import commit_from_detail
 
     data = json.loads(path.read_text(encoding="utf-8"))
-    return [
-        commit_from_api("vllm-project/vllm", d, d.get("files") or [], len(d.get("files") or [])) for d in data
-    ]
+    return [commit_from_detail("vllm-project/vllm", d) for d in data]
 
 
 async def bench_post(path: Path, day: date) -> None:

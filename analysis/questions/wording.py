@@ -6,7 +6,7 @@ from analysis.text import filled
 
 _W = {
     "en": {
-        "riskiest": "Commits carrying the most risk ({shown} of {total} today, by tier and stated risks):",
+        "riskiest": "Commits carrying the most risk ({shown} of {total} today, by risk score: size, spread, the paths' follow-up record):",
         "riskiest_filtered": "Commits carrying the most risk among {n} matching ({shown} shown):",
         "no_risks": "No risks were recorded for today's {what}.",
         "list_tier": "{tiers} commits today: {n} of {total}.",
@@ -73,7 +73,7 @@ _W = {
         "overview_medium": "Medium:",
     },
     "zh": {
-        "riskiest": "风险最高的提交（今日 {total} 个中的 {shown} 个，按重要程度和所列风险排序）：",
+        "riskiest": "风险最高的提交（今日 {total} 个中的 {shown} 个，按风险分排序：规模、范围、路径的跟进记录）：",
         "riskiest_filtered": "符合条件的 {n} 个提交中风险最高的（列出 {shown} 个）：",
         "no_risks": "今日{what}的分析中没有记录风险。",
         "list_tier": "今日{tiers}重要度提交：{n} 个（共 {total} 个）。",

@@ -1,11 +1,11 @@
-"""A thread answer (analysis/questions/answers.py) in each platform's markup: Slack mrkdwn in Block Kit messages,
+"""A thread answer (analysis/questions/document.py) in each platform's markup: Slack mrkdwn in Block Kit messages,
 Discord Markdown in message contents. Every piece of text is treated as untrusted (commit titles, the
 model's words): escaped so it cannot mention, link or format; only our own links and labels are markup.
 Long answers are split over messages at line breaks, never cut."""
 
 from __future__ import annotations
 
-from analysis.questions.answers import Answer, Line, Link, Span, Strong
+from analysis.questions.document import Answer, Line, Link, Span, Strong
 from analysis.render.discord_embeds import CONTENT_MAX, dc_text, pack_lines
 from analysis.render.markdown import safe_url
 from analysis.render.slack_blocks import FALLBACK_MAX, Message, elide, escape, link, pack, safe, sections

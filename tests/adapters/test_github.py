@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.github import GitHubSource
+from adapters.github import GitHubSource, commit_from_detail
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.window import day_window
 from tests.adapters.conftest import NOW
@@ -521,3 +521,22 @@ async def test_files_at_the_tip_are_listed_and_read_with_etags(fake, source_for)
     assert fake.not_modified == before + 1
     with pytest.raises(SourceError, match="branch 'nope' not found"):
         await source.branch_tip("nope")
+
+
+def test_a_saved_commit_detail_reads_with_its_files():
+    """The benches read the saved GitHub days through commit_from_detail: files inline, renames kept."""
+    data = make_commit(
+        "Rename the loader (#12)",
+        "2026-01-29T03:00:00Z",
+        files=[
+            make_file("src/new.py", status="renamed", previous_filename="src/old.py"),
+            make_file("a.bin", patch=None),
+        ],
+    )
+    commit = commit_from_detail(REPO, data)
+    assert [f.path for f in commit.files] == ["src/new.py", "a.bin"]
+    assert commit.files[0].previous_path == "src/old.py" and commit.files[1].patch is None
+    assert commit.file_count == 2 and commit.pr_number == 12
+    data["files"][1] = {"status": "added"}  # no filename
+    with pytest.raises(ValueError, match=r"files\[1\]\.filename"):
+        commit_from_detail(REPO, data)
