@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters import github
 from adapters.github import GitHubSource
+from adapters.github import source as github
 from adapters.local_git import LocalGitSource
 from tests.fakes.github import FakeGitHub
 from tests.fakes.gitrepo import GitRepo, isolate_git_env

@@ -7,7 +7,8 @@ already in the store is never fetched again; list pages and pull requests are re
 The token only ever lives in the HTTP client's headers: no message or log line includes it.
 
 Over 400 lines because it is one client: listing, details, pull requests, history and blobs share its request
-path (ETags, rate-limit waits, error mapping).
+path (ETags, rate-limit waits, error mapping). Reading GitHub's JSON into the domain is shapes.py's; the
+first-parent chain is chain.py's.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import logging
 import math
 import re
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -29,6 +30,19 @@ from urllib.parse import quote
 import httpx
 import tenacity
 
+from adapters.github.chain import Node, first_parent_shas, needs_history_above
+from adapters.github.shapes import (
+    MAX_FILES,
+    ShapeError,
+    commit_from_api,
+    decoded,
+    field_of,
+    files_capped,
+    node_of,
+    object_of,
+    page_files,
+    tree_paths,
+)
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.history.automation import is_automated
 from analysis.history.followups import PastCommit
@@ -46,7 +60,6 @@ log = logging.getLogger(__name__)
 Sleep = Callable[[float], Awaitable[Any]]
 
 API_VERSION = "2022-11-28"
-MAX_FILES = 3000  # GitHub never lists more files of one commit
 # GitHub pages a commit's files 300 at a time (10 pages); a server paging them smaller still ends well
 # within this, a pagination that runs past it is broken.
 MAX_FILE_PAGES = 30
@@ -91,13 +104,6 @@ class _HTTPStatus(Exception):
         self.status = status
         self.message = message
         self.path = path
-
-
-@dataclass(frozen=True, slots=True)
-class _Node:
-    sha: str
-    parents: tuple[str, ...]
-    committed_at: datetime
 
 
 class GitHubSource:
@@ -176,13 +182,13 @@ class GitHubSource:
         self, branch: str, start: datetime, end: datetime, progress: Progress | None = None
     ) -> list[Commit]:
         listed = await self._list(branch, since=start, until=end, max_pages=MAX_WINDOW_PAGES)
-        nodes = [_node(item) for item in listed]
-        above: list[_Node] = []
-        if _needs_history_above(nodes):
+        nodes = [node_of(item) for item in listed]
+        above: list[Node] = []
+        if needs_history_above(nodes):
             # Merge commits make side-branch commits possible; only the history from the branch tip
             # down to the window tells which of them a later merge brought in.
             above_items = await self._list(branch, since=end, until=None, max_pages=MAX_ABOVE_PAGES)
-            above = [_node(item) for item in above_items]
+            above = [node_of(item) for item in above_items]
         chain = first_parent_shas([*above, *nodes])
         wanted = [n for n in nodes if n.sha in chain and start <= n.committed_at < end]
         commits = await self._details([n.sha for n in wanted], progress)
@@ -264,7 +270,7 @@ class GitHubSource:
         if detail_budget is None:
             detail_budget = HISTORY_DETAILS if self._has_token else 0
         listed = await self._list(branch, since=since, until=until, max_pages=pages, strict=False)
-        nodes = [_node(item) for item in listed]
+        nodes = [node_of(item) for item in listed]
         chain = first_parent_shas(nodes)
         items = [(n, item) for n, item in zip(nodes, listed, strict=True) if n.sha in chain]
         items = [(n, item) for n, item in items if since <= n.committed_at < until]
@@ -318,7 +324,7 @@ class GitHubSource:
                 self.surface_reads_left = -1
                 return
             data = page.data if isinstance(page.data, dict) else {}
-            text = _decoded(data, max_bytes)
+            text = decoded(data, max_bytes)
             if text is None:
                 result.skipped.add(spec)
             else:
@@ -342,7 +348,7 @@ class GitHubSource:
         except (_HTTPStatus, RateLimited, SourceError):
             return None
         data = page.data if isinstance(page.data, dict) else {}
-        return None if data.get("truncated") else _tree_paths(data)  # a partial tree would mislead discovery
+        return None if data.get("truncated") else tree_paths(data)  # a partial tree would mislead discovery
 
     async def branch_tip(self, branch: str) -> str:
         """The full SHA of the branch's newest commit (one ETag-cached request)."""
@@ -368,7 +374,7 @@ class GitHubSource:
         data = page.data if isinstance(page.data, dict) else {}
         if data.get("truncated"):
             log.warning("GitHub listed only part of %s's tree at %s", self.repo, sha[:12])
-        return _tree_paths(data)
+        return tree_paths(data)
 
     async def text_at(self, sha: str, path: str) -> str | None:
         """A file's text as of the commit (the contents endpoint, ETag-cached; past its 1 MB limit the
@@ -438,8 +444,8 @@ class GitHubSource:
                 raise self._bad_answer("commits", "not a list")
             for i, item in enumerate(page.data):
                 try:
-                    _node(item, f"[{i}]")  # the shape every reader of the list relies on
-                except _Shape as exc:
+                    node_of(item, f"[{i}]")  # the shape every reader of the list relies on
+                except ShapeError as exc:
                     raise self._bad_answer("commits", str(exc)) from None
                 # A commit pushed between two page reads shifts the pages: never count one twice.
                 if item["sha"] not in seen:
@@ -521,10 +527,10 @@ class GitHubSource:
             files, complete = await self._commit_files(ref, url, page)
             data = page.data
             files_total = len(files)
-            if not complete or _files_capped(data, files):
+            if not complete or files_capped(data, files):
                 files_total = await self._changed_files(data) or len(files) + 1
             return commit_from_api(self.repo, data, files, files_total)
-        except _Shape as exc:
+        except ShapeError as exc:
             raise self._bad_answer(f"commits/{ref}", str(exc)) from None
         except _HTTPStatus as exc:
             if exc.status == 422 and "ambiguous" in exc.message.lower():
@@ -542,8 +548,8 @@ class GitHubSource:
         """A commit's files over their pages (at most MAX_FILES), and whether the listing ended as GitHub
         ends one. Pagination that loops (a page linked again, a page adding no new file) or runs past
         MAX_FILE_PAGES stops with a warning: the commit then counts more files than it lists, as one past
-        GitHub's cap does, never a silently shorter list. Raises _Shape for a page of the wrong shape."""
-        files = _page_files(first.data, 0)
+        GitHub's cap does, never a silently shorter list. Raises ShapeError for a page of the wrong shape."""
+        files = page_files(first.data, 0)
         names = {f.path for f in files}
         pages_read = {_page_key(url, None)}
         next_url = first.next_url
@@ -556,8 +562,8 @@ class GitHubSource:
                 pages_read.add(_page_key(next_url, None))
                 more = await self._get(next_url, cache=False)
                 if not isinstance(more.data, dict):
-                    raise _Shape(f"files page {len(pages_read)} is not an object")
-                new = [f for f in _page_files(more.data, len(files)) if f.path not in names]
+                    raise ShapeError(f"files page {len(pages_read)} is not an object")
+                new = [f for f in page_files(more.data, len(files)) if f.path not in names]
                 files.extend(new)
                 names.update(f.path for f in new)
                 next_url = more.next_url
@@ -578,7 +584,7 @@ class GitHubSource:
     async def _changed_files(self, data: dict[str, Any]) -> int | None:
         """The exact file count of a capped commit, from the pull request it landed (GitHub gives no
         count on the commit itself). None when the commit names no merged pull request."""
-        message = _field(_obj(data.get("commit"), "commit"), "message", str, "commit") or ""
+        message = field_of(object_of(data.get("commit"), "commit"), "message", str, "commit") or ""
         title = message_title(message)[0]
         match = PR_IN_TITLE.search(title)
         pr = int(match.group(1)) if match else merge_pr(title)
@@ -760,202 +766,6 @@ class GitHubSource:
 
 
 # -- pure helpers (no I/O) ------------------------------------------------------------------------
-def commit_from_api(repo: str, data: dict[str, Any], files: Iterable[FileChange], files_total: int) -> Commit:
-    """The domain Commit from a GitHub commit detail (files given separately: they may span pages, see
-    _file_change). Raises _Shape when the answer is not shaped as GitHub documents it."""
-    meta = _obj(data.get("commit"), "commit")
-    author = _obj(data.get("author"), "author")  # the top-level author is null for unknown e-mails
-    login = _field(author, "login", str, "author")
-    stats = _obj(data.get("stats"), "stats")
-    return Commit(
-        repo=repo,
-        sha=_field(data, "sha", str, "", required=True),
-        message=_field(meta, "message", str, "commit") or "",
-        author=_field(_obj(meta.get("author"), "commit.author"), "name", str, "commit.author")
-        or login
-        or "unknown",
-        author_login=login,
-        committed_at=_committed(meta, "commit"),
-        parents=_parents(data.get("parents"), "parents"),
-        url=_field(data, "html_url", str, ""),
-        additions=_field(stats, "additions", int, "stats"),
-        deletions=_field(stats, "deletions", int, "stats"),
-        files_total=files_total,
-        files=tuple(files),
-    )
-
-
-def _page_files(data: dict[str, Any], offset: int) -> list[FileChange]:
-    """The `files` of one page of a commit detail; `offset` numbers them across pages in messages."""
-    return [
-        _file_change(f, f"files[{offset + i}]") for i, f in enumerate(_list_of(data.get("files"), "files"))
-    ]
-
-
-def commit_from_detail(repo: str, data: dict[str, Any]) -> Commit:
-    """A saved GitHub commit detail whose `files` are all inline (one page), as a Commit: the benches' and
-    tools' reader of GitHub-shaped JSON. Raises ValueError when it is not shaped as GitHub sends it."""
-    try:
-        entries = data.get("files") or []
-        files = [_file_change(f, f"files[{i}]") for i, f in enumerate(entries)]
-        return commit_from_api(repo, data, files, len(files))
-    except _Shape as exc:
-        raise ValueError(f"not a GitHub commit detail: {exc}") from None
-
-
-def _file_change(entry: Any, what: str) -> FileChange:
-    """One entry of a commit's `files` (raises _Shape when it is not shaped as GitHub sends it)."""
-    f = _obj(entry, what)
-    return FileChange(
-        path=_field(f, "filename", str, what, required=True),
-        status=_field(f, "status", str, what) or "modified",
-        additions=_field(f, "additions", int, what) or 0,
-        deletions=_field(f, "deletions", int, what) or 0,
-        patch=_field(f, "patch", str, what),  # absent for binaries and very large diffs: "diff unavailable"
-        previous_path=_field(f, "previous_filename", str, what),
-    )
-
-
-class _Shape(Exception):
-    """A 200 answer not shaped as GitHub documents it; the message says where (e.g. files[2].filename)."""
-
-
-def _where(what: str, key: str) -> str:
-    return f"{what}.{key}" if what else key
-
-
-def _obj(value: Any, what: str) -> dict[str, Any]:
-    """An object field; {} for null or absent."""
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise _Shape(f"{what} is {type(value).__name__}, not an object")
-    return value
-
-
-def _field(obj: dict[str, Any], key: str, kind: type, what: str, *, required: bool = False) -> Any:
-    """A string or number field of an object: None when null or absent (unless required)."""
-    value = obj.get(key)
-    if value is None:
-        if required:
-            raise _Shape(f"{_where(what, key)} is missing")
-        return None
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise _Shape(f"{_where(what, key)} is {type(value).__name__}, not {kind.__name__}")
-    return value
-
-
-def _list_of(value: Any, what: str) -> list[Any]:
-    """A list field; [] for null or absent."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _Shape(f"{what} is {type(value).__name__}, not a list")
-    return value
-
-
-def _parents(value: Any, what: str) -> tuple[str, ...]:
-    return tuple(
-        _field(_obj(p, f"{what}[{i}]"), "sha", str, f"{what}[{i}]", required=True)
-        for i, p in enumerate(_list_of(value, what))
-    )
-
-
-def _committed(meta: dict[str, Any], what: str) -> datetime:
-    """The committer date (the author date when GitHub gives none)."""
-    for role in ("committer", "author"):
-        text = _field(_obj(meta.get(role), f"{what}.{role}"), "date", str, f"{what}.{role}")
-        if text:
-            try:
-                moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-            except ValueError:
-                raise _Shape(f"{what}.{role}.date {text[:40]!r} is not a date") from None
-            return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-    raise _Shape(f"{what}.committer.date is missing")
-
-
-def first_parent_shas(nodes: Sequence[_Node]) -> set[str]:
-    """SHAs on the branch's first-parent chain among listed commits (listing order, newest first).
-
-    Walks parents[0] from every head, i.e. every commit no listed commit names as a parent: the branch
-    tip, and commits whose child the listing lacks (a first-parent commit dated outside the window, or out
-    of date order, between two in-window ones). A merge's second-parent side is never walked into, and its
-    side commits are not heads because the merge names them, so they stay out. Linear history (squash or
-    rebase merges) has one head and every commit is on the chain."""
-    by_sha = {n.sha: n for n in nodes}
-    named = {p for n in nodes for p in n.parents}
-    chain: set[str] = set()
-    for head in (n.sha for n in nodes if n.sha not in named):
-        current: str | None = head
-        while current is not None and current in by_sha and current not in chain:
-            chain.add(current)
-            parents = by_sha[current].parents
-            current = parents[0] if parents else None
-    return chain
-
-
-def _needs_history_above(nodes: Sequence[_Node]) -> bool:
-    """Whether the window's listing alone cannot settle the chain: a merge commit (side branches exist)
-    or more than one head (a side branch whose merge came after the window)."""
-    if any(len(n.parents) > 1 for n in nodes):
-        return True
-    named = {p for n in nodes for p in n.parents}
-    return sum(1 for n in nodes if n.sha not in named) > 1
-
-
-def _node(item: Any, what: str = "") -> _Node:
-    """A commit-list item as a chain node. Also checks the fields history() reads (raises _Shape)."""
-    item = _obj(item, what or "item")
-    meta = _obj(item.get("commit"), _where(what, "commit"))
-    _field(meta, "message", str, _where(what, "commit"))
-    who = _obj(meta.get("author"), _where(what, "commit.author"))
-    for key in ("name", "email"):
-        _field(who, key, str, _where(what, "commit.author"))
-    _field(_obj(item.get("author"), _where(what, "author")), "login", str, _where(what, "author"))
-    return _Node(
-        _field(item, "sha", str, what, required=True),
-        _parents(item.get("parents"), _where(what, "parents")),
-        _committed(meta, _where(what, "commit")),
-    )
-
-
-def _tree_paths(data: dict[str, Any]) -> list[str]:
-    """The file paths of a recursive tree answer."""
-    tree = data.get("tree")
-    return [
-        e["path"]
-        for e in (tree if isinstance(tree, list) else [])
-        if isinstance(e, dict) and e.get("type") == "blob" and isinstance(e.get("path"), str)
-    ]
-
-
-def _decoded(data: dict[str, Any], max_bytes: int) -> str | None:
-    """A contents answer's text; None for a directory, a file over max_bytes, or binary content."""
-    if data.get("type") != "file" or data.get("encoding") != "base64":
-        return None
-    if not isinstance(data.get("size"), int) or data["size"] > max_bytes:
-        return None
-    try:
-        raw = base64.b64decode(str(data.get("content") or ""))
-    except ValueError:  # binascii.Error is a ValueError
-        return None
-    return None if b"\0" in raw else raw.decode("utf-8", "replace")
-
-
-def _files_capped(data: dict[str, Any], files: Sequence[FileChange]) -> bool:
-    """GitHub stops at 3000 files without saying so; the commit's line totals then exceed the files'."""
-    if len(files) < MAX_FILES:
-        return False
-    stats = data.get("stats")
-    if not isinstance(stats, dict) or not stats:
-        return True
-    listed_add = sum(f.additions for f in files)
-    listed_del = sum(f.deletions for f in files)
-    return listed_add < (_field(stats, "additions", int, "stats") or 0) or listed_del < (
-        _field(stats, "deletions", int, "stats") or 0
-    )
-
-
 def _page_key(url: str, params: dict[str, Any] | None) -> str:
     """A page's URL with its query, as requested: the same page linked twice has the same key."""
     return str(httpx.URL(url).copy_merge_params(params) if params else httpx.URL(url))
