@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import statistics
 import sys
@@ -150,6 +151,9 @@ class _Followup:
         return SimpleNamespace(id=1)
 
 
+_INTERACTION_IDS = itertools.count(1)
+
+
 def interaction(marks: dict[str, float], channel: Any) -> Any:
     """A light stand-in for discord.Interaction (the tests use spec'd mocks; here mock overhead would
     dominate the measurement)."""
@@ -158,6 +162,8 @@ def interaction(marks: dict[str, float], channel: Any) -> Any:
         return None
 
     return SimpleNamespace(
+        id=next(_INTERACTION_IDS),  # each invocation is a new interaction (the handler drops repeats)
+        extras={},
         response=_Response(marks),
         followup=_Followup(),
         channel=channel,
