@@ -1022,6 +1022,30 @@ class _Compare:
             return owner is not None and short in owner.strings
         return short in self.new.strings
 
+    def _inherited(self, qual: str) -> bool:
+        """A method a surviving class no longer defines that a base class of the same module (after the change)
+        defines: the override went, the name still works on the class (an implementation moved up into a
+        shared base is a refactor, not a removal). Bases imported from other modules are not read."""
+        outer, _, short = qual.rpartition(".")
+        defs = self.new.defs
+        owner = defs.get(outer)
+        if not outer or owner is None or owner.kind != "class" or not short:
+            return False
+        stack, seen = [owner], {outer}
+        while stack:
+            node = stack.pop().node
+            for base in getattr(node, "bases", ()):
+                name = _name_of(base)
+                if name in seen:
+                    continue
+                seen.add(name)
+                if f"{name}.{short}" in defs:
+                    return True
+                base_def = defs.get(name)
+                if base_def is not None and base_def.kind == "class":
+                    stack.append(base_def)
+        return False
+
     # definitions ------------------------------------------------------------------------------------------
     def _defs(self) -> None:
         old, new = self.old.defs, self.new.defs
@@ -1037,6 +1061,8 @@ class _Compare:
         ]
         for qual in gone:
             d = old[qual]
+            if self._inherited(qual):
+                continue  # an override dropped: the class still answers to the name, from its base
             target = self.new.aliases.get(qual)
             if target is not None and target in new:
                 self._add(SurfaceKind.RENAMED, self._name(target), new[target].line, old=self._name(qual),

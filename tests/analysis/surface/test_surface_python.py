@@ -652,3 +652,47 @@ def test_a_module_without_typer_options_still_gives_its_other_facts():
     assert [(c.kind, c.name) for c in facts(before, after, module="app")] == [
         (K.PARAM_REMOVED, "app.main(count)")
     ]
+
+
+def test_an_override_dropped_for_the_base_class_implementation_removes_nothing():
+    # A subclass stops overriding a method its base (same module) defines: `Fast.load()` still works.
+    before = """
+        class Loader:
+            def load(self, path):
+                return open(path).read()
+
+        class _Mixin:
+            def close(self):
+                pass
+
+        class Fast(Loader, _Mixin):
+            def load(self, path):
+                return fast_read(path)
+
+            def close(self):
+                pass
+
+            def warm(self):
+                pass
+    """
+    after = """
+        class Loader:
+            def load(self, path):
+                return open(path).read()
+
+        class _Mixin:
+            def close(self):
+                pass
+
+        class Fast(Loader, _Mixin):
+            pass
+    """
+    [change] = facts(before, after)  # `warm` no base defines: removed, breaking
+    assert change.kind == K.REMOVED and change.name.endswith("Fast.warm") and change.breaking
+    # The base itself losing the method is a removal of both (nothing serves `Fast.load` any more).
+    without = after.replace("def load(self, path):\n                return open(path).read()", "pass")
+    assert "def load" not in without
+    gone = facts(before, without)
+    assert {c.name.rsplit(".", 2)[-2] + "." + c.name.rsplit(".", 1)[-1] for c in gone} == {
+        "Loader.load", "Fast.load", "Fast.warm",
+    }  # fmt: skip
