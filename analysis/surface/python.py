@@ -1002,8 +1002,28 @@ class _Compare:
         self._routes()
         self._deprecations()
         self._switches()
+        self._env_mirrors()
         self.out.sort(key=lambda c: (c.line or 0, c.kind.value, c.name))
         return FileSurface(self.out, self.shapes)
+
+    def _env_mirrors(self) -> None:
+        """A module-level constant named exactly as an environment variable the file adds or removes (its typed
+        declaration, `X: int = 600` beside the lookup) is the same change as the variable: one fact, not two."""
+        env = {(c.kind, c.name) for c in self.out if c.kind in (SurfaceKind.ENV_ADDED, SurfaceKind.ENV_REMOVED)}
+        if not env:
+            return
+        mirror = {SurfaceKind.ADDED: SurfaceKind.ENV_ADDED, SurfaceKind.REMOVED: SurfaceKind.ENV_REMOVED}
+
+        def same_variable(c: SurfaceChange) -> bool:
+            qual = c.name[len(self.module) + 1 :] if self.module else c.name
+            return (
+                c.kind in mirror
+                and "." not in qual
+                and (mirror[c.kind], qual) in env
+                and self.shapes.get((c.kind, c.name), "").startswith("constant:")
+            )
+
+        self.out = [c for c in self.out if not same_variable(c)]
 
     def _add(self, kind: SurfaceKind, name: str, line: int | None, **extra: object) -> None:
         self.out.append(SurfaceChange(kind, name, self.path, line, **extra))  # type: ignore[arg-type]

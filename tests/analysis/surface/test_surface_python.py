@@ -696,3 +696,34 @@ def test_an_override_dropped_for_the_base_class_implementation_removes_nothing()
     assert {c.name.rsplit(".", 2)[-2] + "." + c.name.rsplit(".", 1)[-1] for c in gone} == {
         "Loader.load", "Fast.load", "Fast.warm",
     }  # fmt: skip
+
+
+def test_an_environment_variable_and_its_typed_declaration_are_one_fact():
+    before = """
+        import os
+        from typing import TYPE_CHECKING, Any, Callable
+
+        if TYPE_CHECKING:
+            APP_ITERATION_TIMEOUT_S: int = 60
+
+        environment_variables: dict[str, Callable[[], Any]] = {
+            "APP_ITERATION_TIMEOUT_S": lambda: int(os.environ.get("APP_ITERATION_TIMEOUT_S", "60")),
+        }
+    """
+    after = """
+        import os
+        from typing import TYPE_CHECKING, Any, Callable
+
+        if TYPE_CHECKING:
+            APP_ITERATION_TIMEOUT_S: int = 60
+            APP_READY_TIMEOUT_S: int = 600
+
+        environment_variables: dict[str, Callable[[], Any]] = {
+            "APP_ITERATION_TIMEOUT_S": lambda: int(os.environ.get("APP_ITERATION_TIMEOUT_S", "60")),
+            "APP_READY_TIMEOUT_S": lambda: int(os.environ.get("APP_READY_TIMEOUT_S", "600")),
+        }
+    """
+    changes = facts(before, after, path="app/envs.py", module="app.envs")
+    assert [(c.kind, c.name) for c in changes] == [(K.ENV_ADDED, "APP_READY_TIMEOUT_S")]
+    gone = facts(after, before, path="app/envs.py", module="app.envs")
+    assert [(c.kind, c.name) for c in gone] == [(K.ENV_REMOVED, "APP_READY_TIMEOUT_S")]
