@@ -23,7 +23,6 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import suppress
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -38,6 +37,7 @@ from aiolimiter import AsyncLimiter
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
+from adapters.http_headers import finite_number, header_value, retry_after
 from analysis.llm.schemas import response_format
 from bot.ports.protocols import BatchRequest, ChatReply, LLMError, LLMFatal, Message
 from bot.ports.secrets import scrub
@@ -171,27 +171,10 @@ def _header_int(headers: Any, name: str) -> int | None:
 def retry_after_seconds(headers: Any, *, now: float | None = None) -> float | None:
     """The wait a response asks for: `retry-after-ms` (OpenAI), else `Retry-After` in seconds or as an
     HTTP date. None when absent or unreadable."""
-    if headers is None:
-        return None
-    for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            seconds = float(value) / divisor
-        except ValueError:
-            seconds = _http_date_wait(value, now)
-        if seconds is not None and math.isfinite(seconds):
-            return max(0.0, seconds)
-    return None
-
-
-def _http_date_wait(value: str, now: float | None) -> float | None:
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return moment.timestamp() - (time.time() if now is None else now)
+    millis = finite_number(header_value(headers, "retry-after-ms"))
+    if millis is not None and millis >= 0:
+        return millis / 1000.0
+    return retry_after(header_value(headers, "retry-after"), now=now)
 
 
 def backoff_delay(

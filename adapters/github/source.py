@@ -23,7 +23,6 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -43,6 +42,7 @@ from adapters.github.shapes import (
     page_files,
     tree_paths,
 )
+from adapters.http_headers import finite_number, retry_after
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.history.automation import is_automated
 from analysis.history.followups import PastCommit
@@ -718,7 +718,7 @@ class GitHubSource:
         retry_after = _retry_after(headers.get("Retry-After"), self._clock())
         if retry_after is not None:
             return retry_after
-        reset = _seconds(headers.get("x-ratelimit-reset"))
+        reset = finite_number(headers.get("x-ratelimit-reset"))
         if headers.get("x-ratelimit-remaining") == "0" and reset is not None:
             # One second of slack for clock skew between us and GitHub.
             return min(RATE_WAIT_CAP, max(0.0, reset - self._clock()) + 1.0)
@@ -779,24 +779,8 @@ def _utc_z(moment: datetime, rounding: Callable[[float], int]) -> str:
 
 def _retry_after(value: str | None, now: float) -> float | None:
     """Retry-After in seconds (a number or an HTTP date), at most RATE_WAIT_CAP; None when unreadable."""
-    if not value:
-        return None
-    seconds = _seconds(value)
-    if seconds is not None:
-        return min(RATE_WAIT_CAP, seconds) if seconds >= 0 else None
-    try:
-        return min(RATE_WAIT_CAP, max(0.0, parsedate_to_datetime(value.strip()).timestamp() - now))
-    except (TypeError, ValueError, OverflowError):
-        return None
-
-
-def _seconds(value: str | None) -> float | None:
-    """A header's finite number (servers send "30", "1.5", garbage or "1e400"); None otherwise."""
-    try:
-        number = float((value or "").strip())
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
+    seconds = retry_after(value, now=now)
+    return None if seconds is None else min(RATE_WAIT_CAP, seconds)
 
 
 def _message(response: httpx.Response) -> str:

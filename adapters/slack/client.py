@@ -22,6 +22,7 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.http_headers import header_value, retry_after
 from analysis.errors import ConfigError, DigestError, ServiceError, Undeliverable
 from bot.ports.protocols import (
     SlackSettings,
@@ -56,17 +57,6 @@ def _method_of(request: HttpRequest) -> str:
     return request.url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
 
 
-def retry_after(headers: Any) -> float | None:
-    """Slack's Retry-After in seconds (slack_sdk gives header values as lists), or None."""
-    for name, value in dict(headers or {}).items():
-        if name.lower() == "retry-after":
-            try:
-                return max(0.0, float(value[0] if isinstance(value, list | tuple) else value))
-            except (TypeError, ValueError, IndexError):
-                return None
-    return None
-
-
 class _RateLimitRetry(AsyncRateLimitErrorRetryHandler):
     """429s waited out after Retry-After (slack_sdk's handler), but never more than
     MAX_RATE_LIMIT_WAIT per call in all: a longer pause fails the call at once (a 429 was not carried
@@ -87,7 +77,7 @@ class _RateLimitRetry(AsyncRateLimitErrorRetryHandler):
         if not await super()._can_retry_async(state=state, request=request, response=response, error=error):
             return False
         assert response is not None
-        asked = retry_after(response.headers)
+        asked = retry_after(header_value(response.headers, "retry-after"))
         wait = max(1.0, asked or 0.0)  # slack_sdk sleeps Retry-After plus up to a second
         waited = float((state.custom_values or {}).get("rate_limit_waited", 0.0))
         if waited + wait > self.max_wait:
@@ -224,7 +214,7 @@ async def _call(method: str, call: Awaitable[Any], channel: str | None = None) -
         status = exc.response.status_code
         code = str(exc.response.get("error") or status)
         if status == 429:  # not carried out: a later try posts it once
-            wait = retry_after(exc.response.headers)
+            wait = retry_after(header_value(exc.response.headers, "retry-after"))
             why = (
                 f"Slack rate-limited {method} for {wait:.0f} s, longer than the"
                 f" {MAX_RATE_LIMIT_WAIT:.0f} s a call waits"
