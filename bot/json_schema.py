@@ -150,7 +150,12 @@ class PostResultJSON(_Out):
     posted: list[str] = Field(description="items posted now: parent, card:<sha>, medium, report")
     skipped: list[str] = Field(description="items found already posted")
     thread_id: str | None
-    edited: list[str] = Field(description="items edited in place: the parent, with --repost")
+    edited: list[str] = Field(
+        description="items edited in place: the parent, with --repost or on a day posted with --partial"
+    )
+    partial: bool = Field(
+        description="the day had not ended (--partial): its parent and cards so far; the day stays open"
+    )
 
 
 class PlannedMessageJSON(_Out):

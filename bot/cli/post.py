@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import logging
 import sys
+from dataclasses import replace
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
 
 import click
 
 from bot.cli.common import (
+    CliError,
     Ctx,
     DigestCommand,
     StageBars,
@@ -39,24 +43,46 @@ from bot.cli.digest import build_day
     is_flag=True,
     help="The day is posted here already: edit its parent to today's digest and add what it announces.",
 )
+@click.option(
+    "--partial",
+    is_flag=True,
+    help="Post a day that has not ended yet (today): its parent and cards so far. The day stays open: its"
+    " next post (the scheduled one once it ends) updates the parent and adds the rest.",
+)
 @format_option("text", "json", default="text")
 @global_options
 @click.pass_obj
 @user_errors
 def post(
-    obj: Ctx, platform, channel, repo, git_dir, branch, lang, analyzer, refresh, day, tz, dry_run, repost, fmt
+    obj: Ctx,
+    platform,
+    channel,
+    repo,
+    git_dir,
+    branch,
+    lang,
+    analyzer,
+    refresh,
+    day,
+    tz,
+    dry_run,
+    repost,
+    partial,
+    fmt,
 ) -> None:
     """Post a day's digest into a Slack or Discord channel now.
 
     A parent message with the counts and the high items; in its thread one card per high commit, the
     medium commits, and the full report as a file. Posting the same digest again posts nothing new; an
     interrupted post resumes with what is missing. A day posted here is what its parent announced: a
-    changed ranking (a new model, say) adds nothing unless --repost edits the parent first.
+    changed ranking (a new model, say) adds nothing unless --repost edits the parent first. A day that
+    has not ended is refused (its post would freeze it half done) unless --partial says so.
     """
     from analysis.render.json_report import dumps
 
     settings = obj.settings
     zone_info, the_day = the_day_of(settings, day, tz)
+    partial = unfinished_day(the_day, zone_info, partial)
     lang = lang or settings.digest_lang
     bars = StageBars(sys.stderr.isatty())
 
@@ -66,7 +92,7 @@ def post(
         result = run_async(
             build_day(obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars)
         )
-        plan = preview(result, platform, channel, obj.store)
+        plan = preview(result, platform, channel, obj.store, partial=partial)
         obj.write(dumps(plan) if fmt == "json" else render_text(plan))
         return
 
@@ -78,7 +104,10 @@ def post(
             result = await build_day(
                 obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars
             )
-            return result, await post_digest(poster, obj.store, channel, result, repost=repost)
+            if partial:  # the parent's window says how far the day goes
+                result = replace(result, window_end=min(result.window_end, result.generated_at))
+            posted = await post_digest(poster, obj.store, channel, result, repost=repost, partial=partial)
+            return result, posted
 
     result, posted = run_async(go())
     if fmt == "json":
@@ -95,11 +124,19 @@ def post(
                     "skipped": posted.skipped,
                     "thread_id": posted.thread_id,
                     "edited": posted.edited,
+                    "partial": partial,
                 }
             )
         )
         return
     edited = f", edited the {', '.join(posted.edited)}" if posted.edited else ""
+    if partial:
+        echo_err(
+            f"{result.repo} {result.day} is a partial day (until {result.window_end:%H:%M} {zone_info.key}):"
+            " posted its parent and high cards so far; the day stays open, and its next post (the"
+            " scheduled one once it ends) updates the parent and adds the rest",
+            logging.WARNING,
+        )
     echo_err(
         f"{result.repo} {result.day}: {result.stats['total']} commits; posted {len(posted.posted)} item(s)"
         f" to {platform}:{channel}, {len(posted.skipped)} already there{edited}",
@@ -112,3 +149,18 @@ def post(
             f"{len(pending)} banner(s) or notice(s) pending here: the running service retries them",
             logging.WARNING,
         )
+
+
+def unfinished_day(day: date, zone_info: ZoneInfo, partial: bool) -> bool:
+    """Whether this post is of a day still running (then only with --partial: a post freezes a day in its
+    channel, so a running one would never announce what lands later); a finished day is posted whole."""
+    from analysis.errors import InputError
+    from analysis.window import refuse_unfinished
+
+    try:
+        refuse_unfinished(day, zone_info, datetime.now(zone_info))
+    except InputError as exc:
+        if partial:
+            return True
+        raise CliError(f"{exc}; --partial posts it so far and leaves it open") from None
+    return False

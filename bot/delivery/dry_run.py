@@ -18,7 +18,9 @@ from bot.store.db import Store
 DISCORD_REPORT_MAX_BYTES = 8 * 1024 * 1024
 
 
-def preview(digest: Digest, platform: str, channel: str, store: Store | None = None) -> dict[str, Any]:
+def preview(
+    digest: Digest, platform: str, channel: str, store: Store | None = None, *, partial: bool = False
+) -> dict[str, Any]:
     """The post as data: {"platform", "channel", "key", "messages": [...]} in posting order."""
     from analysis.render.markdown import render_report
 
@@ -26,7 +28,7 @@ def preview(digest: Digest, platform: str, channel: str, store: Store | None = N
     by_sha = {c.sha: c for c in digest.commits}
     report = render_report([digest], digest.lang)
     messages: list[dict[str, Any]] = []
-    for item in digest_items(digest):
+    for item in digest_items(digest, partial=partial):
         if item == "parent":
             payloads = _parent(digest, platform)
         elif item.startswith("card:"):

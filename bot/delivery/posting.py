@@ -8,6 +8,8 @@ same digest again posts nothing and an interrupted post resumes with only the mi
 A day posted in a channel is what it was: the items its parent announced are recorded with it (its
 plan), and a later post of the day — after the ranking changed, say — adds none that the parent does
 not announce, unless a re-post (`repost=True`, `digestbot post --repost`) first edits the parent.
+A day posted before it ended (`partial=True`, `digestbot post --partial`) is not frozen: its next post
+— the scheduled one once the day is over — edits the parent to the whole day and adds the rest.
 
 Two more guards keep "never twice" across processes and inside an item:
 - `posting_lock()`: a lock in this process and a lease row in SQLite per (platform, channel, job) —
@@ -35,10 +37,13 @@ from bot.store.db import Store
 log = logging.getLogger(__name__)
 
 
-def digest_items(digest: Digest) -> list[str]:
-    """The ordered item names of a digest's post. Stable: they are the idempotency keys."""
+def digest_items(digest: Digest, *, partial: bool = False) -> list[str]:
+    """The ordered item names of a digest's post. Stable: they are the idempotency keys. A partial day
+    posts its parent and cards only: the medium list and the report come with the whole day."""
     items = ["parent"]
     items += [f"card:{c.sha}" for c in digest.by_importance(Importance.HIGH)]
+    if partial:
+        return items
     if digest.by_importance(Importance.MEDIUM):
         items.append("medium")
     items.append("report")
@@ -74,13 +79,15 @@ async def post_digest(
     *,
     wait: float = LEASE_WAIT,
     repost: bool = False,
+    partial: bool = False,
 ) -> PostResult:
     """Post what is missing of this digest in this channel; record each item as soon as it is up.
     A day already posted here keeps what its parent announced; `repost` edits the parent to today's
-    digest first and then adds what that announces."""
+    digest first and then adds what that announces. `partial`: the day has not ended, so this post
+    does not freeze it (its next post re-posts)."""
     key = key_of(digest)
     async with posting_lock(store, poster.platform, channel, key, wait=wait):
-        result = await _post_missing(poster, store, channel, digest, key, repost)
+        result = await _post_missing(poster, store, channel, digest, key, repost, partial)
         await _correct_originals(poster, store, channel, digest)
         return result
 
@@ -100,17 +107,23 @@ def announced(store: Store, platform: str, channel: str, key: str, done: dict[st
 
 
 async def _post_missing(
-    poster: Poster, store: Store, channel: str, digest: Digest, key: str, repost: bool = False
+    poster: Poster,
+    store: Store,
+    channel: str,
+    digest: Digest,
+    key: str,
+    repost: bool = False,
+    partial: bool = False,
 ) -> PostResult:
     done = store.get_posts(poster.platform, channel, key)
     result = PostResult(key=key, posted=[], skipped=[], thread_id=None)
     by_sha = {c.sha: c for c in digest.commits}
-    items = digest_items(digest)
+    items = digest_items(digest, partial=partial)
     if "parent" not in done:
-        store.record_plan(poster.platform, channel, key, items)
-    elif repost:
+        store.record_plan(poster.platform, channel, key, items, partial=partial)
+    elif repost or store.plan_is_partial(poster.platform, channel, key):
         await _edit_parent(poster, store, channel, digest, done["parent"])
-        store.record_plan(poster.platform, channel, key, items)
+        store.record_plan(poster.platform, channel, key, items, partial=partial)
         result.edited.append("parent")
     elif (plan := announced(store, poster.platform, channel, key, done)) is not None:
         unannounced = [i for i in items if i not in plan]

@@ -848,7 +848,17 @@ class Store:
         )
         return list(json.loads(rows[0]["items"])) if rows else None
 
-    def record_plan(self, platform: str, channel: str, key: str, items: list[str]) -> None:
+    def plan_is_partial(self, platform: str, channel: str, key: str) -> bool:
+        """The day was posted here before it ended (`post --partial`): its plan is not final yet."""
+        rows = self.query(
+            "SELECT partial FROM post_plans WHERE platform = ? AND channel = ? AND digest_key = ?",
+            [platform, channel, key],
+        )
+        return bool(rows and rows[0]["partial"])
+
+    def record_plan(
+        self, platform: str, channel: str, key: str, items: list[str], *, partial: bool = False
+    ) -> None:
         with self._lock:
             self.db["post_plans"].upsert(
                 {
@@ -856,6 +866,7 @@ class Store:
                     "channel": channel,
                     "digest_key": key,
                     "items": json.dumps(items),
+                    "partial": int(partial),
                     "created_at": _iso(utcnow()),
                 },
                 pk=("platform", "channel", "digest_key"),

@@ -355,6 +355,13 @@ def _m_surface_prose(db: sqlite_utils.Database) -> None:
         db["surfaces"].add_column("prose", str)
 
 
+def _m_partial_plans(db: sqlite_utils.Database) -> None:
+    # A day posted before it ended (`digestbot post --partial`) stays open: the next post of it edits the
+    # parent and adds what landed since, where a finished day's plan is final. Idempotent.
+    if "partial" not in db["post_plans"].columns_dict:
+        db["post_plans"].add_column("partial", int, not_null_default=0)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -372,4 +379,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_span_index,
     _m_surface_prose,
     _m_thread_listing,
+    _m_partial_plans,
 ]
