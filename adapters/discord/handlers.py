@@ -241,8 +241,9 @@ class DigestBot(discord.Client):
         elif result.kind == "card":
             assert result.commit is not None and result.analysis is not None
             messages = card_messages(result.commit, result.analysis, result.lang)
-            first = await self._send_followups(interaction, messages)
-            self.service.record_card(PLATFORM, channel, result.commit, result.lang, Posted(str(first.id)))
+            first = await self._send_card(interaction, messages, result.commit.short_sha)
+            if first is not None:
+                self.service.record_card(PLATFORM, channel, result.commit, result.lang, Posted(str(first.id)))
         elif result.kind == "digest":
             assert result.digest is not None
             text = await self._post_day(channel, result.digest, result.lang)
@@ -257,6 +258,51 @@ class DigestBot(discord.Client):
             sent = await _deliver(interaction.followup.send(wait=True, **send_kwargs(message)))
             interaction.extras[_SENT] = True  # part of the answer is the user's now: _fail keeps it
             first = first or sent
+        return first
+
+    async def _send_card(self, interaction: discord.Interaction, messages: list[Message], sha: str) -> Any:
+        """A card as follow-ups; when the interaction's token is gone (an analysis that outlived its
+        15 minutes), what is left of it goes into the channel the command came from as a bot message,
+        so it still arrives. The first message sent, or None when even that was refused (one line)."""
+        first = None
+        for number, message in enumerate(messages):
+            try:
+                sent = await _deliver(interaction.followup.send(wait=True, **send_kwargs(message)))
+            except _Lost as exc:
+                if exc.code not in _TOKEN_GONE:
+                    raise
+                log.info("Discord: the /digest token expired (%s); posting the card in the channel", exc)
+                rest = await self._send_in_channel(interaction, messages[number:], sha)
+                return first or rest
+            interaction.extras[_SENT] = True
+            first = first or sent
+        return first
+
+    async def _send_in_channel(
+        self, interaction: discord.Interaction, messages: list[Message], sha: str
+    ) -> Any:
+        """Messages through the bot token into the channel (or thread) the command was given in, no
+        mentions; the first one sent, or None when Discord refused (logged in one line)."""
+        channel_id = interaction.channel_id
+        if channel_id is None:
+            log.warning(
+                "Discord: the card for %s was not delivered: its token expired, no channel known", sha
+            )
+            return None
+        target = self.get_partial_messageable(channel_id)
+        first = None
+        try:
+            for message in messages:
+                sent = await _deliver(target.send(**send_kwargs(message)))
+                first = first or sent
+        except _Lost as exc:
+            log.warning(
+                "Discord: the card for %s was %s: its token expired and channel %s refused it: %s",
+                sha,
+                "only partly delivered" if first is not None else "not delivered",
+                channel_id,
+                exc,
+            )
         return first
 
     async def _post_day(self, channel: str, digest: Digest, lang: str) -> str:

@@ -7,6 +7,7 @@ second answer."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 import discord
@@ -63,9 +64,7 @@ async def test_the_same_interaction_delivered_twice_is_answered_once(bot, fake, 
     no_traceback(caplog)
 
 
-async def test_an_expired_token_loses_the_follow_up_in_one_line(bot, fake, caplog):
-    """A long analysis outlived the 15-minute token: the follow-up is refused (10015)."""
-    data = fake.interaction({"ref": day_commits()[0].short_sha})
+def expire_after_the_analysis(bot: DigestBot, fake: FakeDiscord, data: dict[str, Any]) -> None:
     real = bot.service.execute
 
     async def slow(*args: Any, **kw: Any) -> Any:
@@ -74,10 +73,62 @@ async def test_an_expired_token_loses_the_follow_up_in_one_line(bot, fake, caplo
         return result
 
     bot.service.execute = slow
+
+
+async def test_an_expired_token_still_delivers_the_card_in_the_channel(bot, fake, store, caplog):
+    """A long analysis outlived the 15-minute token: the follow-up is refused (10015), so the card goes
+    into the channel the command came from as a bot message, without mentions, and is recorded (replies
+    under it find the commit)."""
+    caplog.set_level(logging.INFO, logger="adapters.discord.handlers")
+    commit = day_commits()[0]
+    data = fake.interaction({"ref": commit.short_sha})
+    expire_after_the_analysis(bot, fake, data)
     await invoke(bot, data)
     [i] = fake.interactions.values()
     assert len(i.callbacks) == 1 and i.followups == []
-    assert "could not" in caplog.text and "10015" in caplog.text
+    [card] = fake.messages_in(CHANNEL)
+    assert card["embeds"] and card["embeds"][0]["url"] == commit.url
+    assert fake.allowed_mentions() == [{"parse": []}]
+    posts = store.get_posts("discord", CHANNEL, f"card:{REPO}@{commit.sha}/en")
+    assert posts[f"card:{commit.sha}"]["message_id"] == card["id"]
+    assert "10015" in caplog.text and "posting the card in the channel" in caplog.text
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    no_traceback(caplog)
+
+
+async def test_an_expired_token_and_a_refusing_channel_lose_the_card_in_one_line(bot, fake, store, caplog):
+    commit = day_commits()[0]
+    data = fake.interaction({"ref": commit.short_sha})
+    expire_after_the_analysis(bot, fake, data)
+    fake.fail_next(
+        403, {"message": "Missing Permissions", "code": 50013}, route="POST /channels/{channel_id}/messages"
+    )
+    await invoke(bot, data)
+    assert fake.messages_in(CHANNEL) == []
+    [line] = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert f"the card for {commit.short_sha} was not delivered" in line and "50013" in line
+    assert store.get_posts("discord", CHANNEL, f"card:{REPO}@{commit.sha}/en") == {}
+    no_traceback(caplog)
+
+
+async def test_a_token_expiring_part_way_through_a_card_sends_the_rest_in_the_channel(
+    bot, fake, store, caplog, monkeypatch
+):
+    real = adapters.discord.handlers.card_messages
+    monkeypatch.setattr(
+        adapters.discord.handlers, "card_messages", lambda *a: [*real(*a), {"content": "the rest"}]
+    )
+    commit = day_commits()[0]
+    data = fake.interaction({"ref": commit.short_sha})
+    expired = {"message": "Unknown Webhook", "code": 10015}
+    fake.fail_next(404, expired, route="POST /webhooks/{webhook_id}/{token}", after=1)  # the second one
+    await invoke(bot, data)
+    [i] = fake.interactions.values()
+    [first] = i.followups
+    [rest] = fake.messages_in(CHANNEL)
+    assert first["embeds"] and rest["content"] == "the rest"
+    posts = store.get_posts("discord", CHANNEL, f"card:{REPO}@{commit.sha}/en")
+    assert posts[f"card:{commit.sha}"]["message_id"] != rest["id"]  # the card starts with the follow-up
     no_traceback(caplog)
 
 
