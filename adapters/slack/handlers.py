@@ -8,8 +8,10 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Coroutine
+from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -101,6 +103,30 @@ class _Seen:
         return True
 
 
+# What posting to a response_url raises before Slack answers (slack_bolt's AsyncRespond, slack_sdk's
+# AsyncWebhookClient on aiohttp: refused or reset connections, its 30 s timeout; ValueError without a URL).
+_RESPOND_ERRORS = (aiohttp.ClientError, TimeoutError, OSError, ValueError)
+
+
+@dataclass(frozen=True, slots=True)
+class _Asker:
+    """Who gave a /digest command and where: its private replies go to them."""
+
+    channel: str
+    user: str
+    respond: Any  # Bolt's respond(), bound to the command's response_url
+
+
+def _words(value: object) -> str:
+    """An exception or a response body as one short line."""
+    if isinstance(value, aiohttp.InvalidURL):
+        return "InvalidURL"  # its text is the response_url, a credential for this command
+    text = " ".join(str(value).split())[:200]
+    if isinstance(value, BaseException):
+        return f"{type(value).__name__}: {text}" if text else type(value).__name__
+    return text
+
+
 def _ephemeral(text: str) -> dict[str, Any]:
     return {**text_message(text), "response_type": "ephemeral"}
 
@@ -162,25 +188,26 @@ class SlackBot:
         """After the ack: execute, then post the card or digest in the channel, or answer privately.
         Whatever goes wrong, the user hears about it (privately) rather than from silence."""
         lang = self.service.channel_lang(PLATFORM, channel)
+        asker = _Asker(channel, user, respond)
         try:
             result = await self.service.execute(PLATFORM, channel, cmd, user)
             lang = result.lang
             if result.kind == "card":
                 await self._post_card(channel, result)
             elif result.kind == "digest":
-                await self._post_day(channel, result, respond)
+                await self._post_day(channel, result, asker)
             else:
-                await self._respond(respond, result.text)
+                await self._respond(asker, result.text)
         except SlackError as exc:
             cannot = exc.code in CHANNEL_ERRORS
             await self._respond(
-                respond, label(lang, "slack_cannot_post", error=exc.code) if cannot else str(exc)
+                asker, label(lang, "slack_cannot_post", error=exc.code) if cannot else str(exc)
             )
         except DigestError as exc:
-            await self._respond(respond, label(lang, "slack_failed", error=str(exc)))
+            await self._respond(asker, label(lang, "slack_failed", error=str(exc)))
         except Exception as exc:  # a bug: logged with its traceback, reported in one line
             log.exception("Slack: /digest %s failed", cmd.action)
-            await self._respond(respond, label(lang, "slack_failed", error=type(exc).__name__))
+            await self._respond(asker, label(lang, "slack_failed", error=type(exc).__name__))
 
     async def _post_card(self, channel: str, result: CommandResult) -> None:
         assert result.commit is not None and result.analysis is not None
@@ -193,18 +220,54 @@ class SlackBot:
         )
         self.service.record_card(PLATFORM, channel, result.commit, result.lang, posted)
 
-    async def _post_day(self, channel: str, result: CommandResult, respond: Any) -> None:
+    async def _post_day(self, channel: str, result: CommandResult, asker: _Asker) -> None:
         assert result.digest is not None
         outcome = await self.service.post_day(self.poster, channel, result.digest)
         if not outcome.posted:
-            await self._respond(respond, label(result.lang, "slack_already_posted"))
+            await self._respond(asker, label(result.lang, "slack_already_posted"))
 
-    @staticmethod
-    async def _respond(respond: Any, text: str) -> None:
-        for message in text_messages(text):
-            reply = await respond(**message, response_type="ephemeral", replace_original=False)
-            if getattr(reply, "status_code", 200) != 200:
-                log.warning("Slack: response_url answered %s", reply.status_code)
+    async def _respond(self, asker: _Asker, text: str) -> None:
+        """A reply only the person who gave the command sees, through its response_url. When that cannot
+        be reached (refused, timed out, expired) the reply still matters (an error, a result they asked
+        for): the rest goes through chat.postEphemeral; a warning line either way, never a traceback."""
+        messages = text_messages(text)
+        for number, message in enumerate(messages):
+            try:
+                reply = await asker.respond(**message, response_type="ephemeral", replace_original=False)
+            except _RESPOND_ERRORS as exc:
+                problem = _words(exc)
+            else:
+                status = getattr(reply, "status_code", 200)
+                if status == 200:
+                    continue
+                problem = f"HTTP {status} {_words(getattr(reply, 'body', '') or '')}".strip()
+            lost = await self._post_ephemeral(asker, messages[number:])
+            if lost is None:
+                log.warning(
+                    "Slack: the /digest response_url failed (%s): replied with chat.postEphemeral", problem
+                )
+            else:
+                log.warning(
+                    "Slack: the /digest reply to %s in %s is lost: response_url failed (%s), then %s",
+                    asker.user,
+                    asker.channel,
+                    problem,
+                    lost,
+                )
+            return
+
+    async def _post_ephemeral(self, asker: _Asker, messages: list[Any]) -> str | None:
+        """The messages through chat.postEphemeral; None when sent, else why not (one line)."""
+        try:
+            for message in messages:
+                await _call(
+                    "chat.postEphemeral",
+                    self.poster.client.chat_postEphemeral(channel=asker.channel, user=asker.user, **message),
+                    asker.channel,
+                )
+        except DigestError as exc:
+            return str(exc)
+        return None
 
     # -- thread questions -------------------------------------------------------------------------------
     async def on_message(self, event: dict[str, Any], context: Any) -> None:
