@@ -1009,7 +1009,9 @@ class _Compare:
     def _env_mirrors(self) -> None:
         """A module-level constant named exactly as an environment variable the file adds or removes (its typed
         declaration, `X: int = 600` beside the lookup) is the same change as the variable: one fact, not two."""
-        env = {(c.kind, c.name) for c in self.out if c.kind in (SurfaceKind.ENV_ADDED, SurfaceKind.ENV_REMOVED)}
+        env = {
+            (c.kind, c.name) for c in self.out if c.kind in (SurfaceKind.ENV_ADDED, SurfaceKind.ENV_REMOVED)
+        }
         if not env:
             return
         mirror = {SurfaceKind.ADDED: SurfaceKind.ENV_ADDED, SurfaceKind.REMOVED: SurfaceKind.ENV_REMOVED}

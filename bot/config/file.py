@@ -211,7 +211,7 @@ _SYNONYMS = {
 
 
 def _did_you_mean(loc: tuple[Any, ...]) -> str:
-    """"(did you mean schedule?)" for a misspelt or renamed field, among the fields allowed where it is."""
+    """ "(did you mean schedule?)" for a misspelt or renamed field, among the fields allowed where it is."""
     model: type[BaseModel] = ConfigFile
     for part in loc[:-1]:
         if isinstance(part, int):
