@@ -160,6 +160,10 @@ _ROUTE_METHODS = {
     "route": "GET",
     "api_route": "GET",
 }
+# Decorators of a command-line command (click, typer): `@x.command()`, `@click.option(...)`.
+_COMMAND_DECORATORS = frozenset(
+    {"command", "group", "option", "argument", "password_option", "version_option"}
+)
 _ROUTE_CALLS = frozenset(
     {"add_url_rule", "add_api_route", "add_route", "add_api_websocket_route", "add_websocket_route", "Route"}
     | {"WebSocketRoute", "add_get", "add_post", "add_put", "add_delete", "add_patch"}
@@ -692,7 +696,10 @@ class _Collector:
         if config is not None:
             config.members.add(node.name)
         is_property = any(_name_of(d) in ("property", "cached_property") for d in node.decorator_list)
-        signature = None if is_property else (node.args, bool(self._scope))
+        # A command-line command's parameters are filled by its framework from the options its decorators
+        # declare: users type the options (stated as option facts), never call the function.
+        is_command = any(_name_of(d) in _COMMAND_DECORATORS for d in node.decorator_list)
+        signature = None if is_property or is_command else (node.args, bool(self._scope))
         self.out.defs[qual] = _Def(
             qual, "function", node.lineno, public, node=node, signature=signature, source=self._source(node),
             blanked=self._stubbed,
@@ -1308,8 +1315,14 @@ class _Compare:
                 and any(_similar(message, m) for s, m in self.old.deprecations if s == scope)
             ):
                 continue  # the same warning reworded
-            self._add(SurfaceKind.DEPRECATION, self._name(scope) if scope else self.module or self.path, line,
-                      new=message[:_SHOWN] or None)  # fmt: skip
+            where = self.new.defs.get(scope) if scope else None
+            if where is not None and not where.public:
+                continue  # a private helper's warning: nothing users call
+            name = self._name(scope) if scope else self.module or self.path
+            passed = _passed_params(where, line) if where is not None else []
+            if passed:  # `if old_param is not None: warn(...)` deprecates the parameter, not the function
+                name = f"{name}({', '.join(passed)})"
+            self._add(SurfaceKind.DEPRECATION, name, line, new=message[:_SHOWN] or None)
 
     def _switches(self) -> None:
         for qual, (line, value) in self.new.switches.items():
@@ -1416,6 +1429,41 @@ def _similar(a: str, b: str) -> bool:
 
 
 # --- syntax helpers -------------------------------------------------------------------------------------
+
+
+def _passed_params(where: _Def, line: int) -> list[str]:
+    """The parameters whose being passed guards `line` in the function (`if a or b:`, `if a is not None:`,
+    `if not a:`), in the order the guard names them; a test of a parameter's value (`url.startswith(...)`,
+    `mode == "fast"`) is not about its being passed, and names none."""
+    node = where.whole
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return []
+    params = {p.name for p in where.params}
+    found: list[str] = []
+    for sub in ast.walk(node):
+        if (
+            isinstance(sub, ast.If)
+            and sub.body
+            and sub.body[0].lineno <= line <= (sub.body[-1].end_lineno or 0)
+        ):
+            found += [n for n in _truth_names(sub.test) if n in params and n not in found]
+    return found
+
+
+def _truth_names(test: ast.expr) -> list[str]:
+    if isinstance(test, ast.Name):
+        return [test.id]
+    if isinstance(test, ast.BoolOp):
+        return [n for value in test.values for n in _truth_names(value)]
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _truth_names(test.operand)
+    if (
+        isinstance(test, ast.Compare)
+        and all(isinstance(op, ast.Is | ast.IsNot) for op in test.ops)
+        and all(isinstance(c, ast.Constant) and c.value is None for c in test.comparators)
+    ):
+        return _truth_names(test.left)
+    return []
 
 
 def _name_of(node: ast.AST | None) -> str:

@@ -362,6 +362,43 @@ def test_a_new_raise_on_a_public_path_and_a_deprecation_warning():
     ]
 
 
+def test_a_warning_when_a_parameter_is_passed_deprecates_that_parameter_and_a_private_helper_none():
+    """A framework deprecated `on_startup`/`on_shutdown` with a warning in its app's `__init__` under `if
+    on_startup or on_shutdown:` and `example` under `if example is not None:`; it was stated as deprecating
+    the whole constructor, and a private helper's `@deprecated` as a deprecation users see."""
+    before = """
+        import warnings
+        from typing_extensions import deprecated
+
+        class App:
+            def __init__(self, *, debug=False, on_startup=None, on_shutdown=None, example=None, url=""):
+                self.debug = debug
+    """
+    after = """
+        import warnings
+        from typing_extensions import deprecated
+
+        @deprecated("use examples")
+        def _body_example() -> None: ...
+
+        class App:
+            def __init__(self, *, debug=False, on_startup=None, on_shutdown=None, example=None, url=""):
+                if on_startup or on_shutdown:
+                    warnings.warn("on_startup and on_shutdown are deprecated, use lifespan", DeprecationWarning)
+                if example is not None:
+                    warnings.warn("example is deprecated, use examples", DeprecationWarning)
+                if url.startswith("http:"):
+                    warnings.warn("plain http is deprecated", DeprecationWarning)
+                self.debug = debug
+    """
+    found = facts(before, after, path="web/app.py", module="web.app")
+    assert [(c.kind, c.name) for c in found] == [
+        (K.DEPRECATION, "web.app.App.__init__(on_startup, on_shutdown)"),
+        (K.DEPRECATION, "web.app.App.__init__(example)"),
+        (K.DEPRECATION, "web.app.App.__init__"),
+    ]
+
+
 # --- names and parameters -------------------------------------------------------------------------------
 
 
@@ -481,6 +518,32 @@ def test_a_cli_option_renamed_removed_and_added():
         (K.OPTION_ADDED, "--host", None),
     }
     assert found[(K.OPTION_RENAMED, "--max-context-len", "--max-model-len")].breaking
+
+
+def test_a_click_command_gaining_an_option_and_its_parameter_is_a_new_option_not_a_required_parameter():
+    """A web framework's `dev` command gained `--root-path`: click fills the new `root_path` parameter from
+    the option, so nobody's call breaks (it was stated as "makes parameter `dev(root_path)` required")."""
+    before = """
+        import click
+
+        @click.group()
+        def main() -> None:
+            pass
+
+        @main.command()
+        @click.argument("path", required=False)
+        @click.option("--reload/--no-reload", default=True, help="Enable auto-reload.")
+        def dev(path, reload: bool) -> None:
+            run(path, reload=reload)
+    """
+    after = before.replace(
+        '@click.option("--reload/--no-reload", default=True, help="Enable auto-reload.")',
+        '@click.option("--reload/--no-reload", default=True, help="Enable auto-reload.")\n'
+        '        @click.option("--root-path", default="", help="The root path behind a proxy.")',
+    ).replace("def dev(path, reload: bool)", "def dev(path, reload: bool, root_path: str)")
+    found = facts(before, after, path="web/cli.py", module="web.cli")
+    assert [(c.kind, c.name) for c in found] == [(K.OPTION_ADDED, "--root-path")]
+    assert not any(c.breaking for c in found)
 
 
 def test_an_option_kept_as_an_alias_is_not_removed():
