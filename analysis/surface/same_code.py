@@ -7,7 +7,10 @@ the versions are the same code when their trees are equal once every docstring (
 statement: module, class, function and attribute docstrings) and every statement that does nothing (`pass`, a
 lone `...`) is left out, and the literal words of a message (a string of at least two words passed to a call,
 such as `raise ValueError(f"... {x} ...")`, `warn("...")`, `Field(description="...")`, `Doc("...")`) are not
-compared. Comments and layout are not in the tree at all.
+compared. Documentation in a type (PEP 727: `Annotated[str, Doc("...")]`) is prose too: a parameter annotated
+`str` before and `Annotated[str, Doc("...")]` after is the same code, and other metadata (`Annotated[str,
+Query(), Doc("...")]`) is still compared; the typing import of `Annotated` and `Doc` that such documentation
+needs is no code either. Comments and layout are not in the tree at all.
 
 Conservative: a string elsewhere (an assignment, a default, a dictionary key, a comparison) is compared, as is
 every name, number and the code inside an f-string's braces; a version that did not parse is never the same.
@@ -72,8 +75,20 @@ def _code(body: list[ast.stmt]) -> list[ast.stmt]:
 
 
 def _no_op(stmt: ast.stmt) -> bool:
-    """A docstring, a `pass` or a lone `...`: statements that do nothing (a linter's "unnecessary pass")."""
+    """A docstring, a `pass` or a lone `...`: statements that do nothing (a linter's "unnecessary pass"); an
+    import of only what documentation in types needs (`from typing_extensions import Annotated, Doc`)."""
+    if isinstance(stmt, ast.ImportFrom) and stmt.module in _TYPING_MODULES:
+        return not _typing_names(stmt)
     return isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+
+
+_TYPING_MODULES = frozenset({"typing", "typing_extensions"})
+_DOC_NAMES = frozenset({"Annotated", "Doc"})  # what `Annotated[X, Doc("...")]` imports
+
+
+def _typing_names(stmt: ast.ImportFrom) -> set[tuple[str, str | None]]:
+    """A typing import's names but those documentation in types needs."""
+    return {(a.name, a.asname) for a in stmt.names if a.name not in _DOC_NAMES or a.asname}
 
 
 def _same_fields(x: ast.AST, y: ast.AST, skip: str) -> bool:
@@ -86,8 +101,11 @@ def _same_fields(x: ast.AST, y: ast.AST, skip: str) -> bool:
 
 def _same(x: ast.AST, y: ast.AST, message: bool) -> bool:
     """Equal trees but for docstrings, and for message words where `message` (inside a call's arguments)."""
+    x, y = _undocumented(x), _undocumented(y)
     if type(x) is not type(y):
         return False
+    if isinstance(x, ast.ImportFrom) and x.module in _TYPING_MODULES and x.module == y.module:  # type: ignore[attr-defined]
+        return _typing_names(x) == _typing_names(y) and x.level == y.level  # type: ignore[arg-type, attr-defined]
     if isinstance(x, ast.Constant):
         if type(x.value) is type(y.value) and x.value == y.value:  # type: ignore[attr-defined]
             return True
@@ -108,6 +126,29 @@ def _same(x: ast.AST, y: ast.AST, message: bool) -> bool:
         elif not _same_value(u, v, inner):
             return False
     return True
+
+
+def _undocumented(node: ast.AST) -> ast.AST:
+    """`Annotated[X, Doc("..."), *meta]` without its `Doc(...)`: `Annotated[X, *meta]`, or `X` alone."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple) and node.slice.elts):
+        return node
+    head = node.value
+    name = head.attr if isinstance(head, ast.Attribute) else head.id if isinstance(head, ast.Name) else ""
+    if name != "Annotated":
+        return node
+    kind, *meta = node.slice.elts
+    kept = [m for m in meta if not _doc_call(m)]
+    if len(kept) == len(meta):
+        return node
+    if not kept:
+        return kind
+    return ast.Subscript(value=head, slice=ast.Tuple(elts=[kind, *kept], ctx=ast.Load()), ctx=node.ctx)
+
+
+def _doc_call(node: ast.expr) -> bool:
+    func = node.func if isinstance(node, ast.Call) else None
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name == "Doc"
 
 
 def _same_value(u: object, v: object, message: bool) -> bool:

@@ -161,3 +161,45 @@ def test_not_prose_when_nothing_changed_or_a_version_is_missing_or_broken():
     assert not python_surface("p.py", MODULE, MODULE, module="p").prose_only
     assert not python_surface("p.py", None, MODULE, module="p").prose_only
     assert not python_surface("p.py", MODULE, MODULE + "\ndef broken(:\n", module="p").prose_only
+
+
+def test_documentation_in_a_type_is_prose_and_other_metadata_is_code():
+    # A web framework documented its security classes' parameters in their types (PEP 727's `Doc`), in a
+    # package folder named `security/`: the docs commit ranked medium as "security-relevant".
+    before = (
+        "from typing import Optional\n\n\nclass Bearer:\n"
+        "    def __init__(self, token_url: str, scheme_name: Optional[str] = None, auto_error: bool = True):\n"
+        "        self.token_url = token_url\n"
+    )
+    documented = (
+        "from typing import Optional\n\nfrom typing_extensions import Annotated, Doc\n\n\nclass Bearer:\n"
+        "    def __init__(\n        self,\n"
+        '        token_url: Annotated[str, Doc("""\n            The URL to obtain the token.\n            """)],\n'
+        '        scheme_name: Annotated[Optional[str], Doc("Security scheme name, shown in the docs.")] = None,\n'
+        '        auto_error: Annotated[bool, Doc("Whether a missing header is an error.")] = True,\n'
+        "    ):\n        self.token_url = token_url\n"
+    )
+    assert python_surface(
+        "web/security/oauth2.py", before, documented, module="web.security.oauth2"
+    ).prose_only
+    merged = documented.replace(
+        "from typing import Optional\n\nfrom typing_extensions import Annotated, Doc\n",
+        "from typing import Annotated, Optional\n\nfrom typing_extensions import Doc\n",
+    )
+    assert python_surface("web/security/oauth2.py", before, merged, module="web.security.oauth2").prose_only
+    after_import = documented.replace("from typing_extensions import Annotated, Doc\n\n\n", "")
+    assert python_surface(
+        "web/security/oauth2.py", before, after_import, module="web.security.oauth2"
+    ).prose_only
+    # another typing name imported is code (it may be used at run time)
+    more = documented.replace("import Annotated, Doc", "import Annotated, Doc, TypedDict")
+    assert not python_surface("m.py", before, more, module="m").prose_only
+    # its words reworded later: prose again
+    reworded = after_import.replace("The URL to obtain the token.", "The URL where the token is obtained.")
+    assert python_surface("web/security/oauth2.py", after_import, reworded, module="m").prose_only
+    # metadata that changes what the framework reads, or another type, is code
+    for old, new in (
+        ('Annotated[bool, Doc("Whether', 'Annotated[bool, Header(), Doc("Whether'),
+        ("Annotated[str, Doc(", "Annotated[bytes, Doc("),
+    ):
+        assert not python_surface("m.py", after_import, after_import.replace(old, new), module="m").prose_only
