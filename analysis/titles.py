@@ -79,6 +79,30 @@ def without_gitmoji(text: str) -> str:
     return text[end:].lstrip() if end else text
 
 
+# A message that declares its change breaking, by a convention that means nothing else: a conventional
+# commit's `type!:` or `BREAKING CHANGE:` footer, the 💥 (:boom:) gitmoji leading the title, a leading
+# `[Breaking]` / `[Breaking Change]` tag or "Breaking:" prefix. Words in prose ("avoid breaking x", "not a
+# breaking change") are no declaration.
+_DECLARED_BREAKING_TITLE = re.compile(
+    r"^\s*(?:(?P<bang>[A-Za-z]+(?:\([^)\n]*\))?!):|(?P<boom>💥|:boom:)|(?P<tag>\[\s*breaking(?:[ -]changes?)?\s*\])"
+    r"|(?P<prefix>breaking(?:[ -]changes?)?\s*:))",
+    re.IGNORECASE,
+)
+_DECLARED_BREAKING_FOOTER = re.compile(r"^BREAKING[ -]CHANGES?:\s*\S", re.MULTILINE)
+
+
+def declared_breaking(message: str) -> str | None:
+    """The marker by which a commit message declares its change breaking (`feat!:`, `💥`, `[breaking]`,
+    `BREAKING CHANGE:`), else None."""
+    title, _, rest = message.partition("\n")
+    found = _DECLARED_BREAKING_TITLE.match(title)
+    if found is not None:
+        return " ".join(found.group(0).split()).rstrip(":") + (":" if found.group("bang") else "")
+    if _DECLARED_BREAKING_FOOTER.search(rest):
+        return "BREAKING CHANGE"
+    return None
+
+
 def title_text(title: str) -> str:
     """A title after its leading tags and gitmoji: what it says it does."""
     return without_gitmoji(leading_tags(title)[1])

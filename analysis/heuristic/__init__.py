@@ -11,10 +11,12 @@ scores, both stated in the reason with their decisive facts, and which of them d
   what the packaging ships, else path kinds; prose-only files never count). Weights, few and fixed:
   3 breaks users (a public name, parameter, config field, option, environment variable or route removed
   or renamed without an alias; a supported Python version dropped; a security advisory id with code
-  changed); 2 changes what existing users get (a default that really changed, a switch flipped,
-  security words / paths / risky calls with code changed, a fix whose title names a crash, hang,
-  corruption or slowdown); 1 something new or to note (a public capability added, a Python version
-  newly supported, a deprecation, an exception newly raised, a rename that keeps an alias); 0 none.
+  changed; a message that declares the change breaking — `type!:`, a leading 💥 or `[Breaking]`, a
+  `BREAKING CHANGE:` footer — with code changed); 2 changes what existing users get (a default that
+  really changed, a switch flipped, security words / paths / risky calls with code changed, a fix whose
+  title names a crash, hang, corruption or slowdown); 1 something new or to note (a public capability
+  added, a Python version newly supported, a deprecation, an exception newly raised, a rename that keeps
+  an alias); 0 none.
   A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
   callers and weighs one step less, and the reason says "deep in the package" (what users type, options,
   environment variables, routes, Python versions, reaches everyone). The surface facts (analysis/surface/) come from parsing
@@ -80,7 +82,9 @@ if TYPE_CHECKING:
 # h8: a vendored-looking tree the branch's history shows people editing as their own is its code
 # h9: a Python file whose syntax trees before and after differ only in docstrings and message text is prose
 # h10: module, knob and build-output facts (parser surface-6) and C/C++ under tools/ as programs users run
-RUBRIC_VERSION = "h10"
+# h11: a message that declares its change breaking; a CLI command's parameters are its options; deprecations
+# name the parameter whose passing they warn about, and private helpers none
+RUBRIC_VERSION = "h11"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -24,6 +24,7 @@ from analysis.models import (
 )
 from analysis.models import module_depth as name_depth
 from analysis.paths import PathKind
+from analysis.titles import declared_breaking
 
 SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
@@ -78,6 +79,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_switch(facts),
         _sig_user_impact(facts),
         _sig_title_default(facts),
+        _sig_declared_breaking(facts),
         _sig_dependency(facts),
         _sig_kernel(facts),
         _sig_public_api(facts),
@@ -89,7 +91,10 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_isolated(facts),
         _sig_mechanical(facts),
     ]
-    return [s for s in found if s is not None]
+    kept = [s for s in found if s is not None]
+    if any(s.key in ("breaking", "breaking_deep") for s in kept):  # the code says which names it breaks
+        kept = [s for s in kept if s.key != "declared_breaking"]
+    return kept
 
 
 def _runtime(facts: Facts, *kinds: PathKind) -> list[tuple[FileChange, PathKind]]:
@@ -639,6 +644,16 @@ def _sig_title_default(facts: Facts) -> Signal | None:
     if found is None or not _code_changed(facts):
         return None
     return Signal("title_default", impact=BEHAVIOUR, items=(" ".join(found.group(0).lower().split()),))
+
+
+def _sig_declared_breaking(facts: Facts) -> Signal | None:
+    """The message declares the change breaking (analysis/titles.py `declared_breaking`): the author's
+    word on what users must change, which no parser of the code may see (a default flipped, a behaviour
+    changed, a name served another way). A claim, so it counts only where code users run changed."""
+    marker = declared_breaking(facts.commit.message or facts.commit.title)
+    if marker is None or not _code_changed(facts):
+        return None
+    return Signal("declared_breaking", impact=BREAKING, items=(marker,))
 
 
 def _code_changed(facts: Facts) -> list[FileChange]:

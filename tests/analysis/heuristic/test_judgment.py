@@ -770,6 +770,29 @@ def test_a_title_that_changes_a_default_is_a_behaviour_change_when_code_users_ru
     assert rank(make("Reorder the backend list (#27364)", code), "en")[0] == LOW
 
 
+def test_a_message_that_declares_its_change_breaking_is_high_when_code_users_run_changed() -> None:
+    # A web framework's "💥 Change default of `redirect_slashes` to `False`": a default flipped on the app
+    # class, which its release notes list under Breaking Changes; the default change alone weighs medium.
+    patch = hunk(["        redirect_slashes: bool = True,"], ["        redirect_slashes: bool = False,"])
+    code = fc("web/applications.py", 1, 1, patch)
+    importance, reason = rank(make("💥 Change default of `redirect_slashes` to `False` (#1368)", code), "en")
+    assert importance == HIGH
+    assert "the message declares a breaking change: `💥`" in reason
+    a = analyze(make("💥 Change default of `redirect_slashes` to `False` (#1368)", code), "en")
+    assert any("💥" in line for line in a.risks)
+    for message in (
+        "feat(router)!: drop the implicit trailing-slash redirect",
+        "[Breaking] Make redirects opt-in",
+        "Make redirects opt-in\n\nBREAKING CHANGE: apps that relied on redirects must enable them",
+    ):
+        assert rank(make(message, code), "en")[0] == HIGH, message
+    # words in prose declare nothing; a declaration without code users run behind it changes nothing
+    for message in ("Avoid breaking changes in the router", "Fix: not a breaking change", 'Revert "💥 x"'):
+        assert rank(make(message, code), "en")[0] != HIGH, message
+    docs = fc("docs/en/docs/release-notes.md", 3, 0)
+    assert rank(make("💥 Document the breaking default change", docs), "en")[0] == LOW
+
+
 # ---------------------------------------------------------------- a vendored-looking tree maintained here
 
 
