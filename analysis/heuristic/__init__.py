@@ -15,7 +15,8 @@ scores, both stated in the reason with their decisive facts, and which of them d
   `BREAKING CHANGE:` footer — with code changed); 2 changes what existing users get (a default that
   really changed, a switch flipped, security words / paths / risky calls with code changed, a fix whose
   title names a crash, hang, corruption or slowdown); 1 something new or to note (a public capability
-  added, a Python version newly supported, a deprecation, an exception newly raised, a rename that keeps
+  added, or declared by the title — ✨, `feat:`, `[Feature]`, "add support for" — with code changed; a
+  Python version newly supported, a deprecation, an exception newly raised, a rename that keeps
   an alias); 0 none.
   A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
   callers and weighs one step less, and the reason says "deep in the package" (what users type, options,
@@ -82,8 +83,8 @@ if TYPE_CHECKING:
 # h8: a vendored-looking tree the branch's history shows people editing as their own is its code
 # h9: a Python file whose syntax trees before and after differ only in docstrings and message text is prose
 # h10: module, knob and build-output facts (parser surface-6) and C/C++ under tools/ as programs users run
-# h11: a message that declares its change breaking; a CLI command's parameters are its options; deprecations
-# name the parameter whose passing they warn about, and private helpers none
+# h11: a message that declares its change breaking, a title that declares a new capability; a CLI command's
+# parameters are its options; deprecations name the parameter whose passing they warn about; docs in types are prose
 RUBRIC_VERSION = "h11"
 
 

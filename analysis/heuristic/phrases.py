@@ -112,6 +112,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "rec_behaviour": "在发布说明中注明行为变化：{items}",
         "compat_breaking": "破坏兼容：{items}",
         "compat_behaviour": "行为变化：{items}",
+        "risk_declared": "提交说明声明为破坏兼容（{items}）：依赖旧行为的用户代码或配置可能失效",
+        "rec_declared": "在发布说明中写明用户需要做的改动和迁移方法（提交说明声明为破坏兼容：{items}）",
+        "compat_declared": "提交说明声明为破坏兼容（{items}）",
         "size": "共 {lines} 行变更，涉及 {files} 个文件（规模先验：{prior}）",
         "size_only": "共 {lines} 行变更，涉及 {files} 个文件",
         "hist_prior": "按规模、范围和路径历史，风险高于近 {days} 天 {pct}% 的提交",
@@ -134,6 +137,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "user_impact": "修复用户可见的故障：{items}",
         "title_default": "改变默认行为（标题：{items}）",
         "declared_breaking": "提交说明声明为破坏兼容：{items}",
+        "title_feature": "新增能力（标题：{items}）",
         "risk_hist_path": "{path} 历史上容易出问题（近期 {n} 次改动中 {k} 次后来被回滚或修复）：改动需重点审查和测试",
         "risk_hist_follow_up": "本提交是对 {items} 的后续修复或回滚，而修复常常还需要再修复：确认原问题已彻底解决",
         "new_model": "新增模型/后端/平台文件 {items}",
@@ -289,6 +293,11 @@ PHRASES: dict[str, dict[str, str]] = {
         "rec_behaviour": "Mention the behaviour change in the release notes: {items}",
         "compat_breaking": "breaks users: {items}",
         "compat_behaviour": "behaviour changes: {items}",
+        "risk_declared": "Declared breaking ({items}): users' code or configuration relying on the old behaviour"
+        " may stop working",
+        "rec_declared": "State in the release notes what users must change, with a migration path (the message"
+        " declares a breaking change: {items})",
+        "compat_declared": "the message declares a breaking change ({items})",
         "size": "{lines} changed lines in {files} files (size prior: {prior})",
         "size_only": "{lines} changed lines in {files} files",
         "hist_prior": "riskier than {pct}% of the last {days} days' commits",
@@ -311,6 +320,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "user_impact": "fixes a failure users see: {items}",
         "title_default": "changes what users get by default (title: {items})",
         "declared_breaking": "the message declares a breaking change: {items}",
+        "title_feature": "new capability (title: {items})",
         "risk_hist_path": "{path} has a history of follow-ups ({k} of its last {n} changes were later reverted or"
         " fixed): review and test this change closely",
         "risk_hist_follow_up": "This commit follows up {items}, and fixes often need fixing again: check the original"

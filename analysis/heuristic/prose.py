@@ -133,8 +133,8 @@ RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies â€
 # paths, new model files, a revert, prose-only files, nothing users run, a version bump).
 _IMPACT_KEYS = (
     "breaking", "breaking_deep", "declared_breaking", "security", "behaviour", "config_default", "switch",
-    "user_impact", "title_default", "notice", "feature", "behaviour_deep", "notice_deep", "feature_deep", "public_api",
-    "new_model", "revert", "prose", "non_runtime", "version_bump",
+    "user_impact", "title_default", "notice", "feature", "title_feature", "behaviour_deep", "notice_deep",
+    "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
 
 
@@ -481,7 +481,7 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
         {
             "breaking": "risk_breaking",
             "breaking_deep": "risk_breaking",
-            "declared_breaking": "risk_breaking",
+            "declared_breaking": "risk_declared",
             "behaviour": "risk_behaviour",
             "behaviour_deep": "risk_behaviour",
             "switch": "risk_behaviour",
@@ -544,7 +544,7 @@ def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]
         {
             "breaking": "rec_breaking",
             "breaking_deep": "rec_breaking",
-            "declared_breaking": "rec_breaking",
+            "declared_breaking": "rec_declared",
             "behaviour": "rec_behaviour",
             "behaviour_deep": "rec_behaviour",
             "switch": "rec_behaviour",
@@ -669,7 +669,7 @@ def _ins_compatibility(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
         {
             "breaking": "compat_breaking",
             "breaking_deep": "compat_breaking",
-            "declared_breaking": "compat_breaking",
+            "declared_breaking": "compat_declared",
             "behaviour": "compat_behaviour",
             "behaviour_deep": "compat_behaviour",
             "switch": "compat_behaviour",

@@ -80,6 +80,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_user_impact(facts),
         _sig_title_default(facts),
         _sig_declared_breaking(facts),
+        _sig_title_feature(facts),
         _sig_dependency(facts),
         _sig_kernel(facts),
         _sig_public_api(facts),
@@ -94,6 +95,8 @@ def find_signals(facts: Facts) -> list[Signal]:
     kept = [s for s in found if s is not None]
     if any(s.key in ("breaking", "breaking_deep") for s in kept):  # the code says which names it breaks
         kept = [s for s in kept if s.key != "declared_breaking"]
+    if any(s.impact >= NOTICE for s in kept if s.key != "title_feature"):  # the code says what is new
+        kept = [s for s in kept if s.key != "title_feature"]
     return kept
 
 
@@ -654,6 +657,25 @@ def _sig_declared_breaking(facts: Facts) -> Signal | None:
     if marker is None or not _code_changed(facts):
         return None
     return Signal("declared_breaking", impact=BREAKING, items=(marker,))
+
+
+# A title that declares a new capability by a convention for it: the ✨ (:sparkles:) gitmoji, a conventional
+# `feat:` / `feat(x):`, a leading `[Feature]` / `[Feat]` / `[New Feature]` tag, or "add(s) support for".
+_TITLE_FEATURE = re.compile(
+    r"^\s*(?:✨|:sparkles:|feat(?:\([^)\n]*\))?:|\[\s*(?:feat|feature|new feature)\s*\])"
+    r"|\badd(?:s|ed)?\s+support\s+(?:for|of)\b",
+    re.IGNORECASE,
+)
+
+
+def _sig_title_feature(facts: Facts) -> Signal | None:
+    """A new capability the title declares where no surface fact states one: many features change what
+    existing calls do (a dependency kind now supported, a form now accepted) without a new name. A claim,
+    so it counts only where code users run changed; `find_signals` drops it beside a finding of weight."""
+    found = _TITLE_FEATURE.search(facts.commit.title)
+    if found is None or facts.reverts or not _code_changed(facts):
+        return None
+    return Signal("title_feature", impact=NOTICE, items=(" ".join(found.group(0).lower().split()),))
 
 
 def _code_changed(facts: Facts) -> list[FileChange]:

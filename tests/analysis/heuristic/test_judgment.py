@@ -793,6 +793,31 @@ def test_a_message_that_declares_its_change_breaking_is_high_when_code_users_run
     assert rank(make("💥 Document the breaking default change", docs), "en")[0] == LOW
 
 
+def test_a_title_that_declares_a_new_capability_is_at_least_medium_when_code_users_run_changed() -> None:
+    # A web framework's "✨ Add support for dependencies with `yield`": its dependency solver now runs
+    # generator dependencies; no public name changes, so no surface fact; its release notes list it under
+    # Features. A 20-line change to one runtime file ranked low.
+    patch = hunk(
+        ["            solved = call(**values)"],
+        ["            if inspect.isgeneratorfunction(call):", "                solved = next(call(**values))"],
+    )
+    code = fc("web/dependencies/utils.py", 2, 1, patch)
+    for title in (
+        "✨ Add support for dependencies with `yield` (#1514)",
+        "feat(deps): run generator dependencies",
+        "[Feature] Generator dependencies",
+        "Add support for generator dependencies",
+    ):
+        importance, reason = rank(make(title, code), "en")
+        assert importance == MEDIUM, title
+        assert "new capability (title: " in reason
+    # no claim, a claim about files users do not run, or a revert of a feature: nothing new
+    assert rank(make("Run generator dependencies (#1515)", code), "en")[0] == LOW
+    docs = fc("docs/en/docs/tutorial/dependencies.md", 40, 0)
+    assert rank(make("✨ Add support for dependencies with `yield`", docs), "en")[0] == LOW
+    assert "new capability" not in rank(make('Revert "Add support for generator dependencies"', code), "en")[1]
+
+
 # ---------------------------------------------------------------- a vendored-looking tree maintained here
 
 
