@@ -799,7 +799,10 @@ def test_a_title_that_declares_a_new_capability_is_at_least_medium_when_code_use
     # Features. A 20-line change to one runtime file ranked low.
     patch = hunk(
         ["            solved = call(**values)"],
-        ["            if inspect.isgeneratorfunction(call):", "                solved = next(call(**values))"],
+        [
+            "            if inspect.isgeneratorfunction(call):",
+            "                solved = next(call(**values))",
+        ],
     )
     code = fc("web/dependencies/utils.py", 2, 1, patch)
     for title in (
@@ -815,7 +818,9 @@ def test_a_title_that_declares_a_new_capability_is_at_least_medium_when_code_use
     assert rank(make("Run generator dependencies (#1515)", code), "en")[0] == LOW
     docs = fc("docs/en/docs/tutorial/dependencies.md", 40, 0)
     assert rank(make("✨ Add support for dependencies with `yield`", docs), "en")[0] == LOW
-    assert "new capability" not in rank(make('Revert "Add support for generator dependencies"', code), "en")[1]
+    assert (
+        "new capability" not in rank(make('Revert "Add support for generator dependencies"', code), "en")[1]
+    )
 
 
 # ---------------------------------------------------------------- a vendored-looking tree maintained here
