@@ -656,7 +656,8 @@ def _pdm(root: str, build: dict, tree: set[str] | None, name: str) -> Distributi
     tops = sorted(
         {p[len(base) :].split("/", 1)[0] for p in tree if p.startswith(base) and "/" in p[len(base) :]}
     )
-    packages = [f"{base}{t}/" for t in tops if f"{base}{t}/__init__.py" in tree]
+    # pdm-backend's default: every top-level package but `tests`, which goes to the sdist only
+    packages = [f"{base}{t}/" for t in tops if f"{base}{t}/__init__.py" in tree and t != "tests"]
     return Distribution(root, "pdm", tuple(packages), excludes=excludes, import_roots=(base,))
 
 

@@ -65,6 +65,14 @@ def test_an_example_tree_beside_the_package_is_not_shipped_and_a_sample_package_
     assert shipped(pyproject) == frozenset({"engine/sample/sampler.py"})
 
 
+def test_pdm_backend_by_default_ships_every_top_level_package_but_its_tests():
+    # pdm-backend without includes: the top-level packages, `tests/` to the sdist only
+    pyproject = '[build-system]\nbuild-backend = "pdm.backend"\n[project]\nname = "engine"\n'
+    assert shipped(pyproject, tree=[*TREE, "docs_examples/__init__.py"]) == frozenset(
+        {"engine/sample/sampler.py", "docs_examples/tutorial_one/app.py"}
+    )
+
+
 def test_src_layout_module_names_and_maturin_rust_sources():
     tree = ["pyproject.toml", "src/engine/__init__.py", "src/engine/api.py", "docs/index.md"]
     packaging = read_packaging(
