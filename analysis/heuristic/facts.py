@@ -58,18 +58,32 @@ class Area:
     files: int
     lines: int
     kinds: tuple[PathKind, ...]  # most common first
+    unshipped: bool = False  # its Python sources are not in what the packaging ships (an example tree)
 
 
-def _areas(files: tuple[FileChange, ...], kinds: tuple[PathKind, ...]) -> list[Area]:
+def _areas(
+    files: tuple[FileChange, ...], kinds: tuple[PathKind, ...], shipped: frozenset[str] | None = None
+) -> list[Area]:
     """Folders touched (up to three segments deep: `pkg/model_executor/models`), most files first."""
     groups: dict[str, list[tuple[FileChange, PathKind]]] = {}
     for f, k in zip(files, kinds, strict=True):
         groups.setdefault(folder(f.path, AREA_DEPTH), []).append((f, k))
     areas = [
-        Area(name, len(members), sum(f.changes for f, _ in members), common_kinds(k for _, k in members))
+        Area(
+            name,
+            len(members),
+            sum(f.changes for f, _ in members),
+            common_kinds(k for _, k in members),
+            _unshipped(members, shipped),
+        )
         for name, members in groups.items()
     ]
     return sorted(areas, key=lambda a: (-a.files, -a.lines, a.name))
+
+
+def _unshipped(members: list[tuple[FileChange, PathKind]], shipped: frozenset[str] | None) -> bool:
+    sources = [f.path for f, k in members if k == PathKind.SOURCE and language_of(f.path) == "python"]
+    return shipped is not None and bool(sources) and not any(p in shipped for p in sources)
 
 
 def folder(path: str, depth: int) -> str:
@@ -126,7 +140,7 @@ def commit_facts(commit: Commit, own: frozenset[str] = frozenset()) -> Facts:
     diffs = _read_diffs(files, kinds)
     kernels = tuple(f.path for f, k in zip(files, kinds, strict=True) if _is_kernel(f, k, diffs.get(f.path)))
     by_path = {f.path: f for f in files}
-    areas = tuple(_areas(files, kinds))
+    areas = tuple(_areas(files, kinds, commit.shipped))
     parsed_prose = commit.prose_files or frozenset()  # the syntax trees' verdict (surface/same_code.py)
     prose = frozenset(
         f.path

@@ -438,7 +438,8 @@ def scope(facts: Facts, lang: str) -> list[str]:
             "scope_line",
             area=_area_name(a, lang),
             n=_num(a.files),
-            kinds=t(lang, "list_sep").join(KIND_NAMES[lang][k] for k in a.kinds),
+            kinds=t(lang, "list_sep").join(KIND_NAMES[lang][k] for k in a.kinds)
+            + (t(lang, "not_shipped") if a.unshipped else ""),
         )
         for a in areas[:_MAX_AREAS]
     ]

@@ -893,3 +893,28 @@ def test_dependency_updates_occasional_patches_and_bots_do_not_make_a_vendored_t
     # the same in-place patches one more time: now maintained here
     more = history + _edits("third_party/zlib/", 1, 5000)
     assert HistoryIndex(more, [], DAY).own == {"third_party/zlib/"}
+
+
+def test_the_scope_says_which_python_sources_the_packaging_does_not_ship() -> None:
+    # A web framework's removal of a parameter also edited 12 files of its example tree (`docs_src/`,
+    # beside the package): the card listed them as "source" beside the package's two files.
+    files = [fc(f"docs_src/query_params/tutorial{i:03d}.py", 1, 1) for i in range(12)]
+    files += [fc("web/params.py", 3, 5), fc("web/param_functions.py", 2, 2)]
+    commit = make(
+        "Remove the deprecated `regex` parameter (#1229)",
+        *files,
+        shipped=frozenset({"web/params.py", "web/param_functions.py"}),
+    )
+    a = analyze(commit, "en", tier=MEDIUM)
+    assert a.scope[:2] == [
+        "`docs_src/query_params`: 12 files (source, not shipped)",
+        "`web`: 2 files (source)",
+    ]
+    assert (
+        analyze(commit, "zh", tier=MEDIUM).scope[0]
+        == "`docs_src/query_params`：12 个文件（源代码，不在发行包中）"
+    )
+    # without packaging facts nothing is said about shipping
+    assert analyze(make("Remove the deprecated `regex` parameter (#1229)", *files), "en", tier=MEDIUM).scope[
+        0
+    ] == ("`docs_src/query_params`: 12 files (source)")
