@@ -830,7 +830,9 @@ class _Collector:
     def _decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef, qual: str) -> None:
         for deco in node.decorator_list:
             name = _name_of(deco)
-            if name == "deprecated":
+            if (
+                name == "deprecated" and self.out.defs[qual].public
+            ):  # a private name deprecated: no user calls it
                 message = _first_string(deco) if isinstance(deco, ast.Call) else ""
                 self.out.deprecations[(qual, message)] = node.lineno
             if isinstance(deco, ast.Call):
@@ -1316,8 +1318,8 @@ class _Compare:
             ):
                 continue  # the same warning reworded
             where = self.new.defs.get(scope) if scope else None
-            if where is not None and not where.public:
-                continue  # a private helper's warning: nothing users call
+            if where is not None and not where.public and _marked_deprecated(where):
+                continue  # a private name marked deprecated: no user calls it
             name = self._name(scope) if scope else self.module or self.path
             passed = _passed_params(where, line) if where is not None else []
             if passed:  # `if old_param is not None: warn(...)` deprecates the parameter, not the function
@@ -1429,6 +1431,14 @@ def _similar(a: str, b: str) -> bool:
 
 
 # --- syntax helpers -------------------------------------------------------------------------------------
+
+
+def _marked_deprecated(where: _Def) -> bool:
+    node = where.node
+    decorators = (
+        node.decorator_list if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else []
+    )
+    return any(_name_of(d) == "deprecated" for d in decorators)
 
 
 def _passed_params(where: _Def, line: int) -> list[str]:

@@ -365,7 +365,8 @@ def test_a_new_raise_on_a_public_path_and_a_deprecation_warning():
 def test_a_warning_when_a_parameter_is_passed_deprecates_that_parameter_and_a_private_helper_none():
     """A framework deprecated `on_startup`/`on_shutdown` with a warning in its app's `__init__` under `if
     on_startup or on_shutdown:` and `example` under `if example is not None:`; it was stated as deprecating
-    the whole constructor, and a private helper's `@deprecated` as a deprecation users see."""
+    the whole constructor, and a private helper's `@deprecated` as a deprecation users see (a warning a
+    private method gives on a user's path still is one)."""
     before = """
         import warnings
         from typing_extensions import deprecated
@@ -390,12 +391,19 @@ def test_a_warning_when_a_parameter_is_passed_deprecates_that_parameter_and_a_pr
                 if url.startswith("http:"):
                     warnings.warn("plain http is deprecated", DeprecationWarning)
                 self.debug = debug
+
+            def _convert_type(self, convert):
+                if convert == "reward":
+                    logger.warning("`--convert reward` is deprecated, use `--convert embed`")
+                return convert
     """
     found = facts(before, after, path="web/app.py", module="web.app")
     assert [(c.kind, c.name) for c in found] == [
         (K.DEPRECATION, "web.app.App.__init__(on_startup, on_shutdown)"),
         (K.DEPRECATION, "web.app.App.__init__(example)"),
         (K.DEPRECATION, "web.app.App.__init__"),
+        # a warning users see, from a private method on their path (an option's value deprecated)
+        (K.DEPRECATION, "web.app.App._convert_type"),
     ]
 
 
