@@ -80,7 +80,9 @@ if TYPE_CHECKING:
 # h8: a vendored-looking tree the branch's history shows people editing as their own is its code
 # h9: a Python file whose syntax trees before and after differ only in docstrings and message text is prose
 # h10: module, knob and build-output facts (parser surface-6) and C/C++ under tools/ as programs users run
-RUBRIC_VERSION = "h10"
+# h11: fixes naming wrong results / out-of-bounds access; module-level patches of another object; supported-value
+# lists; submodule pointers as dependency versions; entry points (parser surface-7)
+RUBRIC_VERSION = "h11"
 
 
 def counted_lines(commit: Commit) -> int:

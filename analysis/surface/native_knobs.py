@@ -94,12 +94,23 @@ class Knobs:
     options: dict[str, _Option] = field(default_factory=dict)  # "--name" → where and how declared
 
 
+_DECLARATION_LINES = 4  # a declaration's lines before the changed one: `cl::init(8)` under its `cl::opt<...>`
+
+
 def mentions_knobs(patch: str) -> bool:
-    """Whether a diff's changed lines could add, remove or change a knob (a cheap test before reading)."""
-    return any(
-        line[:1] in "+-" and not line.startswith(("+++", "---")) and _HINT.search(line)
-        for line in patch.splitlines()
-    )
+    """Whether a diff's changed lines could add, remove or change a knob (a cheap test before reading): a
+    changed line with a convention's word, or one of the few lines above it in its hunk with one (a default
+    on its own line of a declaration spread over several: `cl::init(8));`, TableGen's `"3",`)."""
+    above: list[str] = []
+    for line in patch.splitlines():
+        if line.startswith("@@"):
+            above = []
+            continue
+        changed = line[:1] in "+-" and not line.startswith(("+++", "---"))
+        if changed and (_HINT.search(line) or any(_HINT.search(a) for a in above)):
+            return True
+        above = [*above[1 - _DECLARATION_LINES :], line]
+    return False
 
 
 def knob_surface(path: str, before: str | None, after: str | None, *, options: bool = True) -> FileSurface:

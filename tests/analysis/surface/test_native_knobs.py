@@ -231,3 +231,31 @@ def test_a_file_that_drops_a_variable_another_file_now_reads_renames_nothing():
     assert {(c.kind, c.name, c.old) for c in commit_surface(files, None, None)} == {
         (K.ENV_ADDED, "KIT_NEW", None)
     }
+
+
+def test_a_default_on_its_own_line_of_a_declaration_is_read():
+    # "Lower the prologue load bound to 8": only `llvm::cl::init(16));` → `(8));` changed, under its
+    # cl::opt in the hunk's context; the diff was not read ("no change users get found")
+    before = (
+        "static llvm::cl::opt<unsigned> maxPrologueLoads(\n"
+        '    "tile-pipeline-max-prologue-loads",\n'
+        '    llvm::cl::desc("Upper bound on loads hoisted into the pipeline prologue"),\n'
+        "    llvm::cl::init(16));\n"
+    )
+    after = before.replace("init(16)", "init(8)")
+    patch = (
+        "@@ -9,4 +9,4 @@\n static llvm::cl::opt<unsigned> maxPrologueLoads(\n"
+        '     "tile-pipeline-max-prologue-loads",\n'
+        '     llvm::cl::desc("Upper bound on loads hoisted into the pipeline prologue"),\n'
+        "-    llvm::cl::init(16));\n+    llvm::cl::init(8));\n"
+    )
+    assert mentions_knobs(patch)
+    assert facts("lib/Transforms/Pipeline.cpp", before, after) == {
+        (K.DEFAULT_CHANGED, "--tile-pipeline-max-prologue-loads", "16", "8", False)
+    }
+    # a declaration far above the changed line, or in another hunk, does not make it worth reading
+    far = "@@ -1,6 +1,6 @@\n static cl::opt<int> A(\n x\n y\n z\n w\n-int q = 1;\n+int q = 2;\n"
+    assert not mentions_knobs(far)
+    assert not mentions_knobs(
+        "@@ -1,1 +1,1 @@\n static cl::opt<int> A(\n@@ -9 +9 @@\n-int q = 1;\n+int q = 2;\n"
+    )
