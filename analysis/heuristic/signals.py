@@ -477,16 +477,24 @@ _MAPPING_READ = re.compile(
 
 
 def _sig_mapping_settings(facts: Facts) -> list[Signal]:
-    """Settings read by key in the source files users run: a default that really changed (same mapping and
-    key on both sides) changes what users get; a key read for the first time is a new setting. A key only
-    moved (read on both sides) is neither; a key no longer read is not stated (the code may read it elsewhere)."""
+    """Settings read by key in the source files users run (any mapping named so in a configuration module,
+    elsewhere one named options or settings), and literals given under a setting's `is None` guard: a default
+    that really changed (same mapping and key on both sides) changes what users get; a key read for the first
+    time is a new setting. A key only moved (read on both sides) is neither; a key no longer read is not
+    stated (the code may read it elsewhere)."""
     changed: list[str] = []
     new_keys: list[str] = []
     for f in _runtime_files(facts, PathKind.SOURCE):
         diff = facts.diffs.get(f.path)
-        if diff is None or (".get(" not in diff.added and ".pop(" not in diff.added):
+        if diff is None or (
+            ".get(" not in diff.added and ".pop(" not in diff.added and " is None" not in diff.text
+        ):
             continue
-        old, new = _mapping_reads(diff.removed), _mapping_reads(diff.added)
+        changed += _guarded_defaults(diff.text)
+        # outside a configuration module a `config` is as often a model's or a kernel's (config.json, a tuned
+        # table) as the user's: there only mappings named options or settings count
+        anywhere = _is_config_module(f.path, PathKind.SOURCE)
+        old, new = _mapping_reads(diff.removed, anywhere), _mapping_reads(diff.added, anywhere)
         for key, defaults in new.items():
             before = old.get(key)
             if before is None:
@@ -505,10 +513,46 @@ def _sig_mapping_settings(facts: Facts) -> list[Signal]:
     return out
 
 
-def _mapping_reads(text: str) -> dict[tuple[str, str], list[str]]:
-    """{(mapping, key): [the default of each read, "None" when not given]}."""
+# A default given where a setting was left unset: `if cache_config.block_size is None:` then
+# `cache_config.block_size = 128` on the next line. The patch shows the guard as the changed line's context.
+_UNSET_GUARD = re.compile(r"^ [ \t]*if\s+([A-Za-z_][\w.]*)\s+is\s+None\s*:\s*$")
+_LITERAL_SET = re.compile(
+    r"^[-+][ \t]*([A-Za-z_][\w.]*)\s*=\s*(-?[\d.]+(?:e-?\d+)?|True|False|\"[^\"\n]{0,40}\"|'[^'\n]{0,40}')\s*$"
+)
+
+
+def _guarded_defaults(patch: str) -> list[str]:
+    """Literals assigned to a setting right under its `is None` guard that changed: `target: old → new`."""
+    out: list[str] = []
+    guard: str | None = None
+    removed: dict[str, str] = {}
+    for line in patch.split("\n"):
+        if line.startswith(" "):
+            found = _UNSET_GUARD.match(line)
+            guard, removed = (found.group(1) if found else None), {}
+            continue
+        literal = _LITERAL_SET.match(line)
+        if guard is None or literal is None or literal.group(1) != guard:
+            if not line.startswith(("-", "+")):
+                guard = None
+            continue
+        if line.startswith("-"):
+            removed[guard] = literal.group(2)
+        elif guard in removed and not same_value(removed[guard], literal.group(2)):
+            out.append(f"{guard}: {removed[guard]} → {literal.group(2)}")
+    return out
+
+
+_USER_MAPPINGS = ("options", "opts", "settings")
+
+
+def _mapping_reads(text: str, any_mapping: bool) -> dict[tuple[str, str], list[str]]:
+    """{(mapping, key): [the default of each read, "None" when not given]}; `any_mapping` False: only
+    mappings named options or settings."""
     found: dict[tuple[str, str], list[str]] = {}
     for m in _MAPPING_READ.finditer(text):
+        if not any_mapping and not m.group(1).lower().endswith(_USER_MAPPINGS):
+            continue
         found.setdefault((m.group(1), m.group(3)), []).append((m.group(4) or "None").strip())
     return found
 

@@ -117,3 +117,30 @@ def test_a_setting_read_from_a_configuration_mapping() -> None:
     assert rank(make("Refactor (#5)", fc("plugin/npu_config.py", 1, 1, same)), "en")[0] == LOW
     other = hunk([], ['    value = cache.get("key", None)'])
     assert rank(make("Refactor (#6)", fc("plugin/worker.py", 1, 0, other)), "en")[0] == LOW
+
+
+def test_a_default_given_under_an_unset_guard_that_changed() -> None:
+    # "[Perf] Use 64-token KV blocks": `if cache_config.block_size is None:` then 128 → 64; ranked low
+    patch = (
+        "@@ -20,4 +20,4 @@\n         cache_config = config.cache_config\n"
+        "         if cache_config.block_size is None:\n"
+        "-            cache_config.block_size = 128\n+            cache_config.block_size = 64\n"
+        "         if npu_config.enabled:"
+    )
+    importance, reason = rank(
+        make("[Perf] Use 64-token KV blocks (#121)", fc("plugin/platform.py", 1, 1, patch)), "en"
+    )
+    assert importance == MEDIUM
+    assert "changes the default of settings `cache_config.block_size: 128 → 64`" in reason
+    # another guard, or the same value retyped, is no default changed
+    for other in (patch.replace("is None", "> 256"), patch.replace("= 64", "= 128.0")):
+        assert rank(make("Tune (#7)", fc("plugin/platform.py", 1, 1, other)), "en")[0] == LOW
+
+
+def test_outside_a_configuration_module_only_options_or_settings_mappings_are_users_settings() -> None:
+    # a model's config.json key read in a model file (`config.get("rope_theta", ...)`) is no user's setting
+    model = hunk([], ['        theta = config.get("rope_theta", 10000)'])
+    assert rank(make("Fix the config (#29172)", fc("engine/models/mistral.py", 1, 0, model)), "en")[0] == LOW
+    served = hunk([], ['        timeout = request_options.get("timeout_s", 30)'])
+    importance, reason = rank(make("Add a timeout (#8)", fc("engine/serving/chat.py", 1, 0, served)), "en")
+    assert importance == MEDIUM and "reads new settings `timeout_s`" in reason
