@@ -9,15 +9,18 @@ scores, both stated in the reason with their decisive facts, and which of them d
 
 - Impact, what the change does to the people who use the code, from the files they run (`facts.py`:
   what the packaging ships, else path kinds; prose-only files never count). Weights, few and fixed:
-  3 breaks users (a public name, parameter, config field, option, environment variable or route removed
-  or renamed without an alias; a supported Python version dropped; a security advisory id with code
-  changed; a message that declares the change breaking — `type!:`, a leading 💥 or `[Breaking]`, a
-  `BREAKING CHANGE:` footer — with code changed); 2 changes what existing users get (a default that
-  really changed, a switch flipped, security words / paths / risky calls with code changed, a fix whose
-  title names a crash, hang, corruption or slowdown); 1 something new or to note (a public capability
-  added, or declared by the title — ✨, `feat:`, `[Feature]`, "add support for" — with code changed; a
-  Python version newly supported, a deprecation, an exception newly raised, a rename that keeps
-  an alias); 0 none.
+  3 breaks users (a public name, parameter, config field, option, environment variable, route or entry
+  point removed or renamed without an alias; a supported Python version dropped; a value taken out of a
+  list of supported ones; a security advisory id with code changed; a message that declares the change
+  breaking — `type!:`, a leading 💥 or `[Breaking]`, a `BREAKING CHANGE:` footer — with code changed); 2
+  changes what existing users get (a default that really changed, a setting's default read from a
+  configuration mapping or given under its `is None` guard, a switch flipped, another object's attribute
+  replaced at import, security words / paths / risky calls with code changed, a fix whose title names a
+  crash, hang, corruption, wrong results, an out-of-bounds access or a slowdown); 1 something new or to
+  note (a public capability added, or declared by the title — ✨, `feat:`, `[Feature]`, "add support for" —
+  with code changed; a setting newly read from a configuration mapping, a value added to a supported list, a
+  Python version newly supported, a deprecation, an exception newly raised, a rename that keeps an alias);
+  0 none.
   A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
   callers and weighs one step less, and the reason says "deep in the package" (what users type, options,
   environment variables, routes, Python versions, reaches everyone). The surface facts (analysis/surface/) come from parsing
@@ -31,8 +34,8 @@ scores, both stated in the reason with their decisive facts, and which of them d
   <= SIZE_LOW_MAX low, <= SIZE_MEDIUM_MAX medium, else high. GPU kernel code nudges risk up; a change
   proven mechanical from the patches (formatting, annotations, renames) takes a tier off; a change that
   sits in new files, existing runtime files changed by at most SIZE_LOW_MAX lines, stays medium at most;
-  a runtime dependency's version changed is at least medium (what users install changes in ways the diff
-  does not show: a risk, not an impact finding).
+  a runtime dependency's version changed (a submodule's pointer moved included) is at least medium (what
+  users install changes in ways the diff does not show: a risk, not an impact finding).
 - The reason line names at most REASON_FACTS (3) facts per score, heaviest first, and counts the rest;
   names as users type them (`Class.method`, not the module path), values only when short literals, never
   a code expression. The report's Compatibility, Risks and the JSON keep every fact.
@@ -85,7 +88,9 @@ if TYPE_CHECKING:
 # h10: module, knob and build-output facts (parser surface-6) and C/C++ under tools/ as programs users run
 # h11: a message that declares its change breaking, a title that declares a new capability; a CLI command's
 # parameters are its options; deprecations name the parameter whose passing they warn about; docs in types are prose
-RUBRIC_VERSION = "h11"
+# h12: fixes naming wrong results / out-of-bounds access; module-level patches of another object; supported-value
+# lists; submodule pointers as dependency versions; entry points (parser surface-9)
+RUBRIC_VERSION = "h12"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -114,6 +114,9 @@ class Facts:
     reverts: bool  # the title says it reverts (a revert title or tag) or the message names a reverted sha
     advisories: tuple[str, ...]  # security advisory ids in the title and body, in order
     security_words: tuple[str, ...]  # security words in the subject, lower-cased, in order
+    # submodule pointers moved (a patch of "Subproject commit" lines only), not under docs/tests/CI/examples:
+    # (path, old commit, new commit)
+    submodules: tuple[tuple[str, str, str], ...] = ()
 
     def kinds_present(self) -> set[PathKind]:
         return set(self.kinds)
@@ -152,13 +155,14 @@ def commit_facts(commit: Commit, own: frozenset[str] = frozenset()) -> Facts:
         )
     )
     stated = {c.path for c in commit.surface} if commit.surface is not None else None
+    submodules = _submodules(files, kinds)
     runtime = frozenset(
         f.path
         for f, k in zip(files, kinds, strict=True)
         if f.path not in prose
         and _is_runtime(f.path, k, commit.shipped)
         and not (stated is not None and _metadata_only(f.path) and f.path not in stated)
-    )
+    ) | {path for path, _, _ in submodules}
     return Facts(
         commit,
         files,
@@ -177,7 +181,32 @@ def commit_facts(commit: Commit, own: frozenset[str] = frozenset()) -> Facts:
         reverts=is_revert_title(commit.title) or "revert" in tags or bool(REVERTS_SHA.search(commit.message)),
         advisories=tuple(m.group(0) for m in ADVISORY.finditer(commit.title + "\n" + body)),
         security_words=tuple(m.group(0).lower() for m in SECURITY_WORDS.finditer(subject)),
+        submodules=submodules,
     )
+
+
+# git's and GitHub's patch of a submodule whose pointer moved: one "Subproject commit <sha>" line a side.
+_SUBPROJECT = re.compile(r"^([-+])Subproject commit ([0-9a-f]{7,40})(?:-dirty)?$", re.M)
+
+
+def _submodules(
+    files: tuple[FileChange, ...], kinds: tuple[PathKind, ...]
+) -> tuple[tuple[str, str, str], ...]:
+    """Submodules whose pointer moved: the code of another repository the build compiles in (a compiler's
+    toolchain, a kernel library), a new version of it as surely as a pin raised in a manifest. Outside
+    docs, tests, CI, examples and tooling: a docs theme's submodule is no code users run."""
+    out = []
+    for f, k in zip(files, kinds, strict=True):
+        patch = f.patch
+        if not patch or "Subproject commit" not in patch or k in NON_RUNTIME:
+            continue
+        sides = {sign: sha for sign, sha in _SUBPROJECT.findall(patch)}
+        changed = [
+            line for line in patch.split("\n") if line[:1] in "+-" and not line.startswith(("+++", "---"))
+        ]
+        if len(sides) == 2 and len(changed) == 2:
+            out.append((f.path, sides["-"][:7], sides["+"][:7]))
+    return tuple(out)
 
 
 _NOT_RUNTIME_WHEN_SHIPPED = frozenset({PathKind.TESTS, PathKind.DOCS})

@@ -138,6 +138,11 @@ PHRASES: dict[str, dict[str, str]] = {
         "title_default": "改变默认行为（标题：{items}）",
         "declared_breaking": "提交说明声明为破坏兼容：{items}",
         "title_feature": "新增能力（标题：{items}）",
+        "host_patch": "导入时替换其他对象的行为：{items}",
+        "supported_dropped": "移除支持的取值：{items}",
+        "setting_default": "修改设置项的默认值：{items}",
+        "setting_added": "读取新的设置项：{items}",
+        "supported_added": "新增支持的取值：{items}",
         "risk_hist_path": "{path} 历史上容易出问题（近期 {n} 次改动中 {k} 次后来被回滚或修复）：改动需重点审查和测试",
         "risk_hist_follow_up": "本提交是对 {items} 的后续修复或回滚，而修复常常还需要再修复：确认原问题已彻底解决",
         "new_model": "新增模型/后端/平台文件 {items}",
@@ -322,6 +327,11 @@ PHRASES: dict[str, dict[str, str]] = {
         "title_default": "changes what users get by default (title: {items})",
         "declared_breaking": "the message declares a breaking change: {items}",
         "title_feature": "new capability (title: {items})",
+        "host_patch": "replaces another object's behaviour at import: {items}",
+        "supported_dropped": "drops supported values: {items}",
+        "setting_default": "changes the default of settings {items}",
+        "setting_added": "reads new settings {items}",
+        "supported_added": "supports new values: {items}",
         "risk_hist_path": "{path} has a history of follow-ups ({k} of its last {n} changes were later reverted or"
         " fixed): review and test this change closely",
         "risk_hist_follow_up": "This commit follows up {items}, and fixes often need fixing again: check the original"

@@ -132,8 +132,9 @@ RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies â€
 # What the impact clause states: the findings of weight, else the facts stated in their place (public-API
 # paths, new model files, a revert, prose-only files, nothing users run, a version bump).
 _IMPACT_KEYS = (
-    "breaking", "breaking_deep", "declared_breaking", "security", "behaviour", "config_default", "switch",
-    "user_impact", "title_default", "notice", "feature", "title_feature", "behaviour_deep", "notice_deep",
+    "breaking", "breaking_deep", "declared_breaking", "supported_dropped", "security", "behaviour",
+    "config_default", "switch", "user_impact", "title_default", "host_patch", "setting_default", "notice",
+    "setting_added", "feature", "title_feature", "supported_added", "behaviour_deep", "notice_deep",
     "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
 
@@ -483,9 +484,12 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
             "breaking": "risk_breaking",
             "breaking_deep": "risk_breaking",
             "declared_breaking": "risk_declared",
+            "supported_dropped": "risk_breaking",
             "behaviour": "risk_behaviour",
             "behaviour_deep": "risk_behaviour",
             "switch": "risk_behaviour",
+            "host_patch": "risk_behaviour",
+            "setting_default": "risk_defaults",
             "public_api": "risk_api",
             "config_default": "risk_defaults",
             "dependency": "risk_deps",
@@ -671,9 +675,12 @@ def _ins_compatibility(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
             "breaking": "compat_breaking",
             "breaking_deep": "compat_breaking",
             "declared_breaking": "compat_declared",
+            "supported_dropped": "compat_breaking",
             "behaviour": "compat_behaviour",
             "behaviour_deep": "compat_behaviour",
             "switch": "compat_behaviour",
+            "host_patch": "compat_behaviour",
+            "setting_default": "compat_defaults",
             "public_api": "compat_api",
             "config_default": "compat_defaults",
             "dependency": "compat_deps",

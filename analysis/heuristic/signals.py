@@ -81,6 +81,9 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_title_default(facts),
         _sig_declared_breaking(facts),
         _sig_title_feature(facts),
+        _sig_host_patch(facts),
+        *_sig_mapping_settings(facts),
+        *_sig_supported_values(facts),
         _sig_dependency(facts),
         _sig_kernel(facts),
         _sig_public_api(facts),
@@ -445,6 +448,166 @@ def same_value(old: str, new: str) -> bool:
         return False
 
 
+# -- another package's behaviour replaced at import (monkey-patching) ----------------------------
+
+# A module-level assignment to an attribute of another object (`Sampler.forward = forward`,
+# `torch.backends.cudnn.benchmark = True`): every program that imports the module gets the other package —
+# the engine a plugin extends, a library — doing something else. Indented lines (a method setting its own
+# attributes) are no such statement.
+_MODULE_ATTR_ASSIGN = re.compile(
+    r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)[ \t]*(?::[^=\n]{1,60})?=(?!=)[ \t]*(\S[^\n]*?)[ \t]*$", re.M
+)
+
+
+def _sig_host_patch(facts: Facts) -> Signal | None:
+    """Module-level replacements of another object's attribute added, removed or re-pointed in the Python
+    files users run; a statement only moved (the same target and value on both sides) is none."""
+    found: list[str] = []
+    for f in _runtime_files(facts, PathKind.SOURCE):
+        diff = facts.diffs.get(f.path)
+        if diff is None or not f.path.endswith(".py") or "." not in diff.removed + diff.added:
+            continue
+        old = {(m[1], m[2]) for m in _MODULE_ATTR_ASSIGN.finditer(diff.removed)}
+        new = {(m[1], m[2]) for m in _MODULE_ATTR_ASSIGN.finditer(diff.added)}
+        found += [t for t, _ in sorted(old ^ new) if not t.endswith(".__doc__")]
+    names = tuple(dict.fromkeys(found))
+    return Signal("host_patch", impact=BEHAVIOUR, items=names) if names else None
+
+
+# -- settings read by key from a mapping of options ----------------------------------------------
+
+# `additional_config.get("enable_x", False)`, `options.get("timeout", 30)`, `settings.pop("mode", "fast")`:
+# a setting users pass as a key of a configuration mapping, read with its default, the mapping's name saying so.
+_MAPPING_READ = re.compile(
+    r"\b([A-Za-z_]*(?i:config|configs|cfg|conf|options|opts|settings))\s*\.\s*(?:get|pop)\(\s*"
+    r"""(["'])([A-Za-z_][\w.-]{0,80})\2\s*(?:,\s*([^(),\n]{1,80}?))?\s*\)"""
+)
+
+
+def _sig_mapping_settings(facts: Facts) -> list[Signal]:
+    """Settings read by key in the source files users run (any mapping named so in a configuration module,
+    elsewhere one named options or settings), and literals given under a setting's `is None` guard: a default
+    that really changed (same mapping and key on both sides) changes what users get; a key read for the first
+    time is a new setting. A key only moved (read on both sides) is neither; a key no longer read is not
+    stated (the code may read it elsewhere)."""
+    changed: list[str] = []
+    new_keys: list[str] = []
+    for f in _runtime_files(facts, PathKind.SOURCE):
+        diff = facts.diffs.get(f.path)
+        if diff is None or (
+            ".get(" not in diff.added and ".pop(" not in diff.added and " is None" not in diff.text
+        ):
+            continue
+        changed += _guarded_defaults(diff.text)
+        # outside a configuration module a `config` is as often a model's or a kernel's (config.json, a tuned
+        # table) as the user's: there only mappings named options or settings count
+        anywhere = _is_config_module(f.path, PathKind.SOURCE)
+        old, new = _mapping_reads(diff.removed, anywhere), _mapping_reads(diff.added, anywhere)
+        for key, defaults in new.items():
+            before = old.get(key)
+            if before is None:
+                new_keys.append(key[1])
+            elif len(before) == len(defaults):
+                changed += [
+                    f"{key[1]}: {a} → {b}"
+                    for a, b in zip(before, defaults, strict=True)
+                    if not same_value(a, b)
+                ]
+    out = []
+    if changed:
+        out.append(Signal("setting_default", impact=BEHAVIOUR, items=tuple(dict.fromkeys(changed))))
+    if new_keys:
+        out.append(Signal("setting_added", impact=NOTICE, items=tuple(dict.fromkeys(new_keys))))
+    return out
+
+
+# A default given where a setting was left unset: `if cache_config.block_size is None:` then
+# `cache_config.block_size = 128` on the next line. The patch shows the guard as the changed line's context.
+_UNSET_GUARD = re.compile(r"^ [ \t]*if\s+([A-Za-z_][\w.]*)\s+is\s+None\s*:\s*$")
+_LITERAL_SET = re.compile(
+    r"^[-+][ \t]*([A-Za-z_][\w.]*)\s*=\s*(-?[\d.]+(?:e-?\d+)?|True|False|\"[^\"\n]{0,40}\"|'[^'\n]{0,40}')\s*$"
+)
+
+
+def _guarded_defaults(patch: str) -> list[str]:
+    """Literals assigned to a setting right under its `is None` guard that changed: `target: old → new`."""
+    out: list[str] = []
+    guard: str | None = None
+    removed: dict[str, str] = {}
+    for line in patch.split("\n"):
+        if line.startswith(" "):
+            found = _UNSET_GUARD.match(line)
+            guard, removed = (found.group(1) if found else None), {}
+            continue
+        literal = _LITERAL_SET.match(line)
+        if guard is None or literal is None or literal.group(1) != guard:
+            if not line.startswith(("-", "+")):
+                guard = None
+            continue
+        if line.startswith("-"):
+            removed[guard] = literal.group(2)
+        elif guard in removed and not same_value(removed[guard], literal.group(2)):
+            out.append(f"{guard}: {removed[guard]} → {literal.group(2)}")
+    return out
+
+
+_USER_MAPPINGS = ("options", "opts", "settings")
+
+
+def _mapping_reads(text: str, any_mapping: bool) -> dict[tuple[str, str], list[str]]:
+    """{(mapping, key): [the default of each read, "None" when not given]}; `any_mapping` False: only
+    mappings named options or settings."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for m in _MAPPING_READ.finditer(text):
+        if not any_mapping and not m.group(1).lower().endswith(_USER_MAPPINGS):
+            continue
+        found.setdefault((m.group(1), m.group(3)), []).append((m.group(4) or "None").strip())
+    return found
+
+
+# -- values a list of supported ones gained or lost -------------------------------------------
+
+# `supported_quantization = ["w8a8", "w4a16"]`, `SUPPORTED_DTYPES = (...)`, `_supported_archs = {...}` on one
+# line: what users may ask for. A value taken out no longer works for those who used it.
+_SUPPORTED_LIST = re.compile(
+    r"^[ \t]*((?:self\.)?[A-Za-z_]*[Ss][Uu][Pp][Pp][Oo][Rr][Tt][Ee][Dd]\w*)[ \t]*(?::[^=\n]{1,80})?=[ \t]*"
+    r"(?:frozenset|set|tuple|list)?[ \t]*([\[({][^\n]*[\])}])[ \t]*,?[ \t]*$",
+    re.M,
+)
+_STRING_VALUE = re.compile(r"""(["'])([^"'\n]{1,80})\1""")
+
+
+def _sig_supported_values(facts: Facts) -> list[Signal]:
+    """String values a one-line list named `*supported*` (not `unsupported`) lost (breaks those users) or
+    gained (a new capability), in the files users run; a list only new or only removed states nothing."""
+    lost: list[str] = []
+    gained: list[str] = []
+    for f in _runtime_files(facts, PathKind.SOURCE):
+        diff = facts.diffs.get(f.path)
+        if diff is None or "upported" not in diff.removed.lower() or "upported" not in diff.added.lower():
+            continue
+        old, new = _supported_lists(diff.removed), _supported_lists(diff.added)
+        for name in sorted(old.keys() & new.keys()):
+            lost += [f"{name}: {v}" for v in old[name] if v not in new[name]]
+            gained += [f"{name}: {v}" for v in new[name] if v not in old[name]]
+    out = []
+    if lost:
+        out.append(Signal("supported_dropped", impact=BREAKING, items=tuple(dict.fromkeys(lost))))
+    if gained:
+        out.append(Signal("supported_added", impact=NOTICE, items=tuple(dict.fromkeys(gained))))
+    return out
+
+
+def _supported_lists(text: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for m in _SUPPORTED_LIST.finditer(text):
+        name = m.group(1)
+        if "unsupported" in name.lower() or "not_supported" in name.lower():
+            continue
+        found[name] = [v for _, v in _STRING_VALUE.findall(m.group(2))]
+    return found
+
+
 # -- switches (read from the patch when the files were not parsed) ---------------------------
 
 # A flag that turns a path on or off: `enable_ep = False` → `True`, `use_cache=True`, `disable_x: bool = ...`.
@@ -508,8 +671,12 @@ def _sig_dependency(facts: Facts) -> Signal | None:
     table (test, lint, docs, dev requirements; `[dependency-groups]`, `devDependencies`), not a key
     of a tool's settings, not a path."""
     surface = facts.commit.surface
+    # a submodule's pointer moved is the version of code the build compiles in (see facts._submodules)
+    moved = tuple(
+        SurfaceChange(SurfaceKind.DEPENDENCY_CHANGED, p, p, old=a, new=b) for p, a, b in facts.submodules
+    )
     if surface is not None:
-        changes = tuple(c for c in surface if c.kind in DEPENDENCY_KINDS)
+        changes = tuple(c for c in surface if c.kind in DEPENDENCY_KINDS) + moved
         return Signal("dependency", changes=changes) if changes else None
     names: list[str] = []
     for f in facts.files_of(PathKind.DEPENDENCY_MANIFEST):
@@ -521,6 +688,9 @@ def _sig_dependency(facts: Facts) -> Signal | None:
             continue
         names.extend(_version_changes(diff, name))
     found = tuple(dict.fromkeys(names))
+    if moved and not found:
+        return Signal("dependency", changes=moved)
+    found += tuple(f"{c.name}: {c.old} → {c.new}" for c in moved)
     return Signal("dependency", items=found) if found else None
 
 
@@ -615,8 +785,10 @@ _USER_IMPACT = re.compile(
     r"\b(?:crash(?:es|ed|ing)?|hangs?|hanging|deadlocks?|data\s+(?:loss|corruption)|corrupt(?:s|ed|ion)?"
     r"|memory\s+leaks?|leaks?\s+memory|oom|out\s+of\s+memory|segfaults?|segmentation\s+fault"
     r"|degrad(?:es|ed|ing|ation)|(?:throughput|latency|performance)\s+(?:drop|regression|loss)"
-    r"|race\s+condition|wrong\s+(?:results?|outputs?|answers?)|incorrect\s+(?:results?|outputs?)"
-    r"|RuntimeError|panics?)\b",
+    r"|race\s+condition|(?:wrong|incorrect|garbled|corrupted)(?:\s+[\w-]+){0,3}?\s+"
+    r"(?:results?|outputs?|answers?|values?|logits|tokens|code\s*gen)|garbled|gibberish|miscompil\w*"
+    r"|out[\s-]+of[\s-]+bounds?|illegal\s+(?:memory\s+)?(?:access|address)|use[\s-]+after[\s-]+free"
+    r"|NaNs?|accuracy\s+(?:drop|regression|loss|issues?|problems?)|RuntimeError|panics?)\b",
     re.IGNORECASE,
 )
 

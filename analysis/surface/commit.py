@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from analysis.models import DEPENDENCY_KINDS, Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind, classify_path, folder_kind
+from analysis.surface.entry_points import entry_point_changes
 from analysis.surface.modules import ModuleFacts, module_facts
 from analysis.surface.native_knobs import KNOB_SUFFIXES, SOURCE_SUFFIXES, knob_surface, mentions_knobs
 from analysis.surface.other_langs import language_of, tree_surface
@@ -109,7 +110,9 @@ def read_surface(
         if kind.startswith("packaging"):
             if _speaks_for_users(f.path, packaging):
                 siblings = packaging.names() if packaging is not None else frozenset()
-                changes = packaging_changes(f.path, f.before, f.after)
+                changes = packaging_changes(f.path, f.before, f.after) + entry_point_changes(
+                    f.path, f.before, f.after
+                )
                 # a pin on a project this repository builds moves with its own releases
                 results.append(
                     FileSurface(
@@ -155,9 +158,27 @@ def read_surface(
         for c in pair_renames(results)
         if not (c.kind == SurfaceKind.REMOVED and c.path in modules.removed_paths)  # implied by the module's
     ]
-    changes += modules.changes
+    changes = _without_module_imports(changes, modules.changes) + modules.changes
     changes.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
     return without_moves(tuple(changes)), frozenset(prose)
+
+
+def _without_module_imports(changes: list[SurfaceChange], moved: list[SurfaceChange]) -> list[SurfaceChange]:
+    """Without the names that are the removed or renamed modules themselves: a package's __init__ importing its
+    own submodule (`from pkg.sub import mod`, for its side effects) loses the name with the module, which the
+    module's fact says, at its depth."""
+    gone = {c.name for c in moved if c.kind == SurfaceKind.MODULE_REMOVED}
+    gone |= {c.old for c in moved if c.kind == SurfaceKind.MODULE_RENAMED and c.old}
+    came = {c.name for c in moved if c.kind == SurfaceKind.MODULE_RENAMED}
+    if not gone and not came:
+        return changes
+    return [
+        c
+        for c in changes
+        if not (c.kind == SurfaceKind.REMOVED and c.name in gone)
+        and not (c.kind == SurfaceKind.ADDED and c.name in came)
+        and not (c.kind == SurfaceKind.RENAMED and c.old in gone and c.name in came)
+    ]
 
 
 def _modules(

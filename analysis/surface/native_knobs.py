@@ -7,8 +7,11 @@ What is read (each a convention of a widely used library or of the language itse
   never a call that sets one (`setenv`, `putenv`, `unsetenv`);
 - options: LLVM's `cl::opt<T> V("name", ..., cl::init(v))` (and `cl::list`, `cl::bits`), gflags'
   `DEFINE_bool(name, default, ...)`, Abseil's `ABSL_FLAG(T, name, default, ...)`, MLIR TableGen's
-  `Option<"var", "name", "T", "default", ...>`, Go's `flag` package and cobra/pflag's `Flags()`, clap's
-  `#[arg(long)]` fields and `.long("name")`, commander's and yargs' `.option(...)`.
+  `Option<"var", "name", "T", "default", ...>` and a pass's own flag (`def X : Pass<"name", ...>`), Go's `flag`
+  package and cobra/pflag's `Flags()`, clap's `#[arg(long)]` fields and `.long("name")`, commander's and yargs'
+  `.option(...)`;
+- MLIR TableGen operation definitions (`def Dialect_FooOp : Dialect_Op<"foo", ...>`), added and removed: an
+  operation users write in their IR and build from C++.
 
 Why line patterns, not syntax trees: each convention is one call, macro or attribute with literal arguments,
 which a pattern reads as well as a tree would, and `.cpp`/`.cu`/`.td` files have no public API worth a parse
@@ -26,6 +29,7 @@ from analysis.surface.python import ENV_NAME, FileSurface, is_switch
 from analysis.surface.source_calls import Calls, Lines, arguments, call, is_string, unquote
 
 _SHOWN = 120  # characters of a default kept in a fact
+_PASS_SHAPE = "tablegen:pass"
 # Sources without a public API that tree-sitter reads (other_langs.LANGUAGES has the ones with one).
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".cu", ".td")
 KNOB_SUFFIXES = (
@@ -46,7 +50,8 @@ KNOB_SUFFIXES += (".ts", ".mts", ".cts", ".tsx")
 
 # A word any of the conventions above needs on a changed line: a source file's diff without one is not read.
 _HINT = re.compile(
-    r"env|Env|ENV|cl::(?:opt|list|bits)|DEFINE_|ABSL_FLAG|Option\s*<|flag\.|Flags\(\)|#\[(?:arg|clap|structopt)"
+    r"env|Env|ENV|cl::(?:opt|list|bits)|DEFINE_|ABSL_FLAG|Option\s*<|Pass\s*<|Op\s*<|flag\.|Flags\(\)"
+    r"|#\[(?:arg|clap|structopt)"
     r"|\.long\(|\.(?:required)?[oO]ption\("
 )
 _Q = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""  # a one-line string literal, either quote
@@ -60,6 +65,13 @@ _LLVM_INIT = re.compile(r"\bcl::init\s*\(")
 _GFLAGS = re.compile(r"\bDEFINE_(bool|int32|int64|uint32|uint64|double|string)\s*\(")
 _ABSL = re.compile(r"\bABSL_FLAG\s*\(")
 _TABLEGEN = re.compile(r"\b(Option|ListOption)\s*<")
+# MLIR TableGen: a pass's command-line flag (`def X : Pass<"tile-combine", ...>`: `-tile-combine` on the opt
+# tool's command line) and an operation's definition (`def Tile_AssumeOp : Tile_Op<"assume", ...>`: a name the
+# IR users write spells, and C++ users build).
+_TABLEGEN_PASS = re.compile(
+    r"^[ \t]*def[ \t]+\w+[ \t]*:[ \t]*(?:Interface)?Pass[ \t]*<[ \t]*(\"[^\"\n]+\")", re.M
+)
+_TABLEGEN_OP = re.compile(r"^[ \t]*def[ \t]+(\w+)[ \t]*:[ \t]*\w*Op[ \t]*<[ \t]*\"[\w.]+\"", re.M)
 _GO = re.compile(r"(?:\bflag|\bFlags\(\)|\bPersistentFlags\(\))\.([A-Z]\w*)\s*\(")
 _GO_KINDS = re.compile(
     r"(Bool|Int|Int8|Int16|Int32|Int64|Uint|Uint8|Uint16|Uint32|Uint64|String|Float32|Float64|Duration|Count"
@@ -92,14 +104,26 @@ class _Option:
 class Knobs:
     envs: dict[str, int] = field(default_factory=dict)  # name → first line read
     options: dict[str, _Option] = field(default_factory=dict)  # "--name" → where and how declared
+    ops: dict[str, int] = field(default_factory=dict)  # TableGen operation definitions: name → line
+
+
+_DECLARATION_LINES = 4  # a declaration's lines before the changed one: `cl::init(8)` under its `cl::opt<...>`
 
 
 def mentions_knobs(patch: str) -> bool:
-    """Whether a diff's changed lines could add, remove or change a knob (a cheap test before reading)."""
-    return any(
-        line[:1] in "+-" and not line.startswith(("+++", "---")) and _HINT.search(line)
-        for line in patch.splitlines()
-    )
+    """Whether a diff's changed lines could add, remove or change a knob (a cheap test before reading): a
+    changed line with a convention's word, or one of the few lines above it in its hunk with one (a default
+    on its own line of a declaration spread over several: `cl::init(8));`, TableGen's `"3",`)."""
+    above: list[str] = []
+    for line in patch.splitlines():
+        if line.startswith("@@"):
+            above = []
+            continue
+        changed = line[:1] in "+-" and not line.startswith(("+++", "---"))
+        if changed and (_HINT.search(line) or any(_HINT.search(a) for a in above)):
+            return True
+        above = [*above[1 - _DECLARATION_LINES :], line]
+    return False
 
 
 def knob_surface(path: str, before: str | None, after: str | None, *, options: bool = True) -> FileSurface:
@@ -110,6 +134,14 @@ def knob_surface(path: str, before: str | None, after: str | None, *, options: b
     out = list(_env_changes(path, old, new, after or ""))
     if options:
         out.extend(_option_changes(path, old, new, after or ""))
+        out.extend(
+            SurfaceChange(SurfaceKind.REMOVED, k, path, line)
+            for k, line in old.ops.items()
+            if k not in new.ops
+        )
+        out.extend(
+            SurfaceChange(SurfaceKind.ADDED, k, path, line) for k, line in new.ops.items() if k not in old.ops
+        )
     out.sort(key=lambda c: (c.line or 0, c.kind.value, c.name))
     return FileSurface(out)
 
@@ -123,6 +155,10 @@ def read_knobs(text: str, path: str) -> Knobs:
             knobs.envs.setdefault(name, lines.number(at))
     for name, option in _options(text, path, lines):
         knobs.options.setdefault(name, option)
+    if path.endswith(".td"):
+        for m in _TABLEGEN_OP.finditer(text):
+            if not lines.commented(m.start(1)):
+                knobs.ops.setdefault(m.group(1), lines.number(m.start(1)))
     return knobs
 
 
@@ -195,6 +231,8 @@ def _options(text: str, path: str, lines: Lines) -> Iterator[tuple[str, _Option]
 
 
 def _tablegen(text: str, calls: Calls, option) -> Iterator[tuple[str, _Option]]:
+    for m in _TABLEGEN_PASS.finditer(text):
+        yield from option(unquote(m.group(1)), m.start(1), _PASS_SHAPE)
     for m in _TABLEGEN.finditer(text):
         args = calls.arguments(m.start(), m.end(), close=">")
         if args and len(args) >= 3 and all(is_string(a) for a in args[:3]):
@@ -274,6 +312,10 @@ def _option_changes(path: str, old: Knobs, new: Knobs, after: str) -> Iterator[S
     gone = [k for k in old.options if k not in new.options]
     came = [k for k in new.options if k not in old.options]
     single = len(gone) == 1 and len(came) == 1  # one option out, one in: the same option renamed
+    # ... unless one is a pass and the other a pass's option: a pass removed while another gains an option
+    single = single and (old.options[gone[0]].shape == _PASS_SHAPE) == (
+        new.options[came[0]].shape == _PASS_SHAPE
+    )
     for r in list(gone):
         shape = old.options[r].shape
         match = came if single else [a for a in came if new.options[a].shape == shape]

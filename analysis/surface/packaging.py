@@ -1028,6 +1028,24 @@ def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
 
 
+def line_of(text: str | None, needle: str) -> int | None:
+    """The 1-based line where `needle` first occurs in `text`; None when it does not."""
+    return _line_of(text, needle)
+
+
+def toml_table(text: str | None, *keys: str) -> dict:
+    """The table at `keys` of a TOML text; {} when the text does not parse or holds no such table."""
+    table = _toml(text)
+    for key in keys:
+        table = _table(table.get(key))
+    return table
+
+
+def setup_py_keywords(text: str | None) -> dict:
+    """The literal keyword arguments of a setup.py's setup(...) call (see `_setup_py`)."""
+    return _setup_py(text)
+
+
 def _line_of(text: str | None, needle: str) -> int | None:
     if not text or not needle:
         return None

@@ -1242,12 +1242,13 @@ class _Compare:
     # options, environment, routes, deprecations, switches ---------------------------------------------
     def _options(self) -> None:
         old, new = self.old.options, self.new.options
+        # An option is its key (the first long name): one whose key another keeps as a spelling is kept; a
+        # short flag both share (`--out-path, -o` → `--out-dir, -o`) does not make a renamed option the same.
         new_names = {n for o in new.values() for n in o.names}
-        gone = [o for k, o in old.items() if k not in new and not (set(o.names) & new_names)]
+        old_names = {n for o in old.values() for n in o.names}
+        gone = [o for k, o in old.items() if k not in new and k not in new_names]
         came = [
-            o
-            for k, o in new.items()
-            if k not in old and not (set(o.names) & {n for x in old.values() for n in x.names})
+            o for k, o in new.items() if k not in old and k not in old_names and not set(o.names) & old.keys()
         ]
         single = len(gone) == 1 and len(came) == 1  # one option out, one in: the same option renamed
         for r in list(gone):

@@ -20,6 +20,7 @@ Statements whose source lines are equal are not walked, so the cost is the chang
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -167,5 +168,15 @@ def _format_call(call: ast.Call) -> bool:
     return isinstance(func, ast.Attribute) and func.attr == "format" and isinstance(func.value, ast.Constant)
 
 
+# Words a message has: at least two, a space between. `--out-path`, `text/event-stream`, `max-tokens` are names
+# a program reads (an option, a media type, a key), never a message, though TWO_WORDS finds two words in them.
+_SPACED = re.compile(r"[A-Za-z]{2,}[^\w\n]*\s[^\w\n]*[A-Za-z]{2,}")
+
+
 def _prose(value: object) -> bool:
-    return isinstance(value, str) and TWO_WORDS.search(value) is not None
+    return (
+        isinstance(value, str)
+        and not value.lstrip().startswith("-")
+        and TWO_WORDS.search(value) is not None
+        and _SPACED.search(value) is not None
+    )

@@ -231,3 +231,85 @@ def test_a_file_that_drops_a_variable_another_file_now_reads_renames_nothing():
     assert {(c.kind, c.name, c.old) for c in commit_surface(files, None, None)} == {
         (K.ENV_ADDED, "KIT_NEW", None)
     }
+
+
+def test_a_default_on_its_own_line_of_a_declaration_is_read():
+    # "Lower the prologue load bound to 8": only `llvm::cl::init(16));` → `(8));` changed, under its
+    # cl::opt in the hunk's context; the diff was not read ("no change users get found")
+    before = (
+        "static llvm::cl::opt<unsigned> maxPrologueLoads(\n"
+        '    "tile-pipeline-max-prologue-loads",\n'
+        '    llvm::cl::desc("Upper bound on loads hoisted into the pipeline prologue"),\n'
+        "    llvm::cl::init(16));\n"
+    )
+    after = before.replace("init(16)", "init(8)")
+    patch = (
+        "@@ -9,4 +9,4 @@\n static llvm::cl::opt<unsigned> maxPrologueLoads(\n"
+        '     "tile-pipeline-max-prologue-loads",\n'
+        '     llvm::cl::desc("Upper bound on loads hoisted into the pipeline prologue"),\n'
+        "-    llvm::cl::init(16));\n+    llvm::cl::init(8));\n"
+    )
+    assert mentions_knobs(patch)
+    assert facts("lib/Transforms/Pipeline.cpp", before, after) == {
+        (K.DEFAULT_CHANGED, "--tile-pipeline-max-prologue-loads", "16", "8", False)
+    }
+    # a declaration far above the changed line, or in another hunk, does not make it worth reading
+    far = "@@ -1,6 +1,6 @@\n static cl::opt<int> A(\n x\n y\n z\n w\n-int q = 1;\n+int q = 2;\n"
+    assert not mentions_knobs(far)
+    assert not mentions_knobs(
+        "@@ -1,1 +1,1 @@\n static cl::opt<int> A(\n@@ -9 +9 @@\n-int q = 1;\n+int q = 2;\n"
+    )
+
+
+PASSES_TD = """\
+include "mlir/Pass/PassBase.td"
+
+def TileCombineOps : Pass<"tile-combine", "mlir::ModuleOp"> {
+  let summary = "Combine tile operations";
+}
+
+def TilePipeline : Pass<"tile-pipeline", "mlir::ModuleOp"> {
+  let options = [
+    Option<"numStages", "num-stages", "int32_t", /*default*/"3", "number of pipeline stages">
+  ];
+}
+"""
+
+
+def test_tablegen_passes_are_flags_and_operations_are_names():
+    # "Remove the tile-combine pass": `-tile-combine` on the opt tool's command line went, unnamed
+    removed = PASSES_TD.replace(
+        'def TileCombineOps : Pass<"tile-combine", "mlir::ModuleOp"> {\n  let summary = "Combine tile operations";\n}\n',
+        "",
+    )
+    assert facts("include/c/Transforms/Passes.td", PASSES_TD, removed) == {
+        (K.OPTION_REMOVED, "--tile-combine", None, None, False)
+    }
+    # a pass removed while another pass gains an option is no rename of one into the other
+    both = removed.replace(
+        '"number of pipeline stages">',
+        '"number of pipeline stages">,\n    Option<"depth", "depth", "int32_t", "1", "d">',
+    )
+    assert facts("include/c/Transforms/Passes.td", PASSES_TD, both) == {
+        (K.OPTION_REMOVED, "--tile-combine", None, None, False),
+        (K.OPTION_ADDED, "--depth", None, None, False),
+    }
+    # "[IR] Add tile.assume": a new operation of the dialect ranked low
+    ops = 'class Tile_Op<string mnemonic> : Op<Tile_Dialect, mnemonic>;\n\ndef Tile_LoadOp : Tile_Op<"load", [Pure]> {\n}\n'
+    added = (
+        ops
+        + '\n// def Tile_OldOp : Tile_Op<"old">;\ndef Tile_AssumeOp : Tile_Op<"assume", []> {\n  let arguments = (ins I1:$cond);\n}\n'
+    )
+    assert {(c.kind, c.name, c.line) for c in knob_surface("include/c/TileOps.td", ops, added).changes} == {
+        (K.ADDED, "Tile_AssumeOp", 7)
+    }
+    assert {(c.kind, c.name) for c in knob_surface("include/c/TileOps.td", added, ops).changes} == {
+        (K.REMOVED, "Tile_AssumeOp")
+    }
+    # C++ naming an operation's class is no definition
+    assert (
+        knob_surface(
+            "lib/Ops.cpp", "", 'def X : Tile_Op<"x">;\nauto op = b.create<tile::AssumeOp>(l);\n'
+        ).changes
+        == []
+    )

@@ -203,3 +203,19 @@ def test_documentation_in_a_type_is_prose_and_other_metadata_is_code():
         ("Annotated[str, Doc(", "Annotated[bytes, Doc("),
     ):
         assert not python_surface("m.py", after_import, after_import.replace(old, new), module="m").prose_only
+
+
+def test_an_option_name_or_a_key_passed_to_a_call_is_no_message():
+    # `--out-path` → `--out-dir` in add_argument read as "only messages change": two words by TWO_WORDS, but
+    # no space between them; a name a program reads (an option, a media type, a key), never a message
+    before = (
+        'import argparse\n\np = argparse.ArgumentParser()\np.add_argument("--out-path", "-o", default=None)\n'
+    )
+    for old, new in [("--out-path", "--out-dir"), ("default=None", 'default="text/plain"')]:
+        assert not python_surface("cli.py", before, before.replace(old, new), module="cli").prose_only
+    before = 'log.info("max-tokens", extra={})\nresponse.headers.set("content-type", "text/event-stream")\n'
+    after = before.replace("max-tokens", "max-new-tokens").replace("event-stream", "plain")
+    assert not python_surface("srv.py", before, after, module="srv").prose_only
+    # words with spaces between them passed to a call are still a message
+    said = 'raise ValueError("the value is out of range")\n'
+    assert python_surface("v.py", said, said.replace("out of range", "too large"), module="v").prose_only

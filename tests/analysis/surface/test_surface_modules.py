@@ -158,3 +158,28 @@ def test_describe_names_the_old_and_new_module():
     assert [describe(c) for c in surface] == [
         "module renamed: pkg.utils (pkg.util → pkg.utils); no alias at pkg/utils.py"
     ]
+
+
+def test_a_package_init_importing_its_own_removed_submodule_adds_no_name_removal():
+    # a plugin's patch/__init__.py imports each patch module for its side effects; dropping one patch removed
+    # the name `patch_distributed` from the package's __init__ too, which made a deep module's removal high
+    init_before = "from pkg.patch import patch_common  # noqa: F401\nfrom pkg.patch import patch_distributed  # noqa: F401\n"
+    init_after = "from pkg.patch import patch_common  # noqa: F401\n"
+    got = facts(
+        [
+            FileChange("pkg/patch/patch_distributed.py", "removed", 0, 2),
+            FileChange("pkg/patch/__init__.py", "modified", 0, 1),
+        ],
+        {"pkg/patch/patch_distributed.py": "import x\nx.f = 1\n", "pkg/patch/__init__.py": init_before},
+        {"pkg/patch/patch_distributed.py": None, "pkg/patch/__init__.py": init_after},
+        tree=[*TREE, "pkg/patch/__init__.py", "pkg/patch/patch_common.py"],
+    )
+    assert got == [(K.MODULE_REMOVED, "pkg.patch.patch_distributed", None, False)]
+    # a name the __init__ re-exports from a module that stays is still a removal
+    got = facts(
+        [FileChange("pkg/patch/__init__.py", "modified", 0, 1)],
+        {"pkg/patch/__init__.py": "from pkg.patch.patch_common import apply\n"},
+        {"pkg/patch/__init__.py": "\n"},
+        tree=[*TREE, "pkg/patch/__init__.py", "pkg/patch/patch_common.py"],
+    )
+    assert got == [(K.REMOVED, "pkg.patch.apply", None, False)]

@@ -798,3 +798,11 @@ def test_an_environment_variable_and_its_typed_declaration_are_one_fact():
     assert [(c.kind, c.name) for c in changes] == [(K.ENV_ADDED, "APP_READY_TIMEOUT_S")]
     gone = facts(after, before, path="app/envs.py", module="app.envs")
     assert [(c.kind, c.name) for c in gone] == [(K.ENV_REMOVED, "APP_READY_TIMEOUT_S")]
+
+
+def test_a_long_option_renamed_that_keeps_its_short_flag_is_a_rename():
+    # `tilec-compile`: `--out-path, -o` became `--out-dir, -o`; the shared `-o` hid the rename
+    before = 'parser.add_argument("--out-path", "-o", default=None)\n'
+    after = 'parser.add_argument("--out-dir", "-o", default=None)\n'
+    found = [(c.kind, c.name, c.old, c.breaking) for c in facts(before, after, module="tools.compile")]
+    assert found == [(K.OPTION_RENAMED, "--out-dir", "--out-path", True)]

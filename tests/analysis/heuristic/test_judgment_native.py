@@ -1,0 +1,146 @@
+"""Misjudgments found on synthetic histories shaped like a compiler (C++ under lib/, TableGen, a Python
+package, a toolchain submodule) and an inference-engine plugin (entry points, an envs module, patches of the
+host engine, custom kernels): each test is built from the shape of the commit that was misjudged."""
+
+from __future__ import annotations
+
+from analysis.heuristic import rank
+from analysis.models import Importance
+from tests.analysis.heuristic.test_heuristic import fc, make
+from tests.analysis.heuristic.test_judgment import hunk
+
+LOW, MEDIUM, HIGH = Importance.LOW, Importance.MEDIUM, Importance.HIGH
+
+
+def test_a_fix_of_wrong_results_or_out_of_bounds_access_changes_what_users_get() -> None:
+    # a miscompile fixed in lib/ (12 lines) and a vectorized access past a mask ranked low: "no change found"
+    patch = hunk(
+        ["    for (unsigned N = size / 2; N > 0; N >>= 1) {"],
+        ["    for (unsigned N = rounded / 2; N > 0; N >>= 1) {"],
+    )
+    for title, named in [
+        ("[BACKEND] Fix wrong reduction result when the number of warps is not a power of two (#104)",
+         "`wrong reduction result`"),
+        ("[BACKEND] Fix out-of-bounds vectorized access with masked loads (#133)", "`out-of-bounds`"),
+        ("[BugFix] Fix garbled output with batched requests (#113)", "`garbled output`"),
+    ]:  # fmt: skip
+        importance, reason = rank(make(title, fc("lib/Conversion/ReduceOpToLLVM.cpp", 10, 2, patch)), "en")
+        assert importance == MEDIUM, title
+        assert f"fixes a failure users see: {named}" in reason
+    # a fix of words or an import is no failure users see
+    for title in (
+        "Fix typo in the reduce verifier message (#1)",
+        "Fix wrong import in the pass registry (#2)",
+    ):
+        assert rank(make(title, fc("lib/Conversion/ReduceOpToLLVM.cpp", 1, 1, patch)), "en")[0] == LOW
+
+
+def test_a_submodule_moved_is_a_new_version_of_code_the_build_compiles_in() -> None:
+    # "Bump LLVM to 2a3b4c5": only the gitlink of third_party/llvm-project moved; ranked low, "0 files"
+    moved = "@@ -1 +1 @@\n-Subproject commit " + "1" * 40 + "\n+Subproject commit " + "2" * 40
+    importance, reason = rank(
+        make("[BUILD] Bump LLVM to 2a3b4c5 (#108)", fc("third_party/llvm-project", 1, 1, moved)), "en"
+    )
+    assert importance == MEDIUM
+    assert "dependency `third_party/llvm-project`: `1111111` → `2222222` (medium at least)" in reason
+    # a docs theme's submodule is no code users run; a vendored file's own patch is no submodule
+    theme = make("Bump the docs theme (#9)", fc("docs/_themes/sphinx", 1, 1, moved))
+    assert rank(theme, "en")[0] == LOW
+    vendored = hunk(["// vendored from upstream f2reduce"], ["// vendored from upstream f2reduce @ 1.2"])
+    assert (
+        rank(
+            make("[BUILD] Update f2reduce (#141)", fc("third_party/f2reduce/f2reduce.cpp", 1, 1, vendored)),
+            "en",
+        )[0]
+        == LOW
+    )
+
+
+def test_a_module_level_patch_of_another_object_changes_what_users_get() -> None:
+    # a plugin routing the host engine's RMSNorm.forward_native to its own kernel: one line, ranked low
+    patch = hunk([], ["RMSNorm.forward_native = forward_oot"], ["RMSNorm.forward_oot = forward_oot"])
+    commit = make(
+        "[Ops] Route RMSNorm.forward_native to the NPU kernel too (#127)",
+        fc("plugin/ops/layernorm.py", 1, 0, patch),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM
+    assert "replaces another object's behaviour at import: `RMSNorm.forward_native`" in reason
+    # an object's own attributes set in a method, and a statement only moved, are no patch
+    own = hunk(["        self.forward = forward_oot"], ["        self.forward = forward_native"])
+    assert rank(make("Refactor (#1)", fc("plugin/ops/layernorm.py", 1, 1, own)), "en")[0] == LOW
+    moved = hunk(
+        ["RMSNorm.forward_oot = forward_oot", "x = 1"], ["x = 1", "RMSNorm.forward_oot = forward_oot"]
+    )
+    assert rank(make("Reorder (#2)", fc("plugin/ops/layernorm.py", 2, 2, moved)), "en")[0] == LOW
+
+
+def test_a_value_taken_out_of_a_supported_list_breaks_its_users() -> None:
+    # "[Quant] Drop w4a16 support": supported_quantization lost a value; ranked low
+    patch = hunk(
+        ['    supported_quantization = ["w8a8", "w4a16"]'], ['    supported_quantization = ["w8a8"]']
+    )
+    importance, reason = rank(
+        make("[Quant] Drop w4a16 support (#122)", fc("plugin/platform.py", 1, 1, patch)), "en"
+    )
+    assert importance == HIGH
+    assert "drops supported values: `supported_quantization: w4a16`" in reason
+    added = hunk(['SUPPORTED_DTYPES = ("fp16", "bf16")'], ['SUPPORTED_DTYPES = ("fp16", "bf16", "fp8")'])
+    importance, reason = rank(make("Support fp8 (#3)", fc("plugin/platform.py", 1, 1, added)), "en")
+    assert importance == MEDIUM and "supports new values: `SUPPORTED_DTYPES: fp8`" in reason
+    # what is not supported growing is no support dropped
+    unsupported = hunk(['UNSUPPORTED_OPS = ["a", "b"]'], ['UNSUPPORTED_OPS = ["a"]'])
+    assert rank(make("Support b (#4)", fc("plugin/platform.py", 1, 1, unsupported)), "en")[0] == LOW
+
+
+def test_a_setting_read_from_a_configuration_mapping() -> None:
+    # a new key of the plugin's additional_config ranked low; a default flipped was found by the title only
+    new = hunk(
+        [], ['        self.enable_shared_expert_dp = additional_config.get("enable_shared_expert_dp", False)']
+    )
+    importance, reason = rank(
+        make("[Feat] Add enable_shared_expert_dp (#111)", fc("plugin/npu_config.py", 1, 0, new)), "en"
+    )
+    assert importance == MEDIUM and "reads new settings `enable_shared_expert_dp`" in reason
+    flip = hunk(
+        ['        self.use_cached_graph = config.get("use_cached_graph", False)'],
+        ['        self.use_cached_graph = config.get("use_cached_graph", True)'],
+    )
+    importance, reason = rank(
+        make("[Torchair] Cached graphs (#112)", fc("plugin/npu_config.py", 1, 1, flip)), "en"
+    )
+    assert (
+        importance == MEDIUM and "changes the default of settings `use_cached_graph: False → True`" in reason
+    )
+    # the same read moved, the same default retyped, or a mapping that is no configuration: nothing
+    same = hunk(['x = config.get("a", 0.0)'], ['y = config.get("a", "0.0")'])
+    assert rank(make("Refactor (#5)", fc("plugin/npu_config.py", 1, 1, same)), "en")[0] == LOW
+    other = hunk([], ['    value = cache.get("key", None)'])
+    assert rank(make("Refactor (#6)", fc("plugin/worker.py", 1, 0, other)), "en")[0] == LOW
+
+
+def test_a_default_given_under_an_unset_guard_that_changed() -> None:
+    # "[Perf] Use 64-token KV blocks": `if cache_config.block_size is None:` then 128 → 64; ranked low
+    patch = (
+        "@@ -20,4 +20,4 @@\n         cache_config = config.cache_config\n"
+        "         if cache_config.block_size is None:\n"
+        "-            cache_config.block_size = 128\n+            cache_config.block_size = 64\n"
+        "         if npu_config.enabled:"
+    )
+    importance, reason = rank(
+        make("[Perf] Use 64-token KV blocks (#121)", fc("plugin/platform.py", 1, 1, patch)), "en"
+    )
+    assert importance == MEDIUM
+    assert "changes the default of settings `cache_config.block_size: 128 → 64`" in reason
+    # another guard, or the same value retyped, is no default changed
+    for other in (patch.replace("is None", "> 256"), patch.replace("= 64", "= 128.0")):
+        assert rank(make("Tune (#7)", fc("plugin/platform.py", 1, 1, other)), "en")[0] == LOW
+
+
+def test_outside_a_configuration_module_only_options_or_settings_mappings_are_users_settings() -> None:
+    # a model's config.json key read in a model file (`config.get("rope_theta", ...)`) is no user's setting
+    model = hunk([], ['        theta = config.get("rope_theta", 10000)'])
+    assert rank(make("Fix the config (#29172)", fc("engine/models/mistral.py", 1, 0, model)), "en")[0] == LOW
+    served = hunk([], ['        timeout = request_options.get("timeout_s", 30)'])
+    importance, reason = rank(make("Add a timeout (#8)", fc("engine/serving/chat.py", 1, 0, served)), "en")
+    assert importance == MEDIUM and "reads new settings `timeout_s`" in reason
