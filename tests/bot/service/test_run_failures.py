@@ -82,7 +82,7 @@ async def run_service(settings, subscription, until):
         serve(settings, Store(settings.digest_db), [subscription], stop=stop, make_runtimes=runtimes)
     )
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + 20
+    deadline = loop.time() + 60  # generous: a loaded 2-core machine starts the service slowly
     while loop.time() < deadline and not until():
         await asyncio.sleep(0.05)
         if task.done():
