@@ -137,6 +137,7 @@ _IMPACT_KEYS = (
     "setting_added", "feature", "title_feature", "supported_added", "behaviour_deep", "notice_deep",
     "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
+_BREAKING_KEYS = frozenset({"breaking", "breaking_deep", "declared_breaking", "supported_dropped"})
 
 
 def _impact_clause(signals: Iterable[Signal], lang: str) -> str:
@@ -144,6 +145,9 @@ def _impact_clause(signals: Iterable[Signal], lang: str) -> str:
     "only docstrings changed in x" beside it noise); REASON_FACTS facts in all, grouped under their finding,
     and how many more."""
     mine = [s for s in signals if s.key in _IMPACT_KEYS]
+    # A revert weighs what it undoes but never "breaks users" (scores.judge caps it): its removals are what
+    # it takes back, said so, or the reason would call a medium commit breaking.
+    reverting = any(s.key == "revert" for s in mine)
     weighed = sorted((s for s in mine if s.impact), key=lambda s: -s.impact)
     ordered = weighed or mine
     groups: list[str] = []
@@ -161,7 +165,8 @@ def _impact_clause(signals: Iterable[Signal], lang: str) -> str:
         hidden += len(rest)
         budget -= len(shown)
         if shown:
-            groups.append(t(lang, signal.key, items=t(lang, "list_sep").join(shown)))
+            key = "takes_back" if reverting and signal.key in _BREAKING_KEYS else signal.key
+            groups.append(t(lang, key, items=t(lang, "list_sep").join(shown)))
     text = t(lang, "clause_sep").join(groups) or t(lang, "impact_none")
     total = REASON_FACTS - budget + hidden
     return text + (t(lang, "more", total=_num(total), rest=_num(hidden)) if hidden else "")

@@ -409,7 +409,11 @@ def test_a_revert_keeps_the_weight_of_what_it_undoes_but_is_not_breaking_by_its_
     )
     importance, reason = rank(commit, "en")
     assert importance == MEDIUM  # undoing a capability: behaviour weight, one step over low risk
-    assert "breaks users: removes `widget.fused_sampler`" in reason
+    # what it removes is what it takes back: a medium commit is not said to break users
+    assert "takes back what the reverted change brought: removes `widget.fused_sampler`" in reason
+    assert "breaks users" not in reason
+    _, zh = rank(commit, "zh")
+    assert "撤回被回滚改动带来的内容" in zh and "破坏兼容" not in zh
 
 
 # ---------------------------------------------------------------- packaging: versions, dependencies
