@@ -164,6 +164,12 @@ def require_bot_token(settings: SlackSettings) -> str:
             "SLACK_BOT_TOKEN holds an app-level token (xapp-…): that one goes in SLACK_APP_TOKEN;"
             " SLACK_BOT_TOKEN is the Bot User OAuth Token (xoxb-…)"
         )
+    if token.startswith("xoxp-"):
+        # Slack accepts it, and every digest would be posted as the person who installed the app.
+        raise ConfigError(
+            "SLACK_BOT_TOKEN holds a user token (xoxp-…): digests would be posted in that person's name;"
+            " SLACK_BOT_TOKEN is the Bot User OAuth Token (xoxb-…)"
+        )
     return token
 
 

@@ -98,7 +98,13 @@ def web_app(app: AsyncApp, signing_secret: str, service: ChatFacade) -> web.Appl
 
 def slack_mode(settings: SlackSettings) -> str:
     """ "socket" when SLACK_APP_TOKEN is set, else "http" when SLACK_SIGNING_SECRET is, else ConfigError."""
-    if _secret(settings.slack_app_token):
+    app_token = _secret(settings.slack_app_token)
+    if app_token and app_token.startswith(("xoxb-", "xoxp-")):
+        raise ConfigError(
+            "SLACK_APP_TOKEN holds a bot or user token (xox…): it is the app-level token (xapp-…, Basic"
+            " Information → App-Level Tokens, scope connections:write); the xoxb-… token goes in SLACK_BOT_TOKEN"
+        )
+    if app_token:
         return "socket"
     if _secret(settings.slack_signing_secret):
         return "http"

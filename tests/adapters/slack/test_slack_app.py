@@ -416,6 +416,11 @@ async def test_open_slack_poster_checks_the_token(tmp_path, slack):
     with pytest.raises(ConfigError, match="app-level token"):
         async with open_slack_poster(make_settings(tmp_path, slack, slack_bot_token="xapp-1-abc")):
             pass
+    with pytest.raises(
+        ConfigError, match=r"user token \(xoxp-…\): digests would be posted in that person's name"
+    ):
+        async with open_slack_poster(make_settings(tmp_path, slack, slack_bot_token="xoxp-1-abc")):
+            pass
     with pytest.raises(ConfigError, match=r"^Slack rejected SLACK_BOT_TOKEN \(invalid_auth\)"):
         async with open_slack_poster(make_settings(tmp_path, slack, slack_bot_token="xoxb-wrong")):
             pass
@@ -715,6 +720,12 @@ async def test_runtime_needs_a_mode(tmp_path, slack, service):
     settings = make_settings(tmp_path, slack, slack_signing_secret=None)
     with pytest.raises(ConfigError, match=r"SLACK_APP_TOKEN .* or SLACK_SIGNING_SECRET"):
         await SlackRuntime(settings, service).start()
+    assert slack.calls == {}
+    swapped = make_settings(tmp_path, slack, slack_signing_secret=None, slack_app_token="xoxb-1-abc")
+    with pytest.raises(
+        ConfigError, match=r"SLACK_APP_TOKEN holds a bot or user token .* goes in SLACK_BOT_TOKEN"
+    ):
+        await SlackRuntime(swapped, service).start()
     assert slack.calls == {}
 
 
