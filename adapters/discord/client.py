@@ -109,6 +109,9 @@ def routed_to(url: str | None) -> Iterator[None]:
 
 async def login(client: discord.Client, token: str) -> None:
     """Log the client in over REST; failures become one clear line (never the token)."""
+    if token[:4].lower() == "bot ":  # pasted from an Authorization header: discord.py adds the scheme itself
+        log.warning("DISCORD_BOT_TOKEN starts with 'Bot ': that is the header's scheme, not the token; ignored")
+        token = token[4:].strip()
     try:
         async with deadline():
             await client.login(token)

@@ -310,6 +310,14 @@ async def test_channels_that_cannot_hold_a_digest_are_refused_clearly(fake, stor
             await post_digest(poster, store, "#general", digest)
 
 
+async def test_a_token_pasted_with_its_bot_scheme_still_logs_in(fake, settings, caplog):
+    token = settings.discord_bot_token.get_secret_value()
+    pasted = settings.model_copy(update={"discord_bot_token": discord_secret(f"Bot {token}")})
+    async with open_discord_poster(pasted):
+        pass
+    assert "starts with 'Bot '" in caplog.text and token not in caplog.text
+
+
 async def test_login_errors_are_one_clear_line(fake, settings):
     bad = settings.model_copy(update={"discord_bot_token": discord_secret("wrong-token-XYZ")})
     with pytest.raises(ConfigError, match="rejected DISCORD_BOT_TOKEN") as err:
