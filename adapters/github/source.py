@@ -147,6 +147,9 @@ class GitHubSource:
             "User-Agent": "digestbot",
         }
         if token:
+            # A token pasted with its header's scheme ("token ghp_…", "Bearer ghp_…") would be sent as
+            # "Bearer token ghp_…" and rejected: the scheme is ours to add.
+            token = re.sub(r"^(?:bearer|token)\s+", "", token.strip(), flags=re.IGNORECASE)
             headers["Authorization"] = f"Bearer {token}"
         self._client = httpx.AsyncClient(
             headers=headers,

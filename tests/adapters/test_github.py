@@ -256,6 +256,13 @@ async def test_right_token_is_sent_and_headers_are_githubs(store, source_for):
     assert headers["user-agent"] == "digestbot"
 
 
+@pytest.mark.parametrize("pasted", [f"token {TOKEN}", f"Bearer {TOKEN}", f"  {TOKEN}\n"])
+async def test_a_token_pasted_with_its_scheme_or_spaces_is_sent_as_the_token(store, source_for, pasted):
+    with FakeGitHub(REPO, linear_history(1, START + timedelta(hours=1)), token=TOKEN) as gh:
+        assert len(await source_for(gh, token=pasted).commits_in_window("main", START, END)) == 1
+        assert gh.log[0].headers["authorization"] == f"Bearer {TOKEN}"
+
+
 async def test_no_token_sends_no_authorization(fake, source_for):
     fake.set_commits(linear_history(1, START + timedelta(hours=1)))
     await source_for(fake).commits_in_window("main", START, END)
