@@ -19,6 +19,7 @@ import json
 import logging
 import math
 import random
+import re
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -262,6 +263,8 @@ class LLMClient:
         self._token_param = "max_tokens"
         self._send_temperature = True
         self.where = self._describe(base_url)
+        if api_key:  # pasted with its header's scheme, it would go out as "Bearer Bearer sk-…"
+            api_key = re.sub(r"^bearer\s+", "", api_key.strip(), flags=re.IGNORECASE)
         self._secret = api_key if api_key and len(api_key) >= 6 else None
         # max_retries=0: the SDK must not retry behind our back (we log and pace every attempt).
         self._client = openai.AsyncOpenAI(

@@ -252,6 +252,13 @@ async def test_unreachable_server_is_a_connection_error(rec: Recorder) -> None:
     assert [c["outcome"] for c in rec.calls] == ["connection error", "connection error"]
 
 
+async def test_a_key_pasted_with_its_bearer_scheme_is_sent_as_the_key(fake: FakeLLM, rec: Recorder) -> None:
+    async with client_for(fake, rec, api_key=f"Bearer {SECRET}\n") as client:
+        assert client._client.api_key == SECRET  # the SDK sends "Bearer <api_key>" itself
+        await client.complete(MESSAGES, max_tokens=10, purpose="qa")
+    assert fake.calls == 1
+
+
 async def test_401_is_not_retried_and_never_shows_the_key(fake: FakeLLM, rec: Recorder, caplog) -> None:
     caplog.set_level(logging.DEBUG)
     fake.fail(401, body={"error": {"message": f"Incorrect API key provided: {SECRET}"}})
