@@ -209,11 +209,12 @@ async def test_a_batch_done_near_the_deadline_still_has_its_results_downloaded(
     and the finished batch cancelled."""
     caplog.set_level(logging.WARNING)
     fake.batch_delay = 0.01  # done by the first poll, 0.05 s after it was sent
-    fake.batch_trickle = 0.7  # that poll answers slowly, well within the 3 s timeout
-    fake.file_trickle = 0.7  # and so do the results
+    # Times wide enough for a loaded 2-core machine: the upload and the create must come before the deadline.
+    fake.batch_trickle = 2.0  # that poll answers slowly, past the deadline, well within the 6 s timeout
+    fake.file_trickle = 2.0  # and so do the results
     request = BatchRequest("c1", MESSAGES, max_tokens=100, purpose="analysis")
-    async with client_for(fake, rec, timeout=3.0, sleep=asyncio.sleep) as client:
-        got = await client.batch([request], deadline=0.3, poll=0.05)
+    async with client_for(fake, rec, timeout=6.0, sleep=asyncio.sleep) as client:
+        got = await client.batch([request], deadline=1.0, poll=0.05)
     assert list(got) == ["c1"] and got["c1"].content
     [job] = fake.batches.values()
     assert job["status"] == "completed" and "LLM batch" not in caplog.text
