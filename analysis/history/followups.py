@@ -197,6 +197,15 @@ _BLAME_AFTER = re.compile(
     re.IGNORECASE,
 )
 
+# "#N changed the default, which crashes on …", "made default in #N, which broke caching": a relative clause
+# right after the reference says what it broke.
+_WHICH_BROKE = re.compile(
+    r"""^\s*(?:\([^)]*\)|"[^"]*"|`[^`]*`)?\s*(?:[\w.'`-]+\s+){0,8}?[\w.'`)-]*,?\s*(?:which|that)\s+"""
+    r"(?:(?:has|had|have|then|now|also|since)\s+)?"
+    r"(?:broke|breaks|crash(?:es|ed)|caused|causes|regressed|fails|failed|hangs|hung|deadlocks)\b"
+    r"(?!\s+(?:nothing|no\b|none))",
+    re.IGNORECASE,
+)
 
 # How far from a reference its words are read: the words that decide ("fix", "broken by", "caused by",
 # "ref", "introduced") sit next to it, and reading each reference's whole paragraph made a pasted list of
@@ -249,10 +258,10 @@ def _fix_refs(clause: str, evidence: str) -> list[Reference]:
         elif _CITED.search(before):
             blamed = False
         elif _RELATION.search(before):
-            blamed = bool(_WRONG.search(before))
+            blamed = bool(_WRONG.search(before) or _WHICH_BROKE.match(_after(clause, n.end)))
         else:
             after = _after(clause, n.end)
-            blamed = bool(_BLAME_AFTER.match(after) and _WRONG.search(after))
+            blamed = bool((_BLAME_AFTER.match(after) and _WRONG.search(after)) or _WHICH_BROKE.match(after))
         if not blamed:
             continue
         if _BETWEEN.search(before) and n.pr is not None:

@@ -458,3 +458,30 @@ def test_a_run_of_digits_too_long_for_a_pull_request_names_none_and_breaks_nothi
     commits = [past(2 + i, m) for i, m in enumerate(messages)]
     assert links_of(ORIGINAL, *commits) == {(ORIGINAL.sha, commits[2].sha, "revert")}  # "100" still read
     assert all(c.pr_number is None for c in commits)
+
+
+@pytest.mark.parametrize(
+    ("body", "original"),
+    [
+        ("#106 changed the cache key layout for every request, which broke caching.", 106),
+        ("MC2 became the default in #102, which crashes on older drivers.", 102),
+        ("Builds on #55 (the new loader), which crashes when the path is empty.", 55),
+    ],
+)
+def test_a_relative_clause_after_the_reference_says_what_it_broke(body, original):
+    [ref] = [r for r in references("Fix the regression (#200)\n\n" + body) if r.kind == FollowUpKind.FIX]
+    assert ref.pr == original
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "This follows #88, which added the option.",
+        "Since #77, which broke nothing, we rename it.",
+        "As proposed in #77, which crashes less often, we keep the default.",
+    ],
+)
+def test_a_relative_clause_that_blames_nothing_links_nothing(body):
+    assert not [
+        r for r in references("Rename the option (#201)\n\nRename.\n\n" + body) if r.kind == FollowUpKind.FIX
+    ]
