@@ -241,12 +241,14 @@ async def analyse_commits(
             continue
         stats.new_analyses += 1
         keep(result)  # an analyser that did not report it as it went
+    # The day's view: LLM tiers follow the order of the model's scores within the rubric's bands
+    # (analysis/heuristic/bands.py). What is stored stays each commit's own analysis. Worked out while
+    # the store's writer commits the last answers (a sync to disk), not after.
+    banded = band_day(commits, analyses, lang, history)
     await asyncio.gather(*writes)
     if held:
         await asyncio.to_thread(store.save_analyses, repo, held, analyzer.model, analyzer.prompt_version)
-    # The day's view: LLM tiers follow the order of the model's scores within the rubric's bands
-    # (analysis/heuristic/bands.py). What is stored stays each commit's own analysis.
-    return band_day(commits, analyses, lang, history)
+    return banded
 
 
 async def original_rank(

@@ -452,3 +452,38 @@ def test_retry_after_parsing() -> None:
     assert retry_after_seconds({}) is None
     assert backoff_delay(0, 4.5) == 4.5  # the server's word beats our schedule
     assert backoff_delay(10, None, rng=lambda: 1.0) == 30.0  # capped
+
+
+async def test_the_os_for_the_sdks_headers_is_worked_out_once_where_the_client_is_built(
+    fake: FakeLLM, rec: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Calls sent together do not each look up the OS in a thread of their own (issue 21): the SDK's
+    cache of it is filled when the client is built, with what its own lookup gives."""
+    import openai._base_client as sdk
+
+    expected = sdk.get_platform()
+    lookups: list[None] = []
+    real = sdk.get_platform
+    monkeypatch.setattr(sdk, "get_platform", lambda: lookups.append(None) or real())
+    async with client_for(fake, rec) as client:
+        assert lookups == [None]  # the build's
+        replies = await asyncio.gather(
+            *(
+                client.complete(MESSAGES, max_tokens=50, purpose="qa", sha=f"s{i}", repo="o/n")
+                for i in range(6)
+            )
+        )
+    assert [r.finish_reason for r in replies] == ["stop"] * 6
+    assert lookups == [None]  # none more at the calls
+    assert client._client._platform == expected
+
+
+def test_an_sdk_without_that_cache_is_left_as_it_is() -> None:
+    from adapters.llm import _settle_platform
+
+    class Other:
+        pass
+
+    other = Other()
+    _settle_platform(other)  # type: ignore[arg-type]
+    assert not hasattr(other, "_platform")
