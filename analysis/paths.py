@@ -347,6 +347,25 @@ def in_vendored_root(path: str) -> bool:
     return bool(dirs) and dirs[-1].lower() in _VENDORED_DIRS
 
 
+# Build files only developers run: task runners, local environments, what a container build leaves out.
+_DEV_BUILD_FILES = frozenset({"makefile", "gnumakefile", "justfile", "noxfile.py", ".dockerignore"})
+_DEV_BUILD_PREFIXES = ("docker-compose", "compose.")
+
+
+def builds_what_ships(path: str) -> bool:
+    """A build file that decides how what users get is built (CMakeLists.txt, *.cmake, meson.build,
+    build.rs, setup.py, MANIFEST.in, a Dockerfile, Bazel), not a developer's task runner or local
+    environment (Makefile, justfile, noxfile.py, compose files, .devcontainer/)."""
+    if classify_path(path) != PathKind.BUILD:
+        return False
+    dirs, name = _parts(path)
+    return (
+        name not in _DEV_BUILD_FILES
+        and not name.startswith(_DEV_BUILD_PREFIXES)
+        and ".devcontainer" not in dirs
+    )
+
+
 def updates_dependencies(paths: Iterable[str]) -> bool:
     """Paths changed together that update dependencies: a lockfile, a dependency manifest or a vendored
     folder's own list of its copies (`go mod vendor`, a vendoring script), not an edit of a vendored tree."""

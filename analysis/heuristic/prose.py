@@ -209,7 +209,7 @@ def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryF
             extra.append(_risk_signal_text(signal, lang) + t(lang, step))
         elif signal.key == "isolated":
             extra.append(_risk_signal_text(signal, lang) + t(lang, "capped"))
-        elif signal.key == "dependency":
+        elif signal.key in ("dependency", "build"):
             extra.append(_risk_signal_text(signal, lang) + t(lang, "floor"))
     if history is not None:
         extra.extend(_history_text(history, lang))
@@ -498,6 +498,7 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
             "public_api": "risk_api",
             "config_default": "risk_defaults",
             "dependency": "risk_deps",
+            "build": "risk_build",
             "security": "risk_security",
             "new_model": "risk_new_model",
         },
@@ -561,6 +562,7 @@ def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]
             "public_api": "rec_api",
             "config_default": "rec_defaults",
             "dependency": "rec_deps",
+            "build": "rec_build",
             "new_model": "rec_new_model",
         },
     )

@@ -103,8 +103,8 @@ def _risk_tiers(
     else:
         prior = size_prior(facts.counted_lines)
         level = TIERS.index(prior) + up + down
-    if any(s.key == "dependency" for s in signals):
-        # New versions of what users install: their changes are a risk the diff does not show.
+    if any(s.key in ("dependency", "build") for s in signals):
+        # New versions of what users install, or a new way of building it: their risk is not in the diff.
         level = max(level, 1)
     capped = level > 1 and any(s.key == "isolated" for s in signals)
     return prior, _tier(min(level, 1) if capped else level), capped

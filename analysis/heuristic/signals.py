@@ -23,7 +23,7 @@ from analysis.models import (
     SurfaceKind,
 )
 from analysis.models import module_depth as name_depth
-from analysis.paths import PathKind
+from analysis.paths import PathKind, builds_what_ships
 from analysis.titles import declared_breaking
 
 SIZE_LOW_MAX = 50
@@ -85,6 +85,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         *_sig_mapping_settings(facts),
         *_sig_supported_values(facts),
         _sig_dependency(facts),
+        _sig_build(facts),
         _sig_kernel(facts),
         _sig_public_api(facts),
         _sig_new_model(facts),
@@ -262,6 +263,19 @@ def _sig_public_api(facts: Facts) -> Signal | None:
         if (f.path.lower() in api or _is_package_init(f.path)) and not _comments_only(facts.diffs.get(f.path))
     ]
     return Signal("public_api", items=tuple(paths)) if paths else None
+
+
+def _sig_build(facts: Facts) -> Signal | None:
+    """How what ships is built changed (compiler flags, the sources a target compiles, an image's steps):
+    its failures show where it is built next — another platform, toolchain or version than CI's — not in
+    the diff. On the reference history such commits were later reverted or fixed at almost three times
+    the branch's rate (BENCHMARKS.md); a floor of medium, like a dependency change."""
+    paths = [
+        p
+        for p in sorted(facts.runtime)
+        if builds_what_ships(p) and p in facts.by_path and not _comments_only(facts.diffs.get(p))
+    ]
+    return Signal("build", items=tuple(paths)) if paths else None
 
 
 def _sig_kernel(facts: Facts) -> Signal | None:

@@ -4,7 +4,7 @@ host engine, custom kernels): each test is built from the shape of the commit th
 
 from __future__ import annotations
 
-from analysis.heuristic import rank
+from analysis.heuristic import analyze, rank
 from analysis.models import Importance
 from tests.analysis.heuristic.test_heuristic import fc, make
 from tests.analysis.heuristic.test_judgment import hunk
@@ -144,3 +144,36 @@ def test_outside_a_configuration_module_only_options_or_settings_mappings_are_us
     served = hunk([], ['        timeout = request_options.get("timeout_s", 30)'])
     importance, reason = rank(make("Add a timeout (#8)", fc("engine/serving/chat.py", 1, 0, served)), "en")
     assert importance == MEDIUM and "reads new settings `timeout_s`" in reason
+
+
+def test_a_change_to_how_what_ships_is_built_is_medium_at_least() -> None:
+    # a compiler flag added in CMakeLists.txt (31 lines) and a source moved between targets (4 lines) ranked
+    # low, "no change users get found"; both were reverted within days (the build broke on other toolchains)
+    flags = hunk(
+        ["if(CUDA_VERSION VERSION_GREATER 12.0)"],
+        ["if(CUDA_VERSION VERSION_GREATER_EQUAL 12.0)", '  list(APPEND GPU_FLAGS "-Xfatbin" "-compress-all")'],
+    )
+    sources = hunk(['  "src/quant/int8_kernels.cu"'], ['  "src/quant/group_quant.cu"'])
+    for title, change in [
+        ("Use fatbin compression to reduce binary size (#694)", fc("CMakeLists.txt", 2, 1, flags)),
+        ("Fix the symbol exposure on the other backend (#647)", fc("cmake/targets.cmake", 1, 1, sources)),
+        ("Build the extension with -O3 (#12)", fc("rust/build.rs", 1, 1, hunk(['    "-O2",'], ['    "-O3",']))),
+        ("Install the runtime libraries in the image (#31)", fc("docker/Dockerfile", 1, 0, hunk([], ["RUN apt-get install -y libnuma1"]))),
+    ]:  # fmt: skip
+        commit = make(title, change)
+        importance, reason = rank(commit, "en")
+        assert importance == MEDIUM, title
+        assert f"changes how what ships is built: `{change.path}` (medium at least)" in reason
+        analysis = analyze(commit, "en")
+        assert any(f"The build of what ships changed (`{change.path}`)" in r for r in analysis.risks)
+        assert any("on each supported platform and toolchain" in r for r in analysis.recommendations)
+    # a developer's task runner or local environment, a comment, a release bump: nothing users get is built
+    # differently
+    for title, change in [
+        ("Add a lint target (#3)", fc("Makefile", 2, 0, hunk([], ["lint:", "\truff check ."]))),
+        ("Add a test session (#4)", fc("noxfile.py", 1, 0, hunk([], ["    session.run('pytest')"]))),
+        ("Pin the dev database image (#5)", fc("docker-compose.yml", 1, 1, hunk(["    image: pg:15"], ["    image: pg:16"]))),
+        ("Explain the flag (#6)", fc("CMakeLists.txt", 1, 0, hunk([], ["# compression makes the wheel smaller"]))),
+        ("Release 1.4.0 (#7)", fc("setup.py", 1, 1, hunk(["    version='1.3.0',"], ["    version='1.4.0',"]))),
+    ]:  # fmt: skip
+        assert rank(make(title, change), "en")[0] == LOW, title
