@@ -204,7 +204,7 @@ async def griffe_compare(commits: list[Commit], git_dir: Path) -> None:
 def _same_retyped(breakage) -> bool:
     import ast
 
-    from analysis.surface.python import same_value
+    from analysis.surface.python_nodes import same_value
 
     try:
         old = ast.parse(str(breakage.old_value), mode="eval").body

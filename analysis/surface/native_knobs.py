@@ -25,7 +25,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.surface.python import ENV_NAME, FileSurface, is_switch
+from analysis.surface.python import FileSurface
+from analysis.surface.python_nodes import ENV_NAME, is_switch
 from analysis.surface.source_calls import Calls, Lines, arguments, call, is_string, unquote
 
 _SHOWN = 120  # characters of a default kept in a fact

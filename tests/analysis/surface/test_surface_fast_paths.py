@@ -15,6 +15,7 @@ import pytest
 
 from analysis.models import SurfaceKind as K
 from analysis.surface import python as surface_python
+from analysis.surface import python_nodes as surface_nodes
 
 ROOT = Path(__file__).resolve().parents[3]
 REAL_MODULES = sorted(p for top in ("analysis", "bot", "adapters") for p in (ROOT / top).rglob("*.py"))
@@ -112,7 +113,7 @@ def _calls_found(text: str) -> list:
     assert module is not None
 
     def dump(node: ast.AST | None) -> str | None:
-        return surface_python._dump(node) if node is not None else None
+        return surface_nodes._dump(node) if node is not None else None
 
     return [
         [(key, line, dump(default)) for key, (line, default) in module.envs.items()],
@@ -127,7 +128,7 @@ def _exits_found(text: str) -> list:
     tree = ast.parse(text)
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     return [
-        (f.name, f.lineno, list(surface_python._raises(f).items()), list(surface_python._guards(f).items()))
+        (f.name, f.lineno, list(surface_nodes._raises(f).items()), list(surface_nodes._guards(f).items()))
         for f in functions
     ]
 
@@ -149,7 +150,7 @@ def test_facts_in_nested_blocks_are_the_same_with_and_without_the_fast_paths(mon
         (K.OPTION_ADDED, "--engine-workers"),
     }
     monkeypatch.setattr(surface_python, "_NESTED_CALL_WORDS", re.compile(""))
-    monkeypatch.setattr(surface_python, "_own_statements", _full_walk)
+    monkeypatch.setattr(surface_nodes, "_own_statements", _full_walk)
     assert _facts(BEFORE, AFTER) == fast
 
 
@@ -158,7 +159,7 @@ def test_real_modules_give_the_same_calls_and_exits_with_and_without_the_fast_pa
     text = path.read_text(encoding="utf-8")
     fast = (_calls_found(text), _exits_found(text))
     monkeypatch.setattr(surface_python, "_NESTED_CALL_WORDS", re.compile(""))
-    monkeypatch.setattr(surface_python, "_own_statements", _full_walk)
+    monkeypatch.setattr(surface_nodes, "_own_statements", _full_walk)
     assert (_calls_found(text), _exits_found(text)) == fast
 
 
@@ -181,12 +182,12 @@ def _calls_by_statement_text(self: surface_python._Collector, tree: ast.Module) 
             for inner in stmt.body:
                 if surface_python._CALL_WORDS.search(self._source(inner)):
                     self._node(inner, stmt.name)
-                    stack.append((inner, surface_python._scoped(stmt.name, inner)))
+                    stack.append((inner, surface_nodes._scoped(stmt.name, inner)))
             for deco in stmt.decorator_list:
                 stack.append((deco, ""))
         elif surface_python._CALL_WORDS.search(self._source(stmt)):
             self._node(stmt, "")
-            stack.append((stmt, surface_python._scoped("", stmt)))
+            stack.append((stmt, surface_nodes._scoped("", stmt)))
     while stack:
         parent, scope = stack.pop()
         for node in ast.iter_child_nodes(parent):
@@ -194,7 +195,7 @@ def _calls_by_statement_text(self: surface_python._Collector, tree: ast.Module) 
                 self._source(node)
             ):
                 continue
-            stack.append((node, surface_python._scoped(scope, node)))
+            stack.append((node, surface_nodes._scoped(scope, node)))
             self._node(node, scope)
 
 
