@@ -60,6 +60,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "slack_already_posted": "该摘要已在本频道发布过，没有需要补发的内容。",
         "slack_cannot_post": "无法在本频道发帖（{error}）：请先邀请我加入，例如 /invite @digestbot",
         "slack_failed": "出错了：{error}",
+        "store_failed": "我现在无法写入自己的数据库，所以这次没有完成；运维人员可在服务日志中看到原因。",
         # Discord (analysis/render/discord_embeds.py, adapters/discord/)
         "discord_continued": "{name}（续）",
         "discord_more_in_thread": "……另有 {count} 项，见讨论串",
@@ -119,6 +120,8 @@ _LABELS: dict[str, dict[str, str]] = {
         "slack_already_posted": "That digest is already in this channel; nothing was missing.",
         "slack_cannot_post": "I can't post in this channel ({error}): invite me first, e.g. /invite @digestbot",
         "slack_failed": "Something went wrong: {error}",
+        "store_failed": "I can't write my database right now, so this was not done; my operator can see why "
+        "in the service log.",
         # Discord (analysis/render/discord_embeds.py, adapters/discord/)
         "discord_continued": "{name} (cont.)",
         "discord_more_in_thread": "…and {count} more in the thread",

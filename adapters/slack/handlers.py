@@ -299,9 +299,14 @@ class SlackBot:
         if ctx is None and not event.get("thread_ts"):  # a mention outside any thread: how to use us
             messages = text_messages(self.service.help_text(question_lang(question)))
         else:
-            if ctx is not None:
-                ctx.history = await self._history(channel, thread, event["ts"], me)
-            messages = slack_messages(await self.service.answer(ctx, question))
+            try:
+                if ctx is not None:
+                    ctx.history = await self._history(channel, thread, event["ts"], me)
+                messages = slack_messages(await self.service.answer(ctx, question))
+            except Exception as exc:  # a bug or a broken store: the asker hears it failed, not silence
+                log.exception("Slack: answering a thread question failed")
+                lang = question_lang(question)
+                messages = text_messages(label(lang, "slack_failed", error=type(exc).__name__))
         try:
             await self.poster.post_messages(channel, messages, thread=thread)
         except DigestError as exc:  # archived, deleted, bot removed: nowhere left to answer

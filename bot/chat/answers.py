@@ -20,6 +20,7 @@ checked answer share the same thread context and data.
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from collections import OrderedDict, deque
 from dataclasses import replace
@@ -46,6 +47,7 @@ from bot.monitoring import metrics
 from bot.monitoring.logs import secrets_of
 from bot.ports.protocols import ThreadContext
 from bot.ports.secrets import scrub
+from bot.store.health import database_error
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +128,9 @@ async def answer_question(service: Any, ctx: ThreadContext | None, question: str
         answer.add(scrub(str(exc), secrets_of(service.settings)))
     if answer.listing and answer.cites and ctx.thread:  # "the second one" in a later turn is its second
         repo = ctx.digest.repo if ctx.digest else ctx.commit.repo if ctx.commit else ""
-        service.store.set_thread_listing(ctx.platform, ctx.thread, repo, answer.cites)
+        _remember(
+            service, "list", service.store.set_thread_listing, ctx.platform, ctx.thread, repo, answer.cites
+        )
     metrics.record_qa(answer.source, answer.removed)
     log.info(
         "qa %s:%s: %s answer (%s), %d commit(s) cited%s",
@@ -294,7 +298,25 @@ def _listing(service: Any, ctx: ThreadContext) -> tuple[str, list[str]]:
 
 def _remember_focus(service: Any, ctx: ThreadContext) -> None:
     if ctx.commit is not None and ctx.thread:
-        service.store.set_thread_focus(ctx.platform, ctx.thread, ctx.commit.repo, ctx.commit.sha)
+        _remember(
+            service,
+            "focus",
+            service.store.set_thread_focus,
+            ctx.platform,
+            ctx.thread,
+            ctx.commit.repo,
+            ctx.commit.sha,
+        )
+
+
+def _remember(service: Any, what: str, write: Any, *args: Any) -> None:
+    """A thread's memory (its focus, its last list) only helps later turns: a database that cannot take
+    the write (read-only, disk full, busy) costs that, never the answer being made; one warning line."""
+    try:
+        write(*args)
+    except sqlite3.Error as exc:
+        error = database_error(exc, getattr(service.store, "path", None), service.store.BUSY_TIMEOUT)
+        log.warning("qa: the thread's %s is not remembered: %s", what, error)
 
 
 def _recall_focus(service: Any, ctx: ThreadContext, lang: str) -> None:

@@ -6,12 +6,14 @@ between their platform and these calls."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 from analysis.errors import ConfigError, DigestError, InputError
+from analysis.labels import label
 from analysis.models import Analysis, Commit, Digest
 from analysis.questions.document import Answer
 from analysis.refs import Ref
@@ -37,6 +39,7 @@ from bot.ports.protocols import (
 )
 from bot.ports.secrets import scrub
 from bot.store.db import Store
+from bot.store.health import database_error, is_known
 
 log = logging.getLogger(__name__)
 
@@ -135,6 +138,14 @@ class ChatService:
             return CommandResult("message", lang, text=self.manage(platform, channel, cmd, user, lang))
         except DigestError as exc:  # a service's error may quote our request, token included
             return CommandResult("error", lang, text=scrub(str(exc), secrets_of(self.settings)))
+        except sqlite3.Error as exc:  # read-only, disk full, busy: the operator's to fix, named in the log
+            if is_known(exc):
+                log.warning(
+                    "/digest %s: %s", cmd.action, database_error(exc, self.store.path, Store.BUSY_TIMEOUT)
+                )
+            else:
+                log.exception("/digest %s: the database failed", cmd.action)
+            return CommandResult("error", lang, text=label(lang, "store_failed"))
 
     def channel_tz(self, platform: str, channel: str, repo: str | None = None) -> str:
         """The zone of the channel's subscription (to `repo` when given), else DIGEST_TZ."""
