@@ -30,6 +30,7 @@ from analysis.refs import Ref
 from analysis.window import day_window
 from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
 from bot.digest.history import day_history, history_synced
+from bot.digest.in_flight import Flight
 from bot.digest.radar import attach_followups, learn_followups_of, with_original_notes
 from bot.digest.surface import fill_surface, with_stored_surface
 from bot.ports.protocols import CommitSource
@@ -198,6 +199,34 @@ async def analyse_commits(
         analyses = await asyncio.to_thread(_cached, store, analyzer, repo, commits, lang)
     stats.cached_analyses = len(analyses)
     todo = [c for c in commits if c.sha not in analyses]
+    save_each = not isinstance(analyzer, HeuristicAnalyzer)
+    # A commit another call of this process is asking the model about already: its answer, not a second call.
+    flight = Flight(
+        (store, repo, analyzer.model, analyzer.prompt_version, lang),
+        [c.sha for c in todo],
+        share=save_each and not refresh,
+    )
+    try:
+        return await _analyse(
+            store, analyzer, repo, commits, lang, analyses, todo, flight, progress, stats, history
+        )
+    finally:
+        flight.close()
+
+
+async def _analyse(
+    store: Store,
+    analyzer: Analyzer,
+    repo: str,
+    commits: list[Commit],
+    lang: str,
+    analyses: dict[str, Analysis],
+    todo: list[Commit],
+    flight: Flight,
+    progress: StageProgress | None,
+    stats: RunStats,
+    history: HistoryFor | None,
+) -> dict[str, Analysis]:
     if callable(history):
         banded = any(a.analyzer == "llm" for a in analyses.values())  # band_day may re-tier with it
         history = await history() if todo or banded else {}
@@ -205,11 +234,13 @@ async def analyse_commits(
     writes: list[asyncio.Future[None]] = []
     held: list[Analysis] = []
     save_each = not isinstance(analyzer, HeuristicAnalyzer)
+    asking = [c for c in todo if flight.asks(c.sha)]
 
     def keep(result: Analysis) -> None:
         if result.analyzer == "heuristic-fallback" or result.sha in saved:
             return  # a fallback is not cached: the next run tries the analyser again
         saved.add(result.sha)
+        flight.landed(result.sha, result)
         if not save_each:
             held.append(result)
             return
@@ -224,23 +255,32 @@ async def analyse_commits(
 
     fresh = (
         await analyzer.analyze(
-            todo,
+            asking,
             lang,
             progress=(lambda d, t: progress("analyse", d, t)) if progress else None,
             history=history,
             on_result=keep,
         )
-        if todo
+        if asking
         else {}
     )
-    for commit in todo:
+    for commit in asking:
         result = fresh.get(commit.sha) or missing_analysis(commit, lang, (history or {}).get(commit.sha))
         analyses[commit.sha] = result
+        flight.landed(commit.sha, result)  # a fallback too: waiters do not ask a failing model again
         if result.analyzer == "heuristic-fallback":
             stats.fallbacks += 1
             continue
         stats.new_analyses += 1
         keep(result)  # an analyser that did not report it as it went
+    by_sha = {c.sha: c for c in todo}
+    for sha, theirs in (await flight.waited()).items():  # stored by the call that asked
+        result = theirs or missing_analysis(by_sha[sha], lang, (history or {}).get(sha))
+        analyses[sha] = result
+        if result.analyzer == "heuristic-fallback":
+            stats.fallbacks += 1
+        else:
+            stats.cached_analyses += 1
     # The day's view: LLM tiers follow the order of the model's scores within the rubric's bands
     # (analysis/heuristic/bands.py). What is stored stays each commit's own analysis. Worked out while
     # the store's writer commits the last answers (a sync to disk), not after.

@@ -1,0 +1,64 @@
+"""Floods of `/digest` against the fake Slack and the fake LLM on 127.0.0.1: many people asking for the
+same new commit, or the same day, at once. Every one is acknowledged and answered; the model is asked
+about each commit once, not once per person (each would otherwise miss the cache: nothing is stored
+until the first answer arrives)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from adapters.slack.runtime import build_app
+from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
+    CHANNEL,
+    _clean_env,
+    day_commits,
+    make_service,
+    make_settings,
+    send_command,
+    slack,
+)
+from tests.fakes.openai_server import FakeLLM
+
+
+def llm_app(tmp_path, slack, fake):  # noqa: F811
+    settings = make_settings(tmp_path, slack, digest_model=fake.model, openai_base_url=fake.base_url)
+    service = make_service(settings, analyzer=None)  # the LLM analyser the settings name
+    service.clock = lambda: datetime(2026, 1, 28, tzinfo=ZoneInfo("UTC"))
+    return build_app(settings, service)
+
+
+async def test_ten_asking_for_the_same_new_commit_cost_one_model_call(tmp_path, slack):  # noqa: F811
+    sha = day_commits()[0].sha
+    with FakeLLM(latency=0.3) as fake:
+        app = llm_app(tmp_path, slack, fake)
+        try:
+            acks = await asyncio.gather(
+                *[send_command(app, slack, sha[: 7 + i], user=f"U{i}") for i in range(10)]
+            )
+            await app.bot.tasks.drain(30)
+        finally:
+            await app.bot.tasks.close(5)
+        purposes = [call.purpose for call in fake.log]
+    assert [a.status for a in acks] == [200] * 10
+    assert purposes == ["analysis"]
+    cards = slack.channel_messages(CHANNEL)
+    assert len(cards) == 10 and len({c.text for c in cards}) == 1  # each asker answered, the same card
+    assert slack.responses == []
+
+
+async def test_three_asking_for_the_same_day_cost_one_call_per_commit(tmp_path, slack):  # noqa: F811
+    with FakeLLM(latency=0.3) as fake:
+        app = llm_app(tmp_path, slack, fake)
+        try:
+            await asyncio.gather(*[send_command(app, slack, "2026-01-26", user=f"U{i}") for i in range(3)])
+            await app.bot.tasks.drain(30)
+        finally:
+            await app.bot.tasks.close(5)
+        purposes = [call.purpose for call in fake.log]
+    assert purposes == ["analysis"] * len(day_commits())
+    assert len(slack.channel_messages(CHANNEL)) == 1  # the digest, once
+    assert [r["text"] for r in slack.responses] == [
+        "That digest is already in this channel; nothing was missing."
+    ] * 2
