@@ -19,6 +19,7 @@ checked answer share the same thread context and data.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import time
@@ -90,6 +91,7 @@ _WORDS = {
         "withheld": "(Fact check: the model's answer named commits, files or figures that are not in the data, "
         "so it was withheld. From the stored data:)",
         "no_model": "(No model answer ({why}). From the stored data:)",
+        "late": "none within {s} s",
         "sources": "Sources: ",
         "limited": "I've asked the model {n} times in this thread in the last minute, which is its limit here; "
         "please ask again in {s} s. Questions the data answers need no model and are answered at once, e.g. "
@@ -102,6 +104,7 @@ _WORDS = {
         "removed": "（事实核查：本回答删除了 {n} 处提到数据中不存在的提交、文件或数字的内容。）",
         "withheld": "（事实核查：模型的回答提到了数据中不存在的提交、文件或数字，因此未予发布。以下来自已存储的数据：）",
         "no_model": "（没有模型回答（{why}）。以下来自已存储的数据：）",
+        "late": "{s} 秒内未回答",
         "sources": "来源：",
         "limited": "这个讨论串在过去一分钟内已向模型提问 {n} 次，达到上限；请 {s} 秒后再问。数据能回答的问题不需要模型，"
         "会立即回答，例如“{example}”。",
@@ -394,13 +397,21 @@ async def _model_answer(
             )
         )
         return answer
+    timeout = service.settings.qa_answer_timeout
     try:
-        text = await service.answerer.answer(ctx, question, lang)
+        # The client's own timeout is per attempt (LLM_TIMEOUT, 120 s, up to LLM_MAX_RETRIES more): someone
+        # waiting in a thread gets the data's answer after QA_ANSWER_TIMEOUT instead of minutes of silence.
+        async with asyncio.timeout(timeout):
+            text = await service.answerer.answer(ctx, question, lang)
     except Exception as exc:  # the thread still gets an answer: the data's
-        log.warning("LLM answer failed (%s: %s); answering from the stored data", type(exc).__name__, exc)
+        late = isinstance(exc, TimeoutError)
+        why = _w(lang, "late", s=f"{timeout:g}") if late else type(exc).__name__
+        log.warning(
+            "LLM answer failed (%s); answering from the stored data", why if late else f"{why}: {exc}"
+        )
         answer = fallback or focus_answer(data, lang)
         answer.source = "fallback"
-        answer.lines.insert(0, (_w(lang, "no_model", why=type(exc).__name__),))
+        answer.lines.insert(0, (_w(lang, "no_model", why=why),))
         return answer
     commits = _thread_commits(service.store, data)
     checked = check_answer(text, _evidence(service.store, data, commits, text))

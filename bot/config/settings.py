@@ -119,6 +119,8 @@ class Settings(BaseSettings):
     discord_message_content: bool = False
     # Thread questions that need the model: at most this many model calls a minute in one thread
     qa_calls_per_minute: int = Field(6, ge=1, le=600)
+    # Seconds a thread answer waits for the model (its retries included) before answering from the data
+    qa_answer_timeout: float = Field(60.0, gt=0)
 
     # Application
     digest_db: Path = Field(default_factory=default_db_path)

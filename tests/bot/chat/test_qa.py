@@ -354,3 +354,15 @@ async def test_a_question_in_a_thread_that_is_not_ours_says_where_to_ask(setting
     answer = await service.answer(service.thread_context("slack", "999.9"), "what are the risks today?")
     text = answer.plain()
     assert text.startswith("I don't know which digest this thread belongs to.") and "/digest <sha>" in text
+
+
+async def test_a_model_that_never_answers_leaves_the_data_answer_after_the_qa_timeout(settings, store, llm):
+    service = make_service(model_settings(settings, llm, qa_answer_timeout=5), store)
+    await posted(service)
+    assert (await ask(service, "what would you watch today?")).source == "llm"  # the client is up
+    service.settings = service.settings.model_copy(update={"qa_answer_timeout": 0.5})
+    llm.delay(30, purpose="qa", times=1)  # hung: the client alone would wait LLM_TIMEOUT per attempt
+    late = await ask(service, "what would you watch tonight?")
+    assert late.source == "fallback" and late.plain().startswith("(No model answer (none within 0.5 s).")
+    assert "acme/widgets on 2026-01-26: 3 commits" in late.plain()
+    assert (await ask(service, "and tomorrow?")).source == "llm"  # the client took no harm from the cut
