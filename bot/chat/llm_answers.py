@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from analysis.labels import quote_elided
 from analysis.llm.budget import DiffSelection, fit_turns, select_diff
 from analysis.llm.prompts import PROMPT_VERSION, diff_budget, qa_messages
 from analysis.llm.schemas import strip_reasoning
-from analysis.llm.tokens import estimate_messages
+from analysis.llm.tokens import estimate_messages, estimate_tokens
 from analysis.text import neutralize_mentions
 from bot.ports.protocols import LLM, LLMError, Message, ThreadContext
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 HISTORY_TURNS = 12  # the thread's most recent messages given to the model, within HISTORY_SHARE
 HISTORY_SHARE = 3  # the thread gets at most 1/3 of what the prompt leaves free; the diff gets the rest
+QUESTION_SHARE = 4  # the question itself at most 1/4 of the context's free room (a 40 KB paste is cut)
 
 
 class LLMAnswerer:
@@ -40,6 +42,7 @@ class LLMAnswerer:
 
     async def answer(self, ctx: ThreadContext, question: str, lang: str) -> str:
         history = ctx.history[-HISTORY_TURNS:]
+        question = self._within_share(question, lang)
         budget: int | None = None  # None: as much as the context allows
         for _ in range(2):
             messages, budget = self._messages(ctx, question, lang, history, budget)
@@ -61,6 +64,15 @@ class LLMAnswerer:
         raise LLMError(
             f"LLM {self.client.model}: the answer exceeded the output limit twice", outcome="length"
         )
+
+    def _within_share(self, question: str, lang: str) -> str:
+        """The question as the prompt quotes it: whole, unless it alone would crowd out the data (or pass
+        the context: the server would refuse the call); then its start, saying how much was left out."""
+        share = (self.context_tokens - self.output_tokens - self.margin) // QUESTION_SHARE
+        tokens = estimate_tokens(question)
+        if tokens <= share:
+            return question
+        return quote_elided(lang, question, max(1, len(question) * share // tokens))
 
     def _messages(
         self,

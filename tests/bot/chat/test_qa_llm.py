@@ -116,3 +116,16 @@ async def test_a_long_day_keeps_its_most_important_commits_within_the_context(fa
     for commit in digest.by_importance(Importance.HIGH):
         assert commit.short_sha in request.text
     assert not all(c.short_sha in request.text for c in digest.by_importance(Importance.LOW))
+
+
+async def test_a_pasted_40_kb_question_is_cut_so_the_prompt_fits_the_context(fake, client) -> None:
+    question = "What changed? " + "Explain every risk of this change in detail, please. " * 800
+    await LLMAnswerer(client, 4096, 1024).answer(commit_ctx(patch_lines=300), question, "en")
+    day = ThreadContext(digest=make_digest(["high"] * 50))
+    await LLMAnswerer(client, 4096, 1024).answer(day, question, "zh")
+    about_commit, about_day = fake.log
+    for request in (about_commit, about_day):
+        assert request.prompt_tokens + (request.max_tokens or 0) <= 4096
+        assert "What changed? Explain every risk" in request.text
+    assert "more characters not quoted)" in about_commit.text and "cache_limit_0" in about_commit.text
+    assert "个字符未引用）" in about_day.text
