@@ -9,7 +9,11 @@
 - the knobs of a native source (`knob_surface`): N environment reads, and a Rust struct of N fields each under
   a run of clap attributes (a first version re-read the run after every attribute: 50,000 took minutes), one
   long word with "env" all through it and nested `cl::opt` openings (a review found 8 s for 36 KB and 34 s
-  for 1 MB).
+  for 1 MB);
+- reading a 40 KB thread question (`parse_question`) in hostile shapes: one word, "a-" repeated, digits,
+  "name的提交" repeated, 6,000 #N references (40 KB of "a-" ran past an hour on the event loop, one word
+  312 s, before the patterns were anchored to word starts and a question read by its first and last 1,000
+  characters).
 
 Before the robustness round the one-line lists and the reverts grew with the square of their length (the
 109 KB list of 15,000 PRs ran past 120 s in a digest) and so did the ranking (18,000 renames: 34 s). No
@@ -30,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from analysis.heuristic import rank  # noqa: E402
 from analysis.history.followups import references  # noqa: E402
 from analysis.models import Commit, FileChange, SurfaceChange, SurfaceKind  # noqa: E402
+from analysis.questions.parse import parse_question  # noqa: E402
 from analysis.surface.native_knobs import knob_surface  # noqa: E402
 
 
@@ -113,6 +118,20 @@ def main() -> None:
         len(cli),
         lambda: f"{len(knob_surface('src/cli.rs', cli, cli.replace('f1:', 'g1:')).changes)} changes",
     )
+
+    questions = {
+        "one word": "a" * 40_000,
+        "a- repeated": "a-" * 20_000,
+        "digits": "1" * 40_000,
+        "name的提交 repeated": "alice的提交" * 5_000,
+        "#N references": " ".join(f"#{i}" for i in range(1, 6_500)),
+    }
+    for shape, text in questions.items():
+        timed(
+            f"a thread question: {shape}",
+            len(text.encode()),
+            lambda t=text: f"{parse_question(t, authors=['Ada Lovelace']).intent.value}",
+        )
 
 
 if __name__ == "__main__":

@@ -413,7 +413,7 @@ _AREA_TRIGGER = re.compile(
     re.IGNORECASE,
 )
 _AREA_BEFORE = re.compile(
-    r"(?P<area>(?:[\w./-]+[ -]){0,2}[\w./-]+?)[ -](?:changes|commits|updates|fixes|work|related|stuff|code)\b",
+    r"(?<![\w./])(?P<area>[\w./]+(?:[ -][\w./]+){0,2})[ -](?:changes|commits|updates|fixes|work|related|stuff|code)\b",
     re.IGNORECASE,
 )
 _ZH_AREA_AFTER = re.compile(
@@ -446,15 +446,15 @@ _BY_AUTHOR = re.compile(
 # Case-sensitive names (a second word must be capitalised: "Grace Hopper's", not "ship today's");
 # the keywords around them are matched in any case.
 _POSSESSIVE = re.compile(
-    r"(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)'s\s+(?i:commits?|changes?|prs?|work|patches)\b"
+    r"(?<![A-Za-z0-9_.-])(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)'s\s+(?i:commits?|changes?|prs?|work|patches)\b"
 )
 _DID_AUTHOR = re.compile(
     r"\b(?i:did|has|have)\s+@?(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s+(?i:commit|land|merge|push|write|"
     r"author|change|ship|contribute|submit)\w*"
 )
 _ZH_AUTHOR = re.compile(
-    r"(?:作者(?:是|为)|由)\s*(?P<a>[A-Za-z][\w.-]*(?:\s[A-Za-z][\w.-]*)?|[\u4e00-\u9fff]{2,4})"
-    r"|(?P<b>[A-Za-z][\w.-]*(?:\s[A-Za-z][\w.-]*)?)\s*(?:今天|今日|昨天)?\s*(?:的提交|提交了|写的|做的|的改动|的PR|合入了|贡献了|的修改)"
+    r"(?:作者(?:是|为)|由)\s*(?P<a>[A-Za-z][A-Za-z0-9_.-]*(?:\s[A-Za-z][A-Za-z0-9_.-]*)?|[\u4e00-\u9fff]{2,4})"
+    r"|(?<![A-Za-z0-9_.-])(?P<b>[A-Za-z][A-Za-z0-9_.-]*(?:\s[A-Za-z][A-Za-z0-9_.-]*)?)\s*(?:今天|今日|昨天)?\s*(?:的提交|提交了|写的|做的|的改动|的PR|合入了|贡献了|的修改)"
 )
 _NOT_NAMES = _wordset(
     "the a an what which who whom whose me us them it this that those these default risk size date time tier "
@@ -579,6 +579,18 @@ def _title_words(low: str) -> tuple[tuple[str, ...], str]:
 # --------------------------------------------------------------------------------------------
 
 
+READ_CHARS = 2000  # of a longer message (a pasted log), its start and its end are read as the question
+
+
+def _readable(text: str) -> str:
+    """A question of at most READ_CHARS: its start and end when longer. A 40 KB paste is read in
+    milliseconds, not seconds on the event loop (several patterns look at every place in the text)."""
+    if len(text) <= READ_CHARS:
+        return text
+    half = READ_CHARS // 2
+    return f"{text[:half]} … {text[-half:]}"
+
+
 def question_lang(text: str) -> str:
     """Answer in the asker's language: any CJK ideograph means Chinese."""
     return "zh" if _CJK.search(text) else "en"
@@ -588,7 +600,7 @@ def parse_question(text: str, authors: Iterable[str] = (), *, listed: bool = Tru
     """Read a thread question. `authors` are the names and logins of the thread's commits: a question
     naming one of them is about that author's commits even when no pattern says so. `listed=False`: the
     thread has no list, so "the last commit" is read as words, not as a place in one."""
-    raw = _clean(text)
+    raw = _clean(_readable(text))
     lang = question_lang(raw)
     commits, rest = named_commits(raw)
     low = _fix_slips(" ".join(rest.lower().replace("’", "'").split()))

@@ -342,3 +342,30 @@ def test_a_commit_called_by_its_title(text, words, intent, aspect):
 )
 def test_words_around_the_commit_are_no_title(text):
     assert ask(text).title_words == ()
+
+
+def test_a_pasted_log_is_read_by_its_start_and_its_end():
+    log = "\n".join(f"ERROR worker-{i}: CUDA out of memory at step {i}" for i in range(1200))  # ~60 KB
+    q = ask(f"did #123 cause this?\n{log}\nwas it reverted?")
+    assert [c.value for c in q.commits] == ["123"] and q.intent == Intent.FOLLOWUPS
+    assert q.text.endswith("was it reverted?")  # the question is kept whole; only its reading is bounded
+
+
+@pytest.mark.parametrize(
+    "shape",
+    ["a-" * 20_000, "alice的提交" * 5_000, "a" * 40_000, "1" * 40_000, "Grace's " * 5_000, "#1 " * 13_000],
+)
+def test_hostile_40_kb_messages_are_read(shape):
+    # Each of these once held the event loop for minutes (a pattern retried at every place in the text:
+    # 40 KB of "a-" ran past an hour); the figures are bench/bench_hostile.py's.
+    q = ask(shape)
+    assert q.text == shape and len(q.commits) <= 700
+
+
+def test_names_and_areas_are_read_only_from_word_starts():
+    from analysis.questions.parse import _AREA_BEFORE, _POSSESSIVE, _ZH_AUTHOR
+
+    assert _AREA_BEFORE.search("a-" * 20_000) is None and _POSSESSIVE.search("a" * 40_000) is None
+    assert ask("any spec-decode changes today?").terms == ("spec-decode",)
+    assert ask("Grace Hopper's commits?").author == "Grace Hopper"
+    assert _ZH_AUTHOR.search("今天alice的提交").group("b") == "alice"
