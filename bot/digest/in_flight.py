@@ -1,7 +1,8 @@
 """One model call per commit at a time in a process. Ten people typing `/digest <sha>` for the same new
 commit, or `/digest <day>` while the scheduler builds that day, would each miss the cache (nothing is
 stored until an answer arrives) and each pay for the same analysis. A call that finds a commit already
-being asked for by another waits for that answer instead (bot/digest/pipeline.py's analyse_commits)."""
+being asked for by another waits for that answer instead (bot/digest/pipeline.py's analyse_commits), for
+at most WAIT_FOR_OTHERS: a day sent through the Batch API may take hours, a card must not wait for it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import asyncio
 from typing import Any
 
 from analysis.models import Analysis
+
+WAIT_FOR_OTHERS = 120.0  # seconds; then the waiting call asks for itself (a live call takes seconds)
 
 # (store, repo, model, prompt version, lang, sha) → the answer the asking call will hand over; None when
 # it ended without one (cancelled, failed). Entries leave as soon as their answer is in.
@@ -52,5 +55,12 @@ class Flight:
             self.landed(sha, None)
 
     async def waited(self) -> dict[str, Analysis | None]:
-        """The other calls' answers; shielded, so this call being cancelled never cancels theirs."""
-        return {sha: await asyncio.shield(future) for sha, future in self.theirs.items()}
+        """The other calls' answers within WAIT_FOR_OTHERS; None for those that ended without one or are not
+        in yet (this call asks for them itself). Waiting never cancels their futures."""
+        if not self.theirs:
+            return {}
+        await asyncio.wait(set(self.theirs.values()), timeout=WAIT_FOR_OTHERS)
+        return {
+            sha: future.result() if future.done() and not future.cancelled() else None
+            for sha, future in self.theirs.items()
+        }

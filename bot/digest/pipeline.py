@@ -253,34 +253,41 @@ async def _analyse(
             )
         )
 
-    fresh = (
-        await analyzer.analyze(
-            asking,
-            lang,
-            progress=(lambda d, t: progress("analyse", d, t)) if progress else None,
-            history=history,
-            on_result=keep,
+    async def ask(batch: list[Commit]) -> None:
+        fresh = (
+            await analyzer.analyze(
+                batch,
+                lang,
+                progress=(lambda d, t: progress("analyse", d, t)) if progress else None,
+                history=history,
+                on_result=keep,
+            )
+            if batch
+            else {}
         )
-        if asking
-        else {}
-    )
-    for commit in asking:
-        result = fresh.get(commit.sha) or missing_analysis(commit, lang, (history or {}).get(commit.sha))
-        analyses[commit.sha] = result
-        flight.landed(commit.sha, result)  # a fallback too: waiters do not ask a failing model again
-        if result.analyzer == "heuristic-fallback":
-            stats.fallbacks += 1
+        for commit in batch:
+            result = fresh.get(commit.sha) or missing_analysis(commit, lang, (history or {}).get(commit.sha))
+            analyses[commit.sha] = result
+            flight.landed(commit.sha, result)  # a fallback too: waiters do not ask a failing model again
+            if result.analyzer == "heuristic-fallback":
+                stats.fallbacks += 1
+                continue
+            stats.new_analyses += 1
+            keep(result)  # an analyser that did not report it as it went
+
+    await ask(asking)
+    late: list[Commit] = []
+    waited = await flight.waited()  # stored by the calls that asked
+    for commit in todo:
+        if commit.sha not in waited:
             continue
-        stats.new_analyses += 1
-        keep(result)  # an analyser that did not report it as it went
-    by_sha = {c.sha: c for c in todo}
-    for sha, theirs in (await flight.waited()).items():  # stored by the call that asked
-        result = theirs or missing_analysis(by_sha[sha], lang, (history or {}).get(sha))
-        analyses[sha] = result
-        if result.analyzer == "heuristic-fallback":
-            stats.fallbacks += 1
+        theirs = waited[commit.sha]
+        if theirs is None:
+            late.append(commit)  # that call ended without it, or is slow (a batch): asked here
         else:
+            analyses[commit.sha] = theirs
             stats.cached_analyses += 1
+    await ask(late)
     # The day's view: LLM tiers follow the order of the model's scores within the rubric's bands
     # (analysis/heuristic/bands.py). What is stored stays each commit's own analysis. Worked out while
     # the store's writer commits the last answers (a sync to disk), not after.

@@ -1,11 +1,13 @@
 """analyse_commits asks the analyser about a commit once at a time per process: a second call for a
-commit being asked about waits for that answer; when the asking call ends without one (cancelled), the
-waiter falls back (the heuristic, said so) instead of hanging; refresh always asks."""
+commit being asked about waits for that answer; when the asking call ends without one (cancelled) or
+takes longer than WAIT_FOR_OTHERS (a day in the Batch API), the waiter asks for itself instead of hanging;
+refresh always asks."""
 
 from __future__ import annotations
 
 import asyncio
 
+import bot.digest.in_flight
 from analysis import heuristic
 from bot.digest.pipeline import analyse_commits
 from tests.fakes.digests import make_commit
@@ -58,7 +60,7 @@ async def test_a_commit_being_asked_about_is_waited_for_not_asked_again(store):
     assert card_result[b.sha].analyzer == "llm" and card_result[b.sha].summary == day_result[b.sha].summary
 
 
-async def test_when_the_asking_call_is_cancelled_the_waiter_falls_back(store):
+async def test_when_the_asking_call_is_cancelled_the_waiter_asks_itself(store):
     model = GatedModel()
     commit = make_commit("[Core] One (#1)", repo=REPO)
     first = asyncio.ensure_future(analyse_commits(store, model, REPO, [commit], "en"))
@@ -66,8 +68,20 @@ async def test_when_the_asking_call_is_cancelled_the_waiter_falls_back(store):
     second = asyncio.ensure_future(analyse_commits(store, model, REPO, [commit], "en"))
     await asyncio.sleep(0.05)
     first.cancel()
+    await started(model, 2)
+    model.gate.set()
     result = await asyncio.wait_for(second, 5)
-    assert result[commit.sha].analyzer == "heuristic-fallback" and model.asked == [commit.sha]
-    model.gate.set()  # a later call asks again: nothing was stored, nobody is asking
-    again = await analyse_commits(store, model, REPO, [commit], "en")
-    assert again[commit.sha].analyzer == "llm" and model.asked == [commit.sha, commit.sha]
+    assert result[commit.sha].analyzer == "llm" and model.asked == [commit.sha, commit.sha]
+
+
+async def test_an_asking_call_slower_than_the_wait_is_not_waited_out(store, monkeypatch):
+    monkeypatch.setattr(bot.digest.in_flight, "WAIT_FOR_OTHERS", 0.05)
+    slow, quick = GatedModel(), GatedModel()
+    quick.gate.set()
+    commit = make_commit("[Core] One (#1)", repo=REPO)
+    day = asyncio.ensure_future(analyse_commits(store, slow, REPO, [commit], "en"))
+    await started(slow, 1)
+    card = await asyncio.wait_for(analyse_commits(store, quick, REPO, [commit], "en"), 5)
+    assert card[commit.sha].analyzer == "llm" and quick.asked == [commit.sha]
+    slow.gate.set()
+    await day
