@@ -356,3 +356,14 @@ async def test_a_high_commit_is_named_in_the_answer(bot, fake, thread, store):
     [answer] = answers(fake, thread)
     digest = make_digest(lang="en")
     assert all(c.short_sha in answer["content"] for c in digest.by_importance(Importance.HIGH))
+
+
+async def test_a_read_only_database_still_answers_in_the_thread(bot, fake, thread, store, caplog):
+    store.db.execute("PRAGMA query_only = 1")  # the file turned read-only under the running service
+    high = make_digest(lang="en").by_importance(Importance.HIGH)[0]
+    caplog.clear()
+    await bot.on_message(ask(bot, fake, thread, f"what does {high.short_sha} change?"))  # sets the focus
+    [answer] = answers(fake, thread)
+    assert high.short_sha in answer["content"] and "Something went wrong" not in answer["content"]
+    no_traceback(caplog)
+    assert "the thread's focus is not remembered: database" in caplog.text and "is read-only" in caplog.text
