@@ -695,8 +695,9 @@ def _npm(root: str, text: str, listing: set[str] | None = None) -> Distribution 
     bins = data.get("bin")
     targets += list(bins.values()) if isinstance(bins, dict) else [bins]
     patterns += [str(t).lstrip("./") for t in targets if isinstance(t, str)]
-    if listing is not None and not _any_tracked(root, patterns, listing):
-        # what it publishes is built (`dist/`, ignored by git) from sources it does not name: unknown
+    if listing is not None and (not _any_tracked(root, patterns, listing) or _built(root, patterns, listing)):
+        # what it publishes is built (`dist/`, ignored by git) from sources it does not name: unknown, even
+        # when it also publishes tracked files (a `bin/` script beside `dist/`: src/ is no less shipped)
         return Distribution(root, "npm", understood=False)
     return Distribution(root, "npm", (), tuple(patterns))
 
@@ -717,6 +718,20 @@ def _any_tracked(root: str, patterns: list[str], listing: set[str]) -> bool:
         if path.startswith(folders) or (
             spec is not None and path.startswith(root) and spec.match_file(path[len(root) :])
         ):
+            return True
+    return False
+
+
+def _built(root: str, patterns: list[str], listing: set[str]) -> bool:
+    """Whether a plain pattern names a folder git tracks nothing in: a build's output (`dist`, `lib`),
+    made from sources the patterns do not name. A missing file in a tracked folder (a `.d.ts` generated
+    beside committed `.js`) is not one."""
+    for pattern in patterns:
+        plain = pattern.rstrip("/")
+        if not plain or any(c in plain for c in "*?[!") or not _code_file(plain):
+            continue
+        top = f"{root}{plain.split('/', 1)[0]}"
+        if top not in listing and not any(path.startswith(f"{top}/") for path in listing):
             return True
     return False
 
