@@ -19,6 +19,7 @@ comparison.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -54,6 +55,7 @@ class _Item:
     line: int
     params: list[str] = field(default_factory=list)
     shape: str = ""
+    deprecated: bool = False  # marked so in the language's own way (attribute, doc tag, doc comment)
 
 
 @dataclass(slots=True)
@@ -86,8 +88,11 @@ def tree_surface(path: str, before: str | None, after: str | None, *, language: 
         if before_item is None:
             out.append(SurfaceChange(SurfaceKind.ADDED, name, path, item.line))
             shapes[(SurfaceKind.ADDED, name)] = f"{item.kind}:{item.shape}"
-        elif item.kind == "function" and before_item.kind == "function":
-            out.extend(_params(path, name, before_item, item))
+        else:
+            if item.deprecated and not before_item.deprecated:
+                out.append(SurfaceChange(SurfaceKind.DEPRECATION, name, path, item.line))
+            if item.kind == "function" and before_item.kind == "function":
+                out.extend(_params(path, name, before_item, item))
     for name, line in old.fields.items():
         if name not in new.fields and name.rsplit(".", 1)[0] in new.items:
             out.append(SurfaceChange(SurfaceKind.FIELD_REMOVED, name, path, line))
@@ -197,9 +202,30 @@ def _shape(node, name: str) -> str:
     return hashlib.blake2b(" ".join(body.split()).encode(), digest_size=12).hexdigest()
 
 
-def _add(api: _Api, name: str, kind: str, node, params: list[str] | None = None) -> None:
+def _add(api: _Api, name: str, kind: str, node, params: list[str] | None = None, *, marks: str = "") -> None:
+    """`marks`: the item's attributes and doc comment, read for a deprecation."""
     if name:
-        api.items[name] = _Item(kind, _line(node), params or [], _shape(node, name.rsplit(".", 1)[-1]))
+        short = name.rsplit(".", 1)[-1]
+        deprecated = _DEPRECATED.search(marks) is not None
+        api.items[name] = _Item(kind, _line(node), params or [], _shape(node, short), deprecated)
+
+
+# `#[deprecated]`, `[[deprecated]]`, `__attribute__((deprecated))`, a `FOO_DEPRECATED` macro, JSDoc's
+# `@deprecated`, Go's `Deprecated:` paragraph.
+_DEPRECATED = re.compile(r"(?i)(?<![a-z])deprecated(?![a-z])|_DEPRECATED\b|@deprecated")
+_MARK_NODES = frozenset(
+    {"attribute_item", "line_comment", "block_comment", "comment", "attribute_declaration", "decorator"}
+)
+
+
+def _marks(node) -> str:
+    """The attributes and comments right above a node (its preceding siblings, up to other code)."""
+    out = []
+    sibling = node.prev_sibling if node is not None else None
+    while sibling is not None and sibling.type in _MARK_NODES and len(out) < 50:
+        out.append(_text(sibling))
+        sibling = sibling.prev_sibling
+    return "\n".join(out)
 
 
 # --- C/C++ headers ----------------------------------------------------------------------------------
@@ -227,7 +253,12 @@ def _cpp_item(child, api: _Api, prefix: str) -> tuple[object, str] | None:
         declarator = _function_declarator(child.child_by_field_name("declarator"))
         if declarator is not None:
             name = _text(declarator.child_by_field_name("declarator"))
-            _add(api, prefix + name, "function", child, _c_params(declarator))
+            head = (child.text or b"")[: max(0, declarator.start_byte - child.start_byte)].decode(
+                "utf-8", "replace"
+            )
+            _add(
+                api, prefix + name, "function", child, _c_params(declarator), marks=f"{_marks(child)}\n{head}"
+            )
         else:
             _cpp_type(child.child_by_field_name("type"), api, prefix)
     elif kind in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier"):
@@ -262,6 +293,11 @@ def _cpp_type(node, api: _Api, prefix: str) -> None:
         return
     _add(api, prefix + name, "type", node)
     if node.type == "enum_specifier":
+        for enumerator in body.named_children:
+            if enumerator.type == "enumerator":
+                api.fields[f"{prefix}{name}.{_text(enumerator.child_by_field_name('name'))}"] = _line(
+                    enumerator
+                )
         return
     public = node.type != "class_specifier"
     for member in body.children:
@@ -322,8 +358,14 @@ def _rust_item(child, api: _Api, prefix: str) -> tuple[object, str] | None:
     kind = _RUST_ITEMS.get(child.type)
     if kind is not None and _pub(child):
         name = prefix + _text(child.child_by_field_name("name"))
-        _add(api, name, kind, child, _rust_params(child) if kind == "function" else None)
-        if child.type == "struct_item":
+        params = _rust_params(child) if kind == "function" else None
+        _add(api, name, kind, child, params, marks=_marks(child))
+        if child.type == "enum_item":
+            body = child.child_by_field_name("body")
+            for variant in body.named_children if body is not None else []:
+                if variant.type == "enum_variant":  # a pub enum's variants are public: users match on them
+                    api.fields[f"{name}.{_text(variant.child_by_field_name('name'))}"] = _line(variant)
+        elif child.type == "struct_item":
             body = child.child_by_field_name("body")
             for f in body.named_children if body is not None else []:
                 if f.type == "field_declaration" and _pub(f):
@@ -338,7 +380,7 @@ def _rust_item(child, api: _Api, prefix: str) -> tuple[object, str] | None:
         for f in body.named_children if body is not None else []:
             if f.type == "function_item" and _pub(f):
                 name = f"{prefix}{owner}::{_text(f.child_by_field_name('name'))}"
-                _add(api, name, "function", f, _rust_params(f))
+                _add(api, name, "function", f, _rust_params(f), marks=_marks(f))
     return None
 
 
@@ -363,18 +405,18 @@ def _go(node, api: _Api) -> None:
         if child.type == "function_declaration":
             name = _text(child.child_by_field_name("name"))
             if _exported(name):
-                _add(api, name, "function", child, _go_params(child))
+                _add(api, name, "function", child, _go_params(child), marks=_marks(child))
         elif child.type == "method_declaration":
             name = _text(child.child_by_field_name("name"))
             receiver = _text(child.child_by_field_name("receiver")).strip("()").split()[-1:] or [""]
             owner = receiver[0].lstrip("*").split("[", 1)[0]
             if _exported(name) and _exported(owner):
-                _add(api, f"{owner}.{name}", "function", child, _go_params(child))
+                _add(api, f"{owner}.{name}", "function", child, _go_params(child), marks=_marks(child))
         elif child.type == "type_declaration":
             for spec in child.named_children:
                 name = _text(spec.child_by_field_name("name"))
                 if spec.type in ("type_spec", "type_alias") and _exported(name):
-                    _add(api, name, "type", spec)
+                    _add(api, name, "type", spec, marks=_marks(child))
                     body = spec.child_by_field_name("type")
                     if body is not None and body.type == "struct_type":
                         for fields in body.named_children:
@@ -417,7 +459,7 @@ def _js(node, api: _Api) -> None:
             continue
         declaration = child.child_by_field_name("declaration")
         if declaration is not None:
-            _js_declaration(declaration, api)
+            _js_declaration(declaration, api, _marks(child))
         elif any(c.type == "default" for c in child.children):
             _add(api, "default", "value", child)
         for clause in (c for c in child.named_children if c.type == "export_clause"):
@@ -429,12 +471,17 @@ def _js(node, api: _Api) -> None:
             _add(api, f"* from {_text(source).strip(chr(39) + chr(34))}", "value", child)
 
 
-def _js_declaration(node, api: _Api) -> None:
+def _js_declaration(node, api: _Api, marks: str) -> None:
     kind = _JS_DECLARATIONS.get(node.type)
     if kind is not None:
         name = _text(node.child_by_field_name("name"))
-        _add(api, name, kind, node, _js_params(node) if kind == "function" else None)
+        _add(api, name, kind, node, _js_params(node) if kind == "function" else None, marks=marks)
         body = node.child_by_field_name("body")
+        if node.type == "enum_declaration" and body is not None:
+            for member in body.named_children:  # an exported enum's members: users compare against them
+                key = member.child_by_field_name("name") if member.type == "enum_assignment" else member
+                if key is not None and key.type in ("property_identifier", "string"):
+                    api.fields[f"{name}.{_text(key)}"] = _line(member)
         if node.type in ("class_declaration", "abstract_class_declaration") and body is not None:
             for member in body.named_children:
                 if member.type != "method_definition":
@@ -444,11 +491,13 @@ def _js_declaration(node, api: _Api) -> None:
                     c.type == "accessibility_modifier" and _text(c) != "public" for c in member.children
                 )
                 if method and not method.startswith("#") and not private:
-                    _add(api, f"{name}.{method}", "function", member, _js_params(member))
+                    params = _js_params(member)
+                    _add(api, f"{name}.{method}", "function", member, params, marks=_marks(member))
     elif node.type in ("lexical_declaration", "variable_declaration"):
         for declarator in node.named_children:
             if declarator.type == "variable_declarator":
-                _add(api, _text(declarator.child_by_field_name("name")), "value", declarator)
+                name = _text(declarator.child_by_field_name("name"))
+                _add(api, name, "value", declarator, marks=marks)
 
 
 def _js_params(node) -> list[str]:

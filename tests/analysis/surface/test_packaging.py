@@ -181,6 +181,20 @@ def test_an_npm_package_that_publishes_its_build_output_ships_its_sources():
     ) == {"lib/a/b.js"}
 
 
+def test_an_npm_package_publishing_a_build_folder_beside_a_tracked_script_is_not_understood():
+    # `files: ["dist", "bin"]`: bin/cli.js is tracked, dist/ is the untracked build of src/. Read as
+    # "ships bin/ only", a removed export of src/app.ts was no change users get.
+    npm = json.dumps({"name": "webfw", "main": "./dist/index.js", "bin": {"webfw": "./bin/cli.js"},
+                      "exports": {".": "./dist/index.js"}, "files": ["dist", "bin"]})  # fmt: skip
+    tree = ["package.json", "bin/cli.js", "src/app.ts", "src/index.ts", "test/app.test.ts"]
+    assert read_packaging({"package.json": npm}, tree) is None  # the paths' kinds decide
+    # a build committed beside a generated file it lacks (types) still reads as what it publishes
+    committed = ["package.json", "bin/cli.js", "dist/index.js", "src/app.ts"]
+    assert read_packaging({"package.json": npm}, committed).shipped(["dist/index.js", "src/app.ts"]) == {
+        "dist/index.js"
+    }
+
+
 def test_a_private_package_json_inside_the_repository_ships_nothing():
     files = {
         "pyproject.toml": '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "engine"\n',

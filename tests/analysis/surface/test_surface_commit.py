@@ -55,6 +55,58 @@ def test_typescript_exports_and_c_headers():
     }
 
 
+def test_public_enum_members_are_fields_of_their_enum():
+    # a compiler crate renamed `Target::X86` to `Target::X86_64` (every user's `match` broke): no change found
+    rust_before = "pub enum Target {\n    X86,\n    Wasm,\n}\nenum Private { A }\n"
+    rust_after = "pub enum Target {\n    X86_64,\n    Wasm,\n    Arm64,\n}\nenum Private { B }\n"
+    assert names(tree_surface("src/codegen.rs", rust_before, rust_after, language="rust").changes) == {
+        (K.FIELD_REMOVED, "Target.X86"),
+        (K.FIELD_ADDED, "Target.X86_64"),
+        (K.FIELD_ADDED, "Target.Arm64"),
+    }
+    ts_before = 'export enum Mode { Strict = "strict", Loose = "loose" }\nenum Local { A }\n'
+    ts_after = 'export enum Mode { Strict = "strict" }\nenum Local { B }\n'
+    assert names(tree_surface("src/mode.ts", ts_before, ts_after, language="typescript").changes) == {
+        (K.FIELD_REMOVED, "Mode.Loose")
+    }
+    c_before = "enum kit_mode { KIT_FAST, KIT_SAFE };\n"
+    c_after = "enum kit_mode { KIT_FAST, KIT_SAFE, KIT_DEBUG };\n"
+    assert names(tree_surface("include/kit.h", c_before, c_after, language="cpp").changes) == {
+        (K.FIELD_ADDED, "kit_mode.KIT_DEBUG")
+    }
+
+
+def test_a_public_item_newly_marked_deprecated_is_a_deprecation():
+    # `#[deprecated]` on a public function, JSDoc `@deprecated` on a class method, Go's `Deprecated:` paragraph,
+    # `[[deprecated]]` in a header: each ranked low as "no change users get found"
+    rust_before = "/// Emits code.\npub fn emit_with(p: u8) {}\n#[deprecated]\npub fn old() {}\n"
+    rust_after = '/// Emits code.\n#[deprecated(since = "0.9.0", note = "use `Compiler`")]\npub fn emit_with(p: u8) {}\n#[deprecated]\npub fn old() {}\n'
+    assert names(tree_surface("src/codegen.rs", rust_before, rust_after, language="rust").changes) == {
+        (K.DEPRECATION, "emit_with")
+    }
+    ts_before = "export class App {\n  param(name: string) {}\n  use(h: Handler) {}\n}\n"
+    ts_after = "export class App {\n  /** @deprecated Use route-level validation. */\n  param(name: string) {}\n  /** Adds a handler. */\n  use(h: Handler) {}\n}\n"
+    assert names(tree_surface("src/app.ts", ts_before, ts_after, language="typescript").changes) == {
+        (K.DEPRECATION, "App.param")
+    }
+    go_before = "package kit\n\n// Dial connects.\nfunc Dial(addr string) error { return nil }\n"
+    go_after = "package kit\n\n// Dial connects.\n//\n// Deprecated: use DialContext.\nfunc Dial(addr string) error { return nil }\n"
+    assert names(tree_surface("kit.go", go_before, go_after, language="go").changes) == {
+        (K.DEPRECATION, "Dial")
+    }
+    c_before = "int kit_open(const char *path);\n"
+    c_after = '[[deprecated("use kit_open2")]] int kit_open(const char *path);\n'
+    assert names(tree_surface("include/kit.h", c_before, c_after, language="cpp").changes) == {
+        (K.DEPRECATION, "kit_open")
+    }
+    # a deprecation kept is none
+    ts_kept = "/** @deprecated */\nexport function a() {}\nexport const b = 1;\n"
+    after_kept = ts_kept + "export const c = 2;\n"
+    assert names(tree_surface("src/a.ts", ts_kept, after_kept, language="typescript").changes) == {
+        (K.ADDED, "c")
+    }
+
+
 def test_a_file_with_syntax_errors_yields_nothing():
     assert tree_surface("a.rs", "pub fn a() {}", "pub fn b( {", language="rust").changes == []
 
