@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from analysis.models import DEPENDENCY_KINDS, Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind, classify_path, folder_kind
 from analysis.surface.entry_points import entry_point_changes
+from analysis.surface.manifest_surface import manifest_changes
 from analysis.surface.modules import ModuleFacts, module_facts
 from analysis.surface.native_knobs import KNOB_SUFFIXES, SOURCE_SUFFIXES, knob_surface, mentions_knobs
 from analysis.surface.other_langs import language_of, tree_surface
@@ -110,8 +111,10 @@ def read_surface(
         if kind.startswith("packaging"):
             if _speaks_for_users(f.path, packaging):
                 siblings = packaging.names() if packaging is not None else frozenset()
-                changes = packaging_changes(f.path, f.before, f.after) + entry_point_changes(
-                    f.path, f.before, f.after
+                changes = (
+                    packaging_changes(f.path, f.before, f.after)
+                    + entry_point_changes(f.path, f.before, f.after)
+                    + manifest_changes(f.path, f.before, f.after)
                 )
                 # a pin on a project this repository builds moves with its own releases
                 results.append(

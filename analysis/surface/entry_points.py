@@ -5,13 +5,15 @@ command they type, a plugin the host they run loads (and they may select or disa
 a breaking change, one added a new capability, one renamed (the same object under another name) a rename.
 
 Read from pyproject.toml (PEP 621, poetry's `scripts` and `plugins`), setup.cfg (`[options.entry_points]`) and
-setup.py (a literal `entry_points=` of setup()), never run. Where the object an entry point names moves
+setup.py (a literal `entry_points=` of setup()), never run; the commands an npm package (`bin`) or a Cargo package
+(`[[bin]]`) installs, likewise. Where the object an entry point names moves
 (`pkg:register` → `pkg.platform:register`) nothing changes for users: not stated.
 """
 
 from __future__ import annotations
 
 import configparser
+import json
 import posixpath
 
 from analysis.models import SurfaceChange, SurfaceKind
@@ -79,11 +81,35 @@ def entry_points(path: str, text: str | None) -> dict[tuple[str, str], str]:
             found.update(_ini(declared))
         elif isinstance(declared, dict):
             found.update(declared)
+    elif name == "package.json":
+        found["console_scripts"] = _npm_bin(text)
+    elif name == "Cargo.toml":
+        bins = toml_table(text).get("bin")
+        found["console_scripts"] = {
+            b["name"]: str(b.get("path") or b["name"])
+            for b in (bins if isinstance(bins, list) else [])
+            if isinstance(b, dict) and isinstance(b.get("name"), str)
+        }
     return {
         (str(group), entry): target
         for group, table in found.items()
         for entry, target in _entries(table).items()
     }
+
+
+def _npm_bin(text: str) -> dict[str, str]:
+    """package.json's `bin`: {command: script}; a single script is a command named as the package (its scope
+    taken off)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    bins, package = data.get("bin"), data.get("name")
+    if isinstance(bins, str) and isinstance(package, str) and package:
+        return {package.rsplit("/", 1)[-1]: bins}
+    return {str(k): str(v) for k, v in bins.items()} if isinstance(bins, dict) else {}
 
 
 def _entries(table: object) -> dict[str, str]:

@@ -1034,6 +1034,8 @@ def _minimum(name: str, text: str | None) -> tuple[str, str] | None:
     if name == "Cargo.toml":
         data = _toml(text)
         version = _table(data.get("package")).get("rust-version")
+        if not isinstance(version, str):  # a workspace's members inherit it (`rust-version.workspace = true`)
+            version = _table(_table(data.get("workspace")).get("package")).get("rust-version")
         return ("Rust", str(version)) if isinstance(version, str) else None
     match = re.search(r"^go\s+(\d+(?:\.\d+)*)\s*$", text, re.MULTILINE)
     return ("Go", match.group(1)) if match else None

@@ -272,6 +272,10 @@ def test_other_runtimes_minimum_raised():
     assert [c.name for c in packaging_changes("go.mod", before, after)] == ["Go 1.21"]
     node = lambda v: json.dumps({"engines": {"node": f">={v}"}})  # noqa: E731
     assert [c.name for c in packaging_changes("package.json", node(18), node(20))] == ["Node 18"]
+    # a workspace states it once for its members (`rust-version.workspace = true`): an MSRV bump ranked low
+    workspace = '[workspace]\nmembers = ["crates/*"]\n\n[workspace.package]\nrust-version = "{}"\n'
+    found = packaging_changes("Cargo.toml", workspace.format("1.70"), workspace.format("1.74"))
+    assert [(c.kind, c.name, c.line) for c in found] == [(K.SUPPORT_DROPPED, "Rust 1.70", 5)]
 
 
 # --- dependencies -------------------------------------------------------------------------------------
