@@ -292,7 +292,7 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
     fenced = False
     in_comment = False
     for i, line in enumerate(lines):
-        if _FENCE.match(line):
+        if _FENCE.match(line) and (fenced or not _underlines(line, lines[i - 1] if i else "")):
             fenced = not fenced
             continue
         if fenced:
@@ -411,13 +411,26 @@ def _heading(line: str, nxt: str, state: _State) -> tuple[float, str] | None:
         return len(m.group(1)), (m.group(2) or "").strip().rstrip("#").strip()
     if line.strip() and not _ITEM.match(line) and _UNDERLINE.match(nxt) and not _UNDERLINE.match(line):
         char = nxt.strip()[0]
-        if len(nxt.strip()) >= min(len(line.strip()), 3):
+        # Markdown underlines with = or - of any length; a `~` line is reST's only when as long as its title
+        if len(nxt.strip()) >= min(len(line.strip()), 3) and (char != "~" or _underlines(nxt, line)):
             level = state.setext_levels.setdefault(char, len(state.setext_levels) + 1)
             return level, line.strip()
     bold = _bold_line(line)
     if bold is not None:
         return state.bold_level, bold
     return None
+
+
+def _underlines(line: str, previous: str) -> bool:
+    """Whether a line of `~` is the underline of the heading text above it (reStructuredText's third level,
+    Sphinx's usual subsection), not a Markdown code fence: it opened a "fence" that hid every item below."""
+    return (
+        _UNDERLINE.match(line) is not None
+        and bool(previous.strip())
+        and not _ITEM.match(previous)
+        and not _FENCE.match(previous)
+        and len(line.strip()) >= len(previous.strip())  # reST's rule; a Markdown fence is three, four
+    )
 
 
 def _bold_line(line: str) -> str | None:

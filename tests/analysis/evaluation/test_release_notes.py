@@ -407,6 +407,21 @@ def test_compiler_style_notes_with_underlined_headings_and_reference_links():
     assert notes.unclassified_headings == ("language", "compiler")
 
 
+def test_a_tilde_underline_is_a_heading_not_a_code_fence():
+    # Sphinx notes underline their subsections with `~`: read as a Markdown fence, it hid the items below
+    # it and the next one hid the rest (4 of 13 pull requests read, under the wrong headings)
+    text = (
+        "Brick 3.3 Release Notes\n=======================\n\nChanges to the IR\n-----------------\n\n"
+        "Breaking changes\n~~~~~~~~~~~~~~~~\n\n* ``createMul`` was removed. (`#301 <https://x.org/a/b/pull/301>`_)\n\n"
+        "New features\n~~~~~~~~~~~~\n\n* ``Opcode::Rem``. (`#302 <https://x.org/a/b/pull/302>`_)\n\n"
+        "Bug fixes\n~~~~~~~~~\n\n* A crash (#315)\n"
+    )
+    assert parse(text).prs == {301: B, 302: F, 315: X}
+    # a Markdown fence stays one: three tildes under a line, or after a blank line, hide what they hold
+    fenced = "## Fixes\n\nUsage:\n~~~\n- not an item #5\n~~~\n\n~~~~\n- nor #6\n~~~~\n\n- A crash (#7)\n"
+    assert parse(fenced).prs == {7: X}
+
+
 def test_bold_lines_act_as_headings():
     text = "## 2.0\n\n**Features**\n\n- New API (#1)\n\n**Bug fixes:**\n\n- A crash (#2)\n\n## 1.9\n\n- Old (#3)\n"
     assert parse(text).prs == {1: F, 2: X, 3: OTH}
