@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from analysis.models import DEPENDENCY_KINDS, Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind, classify_path, folder_kind
+from analysis.surface.build_options import is_build_options_file, mentions_options
 from analysis.surface.entry_points import entry_point_changes
 from analysis.surface.manifest_surface import manifest_changes
 from analysis.surface.modules import ModuleFacts, module_facts
@@ -51,6 +52,8 @@ def parsed_kind(path: str) -> str | None:
         return "python"
     if path.lower().endswith(SOURCE_SUFFIXES):
         return "knobs"
+    if is_build_options_file(path):
+        return "build_options"
     return language_of(path)
 
 
@@ -67,7 +70,9 @@ def without_diffs(commit: Commit) -> Commit:
     """The commit as its parsers need it: no diffs, but for the few that `wanted` reads (kept whole, so that
     the parsers want the very files the source read)."""
     files = tuple(
-        f if parsed_kind(f.path) == "knobs" and _worth_reading(f) else replace(f, patch=None)
+        f
+        if parsed_kind(f.path) in ("knobs", "build_options") and _worth_reading(f)
+        else replace(f, patch=None)
         for f in commit.files
     )
     return replace(commit, files=files)
@@ -77,6 +82,8 @@ def _worth_reading(f: FileChange) -> bool:
     kind = parsed_kind(f.path)
     if kind == "knobs":  # a source without an API: only its environment variables and options
         return f.patch is not None and mentions_knobs(f.patch)
+    if kind == "build_options":
+        return f.patch is not None and mentions_options(f.patch)
     return kind is not None
 
 
@@ -141,7 +148,7 @@ def read_surface(
             results.append(found)
             if found.prose_only:
                 prose.add(f.path)
-        elif kind == "knobs":
+        elif kind in ("knobs", "build_options"):  # (a Python distribution's CMake build: skipped above)
             results.append(knob_surface(f.path, before, f.after))
         elif kind != "packaging+python":
             knobs = knob_surface(f.path, before, f.after)  # a command line's flags live in `internal` too

@@ -1,5 +1,6 @@
 """Environment variables and command-line options of C/C++/CUDA, Rust, Go, JavaScript/TypeScript and MLIR
-TableGen sources: read, added, removed, renamed, and options' defaults changed.
+TableGen sources: read, added, removed, renamed, and options' defaults changed; and the options of CMake and
+Meson builds (build_options.py reads them).
 
 What is read (each a convention of a widely used library or of the language itself):
 - environment: `getenv("X")` and any call whose name says it reads the environment (`getBoolEnv("X")`,
@@ -25,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.build_options import build_options, is_build_options_file
 from analysis.surface.python import FileSurface
 from analysis.surface.python_nodes import ENV_NAME, is_switch
 from analysis.surface.source_calls import Calls, Lines, arguments, call, is_string, unquote
@@ -150,6 +152,11 @@ def knob_surface(path: str, before: str | None, after: str | None, *, options: b
 def read_knobs(text: str, path: str) -> Knobs:
     knobs = Knobs()
     lines = Lines(text)
+    if is_build_options_file(path):  # a build's options only: its `$ENV{X}` are the build machine's
+        for name, at, shape, default in build_options(text, path):
+            if not lines.commented(at):
+                knobs.options.setdefault(name, _Option(lines.number(at), shape, _tidy(default)))
+        return knobs
     rust = path.endswith(".rs")
     for name, at in _envs(text, path):
         if ENV_NAME.fullmatch(name) and not lines.commented(at) and not (rust and _CARGO_SET.fullmatch(name)):
@@ -366,7 +373,7 @@ def _same(a: str, b: str) -> bool:
 
 def _boolish(value: str) -> bool | None:
     text = unquote(value).strip().lower()
-    return True if text in ("true", "1") else False if text in ("false", "0") else None
+    return True if text in ("true", "1", "on") else False if text in ("false", "0", "off") else None
 
 
 def _shown(value: str) -> str:

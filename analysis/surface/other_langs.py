@@ -253,12 +253,8 @@ def _cpp_item(child, api: _Api, prefix: str) -> tuple[object, str] | None:
         declarator = _function_declarator(child.child_by_field_name("declarator"))
         if declarator is not None:
             name = _text(declarator.child_by_field_name("declarator"))
-            head = (child.text or b"")[: max(0, declarator.start_byte - child.start_byte)].decode(
-                "utf-8", "replace"
-            )
-            _add(
-                api, prefix + name, "function", child, _c_params(declarator), marks=f"{_marks(child)}\n{head}"
-            )
+            marks = f"{_marks(child)}\n{_head(child, declarator)}"
+            _add(api, prefix + name, "function", child, _c_params(declarator), marks=marks)
         else:
             _cpp_type(child.child_by_field_name("type"), api, prefix)
     elif kind in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier"):
@@ -308,9 +304,15 @@ def _cpp_type(node, api: _Api, prefix: str) -> None:
             function = _function_declarator(declarator)
             if function is not None:
                 method = _text(function.child_by_field_name("declarator"))
-                _add(api, f"{prefix}{name}::{method}", "function", member, _c_params(function))
+                marks = f"{_marks(member)}\n{_head(member, function)}"
+                _add(api, f"{prefix}{name}::{method}", "function", member, _c_params(function), marks=marks)
             elif declarator is not None:
                 api.fields[f"{prefix}{name}.{_text(declarator)}"] = _line(member)
+
+
+def _head(node, declarator) -> str:
+    """A declaration's text before its declarator: its attributes and specifiers (`[[deprecated]] int`)."""
+    return (node.text or b"")[: max(0, declarator.start_byte - node.start_byte)].decode("utf-8", "replace")
 
 
 def _function_declarator(node):

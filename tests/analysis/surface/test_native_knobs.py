@@ -313,3 +313,76 @@ def test_tablegen_passes_are_flags_and_operations_are_names():
         ).changes
         == []
     )
+
+
+CMAKE = """\
+cmake_minimum_required(VERSION 3.20)
+project(Brick VERSION 3.2.0 LANGUAGES CXX)
+
+option(BRICK_ENABLE_ASSERTIONS "Enable assertions" OFF)
+option(BRICK_BUILD_TOOLS "Build the tools" ON)
+option(BRICK_ENABLE_LTO "Link-time optimisation")
+cmake_dependent_option(BRICK_USE_LLD "Link with lld" ON "BRICK_BUILD_TOOLS" OFF)
+set(BRICK_DEFAULT_TARGET "x86_64" CACHE STRING "Default target triple")
+set(BRICK_SEEN TRUE CACHE INTERNAL "")
+# option(BRICK_OLD "commented out" ON)
+set(BRICK_SOURCES a.cpp b.cpp)
+"""
+
+
+def test_cmake_and_meson_build_options():
+    # a compiler built from source: `-DBRICK_ENABLE_LTO` removed, a default flipped, a cache option added;
+    # each ranked low ("no change users get found"), though every packager's build command passes them
+    assert set(read_knobs(CMAKE, "CMakeLists.txt").options) == {
+        "-DBRICK_ENABLE_ASSERTIONS", "-DBRICK_BUILD_TOOLS", "-DBRICK_ENABLE_LTO", "-DBRICK_USE_LLD",
+        "-DBRICK_DEFAULT_TARGET",
+    }  # fmt: skip
+    after = (
+        CMAKE.replace('"Enable assertions" OFF', '"Enable assertions" TRUE')
+        .replace('option(BRICK_ENABLE_LTO "Link-time optimisation")\n', "")
+        .replace('"x86_64" CACHE', '"aarch64" CACHE')
+    )
+    assert {(k, n, o, v) for k, n, o, v, _ in facts("CMakeLists.txt", CMAKE, after)} == {
+        (K.SWITCH_FLIPPED, "-DBRICK_ENABLE_ASSERTIONS", "OFF", "ON"),
+        (K.OPTION_REMOVED, "-DBRICK_ENABLE_LTO", None, None),
+        (K.DEFAULT_CHANGED, "-DBRICK_DEFAULT_TARGET", "x86_64", "aarch64"),
+    }
+    added = CMAKE.replace(
+        "set(BRICK_SOURCES", 'set(BRICK_SANITIZER "" CACHE STRING "Sanitizer")\nset(BRICK_SOURCES'
+    )
+    assert {(k, n) for k, n, *_ in facts("CMakeLists.txt", CMAKE, added)} == {
+        (K.OPTION_ADDED, "-DBRICK_SANITIZER")
+    }
+    # OFF retyped as FALSE is the same value
+    assert facts("cmake/Options.cmake", CMAKE, CMAKE.replace('assertions" OFF', 'assertions" FALSE')) == set()
+    meson = "option('tests', type : 'boolean', value : true)\noption('backend', type : 'combo', choices : ['a', 'b'], value : 'a')\n"
+    assert {
+        (k, n, o, v) for k, n, o, v, _ in facts("meson_options.txt", meson, meson.replace("'a')", "'b')"))
+    } == {(K.DEFAULT_CHANGED, "-Dbackend", "a", "b")}
+
+
+def test_a_build_option_is_read_only_where_a_python_distribution_does_not_own_the_build():
+    commit = Commit(
+        repo="o/r", sha="c" * 40, message="[CMake] Remove BRICK_ENABLE_LTO (#304)", author="a",
+        committed_at=datetime(2026, 4, 1, tzinfo=UTC), parents=("a" * 40,),
+        files=(FileChange("CMakeLists.txt", "modified", 0, 1, patch='@@ -6 +6 @@\n-option(BRICK_ENABLE_LTO "x" OFF)\n'),
+               FileChange("cmake/Util.cmake", "modified", 1, 1, patch="@@ -1 +1 @@\n-set(A 1)\n+set(A 2)\n")),
+    )  # fmt: skip
+    assert [f.path for f in wanted(commit)] == ["CMakeLists.txt"]  # no option word, no read
+    files = [
+        FileVersions(
+            "CMakeLists.txt", CMAKE, CMAKE.replace('option(BRICK_ENABLE_LTO "Link-time optimisation")\n', "")
+        )
+    ]
+    assert {(c.kind, c.name) for c in commit_surface(files, None, None)} == {
+        (K.OPTION_REMOVED, "-DBRICK_ENABLE_LTO")
+    }
+    from analysis.surface.packaging import read_packaging
+
+    python = read_packaging(
+        {
+            "pyproject.toml": '[build-system]\nbuild-backend = "setuptools.build_meta"\n[project]\nname = "engine"\n'
+        },
+        ["pyproject.toml", "engine/__init__.py", "CMakeLists.txt"],
+    )
+    assert commit_surface(files, python, None) == ()

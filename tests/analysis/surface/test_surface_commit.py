@@ -94,6 +94,13 @@ def test_a_public_item_newly_marked_deprecated_is_a_deprecation():
     assert names(tree_surface("kit.go", go_before, go_after, language="go").changes) == {
         (K.DEPRECATION, "Dial")
     }
+    cls_before = "class Builder {\npublic:\n  int createCall(int argc);\n};\n"
+    cls_after = (
+        'class Builder {\npublic:\n  [[deprecated("use createInvoke")]] int createCall(int argc);\n};\n'
+    )
+    assert names(tree_surface("include/b.h", cls_before, cls_after, language="cpp").changes) == {
+        (K.DEPRECATION, "Builder::createCall")
+    }
     c_before = "int kit_open(const char *path);\n"
     c_after = '[[deprecated("use kit_open2")]] int kit_open(const char *path);\n'
     assert names(tree_surface("include/kit.h", c_before, c_after, language="cpp").changes) == {
