@@ -91,7 +91,9 @@ if TYPE_CHECKING:
 # h12: fixes naming wrong results / out-of-bounds access; module-level patches of another object; supported-value
 # lists; submodule pointers as dependency versions; entry points (parser surface-9)
 # h13: a change to how what ships is built (CMake, Meson, build.rs, setup.py, a Dockerfile) is medium at least
-RUBRIC_VERSION = "h13"
+# h14: a deprecation a doc comment states (Go `Deprecated:`, JSDoc) is one though only prose changed; "make X the
+# default" titles; Cargo features, npm exports subpaths and commands, CMake/Meson options, enum members (surface-10)
+RUBRIC_VERSION = "h14"
 
 
 def counted_lines(commit: Commit) -> int:

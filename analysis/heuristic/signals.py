@@ -134,7 +134,7 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     mine = [
         c
         for c in surface
-        if (c.kind in _OWN_JUDGMENT or c.path in facts.runtime)
+        if (c.kind in _OWN_JUDGMENT or c.path in facts.runtime or _documented_deprecation(c, facts))
         and not (c.kind in _ENV_KINDS and _test_knob(c.name))
     ]
     breaking = [c for c in mine if c.breaking]
@@ -163,6 +163,12 @@ def _surface_signals(facts: Facts) -> list[Signal]:
         if deep_ones:
             found.append(Signal(f"{key}_deep", impact=points - 1, changes=tuple(deep_ones)))
     return found
+
+
+def _documented_deprecation(change: SurfaceChange, facts: Facts) -> bool:
+    """A deprecation a doc comment states (Go's `Deprecated:` paragraph, JSDoc's `@deprecated`) is what the
+    language's tools show every caller, though no line of code changed: prose, but not only prose."""
+    return change.kind == SurfaceKind.DEPRECATION and change.path in facts.prose
 
 
 def _partition(
@@ -323,6 +329,8 @@ def _sig_prose(facts: Facts) -> Signal | None:
 def _sig_non_runtime(facts: Facts) -> Signal | None:
     """Nothing users run changed: docs, tests, CI, examples, dev tooling, prose, files not shipped."""
     meaningful = [f for f, _ in facts.meaningful()]
+    if any(_documented_deprecation(c, facts) for c in facts.commit.surface or ()):
+        return None  # a doc comment's deprecation is for every caller (see `_documented_deprecation`)
     return Signal("non_runtime") if meaningful and not facts.runtime else None
 
 
@@ -823,7 +831,10 @@ def _sig_user_impact(facts: Facts) -> Signal | None:
 _TITLE_DEFAULT = re.compile(
     r"\b(?:by[ -]default|as\s+(?:the\s+)?default|defaults?\s+to|new\s+defaults?"
     r"|(?:change[sd]?|switch(?:es|ed)?|makes?|sets?|flip(?:s|ped)?|update[sd]?|enable[sd]?|disable[sd]?)"
-    r"\s+(?:the\s+)?defaults?|default\s+(?:value|backend|behaviou?r|mode|setting)s?)\b",
+    r"\s+(?:the\s+)?defaults?|default\s+(?:value|backend|behaviou?r|mode|setting)s?"
+    # "Make strict matching the default (#1)", "make X the default for Y" (not "make sure the default ...")
+    r"|\bmake[s]?\s+(?!the\b|sure\b|it\b)[\w`.:-]+(?:\s+[\w`.:-]+){0,4}?\s+the\s+default(?:\s+\w+)?"
+    r"(?=\s*(?:$|[(\[,;:.]|(?:for|in|on|when|everywhere)\b)))\b",
     re.IGNORECASE,
 )
 

@@ -766,8 +766,12 @@ def test_a_title_that_changes_a_default_is_a_behaviour_change_when_code_users_ru
     for title in (
         "Disable the sampler by default (#26859)",
         "[LoRA] Set default MXFP4 LoRA backend to Marlin",
+        "Make Router.Strict matching the default (#411)",  # a Go router's constructor sets `Strict: true`
+        "Make lld the default linker on Linux",
     ):
-        assert rank(make(title, code), "en")[0] == MEDIUM
+        assert rank(make(title, code), "en")[0] == MEDIUM, title
+    for title in ("Make sure the default is kept (#412)", "Make the test use the default config (#413)"):
+        assert rank(make(title, code), "en")[0] == LOW, title
     # a claim without code users run behind it, or no claim, changes nothing
     docs = fc("docs/serving.md", 10, 2)
     assert rank(make("[Doc] Clarify the default behavior of the scheduler (#18698)", docs), "en")[0] == LOW
@@ -922,3 +926,17 @@ def test_the_scope_says_which_python_sources_the_packaging_does_not_ship() -> No
     assert analyze(make("Remove the deprecated `regex` parameter (#1229)", *files), "en", tier=MEDIUM).scope[
         0
     ] == ("`docs_src/query_params`: 12 files (source)")
+
+
+def test_a_deprecation_a_doc_comment_states_is_one_though_only_prose_changed() -> None:
+    # Go's "// Deprecated: use http.TimeoutHandler." above an exported function: every changed line is a
+    # comment, so "only comments ... change, nothing users run changed" ranked it low; gopls and staticcheck
+    # show it at every call
+    patch = hunk(["// Timeout wraps a handler with a timeout."],
+                 ["// Timeout wraps a handler with a timeout.", "//", "// Deprecated: use http.TimeoutHandler."])  # fmt: skip
+    gone = SurfaceChange(SurfaceKind.DEPRECATION, "Timeout", "middleware.go", line=10)
+    commit = make("Deprecate Timeout (#407)", fc("middleware.go", 2, 0, patch), surface=(gone,))
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM and "deprecates `Timeout`" in reason
+    # the same comment edit without the fact stays prose
+    assert rank(make("Reword a comment (#408)", fc("middleware.go", 2, 0, patch)), "en")[0] == LOW
