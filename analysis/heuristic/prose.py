@@ -339,6 +339,9 @@ def _value(value: str | None, change: SurfaceChange) -> str | None:
     return value if _SHORT_VALUE.fullmatch(value) else None
 
 
+_FIELD_KINDS = frozenset({SurfaceKind.FIELD_ADDED, SurfaceKind.FIELD_REMOVED, SurfaceKind.FIELD_RENAMED})
+
+
 def describe(change: SurfaceChange, lang: str) -> str:
     """One surface change in words: "renames config field `a` → `b` (no alias)"."""
     # a guard lifted: say which check went
@@ -346,9 +349,13 @@ def describe(change: SurfaceChange, lang: str) -> str:
         if change.old and len(one_line(change.old)) <= _MAX_CHECK:
             return t(lang, "surface_guard_lifted_check", name=_code(change.name), old=_code(change.old))
         return t(lang, "surface_guard_lifted", name=_code(change.name))
+    key = f"surface_{change.kind.value}"
+    if change.kind in _FIELD_KINDS and change.path and not change.path.endswith((".py", ".pyi")):
+        # a struct's field or an enum's member of a C++, Rust, Go or TypeScript API: no configuration
+        key = key.replace("_field_", "_member_")
     text = t(
         lang,
-        f"surface_{change.kind.value}",
+        key,
         name=_code(change.name),
         old=_code(change.old or change.name),
         new=_code(change.new or "?"),

@@ -940,3 +940,12 @@ def test_a_deprecation_a_doc_comment_states_is_one_though_only_prose_changed() -
     assert importance == MEDIUM and "deprecates `Timeout`" in reason
     # the same comment edit without the fact stays prose
     assert rank(make("Reword a comment (#408)", fc("middleware.go", 2, 0, patch)), "en")[0] == LOW
+
+
+def test_a_field_of_another_language_is_a_member_not_a_config_field() -> None:
+    # a compiler crate's `pub enum Target { X86, ... }` lost a variant: "removes config field `Target.X86`"
+    variant = SurfaceChange(SurfaceKind.FIELD_REMOVED, "Target.X86", "src/codegen.rs", line=5)
+    assert describe(variant, "en") == "removes member `Target.X86` (no alias)"
+    assert describe(variant, "zh").startswith("删除成员")
+    python = SurfaceChange(SurfaceKind.FIELD_REMOVED, "Config.level", "pkg/config.py", line=5)
+    assert describe(python, "en") == "removes config field `Config.level` (no alias)"
