@@ -479,6 +479,11 @@ def _js_declaration(node, api: _Api, marks: str) -> None:
         name = _text(node.child_by_field_name("name"))
         _add(api, name, kind, node, _js_params(node) if kind == "function" else None, marks=marks)
         body = node.child_by_field_name("body")
+        if node.type == "interface_declaration" and body is not None:
+            for member in body.named_children:  # an exported interface's properties: what users pass or read
+                key = member.child_by_field_name("name")
+                if member.type == "property_signature" and key is not None:
+                    api.fields[f"{name}.{_text(key)}"] = _line(member)
         if node.type == "enum_declaration" and body is not None:
             for member in body.named_children:  # an exported enum's members: users compare against them
                 key = member.child_by_field_name("name") if member.type == "enum_assignment" else member

@@ -69,6 +69,13 @@ def test_public_enum_members_are_fields_of_their_enum():
     assert names(tree_surface("src/mode.ts", ts_before, ts_after, language="typescript").changes) == {
         (K.FIELD_REMOVED, "Mode.Loose")
     }
+    # an exported interface's properties (a framework's options object): a new one is a capability
+    opts_before = "export interface AppOptions {\n  trustProxy?: boolean;\n  bodyLimit?: number;\n  listen(): void;\n}\n"
+    opts_after = "export interface AppOptions {\n  trustProxy?: boolean;\n  /** Match paths case-sensitively. */\n  caseSensitive?: boolean;\n  listen(): void;\n}\n"
+    assert names(tree_surface("src/types.ts", opts_before, opts_after, language="typescript").changes) == {
+        (K.FIELD_REMOVED, "AppOptions.bodyLimit"),
+        (K.FIELD_ADDED, "AppOptions.caseSensitive"),
+    }
     c_before = "enum kit_mode { KIT_FAST, KIT_SAFE };\n"
     c_after = "enum kit_mode { KIT_FAST, KIT_SAFE, KIT_DEBUG };\n"
     assert names(tree_surface("include/kit.h", c_before, c_after, language="cpp").changes) == {
