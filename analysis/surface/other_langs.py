@@ -3,12 +3,16 @@ trees (the grammars the tree-sitter project publishes as wheels: no download at 
 
 What each language exports to its users:
 - C/C++ headers: functions declared or defined inline (not `static`), structs, classes, enums, typedefs and
-  macros (not include guards) at file level, in namespaces and in `extern "C"` blocks; struct fields;
+  macros (not include guards) at file level, in namespaces and in `extern "C"` blocks; struct fields and
+  enumerators;
 - Rust: `pub` items (fn, struct, enum, trait, const, static, type, mod) and `pub` methods of impl blocks;
-  `pub` struct fields;
+  `pub` struct fields and a `pub` enum's variants;
 - Go: capitalised functions, methods, types, constants and variables; capitalised struct fields;
-- JavaScript/TypeScript: `export`ed functions, classes (with their public methods), variables, interfaces,
-  types, enums, `export { a as b }` names and `export default`.
+- JavaScript/TypeScript: `export`ed functions, classes (with their public methods), variables, interfaces
+  (with their properties), types, enums (with their members), `export { a as b }` names and `export default`;
+  CommonJS `module.exports = {…}` keys and `exports.x = …` names.
+Items marked deprecated (`#[deprecated]`, `[[deprecated]]`, JSDoc `@deprecated`, Go's `Deprecated:`) are
+deprecations when the mark is new.
 Names added, removed (with a shape for renames), parameters added, removed or renamed, fields added or
 removed. A file that does not parse cleanly yields nothing.
 
@@ -455,8 +459,14 @@ _JS_DECLARATIONS = {
 }
 
 
+_JS_FUNCTIONS = frozenset({"function_expression", "function", "arrow_function", "generator_function"})
+
+
 def _js(node, api: _Api) -> None:
     for child in node.children:
+        if child.type == "expression_statement":
+            _commonjs(child, api)
+            continue
         if child.type != "export_statement":
             continue
         declaration = child.child_by_field_name("declaration")
@@ -471,6 +481,54 @@ def _js(node, api: _Api) -> None:
         source = child.child_by_field_name("source")
         if source is not None and not any(c.type == "export_clause" for c in child.named_children):
             _add(api, f"* from {_text(source).strip(chr(39) + chr(34))}", "value", child)
+
+
+def _commonjs(statement, api: _Api) -> None:
+    """CommonJS exports at the top of a module: `module.exports = {a, b: c, d() {}}` names each key,
+    `module.exports = x` the default, `exports.x = …` / `module.exports.x = …` one name."""
+    expression = statement.named_children[0] if statement.named_children else None
+    if expression is None or expression.type != "assignment_expression":
+        return
+    target, value = _text(expression.child_by_field_name("left")), expression.child_by_field_name("right")
+    if value is None:
+        return
+    marks = _marks(statement)
+    if target in ("module.exports", "exports"):
+        if value.type != "object":
+            _add(api, "default", "value", statement, marks=marks)
+            return
+        for member in value.named_children:
+            if member.type == "shorthand_property_identifier":
+                _add(api, _text(member), "value", member, marks=_marks(member))
+            elif member.type in ("pair", "method_definition"):
+                key = member.child_by_field_name("key" if member.type == "pair" else "name")
+                inner = member.child_by_field_name("value") if member.type == "pair" else member
+                function = inner is not None and (
+                    inner.type in _JS_FUNCTIONS or member.type == "method_definition"
+                )
+                params = _js_params(inner) if function else None
+                _add(
+                    api,
+                    _text(key).strip("'\""),
+                    "function" if function else "value",
+                    member,
+                    params,
+                    marks=_marks(member),
+                )
+    elif (
+        target.startswith(("module.exports.", "exports."))
+        and target.count(".") == target.startswith("module.") + 1
+    ):
+        name = target.rsplit(".", 1)[1]
+        function = value.type in _JS_FUNCTIONS
+        _add(
+            api,
+            name,
+            "function" if function else "value",
+            statement,
+            _js_params(value) if function else None,
+            marks=marks,
+        )
 
 
 def _js_declaration(node, api: _Api, marks: str) -> None:

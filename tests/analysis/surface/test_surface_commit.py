@@ -121,6 +121,29 @@ def test_a_public_item_newly_marked_deprecated_is_a_deprecation():
     }
 
 
+def test_commonjs_exports_are_a_modules_names():
+    # a CommonJS framework (`module.exports = {…}`, `exports.x = …`) removed a helper: nothing found
+    before = "function a() {}\nmodule.exports = { a, b: require('./b'), c(x, y) {} };\nexports.d = function (req, res) {};\nmodule.exports.e = 1;\nlocal.f = 2;\n"
+    after = "function a() {}\nmodule.exports = { a, c(x) {} };\nexports.d = function (req, res, next) {};\nmodule.exports.g = 1;\nlocal.h = 2;\n"
+    assert names(tree_surface("lib/index.js", before, after, language="javascript").changes) == {
+        (K.REMOVED, "b"),
+        (K.PARAM_REMOVED, "c(y)"),
+        (K.PARAM_ADDED, "d(next)"),
+        (K.REMOVED, "e"),
+        (K.ADDED, "g"),
+    }
+    single = "module.exports = createApplication;\n"
+    assert (
+        tree_surface(
+            "lib/express.js", single, single.replace("createApplication", "create"), language="javascript"
+        ).changes
+        == []
+    )
+    assert names(tree_surface("lib/express.js", single, "const x = 1;\n", language="javascript").changes) == {
+        (K.REMOVED, "default")
+    }
+
+
 def test_a_file_with_syntax_errors_yields_nothing():
     assert tree_surface("a.rs", "pub fn a() {}", "pub fn b( {", language="rust").changes == []
 
