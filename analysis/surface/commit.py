@@ -152,9 +152,9 @@ def read_surface(
             results.append(knob_surface(f.path, before, f.after))
         elif kind != "packaging+python":
             knobs = knob_surface(f.path, before, f.after)  # a command line's flags live in `internal` too
-            if kind == "go" and "internal" in f.path.split("/"):
+            if _private_tree(f.path, kind):
                 results.append(knobs)
-                continue  # Go's internal packages cannot be imported from outside the module
+                continue  # Go's internal packages cannot be imported from outside the module; see _PRIVATE
             found = tree_surface(f.path, before, f.after, language=kind)
             results.append(FileSurface(found.changes + knobs.changes, found.shapes))
     modules = _modules(files, packaging, packaging_before or packaging, shipped, results)
@@ -247,6 +247,17 @@ _NOT_INSTALLED = frozenset(
     {PathKind.CI, PathKind.TOOLING, PathKind.DOCS, PathKind.TESTS, PathKind.EXAMPLE, PathKind.BENCHMARK}
     | {PathKind.VENDORED, PathKind.GENERATED}
 )
+
+
+# Folders whose names say their code is the project's own, not its users' API: Go enforces `internal`; C, C++,
+# Rust and JavaScript projects follow the same convention by name (`detail/`, `_internal/`, `private/`). What
+# they read from the environment or the command line still reaches users.
+_PRIVATE = frozenset({"internal", "_internal", "detail", "details", "private", "_private"})
+
+
+def _private_tree(path: str, kind: str) -> bool:
+    folders = path.lower().split("/")[:-1]
+    return any(part in _PRIVATE for part in folders) if kind != "go" else "internal" in folders
 
 
 def _speaks_for_users(path: str, packaging: Packaging | None) -> bool:

@@ -32,6 +32,7 @@ from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.python import FileSurface
 
 MAX_SOURCE_BYTES = 2_000_000
+_PRIVATE_NAMESPACES = frozenset({"detail", "details", "internal", "impl", "_internal"})
 _GUARD_SUFFIXES = ("_H", "_H_", "_HPP", "_HPP_", "_INCLUDED", "_H__")
 
 LANGUAGES = {
@@ -245,6 +246,8 @@ def _cpp_item(child, api: _Api, prefix: str) -> tuple[object, str] | None:
     if kind == "namespace_definition":
         name = _text(child.child_by_field_name("name"))
         body = child.child_by_field_name("body")
+        if name.rsplit("::", 1)[-1] in _PRIVATE_NAMESPACES:
+            return None  # `namespace detail { … }`: the header's own helpers, by the language's convention
         if body is not None:
             return body, f"{prefix}{name}::" if name else prefix
     elif kind == "linkage_specification":

@@ -144,6 +144,24 @@ def test_commonjs_exports_are_a_modules_names():
     }
 
 
+def test_a_private_tree_or_detail_namespace_holds_no_user_api():
+    # `include/kit/detail/`, `src/_internal/`, `namespace detail { … }`: the project's own helpers by the
+    # languages' convention (as Go's `internal/` is by rule); their environment variables still count
+    files = [
+        FileVersions("include/kit/detail/buffer.h", "int kit_grow(int n);\n", "int kit_grow(int n, int by);\n"),
+        FileVersions("src/_internal/paths.ts", "export function clean(p: string) {}\n", "export function join(a: string) {}\n"),
+        FileVersions("src/private/env.rs", "pub fn a() {}\n", 'pub fn b() { std::env::var("KIT_TRACE"); }\n'),
+    ]  # fmt: skip
+    assert names(commit_surface(files, None, None)) == {(K.ENV_ADDED, "KIT_TRACE")}
+    header = "namespace kit {\nint open(int f);\nnamespace detail {\nint grow(int n);\n}\n}\n"
+    after = header.replace("int grow(int n);", "int grow(int n, int by);").replace(
+        "int open(int f);", "int open(int f);\nint close(int f);"
+    )
+    assert names(tree_surface("include/kit/kit.h", header, after, language="cpp").changes) == {
+        (K.ADDED, "kit::close")
+    }
+
+
 def test_a_file_with_syntax_errors_yields_nothing():
     assert tree_surface("a.rs", "pub fn a() {}", "pub fn b( {", language="rust").changes == []
 
