@@ -19,7 +19,7 @@ from analysis.surface.entry_points import entry_point_changes
 from analysis.surface.manifest_surface import manifest_changes
 from analysis.surface.modules import ModuleFacts, module_facts
 from analysis.surface.native_knobs import KNOB_SUFFIXES, SOURCE_SUFFIXES, knob_surface, mentions_knobs
-from analysis.surface.other_langs import language_of, tree_surface
+from analysis.surface.other_langs import language_of, private_tree, tree_surface
 from analysis.surface.packaging import Packaging, module_from_path, packaging_changes, read_packaging
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
 from analysis.surface.pairing import pair_renames, without_moves
@@ -152,9 +152,9 @@ def read_surface(
             results.append(knob_surface(f.path, before, f.after))
         elif kind != "packaging+python":
             knobs = knob_surface(f.path, before, f.after)  # a command line's flags live in `internal` too
-            if _private_tree(f.path, kind):
+            if private_tree(f.path, kind):  # no API users import; what they set or type still counts
                 results.append(knobs)
-                continue  # Go's internal packages cannot be imported from outside the module; see _PRIVATE
+                continue
             found = tree_surface(f.path, before, f.after, language=kind)
             results.append(FileSurface(found.changes + knobs.changes, found.shapes))
     modules = _modules(files, packaging, packaging_before or packaging, shipped, results)
@@ -247,17 +247,6 @@ _NOT_INSTALLED = frozenset(
     {PathKind.CI, PathKind.TOOLING, PathKind.DOCS, PathKind.TESTS, PathKind.EXAMPLE, PathKind.BENCHMARK}
     | {PathKind.VENDORED, PathKind.GENERATED}
 )
-
-
-# Folders whose names say their code is the project's own, not its users' API: Go enforces `internal`; C, C++,
-# Rust and JavaScript projects follow the same convention by name (`detail/`, `_internal/`, `private/`). What
-# they read from the environment or the command line still reaches users.
-_PRIVATE = frozenset({"internal", "_internal", "detail", "details", "private", "_private"})
-
-
-def _private_tree(path: str, kind: str) -> bool:
-    folders = path.lower().split("/")[:-1]
-    return any(part in _PRIVATE for part in folders) if kind != "go" else "internal" in folders
 
 
 def _speaks_for_users(path: str, packaging: Packaging | None) -> bool:

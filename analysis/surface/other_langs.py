@@ -77,6 +77,17 @@ def language_of(path: str) -> str | None:
     return LANGUAGES.get(lower[dot:]) if dot >= 0 else None
 
 
+# Folders whose names say their code is the project's own, not its users' API: Go enforces `internal`; C, C++,
+# Rust and JavaScript projects follow the same convention by name (`detail/`, `_internal/`, `private/`).
+_PRIVATE_FOLDERS = frozenset({"internal", "_internal", "detail", "details", "private", "_private"})
+
+
+def private_tree(path: str, language: str) -> bool:
+    """Whether a file's folders keep its names from users (the caller still reads its knobs)."""
+    folders = path.lower().split("/")[:-1]
+    return "internal" in folders if language == "go" else any(part in _PRIVATE_FOLDERS for part in folders)
+
+
 def tree_surface(path: str, before: str | None, after: str | None, *, language: str) -> FileSurface:
     old = _api(before, language) if before is not None else _Api()
     new = _api(after, language) if after is not None else _Api()
