@@ -7,6 +7,7 @@ Two origins, one model: the TOML configuration file (read at start-up) and `/dig
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,8 @@ from analysis.errors import InputError
 from analysis.models import Commit
 from bot.config.settings import zone
 from bot.store.db import Store, utcnow
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TIME = "09:00"
 HHMM = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")  # a daily time; any other schedule is a cron expression
@@ -101,10 +104,15 @@ def on_console(sub: Subscription) -> Subscription:
 
 
 class ChatSubscriptions:
-    """The subscriptions made from chat, in SQLite."""
+    """The subscriptions made from chat, in SQLite. Read fresh on every call; while the store is busy (its
+    connection held by a write waiting for another process), the last rows read serve instead: a chat
+    command reads them before its acknowledgement, which Slack and Discord want within 3 s."""
+
+    BUSY_WAIT = 0.25  # seconds a read waits for the connection before it serves the last rows read
 
     def __init__(self, store: Store):
         self.store = store
+        self._last: list[dict] | None = None
 
     def add(
         self, platform: str, channel: str, repo: str, *, time: str | None, tz: str, lang: str, by: str = ""
@@ -140,7 +148,15 @@ class ChatSubscriptions:
         return cursor.rowcount > 0
 
     def all(self) -> list[Subscription]:
-        return [_from_row(r) for r in self.store.query("SELECT * FROM subscriptions ORDER BY id")]
+        sql = "SELECT * FROM subscriptions ORDER BY id"
+        rows = self.store.query_unless_busy(sql, [], self.BUSY_WAIT)
+        if rows is None:
+            if self._last is not None:
+                log.info("store busy: chat subscriptions as last read")
+                return [_from_row(r) for r in self._last]
+            rows = self.store.query(sql)  # nothing read yet: wait for it
+        self._last = rows
+        return [_from_row(r) for r in rows]
 
 
 def canonical_zone(name: str) -> str:

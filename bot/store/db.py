@@ -931,6 +931,17 @@ class Store:
         with self._lock:
             return list(self.db.query(sql, list(params)))
 
+    def query_unless_busy(self, sql: str, params: Iterable[Any], wait: float) -> list[dict[str, Any]] | None:
+        """A read of a table the group commit never writes, for code on the event loop that must answer at
+        once (a Slack ack): None when the connection is not free within `wait` seconds — the writer holds it
+        while another process holds SQLite's write lock, up to the busy timeout — instead of waiting."""
+        if not self._lock.acquire(timeout=wait):
+            return None
+        try:
+            return list(self.db.query(sql, list(params)))
+        finally:
+            self._lock.release()
+
 
 def _link_row(link: FollowUpLink) -> dict[str, Any]:
     return {
