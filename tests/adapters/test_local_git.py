@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from adapters import local_git
 from adapters.local_git import LocalGitSource, parse_remote_url, redact
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.index import automated
@@ -372,6 +373,74 @@ async def test_statuses_counts_renames_binary_and_patches(repo: GitRepo) -> None
     assert root_files["dir with space/ünï côde.txt"].patch == "@@ -0,0 +1 @@\n+unicode"
     assert root_files["moved.py"].additions == 20
     assert root_files["logo.png"].patch is None
+
+
+def numstat(repo: GitRepo, sha: str) -> dict[str, tuple[str, str]]:
+    """git's own count of a commit's lines added and removed, per path ('-' for a binary file)."""
+    out = repo.git("log", "-1", "-M", "--numstat", "--format=", sha)
+    rows = [line.split("\t") for line in out.splitlines() if line]
+    return {row[-1].split(" => ")[-1].rstrip("}"): (row[0], row[1]) for row in rows}
+
+
+async def test_lines_added_and_removed_are_counted_as_git_numstat_counts_them(repo: GitRepo) -> None:
+    repo.commit("root", when="2026-01-26T09:00:00+08:00", files={
+        "dashes.txt": "--flag\n++plus\nkeep\n-- sql comment\n",
+        "open.txt": "no newline at the end",
+        "same.bin": b"\x00binary\x01",
+        "grows.bin": b"\x00a",
+        "empty.txt": "",
+    })  # fmt: skip
+    second = repo.commit("second", when="2026-01-26T10:00:00+08:00", rename={"same.bin": "moved.bin"},
+                         files={"dashes.txt": "+++x\nkeep\n---y\n", "open.txt": "no newline at the end\nnow\n",
+                                "grows.bin": b"\x00ab", "new.txt": "@@ -1 +1 @@\n+- not a hunk\n"})  # fmt: skip
+
+    latest, root = await day_commits(repo.path)
+
+    for commit in (latest, root):
+        ours = {f.path: f for f in commit.files}
+        git = numstat(repo, commit.sha)
+        assert ours.keys() == git.keys()
+        for path, (added, removed) in git.items():
+            found = (ours[path].additions, ours[path].deletions)
+            if added == "-":  # binary: no count and no patch
+                assert (*found, ours[path].patch) == (0, 0, None), path
+            else:
+                assert found == (int(added), int(removed)), path
+    files = {f.path: f for f in latest.files}
+    assert latest.sha == second
+    assert (files["dashes.txt"].additions, files["dashes.txt"].deletions) == (2, 3)
+    assert (files["open.txt"].additions, files["open.txt"].deletions) == (2, 1)
+    assert (files["new.txt"].additions, files["new.txt"].deletions) == (2, 0)
+    assert (files["moved.bin"].status, files["moved.bin"].patch, files["moved.bin"].additions) == (
+        "renamed",
+        None,
+        0,
+    )
+
+
+async def test_counts_come_from_git_numstat_when_patches_do_not_pair_with_files(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.commit("root", files={"a.txt": "a\n", "b.txt": "b\n"}, when="2026-01-26T09:00:00+08:00")
+    repo.commit("change", files={"a.txt": "a\nA\n", "b.txt": "B\n"}, when="2026-01-26T10:00:00+08:00")
+    calls: list[list[str]] = []
+    spawn = LocalGitSource._spawn
+
+    def counting(self: LocalGitSource, args: list[str], *rest: object, **kw: object) -> object:
+        calls.append(list(args))
+        return spawn(self, args, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LocalGitSource, "_spawn", counting)
+    monkeypatch.setattr(local_git, "_parse_patches", lambda out, nonce: {})  # as if git had listed no section
+
+    latest, root = await day_commits(repo.path)
+
+    assert sum("--numstat" in args for args in calls) == 1  # asked once, for the batch
+    assert [(f.path, f.additions, f.deletions, f.patch) for f in latest.files] == [
+        ("a.txt", 1, 0, None),
+        ("b.txt", 1, 1, None),  # never a patch paired with the wrong file
+    ]
+    assert [(f.path, f.additions) for f in root.files] == [("a.txt", 1), ("b.txt", 1)]
 
 
 async def test_commit_fields(repo: GitRepo) -> None:
