@@ -749,30 +749,40 @@ def _parse_patches(out: bytes, nonce: bytes) -> dict[str, list[_Patch]]:
     the lines the hunks add and remove.
 
     Lines inside a diff are always prefixed (' ', '+', '-', '\\'), so a line starting with the random
-    nonce is a commit header and a line starting with 'diff --git ' is a file header."""
-    sections: dict[str, list[list[bytes]]] = {}
-    current: list[list[bytes]] | None = None
-    section: list[bytes] | None = None
-    for line in out.split(b"\n"):  # not splitlines(): \r, \f and friends are content
-        if line.startswith(nonce) and _FULL_SHA.fullmatch(line[len(nonce) :]):
-            current, section = sections.setdefault(_text(line[len(nonce) :]), []), None
-        elif current is not None and line.startswith(b"diff --git "):
-            section = []
-            current.append(section)
-        elif section is not None:
-            section.append(line)
-    return {sha: [_section(lines) for lines in files] for sha, files in sections.items()}
+    nonce is a commit header and a line starting with 'diff --git ' is a file header. Lines end at "\n"
+    only: \r, \f and friends are content. Cut by searching, not line by line (tens of megabytes a span)."""
+    sections: dict[str, list[_Patch]] = {}
+    heads = _nonce_lines(out, nonce)
+    for n, (_, start, sha) in enumerate(heads):
+        end = heads[n + 1][0] if n + 1 < len(heads) else len(out)
+        # from the header line's own newline on: every line of the commit follows a "\n"
+        files = out[start:end].split(b"\ndiff --git ")[1:]
+        sections.setdefault(_text(sha), []).extend(map(_section, files))
+    return sections
 
 
-def _section(lines: list[bytes]) -> _Patch:
-    start = next((n for n, line in enumerate(lines) if line.startswith(b"@@")), None)
-    if start is None:  # headers only: a binary file's one line says so
-        return _Patch(None, 0, 0, any(line.startswith(b"Binary files ") for line in lines))
-    body = lines[start:]
-    while body and not body[-1]:  # the output's final newline; a blank context line is " "
-        body.pop()
-    joined = b"\n".join(body)  # starts with "@@": every added or removed line follows a newline
-    return _Patch(_text(joined), joined.count(b"\n+"), joined.count(b"\n-"), False)
+def _nonce_lines(out: bytes, nonce: bytes) -> list[tuple[int, int, bytes]]:
+    """(where it starts, where it ends, the sha) of every line that is the nonce and a full sha, in order."""
+    found: list[tuple[int, int, bytes]] = []
+    at = out.find(nonce)
+    while at >= 0:
+        end = out.find(b"\n", at)
+        end = len(out) if end < 0 else end
+        sha = out[at + len(nonce) : end]
+        if (at == 0 or out[at - 1] == 0x0A) and _FULL_SHA.fullmatch(sha):
+            found.append((at, end, sha))
+        at = out.find(nonce, at + 1)
+    return found
+
+
+def _section(text: bytes) -> _Patch:
+    """A file section from after its 'diff --git ' on: the rest of that line, the headers, the hunks."""
+    at = text.find(b"\n@@")  # no header line starts with "@@"
+    if at < 0:  # headers only: a binary file's one line says so
+        return _Patch(None, 0, 0, b"\nBinary files " in text)
+    body = text[at + 1 :].rstrip(b"\n")  # the output's final newlines; a blank context line is " "
+    # starts with "@@": every added or removed line follows a newline
+    return _Patch(_text(body), body.count(b"\n+"), body.count(b"\n-"), False)
 
 
 def _parts(items: list[str], n: int) -> list[list[str]]:
