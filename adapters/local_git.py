@@ -666,10 +666,10 @@ class _Meta:
 
 
 def _parse_meta(out: bytes) -> list[_Meta]:
-    """Parse `git log -z --raw --numstat --format=<_META>`.
+    """Parse `git log -z --raw [--numstat] --format=<_META>` (without --numstat every file counts as "-").
 
     Per commit: six header tokens, then raw entries (':modes shas status', then one path, two for
-    renames and copies), then numstat entries ('add<TAB>del<TAB>path', or 'add<TAB>del<TAB>' then two
+    renames and copies), then any numstat entries ('add<TAB>del<TAB>path', or 'add<TAB>del<TAB>' then two
     paths). Messages cannot hold NUL, paths are consumed by their entry, so the token stream is exact."""
     tokens = out.split(b"\0")
     commits: list[_Meta] = []
