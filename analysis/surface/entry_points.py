@@ -13,11 +13,16 @@ setup.py (a literal `entry_points=` of setup()), never run; the commands an npm 
 from __future__ import annotations
 
 import configparser
-import json
 import posixpath
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.surface.packaging import MAX_PACKAGING_CHARS, line_of, setup_py_keywords, toml_table
+from analysis.surface.packaging import (
+    MAX_PACKAGING_CHARS,
+    json_object,
+    line_of,
+    setup_py_keywords,
+    toml_table,
+)
 
 _COMMANDS = frozenset({"console_scripts", "gui_scripts"})
 
@@ -100,11 +105,8 @@ def entry_points(path: str, text: str | None) -> dict[tuple[str, str], str]:
 def _npm_bin(text: str) -> dict[str, str]:
     """package.json's `bin`: {command: script}; a single script is a command named as the package (its scope
     taken off)."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return {}
-    if not isinstance(data, dict):
+    data = json_object(text)
+    if data is None:
         return {}
     bins, package = data.get("bin"), data.get("name")
     if isinstance(bins, str) and isinstance(package, str) and package:

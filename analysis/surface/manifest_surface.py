@@ -9,11 +9,10 @@ never run; a manifest that does not parse states nothing.
 
 from __future__ import annotations
 
-import json
 import posixpath
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.surface.packaging import MAX_PACKAGING_CHARS, line_of, toml_table
+from analysis.surface.packaging import MAX_PACKAGING_CHARS, json_object, line_of, toml_table
 
 
 def manifest_changes(path: str, before: str | None, after: str | None) -> list[SurfaceChange]:
@@ -104,10 +103,4 @@ def _npm_name(text: str | None) -> str:
 
 
 def _json(text: str | None) -> dict | None:
-    if not text or len(text) > MAX_PACKAGING_CHARS:
-        return None
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    return data if isinstance(data, dict) else None
+    return None if text and len(text) > MAX_PACKAGING_CHARS else json_object(text)

@@ -310,11 +310,8 @@ def _project_name(texts: dict[str, str]) -> str:
     if not name and "Cargo.toml" in texts:
         name = _table(_toml(texts["Cargo.toml"]).get("package")).get("name")
     if not name and "package.json" in texts:
-        try:
-            value = json.loads(texts["package.json"])
-        except (ValueError, RecursionError):
-            value = None
-        name = value.get("name") if isinstance(value, dict) else None
+        value = json_object(texts["package.json"])
+        name = value.get("name") if value is not None else None
     return canonicalize_name(name) if isinstance(name, str) and name.strip() else ""
 
 
@@ -676,11 +673,8 @@ def _maturin(root: str, maturin: dict, tree: set[str] | None, name: str) -> Dist
 
 
 def _npm(root: str, text: str, listing: set[str] | None = None) -> Distribution | None:
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(data, dict):
+    data = json_object(text)
+    if data is None:
         return None
     files = data.get("files")
     if data.get("private") is True and root:
@@ -865,11 +859,8 @@ def _requirements(path: str, text: str | None) -> dict[tuple[str, str], str]:
             return {}
         found += [("runtime", line) for line in _requirement_lines(text)]
     elif name == "package.json":
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
-            return {}
-        if not isinstance(data, dict):
+        data = json_object(text)
+        if data is None:
             return {}
         out: dict[tuple[str, str], str] = {}
         for section, scope in (
@@ -1023,11 +1014,8 @@ def _minimum(name: str, text: str | None) -> tuple[str, str] | None:
     if not text:
         return None
     if name == "package.json":
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
-            return None
-        engines = data.get("engines") if isinstance(data, dict) else None
+        data = json_object(text)
+        engines = data.get("engines") if data is not None else None
         node = engines.get("node") if isinstance(engines, dict) else None
         match = re.search(r"(\d+(?:\.\d+)*)", node) if isinstance(node, str) else None
         return ("Node", match.group(1)) if match else None
@@ -1048,6 +1036,17 @@ def _version_key(version: str) -> tuple[int, ...]:
 def line_of(text: str | None, needle: str) -> int | None:
     """The 1-based line where `needle` first occurs in `text`; None when it does not."""
     return _line_of(text, needle)
+
+
+def json_object(text: str | None) -> dict | None:
+    """A JSON text's top-level object (package.json); None when it does not parse or is not an object."""
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def toml_table(text: str | None, *keys: str) -> dict:
