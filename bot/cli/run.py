@@ -104,10 +104,21 @@ def run(
     if console:
         runtimes = console_runtimes(obj.write)
 
+    watched = config or settings.digest_config
+
     async def go() -> None:
         stop = asyncio.Event()
         install_signal_handlers(stop)
-        await serve(settings, obj.store, subscriptions, stop=stop, make_runtimes=runtimes)
+        if watched is not None:
+            from bot.service.config_watch import watch_config
+
+            watcher = asyncio.create_task(watch_config(Path(watched), stop))
+        try:
+            await serve(settings, obj.store, subscriptions, stop=stop, make_runtimes=runtimes)
+        finally:
+            if watched is not None:
+                stop.set()
+                await watcher
 
     run_async(go())
 
