@@ -1035,7 +1035,8 @@ class _Compare:
                 continue
             self._fields(qual, old, new)
         for qual, old in self.old.configs.items():
-            if qual not in self.new.configs and qual in self.new.defs and old.public:
+            stays = qual in self.new.defs and self.new.defs[qual].kind != "import"  # not moved and re-exported
+            if qual not in self.new.configs and stays and old.public:
                 for f in old.fields.values():  # the class stays but is no longer a config
                     self._add(SurfaceKind.FIELD_REMOVED, self._name(f"{qual}.{f.name}"), f.line)
 

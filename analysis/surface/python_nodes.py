@@ -771,8 +771,16 @@ def _has_word(lines: list[int], node: ast.AST) -> bool:
 
 
 def _outer_kept(qual: str, old: dict[str, _Def], new: dict[str, _Def]) -> bool:
-    """A member counts on its own only while its class stays public: a removed class is one removal."""
-    return _outers_public(qual, new)
+    """A member counts on its own only while its class stays public and defined here: a removed class is one
+    removal, and a class moved to another module and imported back (re-exported) takes its members along."""
+    return _outers_public(qual, new) and not _outer_imported(qual, new)
+
+
+def _outer_imported(qual: str, defs: dict[str, _Def]) -> bool:
+    parts = qual.split(".")
+    return any(
+        (d := defs.get(".".join(parts[:i]))) is not None and d.kind == "import" for i in range(1, len(parts))
+    )
 
 
 def _outer_new(qual: str, old: dict[str, _Def], new: dict[str, _Def]) -> bool:

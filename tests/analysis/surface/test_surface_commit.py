@@ -408,3 +408,37 @@ def test_a_file_too_deep_for_a_walker_yields_nothing_and_no_error(monkeypatch):
 
     monkeypatch.setattr(other_langs, "_rust", too_deep)
     assert tree_surface("src/lib.rs", "pub fn a() {}\n", "pub fn b() {}\n", language="rust").changes == []
+
+
+def test_a_class_moved_to_a_submodule_and_imported_back_takes_its_members_along():
+    # "Move `LoRAConfig` from `config/__init__.py` to `config/lora.py`": the package re-exports it, and its 8
+    # fields and 3 methods were each stated removed ("breaks users", high)
+    old_init = (
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass LoRAConfig:\n    max_rank: int = 16\n"
+        "    max_loras: int = 1\n\n    def compute_hash(self) -> str:\n        return str(self.max_rank)\n\n\n"
+        "@dataclass\nclass CacheConfig:\n    block_size: int = 16\n"
+    )
+    new_init = (
+        "from dataclasses import dataclass\n\nfrom pkg.config.lora import LoRAConfig\n\n__all__ = ['LoRAConfig', "
+        "'CacheConfig']\n\n\n@dataclass\nclass CacheConfig:\n    block_size: int = 16\n"
+    )
+    lora = (
+        "from dataclasses import dataclass\n\n\n@dataclass\nclass LoRAConfig:\n    max_rank: int = 16\n"
+        "    max_loras: int = 1\n\n    def compute_hash(self) -> str:\n        return str(self.max_rank)\n"
+    )
+    found = names(
+        commit_surface(
+            [
+                FileVersions("pkg/config/__init__.py", old_init, new_init),
+                FileVersions("pkg/config/lora.py", None, lora),
+            ],
+            None,
+            None,
+        )
+    )
+    assert not {(k, n) for k, n in found if k in (K.REMOVED, K.FIELD_REMOVED)}, found
+    # moved without the import back, it is gone from where users import it: one removal
+    gone = "from dataclasses import dataclass\n\n\n@dataclass\nclass CacheConfig:\n    block_size: int = 16\n"
+    found = names(commit_surface([FileVersions("pkg/config/__init__.py", old_init, gone)], None, None))
+    assert (K.REMOVED, "pkg.config.LoRAConfig") in found
+    assert not {(k, n) for k, n in found if n.startswith("pkg.config.LoRAConfig.")}
