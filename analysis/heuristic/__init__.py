@@ -94,7 +94,8 @@ if TYPE_CHECKING:
 # h14: a deprecation a doc comment states (Go `Deprecated:`, JSDoc) is one though only prose changed; "make X the
 # default" titles; Cargo features, npm exports subpaths and commands, CMake/Meson options, enum members (surface-10)
 # h15: a class moved to another module and imported back (re-exported) takes its members along (surface-11)
-RUBRIC_VERSION = "h15"
+# h16: a package __init__'s imports from another distribution are not its API unless __all__ lists them (surface-12)
+RUBRIC_VERSION = "h16"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -907,17 +907,32 @@ class _Compare:
         return False
 
     # definitions ------------------------------------------------------------------------------------------
+    def _foreign(self, d: _Def, exports: set[str] | None) -> bool:
+        """A name a package's __init__ imports from another distribution (`from torch import Tensor`) for its
+        own use: not the package's API unless its `__all__` lists it, as the standard library's are not."""
+        if d.kind != "import" or d.origin.startswith(".") or not self.module:
+            return False
+        if exports is not None and d.qualname in exports:
+            return False
+        return d.origin.split(".")[0] != self.module.split(".")[0]
+
     def _defs(self) -> None:
         old, new = self.old.defs, self.new.defs
         gone = [
             q
             for q, d in old.items()
-            if d.public and not (q in new and new[q].public) and _outer_kept(q, old, new)
+            if d.public
+            and not (q in new and new[q].public)
+            and _outer_kept(q, old, new)
+            and not self._foreign(d, self.old.exports)
         ]
         came = [
             q
             for q, d in new.items()
-            if d.public and not (q in old and old[q].public) and _outer_new(q, old, new)
+            if d.public
+            and not (q in old and old[q].public)
+            and _outer_new(q, old, new)
+            and not self._foreign(d, self.new.exports)
         ]
         for qual in gone:
             d = old[qual]

@@ -442,3 +442,20 @@ def test_a_class_moved_to_a_submodule_and_imported_back_takes_its_members_along(
     found = names(commit_surface([FileVersions("pkg/config/__init__.py", old_init, gone)], None, None))
     assert (K.REMOVED, "pkg.config.LoRAConfig") in found
     assert not {(k, n) for k, n in found if n.startswith("pkg.config.LoRAConfig.")}
+
+
+def test_a_package_init_importing_another_distributions_names_does_not_make_them_its_api():
+    # moving a class out of a package's __init__ dropped its imports of torch names: "removes `ProcessGroup`"
+    # and "removes `ReduceOp`" read as breaking users of the package
+    before = (
+        "from torch.distributed import ProcessGroup, ReduceOp\nfrom pkg.utils import cuda_count\n\n\n"
+        "class ParallelConfig:\n    pass\n"
+    )
+    after = "from numpy import ndarray\n\n\nclass ParallelConfig:\n    pass\n"
+    found = names(commit_surface([FileVersions("pkg/config/__init__.py", before, after)], None, None))
+    assert found == {(K.REMOVED, "pkg.config.cuda_count")}  # the package's own name it served is still one
+    # listed in __all__, another distribution's name is the package's API all the same
+    listed = before + "\n__all__ = ['ParallelConfig', 'ProcessGroup']\n"
+    kept = after + "\n__all__ = ['ParallelConfig']\n"
+    found = names(commit_surface([FileVersions("pkg/config/__init__.py", listed, kept)], None, None))
+    assert (K.REMOVED, "pkg.config.ProcessGroup") in found
