@@ -95,7 +95,8 @@ if TYPE_CHECKING:
 # default" titles; Cargo features, npm exports subpaths and commands, CMake/Meson options, enum members (surface-10)
 # h15: a class moved to another module and imported back (re-exported) takes its members along (surface-11)
 # h16: a package __init__'s imports from another distribution are not its API unless __all__ lists them (surface-12)
-RUBRIC_VERSION = "h16"
+# h17: nor are those from a sibling or parent package; those from its own modules are (surface-13)
+RUBRIC_VERSION = "h17"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -908,13 +908,17 @@ class _Compare:
 
     # definitions ------------------------------------------------------------------------------------------
     def _foreign(self, d: _Def, exports: set[str] | None) -> bool:
-        """A name a package's __init__ imports from another distribution (`from torch import Tensor`) for its
-        own use: not the package's API unless its `__all__` lists it, as the standard library's are not."""
-        if d.kind != "import" or d.origin.startswith(".") or not self.module:
+        """A name a package's __init__ imports from outside the package for its own use — another
+        distribution's (`from torch import Tensor`) or a sibling package's (`from pkg.utils import GiB`):
+        not the package's API unless its `__all__` lists it, as the standard library's are not. What it
+        imports from its own modules (`from .lora import LoRAConfig`, `from pkg.config.lora import ...`) is."""
+        if d.kind != "import" or not self.module:
             return False
         if exports is not None and d.qualname in exports:
             return False
-        return d.origin.split(".")[0] != self.module.split(".")[0]
+        if d.origin.startswith("."):
+            return d.origin.startswith("..")  # from the parent package or beyond
+        return not d.origin.startswith(f"{self.module}.")
 
     def _defs(self) -> None:
         old, new = self.old.defs, self.new.defs

@@ -444,7 +444,7 @@ def test_a_class_moved_to_a_submodule_and_imported_back_takes_its_members_along(
     assert not {(k, n) for k, n in found if n.startswith("pkg.config.LoRAConfig.")}
 
 
-def test_a_package_init_importing_another_distributions_names_does_not_make_them_its_api():
+def test_a_package_init_importing_names_from_outside_the_package_does_not_make_them_its_api():
     # moving a class out of a package's __init__ dropped its imports of torch names: "removes `ProcessGroup`"
     # and "removes `ReduceOp`" read as breaking users of the package
     before = (
@@ -453,7 +453,11 @@ def test_a_package_init_importing_another_distributions_names_does_not_make_them
     )
     after = "from numpy import ndarray\n\n\nclass ParallelConfig:\n    pass\n"
     found = names(commit_surface([FileVersions("pkg/config/__init__.py", before, after)], None, None))
-    assert found == {(K.REMOVED, "pkg.config.cuda_count")}  # the package's own name it served is still one
+    assert found == set()  # a sibling package's name (`pkg.utils`) is not this package's either
+    # what it imports from its own modules is its API: dropping it breaks `from pkg.config import LoRAConfig`
+    own = "from .lora import LoRAConfig\nfrom pkg.config.cache import CacheConfig\nfrom ..utils import helper\n"
+    found = names(commit_surface([FileVersions("pkg/config/__init__.py", own, "")], None, None))
+    assert found == {(K.REMOVED, "pkg.config.LoRAConfig"), (K.REMOVED, "pkg.config.CacheConfig")}
     # listed in __all__, another distribution's name is the package's API all the same
     listed = before + "\n__all__ = ['ParallelConfig', 'ProcessGroup']\n"
     kept = after + "\n__all__ = ['ParallelConfig']\n"
