@@ -19,7 +19,6 @@ import json
 import logging
 import math
 import random
-import re
 import sys
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -38,7 +37,7 @@ from aiolimiter import AsyncLimiter
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
-from adapters.http_headers import finite_number, header_value, retry_after
+from adapters.http_headers import finite_number, header_value, retry_after, without_scheme
 from analysis.llm.schemas import response_format
 from bot.ports.protocols import BatchRequest, ChatReply, LLMError, LLMFatal, Message
 from bot.ports.secrets import scrub
@@ -275,7 +274,7 @@ class LLMClient:
         self._send_temperature = True
         self.where = self._describe(base_url)
         if api_key:  # pasted with its header's scheme, it would go out as "Bearer Bearer sk-…"
-            api_key = re.sub(r"^bearer\s+", "", api_key.strip(), flags=re.IGNORECASE)
+            api_key = without_scheme(api_key, "bearer")
         self._secret = api_key if api_key and len(api_key) >= 6 else None
         # max_retries=0: the SDK must not retry behind our back (we log and pace every attempt).
         self._client = openai.AsyncOpenAI(

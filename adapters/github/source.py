@@ -42,7 +42,7 @@ from adapters.github.shapes import (
     page_files,
     tree_paths,
 )
-from adapters.http_headers import finite_number, retry_after
+from adapters.http_headers import finite_number, retry_after, without_scheme
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.history.automation import is_automated
 from analysis.history.followups import PastCommit
@@ -149,7 +149,7 @@ class GitHubSource:
         if token:
             # A token pasted with its header's scheme ("token ghp_…", "Bearer ghp_…") would be sent as
             # "Bearer token ghp_…" and rejected: the scheme is ours to add.
-            token = re.sub(r"^(?:bearer|token)\s+", "", token.strip(), flags=re.IGNORECASE)
+            token = without_scheme(token, "bearer", "token")
             headers["Authorization"] = f"Bearer {token}"
         self._client = httpx.AsyncClient(
             headers=headers,
