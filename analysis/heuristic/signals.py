@@ -276,11 +276,7 @@ def _sig_build(facts: Facts) -> Signal | None:
     its failures show where it is built next — another platform, toolchain or version than CI's — not in
     the diff. On the reference history such commits were later reverted or fixed at almost three times
     the branch's rate (BENCHMARKS.md); a floor of medium, like a dependency change."""
-    paths = [
-        p
-        for p in sorted(facts.runtime)
-        if builds_what_ships(p) and p in facts.by_path and not _comments_only(facts.diffs.get(p))
-    ]
+    paths = [p for p in sorted(facts.runtime) if builds_what_ships(p) and not _comments_only(facts.diffs.get(p))]
     return Signal("build", items=tuple(paths)) if paths else None
 
 
