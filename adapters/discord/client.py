@@ -16,6 +16,7 @@ import aiohttp
 import discord
 from discord.http import Route
 
+from adapters.http_headers import without_scheme
 from analysis.errors import ConfigError, InputError, ServiceError
 from analysis.render.discord_embeds import (
     Message,
@@ -109,9 +110,10 @@ def routed_to(url: str | None) -> Iterator[None]:
 
 async def login(client: discord.Client, token: str) -> None:
     """Log the client in over REST; failures become one clear line (never the token)."""
-    if token[:4].lower() == "bot ":  # pasted from an Authorization header: discord.py adds the scheme itself
+    bare = without_scheme(token, "bot")  # pasted from an Authorization header: discord.py adds the scheme
+    if bare != token.strip():
         log.warning("DISCORD_BOT_TOKEN starts with 'Bot ': that is the header's scheme, not the token; ignored")
-        token = token[4:].strip()
+    token = bare
     try:
         async with deadline():
             await client.login(token)

@@ -199,12 +199,11 @@ async def analyse_commits(
         analyses = await asyncio.to_thread(_cached, store, analyzer, repo, commits, lang)
     stats.cached_analyses = len(analyses)
     todo = [c for c in commits if c.sha not in analyses]
-    save_each = not isinstance(analyzer, HeuristicAnalyzer)
     # A commit another call of this process is asking the model about already: its answer, not a second call.
     flight = Flight(
         (store, repo, analyzer.model, analyzer.prompt_version, lang),
         [c.sha for c in todo],
-        share=save_each and not refresh,
+        share=_saves_each(analyzer) and not refresh,
     )
     try:
         return await _analyse(
@@ -212,6 +211,12 @@ async def analyse_commits(
         )
     finally:
         flight.close()
+
+
+def _saves_each(analyzer: Analyzer) -> bool:
+    """Whether each analysis is stored as it lands (a model's, paid for) rather than all at the end (the
+    heuristic's, free to redo)."""
+    return not isinstance(analyzer, HeuristicAnalyzer)
 
 
 async def _analyse(
@@ -233,7 +238,7 @@ async def _analyse(
     saved: set[str] = set()
     writes: list[asyncio.Future[None]] = []
     held: list[Analysis] = []
-    save_each = not isinstance(analyzer, HeuristicAnalyzer)
+    save_each = _saves_each(analyzer)
     asking = [c for c in todo if flight.asks(c.sha)]
 
     def keep(result: Analysis) -> None:

@@ -310,9 +310,10 @@ async def test_channels_that_cannot_hold_a_digest_are_refused_clearly(fake, stor
             await post_digest(poster, store, "#general", digest)
 
 
-async def test_a_token_pasted_with_its_bot_scheme_still_logs_in(fake, settings, caplog):
+@pytest.mark.parametrize("scheme", ["Bot ", "bot\t", "BOT   "])
+async def test_a_token_pasted_with_its_bot_scheme_still_logs_in(fake, settings, caplog, scheme):
     token = settings.discord_bot_token.get_secret_value()
-    pasted = settings.model_copy(update={"discord_bot_token": discord_secret(f"Bot {token}")})
+    pasted = settings.model_copy(update={"discord_bot_token": discord_secret(f"{scheme}{token}")})
     async with open_discord_poster(pasted):
         pass
     assert "starts with 'Bot '" in caplog.text and token not in caplog.text
