@@ -58,6 +58,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "slack_working_card": "⏳ 正在分析 {ref} ……",
         "slack_working_day": "⏳ 正在生成 {day} 的摘要 ……",
         "slack_already_posted": "该摘要已在本频道发布过，没有需要补发的内容。",
+        "card_posted_recently": "{sha} 的卡片 {minutes} 分钟前已发在本频道，没有重复发送：{where}",
+        "card_posted_just_now": "{sha} 的卡片刚刚已发在本频道，没有重复发送：{where}",
+        "card_above": "见上方",
         "slack_cannot_post": "无法在本频道发帖（{error}）：请先邀请我加入，例如 /invite @digestbot",
         "slack_failed": "出错了：{error}",
         "store_failed": "我现在无法写入自己的数据库，所以这次没有完成；运维人员可在服务日志中看到原因。",
@@ -118,6 +121,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "slack_working_card": "⏳ Analysing {ref}…",
         "slack_working_day": "⏳ Building the digest of {day}…",
         "slack_already_posted": "That digest is already in this channel; nothing was missing.",
+        "card_posted_recently": "The card for {sha} was posted in this channel {minutes} min ago, so it was not posted again: {where}",
+        "card_posted_just_now": "The card for {sha} was just posted in this channel, so it was not posted again: {where}",
+        "card_above": "see above",
         "slack_cannot_post": "I can't post in this channel ({error}): invite me first, e.g. /invite @digestbot",
         "slack_failed": "Something went wrong: {error}",
         "store_failed": "I can't write my database right now, so this was not done; my operator can see why "
@@ -205,6 +211,15 @@ def check_lang(lang: str) -> str:
 
 def label(lang: str, key: str, **fmt: object) -> str:
     return filled(lang, _LABELS[lang][key], fmt)
+
+
+def repeat_card_notice(lang: str, short_sha: str, minutes_ago: int, where: str | None) -> str:
+    """What someone who asks for a card the channel got minutes ago hears: where it is (its link, else
+    "see above"), instead of a second copy (bot/chat/card_turns.py)."""
+    where = where or label(lang, "card_above")
+    if minutes_ago < 1:
+        return label(lang, "card_posted_just_now", sha=short_sha, where=where)
+    return label(lang, "card_posted_recently", sha=short_sha, minutes=minutes_ago, where=where)
 
 
 def quote_elided(lang: str, text: str, limit: int) -> str:

@@ -27,7 +27,7 @@ from adapters.discord.client import (
 )
 from adapters.discord.poster import DiscordPoster
 from analysis.errors import DigestError, InputError
-from analysis.labels import label
+from analysis.labels import label, repeat_card_notice
 from analysis.models import Digest
 from analysis.questions.parse import is_question
 from analysis.render.answer import discord_chunks
@@ -239,11 +239,19 @@ class DigestBot(discord.Client):
         if result.kind == "error":
             await self._fail(interaction, result.text, private)
         elif result.kind == "card":
-            assert result.commit is not None and result.analysis is not None
-            messages = card_messages(result.commit, result.analysis, result.lang)
-            first = await self._send_card(interaction, messages, result.commit.short_sha)
-            if first is not None:
-                self.service.record_card(PLATFORM, channel, result.commit, result.lang, Posted(str(first.id)))
+            commit, analysis, lang = result.commit, result.analysis, result.lang
+            assert commit is not None and analysis is not None
+            async with self.service.card_turn(PLATFORM, channel, commit, lang) as earlier:
+                if earlier is not None:  # asked again within minutes: pointed at, not posted twice
+                    where = _message_link(interaction, earlier.message_id)
+                    notice = repeat_card_notice(lang, commit.short_sha, earlier.minutes_ago, where)
+                    await self._send_followups(interaction, [{"content": notice}])
+                    return
+                first = await self._send_card(
+                    interaction, card_messages(commit, analysis, lang), commit.short_sha
+                )
+                if first is not None:
+                    self.service.record_card(PLATFORM, channel, commit, lang, Posted(str(first.id)))
         elif result.kind == "digest":
             assert result.digest is not None
             text = await self._post_day(channel, result.digest, result.lang)
@@ -451,3 +459,12 @@ def _can_post_digest(interaction: discord.Interaction) -> bool:
 def _one_message(text: str) -> str:
     chunks = content_chunks(text)
     return chunks[0] if len(chunks) == 1 else chunks[0][:1990].rstrip() + " …"
+
+
+def _message_link(interaction: discord.Interaction, message_id: str) -> str | None:
+    """A message's web link in the channel the command came from (None when Discord named no channel)."""
+    if interaction.channel_id is None:
+        return None
+    return (
+        f"https://discord.com/channels/{interaction.guild_id or '@me'}/{interaction.channel_id}/{message_id}"
+    )

@@ -23,7 +23,7 @@ from adapters.slack.client import (
 )
 from adapters.slack.poster import SlackPoster
 from analysis.errors import DigestError
-from analysis.labels import label
+from analysis.labels import label, repeat_card_notice
 from analysis.questions.parse import is_question, question_lang
 from analysis.render.answer import slack_messages
 from analysis.render.slack_blocks import (
@@ -193,7 +193,7 @@ class SlackBot:
             result = await self.service.execute(PLATFORM, channel, cmd, user)
             lang = result.lang
             if result.kind == "card":
-                await self._post_card(channel, result)
+                await self._post_card(channel, result, asker)
             elif result.kind == "digest":
                 await self._post_day(channel, result, asker)
             else:
@@ -209,16 +209,19 @@ class SlackBot:
             log.exception("Slack: /digest %s failed", cmd.action)
             await self._respond(asker, label(lang, "slack_failed", error=type(exc).__name__))
 
-    async def _post_card(self, channel: str, result: CommandResult) -> None:
-        assert result.commit is not None and result.analysis is not None
-        posted = await self.poster.post_standalone_card(
-            channel,
-            result.commit,
-            result.analysis,
-            result.lang,
-            self.service.channel_tz(PLATFORM, channel, result.commit.repo),
-        )
-        self.service.record_card(PLATFORM, channel, result.commit, result.lang, posted)
+    async def _post_card(self, channel: str, result: CommandResult, asker: _Asker) -> None:
+        commit, analysis, lang = result.commit, result.analysis, result.lang
+        assert commit is not None and analysis is not None
+        async with self.service.card_turn(PLATFORM, channel, commit, lang) as earlier:
+            if earlier is not None:  # asked again within minutes: pointed at, not posted twice
+                where = await self.poster.permalink(channel, earlier.message_id)
+                await self._respond(
+                    asker, repeat_card_notice(lang, commit.short_sha, earlier.minutes_ago, where)
+                )
+                return
+            tz = self.service.channel_tz(PLATFORM, channel, commit.repo)
+            posted = await self.poster.post_standalone_card(channel, commit, analysis, lang, tz)
+            self.service.record_card(PLATFORM, channel, commit, lang, posted)
 
     async def _post_day(self, channel: str, result: CommandResult, asker: _Asker) -> None:
         assert result.digest is not None

@@ -175,6 +175,19 @@ class SlackPoster:
             )
         return Posted(first, first)
 
+    async def permalink(self, channel: str, ts: str) -> str | None:
+        """A message's link (chat.getPermalink); None when Slack cannot give one: a pointer to the message
+        then goes without it."""
+        try:
+            reply = await _call(
+                "chat.getPermalink", self.client.chat_getPermalink(channel=channel, message_ts=ts)
+            )
+        except SlackError as exc:
+            log.info("Slack: no link to %s in %s: %s", ts, channel, exc)
+            return None
+        found = reply.get("permalink") if reply is not None else None
+        return found if isinstance(found, str) and safe_url(found) else None
+
     async def post_messages(
         self, channel: str, messages: list[Message], thread: str | None = None
     ) -> list[str]:

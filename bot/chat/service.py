@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from analysis.questions.document import Answer
 from analysis.refs import Ref
 from analysis.window import refuse_unfinished
 from bot.chat.answers import ThreadLimiter, answer_question
+from bot.chat.card_turns import CardTurns, EarlierCard
 from bot.chat.commands import parse_command, usage
 from bot.config.settings import Settings, zone
 from bot.config.subscriptions import Registry
@@ -73,6 +75,7 @@ class ChatService:
         self._make_answerer = make_answerer
         self.subscriptions = Registry(store)  # the service replaces it with one that knows the config file
         self.qa_limiter = ThreadLimiter(settings.qa_calls_per_minute)  # model calls per thread and minute
+        self.card_turns = CardTurns(store)  # one card per channel at a time, not ten copies of one
         _ = self.answerer  # made now, at start: the first question must not wait for the client's import
 
     # -- wiring ---------------------------------------------------------------------------------
@@ -296,10 +299,25 @@ class ChatService:
 
     def record_card(self, platform: str, channel: str, commit: Commit, lang: str, posted: Any) -> None:
         """Remember a standalone card so replies in its thread find the commit."""
-        key = f"card:{commit.repo}@{commit.sha}/{lang}"
         self.store.record_post(
-            platform, channel, key, f"card:{commit.sha}", posted.message_id, posted.thread_id
+            platform,
+            channel,
+            _card_key(commit, lang),
+            f"card:{commit.sha}",
+            posted.message_id,
+            posted.thread_id,
         )
+
+    def card_turn(
+        self, platform: str, channel: str, commit: Commit, lang: str
+    ) -> AbstractAsyncContextManager[EarlierCard | None]:
+        """Held while a standalone card is posted and recorded (bot/chat/card_turns.py): yields the same card
+        when this channel got it within the last minutes, which is then pointed at instead of posted again."""
+        return self.card_turns.turn(platform, channel, _card_key(commit, lang), f"card:{commit.sha}")
+
+
+def _card_key(commit: Commit, lang: str) -> str:
+    return f"card:{commit.repo}@{commit.sha}/{lang}"
 
 
 def _with_followups(store: Any, ctx: ThreadContext) -> ThreadContext:

@@ -391,6 +391,18 @@ async def test_card_defers_before_the_slow_analysis_then_follows_up(bot, events,
     assert ctx is not None and ctx.commit is not None and ctx.commit.short_sha == sha
 
 
+async def test_a_card_asked_for_again_at_once_points_at_the_first(bot, events):
+    sha = day_commits()[0].short_sha
+    asked: list[list[Any]] = [[], []]
+    await asyncio.gather(*(run_digest(bot, interaction(e), ref=sha) for e in asked))
+    replies = sorted((e[-1][2] for e in asked), key=lambda kw: "embeds" in kw)
+    notice, card = replies
+    assert card["embeds"] and "content" not in card  # one card; the other asker is pointed at it
+    assert "embeds" not in notice and notice["allowed_mentions"] is NO_MENTIONS
+    assert f"The card for {sha} was just posted" in notice["content"]
+    assert f"https://discord.com/channels/1/{CHANNEL}/5000" in notice["content"]
+
+
 async def test_bad_input_is_ephemeral_at_once_without_a_defer(bot, events):
     i = interaction(events)
     await run_digest(bot, i, ref="what is this")

@@ -10,6 +10,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from adapters.slack.runtime import build_app
+from bot.chat.card_turns import REPEAT_WINDOW
+from bot.store.db import utcnow
 from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     CHANNEL,
     _clean_env,
@@ -43,8 +45,28 @@ async def test_ten_asking_for_the_same_new_commit_cost_one_model_call(tmp_path, 
         purposes = [call.purpose for call in fake.log]
     assert [a.status for a in acks] == [200] * 10
     assert purposes == ["analysis"]
-    cards = slack.channel_messages(CHANNEL)
-    assert len(cards) == 10 and len({c.text for c in cards}) == 1  # each asker answered, the same card
+    # One card in the channel; each of the nine others hears privately where it is, with its link.
+    [card] = slack.channel_messages(CHANNEL)
+    notices = [r["text"] for r in slack.responses]
+    assert len(notices) == 9
+    link = f"https://fake.slack.test/archives/{CHANNEL}/p{card.ts}"
+    assert all(sha[:7] in n and "not posted again" in n and link in n for n in notices), notices
+
+
+async def test_a_card_asked_for_again_after_the_window_is_posted_again(tmp_path, slack):  # noqa: F811
+    sha = day_commits()[0].sha
+    with FakeLLM() as fake:
+        app = llm_app(tmp_path, slack, fake)
+        try:
+            await send_command(app, slack, sha[:9], user="U1")
+            await app.bot.tasks.drain(30)
+            store = app.bot.service.store
+            store.db.execute("UPDATE posts SET created_at = ?", [(utcnow() - REPEAT_WINDOW).isoformat()])
+            await send_command(app, slack, sha[:9], user="U2")
+            await app.bot.tasks.drain(30)
+        finally:
+            await app.bot.tasks.close(5)
+    assert len(slack.channel_messages(CHANNEL)) == 2
     assert slack.responses == []
 
 
@@ -62,3 +84,19 @@ async def test_three_asking_for_the_same_day_cost_one_call_per_commit(tmp_path, 
     assert [r["text"] for r in slack.responses] == [
         "That digest is already in this channel; nothing was missing."
     ] * 2
+
+
+async def test_without_a_link_from_slack_the_pointer_says_see_above(tmp_path, slack):  # noqa: F811
+    sha = day_commits()[0].sha
+    slack.fail("chat.getPermalink", "message_not_found", times=5)
+    with FakeLLM() as fake:
+        app = llm_app(tmp_path, slack, fake)
+        try:
+            for user in ("U1", "U2"):
+                await send_command(app, slack, sha[:8], user=user)
+                await app.bot.tasks.drain(30)
+        finally:
+            await app.bot.tasks.close(5)
+    assert len(slack.channel_messages(CHANNEL)) == 1
+    [notice] = [r["text"] for r in slack.responses]
+    assert "not posted again: see above" in notice
