@@ -167,10 +167,12 @@ class _Classes:
         if head not in self.imports:
             return None
         module, name = self.imports[head]
-        if rest:  # `from pkg import mod` then `mod.Base`: the module is pkg.mod
+        if rest:  # `from pkg import mod` or `import pkg.mod as mod`, then `mod.Base`: the module is pkg.mod
             if "." in rest:
                 return None
-            module, name = (f"{module}.{name}" if module.strip(".") else f"{module}{name}"), rest
+            if name:
+                module = f"{module}.{name}" if module.strip(".") else f"{module}{name}"
+            name = rest
         elif not name:  # `import pkg.mod as m` then `class X(m)`: not a class
             return None
         paths = _module_paths(self.path, module, tree)

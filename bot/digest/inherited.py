@@ -6,7 +6,7 @@ other modules is checked against those modules at the commit, and dropped when a
 Bounded: at most MAX_READS files read per commit beyond what the batch read, over at most MAX_HOPS rounds (a
 base's own imported base, a package's __init__ re-exporting it), each round one read call for the whole
 batch. The texts read and the modules parsed are kept for the next batches (a base module changes seldom).
-A read that fails leaves the facts as the parsers said them.
+A read that fails, or a request budget nearly spent, leaves the facts as the parsers said them.
 """
 
 from __future__ import annotations
@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 
 MAX_READS = 4  # files read per commit to follow its removals' bases
 MAX_HOPS = 3  # rounds: the base's module, its own base's, a re-export's source
+# A source with a request budget is asked only while this many reads remain after the round's: the
+# commits' own files come first (without them a commit has no facts at all).
+BUDGET_RESERVE = 100
 KEPT_TEXTS = 256  # texts read, by (sha, path), kept for the next batches
 
 
@@ -72,6 +75,9 @@ async def drop_inherited(
         inherited: dict[str, list[Any]] = {}
         for _ in range(MAX_HOPS):
             wanted = _wanted(opened, texts, kept, reads)
+            left = getattr(source, "surface_reads_left", None)  # a source with a request budget (an API's)
+            if wanted and isinstance(left, int) and left - len(wanted) < BUDGET_RESERVE:
+                break  # its budget is for the commits' own files: a removal unchecked stays one
             if wanted:
                 try:
                     got = await source.read_files(sorted(wanted), max_bytes=max_bytes)

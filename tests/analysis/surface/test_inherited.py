@@ -43,6 +43,10 @@ def test_a_base_imported_from_a_module_of_the_repository_becomes_a_query():
         BaseRef(("src/kit/layers/base.py",), "LinearBase"),
         BaseRef(("src/kit/layers/impl.py",), "Mixin"),
     )
+    # `import kit.layers.base as lb` then `lb.LinearBase`
+    aliased = "import kit.layers.base as lb\n\nclass ColumnLinear(lb.LinearBase):\n    pass\n"
+    _, [via_alias] = queries([fact], {fact.path: aliased}, TREE)
+    assert via_alias.bases == (BaseRef(("src/kit/layers/base.py",), "LinearBase"),)
     # without the tree every place the module may be is a candidate
     _, [unknown] = queries([fact], {fact.path: text}, None)
     assert unknown.bases[0].paths == ("src/kit/layers/base.py", "src/kit/layers/base/__init__.py")

@@ -105,3 +105,21 @@ async def test_a_failed_second_read_leaves_the_removal(repo, tmp_path, monkeypat
         "kit.layers.linear.Linear.fuse",
         "kit.layers.linear.Linear.load_weights",
     ]
+
+
+async def test_a_source_with_little_request_budget_left_is_not_asked(repo, tmp_path, monkeypatch):
+    # an API's budget serves the commits' own files first: the base modules go unread, the removal stays
+    source = LocalGitSource(repo.path)
+    commits = await day_commits(source)
+    source.surface_reads_left = 50  # as the GitHub source counts them (never decremented here)
+    calls = []
+    original = LocalGitSource.read_files
+
+    async def counting(self, wanted, *, max_bytes):
+        calls.append(wanted)
+        return await original(self, wanted, max_bytes=max_bytes)
+
+    monkeypatch.setattr(LocalGitSource, "read_files", counting)
+    filled = await fill_surface(source, Store(tmp_path / "d.db"), commits)
+    assert len(calls) == 1
+    assert "kit.layers.linear.Linear.load_weights" in [name for c in filled for name in removals(c)]
