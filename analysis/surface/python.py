@@ -825,6 +825,52 @@ class _Collector:
 # --- comparing two versions ----------------------------------------------------------------------------
 
 
+def _hook(qual: str) -> bool:
+    """A special method other than a constructor or `__call__` (a framework's `__torch_function__`,
+    `__get_pydantic_core_schema__`, ...): what calls it passes its arguments by position. Python's own
+    protocol methods are not public at all (python_nodes._PROTOCOL_DUNDERS)."""
+    short = qual.rpartition(".")[2]
+    return (
+        "." in qual
+        and len(short) > 4
+        and short.startswith("__")
+        and short.endswith("__")
+        and short not in ("__init__", "__new__", "__call__")
+    )
+
+
+def _bare_constructor(qual: str, d: _Def) -> bool:
+    """An `__init__` or `__new__` that takes nothing but the instance (or class): the class is built by
+    `C()` with or without it."""
+    owner, _, short = qual.rpartition(".")
+    return bool(owner) and short in ("__init__", "__new__") and d.kind == "function" and not d.params
+
+
+def _sets_attribute(cls: ast.ClassDef, name: str) -> bool:
+    """Whether a class body assigns the name (`name: int`, `name = ...`) or one of its own methods sets
+    `self.name` (not a nested class's)."""
+    for stmt in cls.body:
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, ast.AnnAssign):
+            targets = [stmt.target]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return True
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and stmt.args.args:
+            me = stmt.args.args[0].arg
+            for n in ast.walk(stmt):
+                if (
+                    isinstance(n, ast.Attribute)
+                    and isinstance(n.ctx, ast.Store)
+                    and n.attr == name
+                    and isinstance(n.value, ast.Name)
+                    and n.value.id == me
+                ):
+                    return True
+    return False
+
+
 class _Compare:
     def __init__(self, path: str, module: str, public: bool, old: _Module, new: _Module):
         self.path, self.module, self.public, self.old, self.new = path, module, public, old, new
@@ -906,6 +952,24 @@ class _Compare:
                     stack.append(base_def)
         return False
 
+    def _now_attribute(self, qual: str, d: _Def) -> bool:
+        """A property the surviving class replaced by an attribute of the same name: a class-level one (a
+        NamedTuple's or dataclass's field, a class attribute) or one its methods set on `self`. Users read
+        `obj.name` as before. (A plain method become an attribute is not this: `obj.name()` breaks.)"""
+        outer, _, short = qual.rpartition(".")
+        owner = self.new.defs.get(outer)
+        node = d.node
+        if (
+            owner is None
+            or owner.kind != "class"
+            or not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        ):
+            return False
+        if not any(_name_of(deco) in ("property", "cached_property") for deco in node.decorator_list):
+            return False
+        cls = owner.whole
+        return isinstance(cls, ast.ClassDef) and _sets_attribute(cls, short)
+
     # definitions ------------------------------------------------------------------------------------------
     def _foreign(self, d: _Def, exports: set[str] | None) -> bool:
         """A name a package's __init__ imports from outside the package for its own use — another
@@ -942,6 +1006,10 @@ class _Compare:
             d = old[qual]
             if self._inherited(qual):
                 continue  # an override dropped: the class still answers to the name, from its base
+            if self._now_attribute(qual, d):
+                continue  # a property become a plain attribute: `obj.name` reads the same
+            if _bare_constructor(qual, d) and self.new.defs.get(qual.rpartition(".")[0]) is not None:
+                continue  # `C()` works as before: an `__init__(self)` dropped is no name users lose
             target = self.new.aliases.get(qual)
             if target is not None and target in new:
                 self._add(SurfaceKind.RENAMED, self._name(target), new[target].line, old=self._name(qual),
@@ -995,7 +1063,10 @@ class _Compare:
                 removed.remove(r)
                 added.remove(match[0])
         catch_all = any(p.kind == "kwarg" for p in new.params)
+        hook = _hook(qual)
         for r, a in pairs:
+            if hook and r.kind in ("pos", "posonly"):
+                continue  # the language or a framework passes a hook's arguments by position: no name to break
             aliased = r.name in new.strings
             self._add(SurfaceKind.PARAM_RENAMED, f"{name}({a.name})", new.line, old=r.name, new=a.name,
                       aliased=aliased)  # fmt: skip
@@ -1054,7 +1125,9 @@ class _Compare:
                 continue
             self._fields(qual, old, new)
         for qual, old in self.old.configs.items():
-            stays = qual in self.new.defs and self.new.defs[qual].kind != "import"  # not moved and re-exported
+            stays = (
+                qual in self.new.defs and self.new.defs[qual].kind != "import"
+            )  # not moved and re-exported
             if qual not in self.new.configs and stays and old.public:
                 for f in old.fields.values():  # the class stays but is no longer a config
                     self._add(SurfaceKind.FIELD_REMOVED, self._name(f"{qual}.{f.name}"), f.line)

@@ -25,6 +25,7 @@ from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit, FileTexts
 from analysis.surface.packaging_files import is_packaging_file, packaging_paths
 from bot.digest.collector import collector_paused
+from bot.digest.inherited import BaseTexts, drop_inherited
 from bot.store.db import Store
 
 if TYPE_CHECKING:  # a digest day parses in a thread: the process machinery is imported when a pool starts
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 
 # Bump when the parsers find something new or differently: the stored facts of older versions are
 # then read again (they stay in the store, unused).
-PARSER_VERSION = "surface-13"
+PARSER_VERSION = "surface-14"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)
@@ -62,6 +63,9 @@ class Batch:
 class Parsed:
     found: dict[str, Facts]
     failed: list[tuple[str, str]]  # (short sha, traceback): logged by the parent, which has the handlers
+    # sha → the member removals whose class has bases imported from the repository's other modules, which
+    # the parent reads before the facts are final (bot/digest/inherited.py)
+    queries: dict[str, list[Any]] = dataclasses.field(default_factory=dict)
 
 
 class ParserFailure(Exception):
@@ -164,6 +168,7 @@ async def _read_and_parse(
     unsaved: deque[tuple[int, list[Commit]]] = deque()  # (batches read when its reading ended, group)
     pending: list[Batch] = []  # read, not yet handed to a worker
     sent = settled = 0
+    bases = BaseTexts()  # the base modules read for removals, kept from batch to batch
 
     def send() -> None:
         nonlocal sent, pending
@@ -189,6 +194,9 @@ async def _read_and_parse(
                 parsers.mark_broken()
             parsed = await asyncio.to_thread(parse_batches, batches)
         _log_failures(repo, parsed)
+        if parsed.queries:  # removals a base class of another module may still define: its module read
+            read = [(b.commits, b.texts, b.tree) for b in batches]
+            await drop_inherited(source, read, parsed.found, parsed.queries, bases, MAX_FILE_BYTES)
         fresh.update(parsed.found)
         settled += len(batches)
 
@@ -332,6 +340,7 @@ def parse_batches(batches: Sequence[Batch], relatives: Any = None) -> Parsed:
     before (analysis/surface/blanked_bodies.py: Relatives), kept by a worker from task to task."""
     from analysis.surface.blanked_bodies import Relatives
     from analysis.surface.commit import commit_facts, expect_versions
+    from analysis.surface.inherited import queries, without_inherited
     from analysis.surface.python import Collected
 
     collected = Collected(relatives if relatives is not None else Relatives())
@@ -339,6 +348,7 @@ def parse_batches(batches: Sequence[Batch], relatives: Any = None) -> Parsed:
         expect_versions(batch.commits, batch.texts, collected)
     found: dict[str, Facts] = {}
     failed: list[tuple[str, str]] = []
+    asked: dict[str, list[Any]] = {}
     with collector_paused():  # parsing allocates many trees, no cycles
         for batch in batches:
             cache: dict = {}  # the batch's commits mostly share one packaging
@@ -346,10 +356,15 @@ def parse_batches(batches: Sequence[Batch], relatives: Any = None) -> Parsed:
             tree = frozenset(batch.tree) if batch.tree is not None else None
             for commit in batch.commits:
                 try:
-                    found[commit.sha] = commit_facts(
+                    surface, shipped, prose = commit_facts(
                         commit, batch.texts, batch.packaging_files, tree, cache, collected
                     )
+                    if surface:  # a member removal its class still inherits is none (inherited.py)
+                        after = {c.path: batch.texts.texts.get((commit.sha, c.path)) for c in surface}
+                        inherited, asked[commit.sha] = queries(surface, after, tree)
+                        surface = without_inherited(surface, inherited)
+                    found[commit.sha] = (surface, shipped, prose)
                 except Exception as exc:
                     failed.append((commit.short_sha, "".join(traceback.format_exception(exc)).rstrip()))
                     found[commit.sha] = (None, None, None)
-    return Parsed(found, failed)
+    return Parsed(found, failed, {sha: q for sha, q in asked.items() if q})

@@ -806,3 +806,100 @@ def test_a_long_option_renamed_that_keeps_its_short_flag_is_a_rename():
     after = 'parser.add_argument("--out-dir", "-o", default=None)\n'
     found = [(c.kind, c.name, c.old, c.breaking) for c in facts(before, after, module="tools.compile")]
     assert found == [(K.OPTION_RENAMED, "--out-dir", "--out-path", True)]
+
+
+def test_a_property_become_an_attribute_of_the_same_name_removes_nothing():
+    # A read-only view turned into a record's field, or into what the constructor stores on `self`: users
+    # read `match.start` and `proc.registry` as before. A method become an attribute still breaks its calls.
+    before = """
+        class Span:
+            _match = None
+
+            @property
+            def start(self) -> int:
+                return self._match.start
+
+            @property
+            def label(self) -> str:
+                return self._match.label
+
+        class Processor:
+            def __init__(self, registry):
+                self.inner = Inner(registry)
+
+            @property
+            def registry(self):
+                return self.inner.registry
+
+            def limits(self):
+                return {}
+    """
+    after = """
+        from typing import NamedTuple
+
+        class Span(NamedTuple):
+            start: int
+
+        class Processor:
+            limits: dict = {}
+
+            def __init__(self, registry):
+                self.registry = registry
+                self.inner = Inner(registry)
+    """
+    assert sorted((c.kind, c.name) for c in facts(before, after, module="kit.spans")) == [
+        (K.REMOVED, "kit.spans.Processor.limits"),
+        (K.REMOVED, "kit.spans.Span.label"),
+    ]
+
+
+def test_an_init_that_took_nothing_dropped_from_a_surviving_class_removes_nothing():
+    # `Registry()` is built the same without it; an `__init__` that took arguments still breaks its callers
+    before = """
+        class Registry:
+            def __init__(self) -> None:
+                self._factories = {}
+
+        class Pool:
+            def __init__(self, size):
+                self.size = size
+    """
+    after = """
+        class Registry:
+            _factories: dict = {}
+
+        class Pool:
+            size = 4
+    """
+    assert [(c.kind, c.name) for c in facts(before, after, module="kit.reg")] == [
+        (K.REMOVED, "kit.reg.Pool.__init__")
+    ]
+
+
+def test_a_special_methods_positional_parameter_renamed_is_no_breaking_rename():
+    # A framework hook is called by position (`cls.__hook__(source, handler)`), Python's protocol methods
+    # are not API at all; `__call__` and constructors are called by users, by keyword too.
+    before = """
+        class Tensorish:
+            def __array_function__(self, func, types, args, kwargs):
+                return func
+
+            def __eq__(self, other):
+                return True
+
+            def __call__(self, data, *, scale=1.0):
+                return data
+
+            def __getattr__(self, name):
+                return name
+    """
+    after = (
+        before.replace("func, types", "fn, types")
+        .replace("return func", "return fn")
+        .replace("other", "rhs")
+        .replace("data", "inputs")
+        .replace("name", "attr")
+    )
+    assert [(c.kind, c.name, c.old) for c in facts(before, after, module="kit.arr")] == [
+        (K.PARAM_RENAMED, "kit.arr.Tensorish.__call__(inputs)", "data")
+    ]
