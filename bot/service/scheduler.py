@@ -207,21 +207,28 @@ class DigestScheduler:
                 del jobs[name]
                 log.info("unscheduled %s %s", kind, name)
 
-    def missed_week(self, sub: Subscription) -> tuple[int, int] | None:
-        """The last complete week, when its roll-up was due (after the service first saw the
-        subscription) and is not done: a restart over Monday morning still posts it."""
+    def missed_weeks(self, sub: Subscription) -> list[tuple[int, int]]:
+        """The complete weeks whose roll-up was due (after the service first saw the subscription) and
+        is not done, oldest first: the last complete week, and the one before it when its roll-up was
+        due within `catchup_days`. A fire posts the week before the fire's week, so a roll-up due on a
+        Sunday (or any day but Monday) and missed while the service was down is still the week before
+        once the new week has begun: a restart on Monday posts it."""
         if not sub.weekly or self.weekly_runner is None:
-            return None
+            return []
         now = self.clock()
-        year, week = week_for_fire(sub, now)
-        monday_after = date.fromisocalendar(year, week, 1) + timedelta(days=7)
-        due = weekly_trigger(sub).get_next_fire_time(None, day_window(monday_after, sub_zone(sub))[0])
-        seen = self._first_seen(sub.name)
-        if due is None or due > now or (seen is not None and due < seen):
-            return None
-        if f"{year}-W{week:02d}" in self._done_days(f"{sub.name}:weekly"):
-            return None
-        return year, week
+        last = week_for_fire(sub, now)
+        before = (date.fromisocalendar(*last, 1) - timedelta(days=7)).isocalendar()[:2]
+        seen, done = self._first_seen(sub.name), self._done_days(f"{sub.name}:weekly")
+        weeks = []
+        for (year, week), window in ((before, timedelta(days=self.catchup_days)), (last, None)):
+            monday_after = date.fromisocalendar(year, week, 1) + timedelta(days=7)
+            due = weekly_trigger(sub).get_next_fire_time(None, day_window(monday_after, sub_zone(sub))[0])
+            if due is None or due > now or (seen is not None and due < seen):
+                continue
+            if (window is not None and due < now - window) or f"{year}-W{week:02d}" in done:
+                continue
+            weeks.append((year, week))
+        return weeks
 
     async def _fire_weekly(self, name: str) -> None:
         sub = next((s for s in self.registry.all() if s.name == name), None)
@@ -355,8 +362,9 @@ class DigestScheduler:
         await asyncio.gather(*(self._catch_up_one(s) for s in subs))
 
     async def _catch_up_one(self, sub: Subscription) -> None:
-        missed_week = self.missed_week(sub)
-        if missed_week is not None and not self.stopping:
+        for missed_week in self.missed_weeks(sub):
+            if self.stopping:
+                return
             log.info("catching up the weekly roll-up of %s for %d-W%02d", sub.name, *missed_week)
             await self.run_weekly_once(sub, *missed_week)
         for day in self.missed(sub):

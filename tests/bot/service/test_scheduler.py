@@ -219,3 +219,43 @@ def test_every_fire_posts_a_day_that_has_ended(tz, schedule):
     for _ in range(400):  # daily schedules: a year, every daylight-saving change of these zones
         fire = trigger.get_next_fire_time(None, fire + timedelta(seconds=1))
         assert day_window(day_for_fire(s, fire), ZoneInfo(tz))[1] <= fire
+
+
+@pytest.mark.parametrize("weekly", ["sun 18:00", "sat 18:00", "mon 09:30"])
+async def test_a_weekly_roll_up_missed_at_the_end_of_the_week_is_caught_up_in_the_next(store, weekly):
+    """A weekly fire posts the week before the fire's week: a Sunday (or Saturday) roll-up missed while
+    the service was down is still that week's after Monday begins, and a restart posts it, once; a
+    roll-up due more than `catchup_days` ago is not posted that late."""
+    s = Subscription(
+        name="w",
+        repo="o/n",
+        timezone="Asia/Shanghai",
+        schedule="09:00",
+        lang="en",
+        destinations=(Destination("slack", "C1"),),
+        weekly=weekly,
+    )
+    weeks: list[tuple[int, int]] = []
+
+    async def weekly_runner(_, year, week):
+        weeks.append((year, week))
+        return RunOutcome("done")
+
+    clock = Clock(datetime(2026, 1, 20, 12, 0, tzinfo=SH))
+    sched = DigestScheduler(
+        Registry(store, [s]), store, Recorder(), catchup_days=3, clock=clock, weekly_runner=weekly_runner
+    )
+    sched._mark_seen("w", clock.now)
+    # down from Saturday 2026-02-07 morning; back on Monday 2026-02-09 (W07) at 10:00: the Saturday and
+    # Sunday fires were W05's roll-up (the week before theirs), the Monday one of 09:30 is W06's
+    monday = weekly.startswith("mon")
+    clock.now = datetime(2026, 2, 9, 10, 0, tzinfo=SH)
+    await sched.catch_up()
+    await sched.catch_up()
+    assert weeks == ([(2026, 6)] if monday else [(2026, 5)])
+    # a roll-up due more than three days before the restart is left out
+    store.db.execute("DELETE FROM runs")
+    weeks.clear()
+    clock.now = datetime(2026, 2, 12, 10, 0, tzinfo=SH)  # Thursday
+    await sched.catch_up()
+    assert weeks == ([(2026, 6)] if monday else [])
