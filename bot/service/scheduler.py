@@ -13,10 +13,11 @@ recorded state.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -33,6 +34,7 @@ from bot.config.schedule import (
     weekly_trigger,
 )
 from bot.config.subscriptions import Registry, Subscription
+from bot.delivery.leases import claimed
 from bot.digest.pipeline import counts_text
 from bot.monitoring import metrics
 from bot.ports.protocols import Clock
@@ -243,8 +245,8 @@ class DigestScheduler:
         assert self.weekly_runner is not None
         name, label = f"{sub.name}:weekly", f"{year}-W{week:02d}"
         lock = self._weekly_locks.setdefault((name, label), asyncio.Lock())
-        async with lock:
-            if label in self._done_days(name):
+        async with lock, self._claimed(name, label) as ours:
+            if not ours or label in self._done_days(name):
                 return None
             self._record_key(name, label, {"status": "running", "started_at": self.clock().isoformat()})
             began = time.monotonic()
@@ -386,8 +388,8 @@ class DigestScheduler:
             log.warning("digest %s %s not run: the day has not ended in %s", sub.name, day, sub.timezone)
             return None
         lock = self._locks.setdefault((sub.name, day), asyncio.Lock())
-        async with lock:
-            if day.isoformat() in self._done_days(sub.name):
+        async with lock, self._claimed(sub.name, day.isoformat()) as ours:
+            if not ours or day.isoformat() in self._done_days(sub.name):
                 return None
             started = self.clock()
             self._record(sub.name, day, {"status": "running", "started_at": started.isoformat()})
@@ -441,6 +443,23 @@ class DigestScheduler:
                 except Exception:  # reporting a failure must not become one
                     log.exception("reporting the failure of %s %s failed", sub.name, day)
             return outcome
+
+    @contextlib.asynccontextmanager
+    async def _claimed(self, name: str, key: str) -> AsyncIterator[bool]:
+        """Whether this process runs (name, key): False while another `digestbot run` on the same
+        database runs it (it records the outcome; if it dies, a later sweep here runs it). Two services
+        would otherwise both build the day (every model call twice), and the second, waiting past
+        LEASE_WAIT for the first's post, would record the day failed and tell the channels so."""
+        async with claimed(self.store, f"run:{name}:{key}") as other:
+            if other is not None:
+                log.info(
+                    "%s %s is being run by %s (since %s UTC); left to it",
+                    name,
+                    key,
+                    other["holder"],
+                    str(other["acquired_at"])[:19].replace("T", " "),
+                )
+            yield other is None
 
     def day_over(self, sub: Subscription, day: date) -> bool:
         """Whether `day` has ended in the subscription's zone."""

@@ -259,3 +259,76 @@ async def test_a_weekly_roll_up_missed_at_the_end_of_the_week_is_caught_up_in_th
     clock.now = datetime(2026, 2, 12, 10, 0, tzinfo=SH)  # Thursday
     await sched.catch_up()
     assert weeks == ([(2026, 6)] if monday else [])
+
+
+def _held_by(store, name: str, pid: int) -> None:
+    """`name` claimed by the process `pid` on this host (another `digestbot run` on the same database)."""
+    import socket
+    import time
+
+    host = socket.gethostname()
+    store.db["leases"].insert(
+        {
+            "name": name,
+            "holder": f"digestbot pid {pid} on {host}",
+            "host": host,
+            "pid": pid,
+            "acquired_at": "2026-01-29T01:00:00+00:00",
+            "expires_at": time.time() + 60,
+        },
+        replace=True,
+    )
+
+
+async def test_a_day_another_service_is_running_is_left_to_it_and_taken_over_if_it_dies(store, caplog):
+    """Two `digestbot run` on one database: the day the other is running is neither built a second time
+    (every model call twice) nor recorded failed here; when that process dies before it is done, the
+    next sweep runs the day, once."""
+    import logging
+    import os
+    import subprocess
+    import sys
+
+    clock = Clock(datetime(2026, 1, 28, 10, 0, tzinfo=SH))  # after the 27th's digest was due
+    await first_seen(store, [sub()], clock)
+    clock.now = datetime(2026, 1, 29, 12, 0, tzinfo=SH)
+    store.db["runs"].insert(
+        {"subscription": "vllm", "day": "2026-01-28", "status": "running", "started_at": "2026-01-29T01:00"}
+    )
+    _held_by(store, "run:vllm:2026-01-28", os.getppid())  # a live process on this host
+    runner = Recorder()
+    sched = make(store, [sub()], clock, runner)
+    with caplog.at_level(logging.INFO, logger="bot.service.scheduler"):
+        await sched.catch_up()
+    assert runner.calls == []
+    assert store.query("SELECT status FROM runs") == [{"status": "running"}]
+    assert f"2026-01-28 is being run by digestbot pid {os.getppid()}" in caplog.text
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    _held_by(store, "run:vllm:2026-01-28", int(gone.stdout))  # kill -9'd while running the day
+    await sched.catch_up()
+    await sched.catch_up()
+    assert runner.calls == [("vllm", date(2026, 1, 28))]
+    assert store.query("SELECT status FROM runs") == [{"status": "done"}]
+    assert store.query("SELECT * FROM leases") == []  # released when done
+
+
+async def test_a_week_another_service_is_running_is_left_to_it(store):
+    s = Subscription(
+        "w", "o/n", "Asia/Shanghai", "09:00", "en", (Destination("slack", "C1"),), weekly="mon 09:30"
+    )
+    weeks = []
+
+    async def weekly_runner(_, year, week):
+        weeks.append((year, week))
+        return RunOutcome("done")
+
+    import os
+
+    sched = DigestScheduler(Registry(store, [s]), store, Recorder(), weekly_runner=weekly_runner)
+    _held_by(store, "run:w:weekly:2026-W05", os.getppid())
+    assert await sched.run_weekly_once(s, 2026, 5) is None and weeks == []
+    store.db.execute("DELETE FROM leases")
+    await sched.run_weekly_once(s, 2026, 5)
+    assert weeks == [(2026, 5)]
