@@ -26,6 +26,9 @@ from bot.config.subscriptions import (
     path_spec,
 )
 
+# A Slack conversation id: an upper-case letter (C public, G private, D direct) and upper-case letters or digits.
+SLACK_ID = re.compile(r"[A-Z][A-Z0-9]*")
+
 
 def check_schedule(value: str) -> str:
     """HH:MM, or a five-field cron expression (minute hour day month weekday)."""
@@ -138,7 +141,14 @@ class SubscriptionModel(_When):
                     f"Slack channel ids look like C0123ABCD, got {channel!r} (a Discord channel id?"
                     " those go in discord_channels)"
                 )
-        return v
+            if not SLACK_ID.fullmatch(str(channel).strip()):
+                # chat.postMessage takes "#general", but the history read to resume a post takes the id
+                # and the events of /digest and thread questions carry it: both would miss the channel.
+                raise ValueError(
+                    f"Slack channel ids look like C0123ABCD, got {channel!r} (a channel name? the id is at"
+                    " the bottom of the channel's details in Slack)"
+                )
+        return [str(channel).strip() for channel in v]
 
     @field_validator("discord_channels")
     @classmethod
@@ -162,8 +172,8 @@ class ConfigFile(_Strict):
 
 def load_config(path: Path, *, default_tz: str, default_lang: str) -> list[Subscription]:
     """The subscriptions of a configuration file, or one ConfigError naming every bad field."""
-    try:
-        raw: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:  # utf-8-sig: a byte-order mark (Windows editors save one) is no TOML error at line 1
+        raw: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise ConfigError(f"configuration file {path} not found") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -55,6 +55,14 @@ def test_defaults_and_numeric_discord_ids(tmp_path):
             "subscription[0].discord_channels",
         ),
         (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["#general"]',
+            "subscription[0].slack_channels: Slack channel ids look like C0123ABCD, got '#general' (a channel name?",
+        ),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C0123", "general"]',
+            "got 'general' (a channel name?",
+        ),
+        (
             '[[subscription]]\nrepo = "o/n"\nslack_channels = ["900000000000000555"]',
             "subscription[0].slack_channels: Slack channel ids look like C0123ABCD, got '900000000000000555'",
         ),
@@ -107,6 +115,15 @@ def test_an_unknown_field_names_the_one_meant(tmp_path, body, expected):
     message = str(err.value) + ";"
     assert "defaults.language: unknown field (did you mean lang?)" in message
     assert expected in message
+
+
+def test_a_file_saved_with_a_byte_order_mark_and_crlf_lines_reads(tmp_path):
+    """Windows editors save UTF-8 with a byte-order mark and CRLF line ends: it read as "not valid TOML:
+    Invalid statement (at line 1, column 1)". A channel id written with spaces around it is the id."""
+    path = tmp_path / "c.toml"
+    path.write_bytes('\ufeff[[subscription]]\r\nrepo = "o/n"\r\nslack_channels = [" C0123 "]\r\n'.encode())
+    (sub,) = load_config(path, default_tz="UTC", default_lang="zh")
+    assert sub.repo == "o/n" and sub.destinations[0].channel == "C0123"
 
 
 def test_missing_file(tmp_path):
