@@ -30,6 +30,24 @@ from bot.config.subscriptions import (
 SLACK_ID = re.compile(r"[A-Z][A-Z0-9]*")
 
 
+def slack_channel_problem(channel: str) -> str | None:
+    """Why `channel` is not a Slack channel id, in one line, or None. chat.postMessage takes "#general",
+    but the history read to resume a post takes the id and the events of /digest and thread questions
+    carry it: a post recorded under the name would be posted again under the id."""
+    channel = channel.strip()
+    if channel.isdigit():  # Slack's ids start with a letter (C…, G…)
+        return (
+            f"Slack channel ids look like C0123ABCD, got {channel!r} (a Discord channel id? those go in"
+            " discord_channels)"
+        )
+    if not SLACK_ID.fullmatch(channel):
+        return (
+            f"Slack channel ids look like C0123ABCD, got {channel!r} (a channel name? the id is at the bottom"
+            " of the channel's details in Slack)"
+        )
+    return None
+
+
 def check_schedule(value: str) -> str:
     """HH:MM, or a five-field cron expression (minute hour day month weekday)."""
     value = value.strip()
@@ -136,18 +154,8 @@ class SubscriptionModel(_When):
     @classmethod
     def _slack_ids(cls, v: list[str]) -> list[str]:
         for channel in v:
-            if str(channel).strip().isdigit():  # Slack's ids start with a letter (C…, G…)
-                raise ValueError(
-                    f"Slack channel ids look like C0123ABCD, got {channel!r} (a Discord channel id?"
-                    " those go in discord_channels)"
-                )
-            if not SLACK_ID.fullmatch(str(channel).strip()):
-                # chat.postMessage takes "#general", but the history read to resume a post takes the id
-                # and the events of /digest and thread questions carry it: both would miss the channel.
-                raise ValueError(
-                    f"Slack channel ids look like C0123ABCD, got {channel!r} (a channel name? the id is at"
-                    " the bottom of the channel's details in Slack)"
-                )
+            if problem := slack_channel_problem(str(channel)):
+                raise ValueError(problem)
         return [str(channel).strip() for channel in v]
 
     @field_validator("discord_channels")
