@@ -282,10 +282,17 @@ class DigestScheduler:
             )
 
     async def _fire_job(self, name: str) -> None:
+        """A fire posts the previous day; days before it that are due and not done go first, oldest
+        first: a weekday schedule's Monday fire posts Friday's and Saturday's digests before Sunday's,
+        not after it at the next sweep."""
         sub = next((s for s in self.registry.all() if s.name == name), None)
         if sub is None or self.stopping or schedule_problem(sub):  # broken since the last sync
             return
-        await self._spawn(sub, day_for_fire(sub, self.clock()))
+        day = day_for_fire(sub, self.clock())
+        for earlier in self.missed(sub):
+            if earlier < day and not self.stopping:
+                await self._spawn(sub, earlier)
+        await self._spawn(sub, day)
 
     async def _sweep_job(self) -> None:
         if not self.stopping:

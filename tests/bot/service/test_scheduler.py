@@ -332,3 +332,20 @@ async def test_a_week_another_service_is_running_is_left_to_it(store):
     store.db.execute("DELETE FROM leases")
     await sched.run_weekly_once(s, 2026, 5)
     assert weeks == [(2026, 5)]
+
+
+async def test_a_weekday_schedule_posts_the_weekend_in_order_on_monday(store):
+    """"0 9 * * 1-5": no fire on Saturday or Sunday, so Friday's and Saturday's digests fall due on Monday
+    with Sunday's. The Monday fire posts them oldest first; they came after Sunday's, at the next sweep."""
+    weekdays = sub(schedule="0 9 * * 1-5")
+    clock = Clock(datetime(2026, 1, 29, 12, 0, tzinfo=SH))  # Thursday
+    await first_seen(store, [weekdays], clock)
+    runner = Recorder()
+    sched = make(store, [weekdays], clock, runner)
+    clock.now = datetime(2026, 1, 30, 9, 0, 1, tzinfo=SH)  # Friday's fire: Thursday
+    await sched._fire_job("vllm")
+    clock.now = datetime(2026, 2, 2, 9, 0, 1, tzinfo=SH)  # Monday's fire
+    await sched._fire_job("vllm")
+    await sched.catch_up()
+    days = [d.isoformat() for _, d in runner.calls]
+    assert days == ["2026-01-29", "2026-01-30", "2026-01-31", "2026-02-01"]
