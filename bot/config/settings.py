@@ -157,6 +157,13 @@ class Settings(BaseSettings):
         except InputError:
             raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC)") from None
 
+    @field_validator("digest_db", "digest_config")
+    @classmethod
+    def _home(cls, v: Path | None) -> Path | None:
+        # `~` in .env, a systemd Environment= or a container's env is no shell's to expand: Path("~/d.db")
+        # made a folder named "~" in the working directory and the database in it.
+        return v.expanduser() if v is not None else None
+
     @field_validator("llm_log_prompts")
     @classmethod
     def _prompts(cls, v: str) -> str:

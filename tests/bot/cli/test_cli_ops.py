@@ -167,3 +167,22 @@ def test_logs_newest_first_with_filters(llm_db, repo):  # noqa: F811
 def test_logs_on_an_empty_store(tmp_path):
     result = run("logs", db=tmp_path / "d.db")
     assert result.exit_code == 0 and "no LLM calls recorded" in result.stdout
+
+
+def test_a_database_path_under_home_is_home_not_a_folder_named_tilde(repo, tmp_path, monkeypatch):  # noqa: F811
+    """DIGEST_DB=~/digest.db in .env (no shell expands it there): the database went into a folder named "~"
+    in the working directory, where `status`, which expanded it, did not look."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    (work / ".env").write_text("DIGEST_DB=~/data/digest.db\n", encoding="utf-8")
+    monkeypatch.delenv("DIGEST_DB", raising=False)
+    result = click.testing.CliRunner().invoke(
+        cli, ["digest", "--git-dir", str(repo.path), "--date", DAY, "--tz", "UTC"], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert (home / "data" / "digest.db").exists() and not (work / "~").exists()
+    status = click.testing.CliRunner().invoke(cli, ["status"])
+    assert f"database: {home / 'data' / 'digest.db'}" in status.output, status.output
+    assert "does not exist yet" not in status.output
