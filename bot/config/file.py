@@ -197,7 +197,7 @@ def load_config(path: Path, *, default_tz: str, default_lang: str) -> list[Subsc
     except ValidationError as exc:
         raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in exc.errors())) from None
     subs = [
-        _to_subscription(i, s, config.defaults, default_tz, default_lang)
+        _to_subscription(i, s, config.defaults, default_tz, default_lang, path.absolute().parent)
         for i, s in enumerate(config.subscription)
     ]
     names = [s.name for s in subs]
@@ -249,7 +249,7 @@ def _did_you_mean(loc: tuple[Any, ...]) -> str:
 
 
 def _to_subscription(
-    index: int, s: SubscriptionModel, d: Defaults, default_tz: str, default_lang: str
+    index: int, s: SubscriptionModel, d: Defaults, default_tz: str, default_lang: str, folder: Path
 ) -> Subscription:
     destinations = tuple(
         [Destination("slack", c) for c in s.slack_channels]
@@ -263,7 +263,9 @@ def _to_subscription(
         lang=s.lang or d.lang or default_lang,
         destinations=destinations,
         branch=s.branch or d.branch,
-        git_dir=s.git_dir.expanduser() if s.git_dir else None,
+        # A relative git_dir is the config file's neighbour, not the working directory's: `run` under
+        # systemd (WorkingDirectory=) and `status` in a shell would read two different clones.
+        git_dir=folder / s.git_dir.expanduser() if s.git_dir else None,
         filters=Filters(
             include_paths=tuple(s.filters.include_paths),
             exclude_paths=tuple(s.filters.exclude_paths),

@@ -126,6 +126,21 @@ def test_a_file_saved_with_a_byte_order_mark_and_crlf_lines_reads(tmp_path):
     assert sub.repo == "o/n" and sub.destinations[0].channel == "C0123"
 
 
+def test_a_relative_git_dir_is_beside_the_file_whatever_the_working_directory(tmp_path, monkeypatch):
+    """`run` under systemd (WorkingDirectory=/var/lib/digestbot) and `status` in the operator's shell read
+    the same file: a relative git_dir resolved against each one's working directory named two clones."""
+    (tmp_path / "etc").mkdir()
+    path = tmp_path / "etc" / "c.toml"
+    path.write_text('[[subscription]]\nrepo = "o/n"\ngit_dir = "clones/n.git"\nslack_channels = ["C1"]\n')
+    for cwd in (tmp_path, tmp_path / "etc"):
+        monkeypatch.chdir(cwd)
+        (sub,) = load_config(path, default_tz="UTC", default_lang="zh")
+        assert sub.git_dir == tmp_path / "etc" / "clones" / "n.git"
+    absolute = tmp_path / "srv" / "x.git"
+    path.write_text(f'[[subscription]]\nrepo = "o/n"\ngit_dir = "{absolute}"\nslack_channels = ["C1"]\n')
+    assert load_config(path, default_tz="UTC", default_lang="zh")[0].git_dir == absolute
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.toml", default_tz="UTC", default_lang="zh")
