@@ -26,6 +26,7 @@ from adapters.discord.client import (
     send_kwargs,
 )
 from adapters.discord.poster import DiscordPoster
+from adapters.discord.reconcile import nonce_of
 from analysis.errors import DigestError, InputError
 from analysis.labels import label, repeat_card_notice
 from analysis.models import Digest
@@ -376,6 +377,9 @@ class DigestBot(discord.Client):
                 await _deliver(
                     message.channel.send(
                         chunk,
+                        # Another service on the same token gets the same message from the gateway and
+                        # answers it too: the same nonce (enforced) makes Discord create each part once.
+                        nonce=nonce_of(where, str(message.id), "answer", number),
                         allowed_mentions=NO_MENTIONS,
                         # still answered when the question was deleted meanwhile
                         reference=message.to_reference(fail_if_not_exists=False) if number == 0 else None,

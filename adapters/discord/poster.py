@@ -489,7 +489,8 @@ class DiscordPoster:
             found = await self._call(channel, self.client.fetch_channel(channel_id))
         if not isinstance(found, discord.TextChannel):
             kind = getattr(found, "type", type(found).__name__)
-            raise ServiceError(
+            # For good: pending work for it (a notice, a roll-up) is given up, not retried for ever.
+            raise Undeliverable(
                 f"Discord channel {channel} is a {kind} channel: digests need a text or announcement channel"
             )
         return found

@@ -22,7 +22,7 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.http_headers import header_value, retry_after
+from adapters.http_headers import header_value, retry_after, without_scheme
 from analysis.errors import ConfigError, DigestError, ServiceError, Undeliverable
 from bot.ports.protocols import (
     SlackSettings,
@@ -50,7 +50,9 @@ WRITES = frozenset({"chat.postMessage", "files.completeUploadExternal"})
 
 
 def _secret(value: SecretStr | None) -> str | None:
-    return value.get_secret_value() if value is not None else None
+    """A token as configured, without an Authorization scheme pasted with it ("Bearer xoxb-…", which
+    slack_sdk would send as "Bearer Bearer xoxb-…" and Slack refuse as invalid_auth) or spaces."""
+    return without_scheme(value.get_secret_value(), "bearer") if value is not None else None
 
 
 def _method_of(request: HttpRequest) -> str:

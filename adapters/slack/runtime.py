@@ -4,6 +4,7 @@ scheduler uses (same client, same reconciliation state)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import aiohttp
@@ -24,7 +25,7 @@ from adapters.slack.client import (
 from adapters.slack.front_door import front_door_app, http_runner
 from adapters.slack.handlers import SlackBot
 from adapters.slack.poster import SlackPoster
-from analysis.errors import ConfigError
+from analysis.errors import ConfigError, ServiceError
 from bot.ports.listener import GuardedSite
 from bot.ports.protocols import (
     ChatFacade,
@@ -35,6 +36,11 @@ log = logging.getLogger(__name__)
 
 
 EVENTS_PATH = "/slack/events"
+
+# How long Socket Mode may take to connect at start. slack_sdk's connect() retries for as long as the
+# client is open (each try up to aiohttp's 5 minutes), so a WebSocket endpoint that never answers or
+# refuses (a proxy or firewall that blocks WebSockets) held `run` for ever: no schedule, no Discord.
+SOCKET_CONNECT_TIMEOUT = 30.0
 
 
 class DigestApp(AsyncApp):
@@ -125,12 +131,14 @@ class SlackRuntime:
         host: str = "0.0.0.0",
         port: int | None = None,
         grace: float = 30.0,
+        connect_timeout: float = SOCKET_CONNECT_TIMEOUT,
     ):
         self.settings = settings
         self.service = service
         self.host = host  # HTTP mode: Slack must reach it (behind a reverse proxy with TLS)
         self.port = settings.slack_port if port is None else port  # 0: any free port (tests)
         self.grace = grace  # seconds in-flight work may take to finish on stop()
+        self.connect_timeout = connect_timeout  # seconds Socket Mode may take to connect at start
         self.mode: str | None = None
         self.app: DigestApp | None = None
         self.poster: SlackPoster | None = None
@@ -158,11 +166,18 @@ class SlackRuntime:
         assert self.app is not None
         self._socket = AsyncSocketModeHandler(self.app, _secret(self.settings.slack_app_token))
         try:
-            await self._socket.connect_async()
+            async with asyncio.timeout(self.connect_timeout):
+                await self._socket.connect_async()
         except SlackApiError as exc:
             code = str(exc.response.get("error"))
             raise ConfigError(
                 f"Slack refused Socket Mode ({code}): check SLACK_APP_TOKEN (xapp-…, connections:write)"
+            ) from None
+        except TimeoutError:
+            # An outage, not a setting: `run` serves the rest and retries Slack's start with backoff.
+            raise ServiceError(
+                f"Slack's Socket Mode WebSocket did not connect within {self.connect_timeout:g} s"
+                " (a proxy or firewall that blocks WebSockets?); retried in the background"
             ) from None
 
     async def _start_http(self) -> None:

@@ -165,6 +165,8 @@ async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) ->
     else:
         _recall_focus(service, ctx, lang)
     data.focus = ctx.commit
+    if ctx.commit is not None and ctx.analysis is None:
+        ctx.analysis = await _analysed_again(service, ctx.commit, lang, data)
     if ctx.commit is not None and ctx.analysis is not None:
         data.analyses[ctx.commit.sha] = ctx.analysis
     _add_followups(service.store, data, ctx)
@@ -320,6 +322,18 @@ def _remember(service: Any, what: str, write: Any, *args: Any) -> None:
     except sqlite3.Error as exc:
         error = database_error(exc, getattr(service.store, "path", None), service.store.BUSY_TIMEOUT)
         log.warning("qa: the thread's %s is not remembered: %s", what, error)
+
+
+async def _analysed_again(service: Any, commit: Commit, lang: str, data: QAData) -> Analysis | None:
+    """The thread's commit when its stored analysis is gone (deleted, or a card's row pruned): analysed
+    again as `/digest <sha>` would (the store first), so "what are the risks?" is answered, not met
+    with the bare title. None when that fails too (the answer then says it has no stored analysis)."""
+    try:
+        _, analysis = await service.card(Ref("sha", commit.sha, commit.repo), lang, data.tz.key)
+    except DigestError as exc:
+        log.warning("qa: the analysis of %s is gone and could not be made again: %s", commit.short_sha, exc)
+        return None
+    return with_original_notes(service.store, commit.repo, analysis, analysis.lang)
 
 
 def _recall_focus(service: Any, ctx: ThreadContext, lang: str) -> None:

@@ -80,6 +80,12 @@ def post(
     """
     from analysis.render.json_report import dumps
 
+    if platform == "slack":
+        from bot.config.file import slack_channel_problem
+
+        if problem := slack_channel_problem(channel):
+            raise CliError(f"--channel: {problem}")
+        channel = channel.strip()
     settings = obj.settings
     zone_info, the_day = the_day_of(settings, day, tz)
     partial = unfinished_day(the_day, zone_info, partial)

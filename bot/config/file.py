@@ -26,6 +26,27 @@ from bot.config.subscriptions import (
     path_spec,
 )
 
+# A Slack conversation id: an upper-case letter (C public, G private, D direct) and upper-case letters or digits.
+SLACK_ID = re.compile(r"[A-Z][A-Z0-9]*")
+
+
+def slack_channel_problem(channel: str) -> str | None:
+    """Why `channel` is not a Slack channel id, in one line, or None. chat.postMessage takes "#general",
+    but the history read to resume a post takes the id and the events of /digest and thread questions
+    carry it: a post recorded under the name would be posted again under the id."""
+    channel = channel.strip()
+    if channel.isdigit():  # Slack's ids start with a letter (C…, G…)
+        return (
+            f"Slack channel ids look like C0123ABCD, got {channel!r} (a Discord channel id? those go in"
+            " discord_channels)"
+        )
+    if not SLACK_ID.fullmatch(channel):
+        return (
+            f"Slack channel ids look like C0123ABCD, got {channel!r} (a channel name? the id is at the bottom"
+            " of the channel's details in Slack)"
+        )
+    return None
+
 
 def check_schedule(value: str) -> str:
     """HH:MM, or a five-field cron expression (minute hour day month weekday)."""
@@ -133,12 +154,9 @@ class SubscriptionModel(_When):
     @classmethod
     def _slack_ids(cls, v: list[str]) -> list[str]:
         for channel in v:
-            if str(channel).strip().isdigit():  # Slack's ids start with a letter (C…, G…)
-                raise ValueError(
-                    f"Slack channel ids look like C0123ABCD, got {channel!r} (a Discord channel id?"
-                    " those go in discord_channels)"
-                )
-        return v
+            if problem := slack_channel_problem(str(channel)):
+                raise ValueError(problem)
+        return [str(channel).strip() for channel in v]
 
     @field_validator("discord_channels")
     @classmethod
@@ -162,8 +180,8 @@ class ConfigFile(_Strict):
 
 def load_config(path: Path, *, default_tz: str, default_lang: str) -> list[Subscription]:
     """The subscriptions of a configuration file, or one ConfigError naming every bad field."""
-    try:
-        raw: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    try:  # utf-8-sig: a byte-order mark (Windows editors save one) is no TOML error at line 1
+        raw: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise ConfigError(f"configuration file {path} not found") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -179,7 +197,7 @@ def load_config(path: Path, *, default_tz: str, default_lang: str) -> list[Subsc
     except ValidationError as exc:
         raise ConfigError(f"{path}: " + "; ".join(_describe(err) for err in exc.errors())) from None
     subs = [
-        _to_subscription(i, s, config.defaults, default_tz, default_lang)
+        _to_subscription(i, s, config.defaults, default_tz, default_lang, path.absolute().parent)
         for i, s in enumerate(config.subscription)
     ]
     names = [s.name for s in subs]
@@ -231,7 +249,7 @@ def _did_you_mean(loc: tuple[Any, ...]) -> str:
 
 
 def _to_subscription(
-    index: int, s: SubscriptionModel, d: Defaults, default_tz: str, default_lang: str
+    index: int, s: SubscriptionModel, d: Defaults, default_tz: str, default_lang: str, folder: Path
 ) -> Subscription:
     destinations = tuple(
         [Destination("slack", c) for c in s.slack_channels]
@@ -245,7 +263,9 @@ def _to_subscription(
         lang=s.lang or d.lang or default_lang,
         destinations=destinations,
         branch=s.branch or d.branch,
-        git_dir=s.git_dir.expanduser() if s.git_dir else None,
+        # A relative git_dir is the config file's neighbour, not the working directory's: `run` under
+        # systemd (WorkingDirectory=) and `status` in a shell would read two different clones.
+        git_dir=folder / s.git_dir.expanduser() if s.git_dir else None,
         filters=Filters(
             include_paths=tuple(s.filters.include_paths),
             exclude_paths=tuple(s.filters.exclude_paths),

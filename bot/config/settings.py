@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from functools import cache, cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import TZPATH, ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -157,6 +157,13 @@ class Settings(BaseSettings):
         except InputError:
             raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC)") from None
 
+    @field_validator("digest_db", "digest_config")
+    @classmethod
+    def _home(cls, v: Path | None) -> Path | None:
+        # `~` in .env, a systemd Environment= or a container's env is no shell's to expand: Path("~/d.db")
+        # made a folder named "~" in the working directory and the database in it.
+        return v.expanduser() if v is not None else None
+
     @field_validator("llm_log_prompts")
     @classmethod
     def _prompts(cls, v: str) -> str:
@@ -189,7 +196,18 @@ def load_settings(**overrides: object) -> Settings:
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'_'.join(str(p) for p in err['loc']).upper()}: {err['msg']}" for err in exc.errors()
-        )
+        problems = "; ".join(_problem(err) for err in exc.errors())
         raise ConfigError(f"invalid settings: {problems}") from None
+
+
+def _problem(err: Any) -> str:
+    """One bad variable: its name, what is wrong, and what was set (`DIGEST_TZ: not an IANA time zone …,
+    got 'Beijing'`); never the value of a secret, and not pydantic's "Value error, " prefix."""
+    name = "_".join(str(p) for p in err["loc"])
+    message = str(err["msg"]).removeprefix("Value error, ")
+    field = Settings.model_fields.get(name)
+    value = err.get("input")
+    secret = field is None or "SecretStr" in str(field.annotation)
+    if not secret and isinstance(value, str) and len(value) <= 80:
+        message += f", got {value!r}"
+    return f"{name.upper()}: {message}"

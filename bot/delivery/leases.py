@@ -90,5 +90,25 @@ async def _renew(store: Store, name: str, holder: str) -> None:
     while True:
         await asyncio.sleep(LEASE_TTL / 3)
         if store.take_lease(name, holder, LEASE_TTL) is not None:
-            log.warning("lost the lease %s to another process while posting", name)
+            log.warning("lost the lease %s to another process while holding it", name)
             return
+
+
+@contextlib.asynccontextmanager
+async def claimed(store: Store, name: str) -> AsyncIterator[dict[str, object] | None]:
+    """Claim the job `name` for the block unless another live process holds it: yields None when the
+    job is ours (the lease renewed while the block runs, released after), else at once the holder's
+    row, and the block leaves the job to that process. A crashed holder's claim is free as a
+    lease's is (expired, or its process gone on this host)."""
+    holder = lease_holder()
+    if (current := store.take_lease(name, holder, LEASE_TTL)) is not None:
+        yield current
+        return
+    renew = asyncio.create_task(_renew(store, name, holder), name=f"renew {name}")
+    try:
+        yield None
+    finally:
+        renew.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await renew
+        store.release_lease(name, holder)

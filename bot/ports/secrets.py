@@ -5,10 +5,19 @@ logs.py) masks with the same rules."""
 
 from __future__ import annotations
 
+import re
+
+# An Authorization scheme pasted before a credential ("Bearer sk-…", "token ghp_…", "Bot …"): the clients
+# send the credential without it (adapters/http_headers.without_scheme), and that is what a server echoes.
+_SCHEME = re.compile(r"^(?:bearer|token|bot|basic)\s+", re.IGNORECASE)
+
 
 def maskable(secrets: list[str]) -> list[str]:
-    # Longest first, so a secret containing another is masked whole.
-    return sorted({s for s in secrets if s and len(s) >= 6}, key=len, reverse=True)
+    """Each secret as sent (without surrounding spaces and a pasted scheme: the pasted text holds it, so
+    it is masked too, and a scheme's own word is not masked wherever it appears), longest first, so a
+    secret containing another is masked whole."""
+    sent = {_SCHEME.sub("", s.strip()) for s in secrets if s}
+    return sorted({s for s in sent if len(s) >= 6}, key=len, reverse=True)
 
 
 # The configured secrets, set once settings are loaded: every line we print goes through scrub().

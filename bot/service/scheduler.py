@@ -13,10 +13,11 @@ recorded state.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -33,6 +34,7 @@ from bot.config.schedule import (
     weekly_trigger,
 )
 from bot.config.subscriptions import Registry, Subscription
+from bot.delivery.leases import claimed
 from bot.digest.pipeline import counts_text
 from bot.monitoring import metrics
 from bot.ports.protocols import Clock
@@ -207,21 +209,28 @@ class DigestScheduler:
                 del jobs[name]
                 log.info("unscheduled %s %s", kind, name)
 
-    def missed_week(self, sub: Subscription) -> tuple[int, int] | None:
-        """The last complete week, when its roll-up was due (after the service first saw the
-        subscription) and is not done: a restart over Monday morning still posts it."""
+    def missed_weeks(self, sub: Subscription) -> list[tuple[int, int]]:
+        """The complete weeks whose roll-up was due (after the service first saw the subscription) and
+        is not done, oldest first: the last complete week, and the one before it when its roll-up was
+        due within `catchup_days`. A fire posts the week before the fire's week, so a roll-up due on a
+        Sunday (or any day but Monday) and missed while the service was down is still the week before
+        once the new week has begun: a restart on Monday posts it."""
         if not sub.weekly or self.weekly_runner is None:
-            return None
+            return []
         now = self.clock()
-        year, week = week_for_fire(sub, now)
-        monday_after = date.fromisocalendar(year, week, 1) + timedelta(days=7)
-        due = weekly_trigger(sub).get_next_fire_time(None, day_window(monday_after, sub_zone(sub))[0])
-        seen = self._first_seen(sub.name)
-        if due is None or due > now or (seen is not None and due < seen):
-            return None
-        if f"{year}-W{week:02d}" in self._done_days(f"{sub.name}:weekly"):
-            return None
-        return year, week
+        last = week_for_fire(sub, now)
+        before = (date.fromisocalendar(*last, 1) - timedelta(days=7)).isocalendar()[:2]
+        seen, done = self._first_seen(sub.name), self._done_days(f"{sub.name}:weekly")
+        weeks = []
+        for (year, week), window in ((before, timedelta(days=self.catchup_days)), (last, None)):
+            monday_after = date.fromisocalendar(year, week, 1) + timedelta(days=7)
+            due = weekly_trigger(sub).get_next_fire_time(None, day_window(monday_after, sub_zone(sub))[0])
+            if due is None or due > now or (seen is not None and due < seen):
+                continue
+            if (window is not None and due < now - window) or f"{year}-W{week:02d}" in done:
+                continue
+            weeks.append((year, week))
+        return weeks
 
     async def _fire_weekly(self, name: str) -> None:
         sub = next((s for s in self.registry.all() if s.name == name), None)
@@ -236,8 +245,8 @@ class DigestScheduler:
         assert self.weekly_runner is not None
         name, label = f"{sub.name}:weekly", f"{year}-W{week:02d}"
         lock = self._weekly_locks.setdefault((name, label), asyncio.Lock())
-        async with lock:
-            if label in self._done_days(name):
+        async with lock, self._claimed(name, label) as ours:
+            if not ours or label in self._done_days(name):
                 return None
             self._record_key(name, label, {"status": "running", "started_at": self.clock().isoformat()})
             began = time.monotonic()
@@ -273,10 +282,17 @@ class DigestScheduler:
             )
 
     async def _fire_job(self, name: str) -> None:
+        """A fire posts the previous day; days before it that are due and not done go first, oldest
+        first: a weekday schedule's Monday fire posts Friday's and Saturday's digests before Sunday's,
+        not after it at the next sweep."""
         sub = next((s for s in self.registry.all() if s.name == name), None)
         if sub is None or self.stopping or schedule_problem(sub):  # broken since the last sync
             return
-        await self._spawn(sub, day_for_fire(sub, self.clock()))
+        day = day_for_fire(sub, self.clock())
+        for earlier in self.missed(sub):
+            if earlier < day and not self.stopping:
+                await self._spawn(sub, earlier)
+        await self._spawn(sub, day)
 
     async def _sweep_job(self) -> None:
         if not self.stopping:
@@ -355,8 +371,9 @@ class DigestScheduler:
         await asyncio.gather(*(self._catch_up_one(s) for s in subs))
 
     async def _catch_up_one(self, sub: Subscription) -> None:
-        missed_week = self.missed_week(sub)
-        if missed_week is not None and not self.stopping:
+        for missed_week in self.missed_weeks(sub):
+            if self.stopping:
+                return
             log.info("catching up the weekly roll-up of %s for %d-W%02d", sub.name, *missed_week)
             await self.run_weekly_once(sub, *missed_week)
         for day in self.missed(sub):
@@ -378,8 +395,8 @@ class DigestScheduler:
             log.warning("digest %s %s not run: the day has not ended in %s", sub.name, day, sub.timezone)
             return None
         lock = self._locks.setdefault((sub.name, day), asyncio.Lock())
-        async with lock:
-            if day.isoformat() in self._done_days(sub.name):
+        async with lock, self._claimed(sub.name, day.isoformat()) as ours:
+            if not ours or day.isoformat() in self._done_days(sub.name):
                 return None
             started = self.clock()
             self._record(sub.name, day, {"status": "running", "started_at": started.isoformat()})
@@ -433,6 +450,23 @@ class DigestScheduler:
                 except Exception:  # reporting a failure must not become one
                     log.exception("reporting the failure of %s %s failed", sub.name, day)
             return outcome
+
+    @contextlib.asynccontextmanager
+    async def _claimed(self, name: str, key: str) -> AsyncIterator[bool]:
+        """Whether this process runs (name, key): False while another `digestbot run` on the same
+        database runs it (it records the outcome; if it dies, a later sweep here runs it). Two services
+        would otherwise both build the day (every model call twice), and the second, waiting past
+        LEASE_WAIT for the first's post, would record the day failed and tell the channels so."""
+        async with claimed(self.store, f"run:{name}:{key}") as other:
+            if other is not None:
+                log.info(
+                    "%s %s is being run by %s (since %s UTC); left to it",
+                    name,
+                    key,
+                    other["holder"],
+                    str(other["acquired_at"])[:19].replace("T", " "),
+                )
+            yield other is None
 
     def day_over(self, sub: Subscription, day: date) -> bool:
         """Whether `day` has ended in the subscription's zone."""

@@ -310,6 +310,23 @@ async def test_channels_that_cannot_hold_a_digest_are_refused_clearly(fake, stor
             await post_digest(poster, store, "#general", digest)
 
 
+@pytest.mark.parametrize(("kind", "name"), [(15, "forum"), (4, "category"), (2, "voice")])
+async def test_work_for_a_channel_that_cannot_hold_it_is_given_up_not_retried_for_ever(
+    fake, store, settings, kind, name
+):
+    """A forum, category or voice channel id in discord_channels never takes a notice or a roll-up: the
+    pending work was retried every 5 minutes for ever (and listed by `status` as pending)."""
+    from bot.delivery import outbox
+
+    fake.add_channel(900_000_000_000_000_300, kind=kind, name=name)
+    async with open_discord_poster(settings) as poster:
+        job = {"key": "failure:x:2026-01-27", "text": "The digest failed", "since": None}
+        state = await outbox.submit(poster, store, "notice", "900000000000000300", "notice:k", job)
+    assert state == "gave_up"
+    assert "text or announcement channel" in store.get_work("notice:k")["last_error"]
+    assert store.pending_work() == []
+
+
 @pytest.mark.parametrize("scheme", ["Bot ", "bot\t", "BOT   "])
 async def test_a_token_pasted_with_its_bot_scheme_still_logs_in(fake, settings, caplog, scheme):
     token = settings.discord_bot_token.get_secret_value()

@@ -260,6 +260,19 @@ async def test_a_question_is_answered_once_even_when_delivered_twice(bot, fake, 
     no_traceback(caplog)
 
 
+async def test_two_services_on_one_bot_token_answer_a_question_once(bot, fake, thread, caplog):
+    """Two `digestbot run` with the same bot token (a second by mistake, or the old and new one of a rolling
+    restart) both receive every message from the gateway: each answered it, so every question got two
+    answers. The answer's parts carry the question's nonce: Discord creates them once."""
+    question = ask(bot, fake, thread, "what are the risks?")
+    await bot.on_message(question)
+    bot._seen_messages = adapters.discord.handlers._Seen()  # what the other process remembers: nothing
+    await bot.on_message(question)
+    [answer] = answers(fake, thread)
+    assert str(answer["message_reference"]["message_id"]) == str(question.id)
+    no_traceback(caplog)
+
+
 async def test_our_own_answer_and_other_bots_are_never_answered(bot, fake, thread):
     await bot.on_message(ask(bot, fake, thread, "what are the risks?"))
     [answer] = answers(fake, thread)

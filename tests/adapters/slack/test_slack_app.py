@@ -426,6 +426,20 @@ async def test_open_slack_poster_checks_the_token(tmp_path, slack):
             pass
 
 
+@pytest.mark.parametrize("pasted", ["Bearer {}", "bearer  {}", " {}\t"])
+async def test_a_bot_token_pasted_with_its_scheme_or_spaces_is_the_token(tmp_path, slack, pasted):
+    """As GITHUB_TOKEN and OPENAI_API_KEY: "Bearer xoxb-…" was sent as "Bearer Bearer xoxb-…" (invalid_auth),
+    and "Bearer xoxp-…" slipped past the refusal of a user token."""
+    async with open_slack_poster(make_settings(tmp_path, slack, slack_bot_token=pasted.format(slack.token))):
+        pass
+    assert slack.calls["auth.test"] == 1
+    with pytest.raises(ConfigError, match=r"user token \(xoxp-…\)"):
+        async with open_slack_poster(
+            make_settings(tmp_path, slack, slack_bot_token=pasted.format("xoxp-1-abc"))
+        ):
+            pass
+
+
 async def test_fake_slack_rejects_what_slack_rejects(settings, slack):
     from slack_sdk.errors import SlackApiError
 

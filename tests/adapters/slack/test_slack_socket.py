@@ -189,3 +189,39 @@ async def test_an_answer_slack_refuses_is_one_log_line(socket, slack, caplog, er
     again = slack.add_user_message(CHANNEL, f"<@{BOT_USER}> risks?", thread_ts=thread)
     await deliver(runtime, fake_socket, fake_socket.event({**event, "ts": again.ts, "text": again.text}))
     assert "risk" in body_text(slack.thread(CHANNEL, thread)[-1]).lower()
+
+
+@pytest.mark.parametrize("endpoint", ["silent", "refusing"])
+async def test_a_socket_mode_endpoint_that_never_connects_fails_the_start_in_time(tmp_path, slack, endpoint):  # noqa: F811
+    """slack_sdk retries its WebSocket connect for as long as the client is open: a WebSocket endpoint
+    that accepts and never answers (or refuses: WebSockets blocked by a proxy) held the start for ever,
+    and `run` with it (no schedule, no Discord). The start now fails in one line after the bound, so the
+    service serves the rest and retries Slack with backoff."""
+    import asyncio
+    import time
+
+    from analysis.errors import ServiceError
+
+    conns: list[asyncio.StreamWriter] = []
+
+    async def accept_and_say_nothing(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conns.append(writer)
+
+    server = await asyncio.start_server(accept_and_say_nothing, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    if endpoint == "refusing":
+        server.close()
+        await server.wait_closed()
+    slack.socket_url = f"ws://127.0.0.1:{port}/link"
+    settings = make_settings(tmp_path, slack, slack_app_token=slack.app_token, slack_signing_secret=None)
+    runtime = SlackRuntime(settings, make_service(settings), grace=1, connect_timeout=1.5)
+    began = time.monotonic()
+    try:
+        with pytest.raises(ServiceError, match=r"Socket Mode WebSocket did not connect within 1.5 s"):
+            await asyncio.wait_for(runtime.start(), 30)
+    finally:
+        server.close()
+        for writer in conns:
+            writer.close()
+    assert time.monotonic() - began < 10
+    assert runtime._socket is None and runtime._session is None  # stopped: nothing left retrying behind

@@ -366,3 +366,21 @@ async def test_a_model_that_never_answers_leaves_the_data_answer_after_the_qa_ti
     assert late.source == "fallback" and late.plain().startswith("(No model answer (none within 0.5 s).")
     assert "acme/widgets on 2026-01-26: 3 commits" in late.plain()
     assert (await ask(service, "and tomorrow?")).source == "llm"  # the client took no harm from the cut
+
+
+async def test_a_card_whose_analysis_was_deleted_is_analysed_again_for_its_question(settings, store):
+    """A `/digest <sha>` card's thread reads the commit's stored analysis: with that row gone (deleted, a
+    database restored without it), "what are the risks?" got the bare title and nothing else."""
+    from analysis.refs import parse_ref
+    from bot.ports.protocols import Posted
+
+    service = make_service(settings, store)
+    day, _ = commits()
+    commit, _ = await service.card(parse_ref(day[1].sha, REPO), "en")
+    service.record_card("slack", "C1", commit, "en", Posted("200.1", "200.1"))
+    before = (await ask(service, "what are the risks?", thread="200.1")).plain()
+    assert "Risks:" in before
+    store.db.execute("DELETE FROM analyses")
+    after = await ask(service, "what are the risks?", thread="200.1")
+    assert after.plain() == before and after.cites == [commit.sha]
+    assert store.latest_analysis(REPO, commit.sha, "en") is not None  # stored again

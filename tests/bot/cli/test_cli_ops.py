@@ -167,3 +167,36 @@ def test_logs_newest_first_with_filters(llm_db, repo):  # noqa: F811
 def test_logs_on_an_empty_store(tmp_path):
     result = run("logs", db=tmp_path / "d.db")
     assert result.exit_code == 0 and "no LLM calls recorded" in result.stdout
+
+
+def test_a_database_path_under_home_is_home_not_a_folder_named_tilde(repo, tmp_path, monkeypatch):  # noqa: F811
+    """DIGEST_DB=~/digest.db in .env (no shell expands it there): the database went into a folder named "~"
+    in the working directory, where `status`, which expanded it, did not look."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    (work / ".env").write_text("DIGEST_DB=~/data/digest.db\n", encoding="utf-8")
+    monkeypatch.delenv("DIGEST_DB", raising=False)
+    result = click.testing.CliRunner().invoke(
+        cli, ["digest", "--git-dir", str(repo.path), "--date", DAY, "--tz", "UTC"], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert (home / "data" / "digest.db").exists() and not (work / "~").exists()
+    status = click.testing.CliRunner().invoke(cli, ["status"])
+    assert f"database: {home / 'data' / 'digest.db'}" in status.output, status.output
+    assert "does not exist yet" not in status.output
+
+
+def test_a_bad_setting_names_what_was_set_never_a_secret(tmp_path, monkeypatch):
+    """DIGEST_TZ=Beijing said "DIGEST_TZ: Value error, not an IANA time zone": pydantic's prefix, and not
+    what was set (a typo in .env or the unit is found by seeing it). A secret's value is never shown."""
+    monkeypatch.setenv("DIGEST_TZ", "Beijing")
+    monkeypatch.setenv("DIGEST_CATCHUP_DAYS", "three")
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-secret-value-1234")
+    result = run("status", db=tmp_path / "d.db")
+    assert result.exit_code == 2
+    [line] = result.stderr.strip().splitlines()
+    assert "DIGEST_TZ: not an IANA time zone (e.g. Asia/Shanghai, UTC), got 'Beijing'" in line
+    assert "DIGEST_CATCHUP_DAYS: Input should be a valid integer" in line and "got 'three'" in line
+    assert "Value error" not in line and "xoxb-secret" not in line

@@ -92,3 +92,16 @@ def test_partial_on_a_finished_day_posts_it_whole(tmp_path, repo, slack):
     assert result.exit_code == 0, result.output
     out = json.loads(result.stdout)
     assert out["partial"] is False and "report" in out["posted"]
+
+
+@pytest.mark.parametrize("dry_run", [(), ("--dry-run",)])
+def test_a_slack_channel_name_is_refused_before_any_work(tmp_path, repo, slack, dry_run):
+    """`--channel '#general'`: Slack would post there, but the post would be recorded under the name, and
+    the service, posting the day by the channel's id, would post it a second time."""
+    args = ["--db", str(tmp_path / "d.db"), "post", "--platform", "slack", "--channel", "#general",
+            "--git-dir", str(repo.path), "--date", "2026-01-25", "--tz", "UTC", *dry_run]  # fmt: skip
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 2, result.output
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: --channel: Slack channel ids look like C0123ABCD, got '#general'")
+    assert sum(slack.calls.values()) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+import pytest
 from click.testing import CliRunner
 
 import bot.cli.digest
@@ -29,6 +30,34 @@ def test_a_slack_error_echoing_the_token_is_scrubbed_from_the_final_line(repo, t
     assert result.exit_code == 2, result.output
     assert "Bearer ***" in result.stderr
     assert slack.token not in result.output
+
+
+@pytest.mark.parametrize("pasted", ["Bearer {}", "  {}  "])
+def test_a_token_pasted_with_its_scheme_or_spaces_is_masked_as_sent(repo, tmp_path, monkeypatch, pasted):
+    """The token sent is the pasted value without its scheme and spaces (http_headers.without_scheme); the
+    masking looked for the pasted value itself, so a server echoing the token as sent leaked it whole."""
+    with FakeSlack() as slack:
+        monkeypatch.setenv("SLACK_BOT_TOKEN", pasted.format(slack.token))
+        monkeypatch.setenv("SLACK_API_URL", slack.api_url)
+        slack.fail(
+            "chat.postMessage", error=f"bad request: token {slack.token} is not allowed here", times=10
+        )
+        result = CliRunner().invoke(
+            cli,
+            ["--db", str(tmp_path / "d.db"), "post", "--platform", "slack", "--channel", "C0DIGEST",
+             "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai"],
+        )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert "token *** is not allowed" in result.stderr
+    assert slack.token not in result.output
+
+
+def test_a_secret_is_masked_as_pasted_and_as_sent():
+    from bot.ports.secrets import scrub
+
+    for pasted in ("Bearer sk-live-0123456789", "token sk-live-0123456789", "\tsk-live-0123456789 \n"):
+        assert scrub("401: key sk-live-0123456789 rejected", [pasted]) == "401: key *** rejected"
+    assert scrub("Bearer tokens are refused", ["Bearer sk-live-0123456789"]) == "Bearer tokens are refused"
 
 
 def test_an_unexpected_error_and_its_traceback_are_scrubbed(repo, tmp_path, monkeypatch):

@@ -55,6 +55,14 @@ def test_defaults_and_numeric_discord_ids(tmp_path):
             "subscription[0].discord_channels",
         ),
         (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["#general"]',
+            "subscription[0].slack_channels: Slack channel ids look like C0123ABCD, got '#general' (a channel name?",
+        ),
+        (
+            '[[subscription]]\nrepo = "o/n"\nslack_channels = ["C0123", "general"]',
+            "got 'general' (a channel name?",
+        ),
+        (
             '[[subscription]]\nrepo = "o/n"\nslack_channels = ["900000000000000555"]',
             "subscription[0].slack_channels: Slack channel ids look like C0123ABCD, got '900000000000000555'",
         ),
@@ -107,6 +115,30 @@ def test_an_unknown_field_names_the_one_meant(tmp_path, body, expected):
     message = str(err.value) + ";"
     assert "defaults.language: unknown field (did you mean lang?)" in message
     assert expected in message
+
+
+def test_a_file_saved_with_a_byte_order_mark_and_crlf_lines_reads(tmp_path):
+    """Windows editors save UTF-8 with a byte-order mark and CRLF line ends: it read as "not valid TOML:
+    Invalid statement (at line 1, column 1)". A channel id written with spaces around it is the id."""
+    path = tmp_path / "c.toml"
+    path.write_bytes('\ufeff[[subscription]]\r\nrepo = "o/n"\r\nslack_channels = [" C0123 "]\r\n'.encode())
+    (sub,) = load_config(path, default_tz="UTC", default_lang="zh")
+    assert sub.repo == "o/n" and sub.destinations[0].channel == "C0123"
+
+
+def test_a_relative_git_dir_is_beside_the_file_whatever_the_working_directory(tmp_path, monkeypatch):
+    """`run` under systemd (WorkingDirectory=/var/lib/digestbot) and `status` in the operator's shell read
+    the same file: a relative git_dir resolved against each one's working directory named two clones."""
+    (tmp_path / "etc").mkdir()
+    path = tmp_path / "etc" / "c.toml"
+    path.write_text('[[subscription]]\nrepo = "o/n"\ngit_dir = "clones/n.git"\nslack_channels = ["C1"]\n')
+    for cwd in (tmp_path, tmp_path / "etc"):
+        monkeypatch.chdir(cwd)
+        (sub,) = load_config(path, default_tz="UTC", default_lang="zh")
+        assert sub.git_dir == tmp_path / "etc" / "clones" / "n.git"
+    absolute = tmp_path / "srv" / "x.git"
+    path.write_text(f'[[subscription]]\nrepo = "o/n"\ngit_dir = "{absolute}"\nslack_channels = ["C1"]\n')
+    assert load_config(path, default_tz="UTC", default_lang="zh")[0].git_dir == absolute
 
 
 def test_missing_file(tmp_path):

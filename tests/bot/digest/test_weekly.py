@@ -388,13 +388,13 @@ async def test_a_weekly_roll_up_missed_while_down_is_caught_up_once(store):
 
     monday_early = datetime(2026, 2, 9, 1, 0, tzinfo=UTC)  # 09:00 in Shanghai: W06 not due until 09:30
     sched.clock = lambda: monday_early
-    assert sched.missed_week(sub) is None
+    assert sched.missed_weeks(sub) == []
     late_seen = DigestScheduler(Registry(store, [sub]), store, daily, clock=lambda: now, weekly_runner=weekly)
     store.db.execute("DELETE FROM runs")
     store.db.execute(
         "UPDATE subscription_seen SET first_seen = ?", [datetime(2026, 2, 3, tzinfo=UTC).isoformat()]
     )
-    assert late_seen.missed_week(sub) is None  # not due after the service first saw the subscription
+    assert late_seen.missed_weeks(sub) == []  # not due after the service first saw the subscription
 
 
 def test_analyze_of_an_old_commit_finds_its_revert_in_a_fresh_database(repo, tmp_path):

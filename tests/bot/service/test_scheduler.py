@@ -219,3 +219,133 @@ def test_every_fire_posts_a_day_that_has_ended(tz, schedule):
     for _ in range(400):  # daily schedules: a year, every daylight-saving change of these zones
         fire = trigger.get_next_fire_time(None, fire + timedelta(seconds=1))
         assert day_window(day_for_fire(s, fire), ZoneInfo(tz))[1] <= fire
+
+
+@pytest.mark.parametrize("weekly", ["sun 18:00", "sat 18:00", "mon 09:30"])
+async def test_a_weekly_roll_up_missed_at_the_end_of_the_week_is_caught_up_in_the_next(store, weekly):
+    """A weekly fire posts the week before the fire's week: a Sunday (or Saturday) roll-up missed while
+    the service was down is still that week's after Monday begins, and a restart posts it, once; a
+    roll-up due more than `catchup_days` ago is not posted that late."""
+    s = Subscription(
+        name="w",
+        repo="o/n",
+        timezone="Asia/Shanghai",
+        schedule="09:00",
+        lang="en",
+        destinations=(Destination("slack", "C1"),),
+        weekly=weekly,
+    )
+    weeks: list[tuple[int, int]] = []
+
+    async def weekly_runner(_, year, week):
+        weeks.append((year, week))
+        return RunOutcome("done")
+
+    clock = Clock(datetime(2026, 1, 20, 12, 0, tzinfo=SH))
+    sched = DigestScheduler(
+        Registry(store, [s]), store, Recorder(), catchup_days=3, clock=clock, weekly_runner=weekly_runner
+    )
+    sched._mark_seen("w", clock.now)
+    # down from Saturday 2026-02-07 morning; back on Monday 2026-02-09 (W07) at 10:00: the Saturday and
+    # Sunday fires were W05's roll-up (the week before theirs), the Monday one of 09:30 is W06's
+    monday = weekly.startswith("mon")
+    clock.now = datetime(2026, 2, 9, 10, 0, tzinfo=SH)
+    await sched.catch_up()
+    await sched.catch_up()
+    assert weeks == ([(2026, 6)] if monday else [(2026, 5)])
+    # a roll-up due more than three days before the restart is left out
+    store.db.execute("DELETE FROM runs")
+    weeks.clear()
+    clock.now = datetime(2026, 2, 12, 10, 0, tzinfo=SH)  # Thursday
+    await sched.catch_up()
+    assert weeks == ([(2026, 6)] if monday else [])
+
+
+def _held_by(store, name: str, pid: int) -> None:
+    """`name` claimed by the process `pid` on this host (another `digestbot run` on the same database)."""
+    import socket
+    import time
+
+    host = socket.gethostname()
+    store.db["leases"].insert(
+        {
+            "name": name,
+            "holder": f"digestbot pid {pid} on {host}",
+            "host": host,
+            "pid": pid,
+            "acquired_at": "2026-01-29T01:00:00+00:00",
+            "expires_at": time.time() + 60,
+        },
+        replace=True,
+    )
+
+
+async def test_a_day_another_service_is_running_is_left_to_it_and_taken_over_if_it_dies(store, caplog):
+    """Two `digestbot run` on one database: the day the other is running is neither built a second time
+    (every model call twice) nor recorded failed here; when that process dies before it is done, the
+    next sweep runs the day, once."""
+    import logging
+    import os
+    import subprocess
+    import sys
+
+    clock = Clock(datetime(2026, 1, 28, 10, 0, tzinfo=SH))  # after the 27th's digest was due
+    await first_seen(store, [sub()], clock)
+    clock.now = datetime(2026, 1, 29, 12, 0, tzinfo=SH)
+    store.db["runs"].insert(
+        {"subscription": "vllm", "day": "2026-01-28", "status": "running", "started_at": "2026-01-29T01:00"}
+    )
+    _held_by(store, "run:vllm:2026-01-28", os.getppid())  # a live process on this host
+    runner = Recorder()
+    sched = make(store, [sub()], clock, runner)
+    with caplog.at_level(logging.INFO, logger="bot.service.scheduler"):
+        await sched.catch_up()
+    assert runner.calls == []
+    assert store.query("SELECT status FROM runs") == [{"status": "running"}]
+    assert f"2026-01-28 is being run by digestbot pid {os.getppid()}" in caplog.text
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    _held_by(store, "run:vllm:2026-01-28", int(gone.stdout))  # kill -9'd while running the day
+    await sched.catch_up()
+    await sched.catch_up()
+    assert runner.calls == [("vllm", date(2026, 1, 28))]
+    assert store.query("SELECT status FROM runs") == [{"status": "done"}]
+    assert store.query("SELECT * FROM leases") == []  # released when done
+
+
+async def test_a_week_another_service_is_running_is_left_to_it(store):
+    s = Subscription(
+        "w", "o/n", "Asia/Shanghai", "09:00", "en", (Destination("slack", "C1"),), weekly="mon 09:30"
+    )
+    weeks = []
+
+    async def weekly_runner(_, year, week):
+        weeks.append((year, week))
+        return RunOutcome("done")
+
+    import os
+
+    sched = DigestScheduler(Registry(store, [s]), store, Recorder(), weekly_runner=weekly_runner)
+    _held_by(store, "run:w:weekly:2026-W05", os.getppid())
+    assert await sched.run_weekly_once(s, 2026, 5) is None and weeks == []
+    store.db.execute("DELETE FROM leases")
+    await sched.run_weekly_once(s, 2026, 5)
+    assert weeks == [(2026, 5)]
+
+
+async def test_a_weekday_schedule_posts_the_weekend_in_order_on_monday(store):
+    """"0 9 * * 1-5": no fire on Saturday or Sunday, so Friday's and Saturday's digests fall due on Monday
+    with Sunday's. The Monday fire posts them oldest first; they came after Sunday's, at the next sweep."""
+    weekdays = sub(schedule="0 9 * * 1-5")
+    clock = Clock(datetime(2026, 1, 29, 12, 0, tzinfo=SH))  # Thursday
+    await first_seen(store, [weekdays], clock)
+    runner = Recorder()
+    sched = make(store, [weekdays], clock, runner)
+    clock.now = datetime(2026, 1, 30, 9, 0, 1, tzinfo=SH)  # Friday's fire: Thursday
+    await sched._fire_job("vllm")
+    clock.now = datetime(2026, 2, 2, 9, 0, 1, tzinfo=SH)  # Monday's fire
+    await sched._fire_job("vllm")
+    await sched.catch_up()
+    days = [d.isoformat() for _, d in runner.calls]
+    assert days == ["2026-01-29", "2026-01-30", "2026-01-31", "2026-02-01"]

@@ -153,6 +153,6 @@ def test_a_bad_policy_is_one_line(tmp_path, monkeypatch):
     result = run("status", db=tmp_path / "d.db")
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines() == [
-        "error: invalid settings: LLM_LOG_PROMPTS: Value error, must be off, on or days:N"
-        " (keep prompts and replies N days)"
+        "error: invalid settings: LLM_LOG_PROMPTS: must be off, on or days:N"
+        " (keep prompts and replies N days), got 'weekly'"
     ]
