@@ -685,7 +685,7 @@ _NOT_PACKAGES = frozenset(
 
 def _sig_dependency(facts: Facts) -> Signal | None:
     """The dependencies users install changed: from the packaging facts when the files were read
-    (analysis/surface/packaging.py), else from the manifests' patch lines: not a developer-only manifest or
+    (analysis/surface/requirements.py), else from the manifests' patch lines: not a developer-only manifest or
     table (test, lint, docs, dev requirements; `[dependency-groups]`, `devDependencies`), not a key
     of a tool's settings, not a path."""
     surface = facts.commit.surface
