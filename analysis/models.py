@@ -58,7 +58,7 @@ class SurfaceKind(StrEnum):
     ROUTE_REMOVED = "route_removed"
     RAISES = "raises"  # an exception newly raised on a public path
     SUPPORT_DROPPED = "support_dropped"  # a supported runtime version dropped (requires-python, classifiers)
-    # What the distribution depends on (analysis/surface/packaging.py): runtime and optional requirements only,
+    # What the distribution depends on (analysis/surface/requirements.py): runtime and optional requirements only,
     # never a tool section, a dev group or a coverage list. Neither breaking nor a feature by itself.
     DEPENDENCY_ADDED = "dependency_added"
     DEPENDENCY_REMOVED = "dependency_removed"

@@ -1,6 +1,9 @@
 """What the rules find in a commit's facts, each finding a `Signal` with its weight on one of the two
 scores: impact points (what the change does to its users) or a risk step (how likely it needs a fix).
-The scores and the tier they make are in `scores.py`; the rubric is listed in the package docstring.
+The scores and the tier they make are in `scores.py`; the rubric is listed in the package docstring. The
+readers of diff lines the rules share live beside it, named for what they read: `setting_lines` (defaults,
+option mappings, supported-value lists, switches), `requirement_lines` (dependency versions),
+`version_lines`, `mechanical_lines`, `security_lines`, `title_claims`, `surface_reach`.
 
 Over 400 lines because it is the rubric itself: one function per signal, kept side by side so their weights
 can be read and compared in one place.
@@ -13,7 +16,25 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from analysis.heuristic.facts import Diff, Facts
+from analysis.heuristic.facts import Facts
+from analysis.heuristic.mechanical_lines import comments_only, mechanical_file, moved_files
+from analysis.heuristic.requirement_lines import (
+    DEVELOPER_ONLY,
+    PYTHON_CLASSIFIER,
+    PYTHON_FLOOR,
+    manifest_stem,
+    version_changes,
+)
+from analysis.heuristic.security_lines import SECURITY_PATH, risky_calls_in
+from analysis.heuristic.setting_lines import (
+    changed_defaults,
+    flipped_switches,
+    setting_changes,
+    supported_lists,
+)
+from analysis.heuristic.surface_reach import ENV_KINDS, reaches_everyone, test_knob
+from analysis.heuristic.title_claims import FIXES, TITLE_DEFAULT, TITLE_FEATURE, USER_IMPACT
+from analysis.heuristic.version_lines import sets_only_the_version
 from analysis.models import (
     BREAKING_KINDS,
     DEPENDENCY_KINDS,
@@ -22,7 +43,6 @@ from analysis.models import (
     SurfaceChange,
     SurfaceKind,
 )
-from analysis.models import module_depth as name_depth
 from analysis.paths import PathKind, builds_what_ships
 from analysis.titles import declared_breaking
 
@@ -127,7 +147,7 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     without an alias, a supported version dropped), behaviour (a default or switch changed), notice (a
     new exception, a deprecation, a rename that keeps an alias), feature (something new). A change deep
     in the package (see `reaches_everyone`) weighs one step less: a breaking one is stated apart. The
-    switches of the project's own tests and CI (`_test_knob`) weigh nothing."""
+    switches of the project's own tests and CI (`test_knob`) weigh nothing."""
     surface = facts.commit.surface
     if not surface:
         return []
@@ -135,7 +155,7 @@ def _surface_signals(facts: Facts) -> list[Signal]:
         c
         for c in surface
         if (c.kind in _OWN_JUDGMENT or c.path in facts.runtime or _documented_deprecation(c, facts))
-        and not (c.kind in _ENV_KINDS and _test_knob(c.name))
+        and not (c.kind in ENV_KINDS and test_knob(c.name))
     ]
     breaking = [c for c in mine if c.breaking]
     # one partition pass: `c not in wide` compared dataclasses pairwise (18,000 renames took 34 s)
@@ -182,53 +202,7 @@ def _partition(
     return passed, failed
 
 
-# Who a surface change reaches. What users type (command-line options, environment variables, HTTP
-# routes, the runtime versions they install on) reaches every user. A name in code reaches the users who
-# import it, and they import from near the package's top: a public name in a module at most REACH_DEPTH
-# deep (`pkg`, `pkg.mod`, `pkg.sub.mod`) reaches users; deeper (`pkg.a.b.mod`: a model's layers, an
-# engine's worker internals) it reaches mostly the package's own callers, and weighs one step less.
-REACH_DEPTH = 3
-_TYPED_KINDS = frozenset(
-    {
-        SurfaceKind.OPTION_ADDED,
-        SurfaceKind.OPTION_REMOVED,
-        SurfaceKind.OPTION_RENAMED,
-        SurfaceKind.ENV_ADDED,
-        SurfaceKind.ENV_REMOVED,
-        SurfaceKind.ENV_RENAMED,
-        SurfaceKind.ROUTE_ADDED,
-        SurfaceKind.ROUTE_REMOVED,
-        SurfaceKind.SUPPORT_DROPPED,
-        SurfaceKind.SUPPORT_ADDED,
-    }
-)
-
-
-_ENV_KINDS = frozenset({SurfaceKind.ENV_ADDED, SurfaceKind.ENV_REMOVED, SurfaceKind.ENV_RENAMED})
-# A word of an environment variable's name that makes it a switch of the project's own tests or CI
-# (`PKG_TEST_USE_NIGHTLY_WHEEL`, `RUN_SLOW_TESTS`, `PKG_CI_SHARD`): users never set it.
-_TEST_WORDS = frozenset({"TEST", "TESTS", "TESTING", "PYTEST", "CI"})
-
-
-def _test_knob(name: str) -> bool:
-    return not _TEST_WORDS.isdisjoint(name.upper().split("_"))
-
-
-def reaches_everyone(change: SurfaceChange) -> bool:
-    if change.kind in _TYPED_KINDS:
-        return True
-    depth = module_depth(change)
-    return depth is None or depth <= REACH_DEPTH
-
-
-def module_depth(change: SurfaceChange) -> int | None:
-    return name_depth(change.name, change.path)
-
-
 # -- supported Python versions (read from the patch when the files were not parsed) ----------------
-
-_PY_FLOOR = re.compile(r"""(?:requires-python|python_requires)\s*=\s*["'][^"'\n]*?>=?\s*(\d+)\.(\d+)""")
-_PY_CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d+)\.(\d+)\b")
 
 
 def _sig_support_dropped(facts: Facts) -> Signal | None:
@@ -241,13 +215,15 @@ def _sig_support_dropped(facts: Facts) -> Signal | None:
         diff = facts.diffs.get(f.path)
         if diff is None:
             continue
-        old, new = _PY_FLOOR.search(diff.removed), _PY_FLOOR.search(diff.added)
+        old, new = PYTHON_FLOOR.search(diff.removed), PYTHON_FLOOR.search(diff.added)
         if old and new:
             low, high = (int(old[1]), int(old[2])), (int(new[1]), int(new[2]))
             dropped += [f"Python {low[0]}.{minor}" for minor in range(low[1], high[1]) if high[0] == low[0]]
-        kept = {(m[1], m[2]) for m in _PY_CLASSIFIER.finditer(diff.added)}
+        kept = {(m[1], m[2]) for m in PYTHON_CLASSIFIER.finditer(diff.added)}
         dropped += [
-            f"Python {m[1]}.{m[2]}" for m in _PY_CLASSIFIER.finditer(diff.removed) if (m[1], m[2]) not in kept
+            f"Python {m[1]}.{m[2]}"
+            for m in PYTHON_CLASSIFIER.finditer(diff.removed)
+            if (m[1], m[2]) not in kept
         ]
     found = tuple(dict.fromkeys(dropped))
     if not found:
@@ -266,7 +242,7 @@ def _sig_public_api(facts: Facts) -> Signal | None:
     paths = [
         f.path
         for f in candidates
-        if (f.path.lower() in api or _is_package_init(f.path)) and not _comments_only(facts.diffs.get(f.path))
+        if (f.path.lower() in api or _is_package_init(f.path)) and not comments_only(facts.diffs.get(f.path))
     ]
     return Signal("public_api", items=tuple(paths)) if paths else None
 
@@ -276,12 +252,14 @@ def _sig_build(facts: Facts) -> Signal | None:
     its failures show where it is built next — another platform, toolchain or version than CI's — not in
     the diff. On the reference history such commits were later reverted or fixed at almost three times
     the branch's rate (BENCHMARKS.md); a floor of medium, like a dependency change."""
-    paths = [p for p in sorted(facts.runtime) if builds_what_ships(p) and not _comments_only(facts.diffs.get(p))]
+    paths = [
+        p for p in sorted(facts.runtime) if builds_what_ships(p) and not comments_only(facts.diffs.get(p))
+    ]
     return Signal("build", items=tuple(paths)) if paths else None
 
 
 def _sig_kernel(facts: Facts) -> Signal | None:
-    paths = [p for p in facts.kernels if p in facts.runtime and not _comments_only(facts.diffs.get(p))]
+    paths = [p for p in facts.kernels if p in facts.runtime and not comments_only(facts.diffs.get(p))]
     return Signal("kernel", risk=1, items=tuple(paths)) if paths else None
 
 
@@ -332,15 +310,6 @@ def _sig_non_runtime(facts: Facts) -> Signal | None:
 
 # -- release version bumps ------------------------------------------------------------------
 
-# The project's own version: `version = "2.11.0"`, `__version__ = '1.2'`, `"version": "3.0.0"`,
-# `VERSION = (1, 2, 0)`, `version='1.2.0',` in setup.py, or a VERSION file's one line.
-_VERSION_VALUE = r"""["'(]?v?\d+(?:[.,+-]\s*\w+)*["')]?\s*,?\s*$"""
-_VERSION_LINE = re.compile(
-    r"""^\s*["']?(?i:[\w.-]*version(?:_info)?_*)["']?\s*[:=]\s*""" + _VERSION_VALUE
-)  # also `_COMPATIBLE_CORE_VERSION = '2.46.0'`: a release moves the versions it is built with
-_BARE_VERSION = re.compile(r"^\s*" + _VERSION_VALUE)
-_VERSION_FILES = re.compile(r"(?:^|/)(?:_?version\.py|version|version\.txt|\.version)$", re.IGNORECASE)
-
 
 def _sig_version_bump(facts: Facts) -> Signal | None:
     """A release bump: every changed line of what ships sets the project's own version (release notes
@@ -354,9 +323,7 @@ def _sig_version_bump(facts: Facts) -> Signal | None:
         diff = facts.diffs.get(f.path)
         if diff is None:
             return None
-        lines = [line for line in diff.changed_lines() if line.strip()]
-        bare = bool(_VERSION_FILES.search(f.path))
-        if not lines or not all(_VERSION_LINE.match(x) or (bare and _BARE_VERSION.match(x)) for x in lines):
+        if not sets_only_the_version(f.path, diff):
             return None
         paths.append(f.path)
     return Signal("version_bump", items=tuple(paths))
@@ -380,26 +347,6 @@ def _sig_isolated(facts: Facts) -> Signal | None:
 
 # -- config defaults --------------------------------------------------------------------------
 
-_ASSIGN = re.compile(
-    r"^[ \t]*(?:self\.)?([A-Za-z_][\w.-]*)[ \t]*(?::[^=\n]{1,80})?=(?!=)[ \t]*(.+?)[ \t]*,?[ \t]*$", re.M
-)
-_MAPPING = re.compile(r"^[ \t]*[\"']?([\w.-]+)[\"']?[ \t]*:[ \t]*(.+?)[ \t]*,?[ \t]*$", re.M)
-_DEFAULT_KW = re.compile(r"\bdefault[ \t]*=[ \t]*([^,)\n]+)")
-_ENV_DEFAULT = re.compile(r"(?:getenv|environ\.get)\(\s*[\"']([\w.-]+)[\"']\s*,\s*([^)\n]+)\)")
-_LITERAL = re.compile(
-    r"^(-?[\d_]+(\.[\d_]+)?([eE]-?\d+)?|True|False|None|true|false|null|nil|\"[^\"]*\"|'[^']*'|"
-    r"[A-Za-z_][\w]*\.[A-Z][A-Z0-9_]*)$"
-)
-
-
-# A string of several words is prose (a help text, a message), not a setting: fixing a typo in it
-# changes no default. Keys that name text are skipped for the same reason.
-_PROSE = re.compile(r"""^(["'])[^"'\n]*\s\S+\s[^"'\n]*\1$""")
-_TEXT_KEY = re.compile(
-    r"(?:^|[_.-])(?:help|description|desc|doc|docs|docstring|message|msg|text|title|label|hint|comment|example|usage)$",
-    re.IGNORECASE,
-)
-
 
 def _is_config_module(path: str, kind: PathKind) -> bool:
     if kind == PathKind.CONFIG:
@@ -410,21 +357,6 @@ def _is_config_module(path: str, kind: PathKind) -> bool:
     return bool(set(segments[:-1]) & _CONFIG_DIRS) or bool(_CONFIG_MODULE.search(segments[-1]))
 
 
-def _defaults(text: str, config_module: bool) -> dict[str, list[str]]:
-    """Literal values given to defaults in some lines of code: {name: [value, ...]} in order."""
-    found: dict[str, list[str]] = {}
-    matches = [(m.group(1), m.group(2)) for m in _ENV_DEFAULT.finditer(text)]
-    matches += [("default", m.group(1)) for m in _DEFAULT_KW.finditer(text)]
-    if config_module:
-        matches += [(m.group(1), m.group(2)) for m in _ASSIGN.finditer(text)]
-        matches += [(m.group(1), m.group(2)) for m in _MAPPING.finditer(text)]
-    for key, value in matches:
-        value = value.strip()
-        if _LITERAL.match(value) and not _PROSE.match(value) and not _TEXT_KEY.search(key):
-            found.setdefault(key, []).append(value)
-    return found
-
-
 def _sig_config_default(facts: Facts) -> Signal | None:
     """Defaults changed, read from the patch lines: in configuration files always, in code only where
     the files were not parsed (the surface facts compare real values)."""
@@ -433,37 +365,9 @@ def _sig_config_default(facts: Facts) -> Signal | None:
     for f, kind in _runtime(facts, PathKind.SOURCE, PathKind.CONFIG):
         diff = facts.diffs.get(f.path)
         if diff is not None and not (parsed and kind == PathKind.SOURCE):
-            changed.extend(_changed_defaults(diff, _is_config_module(f.path, kind)))
+            changed.extend(changed_defaults(diff, _is_config_module(f.path, kind)))
     names = tuple(dict.fromkeys(changed))
     return Signal("config_default", impact=BEHAVIOUR, items=names) if names else None
-
-
-def _changed_defaults(diff: Diff, config_module: bool) -> list[str]:
-    removed, added = _defaults(diff.removed, config_module), _defaults(diff.added, config_module)
-    names = []
-    for key, old_values in removed.items():
-        new_values = added.get(key, [])
-        # Same names on both sides, value changed. A different count means options were added or
-        # removed, not a default changed.
-        if len(new_values) != len(old_values):
-            continue
-        for old, new in zip(old_values, new_values, strict=True):
-            if not same_value(old, new):
-                names.append(f"{key}: {old} → {new}" if key != "default" else f"default {old} → {new}")
-                break
-    return names
-
-
-def same_value(old: str, new: str) -> bool:
-    """Two literals that mean the same value: `0.0` and `"0.0"` (a number retyped as the string a
-    parser reads it from), `1e3` and `1000`, `True` and `true`."""
-    a, b = (v.strip().strip("\"'").strip().lower() for v in (old, new))
-    if a == b:
-        return True
-    try:
-        return float(a.replace("_", "")) == float(b.replace("_", ""))
-    except ValueError:
-        return False
 
 
 # -- another package's behaviour replaced at import (monkey-patching) ----------------------------
@@ -494,13 +398,6 @@ def _sig_host_patch(facts: Facts) -> Signal | None:
 
 # -- settings read by key from a mapping of options ----------------------------------------------
 
-# `additional_config.get("enable_x", False)`, `options.get("timeout", 30)`, `settings.pop("mode", "fast")`:
-# a setting users pass as a key of a configuration mapping, read with its default, the mapping's name saying so.
-_MAPPING_READ = re.compile(
-    r"\b([A-Za-z_]*(?i:config|configs|cfg|conf|options|opts|settings))\s*\.\s*(?:get|pop)\(\s*"
-    r"""(["'])([A-Za-z_][\w.-]{0,80})\2\s*(?:,\s*([^(),\n]{1,80}?))?\s*\)"""
-)
-
 
 def _sig_mapping_settings(facts: Facts) -> list[Signal]:
     """Settings read by key in the source files users run (any mapping named so in a configuration module,
@@ -516,21 +413,11 @@ def _sig_mapping_settings(facts: Facts) -> list[Signal]:
             ".get(" not in diff.added and ".pop(" not in diff.added and " is None" not in diff.text
         ):
             continue
-        changed += _guarded_defaults(diff.text)
         # outside a configuration module a `config` is as often a model's or a kernel's (config.json, a tuned
         # table) as the user's: there only mappings named options or settings count
-        anywhere = _is_config_module(f.path, PathKind.SOURCE)
-        old, new = _mapping_reads(diff.removed, anywhere), _mapping_reads(diff.added, anywhere)
-        for key, defaults in new.items():
-            before = old.get(key)
-            if before is None:
-                new_keys.append(key[1])
-            elif len(before) == len(defaults):
-                changed += [
-                    f"{key[1]}: {a} → {b}"
-                    for a, b in zip(before, defaults, strict=True)
-                    if not same_value(a, b)
-                ]
+        file_changed, file_new = setting_changes(diff, _is_config_module(f.path, PathKind.SOURCE))
+        changed += file_changed
+        new_keys += file_new
     out = []
     if changed:
         out.append(Signal("setting_default", impact=BEHAVIOUR, items=tuple(dict.fromkeys(changed))))
@@ -539,60 +426,7 @@ def _sig_mapping_settings(facts: Facts) -> list[Signal]:
     return out
 
 
-# A default given where a setting was left unset: `if cache_config.block_size is None:` then
-# `cache_config.block_size = 128` on the next line. The patch shows the guard as the changed line's context.
-_UNSET_GUARD = re.compile(r"^ [ \t]*if\s+([A-Za-z_][\w.]*)\s+is\s+None\s*:\s*$")
-_LITERAL_SET = re.compile(
-    r"^[-+][ \t]*([A-Za-z_][\w.]*)\s*=\s*(-?[\d.]+(?:e-?\d+)?|True|False|\"[^\"\n]{0,40}\"|'[^'\n]{0,40}')\s*$"
-)
-
-
-def _guarded_defaults(patch: str) -> list[str]:
-    """Literals assigned to a setting right under its `is None` guard that changed: `target: old → new`."""
-    out: list[str] = []
-    guard: str | None = None
-    removed: dict[str, str] = {}
-    for line in patch.split("\n"):
-        if line.startswith(" "):
-            found = _UNSET_GUARD.match(line)
-            guard, removed = (found.group(1) if found else None), {}
-            continue
-        literal = _LITERAL_SET.match(line)
-        if guard is None or literal is None or literal.group(1) != guard:
-            if not line.startswith(("-", "+")):
-                guard = None
-            continue
-        if line.startswith("-"):
-            removed[guard] = literal.group(2)
-        elif guard in removed and not same_value(removed[guard], literal.group(2)):
-            out.append(f"{guard}: {removed[guard]} → {literal.group(2)}")
-    return out
-
-
-_USER_MAPPINGS = ("options", "opts", "settings")
-
-
-def _mapping_reads(text: str, any_mapping: bool) -> dict[tuple[str, str], list[str]]:
-    """{(mapping, key): [the default of each read, "None" when not given]}; `any_mapping` False: only
-    mappings named options or settings."""
-    found: dict[tuple[str, str], list[str]] = {}
-    for m in _MAPPING_READ.finditer(text):
-        if not any_mapping and not m.group(1).lower().endswith(_USER_MAPPINGS):
-            continue
-        found.setdefault((m.group(1), m.group(3)), []).append((m.group(4) or "None").strip())
-    return found
-
-
 # -- values a list of supported ones gained or lost -------------------------------------------
-
-# `supported_quantization = ["w8a8", "w4a16"]`, `SUPPORTED_DTYPES = (...)`, `_supported_archs = {...}` on one
-# line: what users may ask for. A value taken out no longer works for those who used it.
-_SUPPORTED_LIST = re.compile(
-    r"^[ \t]*((?:self\.)?[A-Za-z_]*[Ss][Uu][Pp][Pp][Oo][Rr][Tt][Ee][Dd]\w*)[ \t]*(?::[^=\n]{1,80})?=[ \t]*"
-    r"(?:frozenset|set|tuple|list)?[ \t]*([\[({][^\n]*[\])}])[ \t]*,?[ \t]*$",
-    re.M,
-)
-_STRING_VALUE = re.compile(r"""(["'])([^"'\n]{1,80})\1""")
 
 
 def _sig_supported_values(facts: Facts) -> list[Signal]:
@@ -604,7 +438,7 @@ def _sig_supported_values(facts: Facts) -> list[Signal]:
         diff = facts.diffs.get(f.path)
         if diff is None or "upported" not in diff.removed.lower() or "upported" not in diff.added.lower():
             continue
-        old, new = _supported_lists(diff.removed), _supported_lists(diff.added)
+        old, new = supported_lists(diff.removed), supported_lists(diff.added)
         for name in sorted(old.keys() & new.keys()):
             lost += [f"{name}: {v}" for v in old[name] if v not in new[name]]
             gained += [f"{name}: {v}" for v in new[name] if v not in old[name]]
@@ -616,24 +450,7 @@ def _sig_supported_values(facts: Facts) -> list[Signal]:
     return out
 
 
-def _supported_lists(text: str) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for m in _SUPPORTED_LIST.finditer(text):
-        name = m.group(1)
-        if "unsupported" in name.lower() or "not_supported" in name.lower():
-            continue
-        found[name] = [v for _, v in _STRING_VALUE.findall(m.group(2))]
-    return found
-
-
 # -- switches (read from the patch when the files were not parsed) ---------------------------
-
-# A flag that turns a path on or off: `enable_ep = False` → `True`, `use_cache=True`, `disable_x: bool = ...`.
-_SWITCH = re.compile(
-    r"(?<![\w.])((?:self\.)?[A-Za-z_]\w*)[ \t]*(?::[^=\n]{1,60})?=(?!=)[ \t]*(True|False|true|false)\b"
-)
-_BOOLEAN = re.compile(r"True|False|true|false")
-_SWITCH_NAME = re.compile(r"enable|disable|allow|support|use_|skip|force", re.IGNORECASE)
 
 
 def _sig_switch(facts: Facts) -> Signal | None:
@@ -644,48 +461,18 @@ def _sig_switch(facts: Facts) -> Signal | None:
     flipped: list[str] = []
     for f in _runtime_files(facts, PathKind.SOURCE, PathKind.CONFIG):
         diff = facts.diffs.get(f.path)
-        if diff is None or not _BOOLEAN.search(diff.removed) or not _BOOLEAN.search(diff.added):
-            continue
-        old = {m[1]: m[2].lower() for m in _SWITCH.finditer(diff.removed) if _SWITCH_NAME.search(m[1])}
-        new = {m[1]: m[2].lower() for m in _SWITCH.finditer(diff.added) if _SWITCH_NAME.search(m[1])}
-        flipped += [
-            f"{name}: {old[name]} → {value}" for name, value in new.items() if old.get(name, value) != value
-        ]
+        if diff is not None:
+            flipped += flipped_switches(diff)
     found = tuple(dict.fromkeys(flipped))
     return Signal("switch", impact=BEHAVIOUR, items=found) if found else None
 
 
 # -- dependency versions ----------------------------------------------------------------------
 
-# A dependency line's package name: "torch==2.9", "mistral_common[image] >= 1.8", '"react": "^18"',
-# 'serde = "1.0"', "github.com/x/y v1.2.3", "gem 'rails', '~> 7.0'".
-_REQ_NAME = re.compile(
-    r"^\s*(?:gem\s+|require\s+)?[\"']?(@?[A-Za-z0-9][\w.\-/@]*)(?:\[[^\]]*\])?[\"']?"
-    r"\s*(?:==|>=|<=|~=|!=|===|>|<|=|:|\s+v?\d|,)"
-)
-# Manifests whose package names may hold a "/" (Go module paths, npm scopes); elsewhere a name with a
-# "/" is a path (a coverage `omit` entry, an include pattern), not a package.
-_SLASH_NAMES = frozenset({"go.mod", "go.work", "package.json", "deno.json", "bower.json", "composer.json"})
-# A TOML table or JSON object whose entries are dependencies, and those that only developers install.
-_TOML_TABLE = re.compile(r"^\s*\[+\s*([^\]]+?)\s*\]+\s*$")
-_JSON_KEY = re.compile(r"""^\s*["']([\w.-]+)["']\s*:\s*[{\[]\s*$""")
-_DEV = re.compile(
-    r"(?:^|[^a-z])(?:dev|devel|develop|test|tests|testing|lint|linting|docs?|typing|bench)(?:[^a-z]|$)"
-    r"|^dependency-groups$",  # PEP 735 groups are for developers: users never install them
-    re.I,
-)
-_QUOTED = re.compile(r"""(["'])([^"'\n]+)\1""")
-_DEPS_TABLE = re.compile(r"(?:^|[.-])(?:dependencies|requires|deps)$|^dependency-groups$", re.I)
-# Manifest keys that carry a version but are not dependencies (the project's own version, ...).
-_NOT_PACKAGES = frozenset(
-    {"version", "name", "description", "license", "edition", "rust-version", "requires-python", "go"}
-    | {"toolchain", "module", "authors", "homepage", "repository", "main", "types", "private", "engines"}
-)
-
 
 def _sig_dependency(facts: Facts) -> Signal | None:
     """The dependencies users install changed: from the packaging facts when the files were read
-    (analysis/surface/packaging.py), else from the manifests' patch lines: not a developer-only manifest or
+    (analysis/surface/requirements.py), else from the manifests' patch lines: not a developer-only manifest or
     table (test, lint, docs, dev requirements; `[dependency-groups]`, `devDependencies`), not a key
     of a tool's settings, not a path."""
     surface = facts.commit.surface
@@ -701,10 +488,11 @@ def _sig_dependency(facts: Facts) -> Signal | None:
         diff = facts.diffs.get(f.path)
         name = f.path.lower().rsplit("/", 1)[-1]
         if diff is None or (
-            not name.startswith(("pyproject", "package", "cargo")) and _DEV.search(_stem(f.path))
+            not name.startswith(("pyproject", "package", "cargo"))
+            and DEVELOPER_ONLY.search(manifest_stem(f.path))
         ):
             continue
-        names.extend(_version_changes(diff, name))
+        names.extend(version_changes(diff, name))
     found = tuple(dict.fromkeys(names))
     if moved and not found:
         return Signal("dependency", changes=moved)
@@ -712,132 +500,21 @@ def _sig_dependency(facts: Facts) -> Signal | None:
     return Signal("dependency", items=found) if found else None
 
 
-def _stem(path: str) -> str:
-    """A requirements file's name and folder without the generic words: `requirements/test.txt` → `test.txt`."""
-    return re.sub(
-        r"requirements|constraints", "", path.lower().rsplit("/", 2)[-1] if "/" in path else path.lower()
-    )
-
-
-def _version_changes(diff: Diff, name: str) -> list[str]:
-    removed: dict[str, str] = {}
-    added: dict[str, str] = {}
-    toml, json_like = name.endswith(".toml"), name.endswith(".json")
-    table: str | None = None  # the TOML table (or JSON object) the line is in, when the hunk shows it
-    for line in diff.text.split("\n"):
-        sign, text = line[:1], line[1:]
-        header = _TOML_TABLE.match(text) if toml else _JSON_KEY.match(text) if json_like else None
-        if header:
-            table = header.group(1)
-            continue
-        if sign not in ("-", "+") or (table is not None and _DEV.search(table)):
-            continue
-        side = removed if sign == "-" else added
-        if toml:
-            for requirement in _toml_requirements(text, table):
-                _note_requirement(requirement, side, slash=False)
-            continue
-        _note_requirement(text, side, slash=name in _SLASH_NAMES)
-    return [
-        _version_change(name, old, added[name])
-        for name, old in removed.items()
-        if added.get(name, old) != old
-    ]
-
-
-def _toml_requirements(text: str, table: str | None) -> list[str]:
-    """The requirements a TOML manifest line states: its quoted requirement strings ("name>=1.0",
-    inside an array or not); else, only in a table of dependencies (Cargo's [dependencies], Poetry's),
-    a `name = "1.0"` entry: elsewhere such a key is a tool's setting (`required-version = "0.8"`)."""
-    quoted = [m.group(2) for m in _QUOTED.finditer(text)]
-    found = [q for q in quoted if _REQ_NAME.match(q)]
-    if found or not (table is not None and _DEPS_TABLE.search(table)):
-        return found
-    return [text]
-
-
-def _note_requirement(line: str, side: dict[str, str], *, slash: bool) -> None:
-    text = line.split("#", 1)[0].strip()
-    m = _REQ_NAME.match(text)
-    if not m or not re.search(r"\d", text[m.end(1) :]):
-        return
-    name = m.group(1).lower().replace("_", "-")
-    if name not in _NOT_PACKAGES and (slash or "/" not in name):
-        side.setdefault(name, " ".join(text.split()))
-
-
-def _version_change(name: str, old: str, new: str) -> str:
-    """Name and versions ("torch 2.9.0 → 2.10.0") when both lines carry one, else the name alone."""
-    versions = [re.search(r"\d[\w.+*-]*", line) for line in (old[len(name) :], new[len(name) :])]
-    if versions[0] and versions[1] and versions[0].group(0) != versions[1].group(0):
-        return f"{name} {versions[0].group(0)} → {versions[1].group(0)}"
-    return name
-
-
 # -- security ---------------------------------------------------------------------------------
-
-# Security-sensitive words as whole path tokens ("auth_utils.py", not "authors.py" or "tokenizer").
-_SECURITY_PATH = re.compile(
-    r"^.*?(?<![a-z0-9])(?:auth|authn|authz|oauth|jwt|security|secrets?|crypto|sandbox(?:ing)?|permissions?|acl"
-    r"|rbac|csrf|credentials?|password|passwd|tls|ssl|sanitizer?|pickle|deserializ(?:e|ation))(?![a-z0-9]).*$",
-    re.M,
-)
-_RISKY_CALLS = re.compile(
-    r"(?<![\w.])(?:eval|exec)(?=\s*\()"  # the builtins, not model.eval()
-    r"|\b(?:c?pickle|cloudpickle|dill)\.loads?(?=\s*\()|\bmarshal\.loads(?=\s*\()"
-    r"|\byaml\.load(?=\s*\()|\btorch\.load(?=\s*\()|\bos\.system(?=\s*\()"
-    r"|\bshell\s*=\s*True\b|\btrust_remote_code\s*=\s*True\b|\bverify\s*=\s*False\b"
-    r"|\bdangerouslySetInnerHTML\b|\.innerHTML\s*=(?!=)",
-    re.M,
-)
-# Text each of those contains: a diff with none of it skips the expression's search. As specific as the
-# expression allows ("torch.load", not "torch", which most diffs of a deep-learning project hold).
-_RISKY_WORDS = (
-    "eval", "exec", "pickle.", "dill.", "marshal.", "yaml.load", "torch.load", "os.system", "shell",
-    "trust_remote_code", "verify", "nnerHTML",
-)  # fmt: skip
-
-
-# A fix whose title names a failure users see: a crash, a hang, lost or wrong results, a slowdown.
-_FIXES = re.compile(r"\b(?:fix(?:es|ed|ing)?|bug\s*fix|hot\s*fix|resolve[sd]?)\b", re.IGNORECASE)
-_USER_IMPACT = re.compile(
-    r"\b(?:crash(?:es|ed|ing)?|hangs?|hanging|deadlocks?|data\s+(?:loss|corruption)|corrupt(?:s|ed|ion)?"
-    r"|memory\s+leaks?|leaks?\s+memory|oom|out\s+of\s+memory|segfaults?|segmentation\s+fault"
-    r"|degrad(?:es|ed|ing|ation)|(?:throughput|latency|performance)\s+(?:drop|regression|loss)"
-    r"|race\s+condition|(?:wrong|incorrect|garbled|corrupted)(?:\s+[\w-]+){0,3}?\s+"
-    r"(?:results?|outputs?|answers?|values?|logits|tokens|code\s*gen)|garbled|gibberish|miscompil\w*"
-    r"|out[\s-]+of[\s-]+bounds?|illegal\s+(?:memory\s+)?(?:access|address)|use[\s-]+after[\s-]+free"
-    r"|NaNs?|accuracy\s+(?:drop|regression|loss|issues?|problems?)|RuntimeError|panics?)\b",
-    re.IGNORECASE,
-)
 
 
 def _sig_user_impact(facts: Facts) -> Signal | None:
     title = facts.commit.title
-    if "bugfix" not in facts.tags and not _FIXES.search(title):
+    if "bugfix" not in facts.tags and not FIXES.search(title):
         return None
     if not _code_changed(facts):
         return None
-    found = tuple(dict.fromkeys(m.group(0).lower() for m in _USER_IMPACT.finditer(title)))
+    found = tuple(dict.fromkeys(m.group(0).lower() for m in USER_IMPACT.finditer(title)))
     return Signal("user_impact", impact=BEHAVIOUR, items=found) if found else None
 
 
-# A title that says what users get by default changes ("Disable X by default", "Set default backend to
-# Y", "Prefer A as default over B"): a default chosen in code (a backend's priority, a platform check) is
-# often no literal the patch rules can read. A claim, so it counts only where code users run changed.
-_TITLE_DEFAULT = re.compile(
-    r"\b(?:by[ -]default|as\s+(?:the\s+)?default|defaults?\s+to|new\s+defaults?"
-    r"|(?:change[sd]?|switch(?:es|ed)?|makes?|sets?|flip(?:s|ped)?|update[sd]?|enable[sd]?|disable[sd]?)"
-    r"\s+(?:the\s+)?defaults?|default\s+(?:value|backend|behaviou?r|mode|setting)s?"
-    # "Make strict matching the default (#1)", "make X the default for Y" (not "make sure the default ...")
-    r"|\bmake[s]?\s+(?!the\b|sure\b|it\b)[\w`.:-]+(?:\s+[\w`.:-]+){0,4}?\s+the\s+default(?:\s+\w+)?"
-    r"(?=\s*(?:$|[(\[,;:.]|(?:for|in|on|when|everywhere)\b)))\b",
-    re.IGNORECASE,
-)
-
-
 def _sig_title_default(facts: Facts) -> Signal | None:
-    found = _TITLE_DEFAULT.search(facts.commit.title)
+    found = TITLE_DEFAULT.search(facts.commit.title)
     if found is None or not _code_changed(facts):
         return None
     return Signal("title_default", impact=BEHAVIOUR, items=(" ".join(found.group(0).lower().split()),))
@@ -853,20 +530,11 @@ def _sig_declared_breaking(facts: Facts) -> Signal | None:
     return Signal("declared_breaking", impact=BREAKING, items=(marker,))
 
 
-# A title that declares a new capability by a convention for it: the ✨ (:sparkles:) gitmoji, a conventional
-# `feat:` / `feat(x):`, a leading `[Feature]` / `[Feat]` / `[New Feature]` tag, or "add(s) support for".
-_TITLE_FEATURE = re.compile(
-    r"^\s*(?:✨|:sparkles:|feat(?:\([^)\n]*\))?:|\[\s*(?:feat|feature|new feature)\s*\])"
-    r"|\badd(?:s|ed)?\s+support\s+(?:for|of)\b",
-    re.IGNORECASE,
-)
-
-
 def _sig_title_feature(facts: Facts) -> Signal | None:
     """A new capability the title declares where no surface fact states one: many features change what
     existing calls do (a dependency kind now supported, a form now accepted) without a new name. A claim,
     so it counts only where code users run changed; `find_signals` drops it beside a finding of weight."""
-    found = _TITLE_FEATURE.search(facts.commit.title)
+    found = TITLE_FEATURE.search(facts.commit.title)
     if found is None or facts.reverts or not _code_changed(facts):
         return None
     return Signal("title_feature", impact=NOTICE, items=(" ".join(found.group(0).lower().split()),))
@@ -874,7 +542,7 @@ def _sig_title_feature(facts: Facts) -> Signal | None:
 
 def _code_changed(facts: Facts) -> list[FileChange]:
     """The runtime files whose change is more than comments: the evidence a claim about the code needs."""
-    return [f for f in _runtime_files(facts) if not _comments_only(facts.diffs.get(f.path))]
+    return [f for f in _runtime_files(facts) if not comments_only(facts.diffs.get(f.path))]
 
 
 def _sig_security(facts: Facts) -> Signal | None:
@@ -889,7 +557,7 @@ def _sig_security(facts: Facts) -> Signal | None:
     advisories = list(facts.advisories)
     items = list(facts.security_words)
     source = [f for f in _runtime_files(facts, PathKind.SOURCE) if f.path in code]
-    flagged = _matching(_SECURITY_PATH, source)
+    flagged = _matching(SECURITY_PATH, source)
     items += [f.path for f in source if f.path.lower() in flagged]
     items += _risky_calls(facts)
     found = tuple(dict.fromkeys([*advisories, *items]))
@@ -903,34 +571,11 @@ def _risky_calls(facts: Facts) -> list[str]:
     for f in _runtime_files(facts, PathKind.SOURCE):
         diff = facts.diffs.get(f.path)
         if diff is not None:
-            calls.extend(_risky_calls_in(diff))
-    return calls
-
-
-def _risky_calls_in(diff: Diff) -> list[str]:
-    calls: list[str] = []
-    added = diff.added
-    if not any(word in added for word in _RISKY_WORDS) or not _RISKY_CALLS.search(added):
-        return calls
-    text = diff.added_code()  # not in string literals or comments: a pattern or docstring is no call
-    for m in _RISKY_CALLS.finditer(text):
-        end = text.find("\n", m.end())
-        line = text[text.rfind("\n", 0, m.start()) + 1 : end if end >= 0 else None]
-        # torch.load with weights_only=True is the safe form.
-        if not (m.group(0) == "torch.load" and "weights_only=True" in line):
-            calls.append(re.sub(r"\s+", "", m.group(0)).lstrip("."))
+            calls.extend(risky_calls_in(diff))
     return calls
 
 
 # -- mechanical changes -----------------------------------------------------------------------
-
-_ANNOTATION = re.compile(
-    r"(?<![\w\"'.\[])([A-Za-z_]\w*)[ \t]*:[ \t]*[A-Za-z_][\w.\[\], |\"']*?(?=[ \t]*(?:=|,[ \t]*$|\)|$))",
-    re.M,
-)
-_RETURN_ANNOTATION = re.compile(r"\)[ \t]*->[ \t]*[^:\n]+(?=:[ \t]*$)", re.M)
-_IMPORT = re.compile(r"^[ \t]*(from[ \t]+\S+[ \t]+)?import[ \t].*$", re.M)
-_ANNOTATED_EXT = (".py", ".pyi", ".ts", ".tsx")
 
 
 def _sig_mechanical(facts: Facts) -> Signal | None:
@@ -938,61 +583,12 @@ def _sig_mechanical(facts: Facts) -> Signal | None:
         return None  # only "big but mechanical" matters; small changes are low already
     meaningful = [f for f, _ in facts.meaningful()]
     proven: Counter[str] = Counter()
-    moved = _moved_files(meaningful, facts.diffs)
+    moved = moved_files(meaningful, facts.diffs)
     for f in meaningful:
-        how = "rename" if f.path in moved else _mechanical_file(f, facts.diffs.get(f.path))
+        how = "rename" if f.path in moved else mechanical_file(f, facts.diffs.get(f.path))
         if how:
             proven[how] += f.changes
     # Most of the counted lines must be proven mechanical, not just some files.
     if sum(proven.values()) * 10 < facts.counted_lines * 9:
         return None
     return Signal("mechanical", risk=-1, items=tuple(k for k, _ in proven.most_common()))
-
-
-def _moved_files(files: list[FileChange], diffs: dict[str, Diff]) -> set[str]:
-    """Paths of files deleted in one place and added with the same content elsewhere: a rename
-    that the source reported as delete + add (git without rename detection does)."""
-    deleted: dict[str, str] = {}
-    for f in files:
-        diff = diffs.get(f.path)
-        if f.status == "removed" and diff is not None and not diff.added:
-            deleted.setdefault(_squash(diff.removed), f.path)
-    moved: set[str] = set()
-    for f in files:
-        diff = diffs.get(f.path)
-        if f.status == "added" and diff is not None and not diff.removed:
-            twin = deleted.pop(_squash(diff.added), None)
-            if twin is not None:
-                moved.update((twin, f.path))
-    return moved
-
-
-def _mechanical_file(f: FileChange, diff: Diff | None) -> str | None:
-    if diff is None:
-        return None
-    removed, added = diff.removed, diff.added
-    if not removed.strip() or not added.strip():
-        return None
-    if _squash(removed) == _squash(added):
-        return "formatting"
-    if not f.path.endswith(_ANNOTATED_EXT) or "lambda" in removed or "lambda" in added:
-        return None  # "lambda x: y" is code, not an annotation
-    return "annotations" if _squash(_unannotated(removed)) == _squash(_unannotated(added)) else None
-
-
-_COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|<!--|$)")
-
-
-def _comments_only(diff: Diff | None) -> bool:
-    """True when every changed line is a comment or blank: such a change cannot alter behaviour."""
-    return diff is not None and all(_COMMENT.match(line) for line in diff.changed_lines())
-
-
-def _squash(text: str) -> str:
-    return "".join(text.split())
-
-
-def _unannotated(text: str) -> str:
-    # Annotation changes often add or drop typing imports: imports do not count either.
-    text = _IMPORT.sub("", text)
-    return _RETURN_ANNOTATION.sub(")", _ANNOTATION.sub(r"\1", text))

@@ -1,6 +1,7 @@
 """A commit's surface changes: each touched file's two versions through the parser of its language, the
-packaging files through analysis/surface/packaging.py, and removals paired with additions across the commit into
-renames (a definition moved to another module under another name is one rename, not a removal).
+packaging files through analysis/surface/packaging.py and requirements.py, and removals paired with additions
+across the commit into renames (a definition moved to another module under another name is one rename, not a
+removal).
 
 The sources read the files (adapters/); this module only looks at text. Which files are worth reading is
 decided here too (`wanted`), so every source reads the same ones.
@@ -20,10 +21,11 @@ from analysis.surface.manifest_surface import manifest_changes
 from analysis.surface.modules import ModuleFacts, module_facts
 from analysis.surface.native_knobs import KNOB_SUFFIXES, SOURCE_SUFFIXES, knob_surface, mentions_knobs
 from analysis.surface.other_langs import language_of, private_tree, tree_surface
-from analysis.surface.packaging import Packaging, module_from_path, packaging_changes, read_packaging
+from analysis.surface.packaging import Packaging, module_from_path, read_packaging
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
 from analysis.surface.pairing import pair_renames, without_moves
 from analysis.surface.python import Collected, FileSurface, python_surface
+from analysis.surface.requirements import packaging_changes
 
 # Files read per commit: a commit touching more is read in part, the files users reach first.
 MAX_FILES_PER_COMMIT = 150

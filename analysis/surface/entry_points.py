@@ -16,7 +16,7 @@ import configparser
 import posixpath
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.surface.packaging import (
+from analysis.surface.packaging_texts import (
     MAX_PACKAGING_CHARS,
     json_object,
     line_of,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.surface.packaging import MAX_PACKAGING_CHARS, json_object, line_of, toml_table
+from analysis.surface.packaging_texts import MAX_PACKAGING_CHARS, json_object, line_of, toml_table
 
 
 def manifest_changes(path: str, before: str | None, after: str | None) -> list[SurfaceChange]:

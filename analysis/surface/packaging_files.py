@@ -1,5 +1,5 @@
 """Which paths are packaging files: names and places only, no parsing. Kept apart from
-analysis/surface/packaging.py, whose parsers (TOML, setup.cfg, requirement grammars) a verb that reads its
+analysis/surface/packaging_texts.py, whose parsers (TOML, setup.cfg, requirement grammars) a verb that reads its
 facts from the store never needs to import (issue 21: a card's start)."""
 
 from __future__ import annotations

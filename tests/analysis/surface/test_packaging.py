@@ -7,8 +7,9 @@ import json
 import pytest
 
 from analysis.models import SurfaceKind as K
-from analysis.surface.packaging import dependency_changes, packaging_changes, read_packaging
+from analysis.surface.packaging import read_packaging
 from analysis.surface.packaging_files import packaging_paths
+from analysis.surface.requirements import dependency_changes, packaging_changes
 
 TREE = [
     "pyproject.toml",
@@ -430,7 +431,8 @@ def test_find_packages_sees_every_folder_above_every_path():
     leading slash, paths outside the folder), are every folder above each path under it."""
     import random
 
-    from analysis.surface.packaging import _Find, _find_packages, _top
+    from analysis.surface.packaging import _find_packages, _top
+    from analysis.surface.packaging_texts import FindPackages
 
     def every_folder(folder: str, tree: list[str]) -> set[str]:
         dirs = set()
@@ -441,7 +443,7 @@ def test_find_packages_sees_every_folder_above_every_path():
         return dirs
 
     rnd = random.Random(7)
-    find = _Find()  # namespaces, include "*": each folder without a dot is a package
+    find = FindPackages()  # namespaces, include "*": each folder without a dot is a package
     for _ in range(3000):
         tree = [
             "".join(rnd.choice("ab/._") for _ in range(rnd.randint(0, 9))) for _ in range(rnd.randint(0, 9))

@@ -1,0 +1,41 @@
+"""What a commit title claims, by the conventions for saying it: a fix of a failure users see, a default
+changed, a new capability. Claims only: the signals (signals.py) weigh them against the code that changed.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A fix whose title names a failure users see: a crash, a hang, lost or wrong results, a slowdown.
+FIXES = re.compile(r"\b(?:fix(?:es|ed|ing)?|bug\s*fix|hot\s*fix|resolve[sd]?)\b", re.IGNORECASE)
+USER_IMPACT = re.compile(
+    r"\b(?:crash(?:es|ed|ing)?|hangs?|hanging|deadlocks?|data\s+(?:loss|corruption)|corrupt(?:s|ed|ion)?"
+    r"|memory\s+leaks?|leaks?\s+memory|oom|out\s+of\s+memory|segfaults?|segmentation\s+fault"
+    r"|degrad(?:es|ed|ing|ation)|(?:throughput|latency|performance)\s+(?:drop|regression|loss)"
+    r"|race\s+condition|(?:wrong|incorrect|garbled|corrupted)(?:\s+[\w-]+){0,3}?\s+"
+    r"(?:results?|outputs?|answers?|values?|logits|tokens|code\s*gen)|garbled|gibberish|miscompil\w*"
+    r"|out[\s-]+of[\s-]+bounds?|illegal\s+(?:memory\s+)?(?:access|address)|use[\s-]+after[\s-]+free"
+    r"|NaNs?|accuracy\s+(?:drop|regression|loss|issues?|problems?)|RuntimeError|panics?)\b",
+    re.IGNORECASE,
+)
+
+# A title that says what users get by default changes ("Disable X by default", "Set default backend to
+# Y", "Prefer A as default over B"): a default chosen in code (a backend's priority, a platform check) is
+# often no literal the patch rules can read. A claim, so it counts only where code users run changed.
+TITLE_DEFAULT = re.compile(
+    r"\b(?:by[ -]default|as\s+(?:the\s+)?default|defaults?\s+to|new\s+defaults?"
+    r"|(?:change[sd]?|switch(?:es|ed)?|makes?|sets?|flip(?:s|ped)?|update[sd]?|enable[sd]?|disable[sd]?)"
+    r"\s+(?:the\s+)?defaults?|default\s+(?:value|backend|behaviou?r|mode|setting)s?"
+    # "Make strict matching the default (#1)", "make X the default for Y" (not "make sure the default ...")
+    r"|\bmake[s]?\s+(?!the\b|sure\b|it\b)[\w`.:-]+(?:\s+[\w`.:-]+){0,4}?\s+the\s+default(?:\s+\w+)?"
+    r"(?=\s*(?:$|[(\[,;:.]|(?:for|in|on|when|everywhere)\b)))\b",
+    re.IGNORECASE,
+)
+
+# A title that declares a new capability by a convention for it: the ✨ (:sparkles:) gitmoji, a conventional
+# `feat:` / `feat(x):`, a leading `[Feature]` / `[Feat]` / `[New Feature]` tag, or "add(s) support for".
+TITLE_FEATURE = re.compile(
+    r"^\s*(?:✨|:sparkles:|feat(?:\([^)\n]*\))?:|\[\s*(?:feat|feature|new feature)\s*\])"
+    r"|\badd(?:s|ed)?\s+support\s+(?:for|of)\b",
+    re.IGNORECASE,
+)

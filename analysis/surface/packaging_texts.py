@@ -1,0 +1,207 @@
+"""The packaging files' texts read into plain values, shared by the modules that read them: what a distribution
+ships (packaging.py), what it requires (requirements.py), the commands and plugins it declares
+(entry_points.py) and the manifests' settings (manifest_surface.py).
+
+TOML, JSON, setup.cfg and setup.py (its literals, never run) are parsed once per text (the parsers are pure and
+asked again for the same texts); a text that does not parse, or a value of the wrong type where a table or a list
+belongs, reads as absent.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+
+from analysis.surface.shared_parse import parse as parse_python
+
+MAX_PACKAGING_CHARS = 1_000_000
+
+
+# The packaging files' parsers are pure and asked again for the same texts (every batch of a span reads the
+# packaging at its newest commit): kept for the last few texts. Their results are shared: read, never changed.
+_PARSED_TEXTS = 64
+
+
+@lru_cache(maxsize=_PARSED_TEXTS)
+def read_toml(text: str | None) -> dict:
+    """A TOML text's top-level table; {} when it does not parse."""
+    if not text:
+        return {}
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+# Valid TOML (or JSON, or setup.py literals) may still hold a value of the wrong type where a table or a
+# list belongs (`optional-dependencies = "none"`, `py-modules = true`): such a value is read as absent,
+# as a file that does not parse is, and the rest of the file still counts.
+def table_of(value: object) -> dict:
+    """A table's entries; {} for a value that is no table."""
+    return value if isinstance(value, dict) else {}
+
+
+def items_of(value: object) -> list:
+    """An array's items; [] for a value that is no array."""
+    return list(value) if isinstance(value, list | tuple) else []
+
+
+@dataclass(frozen=True, slots=True)
+class FindPackages:
+    """A setuptools `find_packages(...)` / `find:` request: where to look, which dotted names to take or leave."""
+
+    where: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    namespaces: bool = True
+
+    @staticmethod
+    def of(raw: Mapping) -> FindPackages:
+        def strings(key: str) -> tuple[str, ...]:
+            value = raw.get(key)
+            return tuple(str(v) for v in ([value] if isinstance(value, str) else items_of(value)))
+
+        return FindPackages(
+            strings("where"), strings("include"), strings("exclude"), bool(raw.get("namespaces", True))
+        )
+
+
+@lru_cache(maxsize=_PARSED_TEXTS)
+def setup_cfg_options(text: str | None) -> dict:
+    """What a setup.cfg says of packages, modules, requirements and classifiers; {} when it does not parse."""
+    if not text:
+        return {}
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return {}
+    out: dict = {}
+    if parser.has_section("options"):
+        opts = parser["options"]
+        if "packages" in opts:
+            raw = opts["packages"].strip()
+            if raw.startswith("find"):
+                find = (
+                    dict(parser["options.packages.find"])
+                    if parser.has_section("options.packages.find")
+                    else {}
+                )
+                out["packages"] = FindPackages(
+                    tuple(_lines(find.get("where", ""))), tuple(_lines(find.get("include", ""))),
+                    tuple(_lines(find.get("exclude", ""))), raw.startswith("find_namespace"),
+                )  # fmt: skip
+            else:
+                out["packages"] = _lines(raw)
+        if "package_dir" in opts:
+            out["package_dir"] = {
+                k.strip(): v.strip()
+                for k, _, v in (line.partition("=") for line in _lines(opts["package_dir"]))
+            }
+        if "py_modules" in opts:
+            out["py_modules"] = _lines(opts["py_modules"])
+        out["install_requires"] = _lines(opts.get("install_requires", ""))
+        out["python_requires"] = opts.get("python_requires", "").strip() or None
+    if parser.has_section("options.extras_require"):
+        out["extras_require"] = {k: _lines(v) for k, v in parser["options.extras_require"].items()}
+    if parser.has_section("metadata"):
+        out["classifiers"] = _lines(parser["metadata"].get("classifiers", ""))
+    return out
+
+
+def _lines(value: str) -> list[str]:
+    return [s.strip() for s in re.split(r"[\n,]", value) if s.strip() and not s.strip().startswith("#")]
+
+
+@lru_cache(maxsize=_PARSED_TEXTS)
+def setup_py_keywords(text: str | None) -> dict:
+    """The literal keyword arguments of setup(...), and find_packages(...) calls; "_opaque" when the call
+    has keywords we cannot read (computed packages)."""
+    if not text or len(text) > MAX_PACKAGING_CHARS:
+        return {}
+    try:
+        tree = parse_python(text.removeprefix("\ufeff"))  # a BOM Python accepts, ast.parse does not
+    except (SyntaxError, ValueError, RecursionError):
+        return {}
+    out: dict = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _call_name(node) == "setup":
+            for kw in node.keywords:
+                if kw.arg is None:
+                    continue
+                value = kw.value
+                if isinstance(value, ast.Call) and _call_name(value) in (
+                    "find_packages",
+                    "find_namespace_packages",
+                ):
+                    out[kw.arg] = FindPackages(
+                        tuple(_strs(_kwarg(value, "where") or (value.args[0] if value.args else None))),
+                        tuple(_strs(_kwarg(value, "include"))), tuple(_strs(_kwarg(value, "exclude"))),
+                        _call_name(value) == "find_namespace_packages",
+                    )  # fmt: skip
+                    continue
+                try:
+                    out[kw.arg] = ast.literal_eval(value)
+                except (ValueError, TypeError, SyntaxError, RecursionError):
+                    if kw.arg in ("packages", "package_dir", "py_modules"):
+                        out["_opaque"] = True
+    return out
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _kwarg(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _strs(node: ast.expr | None) -> list[str]:
+    if node is None:
+        return []
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):
+        return []
+    return (
+        [value]
+        if isinstance(value, str)
+        else [str(v) for v in value]
+        if isinstance(value, list | tuple)
+        else []
+    )
+
+
+def json_object(text: str | None) -> dict | None:
+    """A JSON text's top-level object (package.json); None when it does not parse or is not an object."""
+    if not text:
+        return None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def toml_table(text: str | None, *keys: str) -> dict:
+    """The table at `keys` of a TOML text; {} when the text does not parse or holds no such table."""
+    table = read_toml(text)
+    for key in keys:
+        table = table_of(table.get(key))
+    return table
+
+
+def line_of(text: str | None, needle: str) -> int | None:
+    """The 1-based line where `needle` first occurs in `text`; None when it does not."""
+    if not text or not needle:
+        return None
+    index = text.find(needle)
+    return text.count("\n", 0, index) + 1 if index >= 0 else None

@@ -1,0 +1,286 @@
+"""Packaging changes stated as surface facts: a supported Python (or Node, Rust, Go) version dropped or added,
+and real dependency changes — the requirements users get (runtime, optional extras, build requirements), read
+from pyproject.toml, setup.cfg, setup.py, requirements files, package.json, Cargo.toml and go.mod with
+tomllib/json/ast, never a tool section, a dev group, a lockfile or a coverage `omit` list.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.utils import canonicalize_name
+
+from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.packaging_files import is_requirements_file
+from analysis.surface.packaging_texts import (
+    MAX_PACKAGING_CHARS,
+    json_object,
+    line_of,
+    read_toml,
+    setup_cfg_options,
+    setup_py_keywords,
+    table_of,
+)
+
+# A requirements file named for a development task (tests, docs, CI jobs, translation or release
+# scripts) installs tools for the maintainers, not what users get.
+_DEV_REQUIREMENTS = re.compile(
+    r"(^|[^a-z])(dev|develop|development|test|tests|testing|doc|docs|lint|ci|bench|benchmark|build|"
+    r"typing|mypy|format|style|coverage|github|actions|workflows?|translations?|i18n|l10n|release|"
+    r"publish|deploy|pre-commit|precommit|tools?|tooling|scripts?|examples?|notebooks?|tox|nox)([^a-z]|$)"
+)
+_PY_CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d+\.\d+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class DependencyChange:
+    name: str  # canonical project name
+    old: str | None  # the requirement as written before (None: added)
+    new: str | None  # after (None: removed)
+    scope: str  # runtime | optional:<extra> | build
+    line: int | None = None
+
+
+def packaging_changes(path: str, before: str | None, after: str | None) -> list[SurfaceChange]:
+    """SUPPORT_DROPPED and DEPENDENCY_* facts for a changed packaging or requirements file."""
+    try:
+        dependencies, support = dependency_changes(path, before, after), support_changes(path, before, after)
+    except (TypeError, AttributeError, ValueError):
+        return []  # a backstop, as in packaging.py's `_distribution`: a file that cannot be read states nothing
+    out = []
+    for c in dependencies:
+        kind = (
+            SurfaceKind.DEPENDENCY_CHANGED if c.old and c.new
+            else SurfaceKind.DEPENDENCY_ADDED if c.new
+            else SurfaceKind.DEPENDENCY_REMOVED
+        )  # fmt: skip
+        out.append(SurfaceChange(kind, c.name, path, c.line, old=c.old, new=c.new))
+    out.extend(support)
+    return out
+
+
+def dependency_changes(path: str, before: str | None, after: str | None) -> list[DependencyChange]:
+    """Requirements users get that a change added, removed or re-ranged, for one file's two versions
+    (None: absent). Runtime and optional requirements and build requirements count; development groups,
+    tool sections (coverage, linters, test runners) and lockfiles do not."""
+    old, new = _requirements(path, before), _requirements(path, after)
+    out = []
+    for key in sorted(old.keys() | new.keys()):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        scope, name = key
+        line = line_of(after if b else before, name)
+        out.append(DependencyChange(name, a, b, scope, line))
+    return out
+
+
+def _requirements(path: str, text: str | None) -> dict[tuple[str, str], str]:
+    """{(scope, canonical name): normalised requirement} of one file."""
+    if not text or len(text) > MAX_PACKAGING_CHARS:
+        return {}
+    name = posixpath.basename(path)
+    found: list[tuple[str, str]] = []  # (scope, requirement text)
+    if name == "pyproject.toml":
+        data = read_toml(text)
+        project = table_of(data.get("project"))
+        found += [("runtime", r) for r in _list(project.get("dependencies"))]
+        for extra, reqs in table_of(project.get("optional-dependencies")).items():
+            found += [(f"optional:{extra}", r) for r in _list(reqs)]
+        found += [("build", r) for r in _list(table_of(data.get("build-system")).get("requires"))]
+        poetry = table_of(table_of(data.get("tool")).get("poetry"))
+        for dep, spec in table_of(poetry.get("dependencies")).items():
+            if dep.lower() != "python":
+                found.append(("runtime", f"{dep} {_poetry_spec(spec)}".strip()))
+    elif name == "setup.cfg":
+        cfg = setup_cfg_options(text)
+        found += [("runtime", r) for r in cfg.get("install_requires") or []]
+        for extra, reqs in (cfg.get("extras_require") or {}).items():
+            found += [(f"optional:{extra}", r) for r in reqs]
+    elif name == "setup.py":
+        literal = setup_py_keywords(text)
+        found += [("runtime", r) for r in _list(literal.get("install_requires"))]
+        extras = literal.get("extras_require")
+        for extra, reqs in extras.items() if isinstance(extras, dict) else []:
+            found += [(f"optional:{extra}", r) for r in _list(reqs)]
+    elif is_requirements_file(path):
+        if _DEV_REQUIREMENTS.search(path.lower().rsplit("/", 1)[-1].rsplit(".", 1)[0]):
+            return {}
+        found += [("runtime", line) for line in _requirement_lines(text)]
+    elif name == "package.json":
+        data = json_object(text)
+        if data is None:
+            return {}
+        out: dict[tuple[str, str], str] = {}
+        for section, scope in (
+            ("dependencies", "runtime"),
+            ("peerDependencies", "runtime"),
+            ("optionalDependencies", "optional"),
+        ):
+            deps = data.get(section)
+            for dep, spec in deps.items() if isinstance(deps, dict) else []:
+                out[(scope, dep)] = f"{dep}@{spec}"
+        return out
+    elif name == "Cargo.toml":
+        data = read_toml(text)
+        out = {}
+        tables = [("runtime", data.get("dependencies")), ("build", data.get("build-dependencies")),
+                  ("runtime", table_of(data.get("workspace")).get("dependencies"))]  # fmt: skip
+        for target in table_of(data.get("target")).values():
+            if isinstance(target, dict):
+                tables.append(("runtime", target.get("dependencies")))
+        for scope, table in tables:
+            for dep, spec in table.items() if isinstance(table, dict) else []:
+                version = (
+                    spec
+                    if isinstance(spec, str)
+                    else (spec.get("version") or spec.get("path") or spec.get("git") or "")
+                    if isinstance(spec, dict)
+                    else ""
+                )
+                out[(scope, dep)] = f"{dep} {version}".strip()
+        return out
+    elif name == "go.mod":
+        out = {}
+        for module, version in re.findall(
+            r"^\s*(?:require\s+)?([\w.\-/]+\.[\w.\-/]+)\s+(v[\w.\-+]+)(?!.*// indirect)", text, re.MULTILINE
+        ):
+            out[("runtime", module)] = f"{module} {version}"
+        return out
+    out = {}
+    for scope, raw in found:
+        try:
+            req = Requirement(raw)
+        except InvalidRequirement:
+            continue
+        extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+        marker = f"; {req.marker}" if req.marker else ""
+        out[(scope, canonicalize_name(req.name))] = (
+            f"{canonicalize_name(req.name)}{extras}{req.specifier}{marker}"
+        )
+    return out
+
+
+def _list(value: object) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list | tuple) else []
+
+
+def _poetry_spec(spec: object) -> str:
+    text = spec if isinstance(spec, str) else spec.get("version", "") if isinstance(spec, dict) else ""
+    if not isinstance(text, str):
+        return ""
+    if text.startswith("^"):
+        return f">={text[1:]}"
+    return "" if text == "*" else text
+
+
+def _requirement_lines(text: str) -> list[str]:
+    out = []
+    for line in text.splitlines():
+        line = line.split(" #", 1)[0].strip()
+        if line and not line.startswith(("#", "-", "git+", "http")):
+            out.append(line)
+    return out
+
+
+def support_changes(path: str, before: str | None, after: str | None) -> list[SurfaceChange]:
+    """Supported runtime versions users lose: requires-python raised, Python classifiers removed,
+    engines.node / rust-version / go directive raised."""
+    name = posixpath.basename(path)
+    out: list[SurfaceChange] = []
+    if name in ("pyproject.toml", "setup.cfg", "setup.py"):
+        old_spec, new_spec = _python_requires(name, before), _python_requires(name, after)
+        lost: set[str] = set()
+        gained: set[str] = set()
+        if old_spec is not None and new_spec is not None and old_spec != new_spec:
+            lost |= _pythons(old_spec) - _pythons(new_spec)
+            gained |= _pythons(new_spec) - _pythons(old_spec)  # an upper cap lifted
+        old_cls, new_cls = _classifier_pythons(name, before), _classifier_pythons(name, after)
+        if new_cls or new_spec is not None:
+            lost |= old_cls - new_cls
+        if old_cls:  # a first list of classifiers states what was supported already: nothing new
+            gained |= new_cls - old_cls
+        # A version the specifier admits is not newly supported by a classifier naming it; one it
+        # excludes cannot be gained.
+        if new_spec is not None:
+            gained &= _pythons(new_spec) or gained
+        for version in sorted(lost, key=_version_key):
+            line = line_of(after, "requires-python") or line_of(after, "python_requires")
+            out.append(SurfaceChange(SurfaceKind.SUPPORT_DROPPED, f"Python {version}", path, line,
+                                     old=old_spec, new=new_spec))  # fmt: skip
+        for version in sorted(gained - lost, key=_version_key):
+            line = line_of(after, f"Python :: {version}") or line_of(after, "requires-python")
+            out.append(SurfaceChange(SurfaceKind.SUPPORT_ADDED, f"Python {version}", path, line))
+    elif name in ("package.json", "Cargo.toml", "go.mod"):
+        old, new = _minimum(name, before), _minimum(name, after)
+        if old and new and _version_key(new[1]) > _version_key(old[1]):
+            runtime, old_min, new_min = old[0], old[1], new[1]
+            key = {"package.json": "node", "Cargo.toml": "rust-version", "go.mod": "go "}[name]
+            out.append(SurfaceChange(SurfaceKind.SUPPORT_DROPPED, f"{runtime} {old_min}", path,
+                                     line_of(after, key), old=old_min, new=new_min))  # fmt: skip
+    return out
+
+
+def _python_requires(name: str, text: str | None) -> str | None:
+    if not text:
+        return None
+    if name == "pyproject.toml":
+        data = read_toml(text)
+        spec = table_of(data.get("project")).get("requires-python")
+        if spec is None:
+            poetry = table_of(table_of(data.get("tool")).get("poetry"))
+            python = table_of(poetry.get("dependencies")).get("python")
+            spec = _poetry_spec(python) if python else None
+        return str(spec) if spec else None
+    if name == "setup.cfg":
+        return setup_cfg_options(text).get("python_requires")
+    value = setup_py_keywords(text).get("python_requires")
+    return value if isinstance(value, str) else None
+
+
+def _pythons(spec: str) -> set[str]:
+    try:
+        specifier = SpecifierSet(spec.replace(" ", ""))
+    except InvalidSpecifier:
+        return set()
+    versions = [f"2.{m}" for m in range(6, 8)] + [f"3.{m}" for m in range(0, 20)]
+    return {v for v in versions if specifier.contains(f"{v}.0") or specifier.contains(f"{v}.99")}
+
+
+def _classifier_pythons(name: str, text: str | None) -> set[str]:
+    if not text:
+        return set()
+    if name == "pyproject.toml":
+        classifiers = _list(table_of(read_toml(text).get("project")).get("classifiers"))
+    elif name == "setup.cfg":
+        classifiers = setup_cfg_options(text).get("classifiers") or []
+    else:
+        classifiers = _list(setup_py_keywords(text).get("classifiers"))
+    return {m.group(1) for c in classifiers if (m := _PY_CLASSIFIER.search(c.strip()))}
+
+
+def _minimum(name: str, text: str | None) -> tuple[str, str] | None:
+    if not text:
+        return None
+    if name == "package.json":
+        data = json_object(text)
+        engines = data.get("engines") if data is not None else None
+        node = engines.get("node") if isinstance(engines, dict) else None
+        match = re.search(r"(\d+(?:\.\d+)*)", node) if isinstance(node, str) else None
+        return ("Node", match.group(1)) if match else None
+    if name == "Cargo.toml":
+        data = read_toml(text)
+        version = table_of(data.get("package")).get("rust-version")
+        if not isinstance(version, str):  # a workspace's members inherit it (`rust-version.workspace = true`)
+            version = table_of(table_of(data.get("workspace")).get("package")).get("rust-version")
+        return ("Rust", str(version)) if isinstance(version, str) else None
+    match = re.search(r"^go\s+(\d+(?:\.\d+)*)\s*$", text, re.MULTILINE)
+    return ("Go", match.group(1)) if match else None
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
