@@ -49,7 +49,7 @@ async def add_banner(poster: Any, channel: str, message_id: str, text: str) -> b
                 "Slack message %s in %s has %d blocks: no room for a banner", message_id, channel, len(blocks)
             )
             return False
-        banner = _banner_block(text)
+        banner = banner_block(text)
         fallback = f"{text}\n{current.get('text') or ''}".strip()
         await _call(
             "chat.update",
@@ -65,7 +65,7 @@ async def add_banner(poster: Any, channel: str, message_id: str, text: str) -> b
         raise
 
 
-def _banner_block(text: str) -> dict[str, Any]:
+def banner_block(text: str) -> dict[str, Any]:
     return {"type": "section", "text": {"type": "mrkdwn", "text": escape(text)}}
 
 

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.banners import _banner_block, add_banner
+from adapters.slack.banners import add_banner, banner_block
 from adapters.slack.client import (
     PLATFORM,
     SlackError,
@@ -146,7 +146,7 @@ class SlackPoster:
     async def edit_parent(self, channel: str, message_id: str, digest: Digest, banners: list[str]) -> None:
         """A re-post: the parent shows this digest now, under the radar banners it carried."""
         message = parent_message(digest)
-        blocks = [_banner_block(b) for b in reversed(banners)] + list(message.get("blocks") or [])
+        blocks = [banner_block(b) for b in reversed(banners)] + list(message.get("blocks") or [])
         text = "\n".join([*reversed(banners), str(message.get("text") or "")])
         await _call(
             "chat.update",

@@ -69,7 +69,7 @@ _SOURCE_VERSION = re.compile(r"\d+(?:\.\d+)+", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
-class _Evidence:
+class Evidence:
     """What the commit holds, prepared once per commit."""
 
     paths: frozenset[str]  # changed and previous paths, lower-case
@@ -106,11 +106,11 @@ def _figures(text: str) -> set[tuple[str, str]]:
     return found
 
 
-def _evidence(commit: Commit, extra: str = "") -> _Evidence:
+def _evidence(commit: Commit, extra: str = "") -> Evidence:
     return evidence_of([commit], extra)
 
 
-def evidence_of(commits: Iterable[Commit], extra: str = "") -> _Evidence:
+def evidence_of(commits: Iterable[Commit], extra: str = "") -> Evidence:
     """What a set of commits holds (a thread answer may cite any commit of its day), plus `extra`."""
     commits = list(commits)
     paths: set[str] = set()
@@ -122,7 +122,7 @@ def evidence_of(commits: Iterable[Commit], extra: str = "") -> _Evidence:
     source = "\n".join(
         [extra, *(c.message for c in commits), *(f.patch or "" for c in commits for f in c.files)]
     )
-    return _Evidence(
+    return Evidence(
         paths=frozenset(paths),
         basenames=frozenset(p.rsplit("/", 1)[-1] for p in paths),
         dirs=frozenset(dirs),
@@ -150,7 +150,7 @@ def _is_file_citation(token: str) -> bool:
     return ext.lower() in _FILE_EXT or name in _SPECIAL_NAMES
 
 
-def _path_supported(token: str, ev: _Evidence) -> bool:
+def _path_supported(token: str, ev: Evidence) -> bool:
     low = token.lower()
     if low in ev.paths or low in ev.dirs:
         return True
@@ -160,7 +160,7 @@ def _path_supported(token: str, ev: _Evidence) -> bool:
     return any(p.endswith("/" + low) for p in ev.paths)
 
 
-def unsupported_items(text: str, ev: _Evidence) -> list[str]:
+def unsupported_items(text: str, ev: Evidence) -> list[str]:
     """The files and figures `text` cites that the commit does not hold."""
     bad: list[str] = []
     for m in _PATH_TOKEN.finditer(text):
@@ -201,7 +201,7 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s]
 
 
-def _clean(text: str) -> str:
+def plain_text(text: str) -> str:
     """Mentions neutralised, copied e-mail addresses and trailer lines removed."""
     text = re.sub(r"(?im)^\s*(signed-off-by|co-authored-by|reviewed-by)\s*:.*$", "", text)
     return neutralize_mentions(EMAIL.sub("", text)).strip()
@@ -209,7 +209,7 @@ def _clean(text: str) -> str:
 
 @dataclass(slots=True)
 class _Grounder:
-    ev: _Evidence
+    ev: Evidence
     unknown: str
     cited: list[str] = field(default_factory=list)  # the unsupported files and figures found
     statements: int = 0  # sentences and list items removed
@@ -217,7 +217,7 @@ class _Grounder:
     def prose(self, text: str) -> str:
         """Text without the sentences that cite something unsupported; "unknown" if nothing is left."""
         kept: list[str] = []
-        for sentence in sentences(_clean(text)):
+        for sentence in sentences(plain_text(text)):
             bad = unsupported_items(sentence, self.ev)
             if bad:
                 self.cited.extend(bad)
@@ -231,7 +231,7 @@ class _Grounder:
         was removed (an empty list would read as "none identified", which nobody said)."""
         kept: list[str] = []
         dropped = 0
-        for value in filter(None, map(_clean, values)):
+        for value in filter(None, map(plain_text, values)):
             bad = unsupported_items(value, self.ev)
             if bad:
                 self.cited.extend(bad)

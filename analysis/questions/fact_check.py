@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from analysis.llm.grounding import _clean, _Evidence, evidence_of, sentences, unsupported_items
+from analysis.llm.grounding import Evidence, evidence_of, plain_text, sentences, unsupported_items
 from analysis.models import Analysis, Commit
 
 # A SHA: 7-40 hex with a digit and a letter (the check below), anywhere, a URL's path included.
@@ -43,7 +43,7 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 @dataclass(frozen=True, slots=True)
 class AnswerEvidence:
-    grounding: _Evidence  # paths, figures, versions of the thread's commits
+    grounding: Evidence  # paths, figures, versions of the thread's commits
     numbers: frozenset[str]  # every number in the data, normalised
     dates: frozenset[str]  # YYYY-MM-DD of the day, the commits, the follow-ups
     shas: frozenset[str]  # full SHAs known: the thread's commits, follow-ups, the store's matches
@@ -128,7 +128,7 @@ def check_answer(text: str, ev: AnswerEvidence) -> Checked:
     """The answer without the sentences (and list lines) that name something the evidence lacks."""
     out = Checked("")
     kept_lines: list[str] = []
-    for line in _clean(text).splitlines():
+    for line in plain_text(text).splitlines():
         joined = ""
         gap = False  # a sentence was removed since the last one kept
         for sentence in sentences(line):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.surface.python_nodes import _blocks
+from analysis.surface.python_nodes import branch_blocks
 from analysis.surface.shared_parse import PARSE_FAILURES
 from analysis.surface.shared_parse import parse as parse_python
 
@@ -213,7 +213,7 @@ def _walk(
                     imports[alias.asname] = (alias.name, "")
                 # `import pkg.mod` binds `pkg`: `pkg.mod.Base` is a dotted name too deep to follow
         elif isinstance(stmt, ast.If | ast.Try):  # `if TYPE_CHECKING:` / `try: from x import y`
-            for inner in _blocks(stmt):
+            for inner in branch_blocks(stmt):
                 _walk(inner, scope, defs, imports)
 
 
@@ -228,7 +228,9 @@ def _defines(body: list[ast.stmt], member: str) -> bool:
             return True
         if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == member:
             return True
-        if isinstance(stmt, ast.If | ast.Try) and any(_defines(inner, member) for inner in _blocks(stmt)):
+        if isinstance(stmt, ast.If | ast.Try) and any(
+            _defines(inner, member) for inner in branch_blocks(stmt)
+        ):
             return True
     return False
 

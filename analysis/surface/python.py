@@ -38,7 +38,6 @@ from analysis.surface.python_nodes import (
     _PROTOCOL_DUNDERS,
     _SHOWN,
     ENV_NAME,
-    _blocks,
     _camel_words,
     _const_str,
     _Def,
@@ -78,6 +77,7 @@ from analysis.surface.python_nodes import (
     _string_args,
     _strings,
     _truthy,
+    branch_blocks,
     is_switch,
     same_value,
 )
@@ -499,7 +499,7 @@ class _Collector:
                 self._import(stmt)
             elif isinstance(stmt, ast.If | ast.Try) and top:
                 # `if TYPE_CHECKING:` / `try: import x` blocks at module level still define names
-                for inner in _blocks(stmt):
+                for inner in branch_blocks(stmt):
                     self._body(inner, top=top, config=config)
 
     def _qual(self, name: str) -> str:

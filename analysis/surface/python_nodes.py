@@ -393,7 +393,7 @@ def _name_of(node: ast.AST | None) -> str:
     return ""
 
 
-def _blocks(stmt: ast.If | ast.Try) -> Iterable[list[ast.stmt]]:
+def branch_blocks(stmt: ast.If | ast.Try) -> Iterable[list[ast.stmt]]:
     if isinstance(stmt, ast.If):
         return (stmt.body, stmt.orelse)
     return (stmt.body, *(h.body for h in stmt.handlers), stmt.orelse, stmt.finalbody)
