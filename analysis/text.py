@@ -51,11 +51,17 @@ _TERMINAL = re.compile(
 )
 
 
+def printable(text: str) -> str:
+    """The text without terminal escapes, other control characters and bidi overrides (tab and newline
+    kept): what a console may show of a model's reply or a server's error."""
+    return _CONTROLS.sub("", _TERMINAL.sub("", text))
+
+
 def neutralize_mentions(text: str) -> str:
     """Break @everyone / @here / @channel and <@…> / <!…> so no chat platform treats them as mentions.
     A zero-width space keeps the text readable while defeating the parser. Control characters and
     bidi overrides go too: every untrusted text passes here on its way out."""
-    text = _CONTROLS.sub("", _TERMINAL.sub("", text))
+    text = printable(text)
     text = _MASS_MENTION.sub(lambda m: "@" + ZWSP + m.group(1), text)
     return _MENTION_SYNTAX.sub(lambda m: "<" + ZWSP + m.group(1), text)
 

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime, tzinfo
 from typing import Any
 
 from analysis.errors import InputError
+from analysis.text import printable
 from analysis.window import day_window
 from bot.store.db import Store
 
@@ -157,21 +158,23 @@ def render_calls(
             f"  in {c['tokens_in'] or 0} / out {c['tokens_out'] or 0} tokens  {latency}  {cost}"
         )
         lines = [head]
+        # A reply, a prompt's commit text or a server's error may carry terminal escapes: shown, never run.
         if c["error"]:
-            lines.append(f"    error: {truncate(c['error'], cut) if cut else c['error']}")
+            error = printable(str(c["error"]))
+            lines.append(f"    error: {truncate(error, cut) if cut else error}")
         if full:
             lines.append("    prompt:")
             if c["prompt"] is None:
                 lines.append("      (not stored)")
             for m in c["prompt"] or []:
-                content = str(m.get("content", ""))
+                content = printable(str(m.get("content", "")))
                 if cut:
                     lines.append(f"      [{m.get('role', '?')}] {truncate(content, cut)}")
                     continue
                 lines.append(f"      [{m.get('role', '?')}]")
                 lines += [f"        {line}" for line in content.splitlines()]
             lines.append("    reply:")
-            reply = c["reply"]
+            reply = printable(c["reply"]) if c["reply"] is not None else None
             if reply is None:
                 lines.append("      (none)")
             elif cut:

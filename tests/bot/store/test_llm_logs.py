@@ -156,3 +156,16 @@ def test_a_bad_policy_is_one_line(tmp_path, monkeypatch):
         "error: invalid settings: LLM_LOG_PROMPTS: must be off, on or days:N"
         " (keep prompts and replies N days), got 'weekly'"
     ]
+
+
+def test_a_reply_or_error_with_terminal_escapes_is_shown_not_run(llm_db):  # noqa: F811
+    store = Store(llm_db)
+    [row] = store.query("SELECT id FROM llm_calls ORDER BY id DESC LIMIT 1")
+    store.db.execute(
+        "UPDATE llm_calls SET reply = ?, error = ? WHERE id = ?",
+        ["ok \x1b]0;owned\x07\x1b[2J done\u202e", "HTTP 500: \x1b[31mboom\x1b[0m", row["id"]],
+    )
+    store.db.conn.commit()
+    text = run("logs", "-n", "1", "--full", db=llm_db).stdout
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "reply:\n      ok  done" in text and "error: HTTP 500: boom" in text
