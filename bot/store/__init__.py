@@ -1,5 +1,6 @@
-"""The SQLite database every process shares: the store's API (`db`), its schema as numbered migrations
-(`migrations`), whether an opened file is usable (`health`) and the LLM call log `digestbot logs`
+"""The SQLite database every process shares: the store's API (`db`, with its tables' reads and writes in
+`commits`, `history`, `threads` and `posts`, rows read into the domain in `rows`), its schema as numbered
+migrations (`migrations`), whether an opened file is usable (`health`) and the LLM call log `digestbot logs`
 reads (`llm_calls`)."""
 
 from __future__ import annotations

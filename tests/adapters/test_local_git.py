@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters import local_git
 from adapters.local_git import LocalGitSource, parse_remote_url, redact
+from adapters.local_git import source as local_git_source
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.index import automated
 from analysis.models import Commit
@@ -142,9 +142,7 @@ async def test_a_1970_commit_at_the_tip_empties_no_day(repo: GitRepo) -> None:
 async def test_a_long_run_behind_a_skewed_commit_is_read_page_by_page(
     repo: GitRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import adapters.local_git as local_git
-
-    monkeypatch.setattr(local_git, "SKEW_PAGE", 2)  # pages of 2, 4, 8: several pages, one past the run
+    monkeypatch.setattr(local_git_source, "SKEW_PAGE", 2)  # pages of 2, 4, 8: several pages, one past the run
     repo.commit("a month before", files={"a": "0"}, when="2025-12-20T10:00:00+08:00")
     for n in range(9):
         repo.commit(f"behind {n}", files={"a": f"{n}"}, when=f"2026-01-26T0{n}:00:00+08:00")
@@ -431,7 +429,9 @@ async def test_counts_come_from_git_numstat_when_patches_do_not_pair_with_files(
         return spawn(self, args, *rest, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(LocalGitSource, "_spawn", counting)
-    monkeypatch.setattr(local_git, "_parse_patches", lambda out, nonce: {})  # as if git had listed no section
+    monkeypatch.setattr(
+        local_git_source, "parse_patches", lambda out, nonce: {}
+    )  # as if git had listed no section
 
     latest, root = await day_commits(repo.path)
 
@@ -914,8 +914,6 @@ async def test_history_of_an_empty_span_starts_no_log(repo: GitRepo) -> None:
 async def test_a_long_span_read_in_several_passes_is_the_same_history(repo: GitRepo, monkeypatch) -> None:
     """One `git log` per part of the span (parts of at least MIN_COMMITS_PER_PASS commits, here 1): the
     commits, their order and files are those of one pass, and the progress is one running total."""
-    import adapters.local_git as local_git
-
     shas = [
         repo.commit(f"[Core] Change {i} (#{i + 1})", files={f"src/m{i % 3}.py": "y\n" * (i + 1)},
                     when=f"2025-09-{i + 1:02d}T10:00:00+00:00")
@@ -923,7 +921,7 @@ async def test_a_long_span_read_in_several_passes_is_the_same_history(repo: GitR
     ]  # fmt: skip
     span = ("main", datetime(2025, 9, 1, tzinfo=UTC), datetime(2025, 9, 30, tzinfo=UTC))
     one = await LocalGitSource(repo.path, history_passes=1).history(*span)
-    monkeypatch.setattr(local_git, "MIN_COMMITS_PER_PASS", 1)
+    monkeypatch.setattr(local_git_source, "MIN_COMMITS_PER_PASS", 1)
     seen: list[tuple[int, int]] = []
     three = await LocalGitSource(repo.path, history_passes=3).history(
         *span, progress=lambda done, total: seen.append((done, total))
@@ -933,7 +931,7 @@ async def test_a_long_span_read_in_several_passes_is_the_same_history(repo: GitR
 
 
 def test_parts_are_contiguous_runs_of_nearly_equal_length() -> None:
-    from adapters.local_git import _parts
+    from adapters.local_git.source import _parts
 
     items = [str(i) for i in range(10)]
     assert _parts(items, 3) == [items[0:4], items[4:7], items[7:10]]

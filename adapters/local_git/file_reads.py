@@ -1,0 +1,89 @@
+"""Reading files at a commit of a local clone (the surface step's reads): the paths of a commit's tree and
+the text of files in it, blobs read in one batch. Paths need not be UTF-8: one shown with a replacement
+character is named to git again by its own bytes, found in the commit's tree (`_raw_names`)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from adapters.local_git.git_cli import GitCli
+from adapters.local_git.git_output import parse_batch, text_of
+from analysis.models import FileTexts
+
+
+class FileReads(GitCli):
+    """The file reads of bot.ports.protocols.CommitSource, over the git calls of GitCli."""
+
+    async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
+        """The text of each (commit sha, path) for the surface facts: one `git cat-file --batch-check` for
+        types and sizes, then one `git cat-file --batch` for the blobs under max_bytes (a file over it, a
+        binary or a submodule is skipped, never half-read). No quota: everything asked is answered."""
+        asked = [(sha, path) for sha, path in dict.fromkeys(wanted) if "\n" not in path and "\r" not in path]
+        result = FileTexts({}, set())
+        named = {spec: raw for spec, raw in (await self._raw_names(asked)).items() if raw is not None}
+        result.skipped.update(spec for spec in asked if spec not in named)
+        specs = list(named)
+        if not specs:
+            return result
+        lines = b"".join(f"{sha}:".encode() + raw + b"\n" for (sha, _), raw in named.items())
+        checked = await self._git_async(
+            "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)", stdin=lines
+        )
+        blobs: dict[str, list[tuple[str, str]]] = {}
+        for spec, row in zip(specs, checked.split(b"\n"), strict=False):
+            parts = row.split()
+            if len(parts) == 2 and parts[1] == b"missing":
+                result.texts[spec] = None
+            elif len(parts) == 3 and parts[1] == b"blob" and int(parts[2]) <= max_bytes:
+                blobs.setdefault(parts[0].decode("ascii"), []).append(spec)
+            else:
+                result.skipped.add(spec)
+        if blobs:
+            out = await self._git_async("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in blobs))
+            for oid, data in parse_batch(out):
+                text = None if b"\0" in data else data.decode("utf-8", "replace")
+                for spec in blobs.get(oid, ()):
+                    if text is None:
+                        result.skipped.add(spec)
+                    else:
+                        result.texts[spec] = text
+        return result
+
+    async def paths_at(self, sha: str) -> list[str]:
+        """Every file path in the commit's tree."""
+        out = await self._git_async("ls-tree", "-r", "-z", "--name-only", "--full-tree", sha)
+        return [text_of(p) for p in out.split(b"\0") if p]
+
+    async def text_at(self, sha: str, path: str) -> str | None:
+        """A file's text as of the commit (UTF-8, undecodable bytes replaced); None when it has no such file."""
+        raw = (await self._raw_names([(sha, path)]))[sha, path]
+        if raw is None:
+            return None
+        proc = await asyncio.to_thread(self._spawn, ["cat-file", "blob", f"{sha}:".encode() + raw])
+        return text_of(proc.stdout) if proc.returncode == 0 else None
+
+    async def _raw_names(self, specs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], bytes | None]:
+        """The bytes git names each (commit sha, path) by. A path shown with a replacement character had
+        bytes that are not UTF-8: its own are found among the paths of that commit's tree (none there: git
+        answers "missing" for it); None when more than one shows so, or the tree was not listed (its text
+        is then not read, never taken for an absent file)."""
+        trees: dict[str, dict[str, list[bytes]] | None] = {}
+        names: dict[tuple[str, str], bytes | None] = {}
+        for sha, path in specs:
+            if "\ufffd" not in path:
+                names[sha, path] = path.encode()
+                continue
+            if sha not in trees:
+                proc = await asyncio.to_thread(
+                    self._spawn, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", sha]
+                )
+                shown: dict[str, list[bytes]] | None = {} if proc.returncode == 0 else None
+                for raw in proc.stdout.split(b"\0") if shown is not None else ():
+                    if "\ufffd" in (text := text_of(raw)):
+                        shown.setdefault(text, []).append(raw)
+                trees[sha] = shown
+            listed = trees[sha]
+            found = listed.get(path, [path.encode()]) if listed is not None else []
+            names[sha, path] = found[0] if len(found) == 1 else None
+        return names

@@ -1,0 +1,83 @@
+"""The store's thread tables: the commit a chat thread is about and what its last answer listed, and the
+stored commits a question names by pull request or short SHA (a mixin of bot/store/db.Store)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from bot.store.rows import iso, title_pr, utcnow
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+
+class ThreadTables:
+    """Reads and writes of thread_focus and thread_listing, lookups in commits and history."""
+
+    db: sqlite_utils.Database
+    _lock: threading.RLock
+
+    # -- thread answers ------------------------------------------------------------------------------
+    def thread_focus(self, platform: str, thread_id: str) -> tuple[str, str] | None:
+        """(repo, sha) of the commit a thread's questions are about, once one was named."""
+        rows = self.query(
+            "SELECT repo, sha FROM thread_focus WHERE platform = ? AND thread_id = ?", [platform, thread_id]
+        )
+        return (rows[0]["repo"], rows[0]["sha"]) if rows else None
+
+    def set_thread_focus(self, platform: str, thread_id: str, repo: str, sha: str) -> None:
+        with self._lock:
+            self.db["thread_focus"].upsert(
+                {
+                    "platform": platform,
+                    "thread_id": thread_id,
+                    "repo": repo,
+                    "sha": sha,
+                    "updated_at": iso(utcnow()),
+                },
+                pk=("platform", "thread_id"),
+            )
+
+    def thread_listing(self, platform: str, thread_id: str) -> tuple[str, list[str]]:
+        """(repo, SHAs) a thread's last answer listed, in order; ("", []) before any."""
+        rows = self.query(
+            "SELECT repo, shas FROM thread_listing WHERE platform = ? AND thread_id = ?",
+            [platform, thread_id],
+        )
+        return (rows[0]["repo"], json.loads(rows[0]["shas"])) if rows else ("", [])
+
+    def set_thread_listing(self, platform: str, thread_id: str, repo: str, shas: Sequence[str]) -> None:
+        with self._lock:
+            self.db["thread_listing"].upsert(
+                {
+                    "platform": platform,
+                    "thread_id": thread_id,
+                    "repo": repo,
+                    "shas": json.dumps(list(shas)),
+                    "updated_at": iso(utcnow()),
+                },
+                pk=("platform", "thread_id"),
+            )
+
+    def shas_for_pr(self, repo: str, number: int) -> list[str]:
+        """The stored commits (commits and history) whose title ends in "(#number)"."""
+        like = f"%(#{int(number)})%"
+        rows = self.query(
+            "SELECT sha, message FROM commits WHERE repo = ? AND message LIKE ?"
+            " UNION SELECT sha, message FROM history WHERE repo = ? AND message LIKE ?",
+            [repo, like, repo, like],
+        )
+        return sorted({r["sha"] for r in rows if title_pr(r["message"]) == int(number)})
+
+    def known_sha(self, repo: str, prefix: str) -> bool:
+        """Whether a commit of repo starting with prefix is stored (commits or history)."""
+        like = prefix.lower().replace("%", "").replace("_", "") + "%"
+        rows = self.query(
+            "SELECT 1 FROM commits WHERE repo = ? AND sha LIKE ? UNION ALL"
+            " SELECT 1 FROM history WHERE repo = ? AND sha LIKE ? LIMIT 1",
+            [repo, like, repo, like],
+        )
+        return bool(rows)
