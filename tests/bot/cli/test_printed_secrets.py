@@ -16,17 +16,22 @@ from tests.fakes.slack_api import FakeSlack
 DAY = "2026-01-26"
 
 
+def post_to_slack(repo, tmp_path):
+    """`digestbot post` of DAY to the fake Slack the environment names."""
+    return CliRunner().invoke(
+        cli,
+        ["--db", str(tmp_path / "d.db"), "post", "--platform", "slack", "--channel", "C0DIGEST",
+         "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai"],
+    )  # fmt: skip
+
+
 def test_a_slack_error_echoing_the_token_is_scrubbed_from_the_final_line(repo, tmp_path, monkeypatch):
     with FakeSlack() as slack:
         monkeypatch.setenv("SLACK_BOT_TOKEN", slack.token)
         monkeypatch.setenv("SLACK_API_URL", slack.api_url)
         # An endpoint that echoes the request it refused, Authorization header included.
         slack.fail("chat.postMessage", error=f"bad request: Authorization: Bearer {slack.token}", times=10)
-        result = CliRunner().invoke(
-            cli,
-            ["--db", str(tmp_path / "d.db"), "post", "--platform", "slack", "--channel", "C0DIGEST",
-             "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai"],
-        )  # fmt: skip
+        result = post_to_slack(repo, tmp_path)
     assert result.exit_code == 2, result.output
     assert "Bearer ***" in result.stderr
     assert slack.token not in result.output
@@ -42,11 +47,7 @@ def test_a_token_pasted_with_its_scheme_or_spaces_is_masked_as_sent(repo, tmp_pa
         slack.fail(
             "chat.postMessage", error=f"bad request: token {slack.token} is not allowed here", times=10
         )
-        result = CliRunner().invoke(
-            cli,
-            ["--db", str(tmp_path / "d.db"), "post", "--platform", "slack", "--channel", "C0DIGEST",
-             "--git-dir", str(repo.path), "--date", DAY, "--tz", "Asia/Shanghai"],
-        )  # fmt: skip
+        result = post_to_slack(repo, tmp_path)
     assert result.exit_code == 2, result.output
     assert "token *** is not allowed" in result.stderr
     assert slack.token not in result.output
