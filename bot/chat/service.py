@@ -76,6 +76,7 @@ class ChatService:
         self.subscriptions = Registry(store)  # the service replaces it with one that knows the config file
         self.qa_limiter = ThreadLimiter(settings.qa_calls_per_minute)  # model calls per thread and minute
         self.card_turns = CardTurns(store)  # one card per channel at a time, not ten copies of one
+        self.card_limiter = ThreadLimiter(settings.chat_cards_per_minute)  # new model analyses per person
         _ = self.answerer  # made now, at start: the first question must not wait for the client's import
 
     # -- wiring ---------------------------------------------------------------------------------
@@ -122,7 +123,9 @@ class ChatService:
             if cmd.action == "card":
                 assert cmd.ref is not None
                 tz = self.channel_tz(platform, channel, cmd.ref.repo)
-                commit, analysis = await self.card(cmd.ref, lang, tz)
+                commit, analysis = await self.card(
+                    cmd.ref, lang, tz, asker=f"{platform}:{user}" if user else ""
+                )
                 return CommandResult("card", lang, commit=commit, analysis=analysis)
             if cmd.action == "day":
                 assert cmd.ref is not None
@@ -193,9 +196,12 @@ class ChatService:
         return f"Subscribed to {sub.repo}: yesterday's digest every day at {sub.schedule} ({sub.timezone}), in {sub.lang}."
 
     # -- operations -----------------------------------------------------------------------------
-    async def card(self, ref: Ref, lang: str, tz_name: str | None = None) -> tuple[Commit, Analysis]:
+    async def card(
+        self, ref: Ref, lang: str, tz_name: str | None = None, *, asker: str = ""
+    ) -> tuple[Commit, Analysis]:
         """Analyse one commit (cache first), ranked from the history its day's digest in `tz_name` (the
-        channel's zone; default DIGEST_TZ) ranks it from."""
+        channel's zone; default DIGEST_TZ) ranks it from. `asker` ("platform:user"): a person whose new
+        model analyses are counted against CHAT_CARDS_PER_MINUTE (a flood of different SHAs costs a call each)."""
         if not ref.repo:
             raise InputError("which repository? name it: /digest owner/name@<sha>, or subscribe this channel")
         source = self.source(ref.repo)
@@ -210,9 +216,31 @@ class ChatService:
                 lang=lang,
                 history_days=self.settings.history_days,
                 tz=zone(tz_name or self.settings.digest_tz),
+                admit=self._card_admission(asker, lang),
             )
         finally:
             await source.aclose()
+
+    def _card_admission(self, asker: str, lang: str) -> Callable[[Commit], None] | None:
+        """What refuses a person's new model analysis past their rate (None: nothing to count: no asker,
+        or no model — the heuristic costs nothing)."""
+        if not asker or isinstance(self.analyzer, HeuristicAnalyzer):
+            return None
+
+        def admit(commit: Commit) -> None:
+            wait = self.card_limiter.take(asker)
+            if wait:
+                raise InputError(
+                    label(
+                        lang,
+                        "cards_limited",
+                        n=self.card_limiter.per_minute,
+                        s=f"{wait:.0f}",
+                        sha=commit.short_sha,
+                    )
+                )
+
+        return admit
 
     async def day_digest(self, repo: str, day: date, lang: str, tz_name: str | None = None) -> Digest:
         source = self.source(repo)

@@ -121,6 +121,8 @@ class Settings(BaseSettings):
     qa_calls_per_minute: int = Field(6, ge=1, le=600)
     # Seconds a thread answer waits for the model (its retries included) before answering from the data
     qa_answer_timeout: float = Field(60.0, gt=0)
+    # `/digest <sha>` cards one person may have the model analyse in any minute (cached ones are free)
+    chat_cards_per_minute: int = Field(10, ge=1, le=600)
 
     # Application
     digest_db: Path = Field(default_factory=default_db_path)

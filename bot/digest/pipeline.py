@@ -428,10 +428,12 @@ async def analyse_ref(
     refresh: bool = False,
     history_days: int = WINDOW_DAYS,
     tz: ZoneInfo = _UTC,
+    admit: Callable[[Commit], None] | None = None,
 ) -> tuple[Commit, Analysis]:
     """One commit's analysis, cache first: the core of `digestbot analyze` and `/digest <sha>`. Its
     history is what was known at the start of its day in `tz` (the digests' zone, DIGEST_TZ or the
-    channel's): the history the digest of that day ranks it from, so card and digest agree."""
+    channel's): the history the digest of that day ranks it from, so card and digest agree. `admit`: asked
+    before a commit with no cached analysis is analysed; it raises to refuse (a chat user's rate)."""
     commit = await resolve_commit(source, ref, branch)
     await asyncio.to_thread(keep_commits, store, [commit])
     [commit] = await fill_surface(source, store, [commit])
@@ -441,6 +443,8 @@ async def analyse_ref(
         refresh
         or store.get_analysis(source.repo, commit.sha, analyzer.model, analyzer.prompt_version, lang) is None
     ):
+        if admit is not None:
+            admit(commit)
         history = await day_history(source, store, branch, [commit], cutoff, history_days)
     analysing = asyncio.ensure_future(
         analyse_commits(store, analyzer, source.repo, [commit], lang, refresh=refresh, history=history)

@@ -100,3 +100,32 @@ async def test_without_a_link_from_slack_the_pointer_says_see_above(tmp_path, sl
     assert len(slack.channel_messages(CHANNEL)) == 1
     [notice] = [r["text"] for r in slack.responses]
     assert "not posted again: see above" in notice
+
+
+async def test_one_person_asking_for_many_new_commits_is_held_to_the_rate(tmp_path, slack):  # noqa: F811
+    """CHAT_CARDS_PER_MINUTE counts the new model analyses a person asks for: past it, a private line
+    says when to ask again; a commit analysed before (for anyone) still comes at once."""
+    shas = [c.sha for c in day_commits()[:3]]
+    with FakeLLM() as fake:
+        settings = make_settings(
+            tmp_path, slack, digest_model=fake.model, openai_base_url=fake.base_url, chat_cards_per_minute=2
+        )
+        service = make_service(settings, analyzer=None)
+        service.clock = lambda: datetime(2026, 1, 28, tzinfo=ZoneInfo("UTC"))
+        app = build_app(settings, service)
+        try:
+            for sha in shas:
+                await send_command(app, slack, sha[:10], user="U1")
+                await app.bot.tasks.drain(30)
+            await send_command(app, slack, shas[2][:10], user="U2")  # another person: their own rate
+            await app.bot.tasks.drain(30)
+            service.store.db.execute("DELETE FROM posts")  # the repeat pointer aside: a fresh channel
+            await send_command(app, slack, shas[0][:10], user="U1")  # analysed before: no model call
+            await app.bot.tasks.drain(30)
+        finally:
+            await app.bot.tasks.close(5)
+        purposes = [call.purpose for call in fake.log]
+    assert purposes == ["analysis"] * 3
+    [refusal] = [r["text"] for r in slack.responses]
+    assert "2 new commits in the last minute" in refusal and shas[2][:7] in refusal
+    assert len(slack.channel_messages(CHANNEL)) == 4  # U1's two, U2's one, U1's cached one
