@@ -292,8 +292,10 @@ async def _find(
     if named.weak:
         return None  # digits only: a SHA only when a commit we know has it
 
-    # fetched and analysed on demand, ranked as the thread's digest zone would rank it
-    return await service.card(Ref(named.kind, named.value, repo), lang, data.tz.key)
+    # fetched and analysed on demand, ranked as the thread's digest zone would rank it; a thread's new model
+    # analyses are held to CHAT_CARDS_PER_MINUTE as a person's `/digest <sha>` cards are
+    asker = f"{ctx.platform}:thread:{ctx.thread}" if ctx.thread else ""
+    return await service.card(Ref(named.kind, named.value, repo), lang, data.tz.key, asker=asker)
 
 
 def _listing(service: Any, ctx: ThreadContext) -> tuple[str, list[str]]:

@@ -127,5 +127,5 @@ async def test_one_person_asking_for_many_new_commits_is_held_to_the_rate(tmp_pa
         purposes = [call.purpose for call in fake.log]
     assert purposes == ["analysis"] * 3
     [refusal] = [r["text"] for r in slack.responses]
-    assert "2 new commits in the last minute" in refusal and shas[2][:7] in refusal
+    assert "limit on new commit analyses here (2 a minute)" in refusal and shas[2][:7] in refusal
     assert len(slack.channel_messages(CHANNEL)) == 4  # U1's two, U2's one, U1's cached one

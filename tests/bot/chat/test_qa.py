@@ -384,3 +384,29 @@ async def test_a_card_whose_analysis_was_deleted_is_analysed_again_for_its_quest
     after = await ask(service, "what are the risks?", thread="200.1")
     assert after.plain() == before and after.cites == [commit.sha]
     assert store.latest_analysis(REPO, commit.sha, "en") is not None  # stored again
+
+
+class PaidAnalyzer:
+    """The heuristic's analyses under another name: an analyser whose calls count against the card rate."""
+
+    def __init__(self) -> None:
+        self._inner = HeuristicAnalyzer()
+        self.model, self.prompt_version = "paid-model", "p-test"
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+
+async def test_a_thread_naming_new_commits_is_held_to_the_card_rate(settings, store):
+    service = make_service(settings.model_copy(update={"chat_cards_per_minute": 1}), store)
+    service._analyzer = PaidAnalyzer()
+    await posted(service)
+    _, older = commits()
+    first = await ask(service, "what are the risks of #90?")  # fetched and analysed: counted
+    assert first.cites == [older.sha]
+    store.db.execute("DELETE FROM analyses WHERE sha = ?", [older.sha])  # as if it were another new commit
+    refused = await ask(service, "and the risks of #90 again?")
+    assert refused.cites == [] and "limit on new commit analyses here (1 a minute)" in refused.plain()
+    await posted(service, thread="200.2", channel="C2")
+    other_thread = await ask(service, "what are the risks of #90?", thread="200.2")
+    assert other_thread.cites == [older.sha]  # the rate is the thread's, not the bot's
