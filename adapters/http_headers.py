@@ -1,5 +1,5 @@
-"""HTTP headers every adapter reads (or writes) the same way: Retry-After above all, and the credential
-an Authorization header carries.
+"""HTTP headers every adapter reads (or writes) the same way: Retry-After above all (the credential an
+Authorization header carries is read by bot.ports.secrets.without_scheme, which the masking shares).
 
 One reader, so GitHub, the LLM endpoint and Slack agree on what a wait header means (RFC 9110 §10.2.3:
 delay-seconds or an HTTP-date). It never caps: what counts as absurd is each caller's call (GitHub's limits
@@ -9,7 +9,6 @@ reset within the hour, an LLM caller gives up past its own wait budget, Slack pa
 from __future__ import annotations
 
 import math
-import re
 import time
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -52,10 +51,3 @@ def retry_after(value: str | None, *, now: float | None = None) -> float | None:
     except (TypeError, ValueError, OverflowError, IndexError):
         return None
     return max(0.0, moment.timestamp() - (time.time() if now is None else now))
-
-
-def without_scheme(credential: str, *schemes: str) -> str:
-    """A credential as configured, without the Authorization scheme someone pasted with it ("Bearer sk-…",
-    "token ghp_…"): the client adds its own scheme, and "Bearer Bearer sk-…" is refused."""
-    pattern = "|".join(re.escape(s) for s in schemes)
-    return re.sub(rf"^(?:{pattern})\s+", "", credential.strip(), flags=re.IGNORECASE)

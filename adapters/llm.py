@@ -37,10 +37,10 @@ from aiolimiter import AsyncLimiter
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel
 
-from adapters.http_headers import finite_number, header_value, retry_after, without_scheme
+from adapters.http_headers import finite_number, header_value, retry_after
 from analysis.llm.schemas import response_format
 from bot.ports.protocols import BatchRequest, ChatReply, LLMError, LLMFatal, Message
-from bot.ports.secrets import scrub
+from bot.ports.secrets import scrub, without_scheme
 
 log = logging.getLogger(__name__)
 

@@ -16,12 +16,11 @@ import aiohttp
 import discord
 from discord.http import Route
 
-from adapters.http_headers import without_scheme
 from analysis.errors import ConfigError, InputError, ServiceError
 from analysis.render.discord_embeds import (
     Message,
 )
-from bot.ports.secrets import clip
+from bot.ports.secrets import clip, without_scheme
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +111,9 @@ async def login(client: discord.Client, token: str) -> None:
     """Log the client in over REST; failures become one clear line (never the token)."""
     bare = without_scheme(token, "bot")  # pasted from an Authorization header: discord.py adds the scheme
     if bare != token.strip():
-        log.warning("DISCORD_BOT_TOKEN starts with 'Bot ': that is the header's scheme, not the token; ignored")
+        log.warning(
+            "DISCORD_BOT_TOKEN starts with 'Bot ': that is the header's scheme, not the token; ignored"
+        )
     token = bare
     try:
         async with deadline():

@@ -42,7 +42,7 @@ from adapters.github.shapes import (
     page_files,
     tree_paths,
 )
-from adapters.http_headers import finite_number, retry_after, without_scheme
+from adapters.http_headers import finite_number, retry_after
 from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
 from analysis.history.automation import is_automated
 from analysis.history.followups import PastCommit
@@ -50,7 +50,7 @@ from analysis.history.index import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
 from analysis.titles import merge_pr, message_title
 from bot.ports.protocols import CommitStore, Progress
-from bot.ports.secrets import clip
+from bot.ports.secrets import clip, without_scheme
 
 # A whole answer may take this many read timeouts: a large commit's page on a slow link is read in full, an
 # answer that trickles in a byte at a time (httpx's timeout restarts at every read) is still bounded.

@@ -22,11 +22,12 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.http_headers import header_value, retry_after, without_scheme
+from adapters.http_headers import header_value, retry_after
 from analysis.errors import ConfigError, DigestError, ServiceError, Undeliverable
 from bot.ports.protocols import (
     SlackSettings,
 )
+from bot.ports.secrets import without_scheme
 
 log = logging.getLogger(__name__)
 

@@ -7,16 +7,23 @@ from __future__ import annotations
 
 import re
 
-# An Authorization scheme pasted before a credential ("Bearer sk-…", "token ghp_…", "Bot …"): the clients
-# send the credential without it (adapters/http_headers.without_scheme), and that is what a server echoes.
-_SCHEME = re.compile(r"^(?:bearer|token|bot|basic)\s+", re.IGNORECASE)
+# The Authorization schemes someone may paste before a credential ("Bearer sk-…", "token ghp_…", "Bot …").
+PASTED_SCHEMES = ("bearer", "token", "bot", "basic")
+
+
+def without_scheme(credential: str, *schemes: str) -> str:
+    """A credential as configured, without the Authorization scheme someone pasted with it ("Bearer sk-…",
+    "token ghp_…") and surrounding spaces: the client adds its own scheme ("Bearer Bearer sk-…" is refused),
+    and what it sends is what a server echoes, so the masking below reads secrets the same way."""
+    pattern = "|".join(re.escape(s) for s in schemes)
+    return re.sub(rf"^(?:{pattern})\s+", "", credential.strip(), flags=re.IGNORECASE)
 
 
 def maskable(secrets: list[str]) -> list[str]:
     """Each secret as sent (without surrounding spaces and a pasted scheme: the pasted text holds it, so
     it is masked too, and a scheme's own word is not masked wherever it appears), longest first, so a
     secret containing another is masked whole."""
-    sent = {_SCHEME.sub("", s.strip()) for s in secrets if s}
+    sent = {without_scheme(s, *PASTED_SCHEMES) for s in secrets if s}
     return sorted({s for s in sent if len(s) >= 6}, key=len, reverse=True)
 
 

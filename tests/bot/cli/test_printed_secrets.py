@@ -39,7 +39,7 @@ def test_a_slack_error_echoing_the_token_is_scrubbed_from_the_final_line(repo, t
 
 @pytest.mark.parametrize("pasted", ["Bearer {}", "  {}  "])
 def test_a_token_pasted_with_its_scheme_or_spaces_is_masked_as_sent(repo, tmp_path, monkeypatch, pasted):
-    """The token sent is the pasted value without its scheme and spaces (http_headers.without_scheme); the
+    """The token sent is the pasted value without its scheme and spaces (bot.ports.secrets.without_scheme); the
     masking looked for the pasted value itself, so a server echoing the token as sent leaked it whole."""
     with FakeSlack() as slack:
         monkeypatch.setenv("SLACK_BOT_TOKEN", pasted.format(slack.token))
