@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.python import MAX_SOURCE_CHARS  # the same bound on what is parsed
 from analysis.surface.python_nodes import branch_blocks
 from analysis.surface.shared_parse import PARSE_FAILURES
 from analysis.surface.shared_parse import parse as parse_python
@@ -25,7 +26,6 @@ from analysis.surface.shared_parse import parse as parse_python
 # followed), and the candidate paths of one imported module (a module file or a package's __init__).
 MAX_QUERIES = 12
 _MEMBER_REMOVALS = (SurfaceKind.REMOVED, SurfaceKind.FIELD_REMOVED)
-MAX_SOURCE_CHARS = 2_000_000
 _KEPT_MODULES = 64  # parsed base modules a caller's cache holds
 
 
