@@ -363,9 +363,10 @@ def test_hostile_40_kb_messages_are_read(shape):
 
 
 def test_names_and_areas_are_read_only_from_word_starts():
-    from analysis.questions.parse import _AREA_BEFORE, _POSSESSIVE, _ZH_AUTHOR
+    from analysis.questions.parse.areas import AREA_BEFORE
+    from analysis.questions.parse.authors import POSSESSIVE, ZH_AUTHOR
 
-    assert _AREA_BEFORE.search("a-" * 20_000) is None and _POSSESSIVE.search("a" * 40_000) is None
+    assert AREA_BEFORE.search("a-" * 20_000) is None and POSSESSIVE.search("a" * 40_000) is None
     assert ask("any spec-decode changes today?").terms == ("spec-decode",)
     assert ask("Grace Hopper's commits?").author == "Grace Hopper"
-    assert _ZH_AUTHOR.search("今天alice的提交").group("b") == "alice"
+    assert ZH_AUTHOR.search("今天alice的提交").group("b") == "alice"
