@@ -78,7 +78,7 @@ def local_clone(git_dir: Path, repo: str | None = None) -> CommitSource:
 def llm_client(settings: Settings, store: Store) -> LLM:
     """The OpenAI-compatible client of DIGEST_MODEL, every call logged in the store and counted in the
     current run's usage (the store's writer commits each row). Its SDK is imported in a worker thread
-    from now on and the client built there after it (adapters/llm.py imports openai, a large package):
+    from now on and the client built there after it (adapters/llm/ imports openai, a large package):
     a run reads its commits and works out their history facts meanwhile, instead of after the import."""
     if not settings.digest_model:
         raise ConfigError("DIGEST_MODEL is not set")

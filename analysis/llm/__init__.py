@@ -2,4 +2,4 @@
 prompts (`prompts`), the diff it sees within a token budget (`budget`, `tokens`), the reply's shape as
 strict JSON schemas and its lenient reading (`schemas`), and the checks after generation — only what
 the commit holds may be cited (`grounding`), our own instructions repeated are removed (`echo`).
-The client that talks to the server is adapters/llm.py; the analyser that drives it is bot/digest."""
+The client that talks to the server is adapters/llm/; the analyser that drives it is bot/digest."""

@@ -2,7 +2,7 @@
 contract between bot/ and adapters/. The data types that cross it (a post's ids, an LLM reply, a chat
 command and its result) live here too, so neither side imports the other.
 
-Driven adapters (adapters/github/, adapters/local_git/, llm.py, chart.py and the chat posters) implement
+Driven adapters (adapters/github/, adapters/local_git/, llm/, chart.py and the chat posters) implement
 these; driving adapters (the Slack and Discord event handlers, the console) call the application only
 through `ChatFacade`.
 """

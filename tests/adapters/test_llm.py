@@ -11,7 +11,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from adapters.llm import LLMClient, backoff_delay, retry_after_seconds
+from adapters.llm import LLMClient
+from adapters.llm.rate_headers import retry_after_seconds
+from adapters.llm.retries import backoff_delay
 from analysis.errors import ServiceError
 from analysis.llm.tokens import estimate_messages, estimate_tokens
 from bot.ports.protocols import BatchRequest, LLMError, LLMFatal
@@ -479,11 +481,11 @@ async def test_the_os_for_the_sdks_headers_is_worked_out_once_where_the_client_i
 
 
 def test_an_sdk_without_that_cache_is_left_as_it_is() -> None:
-    from adapters.llm import _settle_platform
+    from adapters.llm.client import settle_platform
 
     class Other:
         pass
 
     other = Other()
-    _settle_platform(other)  # type: ignore[arg-type]
+    settle_platform(other)  # type: ignore[arg-type]
     assert not hasattr(other, "_platform")
