@@ -6,6 +6,8 @@ writes field contents only, never labels.
 
 from __future__ import annotations
 
+import re
+
 from analysis.langs import LANGS as LANGS  # read from here by the renderers and prompts
 from analysis.models import ChangeType, Importance
 from analysis.text import filled
@@ -254,10 +256,24 @@ def dimension_label(lang: str, key: str) -> str:
 
 
 def join_notes(lang: str, notes: list[str]) -> str:
-    """Notes as one run of sentences: each ends with its full stop, none gets a second one."""
-    stop, sep = ("。", "") if lang == "zh" else (".", " ")
-    ends = ("。", "！", "？", ".", "!", "?", "）", ")")
-    return sep.join(n if n.endswith(ends) else n + stop for n in (n.strip() for n in notes) if n)
+    """Notes as one run of sentences: each starts with a capital (English: "covered 12 of 14 files" is
+    written to follow other words too) and ends with its full stop, none gets a second one (a note
+    ending in "(…)" gets one after it, unless the parenthesis closes a sentence of its own)."""
+    sep = "" if lang == "zh" else " "
+    return sep.join(note_sentence(lang, n) for n in (n.strip() for n in notes) if n)
+
+
+_STOPS = ("。", "！", "？", ".", "!", "?")
+
+
+def note_sentence(lang: str, note: str) -> str:
+    """One note as a sentence of its own (join_notes' rule; Discord lists the notes as bullets)."""
+    stop = "。" if lang == "zh" else "."
+    note = note.strip()
+    if re.match(r"[a-z]+\b(?![.\w])", note):  # a lower-case first word, not a name like "pkg.mod" or "iOS"
+        note = note[0].upper() + note[1:]
+    ended = note.endswith(_STOPS) or (note.endswith((")", "）")) and note[:-1].endswith(_STOPS))
+    return note if ended else note + stop
 
 
 def stats_lines(lang: str, stats: dict[str, int], filtered_out: int = 0) -> list[str]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import pairwise
 from typing import Any
 
-from analysis.labels import label
-from analysis.models import Analysis
+from analysis.labels import dimension_label, label
+from analysis.models import INSIGHT_DIMENSIONS, Analysis
 
 SHINGLE = 4  # tokens (a CJK character or an ASCII word) in one instruction shingle
 ECHO_SHARE = 0.6  # a clause with this share of its tokens inside instruction shingles is an echo
@@ -164,16 +165,40 @@ def _enumeration(item: str) -> list[str]:
     return [p.strip().rstrip("；;，,") for p in parts if p.strip()]
 
 
+# Words naming a dimension (en, and the characters of the zh labels): a row that differs from another
+# only by naming its own dimension ("…could impact the performance / the security of the code") is the
+# same row. Derived from the labels, so a dimension added there is covered here.
+_DIMENSION_TOKENS = frozenset(
+    t
+    for lang in ("en", "zh")
+    for key in INSIGHT_DIMENSIONS
+    for t in _tokens(f"{key} {dimension_label(lang, key)}")
+) | {"resource", "maintainable", "secure", "compatible", "architectural"}
+TEMPLATE_SIMILARITY = 0.6  # bigram overlap (Jaccard) at which two rows are one template
+
+
+def _bigrams(text: str) -> frozenset[tuple[str, str]]:
+    tokens = [t for t in _tokens(text) if t not in _DIMENSION_TOKENS]
+    return frozenset(pairwise(tokens))
+
+
+def _same_template(a: frozenset[tuple[str, str]], b: frozenset[tuple[str, str]]) -> bool:
+    return len(a) >= SHINGLE and len(b) >= SHINGLE and len(a & b) >= TEMPLATE_SIMILARITY * len(a | b)
+
+
 def _distinct_insights(insights: dict[str, str], t: _Tidier, unknown: str) -> dict[str, str]:
-    """The same sentence under every dimension says nothing about five of them: keep it once."""
+    """The same sentence under every dimension says nothing about five of them: keep it once. So is
+    one sentence with the dimension's name swapped in (small models fill the table that way)."""
     seen: set[str] = set()
+    earlier: list[frozenset[tuple[str, str]]] = []  # every row before, removed ones too: one template
     out: dict[str, str] = {}
     for key, text in insights.items():
-        norm = _norm(text)
-        if text != unknown and norm in seen:
+        norm, grams = _norm(text), _bigrams(text)
+        if text != unknown and (norm in seen or any(_same_template(grams, e) for e in earlier)):
             t.removed += 1
             text = unknown
         seen.add(norm)
+        earlier.append(grams)
         out[key] = text
     return out
 

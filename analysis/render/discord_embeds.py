@@ -20,7 +20,15 @@ from collections.abc import Iterable
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from analysis.labels import change_type_label, check_lang, importance_label, label, quote_elided, stats_lines
+from analysis.labels import (
+    change_type_label,
+    check_lang,
+    importance_label,
+    label,
+    note_sentence,
+    quote_elided,
+    stats_lines,
+)
 from analysis.models import Analysis, Commit, Digest, Importance
 from analysis.render.followups import entry_parts
 from analysis.render.followups import word as followup_word
@@ -450,7 +458,7 @@ def card_messages(commit: Commit, analysis: Analysis, lang: str) -> list[Message
     if level != Importance.LOW:
         fields += _fields(lang, label(lang, "risks"), _bullets(analysis.risks))
         fields += _fields(lang, label(lang, "recommendations"), _bullets(analysis.recommendations))
-    notes = _bullets(analysis.notes)
+    notes = _bullets([note_sentence(lang, n) for n in analysis.notes if n.strip()])
     if notes:
         fields += _fields(lang, label(lang, "notes"), notes)
     footer = dc_plain(f"{commit.repo} · {analysis.analyzer}")

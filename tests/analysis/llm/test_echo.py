@@ -85,6 +85,49 @@ def test_one_sentence_under_every_insight_is_kept_once():
     }
 
 
+def test_one_sentence_with_each_dimension_swapped_in_is_kept_once():
+    # A real 1.5B model's table for a dataclass refactor: one template, the dimension's name swapped in.
+    template = (
+        "The refactoring changes the {} of the dataclass fields, which could impact the {} of the code."
+    )
+    rows = {
+        "architecture": template.format("structure", "performance and maintainability"),
+        "performance": template.format("behavior", "performance"),
+        "security": template.format("behavior", "security"),
+        "maintainability": template.format("structure", "maintainability"),
+        "compatibility": template.format("behavior", "compatibility"),
+        "resources": "The refactoring changes the behavior of the dataclass fields, which could impact the resources used by the code.",
+    }  # fmt: skip
+    out = tidy(analysis(insights=rows), instructions("en"), "en")
+    assert out.insights == {**{k: "Unknown" for k in rows}, "architecture": rows["architecture"]}
+    assert "removed 5" in out.notes[-1]
+
+
+def test_a_zh_template_row_is_kept_once_and_distinct_rows_stay():
+    rows = {
+        "architecture": "该提交重构了数据类字段的生成逻辑，可能影响代码的架构。",
+        "performance": "该提交重构了数据类字段的生成逻辑，可能影响代码的性能。",
+        "security": "该提交重构了数据类字段的生成逻辑，可能影响代码的安全性。",
+        "maintainability": "新增的缓存减少了重复计算，但增加了失效路径。",
+        "compatibility": "删除了公开函数 `foo`，调用方需要改用 `bar`。",
+    }
+    out = tidy(analysis(insights=rows), instructions("zh"), "zh")
+    assert out.insights == {**rows, "performance": "未知", "security": "未知"}
+
+
+def test_rows_that_say_different_things_are_all_kept():
+    rows = {
+        "architecture": "Moves the scheduler's queue into its own module; callers import it from the new path.",
+        "performance": "Batches the cache lookups, so a step does one lookup instead of one per request.",
+        "security": "No new input is parsed; nothing security-relevant changes.",
+        "maintainability": "The queue logic is now in one place and tested on its own.",
+        "compatibility": "The old import path still works through an alias.",
+        "resources": "Memory use is unchanged.",
+    }
+    out = tidy(analysis(insights=rows), instructions("en"), "en")
+    assert out.insights == rows and not out.notes
+
+
 def test_our_coverage_note_copied_into_a_reason_is_removed():
     note = "covered 3 of 14 files (11 left out — over the length budget: pkg/a.py, pkg/b.py and 9 more)"
     a = analysis(importance_reason=f"Adds a model in 14 files; {note}.")

@@ -114,7 +114,7 @@ def test_empty_list_fields_say_none_and_notes_appear_only_when_present() -> None
     assert "**🎯 Impact scope**: None identified\n" in bare
     assert "**⚠️ Potential risks**: None identified\n" in bare
     assert label("en", "notes") not in bare
-    assert noted.rstrip("\n").endswith("**ℹ️ Notes**: heuristic. covered 12 of 14 files.")
+    assert noted.rstrip("\n").endswith("**ℹ️ Notes**: Heuristic. Covered 12 of 14 files.")
 
 
 def test_missing_insight_dimension_says_none_and_table_keeps_its_shape() -> None:
@@ -445,14 +445,21 @@ def test_hostile_texts_cover_the_brief() -> None:
     assert len(LONG_TEXT) > 2000
 
 
-def test_notes_never_get_a_doubled_full_stop():
+def test_notes_are_sentences_with_one_full_stop_each():
     from analysis.labels import join_notes
 
     assert join_notes("zh", ["LLM 分析失败：超出长度；以下为启发式分析。", "启发式分析"]) == (
         "LLM 分析失败：超出长度；以下为启发式分析。启发式分析。"
     )
+    # A note written to follow other words ("covered …") starts a sentence here; "(…)" is not its end.
     assert join_notes("en", ["Heuristic analysis shown.", "covered 3 of 4 files (1 left out)"]) == (
-        "Heuristic analysis shown. covered 3 of 4 files (1 left out)"
+        "Heuristic analysis shown. Covered 3 of 4 files (1 left out)."
+    )
+    assert join_notes("en", ["(See the docs.)", "pkg.mod was read", "iOS build"]) == (
+        "(See the docs.) pkg.mod was read. iOS build."
+    )
+    assert join_notes("zh", ["已覆盖 14 个文件中的 12 个（未包含 2 个——锁文件：uv.lock）"]) == (
+        "已覆盖 14 个文件中的 12 个（未包含 2 个——锁文件：uv.lock）。"
     )
 
 
