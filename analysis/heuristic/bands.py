@@ -30,6 +30,7 @@ BAND_MIN = 8
 _TEXT = {
     "en": {
         "same": "{reason} — rubric: {rubric}",
+        "agreed": "rubric, kept by the model: {rubric}",
         "moved": "{reason} — the model moves the rubric's {old} to {new}; rubric: {rubric}",
         "capped": "{reason} — the model asked for {asked}, one tier from the rubric's {old} at most: {new};"
         " rubric: {rubric}",
@@ -38,6 +39,7 @@ _TEXT = {
     },
     "zh": {
         "same": "{reason}——规则判断：{rubric}",
+        "agreed": "规则判断（模型维持）：{rubric}",
         "moved": "{reason}——模型将规则判断的{old}调为{new}；规则判断：{rubric}",
         "capped": "{reason}——模型给出{asked}，但最多只能比规则判断的{old}调整一级，定为{new}；规则判断：{rubric}",
         "banded": "；按当天各提交的得分排序定为{new}：得分 {score}，在当天 {n} 个提交中排第 {rank}",
@@ -60,14 +62,19 @@ def judged_reason(
     lang: str, rubric_reason: str, rubric: Importance, tier: Importance, reason: str, asked: Importance
 ) -> str:
     """The model's reason with the rubric's beside it, saying when the model moved the tier (and when
-    it asked for more than one tier's move)."""
+    it asked for more than one tier's move). An empty reason: the rubric's alone, said once."""
     words = {
         "old": importance_word(lang, rubric),
         "new": importance_word(lang, tier),
         "asked": importance_word(lang, asked),
     }
     key = "capped" if asked != tier else "moved" if tier != rubric else "same"
-    return _t(lang, key, reason=reason.rstrip(" .。"), rubric=rubric_reason, **words)
+    reason = reason.rstrip(" .。")
+    if not reason:  # the model said nothing of its own (its reason only repeated the rubric's)
+        if key == "same":
+            return _t(lang, "agreed", rubric=rubric_reason)
+        return _t(lang, key, reason="", rubric=rubric_reason, **words).lstrip(" —")
+    return _t(lang, key, reason=reason, rubric=rubric_reason, **words)
 
 
 def band_day(

@@ -203,6 +203,14 @@ def _distinct_insights(insights: dict[str, str], t: _Tidier, unknown: str) -> di
     return out
 
 
+def without_echo(text: str, source: str) -> str:
+    """`text` without the clauses that repeat `source` (a model's reason that copies the rubric's reason
+    it was given): what is left is the model's own word, or nothing."""
+    if not text.strip() or not source.strip():
+        return text
+    return _Tidier(shingles(source)).text(text)
+
+
 def tidy(
     analysis: Analysis, instructions: str, lang: str, *, reason_fallback: str = "", extra: str = ""
 ) -> Analysis:

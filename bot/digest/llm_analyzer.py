@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from analysis import heuristic
 from analysis.heuristic.bands import judged_reason, within_one_tier
 from analysis.llm.budget import DiffSelection, file_list, select_diff
-from analysis.llm.echo import tidy
+from analysis.llm.echo import tidy, without_echo
 from analysis.llm.grounding import consistent_change_type, ground
 from analysis.llm.prompts import (
     PROMPT_VERSION,
@@ -487,9 +487,9 @@ class LLMAnalyzer:
         )
         # The prior's reason was our own text in the prompt: figures the model took from it are grounded.
         analysis = ground(analysis, commit, lang, allowed_text=allowed)
-        analysis.importance_reason = judged_reason(
-            lang, prior_reason, rubric, tier, analysis.importance_reason, asked
-        )
+        # A reason that copies the rubric's (small models do) would print it twice beside it.
+        own = without_echo(analysis.importance_reason, prior_reason)
+        analysis.importance_reason = judged_reason(lang, prior_reason, rubric, tier, own, asked)
         note = selection.coverage_note(lang)
         if note:
             analysis.notes.append(note)

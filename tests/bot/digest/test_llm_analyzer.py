@@ -159,6 +159,28 @@ async def test_title_tag_overrules_the_models_change_type(fake, analyzer_for) ->
     assert result[c.sha].change_type.value == "bugfix"
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_a_reason_that_copies_the_rubrics_prints_it_once(fake, analyzer_for, lang) -> None:
+    # A real 1.5B model's habit: its reason is the rubric's reason it was given, word for word.
+    c = commit("Rename the loader's entry point")
+    judgment, prior = heuristic.rubric(c, lang)
+    fake.force(match=c.title, purpose="analysis", importance=judgment.importance.value, reason=prior)
+    reason = (await analyzer_for(fake).analyze([c], lang))[c.sha].importance_reason
+    assert reason.count(prior) == 1
+    assert reason.startswith("rubric, kept by the model: " if lang == "en" else "规则判断（模型维持）：")
+
+
+async def test_a_reason_of_the_models_own_keeps_it_beside_the_rubrics(fake, analyzer_for) -> None:
+    c = commit("Rename the loader's entry point")
+    judgment, prior = heuristic.rubric(c, "en")
+    own = "Every caller of the old entry point must move to the new one"
+    fake.force(
+        match=c.title, purpose="analysis", importance=judgment.importance.value, reason=f"{own}. {prior}"
+    )
+    reason = (await analyzer_for(fake).analyze([c], "en"))[c.sha].importance_reason
+    assert reason == f"{own} — rubric: {prior}"
+
+
 async def test_the_rules_read_a_commit_once_on_its_trip(fake, analyzer_for, monkeypatch) -> None:
     """The rubric's prior in the prompt and the fields the model left empty come from one reading of
     the commit: its facts are computed once, not again for each use (issue 20 item 5)."""
