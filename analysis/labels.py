@@ -62,6 +62,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "card_posted_just_now": "{sha} 的卡片刚刚已发在本频道，没有重复发送：{where}",
         "card_above": "见上方",
         "cards_limited": "过去一分钟里模型已在这里为你新分析了 {n} 个提交，已达上限；请 {s} 秒后再问 {sha}（已分析过的提交不受此限）。",
+        "days_limited": "过去一小时里你已让我新生成了 {n} 天的摘要，这是每人的上限；请 {m} 分钟后再要 {day}（已生成过的日期不受此限）。",
         "slack_cannot_post": "无法在本频道发帖（{error}）：请先邀请我加入，例如 /invite @digestbot",
         "slack_failed": "出错了：{error}",
         "store_failed": "我现在无法写入自己的数据库，所以这次没有完成；运维人员可在服务日志中看到原因。",
@@ -126,6 +127,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "card_posted_just_now": "The card for {sha} was just posted in this channel, so it was not posted again: {where}",
         "card_above": "see above",
         "cards_limited": "That is past the limit on new commit analyses here ({n} a minute); ask for {sha} again in {s} s (commits analysed before come at once).",
+        "days_limited": "You have had {n} new days digested in the last hour, the limit per person; ask for {day} again in {m} min (days digested before come at once).",
         "slack_cannot_post": "I can't post in this channel ({error}): invite me first, e.g. /invite @digestbot",
         "slack_failed": "Something went wrong: {error}",
         "store_failed": "I can't write my database right now, so this was not done; my operator can see why "

@@ -56,11 +56,15 @@ NAMED_MAX = 3  # commits one question may name and get answered about
 
 
 class ThreadLimiter:
-    """At most `per_minute` model calls in one thread in any 60 s (a sliding window); threads seen
-    least recently are forgotten past `threads`."""
+    """At most `per_minute` model calls in one thread in any 60 s (a sliding window; `window` seconds
+    when given, `per_minute` then counting per window); threads seen least recently are forgotten past
+    `threads`."""
 
-    def __init__(self, per_minute: int, *, threads: int = 4096, clock: Any = time.monotonic):
+    def __init__(
+        self, per_minute: int, *, window: float = 60.0, threads: int = 4096, clock: Any = time.monotonic
+    ):
         self.per_minute = per_minute
+        self.window = window
         self.threads = threads
         self.clock = clock
         self._calls: OrderedDict[str, deque[float]] = OrderedDict()
@@ -70,10 +74,10 @@ class ThreadLimiter:
         now = self.clock()
         calls = self._calls.setdefault(key, deque())
         self._calls.move_to_end(key)
-        while calls and now - calls[0] >= 60.0:
+        while calls and now - calls[0] >= self.window:
             calls.popleft()
         if len(calls) >= self.per_minute:
-            return max(0.1, 60.0 - (now - calls[0]))
+            return max(0.1, self.window - (now - calls[0]))
         calls.append(now)
         while len(self._calls) > self.threads:
             self._calls.popitem(last=False)
