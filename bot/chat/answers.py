@@ -29,7 +29,7 @@ from datetime import UTC
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from analysis.errors import DigestError
+from analysis.errors import DigestError, OverLimit
 from analysis.models import Analysis, Commit, commit_ref
 from analysis.questions.answers import (
     answer_from_data,
@@ -170,7 +170,7 @@ async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) ->
         _recall_focus(service, ctx, lang)
     data.focus = ctx.commit
     if ctx.commit is not None and ctx.analysis is None:
-        ctx.analysis = await _analysed_again(service, ctx.commit, lang, data)
+        ctx.analysis = await _analysed_again(service, ctx, ctx.commit, lang, data)
     if ctx.commit is not None and ctx.analysis is not None:
         data.analyses[ctx.commit.sha] = ctx.analysis
     _add_followups(service.store, data, ctx)
@@ -230,6 +230,8 @@ async def _resolve(
     for named in q.commits[:NAMED_MAX]:
         try:
             hit = await _find(service, ctx, named, data, lang)
+        except OverLimit:
+            raise  # the thread's rate: said as it is, not as a commit that cannot be found
         except DigestError as exc:
             if named.weak:
                 continue
@@ -296,10 +298,14 @@ async def _find(
     if named.weak:
         return None  # digits only: a SHA only when a commit we know has it
 
-    # fetched and analysed on demand, ranked as the thread's digest zone would rank it; a thread's new model
-    # analyses are held to CHAT_CARDS_PER_MINUTE as a person's `/digest <sha>` cards are
-    asker = f"{ctx.platform}:thread:{ctx.thread}" if ctx.thread else ""
-    return await service.card(Ref(named.kind, named.value, repo), lang, data.tz.key, asker=asker)
+    # fetched and analysed on demand, ranked as the thread's digest zone would rank it
+    return await service.card(Ref(named.kind, named.value, repo), lang, data.tz.key, asker=_asker(ctx))
+
+
+def _asker(ctx: ThreadContext) -> str:
+    """Who a thread's new model analyses are counted against: the thread, held to CHAT_CARDS_PER_MINUTE
+    as a person's `/digest <sha>` cards are."""
+    return f"{ctx.platform}:thread:{ctx.thread}" if ctx.thread else ""
 
 
 def _listing(service: Any, ctx: ThreadContext) -> tuple[str, list[str]]:
@@ -330,12 +336,19 @@ def _remember(service: Any, what: str, write: Any, *args: Any) -> None:
         log.warning("qa: the thread's %s is not remembered: %s", what, error)
 
 
-async def _analysed_again(service: Any, commit: Commit, lang: str, data: QAData) -> Analysis | None:
+async def _analysed_again(
+    service: Any, ctx: ThreadContext, commit: Commit, lang: str, data: QAData
+) -> Analysis | None:
     """The thread's commit when its stored analysis is gone (deleted, or a card's row pruned): analysed
     again as `/digest <sha>` would (the store first), so "what are the risks?" is answered, not met
-    with the bare title. None when that fails too (the answer then says it has no stored analysis)."""
+    with the bare title; a new model analysis counts against the thread's card rate like any other, and
+    past it the asker hears when to ask again. None when it fails (the answer then says it has no stored
+    analysis)."""
+    ref = Ref("sha", commit.sha, commit.repo)
     try:
-        _, analysis = await service.card(Ref("sha", commit.sha, commit.repo), lang, data.tz.key)
+        _, analysis = await service.card(ref, lang, data.tz.key, asker=_asker(ctx))
+    except OverLimit:
+        raise
     except DigestError as exc:
         log.warning("qa: the analysis of %s is gone and could not be made again: %s", commit.short_sha, exc)
         return None
