@@ -43,6 +43,7 @@ from analysis.questions.fact_check import answer_evidence, check_answer, cited_c
 from analysis.questions.matching import titled
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
 from analysis.refs import Ref
+from bot.chat.recover import lost_answer, recover
 from bot.digest.radar import commit_title_ref, with_original_notes
 from bot.monitoring import metrics
 from bot.monitoring.logs import secrets_of
@@ -128,8 +129,11 @@ async def answer_question(service: Any, ctx: ThreadContext | None, question: str
         answer = Answer(lang, source="none", kind="unknown")
         answer.add(_w(lang, "not_ours"))
         return answer
+    why = ""
+    if ctx.lost is not None:  # ours, but its commits are gone from the store: fetched again if they can be
+        ctx, why = await recover(service, ctx)
     try:
-        answer = await _answer(service, ctx, question, lang)
+        answer = lost_answer(lang, ctx.lost, why) if ctx.lost else await _answer(service, ctx, question, lang)
     except DigestError as exc:  # a source's error while fetching a named commit
         answer = Answer(lang, source="none", kind="error")
         answer.add(scrub(str(exc), secrets_of(service.settings)))

@@ -23,6 +23,7 @@ from bot.chat.answers import ThreadLimiter, answer_question
 from bot.chat.card_turns import CardTurns, EarlierCard
 from bot.chat.commands import parse_command, usage
 from bot.chat.rates import ChatRates
+from bot.chat.recover import lost_digest
 from bot.config.settings import Settings, zone
 from bot.config.subscriptions import Registry
 from bot.delivery.posting import post_digest
@@ -36,6 +37,7 @@ from bot.ports.protocols import (
     Clock,
     CommandResult,
     CommitSource,
+    LostCommits,
     Poster,
     PostResult,
     ThreadContext,
@@ -276,10 +278,14 @@ class ChatService:
             ctx.analysis = self.store.latest_analysis(repo, sha, lang) or self.store.latest_analysis(
                 repo, sha
             )
-            return _with_followups(self.store, ctx) if ctx.commit else None
+            if ctx.commit is None:  # its row deleted: fetched again for the question (bot/chat/recover.py)
+                ctx.lost = LostCommits(key, repo, shas=(sha,), message_id=message_id)
+                return ctx
+            return _with_followups(self.store, ctx)
         ctx.digest = load_digest(self.store, key)
-        if ctx.digest is None:
-            return None
+        if ctx.digest is None:  # its commits or its record deleted: ours still, said so (bot/chat/recover.py)
+            ctx.lost = lost_digest(self.store, key, message_id)
+            return ctx if ctx.lost is not None else None
         item: str = post["item"]
         if item.startswith("card:") and message_id and post["message_id"] == message_id:
             sha = item.removeprefix("card:")
