@@ -77,6 +77,8 @@ class ConsolePoster:
 class ConsoleRuntime:
     """The console side of `digestbot run --console`: nothing to connect to."""
 
+    platform = PLATFORM
+
     def __init__(self, write: Callable[[str], None]):
         self.poster = ConsolePoster(write)
 

@@ -22,6 +22,11 @@ class AmbiguousRef(InputError):
     """More than one commit matches a short SHA."""
 
 
+class OverLimit(InputError):
+    """A person or thread asked for more new paid work (model calls, a source's quota) than their rate
+    allows: the message says when to ask again."""
+
+
 class SourceError(DigestError):
     """The commit source (GitHub or git) failed: not found, unauthorised, unreachable."""
 

@@ -38,7 +38,7 @@ if (
     from bot.config.subscriptions import Subscription
     from bot.digest.llm_analyzer import LLMAnalyzer
     from bot.ports.protocols import LLM, BatchRequest, ChatReply, Clock, CommitSource, Message, Poster
-    from bot.service.runner import DigestRunner
+    from bot.service.runner import DigestRunner, Startup
     from bot.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -252,8 +252,10 @@ def digest_runner(
     *,
     analyzer: Analyzer | None = None,
     source_factory: Callable[[Subscription], CommitSource] | None = None,
+    startup: Startup | None = None,
 ) -> DigestRunner:
-    """The scheduler's runner: each subscription's day built and posted, its week rolled up."""
+    """The scheduler's runner: each subscription's day built and posted, its week rolled up; `startup`:
+    the platforms `run` is still connecting, whose posts wait for them."""
     from bot.service.runner import DigestRunner
 
     return DigestRunner(
@@ -264,6 +266,7 @@ def digest_runner(
         make_analyzer=lambda: make_analyzer(settings, store, "auto"),
         source_factory=source_factory or (lambda sub: open_source(settings, store, sub.repo, sub.git_dir)),
         chart=render_chart,
+        startup=startup,
     )
 
 
@@ -322,7 +325,7 @@ async def serve(
     from bot.delivery import outbox
     from bot.monitoring import metrics
     from bot.service.retention import purge_daily
-    from bot.service.runner import keep_starting, runtime_name, start_runtime
+    from bot.service.runner import Startup, platform_of
     from bot.service.scheduler import DigestScheduler
 
     registry = Registry(store, subscriptions)
@@ -341,24 +344,19 @@ async def serve(
     housekeeping: asyncio.Task[None] | None = None
     worker: asyncio.Task[None] | None = None
     posters: dict[str, Poster] = {}  # the runner's own dict: a platform that starts late joins it
-    retrying: list[asyncio.Task[None]] = []
+    startup = Startup()
     metrics.label_names(settings.metrics_label_names)  # before any series is labelled
     try:
         if settings.metrics_port is not None:
             health, _ = await metrics.start_metrics_server(settings.metrics_host, settings.metrics_port)
-        for runtime in runtimes:
-            try:
-                await start_runtime(runtime, posters, started)
-            except ConfigError:
-                raise  # a bad token or setting: retrying cannot fix it
-            except Exception as exc:  # an outage: serve the others, retry this one with backoff
-                retrying.append(asyncio.create_task(keep_starting(runtime, posters, started, exc)))
-                platforms.discard(runtime_name(runtime).lower())  # not missing: on its way
-        for missing in sorted(platforms - set(posters)):
+        # Each platform connects on its own (Slack's Socket Mode may take its 30 s): none waits for
+        # another, nor does the schedule; a post for a platform still connecting waits for it alone.
+        await startup.start(runtimes, posters, started)
+        for missing in sorted(platforms - {platform_of(r) for r in runtimes}):
             log.warning(
                 "subscriptions post to %s but no %s adapter is running (token not set)", missing, missing
             )
-        runner = runner or digest_runner(settings, store, posters)
+        runner = runner or digest_runner(settings, store, posters, startup=startup)
         scheduler = DigestScheduler(
             registry,
             store,
@@ -376,17 +374,18 @@ async def serve(
         log.info(
             "digestbot running: %d subscription(s), adapters: %s",
             len(registry.all()),
-            ", ".join(sorted(posters)) or "none",
+            ", ".join(sorted(platform_of(r) for r in runtimes)),
         )
-        await (stop or asyncio.Event()).wait()
+        await startup.serve_until(stop or asyncio.Event())
     finally:
         if scheduler is not None:  # started: there may be posts in flight
             log.info("shutting down: finishing in-flight posts")
-        for task in [*retrying, housekeeping]:
-            if task is not None:
-                task.cancel()
+        if housekeeping is not None:
+            housekeeping.cancel()
+        await startup.close()  # a post waiting for a platform still connecting goes on without it
         if scheduler is not None:
-            await scheduler.stop()
+            # after a configuration error, runs are cut short sooner: each resumes with what is missing
+            await scheduler.stop(5.0 if startup.failed.done() else 60.0)
         if worker is not None:
             worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -11,6 +11,7 @@ from typing import Any
 import discord
 
 from adapters.discord.client import (
+    PLATFORM,
     bot_token,
     login,
     routed_to,
@@ -25,6 +26,8 @@ log = logging.getLogger(__name__)
 class DiscordRuntime:
     """The bot inside the service: `start()` logs in (syncing commands) and connects the gateway in the
     background; `poster` posts digests for the scheduler; `stop()` closes everything."""
+
+    platform = PLATFORM  # what `run` knows it by before it is up (bot/service/runner.platform_of)
 
     def __init__(self, settings: Any, service: ChatFacade, *, message_content: bool | None = None):
         self.settings = settings

@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.client import (
+    PLATFORM,
     _secret,
     make_client,
     new_session,
@@ -122,6 +123,8 @@ def slack_mode(settings: SlackSettings) -> str:
 class SlackRuntime:
     """The Slack side of `digestbot run`: the Bolt app over Socket Mode or HTTP, and `poster` for the
     scheduler (same client, same reconciliation state)."""
+
+    platform = PLATFORM  # what `run` knows it by before it is up (bot/service/runner.platform_of)
 
     def __init__(
         self,

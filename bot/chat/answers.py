@@ -29,7 +29,7 @@ from datetime import UTC
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from analysis.errors import DigestError
+from analysis.errors import DigestError, OverLimit
 from analysis.models import Analysis, Commit, commit_ref
 from analysis.questions.answers import (
     answer_from_data,
@@ -43,6 +43,7 @@ from analysis.questions.fact_check import answer_evidence, check_answer, cited_c
 from analysis.questions.matching import titled
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
 from analysis.refs import Ref
+from bot.chat.recover import lost_answer, recover
 from bot.digest.radar import commit_title_ref, with_original_notes
 from bot.monitoring import metrics
 from bot.monitoring.logs import secrets_of
@@ -56,11 +57,15 @@ NAMED_MAX = 3  # commits one question may name and get answered about
 
 
 class ThreadLimiter:
-    """At most `per_minute` model calls in one thread in any 60 s (a sliding window); threads seen
-    least recently are forgotten past `threads`."""
+    """At most `per_minute` model calls in one thread in any 60 s (a sliding window; `window` seconds
+    when given, `per_minute` then counting per window); threads seen least recently are forgotten past
+    `threads`."""
 
-    def __init__(self, per_minute: int, *, threads: int = 4096, clock: Any = time.monotonic):
+    def __init__(
+        self, per_minute: int, *, window: float = 60.0, threads: int = 4096, clock: Any = time.monotonic
+    ):
         self.per_minute = per_minute
+        self.window = window
         self.threads = threads
         self.clock = clock
         self._calls: OrderedDict[str, deque[float]] = OrderedDict()
@@ -70,10 +75,10 @@ class ThreadLimiter:
         now = self.clock()
         calls = self._calls.setdefault(key, deque())
         self._calls.move_to_end(key)
-        while calls and now - calls[0] >= 60.0:
+        while calls and now - calls[0] >= self.window:
             calls.popleft()
         if len(calls) >= self.per_minute:
-            return max(0.1, 60.0 - (now - calls[0]))
+            return max(0.1, self.window - (now - calls[0]))
         calls.append(now)
         while len(self._calls) > self.threads:
             self._calls.popitem(last=False)
@@ -124,8 +129,11 @@ async def answer_question(service: Any, ctx: ThreadContext | None, question: str
         answer = Answer(lang, source="none", kind="unknown")
         answer.add(_w(lang, "not_ours"))
         return answer
+    why = ""
+    if ctx.lost is not None:  # ours, but its commits are gone from the store: fetched again if they can be
+        ctx, why = await recover(service, ctx)
     try:
-        answer = await _answer(service, ctx, question, lang)
+        answer = lost_answer(lang, ctx.lost, why) if ctx.lost else await _answer(service, ctx, question, lang)
     except DigestError as exc:  # a source's error while fetching a named commit
         answer = Answer(lang, source="none", kind="error")
         answer.add(scrub(str(exc), secrets_of(service.settings)))
@@ -166,7 +174,7 @@ async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) ->
         _recall_focus(service, ctx, lang)
     data.focus = ctx.commit
     if ctx.commit is not None and ctx.analysis is None:
-        ctx.analysis = await _analysed_again(service, ctx.commit, lang, data)
+        ctx.analysis = await _analysed_again(service, ctx, ctx.commit, lang, data)
     if ctx.commit is not None and ctx.analysis is not None:
         data.analyses[ctx.commit.sha] = ctx.analysis
     _add_followups(service.store, data, ctx)
@@ -226,6 +234,8 @@ async def _resolve(
     for named in q.commits[:NAMED_MAX]:
         try:
             hit = await _find(service, ctx, named, data, lang)
+        except OverLimit:
+            raise  # the thread's rate: said as it is, not as a commit that cannot be found
         except DigestError as exc:
             if named.weak:
                 continue
@@ -292,10 +302,14 @@ async def _find(
     if named.weak:
         return None  # digits only: a SHA only when a commit we know has it
 
-    # fetched and analysed on demand, ranked as the thread's digest zone would rank it; a thread's new model
-    # analyses are held to CHAT_CARDS_PER_MINUTE as a person's `/digest <sha>` cards are
-    asker = f"{ctx.platform}:thread:{ctx.thread}" if ctx.thread else ""
-    return await service.card(Ref(named.kind, named.value, repo), lang, data.tz.key, asker=asker)
+    # fetched and analysed on demand, ranked as the thread's digest zone would rank it
+    return await service.card(Ref(named.kind, named.value, repo), lang, data.tz.key, asker=_asker(ctx))
+
+
+def _asker(ctx: ThreadContext) -> str:
+    """Who a thread's new model analyses are counted against: the thread, held to CHAT_CARDS_PER_MINUTE
+    as a person's `/digest <sha>` cards are."""
+    return f"{ctx.platform}:thread:{ctx.thread}" if ctx.thread else ""
 
 
 def _listing(service: Any, ctx: ThreadContext) -> tuple[str, list[str]]:
@@ -326,12 +340,19 @@ def _remember(service: Any, what: str, write: Any, *args: Any) -> None:
         log.warning("qa: the thread's %s is not remembered: %s", what, error)
 
 
-async def _analysed_again(service: Any, commit: Commit, lang: str, data: QAData) -> Analysis | None:
+async def _analysed_again(
+    service: Any, ctx: ThreadContext, commit: Commit, lang: str, data: QAData
+) -> Analysis | None:
     """The thread's commit when its stored analysis is gone (deleted, or a card's row pruned): analysed
     again as `/digest <sha>` would (the store first), so "what are the risks?" is answered, not met
-    with the bare title. None when that fails too (the answer then says it has no stored analysis)."""
+    with the bare title; a new model analysis counts against the thread's card rate like any other, and
+    past it the asker hears when to ask again. None when it fails (the answer then says it has no stored
+    analysis)."""
+    ref = Ref("sha", commit.sha, commit.repo)
     try:
-        _, analysis = await service.card(Ref("sha", commit.sha, commit.repo), lang, data.tz.key)
+        _, analysis = await service.card(ref, lang, data.tz.key, asker=_asker(ctx))
+    except OverLimit:
+        raise
     except DigestError as exc:
         log.warning("qa: the analysis of %s is gone and could not be made again: %s", commit.short_sha, exc)
         return None

@@ -22,6 +22,8 @@ from analysis.window import refuse_unfinished
 from bot.chat.answers import ThreadLimiter, answer_question
 from bot.chat.card_turns import CardTurns, EarlierCard
 from bot.chat.commands import parse_command, usage
+from bot.chat.rates import ChatRates
+from bot.chat.recover import lost_digest
 from bot.config.settings import Settings, zone
 from bot.config.subscriptions import Registry
 from bot.delivery.posting import post_digest
@@ -35,6 +37,7 @@ from bot.ports.protocols import (
     Clock,
     CommandResult,
     CommitSource,
+    LostCommits,
     Poster,
     PostResult,
     ThreadContext,
@@ -76,7 +79,7 @@ class ChatService:
         self.subscriptions = Registry(store)  # the service replaces it with one that knows the config file
         self.qa_limiter = ThreadLimiter(settings.qa_calls_per_minute)  # model calls per thread and minute
         self.card_turns = CardTurns(store)  # one card per channel at a time, not ten copies of one
-        self.card_limiter = ThreadLimiter(settings.chat_cards_per_minute)  # new model analyses per person
+        self.rates = ChatRates(settings, store)  # new model analyses and new days one person may ask for
         _ = self.answerer  # made now, at start: the first question must not wait for the client's import
 
     # -- wiring ---------------------------------------------------------------------------------
@@ -136,7 +139,8 @@ class ChatService:
                 # Only a day that has ended: posted, a day is frozen in the channel, and the scheduled
                 # post of that day would then never add what landed after (bot/delivery/posting.py).
                 refuse_unfinished(cmd.ref.day, zone(tz_name), self.clock())
-                digest = await self.day_digest(repo, cmd.ref.day, lang, tz_name)
+                asker = f"{platform}:{user}" if user else ""
+                digest = await self.day_digest(repo, cmd.ref.day, lang, tz_name, asker=asker)
                 return CommandResult("digest", lang, digest=digest)
             if cmd.action == "subscribe":
                 assert cmd.repo is not None
@@ -216,42 +220,29 @@ class ChatService:
                 lang=lang,
                 history_days=self.settings.history_days,
                 tz=zone(tz_name or self.settings.digest_tz),
-                admit=self._card_admission(asker, lang),
+                admit=self.rates.card_admission(asker, lang, self.analyzer),
             )
         finally:
             await source.aclose()
 
-    def _card_admission(self, asker: str, lang: str) -> Callable[[Commit], None] | None:
-        """What refuses a person's new model analysis past their rate (None: nothing to count: no asker,
-        or no model — the heuristic costs nothing)."""
-        if not asker or isinstance(self.analyzer, HeuristicAnalyzer):
-            return None
-
-        def admit(commit: Commit) -> None:
-            wait = self.card_limiter.take(asker)
-            if wait:
-                raise InputError(
-                    label(
-                        lang,
-                        "cards_limited",
-                        n=self.card_limiter.per_minute,
-                        s=f"{wait:.0f}",
-                        sha=commit.short_sha,
-                    )
-                )
-
-        return admit
-
-    async def day_digest(self, repo: str, day: date, lang: str, tz_name: str | None = None) -> Digest:
+    async def day_digest(
+        self, repo: str, day: date, lang: str, tz_name: str | None = None, *, asker: str = ""
+    ) -> Digest:
+        """A day's digest, built (analyses cached first) in `tz_name` (default DIGEST_TZ). `asker`
+        ("platform:user"): a person whose new days are counted against CHAT_DAYS_PER_HOUR (a flood of
+        different days costs each day's fetch and model calls); a day built before is free."""
         source = self.source(repo)
         try:
+            branch = await self._branch(source)
+            tz = zone(tz_name or self.settings.digest_tz)
+            self.rates.admit_day(asker, self.analyzer, repo, branch, day, tz, lang)
             return await build_digest(
                 source,
                 self.store,
                 self.analyzer,
-                branch=await self._branch(source),
+                branch=branch,
                 day=day,
-                tz=zone(tz_name or self.settings.digest_tz),
+                tz=tz,
                 lang=lang,
                 history_days=self.settings.history_days,
             )
@@ -287,10 +278,14 @@ class ChatService:
             ctx.analysis = self.store.latest_analysis(repo, sha, lang) or self.store.latest_analysis(
                 repo, sha
             )
-            return _with_followups(self.store, ctx) if ctx.commit else None
+            if ctx.commit is None:  # its row deleted: fetched again for the question (bot/chat/recover.py)
+                ctx.lost = LostCommits(key, repo, shas=(sha,), message_id=message_id)
+                return ctx
+            return _with_followups(self.store, ctx)
         ctx.digest = load_digest(self.store, key)
-        if ctx.digest is None:
-            return None
+        if ctx.digest is None:  # its commits or its record deleted: ours still, said so (bot/chat/recover.py)
+            ctx.lost = lost_digest(self.store, key, message_id)
+            return ctx if ctx.lost is not None else None
         item: str = post["item"]
         if item.startswith("card:") and message_id and post["message_id"] == message_id:
             sha = item.removeprefix("card:")

@@ -123,6 +123,8 @@ class Settings(BaseSettings):
     qa_answer_timeout: float = Field(60.0, gt=0)
     # `/digest <sha>` cards one person may have the model analyse in any minute (cached ones are free)
     chat_cards_per_minute: int = Field(10, ge=1, le=600)
+    # `/digest <date>` days one person may have built anew in any hour (a day built before is free)
+    chat_days_per_hour: int = Field(10, ge=1, le=1000)
 
     # Application
     digest_db: Path = Field(default_factory=default_db_path)

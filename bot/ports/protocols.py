@@ -186,6 +186,18 @@ class CommandResult:
     digest: Digest | None = None
 
 
+@dataclass(slots=True, frozen=True)
+class LostCommits:
+    """A thread of ours whose digest or card the store cannot rebuild any more (its commit rows deleted,
+    or the digest's record): what is missing, to fetch again or to name in the answer."""
+
+    key: str  # the post's digest key ("card:…" for a standalone card)
+    repo: str
+    day: str = ""  # the digest's day (YYYY-MM-DD); "" for a card
+    shas: tuple[str, ...] = ()  # the commits the store lacks; () with the digest's record itself gone
+    message_id: str | None = None  # the replied-to message the thread was looked up with
+
+
 @dataclass(slots=True)
 class ThreadContext:
     """What a thread question can be answered from."""
@@ -197,6 +209,7 @@ class ThreadContext:
     platform: str = ""
     thread: str = ""  # the thread's id on its platform: the conversation's focus is kept per thread
     replied: bool = False  # the question replies to a card: that card's commit is named
+    lost: LostCommits | None = None  # ours, but what it was about must be fetched again (bot/chat/recover.py)
 
 
 @dataclass(slots=True)

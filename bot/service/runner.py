@@ -12,14 +12,14 @@ import contextlib
 import logging
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date
 from typing import Any
 
 from analysis.errors import ConfigError, DigestError, Undeliverable
 from analysis.weekly import weekly_key
 from bot.config.settings import Settings, zone
-from bot.config.subscriptions import Subscription
+from bot.config.subscriptions import Destination, Subscription
 from bot.delivery import outbox
 from bot.delivery.posting import post_digest
 from bot.delivery.weekly_post import post_weekly
@@ -49,12 +49,15 @@ class DigestRunner:
         chart: ChartRenderer,
         analyzer: Analyzer | None = None,
         make_analyzer: Callable[[], Analyzer] | None = None,
+        startup: Startup | None = None,
     ):
         """Built by bot/app.py, which gives it its sources, the chart renderer and the analyser (made
-        on first use: a run that finds nothing to do loads no model client)."""
+        on first use: a run that finds nothing to do loads no model client). `startup`: the platforms
+        still connecting, whose posts wait for them rather than fail for being seconds late."""
         self.settings = settings
         self.store = store
         self.posters = posters
+        self.startup = startup
         self.chart = chart
         self._analyzer = analyzer
         self._make_analyzer = make_analyzer or HeuristicAnalyzer
@@ -100,8 +103,8 @@ class DigestRunner:
                 log.info("digest %s %s: no commits, nothing posted (post_empty = false)", sub.name, day)
                 return RunOutcome("done", llm_calls=usage.calls, tokens=usage.tokens)
             errors: list[str] = []
-            for dest in sub.destinations:
-                poster = self.posters.get(dest.platform)
+            for dest in self.up_first(sub.destinations):
+                poster = await self.poster_for(dest.platform)
                 if poster is None:
                     errors.append(
                         f"{dest.platform}:{dest.channel}: no {dest.platform} adapter running"
@@ -137,8 +140,8 @@ class DigestRunner:
             errors: list[str] = []
             pending: list[str] = []
             handler = self.weekly_handler(lambda: [sub], built=rollup)
-            for dest in sub.destinations:
-                poster = self.posters.get(dest.platform)
+            for dest in self.up_first(sub.destinations):
+                poster = await self.poster_for(dest.platform)
                 where = f"{dest.platform}:{dest.channel}"
                 if poster is None or not hasattr(poster, "post_weekly"):
                     errors.append(f"{where}: no {dest.platform} adapter running")
@@ -160,6 +163,18 @@ class DigestRunner:
             tokens=usage.tokens,
             error="; ".join(errors + pending) or None,
         )
+
+    def up_first(self, destinations: Iterable[Destination]) -> list[Destination]:
+        """The destinations whose platform is up, then those still connecting (each in its order): a
+        platform slow to connect delays only its own posts."""
+        return sorted(destinations, key=lambda d: d.platform not in self.posters)
+
+    async def poster_for(self, platform: str) -> Poster | None:
+        """The platform's poster; one still connecting at start-up is waited for (its first attempt,
+        bounded); None when it is not running."""
+        if platform not in self.posters and self.startup is not None:
+            await self.startup.settled(platform)
+        return self.posters.get(platform)
 
     async def build_week(self, sub: Subscription, year: int, week: int) -> Any:
         source = self.source(sub)
@@ -233,6 +248,9 @@ def failure_notice(sub: Subscription, day: date, outcome: RunOutcome) -> str:
 
 STARTUP_RETRY_FIRST = 5.0  # seconds before the first new attempt to start an unavailable platform
 STARTUP_RETRY_MAX = 300.0  # the longest wait between attempts
+# The longest a post waits for its platform's first start: Slack's Socket Mode gives up after 30 s
+# (adapters/slack/runtime.SOCKET_CONNECT_TIMEOUT), its token check and Discord's login have their own bounds.
+STARTUP_WAIT = 120.0
 
 
 def runtime_name(runtime: Any) -> str:
@@ -240,10 +258,87 @@ def runtime_name(runtime: Any) -> str:
     return type(runtime).__name__.removesuffix("Runtime")
 
 
+def platform_of(runtime: Any) -> str:
+    """The platform a runtime posts to ("slack"), known before it is up (its poster may not be yet)."""
+    poster = getattr(runtime, "poster", None)
+    return (
+        getattr(runtime, "platform", None)
+        or getattr(poster, "platform", None)
+        or runtime_name(runtime).lower()
+    )
+
+
 async def start_runtime(runtime: Any, posters: dict[str, Poster], started: list[Any]) -> None:
     await runtime.start()
     started.append(runtime)
     posters[runtime.poster.platform] = runtime.poster
+
+
+class Startup:
+    """The chat platforms `run` is connecting, each on its own: none waits for another's connection, and
+    the scheduler starts at once. A post for a platform still connecting waits for its first attempt to
+    end (`settled`) instead of failing for being seconds late; a configuration error any of them meets
+    (`failed`) ends the service, as it did when the platforms were started one after the other."""
+
+    def __init__(self) -> None:
+        self._connecting: dict[str, asyncio.Event] = {}
+        self.failed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.tasks: list[asyncio.Task[None]] = []
+        self.retrying: list[asyncio.Task[None]] = []
+
+    async def start(self, runtimes: Iterable[Any], posters: dict[str, Poster], started: list[Any]) -> None:
+        """Start every runtime in the background; one that is down is retried with backoff (keep_starting).
+        Each start runs up to its first wait before this returns, so a setting missing or wrong on its
+        face (found before any network) ends the start-up here, before the schedule starts."""
+        for runtime in runtimes:
+            self._connecting[platform_of(runtime)] = asyncio.Event()
+            self.tasks.append(
+                asyncio.create_task(
+                    self._first(runtime, posters, started), name=f"start {runtime_name(runtime)}"
+                )
+            )
+        await asyncio.sleep(0)
+        if self.failed.done():
+            self.failed.result()
+
+    async def _first(self, runtime: Any, posters: dict[str, Poster], started: list[Any]) -> None:
+        try:
+            await start_runtime(runtime, posters, started)
+        except ConfigError as exc:  # a bad token or setting: retrying cannot fix it
+            if not self.failed.done():
+                self.failed.set_exception(exc)
+        except Exception as exc:  # an outage: the others serve, this one is retried with backoff
+            self.retrying.append(asyncio.create_task(keep_starting(runtime, posters, started, exc)))
+        finally:
+            self._connecting[platform_of(runtime)].set()
+
+    async def serve_until(self, stop: asyncio.Event) -> None:
+        """Until `stop` is set; raises the configuration error a platform met at start meanwhile."""
+        waiting = asyncio.ensure_future(stop.wait())
+        try:
+            await asyncio.wait({waiting, self.failed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+        if self.failed.done():
+            self.failed.result()
+
+    async def settled(self, platform: str, timeout: float | None = None) -> None:
+        """Until `platform`'s first start attempt has ended (at most `timeout`, default STARTUP_WAIT)."""
+        connecting = self._connecting.get(platform)
+        if connecting is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(STARTUP_WAIT if timeout is None else timeout):
+                await connecting.wait()
+
+    async def close(self) -> None:
+        """Cancel the starts still connecting and the retries (a start cancelled stops what it opened)."""
+        tasks = [*self.tasks, *self.retrying]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if self.failed.done():
+            self.failed.exception()  # seen: raised by serve, or moot once it is stopping
 
 
 async def keep_starting(

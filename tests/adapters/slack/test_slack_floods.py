@@ -6,12 +6,14 @@ until the first answer arrives)."""
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from adapters.slack.runtime import build_app
+from analysis.models import Commit
+from bot.app import chat_service
 from bot.chat.card_turns import REPEAT_WINDOW
-from bot.store.db import utcnow
+from bot.store.db import Store, utcnow
 from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     CHANNEL,
     _clean_env,
@@ -21,7 +23,9 @@ from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     send_command,
     slack,
 )
+from tests.fakes.digests import make_commit
 from tests.fakes.openai_server import FakeLLM
+from tests.fakes.sources import MemorySource
 
 
 def llm_app(tmp_path, slack, fake):  # noqa: F811
@@ -129,3 +133,52 @@ async def test_one_person_asking_for_many_new_commits_is_held_to_the_rate(tmp_pa
     [refusal] = [r["text"] for r in slack.responses]
     assert "limit on new commit analyses here (2 a minute)" in refusal and shas[2][:7] in refusal
     assert len(slack.channel_messages(CHANNEL)) == 4  # U1's two, U2's one, U1's cached one
+
+
+def two_days() -> list[Commit]:
+    """day_commits() on 2026-01-26 and the same changes a day earlier (other SHAs): two new days."""
+    today = day_commits()
+    earlier = [
+        make_commit(
+            c.title.replace("(#1", "(#2"),
+            repo=c.repo,
+            committed_at=c.committed_at - timedelta(days=1),
+            files=list(c.files),
+        )
+        for c in today
+    ]
+    return [*today, *earlier]
+
+
+async def test_one_person_asking_for_many_new_days_is_held_to_the_rate(tmp_path, slack):  # noqa: F811
+    """CHAT_DAYS_PER_HOUR counts the days a person has built anew (each costs its fetch and a model call
+    per commit): past it, a private line says when to ask again; a day built before comes at once and
+    does not count, and another person has their own rate."""
+    commits = two_days()
+    with FakeLLM() as fake:
+        settings = make_settings(
+            tmp_path, slack, digest_model=fake.model, openai_base_url=fake.base_url, chat_days_per_hour=1
+        )
+        service = chat_service(
+            settings, Store(settings.digest_db), source_factory=lambda repo: MemorySource(repo, commits)
+        )
+        service.clock = lambda: datetime(2026, 1, 28, tzinfo=ZoneInfo("UTC"))
+        app = build_app(settings, service)
+        try:
+            for day, user in [
+                ("2026-01-26", "U1"),  # new: counted
+                ("2026-01-25", "U1"),  # new, past U1's rate: refused before any fetch or model call
+                ("2026-01-26", "U1"),  # built before: free, answered ("already in this channel")
+                ("2026-01-25", "U2"),  # another person: their own rate
+            ]:
+                await send_command(app, slack, day, user=user)
+                await app.bot.tasks.drain(30)
+        finally:
+            await app.bot.tasks.close(5)
+        purposes = [call.purpose for call in fake.log]
+    assert purposes == ["analysis"] * len(commits)  # each day's commits once, none for the refusal
+    refusal, again = [r["text"] for r in slack.responses]
+    assert "1 new days digested in the last hour" in refusal and "2026-01-25 again in 60 min" in refusal
+    assert again == "That digest is already in this channel; nothing was missing."
+    headings = [m.text for m in slack.channel_messages(CHANNEL)]
+    assert len(headings) == 2 and "2026-01-26" in headings[0] and "2026-01-25" in headings[1]

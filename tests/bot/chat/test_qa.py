@@ -410,3 +410,33 @@ async def test_a_thread_naming_new_commits_is_held_to_the_card_rate(settings, st
     await posted(service, thread="200.2", channel="C2")
     other_thread = await ask(service, "what are the risks of #90?", thread="200.2")
     assert other_thread.cites == [older.sha]  # the rate is the thread's, not the bot's
+
+
+async def test_a_card_analysed_again_for_its_thread_is_held_to_the_card_rate(settings, store):
+    """The thread of a card whose analysis row is gone has the commit analysed again: a new model
+    analysis, counted against the thread's CHAT_CARDS_PER_MINUTE like a commit the thread names; past it
+    the asker hears when to ask again instead of the model being asked once per question."""
+    from analysis.refs import parse_ref
+    from bot.ports.protocols import Posted
+
+    service = make_service(settings.model_copy(update={"chat_cards_per_minute": 1}), store)
+    paid = service._analyzer = PaidAnalyzer()
+    calls: list[str] = []
+    analyze = paid._inner.analyze
+
+    async def counted(batch, lang, **kw):
+        calls.extend(c.sha for c in batch)
+        return await analyze(batch, lang, **kw)
+
+    paid._inner.analyze = counted
+    day, _ = commits()
+    commit, _ = await service.card(parse_ref(day[1].sha, REPO), "en")  # no asker: not counted
+    service.record_card("slack", "C1", commit, "en", Posted("200.1", "200.1"))
+    store.db.execute("DELETE FROM analyses")
+    again = await ask(service, "what are the risks?", thread="200.1")  # analysed again: counted
+    assert "Risks:" in again.plain() and again.cites == [commit.sha]
+    store.db.execute("DELETE FROM analyses")
+    refused = await ask(service, "what are the risks now?", thread="200.1")
+    assert "limit on new commit analyses here (1 a minute)" in refused.plain()
+    assert commit.short_sha in refused.plain() and refused.cites == []
+    assert calls == [commit.sha, commit.sha]  # the card, the first re-analysis; not the refused one

@@ -1,0 +1,81 @@
+"""What one person (or one thread) may have the bot pay for: new model analyses of commits through cards
+(CHAT_CARDS_PER_MINUTE) and new days through `/digest <date>` (CHAT_DAYS_PER_HOUR). What was paid for
+before costs nothing and is never counted; past the rate the asker hears, privately, when to ask again."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from datetime import date
+from zoneinfo import ZoneInfo
+
+from analysis.errors import OverLimit
+from analysis.labels import label
+from analysis.models import Commit, digest_key
+from bot.chat.answers import ThreadLimiter
+from bot.config.settings import Settings
+from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
+from bot.store.db import Store
+
+HOUR = 3600.0
+
+
+class ChatRates:
+    """The per-asker limiters and the checks that decide whether a request costs anything."""
+
+    def __init__(self, settings: Settings, store: Store):
+        self.store = store
+        self.cards = ThreadLimiter(settings.chat_cards_per_minute)  # new model analyses per asker a minute
+        self.days = ThreadLimiter(settings.chat_days_per_hour, window=HOUR)  # new days per asker an hour
+
+    def card_admission(self, asker: str, lang: str, analyzer: Analyzer) -> Callable[[Commit], None] | None:
+        """What refuses an asker's new model analysis past their rate (None: nothing to count: no asker,
+        or no model — the heuristic costs nothing). `analyse_ref` asks it only when nothing is cached."""
+        if not asker or isinstance(analyzer, HeuristicAnalyzer):
+            return None
+
+        def admit(commit: Commit) -> None:
+            wait = self.cards.take(asker)
+            if wait:
+                raise OverLimit(
+                    label(
+                        lang, "cards_limited", n=self.cards.per_minute, s=f"{wait:.0f}", sha=commit.short_sha
+                    )
+                )
+
+        return admit
+
+    def admit_day(
+        self, asker: str, analyzer: Analyzer, repo: str, branch: str, day: date, tz: ZoneInfo, lang: str
+    ) -> None:
+        """Raises OverLimit when `asker` has had CHAT_DAYS_PER_HOUR new days built in the last hour. Asked
+        before the day is fetched: a new day costs the source's quota (a listing, each commit's details) and
+        a model call per commit. A day stored before with every analysis cached costs neither: not counted."""
+        if not asker or self.paid_for(analyzer, digest_key(repo, branch, day.isoformat(), tz.key, lang)):
+            return
+        wait = self.days.take(asker)
+        if wait:
+            raise OverLimit(
+                label(
+                    lang,
+                    "days_limited",
+                    n=self.days.per_minute,
+                    m=max(1, math.ceil(wait / 60)),
+                    day=day.isoformat(),
+                )
+            )
+
+    def paid_for(self, analyzer: Analyzer, key: str) -> bool:
+        """Whether the digest `key` is stored and every one of its commits has this analyser's analysis
+        (the heuristic's are free to redo): building it again fetches and asks nothing new."""
+        row = self.store.get_digest(key)
+        if row is None:
+            return False
+        if isinstance(analyzer, HeuristicAnalyzer):
+            return True
+        repo, lang = row["repo"], row["lang"]
+        return all(
+            self.store.get_analysis(repo, sha, analyzer.model, analyzer.prompt_version, lang) is not None
+            for sha in json.loads(row["shas"])
+        )
