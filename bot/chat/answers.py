@@ -1,6 +1,6 @@
 """Answers to questions asked in a digest thread (DESIGN.md §5), for both chat adapters.
 
-1. The question is parsed (analysis/questions/parse.py). A commit it names — `#N`, a SHA, a commit link,
+1. The question is parsed (analysis/questions/parse/). A commit it names — `#N`, a SHA, a commit link,
    from any day of the repository — becomes the thread's focus: found among the day's commits, in the
    store, or fetched and analysed on demand like `/digest <sha>`. Later turns keep the focus (stored per
    thread) until another commit is named.
