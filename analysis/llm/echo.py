@@ -28,6 +28,23 @@ _SENTENCE = re.compile(r".*?(?:[。！？\n]|[.!?](?=\s|$)|$)", re.S)
 _ENUM_MARK = re.compile(r"(?:^|(?<=[\s；;：:，,。]))(?:\(|（)?(\d{1,2})[.、)）](?!\d)\s*")
 
 
+# An item that is only a field's name ("risk", "建议") is the form's own word copied into it, not an item.
+FIELD_WORDS = frozenset(
+    {
+        "risk",
+        "risks",
+        "recommendation",
+        "recommendations",
+        "scope",
+        "insight",
+        "insights",
+        "summary",
+        "reason",
+    }
+    | {"风险", "潜在风险", "建议", "关注建议", "影响范围", "范围", "摘要", "原因"}
+)
+
+
 def _tokens(text: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(text)]
 
@@ -98,7 +115,7 @@ class _Tidier:
             for part in _enumeration(item):
                 cleaned = self.text(part).strip(" ；;，,")
                 key = _norm(cleaned)
-                if not key or key in seen:
+                if not key or key in seen or key in FIELD_WORDS:
                     self.removed += bool(key)
                     continue
                 seen.add(key)

@@ -74,6 +74,16 @@ def test_a_list_of_nothing_but_echoes_reads_unknown_not_none():
     assert tidy(analysis(), instructions("zh"), "zh").recommendations == []  # nothing given stays nothing
 
 
+def test_an_item_that_is_only_a_fields_name_is_dropped():
+    # A real 1.5B model's risks list for a high card: ["risk"].
+    out = tidy(
+        analysis(risks=["risk"], recommendations=["建议", "Run the dataclass tests."]),
+        instructions("en"),
+        "en",
+    )
+    assert out.risks == ["Unknown"] and out.recommendations == ["Run the dataclass tests."]
+
+
 def test_one_sentence_under_every_insight_is_kept_once():
     same = "Adds a new model architecture that must meet performance and safety expectations."
     a = analysis(insights={"architecture": same, "performance": same, "security": "Loads no remote code."})
