@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import ast
 
+from analysis.surface.newer_syntax import downlevel
+
 # A run shorter than this is not worth the extra parse calls it costs.
 MIN_SHARED_LINES = 40
 _CLAUSES = ("else", "elif", "except", "finally")
@@ -29,6 +31,18 @@ PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError)  # what 
 
 
 def parse(text: str) -> ast.Module:
+    """ast.parse; a text in syntax newer than the interpreter's (type parameters, `type` aliases, PEP 758
+    `except A, B:`) is parsed as newer_syntax.py rewrites it, line numbers kept."""
+    try:
+        return _parse(text)
+    except SyntaxError:
+        older = downlevel(text)
+        if older == text:
+            raise
+    return _parse(older)
+
+
+def _parse(text: str) -> ast.Module:
     """ast.parse, tried again when CPython 3.11 reports its tree builder's recursion count out of step: a
     spurious SystemError when two threads build trees at once (python/cpython#106905), not the text's fault."""
     for _ in range(_SPURIOUS_RETRIES):
