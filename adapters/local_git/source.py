@@ -43,6 +43,7 @@ from adapters.local_git.git_output import (
     text_of,
 )
 from adapters.local_git.remote import RemoteRepo, parse_remote_url
+from adapters.local_git.shallow import common_dir, refuse_window_past_cut
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.automation import login_from_email
 from analysis.history.followups import PastCommit
@@ -97,7 +98,7 @@ class LocalGitSource(FileReads):
             raise SourceError(NO_GIT)
         self._env = git_env()
         self.git_dir = self._discover(Path(git_dir))
-        self._shallow_file = _common_dir(self.git_dir) / "shallow"
+        self._shallow_file = common_dir(self.git_dir) / "shallow"
         self._told_shallow = False
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
@@ -281,11 +282,12 @@ class LocalGitSource(FileReads):
         since = int(start.timestamp() - self.since_margin.total_seconds())
         if since > 0:
             args.append(f"--since=@{since}")  # a pre-filter only: see DEFAULT_SINCE_MARGIN
-        self._shallow_cut()  # a window read in a shallow clone may miss commits: say so
+        cut = self._shallow_cut()  # a window read in a shallow clone may miss commits: say so
         walked = stamped(await self._git_async(*args, tip))
         if since > 0:
             walked += await self._past_skew(walked[-1][1] if walked else tip, bool(walked), since)
         low, high = start.timestamp(), end.timestamp()
+        refuse_window_past_cut(self.repo, walked, cut, start, end)
         # compared as Unix seconds: git takes dates past year 9999, which datetime cannot hold
         listed = [(stamp, sha) for stamp, sha in walked if low <= stamp < high]
         listed.sort(key=lambda item: -item[0])  # stable: equal dates keep history order
@@ -379,16 +381,6 @@ def _parts(items: list[str], n: int) -> list[list[str]]:
     size, extra = divmod(len(items), n)
     cuts = [i * size + min(i, extra) for i in range(n + 1)]
     return [items[cuts[i] : cuts[i + 1]] for i in range(n)]
-
-
-def _common_dir(git_dir: Path) -> Path:
-    """Where a repository's shared files are (`shallow` among them): a linked work tree's git dir names
-    it in its `commondir` file, as git itself reads it."""
-    try:
-        pointer = (git_dir / "commondir").read_text("utf-8").strip()
-    except OSError:
-        return git_dir
-    return (git_dir / pointer).resolve() if pointer else git_dir
 
 
 def _lands_pr(message: str, number: int) -> bool:

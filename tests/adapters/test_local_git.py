@@ -594,6 +594,27 @@ async def test_a_shallow_clone_is_said_once_and_its_cut_commit_claims_no_files(
     assert "--shallow-since=" in warnings[0]
 
 
+async def test_a_day_wholly_before_a_shallow_clones_cut_is_refused_not_reported_empty(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    # the clone holds nothing of the day: it was reported as a day with no commits, the warning aside
+    repo.commit("base", files={"a": "0"}, when="2026-01-20T10:00:00+08:00")
+    repo.commit("on the day", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    repo.commit("the day after", files={"a": "2"}, when="2026-01-27T10:00:00+08:00")
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "--quiet", "--depth=1", f"file://{repo.path}", str(shallow))
+
+    with pytest.raises(SourceError) as raised:
+        await day_commits(shallow)
+
+    message = str(raised.value)
+    assert "\n" not in message and "shallow clone" in message
+    assert "starts at 2026-01-27 02:00 UTC" in message and "git fetch --shallow-since=2026-01-24" in message
+    assert titles(await day_commits(shallow, date(2026, 1, 27))) == [
+        "the day after"
+    ]  # what it holds: as before
+
+
 async def test_a_work_tree_of_a_shallow_clone_is_shallow_too(
     repo: GitRepo, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
