@@ -68,6 +68,7 @@ HISTORY_PASSES = max(1, min(4, os.cpu_count() or 1))
 MIN_COMMITS_PER_PASS = 250  # fewer are not worth a process of their own
 
 _SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,40}")
+_FULL_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 
 
@@ -211,6 +212,11 @@ class LocalGitSource(FileReads):
     async def branch_tip(self, branch: str) -> str:
         """The full SHA of the branch's newest commit."""
         return await self._resolve_branch(branch)
+
+    async def on_branch(self, sha: str, branch: str) -> bool:
+        """Whether the commit is in the branch's history (False for one this clone does not have)."""
+        args = ["merge-base", "--is-ancestor", sha, await self._resolve_branch(branch)]
+        return bool(_FULL_HEX.fullmatch(sha)) and not (await asyncio.to_thread(self._spawn, args)).returncode
 
     async def aclose(self) -> None:
         return None
