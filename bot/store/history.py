@@ -101,8 +101,15 @@ class HistoryTables:
         return rows[0]["sha"] if rows else None
 
     def forget_history(self, repo: str, branch: str) -> None:
-        """Drop the branch's stored history and the span it covered: it is read again when next needed."""
+        """Drop the branch's stored history, the span it covered, what was mined from it and the follow-up
+        links its commits made: all is read and mined again when next needed."""
         with self.transaction():
+            self.db.execute(
+                "DELETE FROM followups WHERE repo = ? AND follow_up IN"
+                " (SELECT sha FROM history WHERE repo = ? AND branch = ?)",
+                [repo, repo, branch],
+            )
+            self.db.execute("DELETE FROM mined_spans WHERE repo = ? AND branch = ?", [repo, branch])
             self.db.execute("DELETE FROM history WHERE repo = ? AND branch = ?", [repo, branch])
             self.db.execute("DELETE FROM history_range WHERE repo = ? AND branch = ?", [repo, branch])
 

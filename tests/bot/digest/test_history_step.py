@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 import bot.digest.history as history_step
 from adapters.local_git import LocalGitSource
+from analysis.history.followups import find_links
 from analysis.history.index import as_past
 from analysis.refs import parse_ref
 from bot.digest.history import day_history, sync_history
@@ -185,16 +186,17 @@ def test_a_span_mined_again_forgets_the_counts_and_scores_of_its_old_commits(sto
 
 async def test_a_stored_history_that_is_no_longer_the_branchs_is_read_again(store, tmp_path, monkeypatch):
     # a local clone is named by its folder: another repository cloned there (or the branch rewritten) had
-    # the old one's stored history stand for its own, and `eval` scored commits the clone did not have
+    # the old one's stored history and follow-ups stand for its own (eval scored commits the clone did not
+    # have, the weekly roll-up listed a revert it never had)
     isolate_git_env(monkeypatch, tmp_path / "home")
     since, until = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 26, tzinfo=UTC)
     first = GitRepo.init(tmp_path / "app")
-    old_shas = [
-        first.commit(f"old {i}", files={"a": str(i)}, when=f"2026-01-0{i + 1}T10:00:00+00:00")
-        for i in range(3)
-    ]
+    reverted = first.commit("feature", files={"f": "1"}, when="2026-01-01T08:00:00+00:00")
+    revert = first.commit('Revert "feature"', files={"f": "0"}, when="2026-01-02T08:00:00+00:00")
     assert await sync_history(LocalGitSource(first.path), store, "main", since, until)
-    assert [c.sha for c in store.history("app", "main", since, until)] == old_shas
+    assert [c.sha for c in store.history("app", "main", since, until)] == [reverted, revert]
+    store.save_followups("app", find_links(store.history("app", "main", since, until)))
+    assert [link.original for link in store.followups_landed("app", since, until)] == [reverted]
 
     shutil.rmtree(first.path)
     second = GitRepo.init(tmp_path / "app")
@@ -206,5 +208,6 @@ async def test_a_stored_history_that_is_no_longer_the_branchs_is_read_again(stor
     assert await sync_history(source, store, "main", since, until)
 
     assert [c.sha for c in store.history("app", "main", since, until)] == new_shas
+    assert store.followups_landed("app", since, until) == []  # the old revert is not this repository's
     assert await sync_history(source, store, "main", since, until)  # kept now: nothing read again
     assert [c.sha for c in store.history("app", "main", since, until)] == new_shas
