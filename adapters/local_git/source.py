@@ -67,7 +67,7 @@ BATCH_SIZE = 50  # commits per `git log -p` call: few processes, bounded output 
 HISTORY_PASSES = max(1, min(4, os.cpu_count() or 1))
 MIN_COMMITS_PER_PASS = 250  # fewer are not worth a process of their own
 
-_SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,40}")
+_SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,64}")  # up to 64: a SHA-256 repository
 _FULL_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 
@@ -126,7 +126,9 @@ class LocalGitSource(FileReads):
     async def get_commit(self, ref: str) -> Commit:
         ref = ref.strip()
         if not _SHA_PREFIX.fullmatch(ref):
-            raise InputError(f"not a commit SHA: {ref!r} (use 4 to 40 hex digits)")
+            raise InputError(
+                f"not a commit SHA: {ref!r} (use 4 to 40 hex digits, 64 in a SHA-256 repository)"
+            )
         ref = ref.lower()
         out = await self._git_async("rev-parse", f"--disambiguate={ref}")
         candidates = out.decode("ascii", "replace").split()

@@ -17,6 +17,7 @@ from adapters.local_git import source as local_git_source
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.index import automated
 from analysis.models import Commit
+from analysis.refs import Ref, parse_ref
 from analysis.window import day_window
 from tests.fakes.gitrepo import AUTHOR, GitRepo, isolate_git_env
 
@@ -640,6 +641,23 @@ async def test_a_full_clone_gives_no_shallow_warning(repo: GitRepo, caplog: pyte
     assert "shallow" not in caplog.text
 
 
+async def test_a_sha256_repositorys_full_object_names_are_commit_shas(tmp_path: Path) -> None:
+    # `git init --object-format=sha256`: its commits are 64 hex digits; the full SHA was refused as "not a
+    # commit SHA (use 4 to 40 hex digits)", though the digest printed it
+    path = tmp_path / "sha256"
+    path.mkdir()
+    repo = GitRepo(path)
+    repo.git("init", "--quiet", "--object-format=sha256", "--initial-branch=main")
+    sha = repo.commit("Add a", files={"a.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
+    source = LocalGitSource(path)
+
+    assert len(sha) == 64
+    assert [c.sha for c in await day_commits(path)] == [sha]
+    for ref in (sha, sha[:50].upper(), sha[:7]):
+        assert (await source.get_commit(ref)).sha == sha
+    assert parse_ref(sha) == Ref("sha", sha, None)
+
+
 # --- single commits ---------------------------------------------------------------------------------
 
 
@@ -681,12 +699,13 @@ async def test_get_commit_rejects_bad_unknown_and_non_commit_refs(repo: GitRepo)
     source = LocalGitSource(repo.path)
     blob = repo.git("rev-parse", "HEAD:a.txt")
 
-    for bad in ("abc", "main", "HEAD~1", "-v", "g123456", "a" * 41, ""):
+    for bad in ("abc", "main", "HEAD~1", "-v", "g123456", "a" * 65, ""):
         with pytest.raises(InputError) as caught:
             await source.get_commit(bad)
         assert not isinstance(caught.value, RefNotFound)
-    with pytest.raises(RefNotFound, match="no commit"):
-        await source.get_commit("0000000000000000000000000000000000000001")
+    for unknown in ("0000000000000000000000000000000000000001", "a" * 41):  # 41 to 64: SHA-256 names
+        with pytest.raises(RefNotFound, match="no commit"):
+            await source.get_commit(unknown)
     with pytest.raises(RefNotFound):
         await source.get_commit(blob)  # an object, but not a commit
 
