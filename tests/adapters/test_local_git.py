@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.local_git import LocalGitSource, parse_remote_url, redact
+from adapters.local_git import LocalGitSource, git_cli, parse_remote_url, redact
 from adapters.local_git import source as local_git_source
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.index import automated
@@ -562,6 +562,29 @@ async def test_small_batches_report_progress_and_give_the_same_commits(repo: Git
 
     assert seen == [(0, 5), (2, 5), (4, 5), (5, 5)]
     assert small == await day_commits(repo.path)
+
+
+async def test_a_file_past_the_big_file_bound_is_listed_as_binary_without_its_patch(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a commit adding a 500 MB data file had its whole patch read into memory (a few times over) and stored
+    monkeypatch.setattr(git_cli, "BIG_FILE_BYTES", 100_000)
+    big = "".join(f"row {i}, some data\n" for i in range(10_000))  # ~200 KB of text
+    repo.commit("Add data", files={"data.csv": big, "src/a.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
+
+    [commit] = await day_commits(repo.path)
+    data, code = sorted(commit.files, key=lambda f: f.path)
+
+    assert (data.path, data.status, data.patch, data.additions, data.deletions) == (
+        "data.csv",
+        "added",
+        None,
+        0,
+        0,
+    )
+    assert (code.path, code.additions, code.patch) == ("src/a.py", 1, "@@ -0,0 +1 @@\n+x = 1")
+    past = await LocalGitSource(repo.path).history("main", *day_window(DAY, SHANGHAI))
+    assert [p.files for p in past] == [(("data.csv", 0), ("src/a.py", 1))]  # listed, its size unknown
 
 
 # --- shallow clones ----------------------------------------------------------------------------------
