@@ -227,6 +227,7 @@ class LocalGitSource(FileReads):
 
     def _discover(self, path: Path) -> Path:
         not_a_repo = SourceError(f"{path} is not a git repository")
+        path = path.parent if path.name == ".git" and path.is_file() else path  # a work tree's "gitdir:" file
         if not path.is_dir():
             raise not_a_repo
         proc = self._spawn(["rev-parse", "--absolute-git-dir"], discover_from=path)

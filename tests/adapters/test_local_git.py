@@ -314,6 +314,20 @@ def test_not_a_repository_or_missing_path(tmp_path: Path) -> None:
         LocalGitSource(tmp_path / "missing")
 
 
+def test_a_work_trees_gitdir_file_is_its_repository_and_any_other_file_is_none(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    # git takes a linked work tree's (or a submodule's) ".git" file, "gitdir: <path>"; we said "not a repository"
+    repo.commit("root", files={"a": "0"}, when="2026-01-26T10:00:00+08:00")
+    repo.git("worktree", "add", "--quiet", str(tmp_path / "linked"))
+    note = tmp_path / "notes.txt"
+    note.write_text("gitdir: nowhere\n")
+
+    assert LocalGitSource(tmp_path / "linked" / ".git").repo == "acme/widgets"
+    with pytest.raises(SourceError, match=f"^{note} is not a git repository$"):
+        LocalGitSource(note)
+
+
 def test_git_not_installed(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "no-binaries-here"))
 
