@@ -13,9 +13,8 @@ the file's and what is declared stays what the tree shows:
   `except (A, B):`.
 
 Used only on a text that did not parse as it is (shared_parse.parse): a text the interpreter reads is never
-touched, and a rewrite that still does not parse fails as the text did. Not covered (left unparsed, as
-before): a type parameter list over several lines, f-strings that reuse their own quote inside a replacement
-field or hold a backslash or comment there (PEP 701, 3.12), template strings (PEP 750, 3.14).
+touched, and a rewrite that still does not parse fails as the text did. 3.12 f-strings and template strings
+are newer_strings.py's. Not covered (left unparsed, as before): a type parameter list over several lines.
 """
 
 from __future__ import annotations
