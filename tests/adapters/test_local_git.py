@@ -213,6 +213,16 @@ async def test_a_committer_date_past_year_9999_is_a_clear_error_and_hides_no_day
         await source.get_commit(far)
 
 
+async def test_a_committer_date_git_cannot_read_is_said_so(repo: GitRepo) -> None:
+    # a negative date (git fsck: badDateOverflow) was called "past year 9999 (@)"
+    repo.commit("of the day", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    bad = repo.commit_raw("before 1970", {"a": "2"}, date="-86400 -0800")
+
+    assert titles(await day_commits(repo.path)) == ["of the day"]
+    with pytest.raises(SourceError, match=f"^commit {bad[:12]} has a committer date git cannot read"):
+        await LocalGitSource(repo.path).get_commit(bad)
+
+
 async def test_newest_first_by_committer_date_and_ties_keep_history_order(repo: GitRepo) -> None:
     repo.commit("first at noon", files={"a": "1"}, when="2026-01-26T12:00:00+08:00")
     repo.commit("second at noon", files={"a": "2"}, when="2026-01-26T12:00:00+08:00")
