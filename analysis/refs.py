@@ -12,10 +12,10 @@ from analysis.errors import InputError
 from analysis.window import parse_day
 
 REPO = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$")
-_SHA = re.compile(r"^[0-9a-fA-F]{4,40}$")
+_SHA = re.compile(r"^[0-9a-fA-F]{4,64}$")  # 64: a SHA-256 repository's full object name
 _PR = re.compile(r"^(?:PR)?#?(\d{1,9})$", re.IGNORECASE)
 _COMMIT_URL = re.compile(
-    r"^https?://[^/\s]+/(?P<repo>[^/\s]+/[^/\s]+)/(?:commit|commits)/(?P<sha>[0-9a-fA-F]{4,40})(?:[/?#].*)?$"
+    r"^https?://[^/\s]+/(?P<repo>[^/\s]+/[^/\s]+)/(?:commit|commits)/(?P<sha>[0-9a-fA-F]{4,64})(?:[/?#].*)?$"
 )
 _PR_URL = re.compile(r"^https?://[^/\s]+/(?P<repo>[^/\s]+/[^/\s]+)/pull/(?P<num>\d{1,9})(?:[/?#].*)?$")
 _REPO_AT = re.compile(r"^(?P<repo>[^@\s]+/[^@\s]+)@(?P<rest>\S+)$")

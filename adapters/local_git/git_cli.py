@@ -23,6 +23,10 @@ from bot.ports.protocols import Progress
 log = logging.getLogger(__name__)
 
 GIT_TIMEOUT = 300.0  # seconds; only local work, so anything longer is a hung process
+# A file larger than this is diffed as binary (git's core.bigFileThreshold, default 512 MiB): listed, no patch, no
+# line count. A commit adding a 500 MB data file otherwise put its whole patch in memory a few times over and in
+# the store; no source text is this large (GitLab's Gitaly sets 50 MiB for the same reason).
+BIG_FILE_BYTES = 8 * 1024 * 1024
 NO_GIT = "git is not installed (or not on PATH); it is needed to read a local clone"
 
 # Variables with which a calling git (hooks, aliases) would point us at another repository or options.
@@ -88,6 +92,13 @@ PATCH_OPTIONS = (
 )
 
 
+def _settings() -> list[str]:
+    """The `-c` options of every git call: _CONFIG and the big-file bound."""
+    return [
+        arg for setting in (*_CONFIG, f"core.bigFileThreshold={BIG_FILE_BYTES}") for arg in ("-c", setting)
+    ]
+
+
 def git_env() -> dict[str, str]:
     """The environment git runs in: the caller's, without what would point it elsewhere, never prompting."""
     env = {k: v for k, v in os.environ.items() if k not in _STRIP_ENV}
@@ -112,9 +123,7 @@ class GitCli:
     ) -> subprocess.CompletedProcess[bytes]:
         # An explicit --git-dir once discovered: no second discovery, no surprise from the cwd.
         where = ["-C", str(discover_from)] if discover_from else [f"--git-dir={self.git_dir}"]
-        base = [self._git or "git", "--no-pager", *where]
-        for setting in _CONFIG:
-            base += ["-c", setting]
+        base = [self._git or "git", "--no-pager", *where, *_settings()]
         log.debug("git %s", args[0])
         if isinstance(stdin, str):
             stdin = stdin.encode()
@@ -134,9 +143,7 @@ class GitCli:
 
     def _popen(self, args: list[str], *, stdin: Any, stderr: Any) -> subprocess.Popen[bytes]:
         """A git process whose output is read as it streams (see `_spawn` for the options)."""
-        base = [self._git or "git", "--no-pager", f"--git-dir={self.git_dir}"]
-        for setting in _CONFIG:
-            base += ["-c", setting]
+        base = [self._git or "git", "--no-pager", f"--git-dir={self.git_dir}", *_settings()]
         log.debug("git %s", args[0])
         try:
             return subprocess.Popen(

@@ -205,6 +205,10 @@ def commit_time(raw: str, sha: str) -> datetime:
     if match:
         offset = timedelta(hours=int(match[2]), minutes=int(match[3])) * (-1 if match[1] == "-" else 1)
         zone = timezone(offset) if abs(offset) < timedelta(hours=24) else UTC
+    if not stamp.isdigit():  # a date before 1970 or past 2^64 s, which git fsck calls badDateOverflow
+        raise SourceError(
+            f"commit {sha[:12]} has a committer date git cannot read (git fsck: badDateOverflow)"
+        )
     try:
         return datetime.fromtimestamp(int(stamp), zone)
     except (OverflowError, OSError, ValueError):  # git takes dates past year 9999; no window holds them

@@ -43,6 +43,7 @@ from adapters.local_git.git_output import (
     text_of,
 )
 from adapters.local_git.remote import RemoteRepo, parse_remote_url
+from adapters.local_git.shallow import common_dir, refuse_window_past_cut
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.automation import login_from_email
 from analysis.history.followups import PastCommit
@@ -66,7 +67,8 @@ BATCH_SIZE = 50  # commits per `git log -p` call: few processes, bounded output 
 HISTORY_PASSES = max(1, min(4, os.cpu_count() or 1))
 MIN_COMMITS_PER_PASS = 250  # fewer are not worth a process of their own
 
-_SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,40}")
+_SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,64}")  # up to 64: a SHA-256 repository
+_FULL_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 
 
@@ -97,7 +99,7 @@ class LocalGitSource(FileReads):
             raise SourceError(NO_GIT)
         self._env = git_env()
         self.git_dir = self._discover(Path(git_dir))
-        self._shallow_file = _common_dir(self.git_dir) / "shallow"
+        self._shallow_file = common_dir(self.git_dir) / "shallow"
         self._told_shallow = False
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
@@ -124,7 +126,9 @@ class LocalGitSource(FileReads):
     async def get_commit(self, ref: str) -> Commit:
         ref = ref.strip()
         if not _SHA_PREFIX.fullmatch(ref):
-            raise InputError(f"not a commit SHA: {ref!r} (use 4 to 40 hex digits)")
+            raise InputError(
+                f"not a commit SHA: {ref!r} (use 4 to 40 hex digits, 64 in a SHA-256 repository)"
+            )
         ref = ref.lower()
         out = await self._git_async("rev-parse", f"--disambiguate={ref}")
         candidates = out.decode("ascii", "replace").split()
@@ -211,6 +215,11 @@ class LocalGitSource(FileReads):
         """The full SHA of the branch's newest commit."""
         return await self._resolve_branch(branch)
 
+    async def on_branch(self, sha: str, branch: str) -> bool:
+        """Whether the commit is in the branch's history (False for one this clone does not have)."""
+        args = ["merge-base", "--is-ancestor", sha, await self._resolve_branch(branch)]
+        return bool(_FULL_HEX.fullmatch(sha)) and not (await asyncio.to_thread(self._spawn, args)).returncode
+
     async def aclose(self) -> None:
         return None
 
@@ -218,6 +227,7 @@ class LocalGitSource(FileReads):
 
     def _discover(self, path: Path) -> Path:
         not_a_repo = SourceError(f"{path} is not a git repository")
+        path = path.parent if path.name == ".git" and path.is_file() else path  # a work tree's "gitdir:" file
         if not path.is_dir():
             raise not_a_repo
         proc = self._spawn(["rev-parse", "--absolute-git-dir"], discover_from=path)
@@ -281,11 +291,12 @@ class LocalGitSource(FileReads):
         since = int(start.timestamp() - self.since_margin.total_seconds())
         if since > 0:
             args.append(f"--since=@{since}")  # a pre-filter only: see DEFAULT_SINCE_MARGIN
-        self._shallow_cut()  # a window read in a shallow clone may miss commits: say so
+        cut = self._shallow_cut()  # a window read in a shallow clone may miss commits: say so
         walked = stamped(await self._git_async(*args, tip))
         if since > 0:
             walked += await self._past_skew(walked[-1][1] if walked else tip, bool(walked), since)
         low, high = start.timestamp(), end.timestamp()
+        refuse_window_past_cut(self.repo, walked, cut, start, end)
         # compared as Unix seconds: git takes dates past year 9999, which datetime cannot hold
         listed = [(stamp, sha) for stamp, sha in walked if low <= stamp < high]
         listed.sort(key=lambda item: -item[0])  # stable: equal dates keep history order
@@ -379,16 +390,6 @@ def _parts(items: list[str], n: int) -> list[list[str]]:
     size, extra = divmod(len(items), n)
     cuts = [i * size + min(i, extra) for i in range(n + 1)]
     return [items[cuts[i] : cuts[i + 1]] for i in range(n)]
-
-
-def _common_dir(git_dir: Path) -> Path:
-    """Where a repository's shared files are (`shallow` among them): a linked work tree's git dir names
-    it in its `commondir` file, as git itself reads it."""
-    try:
-        pointer = (git_dir / "commondir").read_text("utf-8").strip()
-    except OSError:
-        return git_dir
-    return (git_dir / pointer).resolve() if pointer else git_dir
 
 
 def _lands_pr(message: str, number: int) -> bool:

@@ -96,7 +96,9 @@ if TYPE_CHECKING:
 # h15: a class moved to another module and imported back (re-exported) takes its members along (surface-11)
 # h16: a package __init__'s imports from another distribution are not its API unless __all__ lists them (surface-12)
 # h17: nor are those from a sibling or parent package; those from its own modules are (surface-13)
-RUBRIC_VERSION = "h18"
+# h19: Python in syntax newer than ours (3.12 type parameters, aliases and f-strings, 3.14 `except A, B:` and
+# template strings) has its surface facts (surface-15)
+RUBRIC_VERSION = "h19"
 
 
 def counted_lines(commit: Commit) -> int:

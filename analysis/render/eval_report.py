@@ -7,14 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from analysis.evaluation.scoring import SEED, Interval, Judged, KeyScore, NotesScore, Score, Versus
-from analysis.text import one_line
+from analysis.text import one_line, printable
 
 MISSED_SHOWN = 40
 HEADINGS_SHOWN = 8
 
 
 def eval_table(result: Any) -> str:
-    """result: bot.digest.evaluate.EvalResult (duck-typed: this module stays free of the application)."""
+    """result: bot.digest.evaluate.EvalResult (duck-typed: this module stays free of the application).
+    The table goes to a terminal: the commit titles, reasons, paths and release-note headings in it are
+    untrusted, so terminal escapes, other control characters and bidi overrides are taken out."""
     s: Score = result.score
     sampled = (
         f", sample {result.sample} + every followed-up commit (weighted)" if result.sample is not None else ""
@@ -50,9 +52,9 @@ def eval_table(result: Any) -> str:
     if result.missed:
         lines += ["", f"missed (followed up, ranked low): {len(result.missed)}"]
         for j in result.missed[:MISSED_SHOWN]:
-            lines.append(f"  {j.sha[:10]} {j.committed_at:%Y-%m-%d} {one_line(j.title)[:80]}")
+            lines.append(f"  {j.sha[:10]} {j.committed_at:%Y-%m-%d} {one_line(printable(j.title))[:80]}")
             lines.append(
-                f"      {j.kind} by {j.followed_by[:10] if j.followed_by else '?'}; reason: {one_line(j.reason)[:300]}"
+                f"      {j.kind} by {j.followed_by[:10] if j.followed_by else '?'}; reason: {one_line(printable(j.reason))[:300]}"
             )
         if len(result.missed) > MISSED_SHOWN:
             lines.append(f"  … and {len(result.missed) - MISSED_SHOWN} more (--format json lists them all)")
@@ -61,7 +63,7 @@ def eval_table(result: Any) -> str:
         "size: the same share of commits flagged by most lines changed; chance: recall = share flagged;"
         f" [95% CI]: bootstrap of ours − size ({result.resamples:,} resamples, seed {SEED})",
     ]
-    return "\n".join(lines) + "\n"
+    return printable("\n".join(lines)) + "\n"
 
 
 def _versus_table(key: KeyScore, s: Score | None = None) -> list[str]:

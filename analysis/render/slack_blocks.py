@@ -60,6 +60,8 @@ LINK_LABEL_MAX = 1000  # a longer title is shown next to a short link instead of
 
 _CONTINUATION_RESERVE = 200  # room kept in every message for the "continued i/n" context block
 _TOKEN = re.compile(r"<[^<>]*>|&(?:amp|lt|gt);|\s+|[^\s<&]+|.", re.DOTALL)
+# A code span mrkdwn renders as one: one backtick, something, one backtick, on one line.
+_CODE_SPAN = re.compile(r"(?<!`)`[^`\n]+`(?!`)")
 
 
 # --- text ------------------------------------------------------------------------------------------
@@ -77,8 +79,22 @@ def escape(text: str) -> str:
 
 
 def safe(text: str) -> str:
-    """Untrusted commit or model text: e-mail addresses removed, then escaped."""
-    return escape(redact(text))
+    """Untrusted commit or model text: e-mail addresses removed, backticks tamed, then escaped."""
+    return escape(tame_backticks(redact(text)))
+
+
+def tame_backticks(text: str) -> str:
+    """mrkdwn has no escape: a "```" in a title opened a code block that ran over the next lines of our
+    message (the other one-liners, their SHAs) up to the next "```", and a lone backtick paired with the
+    code span of our SHA. A balanced `code span` on one line stays; every other backtick becomes "'", as
+    in the code spans we quote untrusted text in (analysis.text.code_text)."""
+    out: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        out += [text[pos : m.start()].replace("`", "'"), m.group(0)]
+        pos = m.end()
+    out.append(text[pos:].replace("`", "'"))
+    return "".join(out)
 
 
 def elide(text: str, limit: int) -> str:
@@ -441,8 +457,9 @@ def _medium_line(commit: Commit, analysis: Analysis, lang: str) -> str:
 
 def text_messages(text: str) -> list[Message]:
     """Any text (an answer, an error, usage) as safe messages: escaped, split, never cut.
-    Our own formatting (*bold*, `code`) survives escaping; mentions and links do not."""
-    body = escape(text.strip()) or "…"
+    Our own formatting (*bold*, `code`) survives escaping; mentions, links and the backticks of
+    tame_backticks do not."""
+    body = escape(tame_backticks(text.strip())) or "…"
     fallback = elide(" ".join(body.split()), FALLBACK_MAX)
     return pack(sections(body), fallback, lambda part, parts: f"({part}/{parts})")
 

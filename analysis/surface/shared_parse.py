@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import ast
 
+from analysis.surface.newer_strings import flatten_fstrings
+from analysis.surface.newer_syntax import downlevel
+
 # A run shorter than this is not worth the extra parse calls it costs.
 MIN_SHARED_LINES = 40
 _CLAUSES = ("else", "elif", "except", "finally")
@@ -29,6 +32,26 @@ PARSE_FAILURES = (SyntaxError, ValueError, RecursionError, MemoryError)  # what 
 
 
 def parse(text: str) -> ast.Module:
+    """ast.parse; a text in syntax newer than the interpreter's is parsed as rewritten, line numbers kept:
+    type parameters, `type` aliases and `except A, B:` (newer_syntax.py), then, when that is not enough,
+    3.12 f-strings and template strings (newer_strings.py)."""
+    try:
+        return _parse(text)
+    except SyntaxError as error:
+        failed = error
+    tried = text
+    for rewrite in (downlevel, flatten_fstrings):  # each on what the one before made
+        rewritten = rewrite(tried)
+        if rewritten == tried:
+            continue
+        try:
+            return _parse(rewritten)
+        except SyntaxError:
+            tried = rewritten
+    raise failed
+
+
+def _parse(text: str) -> ast.Module:
     """ast.parse, tried again when CPython 3.11 reports its tree builder's recursion count out of step: a
     spurious SystemError when two threads build trees at once (python/cpython#106905), not the text's fault."""
     for _ in range(_SPURIOUS_RETRIES):

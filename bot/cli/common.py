@@ -31,7 +31,9 @@ from bot.digest.choices import ANALYZER_CHOICES
 log = logging.getLogger("digestbot")
 
 # HEAD, HEAD~2, main, origin/main, release/v1.2: git names `analyze` resolves on the source
-GIT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/~^-]*")
+# A branch or tag name as `analyze` takes one: git allows letters of any script (`修复/登录`, `café`); never a
+# leading "-" (an option to git).
+GIT_NAME = re.compile(r"\w[\w./~^-]*")
 
 BROKEN_PIPE_EXIT = 141  # what a shell reports for a process ended by SIGPIPE (128 + 13)
 

@@ -32,12 +32,21 @@ async def sync_history(
     source: Any, store: Store, branch: str, since: datetime, until: datetime, progress: Progress | None = None
 ) -> bool:
     """Make the stored history of `branch` complete over [since, until); False when the source
-    cannot read history. Only the parts outside the stored range are read. `progress` is called on
+    cannot read history. Only the parts outside the stored range are read (all of it again when the stored
+    history is not the branch's any more, see _still_on_branch). `progress` is called on
     the event loop's thread, whichever thread the source reports from."""
     reader = getattr(source, "history", None)
     if reader is None:
         return False
     covered = store.history_range(source.repo, branch)
+    if covered is not None and not await _still_on_branch(source, store, branch):
+        log.warning(
+            "%s@%s: the stored history is no longer the branch's (rewritten, or another repository of the"
+            " same name): reading it again",
+            source.repo, branch,
+        )  # fmt: skip
+        await asyncio.to_thread(store.forget_history, source.repo, branch)
+        covered = None
     if covered is None or covered[1] < since or covered[0] > until:
         spans = [(since, until)]  # nothing stored next to it: a new range
         oldest, newest = since, until
@@ -54,6 +63,15 @@ async def sync_history(
     if spans:
         store.set_history_range(source.repo, branch, oldest, newest)
     return True
+
+
+async def _still_on_branch(source: Any, store: Store, branch: str) -> bool:
+    """Whether the newest stored commit of the branch is still in its history: a source that can say
+    (`on_branch`) catches a rewritten branch and a repository that took an old one's name (a local clone's
+    name is its folder's), whose stored history would otherwise stand for theirs."""
+    check = getattr(source, "on_branch", None)
+    newest = await asyncio.to_thread(store.newest_history_sha, source.repo, branch) if check else None
+    return newest is None or bool(await check(newest, branch))
 
 
 async def history_synced(

@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 # Bump when the parsers find something new or differently: the stored facts of older versions are
 # then read again (they stay in the store, unused).
-PARSER_VERSION = "surface-14"
+PARSER_VERSION = "surface-15"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)

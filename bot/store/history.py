@@ -92,6 +92,27 @@ class HistoryTables:
                 pk=("repo", "branch"),
             )
 
+    def newest_history_sha(self, repo: str, branch: str) -> str | None:
+        """The newest stored commit of the branch's history, when any."""
+        rows = self.query(
+            "SELECT sha FROM history WHERE repo = ? AND branch = ? ORDER BY committed_at DESC, sha LIMIT 1",
+            [repo, branch],
+        )
+        return rows[0]["sha"] if rows else None
+
+    def forget_history(self, repo: str, branch: str) -> None:
+        """Drop the branch's stored history, the span it covered, what was mined from it and the follow-up
+        links its commits made: all is read and mined again when next needed."""
+        with self.transaction():
+            self.db.execute(
+                "DELETE FROM followups WHERE repo = ? AND follow_up IN"
+                " (SELECT sha FROM history WHERE repo = ? AND branch = ?)",
+                [repo, repo, branch],
+            )
+            self.db.execute("DELETE FROM mined_spans WHERE repo = ? AND branch = ?", [repo, branch])
+            self.db.execute("DELETE FROM history WHERE repo = ? AND branch = ?", [repo, branch])
+            self.db.execute("DELETE FROM history_range WHERE repo = ? AND branch = ?", [repo, branch])
+
     def save_followups(self, repo: str, links: Iterable[FollowUpLink]) -> None:
         rows = [{"repo": repo, **link_row(link)} for link in links]
         with self.transaction():

@@ -12,11 +12,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.local_git import LocalGitSource, parse_remote_url, redact
+from adapters.local_git import LocalGitSource, git_cli, parse_remote_url, redact
 from adapters.local_git import source as local_git_source
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.index import automated
 from analysis.models import Commit
+from analysis.refs import Ref, parse_ref
 from analysis.window import day_window
 from tests.fakes.gitrepo import AUTHOR, GitRepo, isolate_git_env
 
@@ -212,6 +213,16 @@ async def test_a_committer_date_past_year_9999_is_a_clear_error_and_hides_no_day
         await source.get_commit(far)
 
 
+async def test_a_committer_date_git_cannot_read_is_said_so(repo: GitRepo) -> None:
+    # a negative date (git fsck: badDateOverflow) was called "past year 9999 (@)"
+    repo.commit("of the day", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    bad = repo.commit_raw("before 1970", {"a": "2"}, date="-86400 -0800")
+
+    assert titles(await day_commits(repo.path)) == ["of the day"]
+    with pytest.raises(SourceError, match=f"^commit {bad[:12]} has a committer date git cannot read"):
+        await LocalGitSource(repo.path).get_commit(bad)
+
+
 async def test_newest_first_by_committer_date_and_ties_keep_history_order(repo: GitRepo) -> None:
     repo.commit("first at noon", files={"a": "1"}, when="2026-01-26T12:00:00+08:00")
     repo.commit("second at noon", files={"a": "2"}, when="2026-01-26T12:00:00+08:00")
@@ -311,6 +322,20 @@ def test_not_a_repository_or_missing_path(tmp_path: Path) -> None:
         LocalGitSource(plain)
     with pytest.raises(SourceError, match=r"missing is not a git repository$"):
         LocalGitSource(tmp_path / "missing")
+
+
+def test_a_work_trees_gitdir_file_is_its_repository_and_any_other_file_is_none(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    # git takes a linked work tree's (or a submodule's) ".git" file, "gitdir: <path>"; we said "not a repository"
+    repo.commit("root", files={"a": "0"}, when="2026-01-26T10:00:00+08:00")
+    repo.git("worktree", "add", "--quiet", str(tmp_path / "linked"))
+    note = tmp_path / "notes.txt"
+    note.write_text("gitdir: nowhere\n")
+
+    assert LocalGitSource(tmp_path / "linked" / ".git").repo == "acme/widgets"
+    with pytest.raises(SourceError, match=f"^{note} is not a git repository$"):
+        LocalGitSource(note)
 
 
 def test_git_not_installed(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -563,6 +588,29 @@ async def test_small_batches_report_progress_and_give_the_same_commits(repo: Git
     assert small == await day_commits(repo.path)
 
 
+async def test_a_file_past_the_big_file_bound_is_listed_as_binary_without_its_patch(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a commit adding a 500 MB data file had its whole patch read into memory (a few times over) and stored
+    monkeypatch.setattr(git_cli, "BIG_FILE_BYTES", 100_000)
+    big = "".join(f"row {i}, some data\n" for i in range(10_000))  # ~200 KB of text
+    repo.commit("Add data", files={"data.csv": big, "src/a.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
+
+    [commit] = await day_commits(repo.path)
+    data, code = sorted(commit.files, key=lambda f: f.path)
+
+    assert (data.path, data.status, data.patch, data.additions, data.deletions) == (
+        "data.csv",
+        "added",
+        None,
+        0,
+        0,
+    )
+    assert (code.path, code.additions, code.patch) == ("src/a.py", 1, "@@ -0,0 +1 @@\n+x = 1")
+    past = await LocalGitSource(repo.path).history("main", *day_window(DAY, SHANGHAI))
+    assert [p.files for p in past] == [(("data.csv", 0), ("src/a.py", 1))]  # listed, its size unknown
+
+
 # --- shallow clones ----------------------------------------------------------------------------------
 
 
@@ -594,6 +642,27 @@ async def test_a_shallow_clone_is_said_once_and_its_cut_commit_claims_no_files(
     assert "--shallow-since=" in warnings[0]
 
 
+async def test_a_day_wholly_before_a_shallow_clones_cut_is_refused_not_reported_empty(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    # the clone holds nothing of the day: it was reported as a day with no commits, the warning aside
+    repo.commit("base", files={"a": "0"}, when="2026-01-20T10:00:00+08:00")
+    repo.commit("on the day", files={"a": "1"}, when="2026-01-26T10:00:00+08:00")
+    repo.commit("the day after", files={"a": "2"}, when="2026-01-27T10:00:00+08:00")
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "--quiet", "--depth=1", f"file://{repo.path}", str(shallow))
+
+    with pytest.raises(SourceError) as raised:
+        await day_commits(shallow)
+
+    message = str(raised.value)
+    assert "\n" not in message and "shallow clone" in message
+    assert "starts at 2026-01-27 02:00 UTC" in message and "git fetch --shallow-since=2026-01-24" in message
+    assert titles(await day_commits(shallow, date(2026, 1, 27))) == [
+        "the day after"
+    ]  # what it holds: as before
+
+
 async def test_a_work_tree_of_a_shallow_clone_is_shallow_too(
     repo: GitRepo, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -617,6 +686,23 @@ async def test_a_full_clone_gives_no_shallow_warning(repo: GitRepo, caplog: pyte
 
     assert [f.path for f in commits[0].files] == ["a"]  # a true root commit keeps its files
     assert "shallow" not in caplog.text
+
+
+async def test_a_sha256_repositorys_full_object_names_are_commit_shas(tmp_path: Path) -> None:
+    # `git init --object-format=sha256`: its commits are 64 hex digits; the full SHA was refused as "not a
+    # commit SHA (use 4 to 40 hex digits)", though the digest printed it
+    path = tmp_path / "sha256"
+    path.mkdir()
+    repo = GitRepo(path)
+    repo.git("init", "--quiet", "--object-format=sha256", "--initial-branch=main")
+    sha = repo.commit("Add a", files={"a.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
+    source = LocalGitSource(path)
+
+    assert len(sha) == 64
+    assert [c.sha for c in await day_commits(path)] == [sha]
+    for ref in (sha, sha[:50].upper(), sha[:7]):
+        assert (await source.get_commit(ref)).sha == sha
+    assert parse_ref(sha) == Ref("sha", sha, None)
 
 
 # --- single commits ---------------------------------------------------------------------------------
@@ -660,12 +746,13 @@ async def test_get_commit_rejects_bad_unknown_and_non_commit_refs(repo: GitRepo)
     source = LocalGitSource(repo.path)
     blob = repo.git("rev-parse", "HEAD:a.txt")
 
-    for bad in ("abc", "main", "HEAD~1", "-v", "g123456", "a" * 41, ""):
+    for bad in ("abc", "main", "HEAD~1", "-v", "g123456", "a" * 65, ""):
         with pytest.raises(InputError) as caught:
             await source.get_commit(bad)
         assert not isinstance(caught.value, RefNotFound)
-    with pytest.raises(RefNotFound, match="no commit"):
-        await source.get_commit("0000000000000000000000000000000000000001")
+    for unknown in ("0000000000000000000000000000000000000001", "a" * 41):  # 41 to 64: SHA-256 names
+        with pytest.raises(RefNotFound, match="no commit"):
+            await source.get_commit(unknown)
     with pytest.raises(RefNotFound):
         await source.get_commit(blob)  # an object, but not a commit
 

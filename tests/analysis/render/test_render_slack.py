@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -16,6 +16,7 @@ from analysis.render.slack_blocks import (
     medium_list_messages,
     parent_message,
     split_mrkdwn,
+    tame_backticks,
     text_message,
     text_messages,
 )
@@ -207,7 +208,8 @@ def test_text_messages_escape_and_split():
     assert len(messages) > 1
     assert_valid(messages)
     assert_inert(messages, "(no links)")
-    assert re.sub(r"\s+", "", escape(hostile)) in squashed(messages)
+    assert re.sub(r"\s+", "", escape(tame_backticks(hostile))) in squashed(messages)
+    assert "```" not in squashed(messages) and "back`ticks`and'''fences" in squashed(messages)
     assert (
         text_message("*usage*: `/digest <sha>`")["blocks"][0]["text"]["text"]
         == "*usage*: `/digest &lt;sha&gt;`"
@@ -232,6 +234,27 @@ def test_a_hostile_branch_name_stays_one_code_span_without_mentions():
     assert_valid([message])
     body = "\n".join(texts(message["blocks"]))
     assert f"`rel'@{ZWSP}here'&lt;{ZWSP}!channel&gt;|x`" in body
+
+
+def test_a_fence_or_lone_backtick_in_a_title_cannot_turn_our_lines_into_code():
+    # mrkdwn has no escape: the first title's "```" opened a code block that ran over the next one-liner and
+    # its SHA to the second title's "```"; a lone backtick paired with the code span of the SHA after it
+    titles = ["Add ``` fence", "Fix `parse_args` crash", "Drop a lone ` tick", "Close ```python fence"]
+    commits = [
+        make_commit(t, committed_at=datetime(2026, 1, 26, 12 - i, tzinfo=UTC)) for i, t in enumerate(titles)
+    ]
+    digest = make_digest(["high"] * 4, commits=commits, lang="en")
+    messages = [parent_message(digest)]
+    for commit in commits:
+        messages += card_messages(commit, digest.analysis_of(commit), "en", detail=True)
+    assert_valid(messages)
+    body = "\n".join(texts(messages))
+    assert "```" not in body
+    for line in body.splitlines():
+        assert line.count("`") % 2 == 0, line  # every code span on a line is closed on it
+    assert "Add ''' fence" in body and "Close '''python fence" in body and "Drop a lone ' tick" in body
+    assert "Fix `parse_args` crash" in body  # a balanced code span stays one
+    assert all(f"`{c.short_sha}`" in body for c in commits)
 
 
 def test_a_huge_title_or_summary_takes_one_medium_line_with_its_size_stated():

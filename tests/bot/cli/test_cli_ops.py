@@ -49,6 +49,20 @@ def test_analyze_several_refs_head_and_branch_names(repo, tmp_path):  # noqa: F8
     assert markdown.stdout.count("🎯 Change type") == 2
 
 
+def test_analyze_takes_a_branch_named_in_any_script(repo, tmp_path):  # noqa: F811
+    # git allows "修复/登录" or "café" as a branch; analyze refused them as "cannot read ... as a commit"
+    older = repo.rev_parse("HEAD~1")
+    repo.git("branch", "修复/登录", older)
+    repo.git("branch", "café", "HEAD")
+    result = run(
+        "analyze", "修复/登录", "café", "--git-dir", str(repo.path), "--format", "json", db=tmp_path / "d.db"
+    )
+    assert result.exit_code == 0, result.output
+    assert [c["sha"] for c in json.loads(result.stdout)] == [older, repo.rev_parse("HEAD")]
+    dash = run("analyze", "--git-dir", str(repo.path), "--", "-rf", db=tmp_path / "d.db")
+    assert dash.exit_code == 2 and "cannot read '-rf' as a commit" in dash.stderr  # never an option to git
+
+
 def test_analyze_an_unknown_name_is_one_line(repo, tmp_path):  # noqa: F811
     result = run("analyze", "no-such-branch", "--git-dir", str(repo.path), db=tmp_path / "d.db")
     assert result.exit_code == 2

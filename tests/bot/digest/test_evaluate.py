@@ -252,6 +252,21 @@ def synthetic_branch() -> list[Commit]:
     return commits
 
 
+def test_eval_table_shows_no_terminal_escape_or_bidi_override_from_a_commit(tmp_path):
+    # a missed commit's title went to the terminal as it was: ESC[2J cleared the screen, OSC set the title
+    repo = GitRepo.init(tmp_path / "widgets")
+    repo.commit("base", files={"src/x.py": "a = 0\n"}, when="2025-09-01T08:00:00+00:00")
+    hostile = "Tweak \x1b[2J\x1b[31mred\x1b[0m \x1b]0;pwned\x07 \u202etxt.exe (#3)"
+    repo.commit(hostile, files={"src/x.py": "a = 1\n"}, when="2025-09-02T08:00:00+00:00")
+    repo.commit("Fix a crash after #3 (#6)", files={"src/x.py": "a = 2\n"}, when="2025-09-03T08:00:00+00:00")
+    args = ["--db", str(tmp_path / "e.db"), "eval", "--git-dir", str(repo.path), "--tz", "UTC"]
+    table = CliRunner().invoke(cli, [*args, "--since", "2025-09-01", "--until", "2025-09-03"])
+    assert table.exit_code == 0, table.output
+    assert "missed (followed up, ranked low): 1" in table.output
+    assert "Tweak red txt.exe (#3)" in table.output  # the words stay, the escapes go
+    assert "\x1b" not in table.output and "\x07" not in table.output and "\u202e" not in table.output
+
+
 async def test_the_digest_ranks_with_history_and_says_so(store: Store):
     source = HistorySource("acme/w", synthetic_branch())
     digest = await build_digest(

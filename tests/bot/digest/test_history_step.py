@@ -3,17 +3,21 @@ from the store by every later run over the same span, until the span's commits c
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import bot.digest.history as history_step
+from adapters.local_git import LocalGitSource
+from analysis.history.followups import find_links
 from analysis.history.index import as_past
 from analysis.refs import parse_ref
-from bot.digest.history import day_history
+from bot.digest.history import day_history, sync_history
 from bot.digest.pipeline import analyse_ref, build_digest
 from bot.store.db import Store
 from tests.fakes.digests import make_analysis, make_commit
+from tests.fakes.gitrepo import GitRepo, isolate_git_env
 from tests.fakes.sources import MemorySource
 
 REPO = "acme/widgets"
@@ -178,3 +182,32 @@ def test_a_span_mined_again_forgets_the_counts_and_scores_of_its_old_commits(sto
     store.save_mined_span(REPO, "main", since, CUTOFF, "new-commits", Mined())
     assert store.span_index(REPO, "main", since, CUTOFF, "new-commits", "v3") is None
     assert store.span_index(REPO, "main", since, CUTOFF, "old-commits", "v3") is None
+
+
+async def test_a_stored_history_that_is_no_longer_the_branchs_is_read_again(store, tmp_path, monkeypatch):
+    # a local clone is named by its folder: another repository cloned there (or the branch rewritten) had
+    # the old one's stored history and follow-ups stand for its own (eval scored commits the clone did not
+    # have, the weekly roll-up listed a revert it never had)
+    isolate_git_env(monkeypatch, tmp_path / "home")
+    since, until = datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 1, 26, tzinfo=UTC)
+    first = GitRepo.init(tmp_path / "app")
+    reverted = first.commit("feature", files={"f": "1"}, when="2026-01-01T08:00:00+00:00")
+    revert = first.commit('Revert "feature"', files={"f": "0"}, when="2026-01-02T08:00:00+00:00")
+    assert await sync_history(LocalGitSource(first.path), store, "main", since, until)
+    assert [c.sha for c in store.history("app", "main", since, until)] == [reverted, revert]
+    store.save_followups("app", find_links(store.history("app", "main", since, until)))
+    assert [link.original for link in store.followups_landed("app", since, until)] == [reverted]
+
+    shutil.rmtree(first.path)
+    second = GitRepo.init(tmp_path / "app")
+    new_shas = [
+        second.commit(f"new {i}", files={"b": str(i)}, when=f"2026-01-1{i}T10:00:00+00:00") for i in range(2)
+    ]
+    source = LocalGitSource(second.path)
+    assert source.repo == "app"
+    assert await sync_history(source, store, "main", since, until)
+
+    assert [c.sha for c in store.history("app", "main", since, until)] == new_shas
+    assert store.followups_landed("app", since, until) == []  # the old revert is not this repository's
+    assert await sync_history(source, store, "main", since, until)  # kept now: nothing read again
+    assert [c.sha for c in store.history("app", "main", since, until)] == new_shas
