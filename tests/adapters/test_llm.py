@@ -365,7 +365,9 @@ async def test_adaptive_concurrency_backs_off_on_429_and_loses_no_call(rec: Reco
 async def test_a_queueing_server_is_rising_latency_not_errors(rec: Recorder) -> None:
     """One slot (llama.cpp --parallel 1): every call waits its turn, none fails, and the limit comes
     down instead of piling more calls into the queue."""
-    with FakeLLM(latency=0.08) as fake:
+    # The first answer takes long enough for all 16 to have arrived even on a loaded machine (at 0.08 s,
+    # under load, the first was answered before the sixteenth came in: max_in_flight 15).
+    with FakeLLM(latency=0.25) as fake:
         fake.slots = 1
         fake.reset_counters()
         async with client_for(fake, rec, timeout=10.0) as client:
