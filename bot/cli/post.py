@@ -144,7 +144,8 @@ def post(
             logging.WARNING,
         )
     echo_err(
-        f"{result.repo} {result.day}: {result.stats['total']} commits; posted {len(posted.posted)} item(s)"
+        f"{result.repo} {result.day}: {result.stats['total']} commit{'' if result.stats['total'] == 1 else 's'};"
+        f" posted {len(posted.posted)} item(s)"
         f" to {platform}:{channel}, {len(posted.skipped)} already there{edited}",
         logging.INFO,
     )

@@ -699,6 +699,29 @@ async def test_runtime_with_a_bad_token_fails_clearly_and_cleans_up(fake, settin
 # --- the CLI ----------------------------------------------------------------------------------------
 
 
+def test_cli_post_of_a_one_commit_day_says_commit_not_commits(fake, tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from bot.cli.main import cli
+    from tests.fakes.github import FakeGitHub, make_file
+    from tests.fakes.github import make_commit as api_commit
+
+    commits = [
+        api_commit(
+            "[CI] Tweak (#8)", "2026-01-26T05:00:00Z", files=[make_file(".github/ci.yml")], repo="octo/demo"
+        )
+    ]
+    args = ["--db", str(tmp_path / "d.db"), "post", "--platform", "discord", "--channel", CHANNEL]
+    args += ["--repo", "octo/demo", "--date", DAY, "--tz", "UTC"]
+    with FakeGitHub("octo/demo", commits) as github:
+        monkeypatch.setenv("GITHUB_API_URL", github.base_url)
+        monkeypatch.setenv("DISCORD_API_URL", fake.base_url)
+        monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
+        result = CliRunner().invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"octo/demo {DAY}: 1 commit; posted " in result.stderr
+
+
 def test_cli_posts_a_threaded_digest_and_reposts_nothing(fake, tmp_path, monkeypatch):
     from click.testing import CliRunner
 
