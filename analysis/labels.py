@@ -278,7 +278,7 @@ def note_sentence(lang: str, note: str) -> str:
     """One note as a sentence of its own (join_notes' rule; Discord lists the notes as bullets)."""
     stop = "。" if lang == "zh" else "."
     note = note.strip()
-    if re.match(r"[a-z]+\b(?![.\w])", note):  # a lower-case first word, not a name like "pkg.mod" or "iOS"
+    if re.match(r"[a-z]+\b(?![./:\w-])", note):  # a lower-case first word, not "pkg.mod", "pkg/x.py" or "iOS"
         note = note[0].upper() + note[1:]
     ended = note.endswith(_STOPS) or (note.endswith((")", "）")) and note[:-1].endswith(_STOPS))
     return note if ended else note + stop

@@ -455,8 +455,8 @@ def test_notes_are_sentences_with_one_full_stop_each():
     assert join_notes("en", ["Heuristic analysis shown.", "covered 3 of 4 files (1 left out)"]) == (
         "Heuristic analysis shown. Covered 3 of 4 files (1 left out)."
     )
-    assert join_notes("en", ["(See the docs.)", "pkg.mod was read", "iOS build"]) == (
-        "(See the docs.) pkg.mod was read. iOS build."
+    assert join_notes("en", ["(See the docs.)", "pkg.mod was read", "iOS build", "pkg/x.py is new"]) == (
+        "(See the docs.) pkg.mod was read. iOS build. pkg/x.py is new."
     )
     assert join_notes("zh", ["已覆盖 14 个文件中的 12 个（未包含 2 个——锁文件：uv.lock）"]) == (
         "已覆盖 14 个文件中的 12 个（未包含 2 个——锁文件：uv.lock）。"
