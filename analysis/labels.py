@@ -7,10 +7,12 @@ writes field contents only, never labels.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from analysis.langs import LANGS as LANGS  # read from here by the renderers and prompts
 from analysis.models import ChangeType, Importance
 from analysis.text import filled
+from analysis.window import shallow_fetch_since
 
 _LABELS: dict[str, dict[str, str]] = {
     "zh": {
@@ -19,6 +21,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "stats": "📊 统计摘要",
         "stats_line": "本日共 {total} 个提交 | 🔴 高 {high} | 🟡 中 {medium} | 🟢 低 {low}",
         "filtered_line": "另有 {n} 个提交按本订阅的过滤规则（路径、作者或标题）未列入。",
+        "shallow_line": "⚠️ 本报告可能不完整：仓库是浅克隆，其分支历史从 {at} 开始，在本日之内，此前的当日提交可能缺失。请在该克隆中运行 `git fetch --shallow-since={since}`（或 `git fetch --unshallow`）后重新生成。",
         "no_commits": "该时间窗口内没有提交。",
         "window": "时间窗口",
         "analyzer": "分析方式",
@@ -86,6 +89,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "stats": "📊 Summary",
         "stats_line": "{total} commits today | 🔴 High {high} | 🟡 Medium {medium} | 🟢 Low {low}",
         "filtered_line": "{n} more commit(s) of the day left out by this subscription's filters (paths, authors or titles).",
+        "shallow_line": "⚠️ This report may be incomplete: the repository is a shallow clone whose history of the branch starts at {at}, inside the day, so commits of the day before then may be missing. Run `git fetch --shallow-since={since}` (or `git fetch --unshallow`) in the clone and build it again.",
         "no_commits": "No commits in this window.",
         "window": "Window",
         "analyzer": "Analysis",
@@ -284,10 +288,26 @@ def note_sentence(lang: str, note: str) -> str:
     return note if ended else note + stop
 
 
-def stats_lines(lang: str, stats: dict[str, int], filtered_out: int = 0) -> list[str]:
-    """The counts line, and the filtered-out line when a subscription's filters left commits out:
-    a commit is never dropped without saying so."""
+def stats_lines(
+    lang: str,
+    stats: dict[str, int],
+    filtered_out: int = 0,
+    history_start: datetime | None = None,
+    window_start: datetime | None = None,
+) -> list[str]:
+    """The counts line, and the filtered-out line when a subscription's filters left commits out, and the
+    shallow line when the source's history starts at history_start inside the day's window (from
+    window_start: the fetch that covers it): a commit is never dropped without saying so."""
     lines = [label(lang, "stats_line", **stats)]
     if filtered_out:
         lines.append(label(lang, "filtered_line", n=filtered_out))
+    if history_start is not None:
+        since = shallow_fetch_since(window_start or history_start)
+        lines.append(label(lang, "shallow_line", at=_moment(history_start), since=f"{since:%Y-%m-%d}"))
     return lines
+
+
+def _moment(at: datetime) -> str:
+    """`YYYY-MM-DD HH:MM (UTC+08:00)`, in at's own zone."""
+    offset = at.strftime("%z") or "+0000"
+    return f"{at:%Y-%m-%d %H:%M} (UTC{offset[:3]}:{offset[3:5]})"

@@ -419,6 +419,9 @@ class Digest:
     analyses: dict[str, Analysis] = field(default_factory=dict)  # by sha
     lang: str = "zh"
     filtered_out: int = 0  # commits of the window left out by a subscription's filters (stated, not hidden)
+    # When the source's history of the branch starts inside the window (a shallow clone's cut), in the
+    # digest's zone: commits of the day before it may be missing (stated, not hidden). None: the whole day.
+    history_start: datetime | None = None
     followups: list[DayFollowUp] = field(
         default_factory=list
     )  # the day's reverts/fix-forwards of earlier commits

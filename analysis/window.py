@@ -79,3 +79,9 @@ def yesterday(tz: ZoneInfo, now: datetime | None = None) -> date:
 
 def in_window(moment: datetime, start: datetime, end: datetime) -> bool:
     return start <= moment < end
+
+
+def shallow_fetch_since(start: datetime) -> date:
+    """The date to give `git fetch --shallow-since=` for a shallow clone to hold a window beginning at
+    start: the day before start's UTC date (git reads a bare date at the clock's time of day, in its zone)."""
+    return (start.astimezone(ZoneInfo("UTC")) - timedelta(days=1)).date()

@@ -134,6 +134,11 @@ class DigestJSON(_Out):
     analyzer: str = Field(description='one name, names joined by "+" when mixed, "none" on an empty day')
     stats: StatsJSON
     filtered_out: int = Field(description="commits of the window a subscription's filters left out")
+    history_start: str | None = Field(
+        description="ISO 8601, set when the local clone is shallow and its history of the branch starts"
+        " inside the window: commits of the day before this time may be missing (fix: git fetch"
+        " --shallow-since=<a day before the window> or git fetch --unshallow in the clone); null otherwise"
+    )
     followups: list[FollowUpJSON] = Field(description="the day's reverts and fix-forwards of earlier commits")
     commits: list[CommitJSON] = Field(description="every commit of the window, newest first")
 

@@ -11,7 +11,6 @@ clones.
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 import re
 import secrets
@@ -43,14 +42,12 @@ from adapters.local_git.git_output import (
     text_of,
 )
 from adapters.local_git.remote import RemoteRepo, parse_remote_url
-from adapters.local_git.shallow import common_dir, refuse_window_past_cut
+from adapters.local_git.shallow import ShallowCut
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.automation import login_from_email
 from analysis.history.followups import PastCommit
 from analysis.models import PR_IN_TITLE, Commit
 from bot.ports.protocols import Progress
-
-log = logging.getLogger(__name__)
 
 # git prunes a --since walk at the first commit older than the bound, but committer dates along a
 # first-parent history are not always monotonic (clock skew, rebased or cherry-picked commits). Walking
@@ -99,8 +96,7 @@ class LocalGitSource(FileReads):
             raise SourceError(NO_GIT)
         self._env = git_env()
         self.git_dir = self._discover(Path(git_dir))
-        self._shallow_file = common_dir(self.git_dir) / "shallow"
-        self._told_shallow = False
+        self._cut = ShallowCut(self.git_dir)
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
         self.repo = (repo or "").strip() or (hosted.name if hosted else self._folder_name())
@@ -122,6 +118,16 @@ class LocalGitSource(FileReads):
             if progress:
                 progress(len(commits), len(shas))
         return commits
+
+    async def history_start(self, branch: str, start: datetime, end: datetime) -> datetime | None:
+        """When the branch's history in this clone starts inside [start, end) (a shallow clone's cut): the
+        window's commits before it may be missing. None when the clone holds the window's whole history."""
+        if not self._shallow_cut():
+            return None  # not shallow: no git call
+        tip = await self._resolve_branch(branch)
+        if not self._cut.walked(tip, start, end):  # commits_in_window noted it, unless the tip moved
+            await self._shas_in_window(tip, start, end)
+        return self._cut.start_in(tip, start, end)
 
     async def get_commit(self, ref: str) -> Commit:
         ref = ref.strip()
@@ -296,7 +302,7 @@ class LocalGitSource(FileReads):
         if since > 0:
             walked += await self._past_skew(walked[-1][1] if walked else tip, bool(walked), since)
         low, high = start.timestamp(), end.timestamp()
-        refuse_window_past_cut(self.repo, walked, cut, start, end)
+        self._cut.note_walk(self.repo, tip, walked, cut, start, end)  # refused when wholly past the cut
         # compared as Unix seconds: git takes dates past year 9999, which datetime cannot hold
         listed = [(stamp, sha) for stamp, sha in walked if low <= stamp < high]
         listed.sort(key=lambda item: -item[0])  # stable: equal dates keep history order
@@ -366,22 +372,8 @@ class LocalGitSource(FileReads):
         )
 
     def _shallow_cut(self) -> frozenset[str]:
-        """The commits at a shallow clone's cut (their parents were not fetched), read from git's
-        `shallow` file; the first time it lists any, one warning says what that costs and how to fix it."""
-        try:
-            cut = frozenset(self._shallow_file.read_text("ascii", "replace").split())
-        except OSError:  # no such file: not a shallow clone
-            return frozenset()
-        if cut and not self._told_shallow:
-            self._told_shallow = True
-            log.warning(
-                "%s is a shallow clone (%s): commits older than its cut are not listed, and the %d "
-                "commit(s) at the cut are listed with no changed files (git has no parent to diff them "
-                "against); run `git fetch --unshallow`, or `git fetch --shallow-since=<date>` with a date "
-                "before the oldest day you read, in that clone",
-                self.repo, self.git_dir, len(cut),
-            )  # fmt: skip
-        return cut
+        """The commits at a shallow clone's cut; the first time there are any, one warning (ShallowCut.read)."""
+        return self._cut.read(self.repo)
 
 
 def _parts(items: list[str], n: int) -> list[list[str]]:

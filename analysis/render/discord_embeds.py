@@ -321,7 +321,10 @@ def parent_embed(digest: Digest) -> Embed:
     )
     stats = digest.stats
     lines = [f"**{full_title}**"] if full_title else []
-    lines += [*stats_lines(lang, stats, digest.filtered_out), _window_line(digest)]
+    lines += [
+        *stats_lines(lang, stats, digest.filtered_out, digest.history_start, digest.window_start),
+        _window_line(digest),
+    ]
     highs = digest.by_importance(Importance.HIGH)
     if not digest.commits:
         lines.append(label(lang, "no_commits"))

@@ -49,6 +49,8 @@ def render_json(digest: Digest) -> dict[str, Any]:
         "analyzer": analyzer_name(digest.analyses[c.sha].analyzer for c in digest.commits),
         "stats": {**stats, "total": len(commits)},
         "filtered_out": digest.filtered_out,  # commits of the window a subscription's filters left out
+        # a shallow clone's history of the branch starts inside the window: earlier commits may be missing
+        "history_start": _iso(digest.history_start, tz) if digest.history_start else None,
         "followups": [_followup_json(entry, tz) for entry in digest.followups],
         "commits": commits,
     }

@@ -290,7 +290,11 @@ def parent_message(digest: Digest) -> Message:
     day = digest.day.isoformat()
     top = [
         header(f"📰 {digest.repo} · {label(lang, 'report_title', date=day)}"),
-        section("\n".join(stats_lines(lang, stats, digest.filtered_out))),
+        section(
+            "\n".join(
+                stats_lines(lang, stats, digest.filtered_out, digest.history_start, digest.window_start)
+            )
+        ),
         *context([_window_line(digest, lang)]),
     ]
     if digest.followups:

@@ -85,6 +85,7 @@ async def build_digest(
     commits = await source.commits_in_window(
         branch, start, end, progress=(lambda d, t: progress("fetch", d, t)) if progress else None
     )
+    history_start = await _history_start(source, branch, start, end)
     # Store work runs in a worker thread (the store is thread-safe): in `digestbot run` the event loop
     # also serves chat, which must not wait behind a digest's SQLite writes.
     await asyncio.to_thread(keep_commits, store, commits)
@@ -144,6 +145,7 @@ async def build_digest(
         analyses=analyses,
         lang=lang,
         filtered_out=window_total - len(commits),
+        history_start=history_start.astimezone(tz) if history_start else None,
     )
     # After the day's links are stored: the Follow-ups section and notes (store reads: off the loop).
     await asyncio.to_thread(attach_followups, store, digest)
@@ -362,6 +364,28 @@ def missing_analysis(commit: Commit, lang: str, history: HistoryFacts | None = N
     return fallback.model_copy(update={"analyzer": "heuristic-fallback", "notes": [*fallback.notes, note]})
 
 
+async def _history_start(
+    source: CommitSource, branch: str, start: datetime, end: datetime
+) -> datetime | None:
+    """Where the source's history of the branch starts, when inside [start, end) (a shallow clone's cut):
+    the digest says that commits of the day before it may be missing. Sources without a cut (an API's)
+    do not have the method."""
+    ask = getattr(source, "history_start", None)
+    return await ask(branch, start, end) if ask is not None else None
+
+
+def _stated(digest: Digest) -> dict[str, Any]:
+    """What the digest states beside its counts, stored with them."""
+    return {
+        "filtered_out": digest.filtered_out,
+        "history_start": digest.history_start.isoformat() if digest.history_start else None,
+    }
+
+
+def _moment(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text else None
+
+
 def save_digest(store: Store, digest: Digest) -> int:
     return store.save_digest(
         key_of(digest),
@@ -375,7 +399,7 @@ def save_digest(store: Store, digest: Digest) -> int:
             "window_end": digest.window_end.isoformat(),
             "generated_at": digest.generated_at.isoformat(),
             "shas": json.dumps([c.sha for c in digest.commits]),
-            "stats": json.dumps({**digest.stats, "filtered_out": digest.filtered_out}),
+            "stats": json.dumps({**digest.stats, **_stated(digest)}),
             "analyzers": "+".join(digest.analyzers),
             "analyses": json.dumps({sha: a.model_dump(mode="json") for sha, a in digest.analyses.items()}),
         },
@@ -392,6 +416,7 @@ def load_digest(store: Store, key: str) -> Digest | None:
         return None
     commits = with_stored_surface(store, [c for c in stored if c is not None])
     analyses = {sha: Analysis.model_validate(a) for sha, a in json.loads(row["analyses"] or "{}").items()}
+    stated = json.loads(row["stats"])  # a digest stored before history_start was kept has none
     digest = Digest(
         repo=row["repo"],
         branch=row["branch"],
@@ -403,7 +428,8 @@ def load_digest(store: Store, key: str) -> Digest | None:
         commits=commits,
         analyses=analyses,
         lang=row["lang"],
-        filtered_out=json.loads(row["stats"]).get("filtered_out", 0),
+        filtered_out=stated.get("filtered_out", 0),
+        history_start=_moment(stated.get("history_start")),
     )
     return attach_followups(store, digest)  # as rendered when it was built, and what was learnt since
 

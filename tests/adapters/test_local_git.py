@@ -663,6 +663,29 @@ async def test_a_day_wholly_before_a_shallow_clones_cut_is_refused_not_reported_
     ]  # what it holds: as before
 
 
+async def test_a_shallow_clones_cut_inside_the_day_is_where_its_history_of_the_day_starts(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    # the day's "readme" is behind the cut: the clone lists the day from "typo" on, and says where that is
+    repo.commit("base", files={"a": "0"}, when="2026-01-20T10:00:00+08:00")
+    repo.commit("readme", files={"a": "1"}, when="2026-01-26T09:00:00+08:00")
+    repo.commit("typo", files={"a": "2"}, when="2026-01-26T10:00:00+08:00")
+    repo.commit("more", files={"a": "3"}, when="2026-01-26T11:00:00+08:00")
+    repo.commit("the day after", files={"a": "4"}, when="2026-01-27T10:00:00+08:00")
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "--quiet", "--depth=3", f"file://{repo.path}", str(shallow))
+    day, after = day_window(DAY, SHANGHAI), day_window(date(2026, 1, 27), SHANGHAI)
+    source = LocalGitSource(shallow)
+
+    assert titles(await source.commits_in_window("main", *day)) == ["more", "typo"]
+    assert await source.history_start("main", *day) == datetime(2026, 1, 26, 2, 0, tzinfo=UTC)
+    assert await LocalGitSource(shallow).history_start("main", *day) == datetime(
+        2026, 1, 26, 2, 0, tzinfo=UTC
+    )
+    assert await source.history_start("main", *after) is None  # the cut is before that day: it is whole
+    assert await LocalGitSource(repo.path).history_start("main", *day) is None  # not shallow
+
+
 async def test_a_work_tree_of_a_shallow_clone_is_shallow_too(
     repo: GitRepo, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import tzinfo
+from datetime import UTC, timedelta, tzinfo
 from zoneinfo import ZoneInfo
 
 from analysis.labels import LANGS, change_type_label, dimension_label, importance_label, join_notes, label
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
-from analysis.render.markdown import cell, format_time, inline, safe_url
+from analysis.render.markdown import cell, format_time, inline, safe_url, utc_offset
 from analysis.text import display_author, display_title
 
 TIERS = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
@@ -482,6 +482,18 @@ def _check_stats(
     if digest.filtered_out and not stated:
         report.add(
             f"{digest.repo}: {digest.filtered_out} filtered-out commit(s) not stated under the stats line"
+        )
+    said = [line for line in following[1:5] if line.startswith("> ⚠️")]
+    if digest.history_start is None:
+        if said:
+            report.add(f"{digest.repo}: a cut in the source's history stated, the digest has none: {said[0]}")
+        return
+    at = digest.history_start.astimezone(ZoneInfo(digest.timezone))
+    since = (digest.window_start.astimezone(UTC) - timedelta(days=1)).date()
+    shallow = label(lang, "shallow_line", at=f"{at:%Y-%m-%d %H:%M} ({utc_offset(at)})", since=f"{since}")
+    if ("> " + shallow) not in said:
+        report.add(
+            f"{digest.repo}: history starting at {at} (a shallow clone) not stated under the stats line"
         )
 
 

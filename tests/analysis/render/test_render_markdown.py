@@ -483,3 +483,31 @@ def test_commits_left_out_by_filters_are_stated_everywhere(lang):
     discord_text = str(render_discord.parent_embed(digest))
     for text in (slack_text, discord_text):
         assert "3" in text and ("过滤" in text if lang == "zh" else "filters" in text)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_history_starting_inside_the_day_is_stated_everywhere(lang):
+    from dataclasses import replace
+
+    from analysis.render import discord_embeds as render_discord
+    from analysis.render import json_report as render_json
+    from analysis.render import slack_blocks as render_slack
+
+    whole = make_digest(("high", "low"), lang=lang)
+    cut = replace(whole, history_start=datetime(2026, 1, 26, 15, 30, tzinfo=ZoneInfo("Asia/Shanghai")))
+    report = render_report([cut], lang)
+    assert check_report(report, [cut], lang) == []
+    assert check_report(render_report([whole], lang), [cut], lang)  # the reader's check misses it
+    assert check_report(report, [whole], lang)
+    said = (
+        "从 2026-01-26 15:30 (UTC+08:00) 开始" if lang == "zh" else "starts at 2026-01-26 15:30 (UTC+08:00)"
+    )
+    assert (
+        said in report and "`git fetch --shallow-since=2026-01-24`" in report
+    )  # the window starts 01-25 16:00 UTC
+    assert render_json.render_json(cut)["history_start"] == "2026-01-26T15:30:00+08:00"
+    assert render_json.render_json(whole)["history_start"] is None
+    for text in (str(render_slack.parent_message(cut)["blocks"]), str(render_discord.parent_embed(cut))):
+        assert said in text and "git fetch --unshallow" in text
+    for text in (str(render_slack.parent_message(whole)), str(render_discord.parent_embed(whole))):
+        assert "git fetch" not in text

@@ -1,6 +1,7 @@
 """The pipeline: the day window, the cache, subscription filters stated rather than hidden, reverts,
 and a digest rebuilt from the store."""
 
+import json
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
@@ -77,3 +78,38 @@ async def test_a_commit_reverted_the_same_day_says_so(tmp_path):
     digest = await day(Store(tmp_path / "d.db"), MemorySource("acme/widgets", [revert, original]))
     assert digest.analyses[original.sha].notes[0].startswith(f"Reverted the same day by {revert.short_sha}")
     assert check_report(render_report([digest], "en"), [digest], "en") == []
+
+
+class CutSource(MemorySource):
+    """A source whose history of the branch starts at `begins` (a shallow clone's cut)."""
+
+    def __init__(self, repo, commits, begins):
+        super().__init__(repo, commits)
+        self.begins = begins
+
+    async def history_start(self, branch, start, end):
+        return self.begins if start <= self.begins < end else None
+
+
+async def test_a_history_starting_inside_the_day_is_kept_and_stated(tmp_path):
+    store = Store(tmp_path / "d.db")
+    begins = datetime(2026, 1, 26, 4, 0, tzinfo=ZoneInfo("UTC"))  # noon in Shanghai
+    digest = await day(store, CutSource("acme/widgets", commits(), begins))
+    assert digest.history_start == begins and digest.history_start.utcoffset().total_seconds() == 8 * 3600
+    assert "starts at 2026-01-26 12:00 (UTC+08:00), inside the day" in render_report([digest], "en")
+    assert load_digest(store, key_of(digest)).history_start == begins
+    whole = await day(Store(tmp_path / "whole.db"), CutSource("acme/widgets", commits(), at(0, day=20)))
+    assert whole.history_start is None
+
+
+async def test_a_digest_stored_before_history_start_was_kept_loads_without_one(tmp_path):
+    store = Store(tmp_path / "d.db")
+    digest = await day(store, MemorySource("acme/widgets", commits()))
+    row = store.get_digest(key_of(digest))
+    old = {k: v for k, v in json.loads(row["stats"]).items() if k != "history_start"}
+    store.db["digests"].update(row["id"], {"stats": json.dumps(old)})
+    reloaded = load_digest(store, key_of(digest))
+    assert reloaded.history_start is None and [c.sha for c in reloaded.commits] == [
+        c.sha for c in digest.commits
+    ]
+    assert check_report(render_report([reloaded], "en"), [reloaded], "en") == []
