@@ -706,20 +706,14 @@ def test_cli_post_of_a_one_commit_day_says_commit_not_commits(fake, tmp_path, mo
     from tests.fakes.github import FakeGitHub, make_file
     from tests.fakes.github import make_commit as api_commit
 
-    commits = [
-        api_commit(
-            "[CI] Tweak (#8)", "2026-01-26T05:00:00Z", files=[make_file(".github/ci.yml")], repo="octo/demo"
-        )
-    ]
-    args = ["--db", str(tmp_path / "d.db"), "post", "--platform", "discord", "--channel", CHANNEL]
-    args += ["--repo", "octo/demo", "--date", DAY, "--tz", "UTC"]
-    with FakeGitHub("octo/demo", commits) as github:
+    one = api_commit("[CI] Tweak (#8)", "2026-01-26T05:00:00Z", files=[make_file("ci.yml")], repo="octo/demo")
+    with FakeGitHub("octo/demo", [one]) as github:
         monkeypatch.setenv("GITHUB_API_URL", github.base_url)
         monkeypatch.setenv("DISCORD_API_URL", fake.base_url)
         monkeypatch.setenv("DISCORD_BOT_TOKEN", fake.token)
-        result = CliRunner().invoke(cli, args, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    assert f"octo/demo {DAY}: 1 commit; posted " in result.stderr
+        args = ["--db", str(tmp_path / "d.db"), "post", "--platform", "discord", "--channel", CHANNEL]
+        result = CliRunner().invoke(cli, [*args, "--repo", "octo/demo", "--date", DAY, "--tz", "UTC"])
+    assert f"octo/demo {DAY}: 1 commit; posted " in result.stderr, result.output
 
 
 def test_cli_posts_a_threaded_digest_and_reposts_nothing(fake, tmp_path, monkeypatch):
