@@ -18,8 +18,9 @@ from decimal import Decimal, InvalidOperation
 from analysis.llm.grounding import Evidence, evidence_of, plain_text, sentences, unsupported_items
 from analysis.models import Analysis, Commit
 
-# A SHA: 7-40 hex with a digit and a letter (the check below), anywhere, a URL's path included.
-_SHA = re.compile(r"(?<![0-9A-Za-z])([0-9a-fA-F]{7,40})(?![0-9A-Za-z])")
+# A SHA: 7-64 hex (64: a SHA-256 repository's) with a digit and a letter (the check below), anywhere, a URL's
+# path included.
+_SHA = re.compile(r"(?<![0-9A-Za-z])([0-9a-fA-F]{7,64})(?![0-9A-Za-z])")
 _PR = re.compile(
     r"(?<![\w&])#\s?(\d{1,9})\b|\b(?:PR|pull request|MR)\s*#?\s*(\d{1,9})\b|/(?:pull|pulls|merge_requests)/(\d{1,9})\b",
     re.IGNORECASE,

@@ -12,18 +12,18 @@ from analysis.questions.parse.question import NamedCommit
 _CHAT_LINK = re.compile(r"<(https?://[^>|\s]+)(?:\|[^>]*)?>")
 _CHAT_MENTION = re.compile(r"<[@#!][^>]*>")
 _COMMIT_URL = re.compile(
-    r"https?://[^\s/]+/(?P<repo>[\w.-]+/[\w.-]+)/(?:-/)?commits?/(?P<sha>[0-9a-fA-F]{7,40})\b[^\s]*"
+    r"https?://[^\s/]+/(?P<repo>[\w.-]+/[\w.-]+)/(?:-/)?commits?/(?P<sha>[0-9a-fA-F]{7,64})\b[^\s]*"
 )
 _PR_URL = re.compile(
     r"https?://[^\s/]+/(?P<repo>[\w.-]+/[\w.-]+)/(?:pull|pulls|merge_requests)/(?P<num>\d{1,9})\b[^\s]*"
 )
 _ANY_URL = re.compile(r"https?://\S+")
-_REPO_AT_SHA = re.compile(r"(?<![\w./-])(?P<repo>[\w.-]+/[\w.-]+)@(?P<sha>[0-9a-fA-F]{7,40})\b")
+_REPO_AT_SHA = re.compile(r"(?<![\w./-])(?P<repo>[\w.-]+/[\w.-]+)@(?P<sha>[0-9a-fA-F]{7,64})\b")
 _PR_NUMBER = re.compile(
     r"(?<![\w&])#\s?(\d{1,9})\b|\b(?:PR|pull request|pull|MR)\s*(?:#|no\.?|number)?\s*(\d{2,9})\b",
     re.IGNORECASE,
 )
-_HEX = re.compile(r"(?<![\w/#.@-])([0-9a-fA-F]{7,40})(?![\w/@-]|\.\w)")
+_HEX = re.compile(r"(?<![\w/#.@-])([0-9a-fA-F]{7,64})(?![\w/@-]|\.\w)")
 _PATH = re.compile(
     r"(?<![\w@:/.-])((?:[\w.-]+/)+[\w.*-]*|[\w-]+\.(?:py|pyi|pyx|cu|cuh|c|cc|cpp|h|hpp|rs|go|java|kt|js|jsx|ts|"
     r"tsx|rb|php|swift|cs|sh|md|rst|txt|toml|ya?ml|json|cfg|ini|proto|sql|html|css|cmake|lock|ipynb))(?![\w/])"

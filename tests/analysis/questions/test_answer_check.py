@@ -68,6 +68,13 @@ def test_invented_shas_prs_paths_and_figures_are_removed_counted_and_listed():
         assert item in checked.items
 
 
+def test_an_invented_sha256_commit_name_is_removed():
+    cs, ev = evidence()
+    invented = "9f8e7d6c5b4a" * 5 + "1234"  # 64 hex: a SHA-256 repository's commit name
+    checked = check_answer(f"{cs[0].short_sha} is the cache change.\nIt was reverted by {invented}.", ev)
+    assert checked.text == f"{cs[0].short_sha} is the cache change." and invented in checked.items
+
+
 def test_the_store_vouches_for_shas_and_prs_outside_the_thread():
     _, ev = evidence(extra_shas=["9f8e7d6c5b"], extra_prs=[4242])
     checked = check_answer("It was reverted by 9f8e7d6c5b (#4242).", ev)

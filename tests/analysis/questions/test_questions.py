@@ -206,6 +206,13 @@ def test_commits_named_by_url_sha_and_number():
     assert digits == (NamedCommit("sha", "1234567", weak=True),)
 
 
+def test_a_sha256_repositorys_commit_names_are_read():
+    sha = "5e73e4900c1a2b3c4d5e6f708192a3b4c5d6e7f8" + "a1b2c3d4e5f60718293a4b5c"  # 64 hex
+    assert ask(f"what does {sha} change?").commits == (NamedCommit("sha", sha),)
+    found, _ = named_commits(f"see https://git.example/o/r/commit/{sha} and o/r@{sha[:12]}")
+    assert NamedCommit("sha", sha, "o/r") in found and NamedCommit("sha", sha[:12], "o/r") in found
+
+
 def test_chat_markup_is_read_through():
     q = ask("<@U0BOT> was <https://github.com/o/r/pull/5|this one> reverted?")
     assert q.intent == Intent.FOLLOWUPS and q.commits == (NamedCommit("pr", "5", "o/r"),)
