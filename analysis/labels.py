@@ -302,9 +302,15 @@ def stats_lines(
     if filtered_out:
         lines.append(label(lang, "filtered_line", n=filtered_out))
     if history_start is not None:
-        since = shallow_fetch_since(window_start or history_start)
-        lines.append(label(lang, "shallow_line", at=_moment(history_start), since=f"{since:%Y-%m-%d}"))
+        lines.append(shallow_line(lang, history_start, window_start))
     return lines
+
+
+def shallow_line(lang: str, history_start: datetime, window_start: datetime | None = None) -> str:
+    """The line saying a shallow clone's history starts at history_start, inside a day (from window_start,
+    the day's start: the fetch that covers it; else from history_start's own day)."""
+    since = shallow_fetch_since(window_start or history_start)
+    return label(lang, "shallow_line", at=_moment(history_start), since=f"{since:%Y-%m-%d}")
 
 
 def _moment(at: datetime) -> str:

@@ -111,6 +111,7 @@ class Week:
     usage: Usage = field(default_factory=Usage)
     analyzers: list[str] = field(default_factory=list)
     filtered_out: int = 0
+    history_start: datetime | None = None  # a shallow clone's history starts inside one of the days (stated)
     # Areas' "reverted or fixed" counts the follow-ups landed before this moment (the history read).
     followed_up_until: datetime | None = None
 
@@ -177,6 +178,7 @@ def summarize(
         usage=usage,
         analyzers=sorted({a for d in digests for a in d.analyzers}),
         filtered_out=sum(d.filtered_out for d in digests),
+        history_start=next((d.history_start for d in digests if d.history_start is not None), None),
         followed_up_until=followed_up_until,
     )
 

@@ -333,6 +333,10 @@ class WeeklyJSON(_Out):
     days: list[WeeklyDayJSON] = Field(description="Monday first")
     totals: StatsJSON
     filtered_out: int
+    history_start: str | None = Field(
+        description="ISO 8601, set when one of the days' digests has it (a shallow clone whose history starts"
+        " inside that day): see the digest's history_start; null otherwise"
+    )
     followups: list[WeeklyFollowUpJSON] = Field(description="those that landed this week, in landing order")
     scores: dict[str, WeeklyScoreJSON] = Field(description="by kind: how we had ranked the originals")
     areas: list[WeeklyAreaJSON]

@@ -10,7 +10,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from analysis.history.followups import FollowUpKind
-from analysis.labels import check_lang, importance_label, importance_word
+from analysis.labels import check_lang, importance_label, importance_word, shallow_line
 from analysis.render.markdown import cell, inline, safe_url
 from analysis.text import code_text
 from analysis.weekly import TIERS, Week
@@ -130,6 +130,8 @@ def render_weekly_markdown(week: Week, chart: str | None = None) -> str:
     blocks += [f"## {word(lang, 'days')}", _days_table(week)]
     if week.filtered_out:
         blocks.append(word(lang, "filtered", n=week.filtered_out))
+    if week.history_start is not None:
+        blocks.append(shallow_line(lang, week.history_start.astimezone(tz)))
     blocks += [f"## {word(lang, 'followups')}", *_followup_blocks(week)]
     blocks += [f"## {word(lang, 'areas')}", _areas_table(week)]
     blocks += [f"## {word(lang, 'llm')}", usage_line(week)]
@@ -217,6 +219,9 @@ def render_weekly_json(week: Week, chart: str | None = None) -> dict[str, Any]:
         "days": [{"date": d.isoformat(), **counts} for d, counts in week.days],
         "totals": week.totals,
         "filtered_out": week.filtered_out,
+        "history_start": week.history_start.astimezone(tz).isoformat(timespec="seconds")
+        if week.history_start
+        else None,
         "followups": [
             {
                 "kind": f.link.kind.value,
@@ -270,8 +275,10 @@ def weekly_summary(week: Week) -> list[str]:
     )
     counts = " | ".join(f"{importance_label(lang, t)} {totals[t.value]}" for t in TIERS)
     lines = [title, f"{word(lang, 'total')} {totals['total']} | {counts}"]
-    lines += score_lines(week) or [word(lang, "no_followups")]
     tz = ZoneInfo(week.timezone)
+    if week.history_start is not None:
+        lines.append(shallow_line(lang, week.history_start.astimezone(tz)))
+    lines += score_lines(week) or [word(lang, "no_followups")]
     for f in week.followups[-SUMMARY_FOLLOWUPS:]:
         revert = f.link.kind == FollowUpKind.REVERT
         rank = (

@@ -216,6 +216,25 @@ def test_cli_writes_the_rollup_and_its_chart_beside_it(repo, tmp_path):
     assert [f["kind"] for f in data["followups"]] == ["revert", "fix"]
 
 
+def test_a_week_whose_shallow_clone_starts_inside_a_day_says_so(repo, tmp_path):
+    # Six commits deep: the clone's history starts at #12, Monday 11:00, after Monday's #11.
+    shallow = tmp_path / "shallow"
+    repo.git("clone", "--quiet", "--depth=6", f"file://{repo.path}", str(shallow))
+    args = ["--db", str(tmp_path / "d.db"), "weekly", "--git-dir", str(shallow), "--week", "2026-W05",
+            "--tz", "Asia/Shanghai", "--lang", "en"]  # fmt: skip
+    text = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "w.md")], catch_exceptions=False)
+    assert text.exit_code == 0, text.output
+    assert "This report may be incomplete" in (tmp_path / "w.md").read_text(encoding="utf-8")
+    data = CliRunner().invoke(cli, [*args, "--format", "json", "--out", str(tmp_path / "w.json")])
+    assert data.exit_code == 0, data.output
+    week = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))
+    assert week["history_start"] == "2026-01-26T11:00:00+08:00"
+    full = json.loads(
+        CliRunner().invoke(cli, [*args[:4], str(repo.path), *args[5:], "--format", "json"]).stdout
+    )
+    assert full["history_start"] is None
+
+
 def test_bad_week_is_one_line_and_exit_2(tmp_path):
     result = CliRunner().invoke(
         cli, ["--db", str(tmp_path / "d.db"), "weekly", "--git-dir", ".", "--week", "2025-W54"]
