@@ -365,6 +365,9 @@ class Analysis(BaseModel):
     # the heuristic.
     rubric_importance: Importance | None = None
     model_score: int | None = None
+    # The highest tier the model may give: low when the rubric found nothing users run changed (docs, tests,
+    # CI, a release's version bump), which stay low unless they break users. None: no ceiling.
+    ceiling: Importance | None = None
 
 
 class FollowUpKind(StrEnum):

@@ -55,6 +55,9 @@ class Judgment:
     prior: Importance  # the risk tier before adjustments: the percentile band, or the size prior
     decided_by: str  # "impact", "risk" or "both"
     signals: tuple[Signal, ...]
+    # Low whatever its risk, because nothing users run changed (docs, tests, CI, a version bump): the highest
+    # tier a model may move it to (bands.within_one_tier). None: one tier either way.
+    ceiling: Importance | None = None
 
 
 def size_prior(lines: int) -> Importance:
@@ -80,15 +83,18 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     if not capped:  # the cap on new files is a decisive fact only where it lowered the risk tier
         signals = tuple(s for s in signals if s.key != "isolated")
     impact_tier = _tier(2 if impact >= BREAKING else 1 if impact >= NOTICE else 0)
+    ceiling = None
     if ("non_runtime" in keys or ("version_bump" in keys and impact < NOTICE)) and impact < BREAKING:
-        importance = Importance.LOW
+        importance = ceiling = Importance.LOW
     elif impact >= BREAKING:
         importance = Importance.HIGH
     else:
         importance = _tier(max(TIERS.index(risk_tier), 1 if impact >= NOTICE else 0))
     decided = ("both" if importance == impact_tier else "risk") if importance == risk_tier else "impact"
     score = history.score if history is not None else _plain_risk(facts)
-    return Judgment(importance, float(impact), score, impact_tier, risk_tier, prior, decided, signals)
+    return Judgment(
+        importance, float(impact), score, impact_tier, risk_tier, prior, decided, signals, ceiling
+    )
 
 
 def _risk_tiers(

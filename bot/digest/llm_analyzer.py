@@ -442,7 +442,8 @@ class LLMAnalyzer:
         prior_reason = plan.prior[1]
         rubric = plan.judgment.importance
         asked = Importance(reply.importance)
-        tier = within_one_tier(asked, rubric)
+        ceiling = plan.judgment.ceiling
+        tier = within_one_tier(asked, rubric, ceiling)
         reply = _shaped(reply, tier)
         missing = reply.missing()
         allowed = prior_reason
@@ -475,6 +476,7 @@ class LLMAnalyzer:
             impact_score=plan.judgment.impact,
             risk_score=round(plan.judgment.risk, 3),
             rubric_importance=rubric,
+            ceiling=ceiling,
             model_score=reply.score,
         )
         # Our own words the model saw, coverage notes included: a reply that only repeats them says nothing.
@@ -489,7 +491,7 @@ class LLMAnalyzer:
         analysis = ground(analysis, commit, lang, allowed_text=allowed)
         # A reason that copies the rubric's (small models do) would print it twice beside it.
         own = without_echo(analysis.importance_reason, prior_reason)
-        analysis.importance_reason = judged_reason(lang, prior_reason, rubric, tier, own, asked)
+        analysis.importance_reason = judged_reason(lang, prior_reason, rubric, tier, own, asked, ceiling)
         note = selection.coverage_note(lang)
         if note:
             analysis.notes.append(note)

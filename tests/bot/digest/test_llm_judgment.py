@@ -162,3 +162,41 @@ def test_a_small_day_keeps_the_models_tiers_and_heuristic_analyses_are_never_ban
     more = [*commits, commit("Change x", 100, minute=30)]
     plain = {c.sha: heuristic.analyze(c, "en") for c in more}
     assert band_day(more, plain, "en") == plain
+
+
+def docs_commit(title: str, minute: int) -> Commit:
+    patch = "@@ -1,1 +1,1 @@\n-Old words.\n+New words."
+    made = make_commit(
+        title,
+        committed_at=datetime(2026, 1, 26, 9, 0, tzinfo=TZ) + timedelta(minutes=minute),
+        files=(FileChange(f"docs/guide{minute}.md", "modified", 1, 1, patch),),
+    )
+    return made
+
+
+async def test_what_changes_nothing_users_run_stays_low_whatever_the_model_says(fake, analyzer_for) -> None:
+    # A real 1.5B model moved a release's version bump from the rubric's low to medium ("needs fixing risk"):
+    # docs, tests, CI and version bumps stay low unless they break users, which they cannot.
+    c = docs_commit("Reword the install guide", 0)
+    fake.force(match=c.title, purpose="analysis", importance="medium", reason="Docs matter to users.")
+    for lang, said in (
+        ("en", "but nothing users run changed: it stays low"),
+        ("zh", "用户运行的内容没有变化，保持低"),
+    ):
+        a = (await analyzer_for(fake).analyze([c], lang))[c.sha]
+        assert a.importance == LOW and a.rubric_importance == LOW and a.ceiling == LOW
+        assert said in a.importance_reason and not a.scope  # the low tier's fields
+
+
+def test_a_day_band_never_lifts_what_changes_nothing_users_run() -> None:
+    docs = [docs_commit(f"Docs {i}", i) for i in range(BAND_MIN)]
+    analyses = {
+        c.sha: heuristic.analyze(c, "en").model_copy(
+            update={"analyzer": "llm", "rubric_importance": LOW, "ceiling": LOW, "model_score": 90 + i}
+        )
+        for i, c in enumerate(docs)
+    }
+    assert all(a.importance == LOW for a in band_day(docs, analyses, "en").values())
+    # Without the ceiling the top scores would be lifted a tier by the day's bands.
+    unpinned = {sha: a.model_copy(update={"ceiling": None}) for sha, a in analyses.items()}
+    assert any(a.importance == MEDIUM for a in band_day(docs, unpinned, "en").values())
