@@ -4,6 +4,7 @@ before costs nothing and is never counted; past the rate the asker hears, privat
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 from collections.abc import Callable
@@ -46,13 +47,15 @@ class ChatRates:
 
         return admit
 
-    def admit_day(
+    async def admit_day(
         self, asker: str, analyzer: Analyzer, repo: str, branch: str, day: date, tz: ZoneInfo, lang: str
     ) -> None:
         """Raises OverLimit when `asker` has had CHAT_DAYS_PER_HOUR new days built in the last hour. Asked
         before the day is fetched: a new day costs the source's quota (a listing, each commit's details) and
-        a model call per commit. A day stored before with every analysis cached costs neither: not counted."""
-        if not asker or self.paid_for(analyzer, digest_key(repo, branch, day.isoformat(), tz.key, lang)):
+        a model call per commit. A day stored before with every analysis cached costs neither: not counted.
+        The store is read in a worker thread (a query per commit of the day), off the loop that serves chat."""
+        key = digest_key(repo, branch, day.isoformat(), tz.key, lang)
+        if not asker or await asyncio.to_thread(self.paid_for, analyzer, key):
             return
         wait = self.days.take(asker)
         if wait:

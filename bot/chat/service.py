@@ -235,7 +235,7 @@ class ChatService:
         try:
             branch = await self._branch(source)
             tz = zone(tz_name or self.settings.digest_tz)
-            self.rates.admit_day(asker, self.analyzer, repo, branch, day, tz, lang)
+            await self.rates.admit_day(asker, self.analyzer, repo, branch, day, tz, lang)
             return await build_digest(
                 source,
                 self.store,
