@@ -57,14 +57,11 @@ NAMED_MAX = 3  # commits one question may name and get answered about
 
 
 class ThreadLimiter:
-    """At most `per_minute` model calls in one thread in any 60 s (a sliding window; `window` seconds
-    when given, `per_minute` then counting per window); threads seen least recently are forgotten past
-    `threads`."""
+    """At most `limit` calls for one key (a thread, an asker) in any `window` seconds (a sliding window,
+    a minute unless given); keys seen least recently are forgotten past `threads`."""
 
-    def __init__(
-        self, per_minute: int, *, window: float = 60.0, threads: int = 4096, clock: Any = time.monotonic
-    ):
-        self.per_minute = per_minute
+    def __init__(self, limit: int, *, window: float = 60.0, threads: int = 4096, clock: Any = time.monotonic):
+        self.limit = limit
         self.window = window
         self.threads = threads
         self.clock = clock
@@ -77,7 +74,7 @@ class ThreadLimiter:
         self._calls.move_to_end(key)
         while calls and now - calls[0] >= self.window:
             calls.popleft()
-        if len(calls) >= self.per_minute:
+        if len(calls) >= self.limit:
             return max(0.1, self.window - (now - calls[0]))
         calls.append(now)
         while len(self._calls) > self.threads:
@@ -428,7 +425,7 @@ async def _model_answer(
             _w(
                 lang,
                 "limited",
-                n=service.qa_limiter.per_minute,
+                n=service.qa_limiter.limit,
                 s=round(wait),
                 example=example_questions(lang, data)[0],
             )

@@ -40,9 +40,7 @@ class ChatRates:
             wait = self.cards.take(asker)
             if wait:
                 raise OverLimit(
-                    label(
-                        lang, "cards_limited", n=self.cards.per_minute, s=f"{wait:.0f}", sha=commit.short_sha
-                    )
+                    label(lang, "cards_limited", n=self.cards.limit, s=f"{wait:.0f}", sha=commit.short_sha)
                 )
 
         return admit
@@ -63,7 +61,7 @@ class ChatRates:
                 label(
                     lang,
                     "days_limited",
-                    n=self.days.per_minute,
+                    n=self.days.limit,
                     m=max(1, math.ceil(wait / 60)),
                     day=day.isoformat(),
                 )
