@@ -5,12 +5,15 @@ at start-up is retried with backoff while the other one serves."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -140,6 +143,31 @@ class DiscordRuntime(FlakyRuntime):
     pass
 
 
+@contextlib.asynccontextmanager
+async def serving(settings: Settings, store: Store, subs: list[Subscription], runtimes: list[Any]):
+    """`serve` at 2026-01-27 10:00 Asia/Shanghai (the 09:00 schedule's day 2026-01-26 is caught up) with
+    these runtimes, stopped when the block ends."""
+    stop = asyncio.Event()
+    with time_machine.travel(datetime(2026, 1, 27, 10, 0, tzinfo=SH), tick=True):
+        task = asyncio.create_task(
+            serve(settings, store, subs, stop=stop, make_runtimes=lambda s, svc: runtimes)
+        )
+        try:
+            yield task
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 30)
+
+
+async def until(task: asyncio.Task, done: Callable[[], bool], tries: int = 200) -> None:
+    """Polls every 50 ms until `done()` (at most `tries` times); the service must not end meanwhile."""
+    for _ in range(tries):
+        await asyncio.sleep(0.05)
+        assert not task.done(), task.exception()
+        if done():
+            return
+
+
 def two_platform_sub(git_dir) -> Subscription:
     return Subscription(
         name="both",
@@ -163,26 +191,9 @@ async def test_a_platform_down_at_start_is_retried_while_the_other_serves(
     slack, discord = SlackRuntime("slack", failures=0), DiscordRuntime("discord", failures=3)
     store = Store(tmp_path / "d.db")
     store.db["subscription_seen"].insert({"name": "both", "first_seen": "2026-01-20T00:00:00+08:00"})
-    stop = asyncio.Event()
-    with time_machine.travel(datetime(2026, 1, 27, 10, 0, tzinfo=SH), tick=True):
-        task = asyncio.create_task(
-            serve(
-                Settings(digest_db=tmp_path / "d.db", digest_catchup_days=1),
-                store,
-                [two_platform_sub(repo.path)],
-                stop=stop,
-                make_runtimes=lambda s, svc: [slack, discord],
-            )
-        )
-        try:
-            for _ in range(200):
-                await asyncio.sleep(0.05)
-                assert not task.done(), task.exception()
-                if slack.poster.parents and discord.attempts >= 4:
-                    break
-        finally:
-            stop.set()
-            await asyncio.wait_for(task, 30)
+    settings = Settings(digest_db=tmp_path / "d.db", digest_catchup_days=1)
+    async with serving(settings, store, [two_platform_sub(repo.path)], [slack, discord]) as task:
+        await until(task, lambda: bool(slack.poster.parents) and discord.attempts >= 4)
     assert slack.poster.parents == ["C1"]  # Slack served the caught-up day while Discord was down
     assert discord.attempts == 4  # three failures, then up
     waits = [r.getMessage() for r in caplog.records if "Discord is unavailable at start-up" in r.getMessage()]
@@ -226,26 +237,9 @@ async def test_the_console_takes_the_services_notices_and_a_repost(repo, tmp_pat
         destinations=(Destination("console", "stdout"),),
         git_dir=tmp_path / "no-such-clone",
     )
-    stop = asyncio.Event()
-    with time_machine.travel(datetime(2026, 1, 27, 10, 0, tzinfo=SH), tick=True):
-        task = asyncio.create_task(
-            serve(
-                Settings(digest_db=tmp_path / "d.db", digest_catchup_days=1),
-                store,
-                [gone],
-                stop=stop,
-                make_runtimes=lambda s, svc: [runtime],
-            )
-        )
-        try:
-            for _ in range(200):
-                await asyncio.sleep(0.05)
-                assert not task.done(), task.exception()
-                if any("failed" in p for p in printed):
-                    break
-        finally:
-            stop.set()
-            await asyncio.wait_for(task, 30)
+    settings = Settings(digest_db=tmp_path / "d.db", digest_catchup_days=1)
+    async with serving(settings, store, [gone], [runtime]) as task:
+        await until(task, lambda: any("failed" in p for p in printed))
     notices = [p for p in printed if p.startswith("⚠️ The digest of acme/widgets for 2026-01-26 failed")]
     assert len(notices) == 1, printed
     assert store.pending_work() == []  # done, not left to retry

@@ -18,7 +18,7 @@ from bot.app import serve
 from bot.config.settings import Settings
 from bot.store.db import Store
 from tests.bot.cli.test_cli import repo  # noqa: F401  (the throw-away clone fixture)
-from tests.bot.service.test_run_console import Recording, two_platform_sub
+from tests.bot.service.test_run_console import Recording, serving, two_platform_sub, until
 from tests.bot.service.test_run_failures import (  # noqa: F401  (fixtures)
     DISCORD_CHANNEL,
     SH,
@@ -142,28 +142,15 @@ async def test_a_platform_connecting_when_the_digest_is_ready_gets_it_once_it_is
     slack, discord = SlackRuntime("slack", order, slack_connected), DiscordRuntime("discord", order)
     store = Store(tmp_path / "d.db")
     store.db["subscription_seen"].insert({"name": "both", "first_seen": "2026-01-20T00:00:00+08:00"})
-    stop = asyncio.Event()
-    with time_machine.travel(datetime(2026, 1, 27, 10, 0, tzinfo=SH), tick=True):
-        task = asyncio.create_task(
-            serve(
-                Settings(_env_file=None, digest_db=tmp_path / "d.db", digest_catchup_days=1),
-                store,
-                [two_platform_sub(repo.path)],
-                stop=stop,
-                make_runtimes=lambda s, svc: [slack, discord],
-            )
-        )
-        try:
-            for _ in range(600):
-                await asyncio.sleep(0.05)
-                assert not task.done(), task.exception()
-                if order == ["discord"]:  # the digest is out to Discord while Slack is connecting
-                    slack_connected.set()
-                if len(order) == 2:
-                    break
-        finally:
-            stop.set()
-            await asyncio.wait_for(task, 30)
+
+    def both_posted() -> bool:
+        if order == ["discord"]:  # the digest is out to Discord while Slack is connecting
+            slack_connected.set()
+        return len(order) == 2
+
+    settings = Settings(_env_file=None, digest_db=tmp_path / "d.db", digest_catchup_days=1)
+    async with serving(settings, store, [two_platform_sub(repo.path)], [slack, discord]) as task:
+        await until(task, both_posted, tries=600)
     assert order == ["discord", "slack"]  # Discord at once, Slack once connected: waited for, not failed
     run = store.query("SELECT status, error FROM runs WHERE subscription = 'both'")[0]
     assert run["status"] == "done" and run["error"] is None
