@@ -30,7 +30,7 @@ def flatten_fstrings(text: str) -> str:
             if char == "#":
                 i = _line_end(text, i)
                 continue
-            m = _START.match(text, i) if char in "'\"rRbBuUfFtT" else None
+            m = _literal_at(text, i)
             if m is None:
                 i += 1
                 continue
@@ -53,6 +53,11 @@ def _blank(literal: str, quote: str) -> str:
         first, *middle, last = inner.split("\n")
         inner = "\n".join([first[2:], *middle, last[2:]])
     return quote + inner + quote
+
+
+def _literal_at(text: str, i: int) -> re.Match[str] | None:
+    """A string literal starting at i, its prefix included (the first character checked before the regex)."""
+    return _START.match(text, i) if text[i] in "'\"rRbBuUfFtT" else None
 
 
 def _line_end(text: str, i: int) -> int:
@@ -97,7 +102,7 @@ def _field_end(text: str, i: int) -> int:
         if char == "#":
             i = _line_end(text, i)
             continue
-        m = _START.match(text, i) if char in "'\"rRbBuUfFtT" else None
+        m = _literal_at(text, i)
         if m is not None:
             i = _literal_end(text, m)
         elif char in "([{":
