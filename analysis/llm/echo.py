@@ -28,23 +28,6 @@ _SENTENCE = re.compile(r".*?(?:[。！？\n]|[.!?](?=\s|$)|$)", re.S)
 _ENUM_MARK = re.compile(r"(?:^|(?<=[\s；;：:，,。]))(?:\(|（)?(\d{1,2})[.、)）](?!\d)\s*")
 
 
-# An item that is only a field's name ("risk", "建议") is the form's own word copied into it, not an item.
-FIELD_WORDS = frozenset(
-    {
-        "risk",
-        "risks",
-        "recommendation",
-        "recommendations",
-        "scope",
-        "insight",
-        "insights",
-        "summary",
-        "reason",
-    }
-    | {"风险", "潜在风险", "建议", "关注建议", "影响范围", "范围", "摘要", "原因"}
-)
-
-
 def _tokens(text: str) -> list[str]:
     return [t.lower() for t in _TOKEN.findall(text)]
 
@@ -86,6 +69,29 @@ def is_echo(clause: str, known: frozenset[tuple[str, ...]]) -> bool:
 
 def _norm(text: str) -> str:
     return "".join(_tokens(text))
+
+
+# An item that is only a field's name ("risk", "建议") or its label ("潜在风险") is the form's own word copied
+# into it, not an item. The labels are read from analysis/labels.py, so a renamed label is covered here.
+FIELD_WORDS = frozenset(
+    {
+        "risk",
+        "risks",
+        "recommendation",
+        "recommendations",
+        "scope",
+        "insight",
+        "insights",
+        "summary",
+        "reason",
+    }
+    | {"风险", "建议", "范围", "摘要", "原因"}
+    | {
+        _norm(label(lang, key))
+        for lang in ("en", "zh")
+        for key in ("summary", "scope", "risks", "recommendations")
+    }
+)
 
 
 class _Tidier:
