@@ -43,7 +43,9 @@ class CardTurns:
     ) -> AsyncIterator[EarlierCard | None]:
         """Held while the card is posted and recorded; yields the card posted earlier, if one is recent."""
         name = (platform, channel, key)
-        lock, users = self._locks.setdefault(name, (asyncio.Lock(), [0]))
+        if name not in self._locks:  # not setdefault: that would build a spare lock on every call
+            self._locks[name] = (asyncio.Lock(), [0])
+        lock, users = self._locks[name]
         users[0] += 1
         try:
             async with lock:
