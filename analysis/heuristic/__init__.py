@@ -34,12 +34,15 @@ scores, both stated in the reason with their decisive facts, and which of them d
   <= SIZE_LOW_MAX low, <= SIZE_MEDIUM_MAX medium, else high. GPU kernel code nudges risk up; a change
   proven mechanical from the patches (formatting, annotations, renames) takes a tier off; a change that
   sits in new files, existing runtime files changed by at most SIZE_LOW_MAX lines, stays medium at most;
+  a change whose existing and new code users run moved by at most SIZE_LOW_MAX lines beside more than twice that
+  in tests, docs, tooling or prose stays medium at most (its size is not in what users run; not a revert);
   a runtime dependency's version changed (a submodule's pointer moved included) is at least medium (what
   users install changes in ways the diff does not show: a risk, not an impact finding).
 - The reason line names at most REASON_FACTS (3) facts per score, heaviest first, and counts the rest;
   names as users type them (`Class.method`, not the module path), values only when short literals, never
   a code expression. The report's Compatibility, Risks and the JSON keep every fact.
-- The tier: low when nothing users run changed (docs, tests, CI, examples, dev tooling, files the
+- The tier: low when nothing users run changed (docs, tests, CI, examples, dev tooling — a Makefile or task
+  runner where the packaging says what ships: its build backend never runs it —, files the
   packaging does not ship, comments and docstrings, packaging files whose parsed facts state nothing
   for users: tool sections, dev groups, descriptive metadata) or when only the release version moved, unless the
   change breaks users; high when it breaks users (weight 3); else the risk tier, at least medium for
@@ -98,7 +101,7 @@ if TYPE_CHECKING:
 # h17: nor are those from a sibling or parent package; those from its own modules are (surface-13)
 # h19: Python in syntax newer than ours (3.12 type parameters, aliases and f-strings, 3.14 `except A, B:` and
 # template strings) has its surface facts (surface-15)
-RUBRIC_VERSION = "h19"
+RUBRIC_VERSION = "h20"
 
 
 def counted_lines(commit: Commit) -> int:

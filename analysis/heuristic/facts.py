@@ -21,7 +21,15 @@ from dataclasses import dataclass
 from analysis.heuristic.code_lines import code_only
 from analysis.heuristic.text_only import prose_only
 from analysis.models import Commit, FileChange
-from analysis.paths import PathKind, classify_path, is_low_value, kind_in, language_of, review_priority
+from analysis.paths import (
+    PathKind,
+    builds_what_ships,
+    classify_path,
+    is_low_value,
+    kind_in,
+    language_of,
+    review_priority,
+)
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
 from analysis.text import strip_trailers
 from analysis.titles import (
@@ -226,6 +234,10 @@ def _is_runtime(path: str, kind: PathKind, shipped: frozenset[str] | None) -> bo
         return kind not in NON_RUNTIME
     if path in shipped:
         return kind not in _NOT_RUNTIME_WHEN_SHIPPED
+    if kind == PathKind.BUILD and not builds_what_ships(path):
+        # A task runner (Makefile, justfile, noxfile.py) beside packaging that says what ships: the package's
+        # build backend never runs it, so only developers do.
+        return False
     if kind == PathKind.SOURCE:
         return language_of(path) != "python"
     return kind not in NON_RUNTIME

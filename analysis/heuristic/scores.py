@@ -7,7 +7,8 @@
   spread, the paths' follow-up record, churn, being a follow-up) placed among the branch's recent
   commits: the top HIGH_SHARE high, down to FLAGGED_SHARE medium, the rest low; kernel code nudges it
   up, a mechanical change (formatting, annotations, renames) takes a tier off, and a change that sits
-  mostly in new files stays at medium at most (size alone does not make it risky). Without enough
+  mostly in new files, or is large only outside the code users run (tests, docs, tooling beside a small
+  change to that code), stays at medium at most (size alone does not make it risky). Without enough
   history, the size prior on counted lines stands in for the percentile.
 - The tier: low when nothing users run changed or the change only bumps the release version (unless
   it breaks users); high when it breaks users; otherwise the risk tier, and at least medium for any
@@ -43,6 +44,8 @@ FLAGGED_SHARE = 0.45
 NUDGE = 0.05
 
 TIERS = (Importance.LOW, Importance.MEDIUM, Importance.HIGH)
+# Findings that keep the risk tier at medium at most: the commit's size is not in existing code users run.
+_SIZE_CAPS = frozenset({"isolated", "outside_runtime"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +83,8 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     if "revert" in keys:
         impact = min(impact, BEHAVIOUR)
     prior, risk_tier, capped = _risk_tiers(facts, signals, history)
-    if not capped:  # the cap on new files is a decisive fact only where it lowered the risk tier
-        signals = tuple(s for s in signals if s.key != "isolated")
+    if not capped:  # a cap on size is a decisive fact only where it lowered the risk tier
+        signals = tuple(s for s in signals if s.key not in _SIZE_CAPS)
     impact_tier = _tier(2 if impact >= BREAKING else 1 if impact >= NOTICE else 0)
     ceiling = None
     if ("non_runtime" in keys or ("version_bump" in keys and impact < NOTICE)) and impact < BREAKING:
@@ -100,7 +103,7 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
 def _risk_tiers(
     facts: Facts, signals: tuple[Signal, ...], history: HistoryFacts | None
 ) -> tuple[Importance, Importance, bool]:
-    """The prior, the risk tier, and whether the cap on changes in new files lowered it."""
+    """The prior, the risk tier, and whether a cap on size (`_SIZE_CAPS`) lowered it."""
     up = sum(s.risk for s in signals if s.risk > 0)
     down = sum(s.risk for s in signals if s.risk < 0)
     if history is not None and history.percentile is not None:
@@ -112,7 +115,7 @@ def _risk_tiers(
     if any(s.key in ("dependency", "build") for s in signals):
         # New versions of what users install, or a new way of building it: their risk is not in the diff.
         level = max(level, 1)
-    capped = level > 1 and any(s.key == "isolated" for s in signals)
+    capped = level > 1 and any(s.key in _SIZE_CAPS for s in signals)
     return prior, _tier(min(level, 1) if capped else level), capped
 
 

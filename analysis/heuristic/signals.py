@@ -33,6 +33,7 @@ from analysis.heuristic.setting_lines import (
     supported_lists,
 )
 from analysis.heuristic.surface_reach import ENV_KINDS, reaches_everyone, test_knob
+from analysis.heuristic.text_only import changed_code_lines
 from analysis.heuristic.title_claims import FIXES, TITLE_DEFAULT, TITLE_FEATURE, USER_IMPACT
 from analysis.heuristic.version_lines import sets_only_the_version
 from analysis.models import (
@@ -48,6 +49,9 @@ from analysis.titles import declared_breaking
 
 SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
+# Lines outside what users run beyond which a commit with a small runtime change is large only outside it:
+# twice a small change's worth, so that a small fix with its tests keeps the risk its paths' record gives it.
+OUTSIDE_MIN = 2 * SIZE_LOW_MAX
 
 # Impact points, one scale for every finding: a change that breaks users' code is high on its own; a
 # change of what existing users get (a default, a switch, a security fix, a fix of a crash) weighs 2, a
@@ -114,6 +118,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_non_runtime(facts),
         _sig_version_bump(facts),
         _sig_isolated(facts),
+        _sig_outside_runtime(facts),
         _sig_mechanical(facts),
     ]
     kept = [s for s in found if s is not None]
@@ -343,6 +348,30 @@ def _sig_isolated(facts: Facts) -> Signal | None:
     if not added or sum(f.changes for f in added) <= SIZE_LOW_MAX or existing > SIZE_LOW_MAX:
         return None
     return Signal("isolated", items=tuple(f.path for f in added))
+
+
+def _sig_outside_runtime(facts: Facts) -> Signal | None:
+    """What users run changed by a small change's worth of code lines at most, in a commit large only outside
+    it (tests, docs, CI, examples, tooling, prose, what the packaging states): its size is not in the code users
+    run, so size alone does not make it risky. `scores.py` keeps its risk tier at medium at most. Not for a
+    revert: its risk is in being a follow-up, whatever its size."""
+    if facts.reverts or facts.commit.files_truncated:  # unlisted files may be code users run
+        return None
+    runtime = _runtime_files(facts)
+    if not runtime or facts.counted_lines <= OUTSIDE_MIN:
+        return None
+    lines = 0
+    for f in runtime:  # docstring and comment lines of a runtime file are not code users run
+        diff = facts.diffs.get(f.path)
+        if diff is None or f.changes <= 1:
+            lines += f.changes
+        else:
+            lines += changed_code_lines(diff.text, diff.language, SIZE_LOW_MAX - lines)
+        if lines > SIZE_LOW_MAX:
+            return None
+    if facts.counted_lines - lines <= OUTSIDE_MIN:
+        return None
+    return Signal("outside_runtime", items=tuple(f.path for f in runtime))
 
 
 # -- config defaults --------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Iterator
 from functools import lru_cache
 
 from analysis.heuristic.code_lines import knows, open_states, scan
@@ -44,24 +45,62 @@ def prose_only(patch: str, language: str | None) -> bool:
     if not knows(language) or not patch:
         return False
     changed = 0
-    for hunk in _HUNK.split(patch)[1:] or ["\n" + patch]:
-        header = _HUNK_LINES.match(hunk)
-        lines = [(line[:1], line[1:]) for line in hunk.split("\n")[1:] if line[:1] in (" ", "+", "-")]
+    for lines, sides in _hunks(patch):
         changed += sum(1 for sign, _ in lines if sign != " ")
         if changed > PROSE_MAX_LINES:
             return False
-        for side, first in (("-", header and header["old"]), ("+", header and header["new"])):
-            mine = [(sign, text) for sign, text in lines if sign in (" ", side)]
-            # A side that starts at the file's first line starts outside any string.
-            at_top = first is not None and int(first) <= 1
+        for _, mine, at_top in sides:
             if not _side_is_prose(mine, language, at_top):  # type: ignore[arg-type]  # knows() checked it
                 return False
     return changed > 0
 
 
-def _side_is_prose(lines: list[tuple[str, str]], language: str, at_top: bool = False) -> bool:
+def changed_code_lines(patch: str, language: str | None, limit: int) -> int:
+    """How many changed lines (both sides) hold code, not comment, docstring or message text, under each hunk
+    side's most plausible reading; an unknown language's changed lines all count but blank ones. Counting
+    stops once past `limit`."""
+    count = 0
+    comment = _comment_line(language)
+    for _, sides in _hunks(patch):
+        for side, mine, at_top in sides:
+            changed = [(sign, text) for sign, text in mine if sign == side]
+            if not knows(language):
+                count += sum(1 for _, text in changed if text.strip())
+            else:
+                scanned = _most_plausible(_readings(mine, language, at_top), [text for _, text in mine])[1]  # type: ignore[arg-type]
+                count += sum(
+                    1
+                    for (sign, text), (code, began, ended) in zip(mine, scanned, strict=True)
+                    if sign == side and not _is_prose_line(text, code, began or ended, comment)
+                )
+            if count > limit:
+                return count
+    return count
+
+
+def _hunks(patch: str) -> Iterator[tuple[list[tuple[str, str]], list[tuple[str, list[tuple[str, str]], bool]]]]:
+    """Each hunk's lines (sign, text) and its two sides: (sign, the side's lines with the context, whether the
+    side starts at the file's first line, outside any string)."""
+    for hunk in _HUNK.split(patch)[1:] or ["\n" + patch]:
+        header = _HUNK_LINES.match(hunk)
+        lines = [(line[:1], line[1:]) for line in hunk.split("\n")[1:] if line[:1] in (" ", "+", "-")]
+        sides = []
+        for side, first in (("-", header and header["old"]), ("+", header and header["new"])):
+            mine = [(sign, text) for sign, text in lines if sign in (" ", side)]
+            sides.append((side, mine, first is not None and int(first) <= 1))
+        yield lines, sides
+
+
+def _comment_line(language: str | None) -> re.Pattern[str]:
+    return _HASH_COMMENT_LINE if language in ("python", "shell", "ruby") else _C_COMMENT_LINE
+
+
+Reading = tuple[str | None, list[tuple[str, bool, bool]], str | None, bool]  # start, scanned, left open, prose
+
+
+def _readings(lines: list[tuple[str, str]], language: str, at_top: bool) -> list[Reading]:
     texts = [text for _, text in lines]
-    comment = _HASH_COMMENT_LINE if language in ("python", "shell", "ruby") else _C_COMMENT_LINE
+    comment = _comment_line(language)
     readings = []
     for start in open_states(language)[:1] if at_top else open_states(language):
         scanned, left_open = scan(texts, language, start)
@@ -71,17 +110,26 @@ def _side_is_prose(lines: list[tuple[str, str]], language: str, at_top: bool = F
             if sign != " "
         )
         readings.append((start, scanned, left_open, prose))
+    return readings
+
+
+def _side_is_prose(lines: list[tuple[str, str]], language: str, at_top: bool = False) -> bool:
+    readings = _readings(lines, language, at_top)
     if not any(prose for *_, prose in readings):
         return False  # code under every reading: no need to weigh them
     first = readings[0]
     if first[3] and first[2] is None:
         return True  # read from outside, balanced, and all prose: the plain reading stands
+    return _most_plausible(readings, [text for _, text in lines])[3]
+
+
+def _most_plausible(readings: list[Reading], texts: list[str]) -> Reading:
     best, least = readings[0], _cost(*readings[0][:3], texts)
     for reading in readings[1:]:
         cost = _cost(*reading[:3], texts, least)
         if cost < least:
             best, least = reading, cost
-    return best[3]
+    return best
 
 
 def _cost(

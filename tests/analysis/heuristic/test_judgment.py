@@ -949,3 +949,100 @@ def test_a_field_of_another_language_is_a_member_not_a_config_field() -> None:
     assert describe(variant, "zh").startswith("删除成员")
     python = SurfaceChange(SurfaceKind.FIELD_REMOVED, "Config.level", "pkg/config.py", line=5)
     assert describe(python, "en") == "removes config field `Config.level` (no alias)"
+
+
+# ---------------------------------------------------------------- size outside what users run
+
+
+def test_a_commit_large_only_outside_what_users_run_is_not_high_by_its_size() -> None:
+    # pydantic: a documentation rewrite that also moved the core pin (two lines of code users run) ranked high
+    # by its 1,152 lines, as did a test-suite migration beside a dependency floor raised.
+    pin = hunk(['    return __core_version__ == "2.35.1"'], ['    return __core_version__ == "2.35.2"'])
+    commit = make(
+        "Rewrite serialization documentation (#12018)",
+        fc("docs/concepts/serialization.md", 520, 480),
+        fc("docs/concepts/json.md", 80, 70),
+        fc("pkg/version.py", 1, 1, pin),
+        shipped=frozenset({"pkg/version.py"}),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM
+    assert (
+        "what users run changed in a few lines only (`pkg/version.py`), the rest is tests, docs or tooling"
+        " (medium at most)" in reason
+    )
+    assert "用户运行的代码只改了几行（`pkg/version.py`）" in rank(commit, "zh")[1]
+    # Docstring lines of a file users run are not its code: vllm's "Fix warnings in `mkdocs build`" rewrote
+    # docstrings across 26 files beside a few lines of code, and ranked high by its size.
+    doc_lines = [f"        arg{i}: what argument {i} is for." for i in range(400)]
+    signature = hunk(["        return x"], ["        return x + 1"])
+    docstrings = hunk(
+        doc_lines,
+        [line.replace("is for", "means") for line in doc_lines],
+        ["        '''Run it.", "", "        Args:"],
+        ["        '''", "        return x"],
+    )
+    rewritten = make(
+        "[Docs] Fix warnings in the docs build",
+        fc("pkg/engine.py", 401, 401, signature + "\n" + docstrings),
+        fc("docs/engine.md", 40, 30),
+        shipped=frozenset({"pkg/engine.py"}),
+    )
+    assert "what users run changed in a few lines only (`pkg/engine.py`)" in rank(rewritten, "en")[1]
+    # The same code change with a small change's worth of tests keeps its risk tier: a fix with its tests.
+    fix = make(
+        "Fix a crash when the cache is empty",
+        fc("pkg/version.py", 30, 10),
+        fc("tests/test_version.py", 60, 0),
+        shipped=frozenset({"pkg/version.py"}),
+    )
+    assert "what users run changed" not in rank(fix, "en")[1]
+    # A large change to what users run is high by its size as before.
+    big = make(
+        "Rewrite the engine",
+        fc("pkg/engine.py", 700, 400),
+        fc("docs/engine.md", 300, 200),
+        shipped=frozenset({"pkg/engine.py"}),
+    )
+    assert rank(big, "en")[0] == HIGH
+
+
+def test_a_revert_keeps_its_risk_whatever_its_tests() -> None:
+    # vllm: a revert of a small scheduler change with its tests was later re-landed: its risk is in being a
+    # follow-up, so the cap on size outside what users run does not apply.
+    commit = make(
+        'Revert "[Core] Fix the cursor leak in the scheduler" (#26000)',
+        fc("pkg/sched.py", 12, 30),
+        fc("tests/test_sched.py", 0, 700),
+        shipped=frozenset({"pkg/sched.py"}),
+    )
+    importance, reason = rank(commit, "en")
+    assert "what users run changed" not in reason
+    assert importance == HIGH
+
+
+def test_a_task_runner_beside_packaging_is_dev_tooling() -> None:
+    # pydantic: moving the tests (133 test files) also edited the Makefiles' lint targets; the Makefiles counted
+    # as code users run, so the commit ranked high by the tests' size. A package's build backend never runs a
+    # Makefile: where the packaging says what ships, it is dev tooling.
+    lint = hunk(["sources = pkg tests docs"], ["sources = pkg docs"])
+    files = (
+        fc("Makefile", 1, 1, lint),
+        fc("core/Makefile", 2, 2),
+        *(fc(f"tests/core/test_{i}.py", 6, 7) for i in range(130)),
+    )
+    commit = make("Migrate the core tests to the main tests directory", *files, shipped=frozenset())
+    importance, reason = rank(commit, "en")
+    assert importance == LOW
+    assert reason.startswith("impact (low): nothing users run changed")
+    # Without packaging that says what ships (a C project built by make), the Makefile is how users build it.
+    c_project = make("Build with -O3", fc("Makefile", 1, 1, hunk(["CFLAGS = -O2"], ["CFLAGS = -O3"])))
+    assert "nothing users run changed" not in rank(c_project, "en")[1]
+    # Build files the packaging runs stay what users get.
+    cmake = make(
+        "Build the extension with LTO",
+        fc("CMakeLists.txt", 3, 1),
+        *(fc(f"tests/test_{i}.py", 6, 7) for i in range(5)),
+        shipped=frozenset(),
+    )
+    assert "nothing users run changed" not in rank(cmake, "en")[1]
