@@ -363,7 +363,8 @@ def _sig_outside_runtime(facts: Facts) -> Signal | None:
     lines = 0
     for f in runtime:  # docstring and comment lines of a runtime file are not code users run
         diff = facts.diffs.get(f.path)
-        if diff is None or f.changes <= 1:
+        shown = 0 if diff is None else sum(1 for line in diff.text.split("\n") if line[:1] in ("+", "-"))
+        if shown < f.changes or f.changes <= 1:  # no patch, or one cut short: its lines may all be code
             lines += f.changes
         else:
             lines += changed_code_lines(diff.text, diff.language, SIZE_LOW_MAX - lines)

@@ -989,6 +989,14 @@ def test_a_commit_large_only_outside_what_users_run_is_not_high_by_its_size() ->
         shipped=frozenset({"pkg/engine.py"}),
     )
     assert "what users run changed in a few lines only (`pkg/engine.py`)" in rank(rewritten, "en")[1]
+    # A patch cut short (GitHub leaves out large files' patches or cuts them) does not show its lines: all count.
+    cut = make(
+        "[Docs] Fix warnings in the docs build",
+        fc("pkg/engine.py", 401, 401, signature),
+        fc("docs/engine.md", 40, 30),
+        shipped=frozenset({"pkg/engine.py"}),
+    )
+    assert "what users run changed" not in rank(cut, "en")[1]
     # The same code change with a small change's worth of tests keeps its risk tier: a fix with its tests.
     fix = make(
         "Fix a crash when the cache is empty",
