@@ -52,6 +52,8 @@ SIZE_MEDIUM_MAX = 740
 # Lines outside what users run beyond which a commit with a small runtime change is large only outside it:
 # twice a small change's worth, so that a small fix with its tests keeps the risk its paths' record gives it.
 OUTSIDE_MIN = 2 * SIZE_LOW_MAX
+# Changed lines of one runtime file beyond which its prose is not told from its code (about 10 µs a line).
+CODE_SCAN_MAX = 2000
 
 # Impact points, one scale for every finding: a change that breaks users' code is high on its own; a
 # change of what existing users get (a default, a switch, a security fix, a fix of a crash) weighs 2, a
@@ -363,6 +365,8 @@ def _sig_outside_runtime(facts: Facts) -> Signal | None:
     lines = 0
     for f in runtime:  # docstring and comment lines of a runtime file are not code users run
         diff = facts.diffs.get(f.path)
+        if f.changes > CODE_SCAN_MAX:
+            return None  # telling its prose from its code would cost more than it can change
         shown = 0 if diff is None else sum(1 for line in diff.text.split("\n") if line[:1] in ("+", "-"))
         if shown < f.changes or f.changes <= 1:  # no patch, or one cut short: its lines may all be code
             lines += f.changes
