@@ -31,6 +31,16 @@ _MD_SPECIAL = re.compile(r"([\\*_\[\]<>~|&])")  # & too: an entity (&lt;, &#64;)
 _BLOCK_START = re.compile(r"^(\s*)(?:([#>+=-])|(\d+)([.)]))")
 
 
+_NOT_IN_FILE_NAME = re.compile(r"[^\w.-]+")
+
+
+def file_name_part(name: str) -> str:
+    """A repository's name as part of a file we upload: `owner/repo` → `owner-repo`. A local clone's name is
+    its folder's, which may hold spaces, quotes, a newline or control characters (an upload's file name goes
+    into a multipart header): every run of characters but letters, digits, `.`, `_` and `-` becomes one `-`."""
+    return _NOT_IN_FILE_NAME.sub("-", name).strip("-.") or "repo"
+
+
 def strip_trailers(message: str) -> str:
     """The message without sign-off style trailers and e-mail addresses."""
     text = TRAILER.sub("", message)

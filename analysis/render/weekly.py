@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 from analysis.history.followups import FollowUpKind
 from analysis.labels import check_lang, importance_label, importance_word, shallow_line
 from analysis.render.markdown import cell, inline, safe_url
-from analysis.text import code_text
+from analysis.text import code_text, file_name_part
 from analysis.weekly import TIERS, Week
 
 _WORDS = {
@@ -87,7 +87,7 @@ def word(lang: str, key: str, **fmt: object) -> Any:
 
 
 def weekly_filename(week: Week, ext: str) -> str:
-    return f"weekly-{week.repo.replace('/', '-')}-{week.label}.{week.lang}.{ext}"
+    return f"weekly-{file_name_part(week.repo)}-{week.label}.{week.lang}.{ext}"
 
 
 def score_lines(week: Week) -> list[str]:

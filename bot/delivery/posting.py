@@ -29,6 +29,7 @@ from typing import Any
 
 from analysis.errors import ServiceError
 from analysis.models import Commit, Digest, Importance, key_of
+from analysis.text import file_name_part
 from bot.delivery.banners import banners_on, correct_originals
 from bot.delivery.leases import LEASE_WAIT, posting_lock
 from bot.ports.protocols import PART_LOG, Posted, Poster, PostResult
@@ -51,7 +52,7 @@ def digest_items(digest: Digest, *, partial: bool = False) -> list[str]:
 
 
 def report_filename(digest: Digest) -> str:
-    return f"digest-{digest.repo.replace('/', '-')}-{digest.day.isoformat()}.{digest.lang}.md"
+    return f"digest-{file_name_part(digest.repo)}-{digest.day.isoformat()}.{digest.lang}.md"
 
 
 @dataclass(slots=True)

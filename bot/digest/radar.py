@@ -23,6 +23,7 @@ from zoneinfo import ZoneInfo
 from analysis.history.followups import FollowUpLink, find_links
 from analysis.models import PR_IN_TITLE, Analysis, Commit, DayFollowUp, Digest, commit_ref
 from analysis.render.followups import follow_up_note, original_note
+from analysis.text import file_name_part
 from analysis.titles import message_title
 from bot.digest.history import sync_history
 from bot.store.db import Store
@@ -170,7 +171,7 @@ def report_link(store: Store, repo: str, sha: str, lang: str) -> str | None:
         return None
     day, its_lang = rows[0]["day"], rows[0]["lang"]
     hex_sha = re.sub(r"[^0-9a-z]", "", sha.lower())
-    return f"digest-{repo.replace('/', '-')}-{day}.{its_lang}.md#c-{hex_sha[:12]}"
+    return f"digest-{file_name_part(repo)}-{day}.{its_lang}.md#c-{hex_sha[:12]}"
 
 
 # --- banners on the original's card ----------------------------------------------------------------------

@@ -71,3 +71,13 @@ def test_html_entities_in_untrusted_text_show_as_typed_not_as_what_they_encode()
     out = md_inline("Remove foo: &lt;!channel&gt; &amp; &#64;here")
     assert out == "Remove foo: \\&lt;!channel\\&gt; \\&amp; \\&#64;here"
     assert md_cell("a & b | c") == "a \\& b \\| c"
+
+
+def test_file_name_part_keeps_letters_digits_and_dots_only():
+    from analysis.text import file_name_part
+
+    assert file_name_part("acme/widgets") == "acme-widgets"
+    assert file_name_part("vllm-project/vllm.git") == "vllm-project-vllm.git"
+    assert file_name_part("数据 仓库") == "数据-仓库"  # letters of any script stay
+    assert file_name_part("a\r\nb\x00c;'d\"/../e") == "a-b-c-d-..-e"
+    assert file_name_part("../..") == "repo"  # nothing but dots and dashes left: a name still

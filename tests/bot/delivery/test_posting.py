@@ -193,3 +193,36 @@ async def test_a_crashed_holder_does_not_block_for_ever(tmp_path, why):
     result = await post_digest(poster, store, "C1", digest, wait=0)
     assert result.posted == digest_items(digest)
     assert store.query("SELECT * FROM leases") == []  # released when done
+
+
+async def test_uploaded_file_names_are_safe_for_any_repository_name(tmp_path):
+    # A local clone's repository name is its folder's: spaces, quotes, a newline or a control character would
+    # reach the upload's multipart header. The report, the radar's link to it and the weekly chart agree.
+    from analysis.render.weekly import weekly_filename
+    from bot.delivery.posting import report_filename
+    from bot.digest.pipeline import save_digest
+    from bot.digest.radar import report_link
+
+    hostile = 'my "repo"\n\x07v2 (copy)'
+    digest = make_digest(repo=hostile)
+    name = report_filename(digest)
+    assert name == f"digest-my-repo-v2-copy-{digest.day.isoformat()}.zh.md"
+    poster = RecordingPoster()
+    names: list[str] = []
+    post_report = poster.post_report
+
+    async def recording(channel, thread, digest, filename, markdown):
+        names.append(filename)
+        return await post_report(channel, thread, digest, filename, markdown)
+
+    poster.post_report = recording
+    store = Store(tmp_path / "d.db")
+    await post_digest(poster, store, "C1", digest)
+    assert names == [name]
+    save_digest(store, digest)
+    assert report_link(store, hostile, digest.commits[0].sha, "zh") == f"{name}#c-{digest.commits[0].sha[:12]}"
+
+    class Week:
+        repo, label, lang = "acme/widgets", "2026-W05", "en"
+
+    assert weekly_filename(Week(), "png") == "weekly-acme-widgets-2026-W05.en.png"  # owner/repo as before
