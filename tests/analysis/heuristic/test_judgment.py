@@ -11,7 +11,7 @@ from analysis.heuristic import analyze, judge_commit, rank
 from analysis.heuristic.prose import describe
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit, HistoryIndex
-from analysis.models import FileChange, Importance, SurfaceChange, SurfaceKind
+from analysis.models import Commit, FileChange, Importance, SurfaceChange, SurfaceKind
 from analysis.paths import PathKind, classify_path
 from tests.analysis.heuristic.test_heuristic import fc, make
 
@@ -982,21 +982,18 @@ def test_a_commit_large_only_outside_what_users_run_is_not_high_by_its_size() ->
         ["        '''Run it.", "", "        Args:"],
         ["        '''", "        return x"],
     )
-    rewritten = make(
-        "[Docs] Fix warnings in the docs build",
-        fc("pkg/engine.py", 401, 401, signature + "\n" + docstrings),
-        fc("docs/engine.md", 40, 30),
-        shipped=frozenset({"pkg/engine.py"}),
-    )
-    assert "what users run changed in a few lines only (`pkg/engine.py`)" in rank(rewritten, "en")[1]
+    def docs_fix(patch: str) -> Commit:
+        return make(
+            "[Docs] Fix warnings in the docs build",
+            fc("pkg/engine.py", 401, 401, patch),
+            fc("docs/engine.md", 40, 30),
+            shipped=frozenset({"pkg/engine.py"}),
+        )
+
+    rewritten = rank(docs_fix(signature + "\n" + docstrings), "en")[1]
+    assert "what users run changed in a few lines only (`pkg/engine.py`)" in rewritten
     # A patch cut short (GitHub leaves out large files' patches or cuts them) does not show its lines: all count.
-    cut = make(
-        "[Docs] Fix warnings in the docs build",
-        fc("pkg/engine.py", 401, 401, signature),
-        fc("docs/engine.md", 40, 30),
-        shipped=frozenset({"pkg/engine.py"}),
-    )
-    assert "what users run changed" not in rank(cut, "en")[1]
+    assert "what users run changed" not in rank(docs_fix(signature), "en")[1]
     # The same code change with a small change's worth of tests keeps its risk tier: a fix with its tests.
     fix = make(
         "Fix a crash when the cache is empty",
