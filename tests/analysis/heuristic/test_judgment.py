@@ -982,6 +982,7 @@ def test_a_commit_large_only_outside_what_users_run_is_not_high_by_its_size() ->
         ["        '''Run it.", "", "        Args:"],
         ["        '''", "        return x"],
     )
+
     def docs_fix(patch: str) -> Commit:
         return make(
             "[Docs] Fix warnings in the docs build",
