@@ -18,7 +18,8 @@ scores, both stated in the reason with their decisive facts, and which of them d
   replaced at import, security words / paths / risky calls with code changed, a fix whose title names a
   crash, hang, corruption, wrong results, an out-of-bounds access or a slowdown); 1 something new or to
   note (a public capability added, or declared by the title — ✨, `feat:`, `[Feature]`, "add support for" —
-  with code changed; a setting newly read from a configuration mapping, a value added to a supported list, a
+  with code changed; a title that says the change now raises or warns — "Raise error if …", "Warn when …",
+  "Deprecate …" — with code changed; a setting newly read from a configuration mapping, a value added to a supported list, a
   Python version newly supported, a deprecation, an exception newly raised, a rename that keeps an alias);
   0 none.
   A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
@@ -101,7 +102,11 @@ if TYPE_CHECKING:
 # h17: nor are those from a sibling or parent package; those from its own modules are (surface-13)
 # h19: Python in syntax newer than ours (3.12 type parameters, aliases and f-strings, 3.14 `except A, B:` and
 # template strings) has its surface facts (surface-15)
-RUBRIC_VERSION = "h20"
+# h20: a commit large only outside the code users run keeps its risk tier at medium at most; a task runner
+# beside packaging that says what ships is dev tooling
+# h21: a title that says the change now raises or warns is to note; a comparison of secrets made constant-time
+# is security-relevant
+RUBRIC_VERSION = "h21"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -51,7 +51,10 @@ AREA_DEPTH = 3  # folder segments that name an area
 ADVISORY = re.compile(r"\b(CVE-\d{4}-\d{4,}|GHSA(?:-[0-9a-z]{4}){3})\b", re.IGNORECASE)
 SECURITY_WORDS = re.compile(
     r"\b(security|vulnerab\w*|exploit\w*|xss|csrf|ssrf|rce|privilege escalation|auth(?:entication)? bypass|"
-    r"path traversal|directory traversal|arbitrary code|unsafe deseriali[sz]ation|sandbox escape)\b",
+    r"path traversal|directory traversal|arbitrary code|unsafe deseriali[sz]ation|sandbox escape"
+    # a comparison of secrets made constant-time is a timing-attack fix; "constant time" alone may be a speed-up
+    r"|timing attacks?|timing side[- ]channels?|constant[- ]time\s+(?:compar\w*|equal\w*|check\w*)"
+    r"|(?:tokens?|secrets?|passwords?|keys?|signatures?|digests?)\b[^.\n]{0,30}?\bin\s+constant[- ]time)\b",
     re.IGNORECASE,
 )
 

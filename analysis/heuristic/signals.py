@@ -34,7 +34,7 @@ from analysis.heuristic.setting_lines import (
 )
 from analysis.heuristic.surface_reach import ENV_KINDS, reaches_everyone, test_knob
 from analysis.heuristic.text_only import changed_code_lines
-from analysis.heuristic.title_claims import FIXES, TITLE_DEFAULT, TITLE_FEATURE, USER_IMPACT
+from analysis.heuristic.title_claims import FIXES, TITLE_DEFAULT, TITLE_FEATURE, TITLE_NOTICE, USER_IMPACT
 from analysis.heuristic.version_lines import sets_only_the_version
 from analysis.models import (
     BREAKING_KINDS,
@@ -45,10 +45,13 @@ from analysis.models import (
     SurfaceKind,
 )
 from analysis.paths import PathKind, builds_what_ships
-from analysis.titles import declared_breaking
+from analysis.titles import declared_breaking, without_gitmoji
 
 SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
+_TITLE_CLAIMS = frozenset(
+    {"title_feature", "title_notice"}
+)  # what a title claims, where the code says nothing
 # Lines outside what users run beyond which a commit with a small runtime change is large only outside it:
 # twice a small change's worth, so that a small fix with its tests keeps the risk its paths' record gives it.
 OUTSIDE_MIN = 2 * SIZE_LOW_MAX
@@ -107,6 +110,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_title_default(facts),
         _sig_declared_breaking(facts),
         _sig_title_feature(facts),
+        _sig_title_notice(facts),
         _sig_host_patch(facts),
         *_sig_mapping_settings(facts),
         *_sig_supported_values(facts),
@@ -126,8 +130,8 @@ def find_signals(facts: Facts) -> list[Signal]:
     kept = [s for s in found if s is not None]
     if any(s.key in ("breaking", "breaking_deep") for s in kept):  # the code says which names it breaks
         kept = [s for s in kept if s.key != "declared_breaking"]
-    if any(s.impact >= NOTICE for s in kept if s.key != "title_feature"):  # the code says what is new
-        kept = [s for s in kept if s.key != "title_feature"]
+    if any(s.impact >= NOTICE for s in kept if s.key not in _TITLE_CLAIMS):  # the code says what is new
+        kept = [s for s in kept if s.key not in _TITLE_CLAIMS]
     return kept
 
 
@@ -572,6 +576,19 @@ def _sig_title_feature(facts: Facts) -> Signal | None:
     if found is None or facts.reverts or not _code_changed(facts):
         return None
     return Signal("title_feature", impact=NOTICE, items=(" ".join(found.group(0).lower().split()),))
+
+
+def _sig_title_notice(facts: Facts) -> Signal | None:
+    """A title that says the change now raises or warns ("Raise error if an incompatible core is installed",
+    "Warn when …", "Deprecate …") where no surface fact states it: the raise may sit in a private helper or
+    run at import. A claim, so it counts only where code users run changed; dropped beside a finding of
+    weight, as a title's feature claim is."""
+    found = TITLE_NOTICE.search(without_gitmoji(facts.subject))
+    if found is None or facts.reverts or not _code_changed(facts):
+        return None
+    return Signal(
+        "title_notice", impact=NOTICE, items=(" ".join(found["claim"].replace("`", "").lower().split()),)
+    )
 
 
 def _code_changed(facts: Facts) -> list[FileChange]:

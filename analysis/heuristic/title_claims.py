@@ -39,3 +39,17 @@ TITLE_FEATURE = re.compile(
     r"|\badd(?:s|ed)?\s+support\s+(?:for|of)\b",
     re.IGNORECASE,
 )
+
+# A title that says the change now refuses or warns: "Raise error if …", "raise a ValueError for …", "Warn when …",
+# "Emit a deprecation warning …", "Deprecate …". Users should know, whether or not the raise sits in a public
+# function the surface facts compare (a version check at import, a private helper). "Raise the limit" is no
+# error: an error or exception must be named within two words. Read on the title without its tags, gitmoji and
+# conventional-commit type. A claim, so it counts only where code users run changed.
+TITLE_NOTICE = re.compile(
+    r"^\s*(?:\w+(?:\([^)\n]*\))?!?:\s*)?(?P<claim>"
+    r"raise[sd]?\s+(?:an?\s+|the\s+)?(?:[\w`.-]+\s+){0,2}?`?\w*(?:error|exception)s?\b"
+    r"|warn(?:s|ed)?\b"
+    r"|(?:emit|log|show|print|issue)s?\s+(?:an?\s+)?(?:[\w-]+\s+)?warnings?\b"
+    r"|deprecate[sd]?\b)",
+    re.IGNORECASE,
+)

@@ -43,7 +43,7 @@ RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies â€
 _IMPACT_KEYS = (
     "breaking", "breaking_deep", "declared_breaking", "supported_dropped", "security", "behaviour",
     "config_default", "switch", "user_impact", "title_default", "host_patch", "setting_default", "notice",
-    "setting_added", "feature", "title_feature", "supported_added", "behaviour_deep", "notice_deep",
+    "setting_added", "feature", "title_feature", "title_notice", "supported_added", "behaviour_deep", "notice_deep",
     "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
 _BREAKING_KEYS = frozenset({"breaking", "breaking_deep", "declared_breaking", "supported_dropped"})

@@ -1052,3 +1052,39 @@ def test_a_task_runner_beside_packaging_is_dev_tooling() -> None:
         shipped=frozenset(),
     )
     assert "nothing users run changed" not in rank(cmake, "en")[1]
+
+
+# ---------------------------------------------------------------- what a title says users should know
+
+
+def test_a_title_that_says_the_change_now_raises_or_warns_is_to_note() -> None:
+    # pydantic: "Raise error if an incompatible `pydantic-core` version is installed" added a private check run
+    # at import, and "Warn if registering virtual subclasses" a warning in a private module: no public function
+    # newly raises, so both ranked low, though every user runs them (the release notes list them as changes).
+    check = hunk(["VERSION = '2.1'"], ["VERSION = '2.1'", "_ensure_core_version()"])
+    files = (fc("pkg/__init__.py", 2, 1, check), fc("pkg/version.py", 20, 2))
+    importance, reason = rank(
+        make("Raise error if an incompatible `core` version is installed (#12196)", *files, surface=()), "en"
+    )
+    assert importance == MEDIUM
+    assert reason.startswith("impact (medium): users should know (title: `raise error`)")
+    zh = rank(make("Warn if registering virtual subclasses (#11669)", *files, surface=()), "zh")[1]
+    assert zh.startswith("影响（中）：需要用户留意（标题：`warn`）")
+    # "Raise" as "increase" claims nothing; nor does a title over docs only.
+    assert "title:" not in rank(make("Raise the batch limit to 512", *files, surface=()), "en")[1]
+    docs = make("Warn about the cache in the docs", fc("docs/cache.md", 10, 2), shipped=frozenset())
+    assert rank(docs, "en")[0] == LOW
+    # Where the code states it, the code's fact stands alone.
+    raises = SurfaceChange(SurfaceKind.RAISES, "pkg.load", "pkg/io.py")
+    _, stated = rank(make("Raise an error on empty input", fc("pkg/io.py", 3, 0), surface=(raises,)), "en")
+    assert "title:" not in stated and "`pkg.load` newly raises" in stated
+
+
+def test_a_comparison_of_secrets_made_constant_time_is_security_relevant() -> None:
+    # pydantic: "Use constant-time comparison for `SecretStr` and `SecretBytes` types" ranked low.
+    compare = hunk(["        return self._secret == other._secret"], ["        return compare_digest(a, b)"])
+    commit = make("Use constant-time comparison for `SecretStr` types (#13518)", fc("pkg/types.py", 6, 2, compare))
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM and "security-relevant: `constant-time comparison`" in reason
+    # A speed-up to constant time is no security claim.
+    assert "security" not in rank(make("Make the lookup constant time", fc("pkg/types.py", 6, 2)), "en")[1]
