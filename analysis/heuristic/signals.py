@@ -570,25 +570,25 @@ def _sig_declared_breaking(facts: Facts) -> Signal | None:
 
 def _sig_title_feature(facts: Facts) -> Signal | None:
     """A new capability the title declares where no surface fact states one: many features change what
-    existing calls do (a dependency kind now supported, a form now accepted) without a new name. A claim,
-    so it counts only where code users run changed; `find_signals` drops it beside a finding of weight."""
+    existing calls do (a dependency kind now supported, a form now accepted) without a new name."""
     found = TITLE_FEATURE.search(facts.commit.title)
-    if found is None or facts.reverts or not _code_changed(facts):
-        return None
-    return Signal("title_feature", impact=NOTICE, items=(" ".join(found.group(0).lower().split()),))
+    return _title_claim(facts, "title_feature", found and found.group(0))
 
 
 def _sig_title_notice(facts: Facts) -> Signal | None:
     """A title that says the change now raises or warns ("Raise error if an incompatible core is installed",
     "Warn when …", "Deprecate …") where no surface fact states it: the raise may sit in a private helper or
-    run at import. A claim, so it counts only where code users run changed; dropped beside a finding of
-    weight, as a title's feature claim is."""
+    run at import."""
     found = TITLE_NOTICE.search(without_gitmoji(facts.subject))
-    if found is None or facts.reverts or not _code_changed(facts):
+    return _title_claim(facts, "title_notice", found and found["claim"].replace("`", ""))
+
+
+def _title_claim(facts: Facts, key: str, claim: str | None) -> Signal | None:
+    """What the title claims, as its words: a claim counts only where code users run changed (not in a revert),
+    and `find_signals` drops it beside a finding of weight."""
+    if not claim or facts.reverts or not _code_changed(facts):
         return None
-    return Signal(
-        "title_notice", impact=NOTICE, items=(" ".join(found["claim"].replace("`", "").lower().split()),)
-    )
+    return Signal(key, impact=NOTICE, items=(" ".join(claim.lower().split()),))
 
 
 def _code_changed(facts: Facts) -> list[FileChange]:

@@ -28,7 +28,7 @@ from analysis.labels import (
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
 from analysis.render.followups import entry_parts
 from analysis.render.followups import word as followup_word
-from analysis.text import display_author, display_title, md_cell, md_inline, redact
+from analysis.text import display_author, display_title, file_name_part, md_cell, md_inline, redact
 
 TIME_FORMAT = "%Y-%m-%d %H:%M:%S"
 TIERS = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
@@ -87,6 +87,11 @@ def analyzer_name(analyzers: Iterable[str]) -> str:
     names = set(analyzers)
     ordered = [a for a in _ANALYZER_ORDER if a in names] + sorted(names - set(_ANALYZER_ORDER))
     return "+".join(ordered) if ordered else "none"
+
+
+def report_name(repo: str, day: str, lang: str) -> str:
+    """The file name a day's report is uploaded under (bot/delivery/posting.py) and linked to (the radar)."""
+    return f"digest-{file_name_part(repo)}-{day}.{lang}.md"
 
 
 def slugify(text: str) -> str:

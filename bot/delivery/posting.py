@@ -29,7 +29,7 @@ from typing import Any
 
 from analysis.errors import ServiceError
 from analysis.models import Commit, Digest, Importance, key_of
-from analysis.text import file_name_part
+from analysis.render.markdown import render_report, report_name
 from bot.delivery.banners import banners_on, correct_originals
 from bot.delivery.leases import LEASE_WAIT, posting_lock
 from bot.ports.protocols import PART_LOG, Posted, Poster, PostResult
@@ -52,7 +52,7 @@ def digest_items(digest: Digest, *, partial: bool = False) -> list[str]:
 
 
 def report_filename(digest: Digest) -> str:
-    return f"digest-{file_name_part(digest.repo)}-{digest.day.isoformat()}.{digest.lang}.md"
+    return report_name(digest.repo, digest.day.isoformat(), digest.lang)
 
 
 @dataclass(slots=True)
@@ -191,8 +191,6 @@ async def _edit_parent(
 async def _post_item(
     poster: Poster, channel: str, thread: str | None, digest: Digest, item: str, by_sha: dict[str, Commit]
 ) -> Posted:
-    from analysis.render.markdown import render_report
-
     if item == "parent":
         return await poster.post_parent(channel, digest)
     assert thread is not None, "thread items come after the parent"

@@ -23,7 +23,7 @@ from zoneinfo import ZoneInfo
 from analysis.history.followups import FollowUpLink, find_links
 from analysis.models import PR_IN_TITLE, Analysis, Commit, DayFollowUp, Digest, commit_ref
 from analysis.render.followups import follow_up_note, original_note
-from analysis.text import file_name_part
+from analysis.render.markdown import report_name
 from analysis.titles import message_title
 from bot.digest.history import sync_history
 from bot.store.db import Store
@@ -161,7 +161,7 @@ def _sibling_url(url: str | None, sha: str) -> str | None:
 
 def report_link(store: Store, repo: str, sha: str, lang: str) -> str | None:
     """`<report file>#<anchor>` of the commit's section in the report of the day we digested it (the
-    same names as bot.delivery.posting.report_filename and the report's `c-<sha>` anchors), when we did."""
+    same name as the uploaded report, `report_name`, and the report's `c-<sha>` anchors), when we did."""
     rows = store.query(
         "SELECT day, lang FROM digests WHERE repo = ? AND EXISTS"
         " (SELECT 1 FROM json_each(digests.shas) WHERE value = ?) ORDER BY lang = ? DESC, day LIMIT 1",
@@ -171,7 +171,7 @@ def report_link(store: Store, repo: str, sha: str, lang: str) -> str | None:
         return None
     day, its_lang = rows[0]["day"], rows[0]["lang"]
     hex_sha = re.sub(r"[^0-9a-z]", "", sha.lower())
-    return f"digest-{file_name_part(repo)}-{day}.{its_lang}.md#c-{hex_sha[:12]}"
+    return f"{report_name(repo, day, its_lang)}#c-{hex_sha[:12]}"
 
 
 # --- banners on the original's card ----------------------------------------------------------------------
