@@ -130,6 +130,9 @@ class SurfaceChange:
     old: str | None = None  # the old name or value (renames, changed defaults)
     new: str | None = None  # the new name or value
     aliased: bool = False  # a deprecation alias or shim keeps the old name working
+    # A code name removed or renamed: whether the docs before the commit mention it (analysis/surface/
+    # doc_mentions.py); None when not known (no docs that read as a reference, or not a code name).
+    documented: bool | None = None
 
     @property
     def breaking(self) -> bool:
@@ -190,6 +193,8 @@ def describe(change: SurfaceChange) -> str:
         text += f" ({change.new})"
     if change.kind in BREAKING_KINDS and change.kind != SurfaceKind.SUPPORT_DROPPED:
         text += "; an alias keeps the old form working" if change.aliased else "; no alias"
+    if change.documented is False:
+        text += "; the docs never mention it"
     where = f"{change.path}:{change.line}" if change.line else change.path
     return f"{text} at {where}"
 

@@ -45,6 +45,9 @@ class SurfaceChangeJSON(_Out):
     old: str | None = Field(description="the old name or value (renames, changed defaults)")
     new: str | None = Field(description="the new name or value")
     aliased: bool = Field(description="a deprecation alias or shim keeps the old name working")
+    documented: bool | None = Field(
+        description="a code name removed or renamed: whether the docs before the commit mention it; null when not known"
+    )
     breaking: bool = Field(description="breaks users' code or command lines (removed/renamed, no alias)")
     feature: bool = Field(description="gives users something new")
     behaviour: bool = Field(description="changes what existing users get without changing a name")

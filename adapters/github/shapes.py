@@ -153,6 +153,20 @@ def tree_paths(data: dict[str, Any]) -> list[str]:
     ]
 
 
+def tree_blobs(data: dict[str, Any]) -> dict[str, str]:
+    """{path: blob id} of a recursive tree answer's files (symbolic links left out)."""
+    tree = data.get("tree")
+    return {
+        e["path"]: e["sha"]
+        for e in (tree if isinstance(tree, list) else [])
+        if isinstance(e, dict)
+        and e.get("type") == "blob"
+        and e.get("mode") != "120000"
+        and isinstance(e.get("path"), str)
+        and isinstance(e.get("sha"), str)
+    }
+
+
 def decoded(data: dict[str, Any], max_bytes: int) -> str | None:
     """A contents answer's text; None for a directory, a file over max_bytes, or binary content."""
     if data.get("type") != "file" or data.get("encoding") != "base64":

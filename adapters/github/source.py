@@ -40,6 +40,7 @@ from adapters.github.shapes import (
     node_of,
     object_of,
     page_files,
+    tree_blobs,
     tree_paths,
 )
 from adapters.http_headers import finite_number, retry_after
@@ -73,6 +74,7 @@ HISTORY_PAGES_ANONYMOUS = 3  # without GITHUB_TOKEN: the newest 300 commits of h
 # a day's worth; without one (60 requests an hour) so few that the day's commits still come through.
 SURFACE_READS = 1500
 SURFACE_READS_ANONYMOUS = 12
+KEPT_TREES = 4  # recursive trees kept per source: a batch's listing serves its paths and its blob ids
 MAX_RETRIES = 3  # 5xx and network failures
 MAX_RATE_WAITS = 5
 SECONDARY_WAIT = 60.0  # GitHub's advice when a limit gives no time: wait at least a minute
@@ -161,6 +163,7 @@ class GitHubSource:
             transport=transport,
         )
         self.surface_reads_left = SURFACE_READS if token else SURFACE_READS_ANONYMOUS
+        self._trees: dict[str, dict[str, Any] | None] = {}  # recursive trees read, newest last
         # Observability (the benchmark reports these).
         self.requests_made = 0
         self.not_modified = 0
@@ -341,6 +344,19 @@ class GitHubSource:
     async def list_paths(self, sha: str) -> list[str] | None:
         """Every file path at a commit (one request; None when GitHub truncates the listing or the
         request budget is spent)."""
+        data = await self._whole_tree(sha)
+        return None if data is None else tree_paths(data)
+
+    async def list_blobs(self, sha: str) -> dict[str, str] | None:
+        """Every file path at a commit with its blob id (the same request as list_paths)."""
+        data = await self._whole_tree(sha)
+        return None if data is None else tree_blobs(data)
+
+    async def _whole_tree(self, sha: str) -> dict[str, Any] | None:
+        """The recursive tree of a commit, the last few kept (a batch lists its tree for paths and for blob
+        ids); None when truncated (a partial tree would mislead), unreadable or over the request budget."""
+        if sha in self._trees:
+            return self._trees[sha]
         if self.surface_reads_left <= 0:
             return None
         self.surface_reads_left -= 1
@@ -351,7 +367,41 @@ class GitHubSource:
         except (_HTTPStatus, RateLimited, SourceError):
             return None
         data = page.data if isinstance(page.data, dict) else {}
-        return None if data.get("truncated") else tree_paths(data)  # a partial tree would mislead discovery
+        tree = None if data.get("truncated") else data
+        self._trees[sha] = tree
+        while len(self._trees) > KEPT_TREES:
+            del self._trees[next(iter(self._trees))]
+        return tree
+
+    async def read_blobs(self, ids: Sequence[str], *, max_bytes: int) -> dict[str, str | None]:
+        """The text of each blob id through the blobs endpoint (ETag-cached, within the request budget as
+        read_files is); None for one over max_bytes or not text. An id left unread is absent."""
+        found: dict[str, str | None] = {}
+        wanted = [i for i in dict.fromkeys(ids) if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", i)]
+        allowed = wanted[: max(0, self.surface_reads_left)]
+        self.surface_reads_left -= len(allowed)
+
+        async def read(blob: str) -> None:
+            if self.surface_reads_left < 0:
+                return
+            try:
+                page = await self._get(f"{self._repo_url}/git/blobs/{blob}", cache=True, patient=False)
+            except (_HTTPStatus, RateLimited, SourceError):
+                return  # unread: the caller knows the docs only in part
+            data = page.data if isinstance(page.data, dict) else {}
+            if not isinstance(data.get("size"), int) or data["size"] > max_bytes:
+                found[blob] = None
+                return
+            try:
+                raw = base64.b64decode(str(data.get("content") or ""))
+            except ValueError:
+                return
+            found[blob] = None if b"\0" in raw else raw.decode("utf-8", "replace")
+
+        async with asyncio.TaskGroup() as group:
+            for blob in allowed:
+                group.create_task(read(blob))
+        return found
 
     async def branch_tip(self, branch: str) -> str:
         """The full SHA of the branch's newest commit (one ETag-cached request)."""

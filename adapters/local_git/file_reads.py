@@ -1,15 +1,19 @@
-"""Reading files at a commit of a local clone (the surface step's reads): the paths of a commit's tree and
-the text of files in it, blobs read in one batch. Paths need not be UTF-8: one shown with a replacement
+"""Reading files at a commit of a local clone (the surface step's reads): the paths of a commit's tree (with
+their blob ids) and the text of files in it, blobs read in one batch. Paths need not be UTF-8: one shown with a replacement
 character is named to git again by its own bytes, found in the commit's tree (`_raw_names`)."""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 
 from adapters.local_git.git_cli import GitCli
 from adapters.local_git.git_output import parse_batch, text_of
+from analysis.errors import SourceError
 from analysis.models import FileTexts
+
+_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 object names only: they go to git's stdin
 
 
 class FileReads(GitCli):
@@ -49,6 +53,44 @@ class FileReads(GitCli):
                     else:
                         result.texts[spec] = text
         return result
+
+    async def list_blobs(self, sha: str) -> dict[str, str] | None:
+        """Every file path at a commit with its blob id (symbolic links and submodules left out), one
+        `git ls-tree`; None when git cannot list it (a commit this clone does not have)."""
+        try:
+            out = await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
+        except SourceError:
+            return None
+        found: dict[str, str] = {}
+        for entry in out.split(b"\0"):
+            meta, tab, path = entry.partition(b"\t")
+            parts = meta.split()
+            if tab and len(parts) == 3 and parts[1] == b"blob" and parts[0] != b"120000":
+                found[text_of(path)] = parts[2].decode("ascii")
+        return found
+
+    async def read_blobs(self, ids: Sequence[str], *, max_bytes: int) -> dict[str, str | None]:
+        """The text of each blob id, in one `git cat-file --batch`; None for one over max_bytes, binary or
+        missing."""
+        wanted = [i for i in dict.fromkeys(ids) if _OID.fullmatch(i)]
+        found: dict[str, str | None] = dict.fromkeys(wanted)
+        if not wanted:
+            return found
+        checked = await self._git_async(
+            "cat-file",
+            "--batch-check=%(objectname) %(objecttype) %(objectsize)",
+            stdin="".join(f"{i}\n" for i in wanted),
+        )
+        small = []
+        for row in checked.split(b"\n"):
+            parts = row.split()
+            if len(parts) == 3 and parts[1] == b"blob" and int(parts[2]) <= max_bytes:
+                small.append(parts[0].decode("ascii"))
+        if small:
+            out = await self._git_async("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in small))
+            for oid, data in parse_batch(out):
+                found[oid] = None if b"\0" in data else data.decode("utf-8", "replace")
+        return found
 
     async def paths_at(self, sha: str) -> list[str]:
         """Every file path in the commit's tree."""

@@ -24,7 +24,9 @@ scores, both stated in the reason with their decisive facts, and which of them d
   0 none.
   A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
   callers and weighs one step less, and the reason says "deep in the package" (what users type, options,
-  environment variables, routes, Python versions, reaches everyone). The surface facts (analysis/surface/) come from parsing
+  environment variables, routes, Python versions, reaches everyone); so does a code name removed or renamed
+  that the repository's reference docs never mention (analysis/surface/doc_mentions.py), said "breaks
+  callers of names its docs never mention". The surface facts (analysis/surface/) come from parsing
   the files before and after; without them, defaults, switches and dropped Python versions are read
   from the patch lines. A revert carries the weight of what it undoes, never "breaks users" by its own
   removals.
@@ -47,8 +49,11 @@ scores, both stated in the reason with their decisive facts, and which of them d
   packaging does not ship, comments and docstrings, packaging files whose parsed facts state nothing
   for users: tool sections, dev groups, descriptive metadata) or when only the release version moved, unless the
   change breaks users; high when it breaks users (weight 3); else the risk tier, at least medium for
-  weight 1 or 2. HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands
-  take them, impact findings add to them.
+  weight 1 or 2, and high for a new capability (a public name, option or supported version added that the
+  commit does not take away elsewhere, or one the title declares) at medium risk whose docs the commit
+  writes (a docs text file changed beside it; no cap on size or mechanical step): "impact and risk
+  together". HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands take
+  them, impact findings add to them.
 
 Change type: a revert first, then a CVE / GHSA id in the message, title tags (the most meaningful
 of several wins), a conventional-commit prefix, security words, the paths when they are all of one kind, the
@@ -106,7 +111,9 @@ if TYPE_CHECKING:
 # beside packaging that says what ships is dev tooling
 # h21: a title that says the change now raises or warns is to note; a comparison of secrets made constant-time
 # is security-relevant
-RUBRIC_VERSION = "h21"
+# h22: a new capability at medium risk with its docs written in the commit is high ("impact and risk together"); a code
+# name removed that the reference docs never mention weighs one step less (surface-16)
+RUBRIC_VERSION = "h22"
 
 
 def counted_lines(commit: Commit) -> int:

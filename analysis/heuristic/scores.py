@@ -12,7 +12,8 @@
   history, the size prior on counted lines stands in for the percentile.
 - The tier: low when nothing users run changed or the change only bumps the release version (unless
   it breaks users); high when it breaks users; otherwise the risk tier, and at least medium for any
-  finding of weight (BEHAVIOUR or NOTICE). The bands are the reference shares (about 10 % high, 45 %
+  finding of weight (BEHAVIOUR or NOTICE); a new capability at medium risk whose docs the commit writes
+  is high, "impact and risk together". The bands are the reference shares (about 10 % high, 45 %
   flagged): impact findings add to them.
 """
 
@@ -32,7 +33,8 @@ from analysis.heuristic.signals import (
     find_signals,
 )
 from analysis.history.index import risk_score
-from analysis.models import Importance
+from analysis.models import BREAKING_KINDS, Importance
+from analysis.surface.doc_mentions import is_doc_text
 
 if TYPE_CHECKING:
     from analysis.history.facts import HistoryFacts
@@ -56,11 +58,12 @@ class Judgment:
     impact_tier: Importance  # what impact alone says
     risk_tier: Importance  # what risk alone says, after its own adjustments
     prior: Importance  # the risk tier before adjustments: the percentile band, or the size prior
-    decided_by: str  # "impact", "risk" or "both"
+    decided_by: str  # "impact", "risk", "both", or "together" (a new capability with its docs: _documents)
     signals: tuple[Signal, ...]
     # Low whatever its risk, because nothing users run changed (docs, tests, CI, a version bump): the highest
     # tier a model may move it to (bands.within_one_tier). None: one tier either way.
     ceiling: Importance | None = None
+    documented_in: str | None = None  # decided "together": the docs file the commit changed beside what it adds
 
 
 def size_prior(lines: int) -> Importance:
@@ -94,9 +97,13 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     else:
         importance = _tier(max(TIERS.index(risk_tier), 1 if impact >= NOTICE else 0))
     decided = ("both" if importance == impact_tier else "risk") if importance == risk_tier else "impact"
+    documented = importance == risk_tier == Importance.MEDIUM and keys.isdisjoint(_SIZE_CAPS)
+    documented_in = _documents(facts, signals) if documented else None
+    if documented_in is not None:
+        importance, decided = Importance.HIGH, "together"
     score = history.score if history is not None else _plain_risk(facts)
     return Judgment(
-        importance, float(impact), score, impact_tier, risk_tier, prior, decided, signals, ceiling
+        importance, float(impact), score, impact_tier, risk_tier, prior, decided, signals, ceiling, documented_in
     )
 
 
@@ -117,6 +124,31 @@ def _risk_tiers(
         level = max(level, 1)
     capped = level > 1 and any(s.key in _SIZE_CAPS for s in signals)
     return prior, _tier(min(level, 1) if capped else level), capped
+
+
+def _documents(facts: Facts, signals: tuple[Signal, ...]) -> str | None:
+    """The docs file a commit changes beside a new capability it brings (its risk medium, no mechanical step
+    lowering it, its size not mostly new files or outside the code users run): what it adds is written up for
+    users, a feature a maintainer headlines. pydantic's release notes list 28 features, 15 of them with such
+    docs; of its 115 fixes, 4."""
+    if not _brings_something_new(signals) or any(s.risk < 0 for s in signals):
+        return None
+    return next((f.path for f in facts.files if is_doc_text(f.path)), None)
+
+
+def _brings_something_new(signals: tuple[Signal, ...]) -> bool:
+    """A capability the title declares, or a name added that the commit does not take away elsewhere (a
+    module split moves its names: removed here, added there, nothing new)."""
+    if any(s.key == "title_feature" for s in signals):
+        return True
+    gone = {_tail(c.old or c.name) for s in signals for c in s.changes if c.kind in BREAKING_KINDS}
+    return any(_tail(c.name) not in gone for s in signals if s.key == "feature" for c in s.changes)
+
+
+def _tail(name: str) -> str:
+    """A name without its module path: `pkg.mod.Class.f(x)` → `f(x)`."""
+    head, paren, args = name.partition("(")
+    return head.rsplit(".", 1)[-1] + paren + args
 
 
 def _tier(level: int) -> Importance:

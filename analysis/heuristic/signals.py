@@ -128,7 +128,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_mechanical(facts),
     ]
     kept = [s for s in found if s is not None]
-    if any(s.key in ("breaking", "breaking_deep") for s in kept):  # the code says which names it breaks
+    if any(s.key in _CODE_BREAKING for s in kept):  # the code says which names it breaks
         kept = [s for s in kept if s.key != "declared_breaking"]
     if any(s.impact >= NOTICE for s in kept if s.key not in _TITLE_CLAIMS):  # the code says what is new
         kept = [s for s in kept if s.key not in _TITLE_CLAIMS]
@@ -147,6 +147,8 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
 # -- what the code says: surface changes (analysis/surface/) -----------------------------------
 
 _NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
+# The findings of names the code breaks (stated, a message's own claim of breaking is left out beside them).
+_CODE_BREAKING = frozenset({"breaking", "breaking_deep", "breaking_undocumented"})
 _SUPPORT_KINDS = frozenset({SurfaceKind.SUPPORT_DROPPED, SurfaceKind.SUPPORT_ADDED})
 # Facts the surface step judged by the packaging before the commit: a module users had, moved or deleted
 # (its new path may ship nothing, or hold the same code with a comment changed: prose, not runtime).
@@ -157,7 +159,8 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     """The surface changes of the files users run, by weight: breaking (a name removed or renamed
     without an alias, a supported version dropped), behaviour (a default or switch changed), notice (a
     new exception, a deprecation, a rename that keeps an alias), feature (something new). A change deep
-    in the package (see `reaches_everyone`) weighs one step less: a breaking one is stated apart. The
+    in the package (see `reaches_everyone`) weighs one step less: a breaking one is stated apart; so does
+    a code name the repository's reference docs never mention (analysis/surface/doc_mentions.py). The
     switches of the project's own tests and CI (`test_knob`) weigh nothing."""
     surface = facts.commit.surface
     if not surface:
@@ -171,9 +174,12 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     breaking = [c for c in mine if c.breaking]
     # one partition pass: `c not in wide` compared dataclasses pairwise (18,000 renames took 34 s)
     wide, deep = _partition(breaking, reaches_everyone)
+    # a code name near the top that the repository's reference docs never mention: the package's own callers'
+    documented, undocumented = _partition(wide, lambda c: c.documented is not False)
     groups = (
-        ("breaking", BREAKING, wide),
+        ("breaking", BREAKING, documented),
         ("breaking_deep", BREAKING, deep),
+        ("breaking_undocumented", BREAKING, undocumented),
         ("behaviour", BEHAVIOUR, [c for c in mine if c.behaviour and c.kind not in _NOTICE_KINDS]),
         (
             "notice",
@@ -186,7 +192,7 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     for key, points, changes in groups:
         if key.startswith("breaking"):
             if changes:
-                found.append(Signal(key, impact=points - key.endswith("_deep"), changes=tuple(changes)))
+                found.append(Signal(key, impact=points - (key != "breaking"), changes=tuple(changes)))
             continue
         wide_ones, deep_ones = _partition(changes, reaches_everyone)
         if wide_ones:

@@ -437,6 +437,8 @@ def surface_line(changes: Sequence[SurfaceChange] | None, lang: str) -> str | No
         item.update({k: v for k, v in (("old", c.old), ("new", c.new)) if v is not None})
         if c.kind in BREAKING_KINDS:
             item["breaking"] = c.breaking
+        if c.documented is not None:
+            item["in_docs"] = c.documented
         items.append(item)
     if len(ordered) > MAX_SURFACE_FACTS:
         items.append({"more": len(ordered) - MAX_SURFACE_FACTS})

@@ -110,6 +110,7 @@ def surface_json(change: SurfaceChange) -> dict[str, Any]:
         "old": redact(change.old) if change.old is not None else None,
         "new": redact(change.new) if change.new is not None else None,
         "aliased": change.aliased,
+        "documented": change.documented,
         "breaking": change.breaking,
         "feature": change.feature,
         "behaviour": change.behaviour,

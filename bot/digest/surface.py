@@ -5,6 +5,10 @@ from the source: each touched file before and after, the packaging files and the
 Parsing is CPU work: with enough batches (a long eval, a big day) and more than one core, the batches are
 parsed in worker processes while the next ones are read (issue 21); else in a thread, one after another.
 
+After the parse, two more reads refine the facts: a member removal whose base class in another module still
+defines it is dropped (inherited.py), and each code name removed or renamed is marked with whether the docs
+before the batch mention it (documented.py).
+
 A source that cannot read files, a request budget spent or a failure costs the facts (surface None, one
 warning per call), never the digest; so does a worker process that dies (its batches parsed here then).
 """
@@ -25,6 +29,7 @@ from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit, FileTexts
 from analysis.surface.packaging_files import is_packaging_file, packaging_paths
 from bot.digest.collector import collector_paused
+from bot.digest.documented import DocsSeen, mark_documented
 from bot.digest.inherited import BaseTexts, drop_inherited
 from bot.store.db import Store
 
@@ -35,7 +40,8 @@ log = logging.getLogger(__name__)
 
 # Bump when the parsers find something new or differently: the stored facts of older versions are
 # then read again (they stay in the store, unused).
-PARSER_VERSION = "surface-15"
+# surface-16: code names removed or renamed are marked with whether the docs mention them (documented.py)
+PARSER_VERSION = "surface-16"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)
@@ -169,6 +175,7 @@ async def _read_and_parse(
     pending: list[Batch] = []  # read, not yet handed to a worker
     sent = settled = 0
     bases = BaseTexts()  # the base modules read for removals, kept from batch to batch
+    docs = DocsSeen()  # what the docs mention, kept from batch to batch
 
     def send() -> None:
         nonlocal sent, pending
@@ -197,6 +204,8 @@ async def _read_and_parse(
         if parsed.queries:  # removals a base class of another module may still define: its module read
             read = [(b.commits, b.texts, b.tree) for b in batches]
             await drop_inherited(source, read, parsed.found, parsed.queries, bases, MAX_FILE_BYTES)
+        # code names removed or renamed: whether the docs before each batch mention them
+        await mark_documented(source, store, [b.commits for b in batches], parsed.found, docs)
         fresh.update(parsed.found)
         settled += len(batches)
 

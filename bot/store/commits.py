@@ -240,3 +240,19 @@ class CommitTables:
                 continue  # damaged or from another version of the shape: read again
             out[r["sha"]] = (surface, paths_from_json(r["shipped"]), paths_from_json(r["prose"]))
         return out
+
+    # -- documentation mentions ---------------------------------------------------------------------
+    def doc_mentions(self, blobs: Iterable[str]) -> dict[str, tuple[frozenset[str], int]]:
+        """What each documentation blob mentions and its length, for the blobs known."""
+        with self._lock:
+            rows = self.db.query(
+                "SELECT blob, words, chars FROM doc_mentions WHERE blob IN (SELECT value FROM json_each(?))",
+                [json.dumps(list(blobs))],
+            )
+            return {r["blob"]: (frozenset(r["words"].split()), r["chars"]) for r in rows}
+
+    def save_doc_mentions(self, found: Mapping[str, tuple[frozenset[str], int]]) -> None:
+        rows = [{"blob": b, "words": " ".join(sorted(w)), "chars": n} for b, (w, n) in found.items()]
+        if rows:
+            with self.transaction():
+                self.db["doc_mentions"].upsert_all(rows, pk="blob")

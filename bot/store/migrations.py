@@ -362,6 +362,14 @@ def _m_partial_plans(db: sqlite_utils.Database) -> None:
         db["post_plans"].add_column("partial", int, not_null_default=0)
 
 
+def _m_doc_mentions(db: sqlite_utils.Database) -> None:
+    # What each documentation file mentions, by its blob id (content-addressed, so shared by every revision
+    # and repository holding the same text): a day's docs are read once, then only the files that changed
+    # (issue 16: a code name the reference docs never mention is the package's own). Idempotent.
+    if "doc_mentions" not in db.table_names():
+        db["doc_mentions"].create({"blob": str, "words": str, "chars": int}, pk="blob")
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -380,4 +388,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_surface_prose,
     _m_thread_listing,
     _m_partial_plans,
+    _m_doc_mentions,
 ]

@@ -66,6 +66,7 @@ def surface_row(change: SurfaceChange) -> dict[str, Any]:
         "old": change.old,
         "new": change.new,
         "aliased": change.aliased,
+        "documented": change.documented,
     }
 
 

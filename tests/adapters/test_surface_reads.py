@@ -149,3 +149,38 @@ async def test_github_rate_limit_stops_the_reads_without_waiting(fake, store):
         later = await source.read_files([(sha, "kit/a.py")], max_bytes=10_000)
     assert slept == []  # facts are never worth waiting an hour for
     assert len(texts.texts) <= 1 and later.texts == {}
+
+
+async def test_local_git_lists_blob_ids_and_reads_blobs_by_id(repo, tmp_path):
+    first = repo.commit(
+        "Start",
+        {"docs/a.md": "# A\n", "logo.png": b"\x89PNG\r\n\x00\x00", "big.md": "x\n" * 200},
+        when=WHEN,
+    )
+    (repo.path / "link.md").symlink_to("docs/a.md")
+    linked = repo.commit("Link", when=WHEN)  # `git add --all` takes the link
+    source = LocalGitSource(repo.clone(tmp_path / "kit.git", bare=True))
+    blobs = await source.list_blobs(first)
+    assert set(blobs) == {"docs/a.md", "logo.png", "big.md"}
+    assert "link.md" not in await source.list_blobs(linked)  # a symbolic link is no file to read
+    texts = await source.read_blobs([*blobs.values(), "not-an-id", "0" * 40], max_bytes=100)
+    assert texts[blobs["docs/a.md"]] == "# A\n"
+    assert texts[blobs["logo.png"]] is None and texts[blobs["big.md"]] is None  # binary, over the cap
+    assert texts["0" * 40] is None and "not-an-id" not in texts  # missing: None; not an id: never asked
+    assert await source.list_blobs("0" * 40) is None  # a commit this clone does not have
+
+
+async def test_github_lists_blob_ids_from_the_tree_it_lists_paths_from(fake, store):
+    sha = "b" * 40
+    fake.set_file(sha, "docs/a.md", "# A\n")
+    fake.set_file(sha, "kit/api.py", "def go():\n    pass\n")
+    async with GitHubSource("acme/kit", store=store, base_url=fake.base_url, token="t") as source:
+        left = source.surface_reads_left
+        paths = await source.list_paths(sha)
+        blobs = await source.list_blobs(sha)
+        assert source.surface_reads_left == left - 1  # one listing serves both
+        texts = await source.read_blobs([blobs["docs/a.md"], "not-an-id"], max_bytes=100)
+        small = await source.read_blobs([blobs["kit/api.py"]], max_bytes=5)
+    assert sorted(paths) == sorted(blobs) == ["docs/a.md", "kit/api.py"]
+    assert texts == {blobs["docs/a.md"]: "# A\n"}  # not an id: never asked
+    assert small == {blobs["kit/api.py"]: None}  # over the cap

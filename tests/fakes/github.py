@@ -418,7 +418,10 @@ class FakeGitHub(FakeServer):
             return self._contents_at(request, rest[len("contents/") :])
         if rest.startswith("git/trees/") and rest[len("git/trees/") :] in self.commit_files:
             tree = self.commit_files[rest[len("git/trees/") :]]
-            entries = [{"path": p, "type": "blob", "size": len(b)} for p, b in sorted(tree.items())]
+            entries = [
+                {"path": p, "mode": "100644", "type": "blob", "sha": self._blob_id(b), "size": len(b)}
+                for p, b in sorted(tree.items())
+            ]
             return self._ok(request, {"tree": entries, "truncated": False})
         if rest.startswith(("branches/", "git/trees/", "contents/", "git/blobs/")):
             return self._files_route(request, rest)
@@ -441,7 +444,10 @@ class FakeGitHub(FakeServer):
 
     @staticmethod
     def _blob_sha(text: str) -> str:
-        data = text.encode("utf-8")
+        return FakeGitHub._blob_id(text.encode("utf-8"))
+
+    @staticmethod
+    def _blob_id(data: bytes) -> str:
         return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
     def _files_route(self, request: Request, rest: str) -> Response:
@@ -461,10 +467,13 @@ class FakeGitHub(FakeServer):
             ]
             return self._ok(request, {"sha": name, "tree": tree, "truncated": False})
         if rest.startswith("git/blobs/"):
-            for text in self.files.values():
-                if self._blob_sha(text) == name:
-                    content = base64.b64encode(text.encode()).decode()
-                    return self._ok(request, {"sha": name, "encoding": "base64", "content": content})
+            known = [text.encode() for text in self.files.values()]
+            known += [b for tree in self.commit_files.values() for b in tree.values()]
+            for data in known:
+                if self._blob_id(data) == name:
+                    content = base64.b64encode(data).decode()
+                    body = {"sha": name, "size": len(data), "encoding": "base64", "content": content}
+                    return self._ok(request, body)
             return _json_response({"message": "Not Found"}, 404)
         path = rest.removeprefix("contents/")
         text = self.files.get(path)

@@ -114,6 +114,7 @@ def _ins_compatibility(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
         {
             "breaking": "compat_breaking",
             "breaking_deep": "compat_breaking",
+            "breaking_undocumented": "compat_breaking",
             "declared_breaking": "compat_declared",
             "supported_dropped": "compat_breaking",
             "behaviour": "compat_behaviour",

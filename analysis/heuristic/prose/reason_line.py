@@ -31,7 +31,7 @@ def reason(facts: Facts, judgment: Judgment, lang: str, history: HistoryFacts | 
         [
             t(lang, "impact", tier=importance_word(lang, judgment.impact_tier), facts=impact),
             t(lang, "risk", tier=importance_word(lang, judgment.risk_tier), facts=risk),
-            t(lang, f"decided_{judgment.decided_by}"),
+            t(lang, f"decided_{judgment.decided_by}", path=code_span(judgment.documented_in or "")),
         ]
     )
 
@@ -41,12 +41,14 @@ RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies â€
 # What the impact clause states: the findings of weight, else the facts stated in their place (public-API
 # paths, new model files, a revert, prose-only files, nothing users run, a version bump).
 _IMPACT_KEYS = (
-    "breaking", "breaking_deep", "declared_breaking", "supported_dropped", "security", "behaviour",
+    "breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped", "security", "behaviour",
     "config_default", "switch", "user_impact", "title_default", "host_patch", "setting_default", "notice",
     "setting_added", "feature", "title_feature", "title_notice", "supported_added", "behaviour_deep", "notice_deep",
     "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
-_BREAKING_KEYS = frozenset({"breaking", "breaking_deep", "declared_breaking", "supported_dropped"})
+_BREAKING_KEYS = frozenset(
+    {"breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped"}
+)
 
 
 def _impact_clause(signals: Iterable[Signal], lang: str) -> str:

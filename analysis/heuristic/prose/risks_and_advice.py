@@ -31,6 +31,7 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
         {
             "breaking": "risk_breaking",
             "breaking_deep": "risk_breaking",
+            "breaking_undocumented": "risk_breaking",
             "declared_breaking": "risk_declared",
             "supported_dropped": "risk_breaking",
             "behaviour": "risk_behaviour",
@@ -98,6 +99,7 @@ def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]
         {
             "breaking": "rec_breaking",
             "breaking_deep": "rec_breaking",
+            "breaking_undocumented": "rec_breaking",
             "declared_breaking": "rec_declared",
             "behaviour": "rec_behaviour",
             "behaviour_deep": "rec_behaviour",

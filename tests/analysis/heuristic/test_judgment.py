@@ -3,6 +3,7 @@ facts of each, and every misjudgment the issue lists, each built from the real c
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -1083,8 +1084,101 @@ def test_a_title_that_says_the_change_now_raises_or_warns_is_to_note() -> None:
 def test_a_comparison_of_secrets_made_constant_time_is_security_relevant() -> None:
     # pydantic: "Use constant-time comparison for `SecretStr` and `SecretBytes` types" ranked low.
     compare = hunk(["        return self._secret == other._secret"], ["        return compare_digest(a, b)"])
-    commit = make("Use constant-time comparison for `SecretStr` types (#13518)", fc("pkg/types.py", 6, 2, compare))
+    commit = make(
+        "Use constant-time comparison for `SecretStr` types (#13518)", fc("pkg/types.py", 6, 2, compare)
+    )
     importance, reason = rank(commit, "en")
     assert importance == MEDIUM and "security-relevant: `constant-time comparison`" in reason
     # A speed-up to constant time is no security claim.
     assert "security" not in rank(make("Make the lookup constant time", fc("pkg/types.py", 6, 2)), "en")[1]
+
+
+# ---------------------------------------------------------------- a new capability written up in its docs
+
+ADDED = SurfaceChange(SurfaceKind.PARAM_ADDED, "widget.main.Model.dump(exclude_if)", "src/widget/main.py")
+
+
+def test_a_new_capability_with_its_docs_at_medium_risk_is_high_and_a_fix_of_its_size_is_not() -> None:
+    # pydantic's release notes list 28 features, 25 of them ranked medium beside its medium fixes: a new
+    # parameter with 80-200 lines of code sat in the same band as a fix of the same size. 15 of the 28 wrote
+    # their docs in the same commit; 4 of its 115 fixes did.
+    code, docs = fc("src/widget/main.py", 80, 6), fc("docs/concepts/serialization.md", 30, 0)
+    feature = make("Add `exclude_if` to `Model.dump`", code, docs, surface=(ADDED,))
+    importance, reason = rank(feature, "en")
+    assert importance == HIGH
+    assert "new capability: adds parameter `Model.dump(exclude_if)`" in reason
+    assert reason.endswith(
+        "new, and written up in its docs (`docs/concepts/serialization.md`): impact and risk together"
+    )
+    assert rank(feature, "zh")[1].endswith(
+        "新增能力且随改动写入文档（`docs/concepts/serialization.md`）：影响与风险共同决定"
+    )
+    # the same without its docs, a fix with docs, a small one (risk low), a release-notes entry alone: medium
+    assert rank(make("Add `exclude_if` to `Model.dump`", code, surface=(ADDED,)), "en")[0] == MEDIUM
+    assert rank(make("Fix serialisation of unions", code, docs), "en")[0] == MEDIUM
+    small = make(
+        "Add `exclude_if`",
+        fc("src/widget/main.py", 8, 2),
+        fc("docs/concepts/serialization.md", 6, 0),
+        surface=(ADDED,),
+    )
+    assert rank(small, "en")[0] == MEDIUM
+    noted = make("Add `exclude_if`", code, fc("CHANGELOG.md", 2, 0), surface=(ADDED,))
+    assert rank(noted, "en")[0] == MEDIUM
+    # A title that declares the capability counts as a surface fact does.
+    declared = make("Add support for three-tuple input", code, docs)
+    assert rank(declared, "en")[0] == HIGH
+
+
+def test_a_new_model_in_new_files_with_its_docs_stays_medium() -> None:
+    # "an isolated new model file ranked high by its size": its docs entry does not make it high either
+    added = SurfaceChange(
+        SurfaceKind.ADDED, "widget.models.new_model.WidgetModel", "src/widget/models/new_model.py"
+    )
+    model = make(
+        "Add WidgetModel",
+        fc("src/widget/models/new_model.py", 300, 0, status="added"),
+        fc("src/widget/models/registry.py", 2, 0),
+        fc("docs/models/supported_models.md", 1, 0),
+        surface=(added,),
+    )
+    assert rank(model, "en")[0] == MEDIUM
+
+
+def test_a_module_split_that_moves_names_brings_nothing_new() -> None:
+    # vllm's "Separate out … from vllm.utils": names removed from one module, added in another.
+    gone = SurfaceChange(
+        SurfaceKind.REMOVED, "widget.util.parse_size", "src/widget/util.py", documented=False
+    )
+    added = SurfaceChange(SurfaceKind.ADDED, "widget.util.text.parse_size", "src/widget/util/text.py")
+    files = (
+        fc("src/widget/util.py", 10, 60),
+        fc("src/widget/util/text.py", 60, 0),
+        fc("docs/utils.md", 3, 3),
+    )
+    importance, reason = rank(make("Split the utilities", *files, surface=(gone, added)), "en")
+    assert importance == MEDIUM and "impact and risk together" not in reason
+    assert rank(make("Split the utilities", *files, surface=(added,)), "en")[0] == HIGH  # a name added: new
+
+
+def test_a_code_name_the_reference_docs_never_mention_weighs_one_step_less() -> None:
+    gone = SurfaceChange(SurfaceKind.REMOVED, "widget.engine.pad_batch", "src/widget/engine.py")
+    for documented, tier, words in (
+        (True, HIGH, "breaks users: removes `pad_batch` (no alias)"),
+        (None, HIGH, "breaks users: removes `pad_batch` (no alias)"),
+        (False, MEDIUM, "breaks callers of names its docs never mention: removes `pad_batch` (no alias)"),
+    ):
+        change = dataclasses.replace(gone, documented=documented)
+        importance, reason = rank(
+            make("Drop pad_batch", fc("src/widget/engine.py", 2, 9), surface=(change,)), "en"
+        )
+        assert (importance, words in reason) == (tier, True), reason
+    zh = rank(
+        make(
+            "Drop pad_batch",
+            fc("src/widget/engine.py", 2, 9),
+            surface=(dataclasses.replace(gone, documented=False),),
+        ),
+        "zh",
+    )[1]
+    assert "破坏文档从未提及的名称的调用方" in zh
