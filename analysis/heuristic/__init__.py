@@ -50,9 +50,9 @@ scores, both stated in the reason with their decisive facts, and which of them d
   for users: tool sections, dev groups, descriptive metadata) or when only the release version moved, unless the
   change breaks users; high when it breaks users (weight 3); else the risk tier, at least medium for
   weight 1 or 2, and high for a new capability (a public name, option or supported version added that the
-  commit does not take away elsewhere, or one the title declares) at medium risk whose docs the commit
-  writes (a docs text file changed beside it; no cap on size or mechanical step): "impact and risk
-  together". HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands take
+  commit does not take away elsewhere, or one the title declares) at medium risk that the commit writes up
+  in its docs (added docs lines that name it, or WRITE_UP_LINES (20) of them; no cap on size or mechanical
+  step): "impact and risk together". HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands take
   them, impact findings add to them.
 
 Change type: a revert first, then a CVE / GHSA id in the message, title tags (the most meaningful
@@ -111,7 +111,7 @@ if TYPE_CHECKING:
 # beside packaging that says what ships is dev tooling
 # h21: a title that says the change now raises or warns is to note; a comparison of secrets made constant-time
 # is security-relevant
-# h22: a new capability at medium risk with its docs written in the commit is high ("impact and risk together"); a code
+# h22: a new capability at medium risk that the commit writes up in its docs is high ("impact and risk together"); a code
 # name removed that the reference docs never mention weighs one step less (surface-16)
 RUBRIC_VERSION = "h22"
 

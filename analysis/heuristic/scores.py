@@ -12,13 +12,14 @@
   history, the size prior on counted lines stands in for the percentile.
 - The tier: low when nothing users run changed or the change only bumps the release version (unless
   it breaks users); high when it breaks users; otherwise the risk tier, and at least medium for any
-  finding of weight (BEHAVIOUR or NOTICE); a new capability at medium risk whose docs the commit writes
-  is high, "impact and risk together". The bands are the reference shares (about 10 % high, 45 %
+  finding of weight (BEHAVIOUR or NOTICE); a new capability at medium risk that the commit writes up in
+  its docs is high, "impact and risk together". The bands are the reference shares (about 10 % high, 45 %
   flagged): impact findings add to them.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,7 +34,7 @@ from analysis.heuristic.signals import (
     find_signals,
 )
 from analysis.history.index import risk_score
-from analysis.models import BREAKING_KINDS, Importance
+from analysis.models import BREAKING_KINDS, Importance, SurfaceKind
 from analysis.surface.doc_mentions import is_doc_text
 
 if TYPE_CHECKING:
@@ -44,6 +45,10 @@ HIGH_SHARE = 0.10
 FLAGGED_SHARE = 0.45
 # With a history percentile, a risk step (kernel code) nudges the percentile instead of a whole tier.
 NUDGE = 0.05
+
+_CODE_NAMES = frozenset({SurfaceKind.ADDED, SurfaceKind.PARAM_ADDED, SurfaceKind.FIELD_ADDED})
+# Lines a commit adds to its docs that write up what it brings, where they do not name it (`_documents`).
+WRITE_UP_LINES = 20
 
 TIERS = (Importance.LOW, Importance.MEDIUM, Importance.HIGH)
 # Findings that keep the risk tier at medium at most: the commit's size is not in existing code users run.
@@ -63,7 +68,9 @@ class Judgment:
     # Low whatever its risk, because nothing users run changed (docs, tests, CI, a version bump): the highest
     # tier a model may move it to (bands.within_one_tier). None: one tier either way.
     ceiling: Importance | None = None
-    documented_in: str | None = None  # decided "together": the docs file the commit changed beside what it adds
+    documented_in: str | None = (
+        None  # decided "together": the docs file the commit changed beside what it adds
+    )
 
 
 def size_prior(lines: int) -> Importance:
@@ -103,7 +110,16 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
         importance, decided = Importance.HIGH, "together"
     score = history.score if history is not None else _plain_risk(facts)
     return Judgment(
-        importance, float(impact), score, impact_tier, risk_tier, prior, decided, signals, ceiling, documented_in
+        importance,
+        float(impact),
+        score,
+        impact_tier,
+        risk_tier,
+        prior,
+        decided,
+        signals,
+        ceiling,
+        documented_in,
     )
 
 
@@ -127,22 +143,46 @@ def _risk_tiers(
 
 
 def _documents(facts: Facts, signals: tuple[Signal, ...]) -> str | None:
-    """The docs file a commit changes beside a new capability it brings (its risk medium, no mechanical step
-    lowering it, its size not mostly new files or outside the code users run): what it adds is written up for
-    users, a feature a maintainer headlines. pydantic's release notes list 28 features, 15 of them with such
-    docs; of its 115 fixes, 4."""
-    if not _brings_something_new(signals) or any(s.risk < 0 for s in signals):
+    """The docs file that writes up something new the commit brings (its risk medium, no mechanical step
+    lowering it, its size not mostly new files or outside the code users run): a docs text file whose added
+    lines name a new name, or, where the docs use their own words, WRITE_UP_LINES added to them in all. A
+    capability only the title declares has no name to look for: the lines alone decide. What is written up
+    for users is a feature a maintainer headlines: pydantic's release notes list 28 features, 15 of them with
+    docs changed beside them; of its 115 fixes, 4."""
+    if any(s.risk < 0 for s in signals):
         return None
-    return next((f.path for f in facts.files if is_doc_text(f.path)), None)
+    names = _new_names(signals)
+    if not names and not any(s.key == "title_feature" for s in signals):
+        return None
+    docs = [f for f in facts.files if is_doc_text(f.path) and f.additions]
+    if names:
+        named = re.compile("|".join(rf"(?<![\w-]){re.escape(n)}(?!\w)" for n in sorted(names)))
+        for f in docs:
+            diff = facts.diffs.get(f.path)
+            if diff is not None and named.search(diff.added):
+                return f.path
+    if sum(f.additions for f in docs) >= WRITE_UP_LINES:
+        return max(docs, key=lambda f: f.additions).path
+    return None
 
 
-def _brings_something_new(signals: tuple[Signal, ...]) -> bool:
-    """A capability the title declares, or a name added that the commit does not take away elsewhere (a
-    module split moves its names: removed here, added there, nothing new)."""
-    if any(s.key == "title_feature" for s in signals):
-        return True
+def _new_names(signals: tuple[Signal, ...]) -> set[str]:
+    """What users would type of each name the commit adds and does not take away elsewhere (a module split
+    moves its names: removed here, added there, nothing new): `exclude_if` of `Model.dump(exclude_if)`,
+    `--max-batch`, `APP_TIMEOUT`, `/v1/items`; a dunder (`Class.__init__`) brings nothing by itself."""
     gone = {_tail(c.old or c.name) for s in signals for c in s.changes if c.kind in BREAKING_KINDS}
-    return any(_tail(c.name) not in gone for s in signals if s.key == "feature" for c in s.changes)
+    names = set()
+    for c in (c for s in signals if s.key == "feature" for c in s.changes):
+        if _tail(c.name) in gone:
+            continue
+        head, _, args = c.name.partition("(")
+        if c.kind in _CODE_NAMES:  # `pkg.mod.Class.f(x)`: the parameter, else the last name
+            word = args.rstrip(")") if args else head.rsplit(".", 1)[-1]
+        else:  # what users type as it is: `--max-batch`, `APP_TIMEOUT`, the path of `GET /v1/items`, `3.13`
+            word = c.name.split()[-1] if c.name.split() else ""
+        if len(word) >= 3 and not (word.startswith("__") and word.endswith("__")):
+            names.add(word)
+    return names
 
 
 def _tail(name: str) -> str:

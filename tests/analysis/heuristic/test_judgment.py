@@ -1102,7 +1102,10 @@ def test_a_new_capability_with_its_docs_at_medium_risk_is_high_and_a_fix_of_its_
     # pydantic's release notes list 28 features, 25 of them ranked medium beside its medium fixes: a new
     # parameter with 80-200 lines of code sat in the same band as a fix of the same size. 15 of the 28 wrote
     # their docs in the same commit; 4 of its 115 fixes did.
-    code, docs = fc("src/widget/main.py", 80, 6), fc("docs/concepts/serialization.md", 30, 0)
+    code = fc("src/widget/main.py", 80, 6)
+    docs = fc(
+        "docs/concepts/serialization.md", 3, 0, hunk([], ["## Excluding fields", "", "Pass `exclude_if=`."])
+    )
     feature = make("Add `exclude_if` to `Model.dump`", code, docs, surface=(ADDED,))
     importance, reason = rank(feature, "en")
     assert importance == HIGH
@@ -1116,18 +1119,35 @@ def test_a_new_capability_with_its_docs_at_medium_risk_is_high_and_a_fix_of_its_
     # the same without its docs, a fix with docs, a small one (risk low), a release-notes entry alone: medium
     assert rank(make("Add `exclude_if` to `Model.dump`", code, surface=(ADDED,)), "en")[0] == MEDIUM
     assert rank(make("Fix serialisation of unions", code, docs), "en")[0] == MEDIUM
-    small = make(
-        "Add `exclude_if`",
-        fc("src/widget/main.py", 8, 2),
-        fc("docs/concepts/serialization.md", 6, 0),
-        surface=(ADDED,),
-    )
+    small = make("Add `exclude_if`", fc("src/widget/main.py", 8, 2), docs, surface=(ADDED,))
     assert rank(small, "en")[0] == MEDIUM
-    noted = make("Add `exclude_if`", code, fc("CHANGELOG.md", 2, 0), surface=(ADDED,))
+    noted = make(
+        "Add `exclude_if`", code, fc("CHANGELOG.md", 1, 0, hunk([], ["- `exclude_if`"])), surface=(ADDED,)
+    )
     assert rank(noted, "en")[0] == MEDIUM
-    # A title that declares the capability counts as a surface fact does.
-    declared = make("Add support for three-tuple input", code, docs)
-    assert rank(declared, "en")[0] == HIGH
+    # docs that change elsewhere, about something else, are not this capability's
+    elsewhere = fc("docs/install.md", 1, 1, hunk(["pip install widget"], ["uv add widget"]))
+    assert rank(make("Add `exclude_if`", code, elsewhere, surface=(ADDED,)), "en")[0] == MEDIUM
+    # a dunder added (`__init__`) brings nothing users would look up, written up or not
+    init = SurfaceChange(SurfaceKind.ADDED, "widget.main.Adaptor.__init__", "src/widget/main.py")
+    page = fc("docs/design.md", 1, 0, hunk([], ["`Adaptor.__init__` takes the cache."]))
+    assert rank(make("Refactor the adaptor", code, page, surface=(init,)), "en")[0] == MEDIUM
+    # Docs in their own words: a write-up of WRITE_UP_LINES or more (pydantic's `Fraction` support wrote up its
+    # errors page; its names, `FractionSchema` and `fraction_schema`, appear nowhere in it).
+    page = fc("docs/errors/validation_errors.md", 25, 0, hunk([], ["## `fraction_parsing`", *["text"] * 24]))
+    fraction = SurfaceChange(SurfaceKind.ADDED, "widget.main.FractionSchema", "src/widget/main.py")
+    assert rank(make("Support fractions", code, page, surface=(fraction,)), "en")[0] == HIGH
+    assert rank(make("Support fractions", code, docs, surface=(fraction,)), "en")[0] == MEDIUM
+    # What users type is looked for as it is: a Python version in a prerequisites line
+    support = SurfaceChange(SurfaceKind.SUPPORT_ADDED, "Python 3.13", "pyproject.toml")
+    line = fc("docs/quickstart.md", 1, 1, hunk(["- Python: 3.9 -- 3.12"], ["- Python: 3.9 -- 3.13"]))
+    packaging = fc("pyproject.toml", 40, 10)
+    assert (
+        rank(make("Add support for Python 3.13", code, packaging, line, surface=(support,)), "en")[0] == HIGH
+    )
+    # A title that declares the capability has no name to look for: the write-up's lines decide.
+    assert rank(make("Add support for three-tuple input", code, page), "en")[0] == HIGH
+    assert rank(make("Add support for three-tuple input", code, docs), "en")[0] == MEDIUM
 
 
 def test_a_new_model_in_new_files_with_its_docs_stays_medium() -> None:
@@ -1151,11 +1171,10 @@ def test_a_module_split_that_moves_names_brings_nothing_new() -> None:
         SurfaceKind.REMOVED, "widget.util.parse_size", "src/widget/util.py", documented=False
     )
     added = SurfaceChange(SurfaceKind.ADDED, "widget.util.text.parse_size", "src/widget/util/text.py")
-    files = (
-        fc("src/widget/util.py", 10, 60),
-        fc("src/widget/util/text.py", 60, 0),
-        fc("docs/utils.md", 3, 3),
+    page = fc(
+        "docs/utils.md", 1, 1, hunk(["Use `widget.util.parse_size`."], ["Use `widget.util.text.parse_size`."])
     )
+    files = (fc("src/widget/util.py", 10, 60), fc("src/widget/util/text.py", 60, 0), page)
     importance, reason = rank(make("Split the utilities", *files, surface=(gone, added)), "en")
     assert importance == MEDIUM and "impact and risk together" not in reason
     assert rank(make("Split the utilities", *files, surface=(added,)), "en")[0] == HIGH  # a name added: new
