@@ -43,6 +43,14 @@ _FRAGMENT_DIRS = frozenset(
         "release-notes",
     }
 )
+# Translated docs (`docs/zh/…`, `docs/pt-br/…`, `locale/`) name the same code as the original, many times over: a
+# web framework's docs in fifteen languages would be read fifteen times for nothing.
+_TRANSLATIONS = frozenset(
+    {"i18n", "l10n", "locale", "locales", "translations"}
+    | {"zh", "zh-cn", "zh-tw", "zh-hans", "zh-hant", "ja", "ko", "es", "fr", "de", "pt", "pt-br", "ru", "it"}
+    | {"tr", "uk", "pl", "fa", "vi", "id", "ar", "he", "hi", "nl", "sv", "cs", "hu", "el", "th", "bn", "az"}
+    | {"em", "yo", "es-es", "ja-jp", "ko-kr", "ru-ru", "fr-fr", "de-de"}
+)
 CHECKED_KINDS = frozenset(
     {
         SurfaceKind.REMOVED,
@@ -62,12 +70,13 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 def is_doc_text(path: str) -> bool:
     """A documentation text file: docs folders' Markdown, reST and text files and READMEs, not release notes
-    (nor the fragments a release-notes tool collects: `changes/123.feature.md`, `newsfragments/`)."""
+    (nor the fragments a release-notes tool collects: `changes/123.feature.md`, `newsfragments/`), not a
+    translation."""
     folders = path.lower().split("/")
     name = folders.pop()
     if not name.endswith(_DOC_SUFFIXES) or name.rsplit(".", 1)[0] in _NOTES_STEMS:
         return False
-    if not _FRAGMENT_DIRS.isdisjoint(folders):
+    if not _FRAGMENT_DIRS.isdisjoint(folders) or any(f.replace("_", "-") in _TRANSLATIONS for f in folders):
         return False
     return classify_path(path) == PathKind.DOCS
 

@@ -31,6 +31,10 @@ K = SurfaceKind
         ("docs/release-notes.md", False),
         ("changes/1234.feature.md", False),  # a release-notes fragment
         ("docs/changelog.d/1234.bugfix.rst", False),
+        ("docs/en/docs/tutorial/first-steps.md", True),
+        ("docs/zh/docs/tutorial/first-steps.md", False),  # a translation names the same code again
+        ("docs/pt_BR/index.rst", False),
+        ("docs/locale/ja/LC_MESSAGES/index.po", False),
         ("HISTORY.rst", False),
         ("docs/conf.py", False),
         ("tests/README.md", False),
