@@ -118,6 +118,9 @@ PHRASES: dict[str, dict[str, str]] = {
         "rec_breaking": "在发布说明中写明破坏兼容的改动并给出迁移方法，能保留别名时先弃用再删除：{items}",
         "rec_behaviour": "在发布说明中注明行为变化：{items}",
         "compat_breaking": "破坏兼容：{items}",
+        "compat_breaking_callers": "破坏调用方兼容：{items}",
+        "risk_breaking_callers": "对调用方破坏兼容（{items}）：调用旧名称的代码（本包内、插件或分支中）会失效",
+        "rec_breaking_callers": "更新包内所有调用旧名称的代码，并在发布说明中提醒插件作者：{items}",
         "compat_behaviour": "行为变化：{items}",
         "risk_declared": "提交说明声明为破坏兼容（{items}）：依赖旧行为的用户代码或配置可能失效",
         "rec_declared": "在发布说明中写明用户需要做的改动和迁移方法（提交说明声明为破坏兼容：{items}）",
@@ -316,6 +319,11 @@ PHRASES: dict[str, dict[str, str]] = {
         " can keep the old name working, deprecate before removing: {items}",
         "rec_behaviour": "Mention the behaviour change in the release notes: {items}",
         "compat_breaking": "breaks users: {items}",
+        "compat_breaking_callers": "breaks callers: {items}",
+        "risk_breaking_callers": "Breaking for callers ({items}): code that calls the old name, in the package or in"
+        " its plugins and forks, stops working",
+        "rec_breaking_callers": "Update every caller of the old name in the package, and tell plugin authors in the"
+        " release notes: {items}",
         "compat_behaviour": "behaviour changes: {items}",
         "risk_declared": "Declared breaking ({items}): users' code or configuration relying on the old behaviour"
         " may stop working",

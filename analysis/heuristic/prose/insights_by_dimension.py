@@ -113,8 +113,8 @@ def _ins_compatibility(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
         lang,
         {
             "breaking": "compat_breaking",
-            "breaking_deep": "compat_breaking",
-            "breaking_undocumented": "compat_breaking",
+            "breaking_deep": "compat_breaking_callers",
+            "breaking_undocumented": "compat_breaking_callers",
             "declared_breaking": "compat_declared",
             "supported_dropped": "compat_breaking",
             "behaviour": "compat_behaviour",

@@ -30,8 +30,8 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
         lang,
         {
             "breaking": "risk_breaking",
-            "breaking_deep": "risk_breaking",
-            "breaking_undocumented": "risk_breaking",
+            "breaking_deep": "risk_breaking_callers",
+            "breaking_undocumented": "risk_breaking_callers",
             "declared_breaking": "risk_declared",
             "supported_dropped": "risk_breaking",
             "behaviour": "risk_behaviour",
@@ -98,8 +98,8 @@ def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]
         lang,
         {
             "breaking": "rec_breaking",
-            "breaking_deep": "rec_breaking",
-            "breaking_undocumented": "rec_breaking",
+            "breaking_deep": "rec_breaking_callers",
+            "breaking_undocumented": "rec_breaking_callers",
             "declared_breaking": "rec_declared",
             "behaviour": "rec_behaviour",
             "behaviour_deep": "rec_behaviour",

@@ -1192,12 +1192,15 @@ def test_a_code_name_the_reference_docs_never_mention_weighs_one_step_less() -> 
             make("Drop pad_batch", fc("src/widget/engine.py", 2, 9), surface=(change,)), "en"
         )
         assert (importance, words in reason) == (tier, True), reason
-    zh = rank(
-        make(
-            "Drop pad_batch",
-            fc("src/widget/engine.py", 2, 9),
-            surface=(dataclasses.replace(gone, documented=False),),
-        ),
-        "zh",
-    )[1]
-    assert "破坏文档从未提及的名称的调用方" in zh
+    internal = make(
+        "Drop pad_batch",
+        fc("src/widget/engine.py", 2, 9),
+        surface=(dataclasses.replace(gone, documented=False),),
+    )
+    assert "破坏文档从未提及的名称的调用方" in rank(internal, "zh")[1]
+    # the report says whom it breaks: the package's callers (plugins, forks), not every user's deployment
+    a = analyze(internal, "en")
+    assert any(r.startswith("Breaking for callers (removes `widget.engine.pad_batch`") for r in a.risks), (
+        a.risks
+    )
+    assert any(r.startswith("Update every caller of the old name") for r in a.recommendations)
