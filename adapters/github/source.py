@@ -386,8 +386,13 @@ class GitHubSource:
                 return
             try:
                 page = await self._get(f"{self._repo_url}/git/blobs/{blob}", cache=True, patient=False)
-            except (_HTTPStatus, RateLimited, SourceError):
+            except _HTTPStatus:
                 return  # unread: the caller knows the docs only in part
+            except (RateLimited, SourceError) as exc:
+                if self.surface_reads_left >= 0:
+                    log.warning("surface: reading docs of %s stopped: %s", self.repo, exc)
+                self.surface_reads_left = -1  # as read_files: no more reads this run
+                return
             data = page.data if isinstance(page.data, dict) else {}
             if not isinstance(data.get("size"), int) or data["size"] > max_bytes:
                 found[blob] = None

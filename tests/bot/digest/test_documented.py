@@ -5,6 +5,7 @@ whole leaves the names unmarked."""
 
 from __future__ import annotations
 
+import time
 from datetime import date
 from zoneinfo import ZoneInfo
 
@@ -108,8 +109,8 @@ async def test_a_docs_read_beyond_the_request_budget_is_not_made(tmp_path, monke
     assert set(_marks(commit).values()) == {None}
 
 
-@pytest.mark.parametrize("truncated", [False, True])
-async def test_the_docs_read_through_the_github_source(tmp_path, truncated):
+@pytest.mark.parametrize("fault", [None, "blob 404", "rate limited"])
+async def test_the_docs_read_through_the_github_source(tmp_path, fault):
     from adapters.github import GitHubSource
     from tests.fakes.github import FakeGitHub, make_commit, make_file
 
@@ -129,12 +130,17 @@ async def test_the_docs_read_through_the_github_source(tmp_path, truncated):
             gh.set_file(sha, "kit/engine/__init__.py", "")
             gh.set_file(sha, "pyproject.toml", PYPROJECT)
         gh.set_file(base, "docs/guide.md", GUIDE)
-        if truncated:  # the blob read fails: the docs are known only in part
+        if fault == "blob 404":  # the blob read fails: the docs are known only in part
             gh.fail_next(404, path_contains="git/blobs", count=10)
+        elif fault == "rate limited":  # and no more reads this run
+            gh.rate_limit(status=403, reset_at=time.time() + 3600, path_contains="git/blobs", count=10)
         async with GitHubSource("acme/kit", store=store, base_url=gh.base_url, token="t") as source:
             [read] = await fill_surface(source, store, [await source.get_commit(commit["sha"])])
+            left = source.surface_reads_left
     marks = _marks(read)
-    if truncated:
+    assert read.surface  # the facts themselves stand
+    if fault:
         assert set(marks.values()) == {None}
+        assert (left < 0) is (fault == "rate limited")
     else:
         assert marks == {"kit.engine.core.load_model": True, "kit.engine.core.pad_batch": False}
