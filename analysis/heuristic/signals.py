@@ -128,7 +128,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_mechanical(facts),
     ]
     kept = [s for s in found if s is not None]
-    if any(s.key in _CODE_BREAKING for s in kept):  # the code says which names it breaks
+    if any(s.key == "breaking" for s in kept):  # the code says which names users have it breaks
         kept = [s for s in kept if s.key != "declared_breaking"]
     if any(s.impact >= NOTICE for s in kept if s.key not in _TITLE_CLAIMS):  # the code says what is new
         kept = [s for s in kept if s.key not in _TITLE_CLAIMS]
@@ -147,8 +147,6 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
 # -- what the code says: surface changes (analysis/surface/) -----------------------------------
 
 _NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
-# The findings of names the code breaks (stated, a message's own claim of breaking is left out beside them).
-_CODE_BREAKING = frozenset({"breaking", "breaking_deep", "breaking_undocumented"})
 _SUPPORT_KINDS = frozenset({SurfaceKind.SUPPORT_DROPPED, SurfaceKind.SUPPORT_ADDED})
 # Facts the surface step judged by the packaging before the commit: a module users had, moved or deleted
 # (its new path may ship nothing, or hold the same code with a comment changed: prose, not runtime).

@@ -795,6 +795,19 @@ def test_a_message_that_declares_its_change_breaking_is_high_when_code_users_run
         "Make redirects opt-in\n\nBREAKING CHANGE: apps that relied on redirects must enable them",
     ):
         assert rank(make(message, code), "en")[0] == HIGH, message
+    # The author's word stands beside names only the package's callers use (deep, or never in the docs): the
+    # code says what it breaks only where users have those names.
+    helper = SurfaceChange(
+        SurfaceKind.REMOVED, "web.routing.strip_slash", "web/applications.py", documented=False
+    )
+    declared = make("💥 Change default of `redirect_slashes` to `False`", code, surface=(helper,))
+    importance, reason = rank(declared, "en")
+    assert importance == HIGH and "the message declares a breaking change" in reason, reason
+    public = dataclasses.replace(helper, documented=True)
+    reason = rank(make("💥 Change default of `redirect_slashes` to `False`", code, surface=(public,)), "en")[
+        1
+    ]
+    assert "breaks users: removes `web.routing.strip_slash`" in reason and "the message declares" not in reason
     # words in prose declare nothing; a declaration without code users run behind it changes nothing
     for message in ("Avoid breaking changes in the router", "Fix: not a breaking change", 'Revert "💥 x"'):
         assert rank(make(message, code), "en")[0] != HIGH, message
