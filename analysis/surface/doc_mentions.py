@@ -133,6 +133,8 @@ def marked(changes: Sequence[SurfaceChange], docs: DocWords) -> tuple[SurfaceCha
 
 
 def is_documented(change: SurfaceChange, words: frozenset[str]) -> bool:
+    """Whether the docs' words name the change's name (or, for a rename, its old one), its class, or its
+    module's dotted path."""
     names = [change.name] + ([change.old] if change.old and change.kind in _RENAMES else [])
     return any(_named(name, change, words) for name in names)
 
