@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from adapters.local_git.git_cli import GitCli
@@ -13,11 +14,14 @@ from adapters.local_git.git_output import parse_batch, text_of
 from analysis.errors import SourceError
 from analysis.models import FileTexts
 
+KEPT_TREES = 2  # commits whose tree listing is kept (paths and blob ids)
 _OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 object names only: they go to git's stdin
 
 
 class FileReads(GitCli):
     """The file reads of bot.ports.protocols.CommitSource, over the git calls of GitCli."""
+
+    _trees: OrderedDict[str, bytes]  # set by the source: the last KEPT_TREES tree listings
 
     async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
         """The text of each (commit sha, path) for the surface facts: one `git cat-file --batch-check` for
@@ -55,19 +59,32 @@ class FileReads(GitCli):
         return result
 
     async def list_blobs(self, sha: str) -> dict[str, str] | None:
-        """Every file path at a commit with its blob id (symbolic links and submodules left out), one
-        `git ls-tree`; None when git cannot list it (a commit this clone does not have)."""
+        """Every file path at a commit with its blob id (symbolic links and submodules left out); None when
+        git cannot list it (a commit this clone does not have)."""
         try:
-            out = await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
+            listing = await self._tree_listing(sha)
         except SourceError:
             return None
         found: dict[str, str] = {}
-        for entry in out.split(b"\0"):
+        for entry in listing.split(b"\0"):
             meta, tab, path = entry.partition(b"\t")
             parts = meta.split()
             if tab and len(parts) == 3 and parts[1] == b"blob" and parts[0] != b"120000":
                 found[text_of(path)] = parts[2].decode("ascii")
         return found
+
+    async def _tree_listing(self, sha: str) -> bytes:
+        """`git ls-tree -r -z --full-tree` of a commit, the last KEPT_TREES kept as git wrote them (a large
+        tree's listing is smaller than its parsed entries): the surface step lists a batch's newest commit,
+        and the next batch's docs are read at that same commit."""
+        kept = self._trees
+        if sha in kept:
+            kept.move_to_end(sha)
+            return kept[sha]
+        listing = kept[sha] = await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
+        while len(kept) > KEPT_TREES:
+            kept.popitem(last=False)
+        return listing
 
     async def read_blobs(self, ids: Sequence[str], *, max_bytes: int) -> dict[str, str | None]:
         """The text of each blob id, in one `git cat-file --batch`; None for one over max_bytes, binary or
@@ -94,8 +111,8 @@ class FileReads(GitCli):
 
     async def paths_at(self, sha: str) -> list[str]:
         """Every file path in the commit's tree."""
-        out = await self._git_async("ls-tree", "-r", "-z", "--name-only", "--full-tree", sha)
-        return [text_of(p) for p in out.split(b"\0") if p]
+        listing = await self._tree_listing(sha)
+        return [text_of(entry.partition(b"\t")[2]) for entry in listing.split(b"\0") if entry]
 
     async def text_at(self, sha: str, path: str) -> str | None:
         """A file's text as of the commit (UTF-8, undecodable bytes replaced); None when it has no such file."""

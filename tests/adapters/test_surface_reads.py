@@ -168,6 +168,19 @@ async def test_local_git_lists_blob_ids_and_reads_blobs_by_id(repo, tmp_path):
     assert texts[blobs["logo.png"]] is None and texts[blobs["big.md"]] is None  # binary, over the cap
     assert texts["0" * 40] is None and "not-an-id" not in texts  # missing: None; not an id: never asked
     assert await source.list_blobs("0" * 40) is None  # a commit this clone does not have
+    # a batch's newest commit is listed for its paths, and the next batch's docs are read at it: one ls-tree
+    source = LocalGitSource(source.git_dir)
+    calls = []
+    original = source._git_async
+
+    async def counting(*args, **kw):
+        calls.append(args[0])
+        return await original(*args, **kw)
+
+    source._git_async = counting
+    assert sorted(await source.list_paths(linked)) == ["big.md", "docs/a.md", "link.md", "logo.png"]
+    assert set(await source.list_blobs(linked)) == {"big.md", "docs/a.md", "logo.png"}
+    assert calls == ["ls-tree"]
 
 
 async def test_github_lists_blob_ids_from_the_tree_it_lists_paths_from(fake, store):
