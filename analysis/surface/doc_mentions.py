@@ -72,9 +72,12 @@ def is_doc_text(path: str) -> bool:
     """A documentation text file: docs folders' Markdown, reST and text files and READMEs, not release notes
     (nor the fragments a release-notes tool collects: `changes/123.feature.md`, `newsfragments/`), not a
     translation."""
-    folders = path.lower().split("/")
+    lowered = path.lower()
+    if not lowered.endswith(_DOC_SUFFIXES):  # most paths of a tree: decided before anything else is built
+        return False
+    folders = lowered.split("/")
     name = folders.pop()
-    if not name.endswith(_DOC_SUFFIXES) or name.rsplit(".", 1)[0] in _NOTES_STEMS:
+    if name.rsplit(".", 1)[0] in _NOTES_STEMS:
         return False
     if not _FRAGMENT_DIRS.isdisjoint(folders) or any(f.replace("_", "-") in _TRANSLATIONS for f in folders):
         return False

@@ -39,6 +39,8 @@ class DocsSeen:
 
     blobs: dict[str, Mentioned] = field(default_factory=dict)
     revisions: OrderedDict[str, DocWords | None] = field(default_factory=OrderedDict)
+    # the docs of the last revision by their blob ids: the next batch's docs are mostly the same files
+    last: tuple[frozenset[str], DocWords] | None = None
 
     def remember(self, sha: str, docs: DocWords | None) -> None:
         self.revisions[sha] = docs
@@ -86,14 +88,16 @@ async def docs_at(source: Any, store: Store, sha: str, seen: DocsSeen) -> DocWor
     listed = await source.list_blobs(sha)
     docs = None
     if listed is not None:
-        blobs = {blob for path, blob in listed.items() if is_doc_text(path)}
+        blobs = frozenset(blob for path, blob in listed.items() if is_doc_text(path))
         if len(blobs) <= MAX_DOC_FILES:
             docs = await _words(source, store, blobs, seen)
     seen.remember(sha, docs)
     return docs
 
 
-async def _words(source: Any, store: Store, blobs: set[str], seen: DocsSeen) -> DocWords | None:
+async def _words(source: Any, store: Store, blobs: frozenset[str], seen: DocsSeen) -> DocWords | None:
+    if seen.last is not None and seen.last[0] == blobs:
+        return seen.last[1]
     unknown = [b for b in blobs if b not in seen.blobs]
     if unknown:
         seen.blobs.update(await asyncio.to_thread(store.doc_mentions, unknown))
@@ -108,7 +112,9 @@ async def _words(source: Any, store: Store, blobs: set[str], seen: DocsSeen) -> 
             fresh = await asyncio.to_thread(_mentioned, texts)
             seen.blobs.update(fresh)
             await asyncio.to_thread(store.save_doc_mentions, fresh)
-    return doc_words(seen.blobs[b] for b in blobs)
+    docs = doc_words(seen.blobs[b] for b in blobs)
+    seen.last = (blobs, docs)
+    return docs
 
 
 def _mentioned(texts: Mapping[str, str | None]) -> dict[str, Mentioned]:
