@@ -65,8 +65,9 @@ class SurfaceKind(StrEnum):
     DEPENDENCY_CHANGED = "dependency_changed"  # its version range changed
 
 
-# Kinds that break a user's code or command line unless an alias keeps the old name working.
-BREAKING_KINDS = frozenset(
+# Kinds that break the callers of a name in the code (a function, class, method or constant, its parameters, a
+# module) unless an alias keeps the old name working.
+CODE_BREAKING_KINDS = frozenset(
     {
         SurfaceKind.REMOVED,
         SurfaceKind.RENAMED,
@@ -76,6 +77,11 @@ BREAKING_KINDS = frozenset(
         SurfaceKind.PARAM_RENAMED,
         SurfaceKind.PARAM_REORDERED,
         SurfaceKind.PARAM_REQUIRED,
+    }
+)
+# Kinds that break a user's code or command line unless an alias keeps the old name working.
+BREAKING_KINDS = CODE_BREAKING_KINDS | frozenset(
+    {
         SurfaceKind.FIELD_REMOVED,
         SurfaceKind.FIELD_RENAMED,
         SurfaceKind.OPTION_REMOVED,

@@ -21,7 +21,7 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 
-from analysis.models import SurfaceChange, SurfaceKind, module_depth
+from analysis.models import CODE_BREAKING_KINDS, SurfaceChange, SurfaceKind, module_depth
 from analysis.paths import PathKind, classify_path
 
 # Docs that read as a reference: below this many characters (a README alone), a name's absence says little.
@@ -51,18 +51,7 @@ _TRANSLATIONS = frozenset(
     | {"tr", "uk", "pl", "fa", "vi", "id", "ar", "he", "hi", "nl", "sv", "cs", "hu", "el", "th", "bn", "az"}
     | {"em", "yo", "es-es", "ja-jp", "ko-kr", "ru-ru", "fr-fr", "de-de"}
 )
-CHECKED_KINDS = frozenset(
-    {
-        SurfaceKind.REMOVED,
-        SurfaceKind.RENAMED,
-        SurfaceKind.MODULE_REMOVED,
-        SurfaceKind.MODULE_RENAMED,
-        SurfaceKind.PARAM_REMOVED,
-        SurfaceKind.PARAM_RENAMED,
-        SurfaceKind.PARAM_REORDERED,
-        SurfaceKind.PARAM_REQUIRED,
-    }
-)
+CHECKED_KINDS = CODE_BREAKING_KINDS
 _MODULE_KINDS = frozenset({SurfaceKind.MODULE_REMOVED, SurfaceKind.MODULE_RENAMED})
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
