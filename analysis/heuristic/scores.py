@@ -46,7 +46,7 @@ FLAGGED_SHARE = 0.45
 # With a history percentile, a risk step (kernel code) nudges the percentile instead of a whole tier.
 NUDGE = 0.05
 
-_CODE_NAMES = frozenset({SurfaceKind.ADDED, SurfaceKind.PARAM_ADDED, SurfaceKind.FIELD_ADDED})
+_ADDED_IN_CODE = frozenset({SurfaceKind.ADDED, SurfaceKind.PARAM_ADDED, SurfaceKind.FIELD_ADDED})
 # Lines a commit adds to its docs that write up what it brings, where they do not name it (`_documents`).
 WRITE_UP_LINES = 20
 
@@ -68,9 +68,8 @@ class Judgment:
     # Low whatever its risk, because nothing users run changed (docs, tests, CI, a version bump): the highest
     # tier a model may move it to (bands.within_one_tier). None: one tier either way.
     ceiling: Importance | None = None
-    documented_in: str | None = (
-        None  # decided "together": the docs file the commit changed beside what it adds
-    )
+    # Decided "together": the docs file that writes up what the commit adds (`_documents`).
+    documented_in: str | None = None
 
 
 def size_prior(lines: int) -> Importance:
@@ -176,7 +175,7 @@ def _new_names(signals: tuple[Signal, ...]) -> set[str]:
         if _tail(c.name) in gone:
             continue
         head, _, args = c.name.partition("(")
-        if c.kind in _CODE_NAMES:  # `pkg.mod.Class.f(x)`: the parameter, else the last name
+        if c.kind in _ADDED_IN_CODE:  # `pkg.mod.Class.f(x)`: the parameter, else the last name
             word = args.rstrip(")") if args else head.rsplit(".", 1)[-1]
         else:  # what users type as it is: `--max-batch`, `APP_TIMEOUT`, the path of `GET /v1/items`, `3.13`
             word = c.name.split()[-1] if c.name.split() else ""

@@ -128,7 +128,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_mechanical(facts),
     ]
     kept = [s for s in found if s is not None]
-    if any(s.key == "breaking" for s in kept):  # the code says which names users have it breaks
+    if any(s.key == "breaking" for s in kept):  # the code names what it breaks for users: the claim goes
         kept = [s for s in kept if s.key != "declared_breaking"]
     if any(s.impact >= NOTICE for s in kept if s.key not in _TITLE_CLAIMS):  # the code says what is new
         kept = [s for s in kept if s.key not in _TITLE_CLAIMS]
@@ -172,7 +172,7 @@ def _surface_signals(facts: Facts) -> list[Signal]:
     breaking = [c for c in mine if c.breaking]
     # one partition pass: `c not in wide` compared dataclasses pairwise (18,000 renames took 34 s)
     wide, deep = _partition(breaking, reaches_everyone)
-    # a code name near the top that the repository's reference docs never mention: the package's own callers'
+    # a name near the top that the repository's reference docs never mention reaches the package's own callers
     documented, undocumented = _partition(wide, lambda c: c.documented is not False)
     groups = (
         ("breaking", BREAKING, documented),
