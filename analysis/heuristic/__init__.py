@@ -51,8 +51,8 @@ scores, both stated in the reason with their decisive facts, and which of them d
   change breaks users; high when it breaks users (weight 3); else the risk tier, at least medium for
   weight 1 or 2, and high for a new capability (a public name, option or supported version added that the
   commit does not take away elsewhere, or one the title declares) at medium risk that the commit writes up
-  in its docs (added docs lines that name it, or WRITE_UP_LINES (20) of them; no cap on size or mechanical
-  step): "impact and risk together". HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands take
+  in its docs (added docs lines that name it, or WRITE_UP_LINES (20) of them; not a size mostly in new
+  files, no mechanical step): "impact and risk together". HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands take
   them, impact findings add to them.
 
 Change type: a revert first, then a CVE / GHSA id in the message, title tags (the most meaningful

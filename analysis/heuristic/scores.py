@@ -103,7 +103,8 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     else:
         importance = _tier(max(TIERS.index(risk_tier), 1 if impact >= NOTICE else 0))
     decided = ("both" if importance == impact_tier else "risk") if importance == risk_tier else "impact"
-    documented = importance == risk_tier == Importance.MEDIUM and keys.isdisjoint(_SIZE_CAPS)
+    # not a size mostly in new files (a new model and its registry line: an isolated addition is not a headline)
+    documented = importance == risk_tier == Importance.MEDIUM and "isolated" not in keys
     documented_in = _documents(facts, signals) if documented else None
     if documented_in is not None:
         importance, decided = Importance.HIGH, "together"
@@ -143,11 +144,11 @@ def _risk_tiers(
 
 def _documents(facts: Facts, signals: tuple[Signal, ...]) -> str | None:
     """The docs file that writes up something new the commit brings (its risk medium, no mechanical step
-    lowering it, its size not mostly new files or outside the code users run): a docs text file whose added
-    lines name a new name, or, where the docs use their own words, WRITE_UP_LINES added to them in all. A
-    capability only the title declares has no name to look for: the lines alone decide. What is written up
-    for users is a feature a maintainer headlines: pydantic's release notes list 28 features, 15 of them with
-    docs changed beside them; of its 115 fixes, 4."""
+    lowering it, its size not mostly in new files): a docs text file whose added lines name a new name, or,
+    where the docs use their own words, WRITE_UP_LINES added to them in all. A capability only the title
+    declares has no name to look for: the lines alone decide. What is written up for users is a feature a
+    maintainer headlines: pydantic's release notes list 28 features, 15 of them with docs changed beside
+    them; of its 115 fixes, 4."""
     if any(s.risk < 0 for s in signals):
         return None
     names = _new_names(signals)

@@ -9,7 +9,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from analysis.heuristic import analyze, judge_commit, rank
+from analysis.heuristic.facts import commit_facts
 from analysis.heuristic.prose import describe
+from analysis.heuristic.signals import find_signals
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit, HistoryIndex
 from analysis.models import Commit, FileChange, Importance, SurfaceChange, SurfaceKind
@@ -807,7 +809,9 @@ def test_a_message_that_declares_its_change_breaking_is_high_when_code_users_run
     reason = rank(make("💥 Change default of `redirect_slashes` to `False`", code, surface=(public,)), "en")[
         1
     ]
-    assert "breaks users: removes `web.routing.strip_slash`" in reason and "the message declares" not in reason
+    assert (
+        "breaks users: removes `web.routing.strip_slash`" in reason and "the message declares" not in reason
+    )
     # words in prose declare nothing; a declaration without code users run behind it changes nothing
     for message in ("Avoid breaking changes in the router", "Fix: not a breaking change", 'Revert "💥 x"'):
         assert rank(make(message, code), "en")[0] != HIGH, message
@@ -1161,6 +1165,27 @@ def test_a_new_capability_with_its_docs_at_medium_risk_is_high_and_a_fix_of_its_
     # A title that declares the capability has no name to look for: the write-up's lines decide.
     assert rank(make("Add support for three-tuple input", code, page), "en")[0] == HIGH
     assert rank(make("Add support for three-tuple input", code, docs), "en")[0] == MEDIUM
+
+
+def test_a_small_new_capability_with_its_tests_and_docs_is_high() -> None:
+    # pydantic's "Add support for `exclude_if` at the field level": 24 lines of code, 47 of docs, 51 of tests.
+    # Its size is mostly outside the code users run, yet the feature is written up for them.
+    added = SurfaceChange(SurfaceKind.PARAM_ADDED, "widget.fields.Field(exclude_if)", "src/widget/fields.py")
+    docs = fc(
+        "docs/concepts/serialization.md", 35, 12, hunk([], ["Use `exclude_if` to leave fields out."] * 35)
+    )
+    commit = make(
+        "Add support for `exclude_if` at the field level",
+        fc("src/widget/fields.py", 21, 0),
+        fc("src/widget/_schema.py", 3, 0),
+        fc("tests/test_fields.py", 60, 0),
+        docs,
+        surface=(added,),
+    )
+    assert "outside_runtime" in {s.key for s in find_signals(commit_facts(commit))}
+    importance, reason = rank(commit, "en")
+    assert importance == HIGH, reason
+    assert "written up in its docs (`docs/concepts/serialization.md`)" in reason
 
 
 def test_a_new_model_in_new_files_with_its_docs_stays_medium() -> None:
