@@ -48,7 +48,8 @@ if TYPE_CHECKING:
 
 # p4: one call per commit ranks and writes its tier's fields; history facts
 # p5: the surface facts and the rubric's impact and risk scores as data; one tier's move; a 0-100 score
-PROMPT_VERSION = "p5"
+# p6: names the docs never mention (in_docs false) break only the package's own callers
+PROMPT_VERSION = "p6"
 MAX_SURFACE_FACTS = 20  # surface changes listed in a prompt (breaking ones first); the rest are counted
 
 MAX_TITLE_CHARS = 300
@@ -161,7 +162,8 @@ break something.
 Size alone is not importance: a one-line change of a default can be high, a large generated or \
 test-only change low. Importance has two sides. Impact: what the change does to users; removing or \
 renaming a public name, option or config field without an alias, or dropping a supported version, \
-breaks them; docs, tests, CI, examples and docstrings change nothing they run. Risk: how likely it \
+breaks them (a name the docs never mention, in_docs false, only the package's own callers); docs, \
+tests, CI, examples and docstrings change nothing they run. Risk: how likely it \
 needs a revert or a fix. The data gives the rubric's tier with its impact and risk scores and their \
 facts. Keep that tier unless the commit shows it wrong; move it one tier at most, never two, saying \
 why in reason. score (0-100) ranks the commit among a typical day's: about {high} in 100 score above \
@@ -179,7 +181,7 @@ decides it, and a revert is "revert". {revert}""",
 - medium：在有限范围内的实际修复、功能或优化，或可能引发问题的内部重构。
 - low：文档、测试、CI、注释、错别字、格式调整和小的内部清理。
 改动大小不代表重要程度：只改一行默认值可能是 high。\
-影响：删除或重命名公开名称、选项或配置字段而无别名、不再支持某个版本会破坏用户；文档、测试、CI、示例和文档字符串不影响用户。\
+影响：删除或重命名公开名称、选项或配置字段而无别名、不再支持某个版本会破坏用户（in_docs 为 false 时只影响包内调用方）；文档、测试、CI、示例和文档字符串不影响用户。\
 风险：需要回滚或修复的可能性。数据给出规则判断的重要程度、影响与风险得分及依据；除非提交表明其有误，否则保持它，最多调整一级并在 reason 中说明。\
 score（0-100）：约 {high}% 的提交高于 {high_cut}，{flagged}% 高于 {flagged_cut}；当天的重要程度按 score 排序确定。
 {history}

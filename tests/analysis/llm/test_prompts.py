@@ -85,6 +85,7 @@ def test_system_prompt_states_the_rules():
         "revert",
         '"insights"',
         "Size alone is not importance",
+        "in_docs false",
         "[Bugfix]",
         '"high"|"medium"|"low"',
     ):
@@ -270,3 +271,15 @@ def test_qa_messages_for_a_day_in_chinese():
 def test_qa_without_data_still_asks():
     msgs = qa_messages("hello?", "en")
     assert msgs[1]["content"] == "Question: hello?"
+
+
+def test_a_removed_name_says_whether_the_docs_mention_it():
+    from analysis.models import SurfaceChange, SurfaceKind
+
+    gone = SurfaceChange(SurfaceKind.REMOVED, "pkg.engine.pad", "pkg/engine.py", documented=False)
+    kept = SurfaceChange(SurfaceKind.REMOVED, "pkg.engine.load", "pkg/engine.py", documented=True)
+    unknown = SurfaceChange(SurfaceKind.REMOVED, "pkg.engine.run", "pkg/engine.py")
+    line = prompts.surface_line((gone, kept, unknown), "en")
+    assert '"name":"pkg.engine.pad","file":"pkg/engine.py","breaking":true,"in_docs":false' in line
+    assert '"name":"pkg.engine.load","file":"pkg/engine.py","breaking":true,"in_docs":true' in line
+    assert '"name":"pkg.engine.run","file":"pkg/engine.py","breaking":true}' in line  # not known: not said
