@@ -74,7 +74,7 @@ HISTORY_PAGES_ANONYMOUS = 3  # without GITHUB_TOKEN: the newest 300 commits of h
 # a day's worth; without one (60 requests an hour) so few that the day's commits still come through.
 SURFACE_READS = 1500
 SURFACE_READS_ANONYMOUS = 12
-KEPT_TREES = 4  # recursive trees kept per source: a batch's listing serves its paths and its blob ids
+KEPT_TREES = 2  # recursive trees kept per source: a batch's listing serves its paths and its blob ids
 MAX_RETRIES = 3  # 5xx and network failures
 MAX_RATE_WAITS = 5
 SECONDARY_WAIT = 60.0  # GitHub's advice when a limit gives no time: wait at least a minute
@@ -163,7 +163,7 @@ class GitHubSource:
             transport=transport,
         )
         self.surface_reads_left = SURFACE_READS if token else SURFACE_READS_ANONYMOUS
-        self._trees: dict[str, dict[str, Any] | None] = {}  # recursive trees read, newest last
+        self._trees: dict[str, tuple[list[str], dict[str, str]] | None] = {}  # trees listed, newest last
         # Observability (the benchmark reports these).
         self.requests_made = 0
         self.not_modified = 0
@@ -344,17 +344,19 @@ class GitHubSource:
     async def list_paths(self, sha: str) -> list[str] | None:
         """Every file path at a commit (one request; None when GitHub truncates the listing or the
         request budget is spent)."""
-        data = await self._whole_tree(sha)
-        return None if data is None else tree_paths(data)
+        tree = await self._whole_tree(sha)
+        return None if tree is None else tree[0]
 
     async def list_blobs(self, sha: str) -> dict[str, str] | None:
         """Every file path at a commit with its blob id (the same request as list_paths)."""
-        data = await self._whole_tree(sha)
-        return None if data is None else tree_blobs(data)
+        tree = await self._whole_tree(sha)
+        return None if tree is None else tree[1]
 
-    async def _whole_tree(self, sha: str) -> dict[str, Any] | None:
-        """The recursive tree of a commit, the last few kept (a batch lists its tree for paths and for blob
-        ids); None when truncated (a partial tree would mislead), unreadable or over the request budget."""
+    async def _whole_tree(self, sha: str) -> tuple[list[str], dict[str, str]] | None:
+        """The paths and the blob ids of a commit's recursive tree, the last KEPT_TREES kept (a batch lists its
+        tree for paths, the next batch's docs are read at it; the answer itself is not kept: a large tree's
+        JSON is many times its paths); None when truncated (a partial tree would mislead), unreadable or over
+        the request budget."""
         if sha in self._trees:
             return self._trees[sha]
         if self.surface_reads_left <= 0:
@@ -367,7 +369,7 @@ class GitHubSource:
         except (_HTTPStatus, RateLimited, SourceError):
             return None
         data = page.data if isinstance(page.data, dict) else {}
-        tree = None if data.get("truncated") else data
+        tree = None if data.get("truncated") else (tree_paths(data), tree_blobs(data))
         self._trees[sha] = tree
         while len(self._trees) > KEPT_TREES:
             del self._trees[next(iter(self._trees))]
