@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 MAX_DOC_FILES = 3000  # more documentation files than this at a revision: a data set, not docs (not read)
 MAX_DOC_BYTES = 1_000_000  # a larger documentation file is generated: left out
 KEPT_REVISIONS = 8  # revisions whose docs are kept for the next batches of the same run
+KEPT_BLOBS = 20_000  # docs files' words kept in memory for the same run (each a few thousand words at most)
 
 Mentioned = tuple[frozenset[str], int]  # the words a file mentions, and its length
 
@@ -114,6 +115,9 @@ async def _words(source: Any, store: Store, blobs: frozenset[str], seen: DocsSee
             await asyncio.to_thread(store.save_doc_mentions, fresh)
     docs = doc_words(seen.blobs[b] for b in blobs)
     seen.last = (blobs, docs)
+    if len(seen.blobs) > KEPT_BLOBS:  # a long run's oldest go first (the store keeps them all)
+        for old in [b for b in seen.blobs if b not in blobs][: len(seen.blobs) - KEPT_BLOBS]:
+            del seen.blobs[old]
     return docs
 
 

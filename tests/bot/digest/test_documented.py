@@ -144,3 +144,12 @@ async def test_the_docs_read_through_the_github_source(tmp_path, fault):
         assert (left < 0) is (fault == "rate limited")
     else:
         assert marks == {"kit.engine.core.load_model": True, "kit.engine.core.pad_batch": False}
+
+
+async def test_a_long_runs_words_in_memory_are_bounded_and_the_docs_still_read_whole(tmp_path, monkeypatch):
+    import bot.digest.documented as documented
+
+    monkeypatch.setattr(documented, "KEPT_BLOBS", 0)  # every file not of the revision at hand is let go
+    repo = _repo(tmp_path, monkeypatch)
+    commit = await _filled(LocalGitSource(repo.path), Store(tmp_path / "d.db"))
+    assert _marks(commit) == {"kit.engine.core.load_model": True, "kit.engine.core.pad_batch": False}
