@@ -146,6 +146,8 @@ def _named(name: str, change: SurfaceChange, words: frozenset[str]) -> bool:
         return True  # the top-level module's names: what `import pkg` gives
     if depth and depth >= 2 and ".".join(segments[:depth]) in words:
         return True  # an API page of its module
-    own = segments[depth:] if depth else _IDENTIFIER.findall(head)  # `Type::method` too
+    # Without a module path (`ns::Type::method`, a name of another language): the name and what holds it,
+    # not the namespace, whose word the docs use everywhere.
+    own = segments[depth:] if depth else _IDENTIFIER.findall(head)[-2:]
     # A dunder (`__init__` of `Class.__init__(x)`) is every class's: its class decides.
     return any(s in words for s in own if not (s.startswith("__") and s.endswith("__")))
