@@ -52,7 +52,8 @@ scores, both stated in the reason with their decisive facts, and which of them d
   weight 1 or 2, and high for a new capability (a public name, option or supported version added that the
   commit does not take away elsewhere, or one the title declares) at medium risk that the commit writes up
   in its docs (added docs lines that name it, or WRITE_UP_LINES (20) of them; not a size mostly in new
-  files, no mechanical step): "impact and risk together". HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands take
+  files, no mechanical step, no title tag or prefix calling it a fix or a docs, tests or CI change): "impact
+  and risk together". HIGH_SHARE and FLAGGED_SHARE are the reference shares (10 % / 45 %): the risk bands take
   them, impact findings add to them.
 
 Change type: a revert first, then a CVE / GHSA id in the message, title tags (the most meaningful

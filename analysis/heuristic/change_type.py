@@ -129,6 +129,12 @@ def classify(facts: Facts) -> ChangeType:
     return ChangeType.OTHER
 
 
+def declared_type(facts: Facts) -> ChangeType | None:
+    """The kind the author declares in the title (a tag such as [Bugfix], a conventional prefix, a gitmoji);
+    None when the title declares none."""
+    return _type_from_tags(facts) or _type_from_prefix(facts)
+
+
 def type_from_revert(facts: Facts) -> ChangeType | None:
     return ChangeType.REVERT if facts.reverts else None
 

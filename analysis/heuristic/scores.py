@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from analysis.heuristic.change_type import declared_type
 from analysis.heuristic.facts import Facts
 from analysis.heuristic.signals import (
     BEHAVIOUR,
@@ -34,7 +35,7 @@ from analysis.heuristic.signals import (
     find_signals,
 )
 from analysis.history.index import risk_score
-from analysis.models import BREAKING_KINDS, Importance, SurfaceKind
+from analysis.models import BREAKING_KINDS, ChangeType, Importance, SurfaceKind
 from analysis.surface.doc_mentions import is_doc_text
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ FLAGGED_SHARE = 0.45
 NUDGE = 0.05
 
 _ADDED_IN_CODE = frozenset({SurfaceKind.ADDED, SurfaceKind.PARAM_ADDED, SurfaceKind.FIELD_ADDED})
+# Kinds a title declares that say the commit is not a feature, whatever names it adds.
+_NOT_FEATURES = frozenset({ChangeType.BUGFIX, ChangeType.DOCS, ChangeType.TESTS, ChangeType.CI_BUILD})
 # Lines a commit adds to its docs that write up what it brings, where they do not name it (`_documents`).
 WRITE_UP_LINES = 20
 
@@ -144,13 +147,14 @@ def _risk_tiers(
 
 def _documents(facts: Facts, signals: tuple[Signal, ...]) -> str | None:
     """The docs file that writes up something new the commit brings (its risk medium, no mechanical step
-    lowering it, its size not mostly in new files): a docs text file whose added lines name a new name, or,
+    lowering it, its size not mostly in new files, its title not declaring a fix or a docs, tests or CI
+    change): a docs text file whose added lines name a new name, or,
     where the docs use their own words, WRITE_UP_LINES added to them in all. A capability only the title
     declares has no name to look for: the lines alone decide. What is written up for users is a feature a
     maintainer headlines: pydantic's release notes list 28 features, 15 of them with docs changed beside
     them; of its 115 fixes, 4."""
-    if any(s.risk < 0 for s in signals):
-        return None
+    if any(s.risk < 0 for s in signals) or declared_type(facts) in _NOT_FEATURES:
+        return None  # a mechanical change, or one its author calls a fix or a docs change: no headline
     names = _new_names(signals)
     if not names and not any(s.key == "title_feature" for s in signals):
         return None

@@ -1145,6 +1145,15 @@ def test_a_new_capability_with_its_docs_at_medium_risk_is_high_and_a_fix_of_its_
     # docs that change elsewhere, about something else, are not this capability's
     elsewhere = fc("docs/install.md", 1, 1, hunk(["pip install widget"], ["uv add widget"]))
     assert rank(make("Add `exclude_if`", code, elsewhere, surface=(ADDED,)), "en")[0] == MEDIUM
+    # a title that calls the change a fix or a docs change is not a feature's headline, whatever it adds
+    for title in (
+        "[Bugfix] Validate `exclude_if`",
+        "[Docs] Explain `exclude_if`",
+        "fix: `exclude_if` on dumps",
+        "🐛 Fix `exclude_if`",
+    ):
+        assert rank(make(title, code, docs, surface=(ADDED,)), "en")[0] == MEDIUM, title
+    assert rank(make("✨ Add `exclude_if`", code, docs, surface=(ADDED,)), "en")[0] == HIGH
     # a dunder added (`__init__`) brings nothing users would look up, written up or not
     init = SurfaceChange(SurfaceKind.ADDED, "widget.main.Adaptor.__init__", "src/widget/main.py")
     page = fc("docs/design.md", 1, 0, hunk([], ["`Adaptor.__init__` takes the cache."]))
