@@ -20,6 +20,8 @@ _COMMIT_URL = re.compile(
 _PR_URL = re.compile(r"^https?://[^/\s]+/(?P<repo>[^/\s]+/[^/\s]+)/pull/(?P<num>\d{1,9})(?:[/?#].*)?$")
 _REPO_AT = re.compile(r"^(?P<repo>[^@\s]+/[^@\s]+)@(?P<rest>\S+)$")
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# A full object name as git and GitHub write it: SHA-1 (40) or SHA-256 (64) lower-case hex digits.
+_FULL_OBJECT_NAME = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,11 @@ class Ref:
     @property
     def day(self) -> date:
         return date.fromisoformat(self.value)
+
+
+def is_full_object_name(text: str) -> bool:
+    """Whether `text` is a commit's or blob's full object name (safe to hand to git's stdin or a URL path)."""
+    return bool(_FULL_OBJECT_NAME.fullmatch(text))
 
 
 def check_repo(name: str) -> str:

@@ -49,6 +49,7 @@ from analysis.history.automation import is_automated
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit
 from analysis.models import PR_IN_TITLE, Commit, FileChange, FileTexts
+from analysis.refs import is_full_object_name
 from analysis.titles import merge_pr, message_title
 from bot.ports.protocols import CommitStore, Progress
 from bot.ports.secrets import clip, without_scheme
@@ -379,7 +380,7 @@ class GitHubSource:
         """The text of each blob id through the blobs endpoint (ETag-cached, within the request budget as
         read_files is); None for one over max_bytes or not text. An id left unread is absent."""
         found: dict[str, str | None] = {}
-        wanted = [i for i in dict.fromkeys(ids) if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", i)]
+        wanted = [i for i in dict.fromkeys(ids) if is_full_object_name(i)]  # they go into a URL path
         allowed = wanted[: max(0, self.surface_reads_left)]
         self.surface_reads_left -= len(allowed)
 

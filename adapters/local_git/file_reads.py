@@ -5,7 +5,6 @@ character is named to git again by its own bytes, found in the commit's tree (`_
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -13,9 +12,9 @@ from adapters.local_git.git_cli import GitCli
 from adapters.local_git.git_output import parse_batch, text_of
 from analysis.errors import SourceError
 from analysis.models import FileTexts
+from analysis.refs import is_full_object_name
 
 KEPT_TREES = 2  # commits whose tree listing is kept (paths and blob ids)
-_OID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 object names only: they go to git's stdin
 
 
 class FileReads(GitCli):
@@ -89,7 +88,7 @@ class FileReads(GitCli):
     async def read_blobs(self, ids: Sequence[str], *, max_bytes: int) -> dict[str, str | None]:
         """The text of each blob id, in one `git cat-file --batch`; None for one over max_bytes, binary or
         missing."""
-        wanted = [i for i in dict.fromkeys(ids) if _OID.fullmatch(i)]
+        wanted = [i for i in dict.fromkeys(ids) if is_full_object_name(i)]  # they go to git's stdin
         found: dict[str, str | None] = dict.fromkeys(wanted)
         if not wanted:
             return found

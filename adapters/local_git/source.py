@@ -48,6 +48,7 @@ from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.automation import login_from_email
 from analysis.history.followups import PastCommit
 from analysis.models import PR_IN_TITLE, Commit
+from analysis.refs import is_full_object_name
 from bot.ports.protocols import Progress
 
 # git prunes a --since walk at the first commit older than the bound, but committer dates along a
@@ -66,7 +67,6 @@ HISTORY_PASSES = max(1, min(4, os.cpu_count() or 1))
 MIN_COMMITS_PER_PASS = 250  # fewer are not worth a process of their own
 
 _SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,64}")  # up to 64: a SHA-256 repository
-_FULL_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 
 
@@ -226,7 +226,7 @@ class LocalGitSource(FileReads):
     async def on_branch(self, sha: str, branch: str) -> bool:
         """Whether the commit is in the branch's history (False for one this clone does not have)."""
         args = ["merge-base", "--is-ancestor", sha, await self._resolve_branch(branch)]
-        return bool(_FULL_HEX.fullmatch(sha)) and not (await asyncio.to_thread(self._spawn, args)).returncode
+        return is_full_object_name(sha) and not (await asyncio.to_thread(self._spawn, args)).returncode
 
     async def aclose(self) -> None:
         return None
