@@ -1,6 +1,6 @@
 """Reading files at a commit of a local clone (the surface step's reads): the paths of a commit's tree (with
-their blob ids) and the text of files in it, blobs read in one batch. Paths need not be UTF-8: one shown with a replacement
-character is named to git again by its own bytes, found in the commit's tree (`_raw_names`)."""
+their blob ids) and the text of files in it, blobs read in one batch. Paths need not be UTF-8: one shown with a
+replacement character is named to git again by its own bytes, found in the commit's tree (`_raw_names`)."""
 
 from __future__ import annotations
 

@@ -98,7 +98,7 @@ class LocalGitSource(FileReads):
         self._env = git_env()
         self.git_dir = self._discover(Path(git_dir))
         self._cut = ShallowCut(self.git_dir)
-        self._trees = OrderedDict()  # FileReads._tree_entries: the last few tree listings
+        self._trees = OrderedDict()  # FileReads._tree_listing: the last few tree listings
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
         self.repo = (repo or "").strip() or (hosted.name if hosted else self._folder_name())

@@ -148,11 +148,10 @@ def _risk_tiers(
 def _documents(facts: Facts, signals: tuple[Signal, ...]) -> str | None:
     """The docs file that writes up something new the commit brings (its risk medium, no mechanical step
     lowering it, its size not mostly in new files, its title not declaring a fix or a docs, tests or CI
-    change): a docs text file whose added lines name a new name, or,
-    where the docs use their own words, WRITE_UP_LINES added to them in all. A capability only the title
-    declares has no name to look for: the lines alone decide. What is written up for users is a feature a
-    maintainer headlines: pydantic's release notes list 28 features, 15 of them with docs changed beside
-    them; of its 115 fixes, 4."""
+    change): a docs text file whose added lines name a new name, or, where the docs use their own words,
+    WRITE_UP_LINES added to them in all. A capability only the title declares has no name to look for: the
+    lines alone decide. What is written up for users is a feature a maintainer headlines: pydantic's release
+    notes list 28 features, 15 of them with docs changed beside them; of its 115 fixes, 4."""
     if any(s.risk < 0 for s in signals) or declared_type(facts) in _NOT_FEATURES:
         return None  # a mechanical change, or one its author calls a fix or a docs change: no headline
     names = _new_names(signals)
