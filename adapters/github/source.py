@@ -304,32 +304,19 @@ class GitHubSource:
         past it a pair is left unread, and the commits that needed it get no facts. A file over max_bytes
         (GitHub serves up to 1 MB this way) or not valid text is skipped."""
         result = FileTexts({}, set())
-        specs = list(dict.fromkeys(wanted))
-        allowed = specs[: max(0, self.surface_reads_left)]
-        self.surface_reads_left -= len(allowed)
-        if len(allowed) < len(specs):
-            log.info(
-                "surface: %d file reads of %s left for later (request budget)",
-                len(specs) - len(allowed),
-                self.repo,
-            )
+        allowed = self._within_budget(list(dict.fromkeys(wanted)), "file reads")
 
         async def read(spec: tuple[str, str]) -> None:
             sha, path = spec
-            url = f"{self._repo_url}/contents/{quote(path, safe='/')}"
-            if self.surface_reads_left < 0:
-                return  # a rate limit or failure stopped the reads: unread
-            try:
-                page = await self._get(url, params={"ref": sha}, cache=True, patient=False)
-            except _HTTPStatus as exc:
-                if exc.status == 404:
+            page = await self._surface_page(
+                f"{self._repo_url}/contents/{quote(path, safe='/')}", {"ref": sha}
+            )
+            if isinstance(page, _HTTPStatus):
+                if page.status == 404:
                     result.texts[spec] = None
                 return  # another 4xx: unread
-            except (RateLimited, SourceError) as exc:
-                if self.surface_reads_left >= 0:
-                    log.warning("surface: reading files of %s stopped: %s", self.repo, exc)
-                self.surface_reads_left = -1
-                return
+            if page is None:
+                return  # a rate limit or failure stopped the reads: unread
             data = page.data if isinstance(page.data, dict) else {}
             text = decoded(data, max_bytes)
             if text is None:
@@ -341,6 +328,35 @@ class GitHubSource:
             for spec in allowed:
                 group.create_task(read(spec))
         return result
+
+    def _within_budget(self, items: list[Any], what: str) -> list[Any]:
+        """The items the surface reads' request budget still covers (it is spent on them); the rest are left
+        unread, and said so."""
+        allowed = items[: max(0, self.surface_reads_left)]
+        self.surface_reads_left -= len(allowed)
+        if len(allowed) < len(items):
+            log.info(
+                "surface: %d %s of %s left for later (request budget)",
+                len(items) - len(allowed),
+                what,
+                self.repo,
+            )
+        return allowed
+
+    async def _surface_page(self, url: str, params: dict[str, Any] | None = None) -> Any:
+        """A page for the surface facts, or the 4xx (_HTTPStatus) it got; None once a rate limit or a failure
+        stopped this run's surface reads (the first says so; no more are made)."""
+        if self.surface_reads_left < 0:
+            return None
+        try:
+            return await self._get(url, params=params, cache=True, patient=False)
+        except _HTTPStatus as exc:
+            return exc
+        except (RateLimited, SourceError) as exc:
+            if self.surface_reads_left >= 0:
+                log.warning("surface: reading files of %s stopped: %s", self.repo, exc)
+            self.surface_reads_left = -1
+            return None
 
     async def list_paths(self, sha: str) -> list[str] | None:
         """Every file path at a commit (one request; None when GitHub truncates the listing or the
@@ -368,7 +384,7 @@ class GitHubSource:
                 f"{self._repo_url}/git/trees/{sha}", params={"recursive": "1"}, cache=True, patient=False
             )
         except (_HTTPStatus, RateLimited, SourceError):
-            return None
+            return None  # not kept: a later batch may list it
         data = page.data if isinstance(page.data, dict) else {}
         tree = None if data.get("truncated") else (tree_paths(data), tree_blobs(data))
         self._trees[sha] = tree
@@ -381,21 +397,12 @@ class GitHubSource:
         read_files is); None for one over max_bytes or not text. An id left unread is absent."""
         found: dict[str, str | None] = {}
         wanted = [i for i in dict.fromkeys(ids) if is_full_object_name(i)]  # they go into a URL path
-        allowed = wanted[: max(0, self.surface_reads_left)]
-        self.surface_reads_left -= len(allowed)
+        allowed = self._within_budget(wanted, "docs file reads")
 
         async def read(blob: str) -> None:
-            if self.surface_reads_left < 0:
-                return
-            try:
-                page = await self._get(f"{self._repo_url}/git/blobs/{blob}", cache=True, patient=False)
-            except _HTTPStatus:
+            page = await self._surface_page(f"{self._repo_url}/git/blobs/{blob}")
+            if page is None or isinstance(page, _HTTPStatus):
                 return  # unread: the caller knows the docs only in part
-            except (RateLimited, SourceError) as exc:
-                if self.surface_reads_left >= 0:
-                    log.warning("surface: reading docs of %s stopped: %s", self.repo, exc)
-                self.surface_reads_left = -1  # as read_files: no more reads this run
-                return
             data = page.data if isinstance(page.data, dict) else {}
             if not isinstance(data.get("size"), int) or data["size"] > max_bytes:
                 found[blob] = None
