@@ -27,7 +27,9 @@ REVERTS_SHA_LINE = re.compile(r"^\s*This reverts commit [0-9a-f]{7,40}\.?\s*$", 
 # The words a title starts with when it takes an earlier change out: "Revert", "Partial revert of",
 # "Rollback", "Roll back", "Back out".
 REVERT_LEAD = re.compile(
-    r"^\s*(?:partial(?:ly)?\s+)?(?:revert(?:s|ed|ing)?|roll(?:s|ed|ing)?[\s-]?back|back(?:s|ed|ing)?[\s-]out)\b"
+    # "Automated rollback of commit <sha>" is how a mirrored monorepo's tooling titles a revert
+    r"^\s*(?:automated\s+)?(?:partial(?:ly)?\s+)?"
+    r"(?:revert(?:s|ed|ing)?|roll(?:s|ed|ing)?[\s-]?back|back(?:s|ed|ing)?[\s-]out)\b"
     r"(?:\s+of\b)?\s*:?\s*",
     re.IGNORECASE,
 )

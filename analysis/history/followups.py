@@ -247,7 +247,8 @@ def _fix_refs(clause: str, evidence: str) -> list[Reference]:
     ahead of that, or a blame verb ("introduced", "caused", "broke") right after it."""
     found: list[Reference] = []
     between: list[int] = []
-    for n in _named(clause):
+    # A bare sha counts ("Fix the build after 3f9a1c2b7d"): it resolves to a commit or to nothing.
+    for n in _named(clause, bare_shas=True):
         before = _before(clause, _opened_at(clause, n.start)) + " "
         if between and _AND.search(before):
             if n.pr is not None:
@@ -277,11 +278,16 @@ def _fix_refs(clause: str, evidence: str) -> list[Reference]:
 
 # Words of a re-land, as a tag ("[Redo]", "[Recover]", "[unrevert]") or at the start of the title.
 _RELAND_WORDS = (
-    r"(?:re-?appl(?:y|ies|ied)|re-?land(?:s|ed|ing)?|re-?do|recover|un-?revert(?:s|ed)?|restores?|re-?introduces?|"
+    r"(?:re-?appl(?:y|ies|ied)|re-?land(?:s|ed|ing)?|re-?commit(?:s|ted)?|re-?do|recover|un-?revert(?:s|ed)?|restores?|re-?introduces?|"
     r"re-?adds?)"
 )
 _RELAND_TAG = re.compile(rf"^{_RELAND_WORDS}$", re.IGNORECASE)
 _RELAND_LEAD = re.compile(rf"^\s*(?:\w+\s+and\s+)?{_RELAND_WORDS}\b\s*:?\s*", re.IGNORECASE)
+
+
+_REVERT_TAG = re.compile(
+    r"\[\s*(?:revert(?:s|ed)?|roll[\s_-]?back|back[\s_-]?out)\s*\]\s*:?\s*", re.IGNORECASE
+)
 
 
 def _title_refs(title: str) -> list[Reference]:
@@ -292,18 +298,19 @@ def _title_refs(title: str) -> list[Reference]:
     if conventional and conventional[0] != "revert":
         untagged = untagged.split(":", 1)[1].strip()
     evidence = _evidence(bare)
-    if REVERT_LEAD.match(untagged):
-        return _revert_title_refs(untagged, evidence)
+    if lead := REVERT_LEAD.match(untagged):
+        return _revert_title_refs(untagged[lead.end() :], evidence)
+    if any(REVERT_LEAD.fullmatch(t) for t in tags):  # "[Revert] [Core] X (#12)": the tag says it
+        return _revert_title_refs(_REVERT_TAG.sub("", bare, count=1), evidence)
     lead = _RELAND_LEAD.match(untagged)
     if lead or any(_RELAND_TAG.match(norm_tag(t)) for t in tags):
         return _reland_title_refs(untagged[lead.end() :] if lead else untagged, evidence)
     return _fix_refs(bare, evidence)
 
 
-def _revert_title_refs(untagged: str, evidence: str) -> list[Reference]:
-    """`Revert "X (#12)"` → PR 12, else title X (a prefix when cut); `Revert #12 and #13`, `Revert PRs
-    12 and 13`, `Revert <URL or sha>` → those; `Revert X` → title X."""
-    rest = untagged[REVERT_LEAD.match(untagged).end() :]  # type: ignore[union-attr]
+def _revert_title_refs(rest: str, evidence: str) -> list[Reference]:
+    """What follows a title's revert words: `"X (#12)"` → PR 12, else title X (a prefix when cut); `#12
+    and #13`, `PRs 12 and 13`, `<URL or sha>` → those; `X` → title X."""
     found = _reverted(rest, evidence)
     if not found and '"' not in rest and rest.strip():
         found = [Reference(FollowUpKind.REVERT, title=rest.strip().strip("'`"), evidence=evidence)]
@@ -368,6 +375,10 @@ def _relanded(text: str, evidence: str) -> list[Reference]:
 
 _GIT_REVERT = re.compile(rf"\bgit\s+revert\s+(?:-\S+\s+)*`?({_SHA})\b", re.IGNORECASE)
 _REVERTS_COMMIT = re.compile(rf"\bthis\s+reverts\s+commit\s+({_SHA})\b", re.IGNORECASE)
+# The kernel-style trailer `Fixes: <sha> ("title")`: the commit it names was wrong. A short number there
+# ("Fixes: 1234567") is an issue, not a commit; twelve digits are an abbreviated sha.
+_FIXES_TRAILER = re.compile(rf"^\s*fixes\s*:\s*`?({_SHA})\b", re.IGNORECASE | re.MULTILINE)
+_ISSUE_DIGITS_MAX = 9
 # A sentence that states a revert: "Reverts #12", "This PR reverts …", "Partial revert of abc1234".
 _REVERT_SENTENCE = re.compile(
     r"^(?:(?:this|the)\s+(?:pr|pull\s+request|commit|change|patch)\s+|this\s+|we\s+)?(?:is\s+)?(?:also\s+)?"
@@ -397,6 +408,9 @@ def _body_refs(body: str, revert_title: bool) -> list[Reference]:
         found.append(Reference(FollowUpKind.REVERT, sha=m.group(1).lower(), evidence=_evidence(m.group(0))))
     for m in _GIT_REVERT.finditer(body):
         found.append(Reference(FollowUpKind.REVERT, sha=m.group(1).lower(), evidence=_evidence(m.group(0))))
+    for m in _FIXES_TRAILER.finditer(body):
+        if len(m.group(1)) > _ISSUE_DIGITS_MAX or not m.group(1).isdigit():
+            found.append(Reference(FollowUpKind.FIX, sha=m.group(1).lower(), evidence=_evidence(m.group(0))))
     if revert_title:  # a conventional "revert: …" commit lists what it reverts as "Refs: <sha>, <sha>"
         for m in _CONVENTIONAL_REFS.finditer(body):
             found += _refs(FollowUpKind.REVERT, _named(m.group(1), bare_shas=True), _evidence(m.group(0)))
@@ -405,8 +419,8 @@ def _body_refs(body: str, revert_title: bool) -> list[Reference]:
         item = _LIST_ITEM.match(sentence)
         text = item.group(1) if item else sentence
         evidence = _evidence(text)
-        if item and REVERT_LEAD.match(text):  # a listed commit title
-            found += _revert_title_refs(text, evidence)
+        if item and (lead := REVERT_LEAD.match(text)):  # a listed commit title
+            found += _revert_title_refs(text[lead.end() :], evidence)
         elif revert := _REVERT_SENTENCE.match(text):
             found += _reverted(text[revert.end() :], evidence)
         elif _RELAND_SENTENCE.match(text):

@@ -37,6 +37,8 @@ ORIGINAL = past(1, "[Core] Faster scheduler (#100)")
         "Roll back\n\nReverts acme/widgets#100",
         "Roll back\n\nReverts https://github.com/acme/widgets/pull/100",
         'Revert "[Core] Faster sched… (#105)',  # GitHub cut the long title inside the quotes
+        "Automated rollback of commit " + ORIGINAL.sha + ".\n\nPiperOrigin-RevId: 712345678",
+        "[Revert] [Core] Faster scheduler (#105)",  # the tag says it
     ],
 )
 def test_revert_forms_link_to_the_original(message):
@@ -54,10 +56,40 @@ def test_revert_forms_link_to_the_original(message):
         "Fix #100 (#106)",
         "Tidy up\n\nThe scheduler was broken by #100; this restores the old order.",
         "Tidy up\n\nRegression introduced in https://github.com/acme/widgets/pull/100 is fixed here.",
+        # the kernel-style trailer, with an abbreviated sha (all digits here, as one in 280 are)
+        "sched: keep the order on empty batches\n\nFixes: "
+        + ORIGINAL.sha[:12]
+        + ' ("[Core] Faster scheduler")',
     ],
 )
 def test_fix_forward_forms_link_to_the_original(message):
     assert links_of(ORIGINAL, past(2, message)) == {(ORIGINAL.sha, f"{2:040x}", "fix")}
+
+
+# A compiler's history names what broke it by an abbreviated sha, with no "commit" or "#" before it.
+HASHED = PastCommit("3f9a1c2b7d4e" + "0" * 28, T0, "[InstCombine] Fold selects of casts", ())
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "[InstCombine] Fix the build after 3f9a1c2b7d4e",
+        "Fix -Wunused-variable warning after 3f9a1c2",
+        "Silence a warning\n\nBroken since 3f9a1c2b7d4e.",
+    ],
+)
+def test_a_fix_forward_may_name_its_original_by_a_bare_sha(message):
+    fix = past(2, message)
+    assert links_of(HASHED, fix) == {(HASHED.sha, fix.sha, "fix")}
+
+
+def test_a_backed_out_changeset_reverts_it():
+    backout = past(2, "Backed out changeset 3f9a1c2b7d4e for causing build bustages")
+    assert links_of(HASHED, backout) == {(HASHED.sha, backout.sha, "revert")}
+
+
+def test_a_bare_sha_that_is_only_mentioned_links_nothing():
+    assert links_of(HASHED, past(2, "Update the submodule to 3f9a1c2b7d4e")) == set()
 
 
 # The forms below come from the misjudged links the issue lists (held-out histories); neither bundle
@@ -215,6 +247,7 @@ def test_a_squash_body_listing_thousands_of_reverts_keeps_the_ones_it_does_not_r
         "Rebuild fields (#106)\n\nThis applies the same logic from #100 to dataclasses.",
         "Fix pager (#106)\n\nFixes a crash in the pager. It also adds a test for #100.",
         "Cleaner queue (#106)\n\nReverting #100 would be simpler, but it is used by the pager.",
+        "Fix pager (#106)\n\nFixes: 0000000",  # a short number in the trailer is an issue, not a sha
     ],
 )
 def test_mentions_are_not_fix_forwards(message):
@@ -236,6 +269,7 @@ REVERT = past(2, 'Revert "[Core] Faster scheduler for long prompts (#100)" (#105
         "[Core] Faster scheduler for long prompts (take 2) (#110)",
         "[Core] Faster scheduler for long prompts. Attempt 2 (#110)",
         "Faster scheduler again (#110)\n\nThis PR restores #100 with the deadlock fixed.",
+        'Recommit "[Core] Faster scheduler for long prompts (#100)"\n\nWith the deadlock fixed.',
     ],
 )
 def test_a_reland_undoes_the_revert_and_never_fixes_the_original(message):
