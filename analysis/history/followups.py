@@ -54,6 +54,9 @@ from analysis.titles import (
 )
 
 EVIDENCE_MAX = 160
+# Raised whenever the rules find other links: what a span mined is kept in the store under it, so an upgrade
+# mines each span again instead of reading links the old rules found.
+LINK_RULES = "links-2"
 _MERGE_PR = re.compile(rf"^Merge (?:pull request|PR) #({PR_DIGITS}) from ")
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from analysis.errors import RateLimited, SourceError
 from analysis.heuristic import RUBRIC_VERSION
 from analysis.history.facts import HistoryFacts
-from analysis.history.followups import PastCommit, mine
+from analysis.history.followups import LINK_RULES, PastCommit, mine
 from analysis.history.index import SCORE_PARAMS, HistoryIndex, day_links, facts_for_day
 from analysis.models import Commit
 from bot.store.db import Store
@@ -116,7 +116,8 @@ def _facts(
     past = store.history(repo, branch, since, cutoff, files=False)
     # The months before the cutoff are mined once per span ("what it mines is kept"): a second run over
     # the same span (another verb, the LLM after the heuristic, a re-run) mines only the day's commits.
-    fingerprint = hashlib.sha1("\n".join(c.sha for c in past).encode()).hexdigest()
+    # The link rules' version too: links kept from older rules are mined again after an upgrade.
+    fingerprint = hashlib.sha1("\n".join([LINK_RULES, *(c.sha for c in past)]).encode()).hexdigest()
     mined = store.mined_span(repo, branch, since, cutoff, fingerprint)
     if mined is None:
         mined = mine(past)

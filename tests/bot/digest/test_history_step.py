@@ -164,6 +164,20 @@ async def test_the_spans_counts_and_past_scores_are_kept_and_read_by_the_next_ru
     assert len(scored) == 3 * len(many)
 
 
+async def test_other_link_rules_mine_a_kept_span_again(store, monkeypatch):
+    """An upgrade whose rules find other follow-up links must not read the links the old rules kept."""
+    mined: list[int] = []
+    real = history_step.mine
+    monkeypatch.setattr(history_step, "mine", lambda past: mined.append(len(past)) or real(past))
+    source = HistorySource(REPO, [*PAST, *DAY])
+    first = await day_history(source, store, "main", DAY, CUTOFF, 180)
+    await day_history(source, store, "main", DAY, CUTOFF, 180)
+    assert len(mined) == 1  # the span's links read from the store
+    monkeypatch.setattr(history_step, "LINK_RULES", "links-next")
+    again = await day_history(source, store, "main", DAY, CUTOFF, 180)
+    assert len(mined) == 2 and again == first
+
+
 def test_a_span_mined_again_forgets_the_counts_and_scores_of_its_old_commits(store):
     from analysis.history.followups import Mined
 
