@@ -59,8 +59,48 @@ def packaging_changes(path: str, before: str | None, after: str | None) -> list[
             else SurfaceKind.DEPENDENCY_REMOVED
         )  # fmt: skip
         out.append(SurfaceChange(kind, c.name, path, c.line, old=c.old, new=c.new))
+        if c.old and c.new and c.scope != "build":
+            out += [
+                SurfaceChange(SurfaceKind.SUPPORT_DROPPED, f"{c.name} {major}", path, c.line, old=c.old, new=c.new)
+                for major in majors_dropped(c.old, c.new)
+            ]
     out.extend(support)
     return out
+
+
+def majors_dropped(old: str, new: str) -> list[int]:
+    """The major versions of a dependency users could install beside the release before and cannot after:
+    its floor raised past them (`pydantic>=1.10,<3` → `pydantic>=2.7,<3` drops pydantic 1; npm's `^17 ||
+    ^18` → `^18` drops 17; `serde 1.0` → `serde 2.0`). Only where both sides state a floor: a requirement
+    with none said nothing about which majors work."""
+    low, high = _floor_major(old), _floor_major(new)
+    return list(range(low, high)) if low is not None and high is not None else []
+
+
+_LOWER_BOUND_OPS = (">=", ">", "==", "~=", "===")
+# A version a non-Python requirement states, not one an upper bound ("<19") caps at.
+_VERSION_RANGE = re.compile(r"^[\s\dxX*^~<>=|.,vV-]+$")
+_STATED_VERSION = re.compile(r"(?<![<\d.])(?<!<=)(?<!< )v?(\d+)(?:\.[\dx*]+)*")
+
+
+def _floor_major(requirement: str) -> int | None:
+    """The major version of the lowest release a requirement admits, or None when it states no floor."""
+    try:
+        parsed: Requirement | None = Requirement(requirement)
+    except InvalidRequirement:
+        parsed = None
+    if parsed is None or parsed.url:  # npm's `react@^17 || ^18` (read as a URL), Cargo's `serde 1.0`, go.mod
+        spec = requirement.split("@", 1)[1] if "@" in requirement[1:] else requirement.rpartition(" ")[2]
+        if not _VERSION_RANGE.match(spec):  # a git URL, a path, a tag, a workspace: no version range
+            return None
+        majors = [int(m.group(1)) for m in _STATED_VERSION.finditer(spec)]
+        return min(majors) if majors else None
+    floors = [
+        int(m.group(0))
+        for s in parsed.specifier
+        if s.operator in _LOWER_BOUND_OPS and (m := re.match(r"\d+", s.version))
+    ]
+    return max(floors) if floors else None  # every specifier holds: the highest lower bound is the floor
 
 
 def dependency_changes(path: str, before: str | None, after: str | None) -> list[DependencyChange]:

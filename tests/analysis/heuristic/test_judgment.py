@@ -442,6 +442,31 @@ def test_dropping_a_supported_python_version_is_high() -> None:
     assert importance == HIGH and reason.count("Python 3.9") == 1
 
 
+def test_dropping_a_major_version_of_a_dependency_is_high_and_moving_within_it_is_not() -> None:
+    # A web framework's "Drop support for Pydantic v1", listed under its breaking changes: the floor of a
+    # runtime requirement raised past a major version users were on.
+    from analysis.surface.requirements import packaging_changes
+
+    before = '[project]\nname = "web"\ndependencies = ["pydantic>=1.10,<3", "starlette>=0.40,<0.48"]\n'
+    dropped = before.replace("pydantic>=1.10,<3", "pydantic>=2.7,<3")
+    commit = make(
+        "Drop support for Pydantic v1 (#14000)",
+        fc("pyproject.toml", 1, 1),
+        surface=tuple(packaging_changes("pyproject.toml", before, dropped)),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == HIGH and "breaks users: drops support for `pydantic 1`" in reason
+    # "Upgrade Starlette supported range": users get a newer one, none they had is refused
+    upgraded = before.replace("starlette>=0.40,<0.48", "starlette>=0.40,<0.49")
+    commit = make(
+        "Upgrade Starlette supported version range (#14001)",
+        fc("pyproject.toml", 1, 1),
+        surface=tuple(packaging_changes("pyproject.toml", before, upgraded)),
+    )
+    importance, reason = rank(commit, "en")
+    assert importance == MEDIUM and "breaks users" not in reason
+
+
 def test_coverage_omit_paths_are_not_dependency_changes() -> None:
     # FastAPI: coverage `omit` entries (paths with digits) read as dependency changes.
     patch = (

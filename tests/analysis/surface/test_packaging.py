@@ -335,6 +335,37 @@ def test_package_json_and_cargo_dependencies():
     assert [c.name for c in dependency_changes("Cargo.toml", cargo_before, cargo_after)] == ["serde"]
 
 
+def test_a_dependency_floor_raised_past_a_major_version_drops_support_for_it():
+    # "Drop support for Pydantic v1": users still on it cannot install the next release beside it
+    before = '[project]\nname = "web"\ndependencies = [\n  "pydantic>=1.10,!=1.11.0,<3",\n  "anyio>=3.7",\n]\n'
+    after = before.replace(">=1.10,!=1.11.0,<3", ">=2.7,<3").replace("anyio>=3.7", "anyio>=4.8")
+    dropped = [c for c in packaging_changes("pyproject.toml", before, after) if c.kind == K.SUPPORT_DROPPED]
+    assert [(c.name, c.line, c.breaking) for c in dropped] == [("anyio 3", 5, True), ("pydantic 1", 4, True)]
+    react = lambda spec: json.dumps({"peerDependencies": {"react": spec}})  # noqa: E731
+    found = packaging_changes("package.json", react("^17.0.0 || ^18.0.0"), react("^18.0.0"))
+    assert [c.name for c in found if c.kind == K.SUPPORT_DROPPED] == ["react 17"]
+    found = packaging_changes("Cargo.toml", '[dependencies]\nserde = "1.0"\n', '[dependencies]\nserde = "2.0"\n')
+    assert [c.name for c in found if c.kind == K.SUPPORT_DROPPED] == ["serde 1"]
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after"),
+    [
+        ("requirements/common.txt", "torch==2.8.0\n", "torch==2.9.0\n"),  # a pin moved within its major
+        ("requirements/common.txt", "httpx>=0.27\n", "httpx>=0.28\n"),  # 0.x minors: routine upgrades
+        ("requirements/common.txt", "numpy\n", "numpy>=2\n"),  # no floor before: which majors worked is unsaid
+        ("requirements/common.txt", "numpy<2\n", "numpy<3\n"),  # a cap lifted
+        ("requirements/test.txt", "pytest>=7\n", "pytest>=8\n"),  # the maintainers' tools
+        ("package.json", json.dumps({"dependencies": {"x": "github:a/x#v1"}}),
+         json.dumps({"dependencies": {"x": "github:a/x#v2"}})),  # a git ref, no version range
+        ("pyproject.toml", '[build-system]\nrequires = ["setuptools>=61"]\n',
+         '[build-system]\nrequires = ["setuptools>=77"]\n'),  # what builds it, not what users install
+    ],
+)  # fmt: skip
+def test_a_dependency_change_that_keeps_every_major_drops_nothing(path, before, after):
+    assert [c for c in packaging_changes(path, before, after) if c.kind == K.SUPPORT_DROPPED] == []
+
+
 # --- valid TOML, wrong types: the value is read as absent, the rest of the file still counts ---------------
 
 _SETUPTOOLS = (
@@ -410,7 +441,7 @@ def test_wrong_typed_setuptools_and_build_tool_settings_still_read_the_distribut
 def test_a_cargo_manifest_with_wrong_typed_tables_still_states_its_dependencies(cargo):
     read_packaging({"Cargo.toml": cargo}, ["Cargo.toml", "src/lib.rs"])  # no error
     after = cargo.replace('serde = "1"', 'serde = "2"')
-    assert [c.name for c in packaging_changes("Cargo.toml", cargo, after)] == ["serde"]
+    assert [c.name for c in packaging_changes("Cargo.toml", cargo, after)] == ["serde", "serde 1"]
 
 
 def test_a_pattern_git_cannot_read_makes_the_file_unread_not_an_error():
