@@ -80,7 +80,8 @@ def majors_dropped(old: str, new: str) -> list[int]:
 _LOWER_BOUND_OPS = (">=", ">", "==", "~=", "===")
 # A version a non-Python requirement states, not one an upper bound ("<19") caps at.
 _VERSION_RANGE = re.compile(r"^[\s\dxX*^~<>=|.,vV-]+$")
-_STATED_VERSION = re.compile(r"(?<![<\d.])(?<!<=)(?<!< )v?(\d+)(?:\.[\dx*]+)*")
+# At most nine digits: a longer run is no version, and int() refuses over 4,300 of them.
+_STATED_VERSION = re.compile(r"(?<![<\d.])(?<!<=)(?<!< )v?(\d{1,9})(?!\d)(?:\.[\dx*]+)*")
 
 
 def _floor_major(requirement: str) -> int | None:
@@ -98,7 +99,7 @@ def _floor_major(requirement: str) -> int | None:
     floors = [
         int(m.group(0))
         for s in parsed.specifier
-        if s.operator in _LOWER_BOUND_OPS and (m := re.match(r"\d+", s.version))
+        if s.operator in _LOWER_BOUND_OPS and (m := re.match(r"\d{1,9}(?!\d)", s.version))
     ]
     return max(floors) if floors else None  # every specifier holds: the highest lower bound is the floor
 

@@ -366,6 +366,14 @@ def test_a_dependency_change_that_keeps_every_major_drops_nothing(path, before, 
     assert [c for c in packaging_changes(path, before, after) if c.kind == K.SUPPORT_DROPPED] == []
 
 
+def test_a_version_of_thousands_of_digits_is_no_version():
+    from analysis.surface.requirements import majors_dropped
+
+    huge = "9" * 6000  # int() refuses more than 4,300 digits
+    assert majors_dropped(f"react@^{huge}", "react@^18") == [] and majors_dropped(f"x>={huge}", "x>=2") == []
+    assert majors_dropped("x>=1", f"x>={huge}") == []
+
+
 # --- valid TOML, wrong types: the value is read as absent, the rest of the file still counts ---------------
 
 _SETUPTOOLS = (
