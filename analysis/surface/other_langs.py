@@ -61,6 +61,8 @@ class _Item:
     params: list[str] = field(default_factory=list)
     shape: str = ""
     deprecated: bool = False  # marked so in the language's own way (attribute, doc tag, doc comment)
+    optional: frozenset[str] = frozenset()  # parameters a call may leave out (a default, variadic, JavaScript's)
+    overloaded: bool = False  # declared more than once (C++ overloads): its parameters are not compared
 
 
 @dataclass(slots=True)
@@ -107,7 +109,9 @@ def tree_surface(path: str, before: str | None, after: str | None, *, language: 
         else:
             if item.deprecated and not before_item.deprecated:
                 out.append(SurfaceChange(SurfaceKind.DEPRECATION, name, path, item.line))
-            if item.kind == "function" and before_item.kind == "function":
+            # overloads cannot be told apart by name: their parameters are not compared
+            both = (item, before_item)
+            if all(i.kind == "function" and not i.overloaded for i in both):
                 out.extend(_params(path, name, before_item, item))
     for name, line in old.fields.items():
         if name not in new.fields and name.rsplit(".", 1)[0] in new.items:
@@ -132,7 +136,9 @@ def _params(path: str, name: str, old: _Item, new: _Item) -> Iterator[SurfaceCha
             yield SurfaceChange(SurfaceKind.PARAM_REMOVED, f"{name}({p})", path, new.line, old=p)
     for p in new.params:
         if p not in old.params:
-            yield SurfaceChange(SurfaceKind.PARAM_ADDED, f"{name}({p})", path, new.line)
+            # C, C++, Rust and Go callers must pass a parameter that has no default: their calls stop compiling
+            kind = SurfaceKind.PARAM_ADDED if p in new.optional else SurfaceKind.PARAM_REQUIRED
+            yield SurfaceChange(kind, f"{name}({p})", path, new.line)
 
 
 @cache
@@ -218,12 +224,19 @@ def _shape(node, name: str) -> str:
     return hashlib.blake2b(" ".join(body.split()).encode(), digest_size=12).hexdigest()
 
 
-def _add(api: _Api, name: str, kind: str, node, params: list[str] | None = None, *, marks: str = "") -> None:
-    """`marks`: the item's attributes and doc comment, read for a deprecation."""
+def _add(
+    api: _Api, name: str, kind: str, node, params: list[tuple[str, bool]] | None = None, *, marks: str = ""
+) -> None:
+    """`params`: (name, whether a call may leave it out); `marks`: the item's attributes and doc comment, read
+    for a deprecation."""
     if name:
         short = name.rsplit(".", 1)[-1]
         deprecated = _DEPRECATED.search(marks) is not None
-        api.items[name] = _Item(kind, _line(node), params or [], _shape(node, short), deprecated)
+        earlier = api.items.get(name)
+        names = [p for p, _ in params or ()]
+        optional = frozenset(p for p, may_omit in params or () if may_omit)
+        overloaded = earlier is not None and earlier.kind == kind == "function"
+        api.items[name] = _Item(kind, _line(node), names, _shape(node, short), deprecated, optional, overloaded)
 
 
 # `#[deprecated]`, `[[deprecated]]`, `__attribute__((deprecated))`, a `FOO_DEPRECATED` macro, JSDoc's
@@ -339,14 +352,15 @@ def _function_declarator(node):
     return node if node is not None and node.type == "function_declarator" else None
 
 
-def _c_params(declarator) -> list[str]:
+def _c_params(declarator) -> list[tuple[str, bool]]:
     params = declarator.child_by_field_name("parameters")
     out = []
     for p in params.named_children if params is not None else []:
         inner = p.child_by_field_name("declarator")
         while inner is not None and inner.child_by_field_name("declarator") is not None:
             inner = inner.child_by_field_name("declarator")
-        out.append(_text(inner) or _text(p.child_by_field_name("type")))
+        name = _text(inner) or _text(p.child_by_field_name("type")) or _text(p)
+        out.append((name, p.type in ("optional_parameter_declaration", "variadic_parameter_declaration", "variadic_parameter")))
     return out
 
 
@@ -404,10 +418,10 @@ def _rust_item(child, api: _Api, prefix: str) -> tuple[object, str] | None:
     return None
 
 
-def _rust_params(node) -> list[str]:
+def _rust_params(node) -> list[tuple[str, bool]]:
     params = node.child_by_field_name("parameters")
     return [
-        _text(p.child_by_field_name("pattern"))
+        (_text(p.child_by_field_name("pattern")), False)  # Rust has no default arguments
         for p in (params.named_children if params is not None else [])
         if p.type == "parameter"
     ]
@@ -451,12 +465,13 @@ def _go(node, api: _Api) -> None:
                         _add(api, _text(n), "value", spec)
 
 
-def _go_params(node) -> list[str]:
+def _go_params(node) -> list[tuple[str, bool]]:
     params = node.child_by_field_name("parameters")
     out = []
     for p in params.named_children if params is not None else []:
         names = [_text(n) for n in p.children_by_field_name("name")]
-        out.extend(names or [_text(p.child_by_field_name("type"))])
+        variadic = p.type == "variadic_parameter_declaration"  # `opts ...Option`: calls may pass none
+        out.extend((n, variadic) for n in names or [_text(p.child_by_field_name("type"))])
     return out
 
 
@@ -579,10 +594,12 @@ def _js_declaration(node, api: _Api, marks: str) -> None:
                 _add(api, name, "value", declarator, marks=marks)
 
 
-def _js_params(node) -> list[str]:
+def _js_params(node) -> list[tuple[str, bool]]:
     params = node.child_by_field_name("parameters")
     out = []
     for p in params.named_children if params is not None else []:
         pattern = p.child_by_field_name("pattern")
-        out.append(_text(pattern if pattern is not None else p))
+        # a call may leave out any JavaScript parameter; TypeScript checks a `required_parameter` without a default
+        required = p.type == "required_parameter" and p.child_by_field_name("value") is None
+        out.append((_text(pattern if pattern is not None else p), not required))
     return out

@@ -41,7 +41,8 @@ log = logging.getLogger(__name__)
 # Bump when the parsers find something new or differently: the stored facts of older versions are
 # then read again (they stay in the store, unused).
 # surface-16: code names removed or renamed are marked with whether the docs mention them (documented.py)
-# surface-17: a dependency's floor raised past a major version drops support for that major (requirements.py)
+# surface-17: a dependency's floor raised past a major version drops support for that major (requirements.py);
+# a C/C++, Rust, Go or TypeScript parameter added that calls must pass is required, not new (other_langs.py)
 PARSER_VERSION = "surface-17"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read

@@ -21,7 +21,7 @@ def test_rust_pub_items_fields_and_methods():
     assert names(tree_surface("src/lib.rs", before, after, language="rust").changes) == {
         (K.FIELD_ADDED, "Conn.addr"),
         (K.FIELD_REMOVED, "Conn.host"),
-        (K.PARAM_ADDED, "Conn::open(tls)"),
+        (K.PARAM_REQUIRED, "Conn::open(tls)"),  # Rust has no default arguments: every call breaks
         (K.ADDED, "probe"),
         (K.REMOVED, "ping"),
     }
@@ -52,6 +52,33 @@ def test_typescript_exports_and_c_headers():
         (K.REMOVED, "KIT_MAX"),
         (K.PARAM_REMOVED, "kit_open(flags)"),
         (K.FIELD_ADDED, "kit_opts.width"),
+    }
+
+
+def test_a_parameter_callers_must_now_pass_breaks_them_and_one_they_may_leave_out_is_new():
+    # a compiler's header: `pipeline(int x, int stages)` gained `bool warpSpecialize` (every call stopped
+    # compiling) and read as a new capability
+    before = "namespace mlir {\nint pipeline(int x, int stages);\nint coalesce(int x);\nint fuse(int a);\nint fuse(int a, int b);\n}\n"
+    after = (
+        "namespace mlir {\nint pipeline(int x, int stages, bool warpSpecialize);\n"
+        "int coalesce(int x, int vec = 4);\nint fuse(int a);\nint fuse(int a, int b, int c);\n}\n"
+    )
+    assert names(tree_surface("include/passes.h", before, after, language="cpp").changes) == {
+        (K.PARAM_REQUIRED, "mlir::pipeline(warpSpecialize)"),
+        (K.PARAM_ADDED, "mlir::coalesce(vec)"),  # a default argument: calls still compile
+    }  # overloads (`fuse`) cannot be told apart by name: not compared
+    go_before = "package kit\n\nfunc Dial(addr string) error { return nil }\nfunc Run(task string) error { return nil }\n"
+    go_after = "package kit\n\nfunc Dial(addr string, opts ...Option) error { return nil }\nfunc Run(task string, retries int) error { return nil }\n"
+    assert names(tree_surface("kit.go", go_before, go_after, language="go").changes) == {
+        (K.PARAM_ADDED, "Dial(opts)"),
+        (K.PARAM_REQUIRED, "Run(retries)"),
+    }
+    ts_before = "export function render(node: Node) {}\nexport function mount(el: Element) {}\nexport function stop(id: number) {}\n"
+    ts_after = "export function render(node: Node, opts?: Options) {}\nexport function mount(el: Element, root: Root) {}\nexport function stop(id: number, force = false) {}\n"
+    assert names(tree_surface("src/index.ts", ts_before, ts_after, language="typescript").changes) == {
+        (K.PARAM_ADDED, "render(opts)"),
+        (K.PARAM_REQUIRED, "mount(root)"),
+        (K.PARAM_ADDED, "stop(force)"),
     }
 
 
