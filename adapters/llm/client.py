@@ -4,6 +4,7 @@ and pacing (caps, a provider's "used up", the adaptive limit), one attempt and w
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import logging
 import math
@@ -115,6 +116,10 @@ class LLMClient(BatchCalls, CircuitBreaker, ParameterFallbacks, CallLog):
         # (in a worker thread, bot/app.py), not at the first call.
         self._create = self._client.chat.completions.with_raw_response.create
         settle_platform(self._client)
+        # So does the HTTP transport's async backend, which anyio imports by this name at the first connection
+        # (15 ms of a card's path to its call).
+        with suppress(ImportError):
+            importlib.import_module("anyio._backends._asyncio")
 
     @staticmethod
     def _describe(base_url: str | None) -> str:

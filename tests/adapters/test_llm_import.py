@@ -20,15 +20,16 @@ from adapters.llm import LLMClient
 async def main():
     client = LLMClient(model=sys.argv[2], base_url=sys.argv[1], api_key="test-key-123456", timeout=10,
                        max_retries=0)
+    built = set(sys.modules)
     try:
         reply = await client.complete([{{"role": "user", "content": "hello"}}], max_tokens=50, purpose="qa")
     finally:
         await client.aclose()
-    return reply.content
+    return reply.content, sorted(set(sys.modules) - built)
 
-text = asyncio.run(main())
+text, by_call = asyncio.run(main())
 transport = sys.modules.get("openai._vendor.httpx_aiohttp") is not None
-print(json.dumps({{"aiohttp": "aiohttp" in sys.modules, "transport": transport, "text": text}}))
+print(json.dumps({{"aiohttp": "aiohttp" in sys.modules, "transport": transport, "text": text, "by_call": by_call}}))
 """
 
 
@@ -61,3 +62,13 @@ def test_an_aiohttp_already_loaded_is_left_to_the_sdk() -> None:
     assert seen["aiohttp"] is True
     assert seen["transport"] is True
     assert seen["text"]
+
+
+def test_what_the_first_call_needs_is_loaded_where_the_client_is_built() -> None:
+    # the client is built in a worker thread while the day is prepared (bot/app.py): a module the SDK or its
+    # transport imports at the first call is paid on the way to that call instead
+    with FakeLLM() as fake:
+        seen = _run(fake)
+        assert fake.calls == 1
+    sdk = ("openai", "httpx", "httpcore", "anyio", "h11", "sniffio")
+    assert [m for m in seen["by_call"] if m.split(".")[0] in sdk] == []
