@@ -29,9 +29,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,6 +148,47 @@ def git_processes(runner: Runner, args: list[str], db: Path) -> str:
     runner.run(args, db, PATH=f"{shim}{os.pathsep}{os.environ['PATH']}")
     verbs = Counter(_git_verb(line.split()) for line in count.read_text().splitlines())
     return f"{sum(verbs.values())} ({', '.join(f'{v} {n}' for v, n in sorted(verbs.items()))})"
+
+
+def _spin(stop: threading.Event) -> None:
+    while not stop.is_set():
+        pass
+
+
+def history_read(db: Path) -> None:
+    """The history step's read of the span's messages (bot/store/bulk.py) beside a thread that holds the GIL,
+    as the SDK's import does at a card's start: in one SQLite step (shipped) and row by row (before)."""
+    from bot.store.db import Store
+
+    store = Store(db)
+    try:
+        [span] = store.db.query("SELECT repo, branch, min(committed_at) AS a, max(committed_at) AS b FROM history"
+                                " GROUP BY repo, branch ORDER BY count(*) DESC LIMIT 1")  # fmt: skip
+        since = datetime.fromisoformat(span["a"])
+        until = datetime.fromisoformat(span["b"]) + timedelta(seconds=1)
+        sql = ("SELECT sha, committed_at, message, automated FROM history WHERE repo = ? AND branch = ?"
+               " AND committed_at >= ? AND committed_at <= ? ORDER BY committed_at, sha")  # fmt: skip
+        ways = {
+            "in one step": lambda: store.history(span["repo"], span["branch"], since, until, files=False),
+            "row by row (the rows alone, no commits built)": lambda: store.db.execute(sql, [span["repo"], span["branch"], span["a"], span["b"]]).fetchall(),
+        }  # fmt: skip
+        for name, read in ways.items():
+            alone = time.perf_counter()
+            count = len(read())
+            alone = time.perf_counter() - alone
+            stop = threading.Event()
+            busy = threading.Thread(target=_spin, args=(stop,))
+            busy.start()
+            time.sleep(0.01)
+            beside = time.perf_counter()
+            read()
+            beside = time.perf_counter() - beside
+            stop.set()
+            busy.join()
+            print(f"    reading the history's {count} messages {name}: {alone * 1000:.1f} ms alone,"
+                  f" {beside * 1000:.1f} ms beside a thread holding the GIL", flush=True)  # fmt: skip
+    finally:
+        store.close()
 
 
 def store_writes(db: Path) -> None:
@@ -266,6 +309,7 @@ def main() -> None:
                 print("    " + timeline(fake, runner.started, wall))
             fake.latency = 0.0
             store_writes(work / f"llm{args.latency[0]:g}.db")
+            history_read(fresh_copy(warm, work / "history-read.db"))
             runner.profiled(
                 "digest --analyzer llm, L = 0", llm_day, fresh_copy(warm, work / "llmp.db"), **env
             )

@@ -148,8 +148,10 @@ class DeferredLLM:
 
     async def _ready(self) -> LLM:
         if self._client is None:
-            # Waited for off the event loop (chat, in `digestbot run`, is served meanwhile).
-            await asyncio.to_thread(self._imported.join)
+            # Awaited on the loop (chat, in `digestbot run`, is served meanwhile), not by a join in a worker
+            # thread: a day's calls would hold every thread of the default executor, which the day's
+            # preparation of each commit needs meanwhile.
+            await self.ready()
             if self._client is None:
                 self._client = self._build()  # an import or build that failed in the thread raises here
         return self._client

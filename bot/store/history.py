@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from analysis.history.followups import FollowUpLink, Mined, PastCommit
 from analysis.history.index import BranchCommit, automated
+from bot.store.bulk import rows_at_once
 from bot.store.rows import iso, link_from_row, link_row, utcnow
 
 if TYPE_CHECKING:
@@ -49,23 +50,26 @@ class HistoryTables:
         """The stored history with committer dates in [since, until), oldest first. files=False: without
         their files (empty), for what reads only the messages (mining links, a span's fingerprint):
         decoding months of file lists is most of the read."""
+        columns = ["sha", "committed_at", "message", "automated", *(["files"] if files else [])]
         with self._lock:
-            cursor = self.db.execute(
-                f"SELECT sha, committed_at, message, automated{', files' if files else ''} FROM history"
-                " WHERE repo = ? AND branch = ? AND committed_at >= ? AND committed_at < ?"
-                " ORDER BY committed_at, sha",
+            rows = rows_at_once(
+                self.db,
+                columns,
+                f"SELECT {', '.join(columns)} FROM history"
+                " WHERE repo = ? AND branch = ? AND committed_at >= ? AND committed_at < ?",
                 [repo, branch, iso(since.astimezone(UTC)), iso(until.astimezone(UTC))],
             )
-            return [
-                BranchCommit(
-                    r[0],
-                    datetime.fromisoformat(r[1]),
-                    r[2],
-                    tuple((p, n) for p, n in json.loads(r[4] or "[]")) if files else (),
-                    automated=bool(r[3]),
-                )
-                for r in cursor.fetchall()
-            ]
+        rows.sort(key=lambda r: (r[1], r[0]))  # committed_at, sha: stored in one format, they sort as text
+        return [
+            BranchCommit(
+                r[0],
+                datetime.fromisoformat(r[1]),
+                r[2],
+                tuple((p, n) for p, n in json.loads(r[4] or "[]")) if files else (),
+                automated=bool(r[3]),
+            )
+            for r in rows
+        ]
 
     def history_range(self, repo: str, branch: str) -> tuple[datetime, datetime] | None:
         """The span [oldest, newest) the stored history is complete for, when any."""

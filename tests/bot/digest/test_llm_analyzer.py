@@ -752,6 +752,37 @@ async def test_a_build_that_fails_in_the_thread_raises_at_the_first_call():
     await client.aclose()
 
 
+async def test_calls_waiting_for_the_client_leave_the_default_executor_free(monkeypatch):
+    """A day's calls that go out before the SDK is imported wait on the event loop: a wait per call in a
+    worker thread took every thread of the default executor, which the day's preparation of each commit
+    (`asyncio.to_thread`) needs meanwhile."""
+    import asyncio
+    import threading
+
+    from bot import app
+
+    gate = threading.Event()
+    monkeypatch.setattr(app, "_import_quietly", lambda module: gate.wait(30))
+
+    class Built:
+        async def complete(self, messages: Any, **options: Any) -> str:
+            return "reply"
+
+        async def aclose(self) -> None:
+            return None
+
+    client = app.DeferredLLM("m", Built, preload="pyclbr")  # type: ignore[arg-type]
+    calls = [asyncio.ensure_future(client.complete([], max_tokens=8, purpose="qa")) for _ in range(50)]
+    await asyncio.sleep(0.05)  # every call now waits for the client
+    try:
+        # the default executor has at most 32 threads: 50 waits in it would leave none for this
+        assert await asyncio.wait_for(asyncio.to_thread(lambda: "prepared"), timeout=10) == "prepared"
+    finally:
+        gate.set()
+    assert await asyncio.gather(*calls) == ["reply"] * 50
+    await client.aclose()
+
+
 async def test_a_client_closed_before_its_thread_builds_it_is_never_built(monkeypatch):
     """A run that never calls (every analysis cached) closes the client without waiting for the import;
     the thread then builds nothing."""
