@@ -148,9 +148,8 @@ class DeferredLLM:
 
     async def _ready(self) -> LLM:
         if self._client is None:
-            # Awaited on the loop (chat, in `digestbot run`, is served meanwhile), not by a join in a worker
-            # thread: a day's calls would hold every thread of the default executor, which the day's
-            # preparation of each commit needs meanwhile.
+            # Awaited on the loop, not joined in a worker thread: a day's calls would hold all the default
+            # executor's threads, which preparing its commits needs meanwhile (and chat, in `digestbot run`).
             await self.ready()
             if self._client is None:
                 self._client = self._build()  # an import or build that failed in the thread raises here
