@@ -116,8 +116,8 @@ class LLMClient(BatchCalls, CircuitBreaker, ParameterFallbacks, CallLog):
         # (in a worker thread, bot/app.py), not at the first call.
         self._create = self._client.chat.completions.with_raw_response.create
         settle_platform(self._client)
-        # So does the HTTP transport's async backend, which anyio imports by this name at the first connection
-        # (15 ms of a card's path to its call).
+        # So is the HTTP transport's async backend, which anyio imports by this name at the first connection:
+        # on the event loop, on the way to that call.
         with suppress(ImportError):
             importlib.import_module("anyio._backends._asyncio")
 

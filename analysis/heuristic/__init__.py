@@ -114,8 +114,8 @@ if TYPE_CHECKING:
 # is security-relevant
 # h22: a new capability at medium risk that the commit writes up in its docs is high ("impact and risk together"); a code
 # name removed that the reference docs never mention weighs one step less (surface-16)
-# h23: a runtime dependency's floor raised past a major version breaks users: "drops support for `pydantic 1`"
-# (surface-17)
+# h23: a runtime dependency's floor raised past a major version breaks users: "drops support for `pydantic 1`";
+# so does a C/C++, Rust, Go or TypeScript parameter added that calls must pass (surface-17)
 RUBRIC_VERSION = "h23"
 
 
