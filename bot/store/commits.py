@@ -13,6 +13,15 @@ from typing import TYPE_CHECKING, Any
 from analysis.models import Analysis, Commit, SurfaceChange, SurfaceKind
 from bot.store.rows import commit_from_row, iso, json_paths, paths_from_json, surface_row, utcnow
 
+_ANALYSIS_KEY = ("repo", "sha", "model", "prompt_version", "lang")
+_ANALYSIS_VALUES = ("importance", "change_type", "analyzer", "data", "created_at")
+_UPSERT_ANALYSIS = (
+    f"INSERT INTO analyses ({', '.join(_ANALYSIS_KEY + _ANALYSIS_VALUES)})"
+    f" VALUES ({', '.join('?' * len(_ANALYSIS_KEY + _ANALYSIS_VALUES))})"
+    f" ON CONFLICT ({', '.join(_ANALYSIS_KEY)}) DO UPDATE SET"
+    f" {', '.join(f'{c} = excluded.{c}' for c in _ANALYSIS_VALUES)}"
+)
+
 if TYPE_CHECKING:
     import sqlite_utils
 
@@ -168,20 +177,22 @@ class CommitTables:
     def _upsert_analysis(self, repo: str, analysis: Analysis, model: str, prompt_version: str) -> None:
         if analysis.grounding_removed:
             self._note_grounding(repo, analysis, prompt_version)
-        self.db["analyses"].upsert(
-            {
-                "repo": repo,
-                "sha": analysis.sha,
-                "model": model,
-                "prompt_version": prompt_version,
-                "lang": analysis.lang,
-                "importance": analysis.importance.value,
-                "change_type": analysis.change_type.value,
-                "analyzer": analysis.analyzer,
-                "data": analysis.model_dump_json(),
-                "created_at": iso(utcnow()),
-            },
-            pk=("repo", "sha", "model", "prompt_version", "lang"),
+        # One statement, not sqlite-utils' upsert (six or more, each giving the GIL up and waiting for it again
+        # while a day's answers are handled: the LLM day's last writes ended its run).
+        self.db.execute(
+            _UPSERT_ANALYSIS,
+            [
+                repo,
+                analysis.sha,
+                model,
+                prompt_version,
+                analysis.lang,
+                analysis.importance.value,
+                analysis.change_type.value,
+                analysis.analyzer,
+                analysis.model_dump_json(),
+                iso(utcnow()),
+            ],
         )
 
     def _note_grounding(self, repo: str, analysis: Analysis, prompt_version: str) -> None:

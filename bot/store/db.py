@@ -172,7 +172,12 @@ class Store(CommitTables, HistoryTables, ThreadTables, PostTables):
         for name in ("error", "prompt", "reply"):  # a server may quote a key in any of them
             if isinstance(fields.get(name), str):
                 fields[name] = scrub(fields[name])
-        self.db["llm_calls"].insert(fields)
+        # One statement, as for an analysis (bot/store/commits.py): the keys are the call log's own.
+        names = list(fields)
+        self.db.execute(
+            f"INSERT INTO llm_calls ({', '.join(f'[{n}]' for n in names)}) VALUES ({', '.join('?' * len(names))})",
+            [fields[n] for n in names],
+        )
 
     def purge_prompts(self, before: datetime) -> int:
         """Forget the prompt and reply of every call made before `before` (the call itself stays)."""

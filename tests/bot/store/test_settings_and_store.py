@@ -96,6 +96,11 @@ def test_analysis_cache_key(tmp_path):
     assert store.get_analysis("o/n", "abc123", "m1", "p1", "zh") == a
     assert store.get_analysis("o/n", "abc123", "m2", "p1", "zh") is None
     assert store.get_analysis("o/n", "abc123", "m1", "p1", "en") is None
+    # saved again under the same key (a --refresh): replaced, one row
+    again = a.model_copy(update={"importance": Importance.HIGH, "summary": "s2"})
+    store.save_analysis("o/n", again, "m1", "p1")
+    assert store.get_analysis("o/n", "abc123", "m1", "p1", "zh") == again
+    assert store.query("SELECT importance, count(*) AS n FROM analyses") == [{"importance": "high", "n": 1}]
 
 
 def test_several_analyses_saved_in_one_transaction(tmp_path, monkeypatch):
