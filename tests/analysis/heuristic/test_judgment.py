@@ -448,22 +448,16 @@ def test_dropping_a_major_version_of_a_dependency_is_high_and_moving_within_it_i
     from analysis.surface.requirements import packaging_changes
 
     before = '[project]\nname = "web"\ndependencies = ["pydantic>=1.10,<3", "starlette>=0.40,<0.48"]\n'
-    dropped = before.replace("pydantic>=1.10,<3", "pydantic>=2.7,<3")
-    commit = make(
-        "Drop support for Pydantic v1 (#14000)",
-        fc("pyproject.toml", 1, 1),
-        surface=tuple(packaging_changes("pyproject.toml", before, dropped)),
-    )
-    importance, reason = rank(commit, "en")
+
+    def ranked(title: str, after: str) -> tuple[Importance, str]:
+        surface = tuple(packaging_changes("pyproject.toml", before, after))
+        return rank(make(title, fc("pyproject.toml", 1, 1), surface=surface), "en")
+
+    importance, reason = ranked("Drop support for Pydantic v1 (#14000)", before.replace(">=1.10,<3", ">=2.7,<3"))
     assert importance == HIGH and "breaks users: drops support for `pydantic 1`" in reason
     # "Upgrade Starlette supported range": users get a newer one, none they had is refused
     upgraded = before.replace("starlette>=0.40,<0.48", "starlette>=0.40,<0.49")
-    commit = make(
-        "Upgrade Starlette supported version range (#14001)",
-        fc("pyproject.toml", 1, 1),
-        surface=tuple(packaging_changes("pyproject.toml", before, upgraded)),
-    )
-    importance, reason = rank(commit, "en")
+    importance, reason = ranked("Upgrade Starlette supported version range (#14001)", upgraded)
     assert importance == MEDIUM and "breaks users" not in reason
 
 
