@@ -60,6 +60,28 @@ def test_first_opens_of_a_new_database_at_once(tmp_path):
     store.close()
 
 
+def test_an_opener_that_loses_the_race_to_switch_on_wal_tries_again(tmp_path, monkeypatch):
+    # eight threads opening a new file at once: SQLite told 3 of 3,200 "database is locked" at once, without
+    # its busy wait, when they asked for write-ahead logging (the first opener's switch)
+    import sqlite_utils
+
+    real = sqlite_utils.Database.enable_wal
+    answers = ["database is locked", "database is locked"]
+
+    def racing(self: sqlite_utils.Database) -> None:
+        if answers:
+            raise sqlite3.OperationalError(answers.pop(0))
+        real(self)
+
+    monkeypatch.setattr(sqlite_utils.Database, "enable_wal", racing)
+    store = Store(tmp_path / "new.db")
+    assert answers == [] and store.db.journal_mode == "wal"
+    store.close()
+    answers.append("disk I/O error")  # any other failure is not a race: said at once, as before
+    with pytest.raises(ConfigError):
+        Store(tmp_path / "other.db")
+
+
 def test_concurrent_digest_processes_all_succeed(repo, tmp_path):
     db = tmp_path / "shared.db"
     env = {**os.environ, **git_env(tmp_path / "home"), "PYTHONPATH": str(ROOT)}
