@@ -61,10 +61,22 @@ def norm_tag(tag: str) -> str:
     return re.sub(r"[\s_-]+", "", tag.lower())
 
 
+# What "Back out", "Roll back" or "Automated rollback of" take out when they name it: a quoted title, a pull
+# request or a commit. Without one ("Rollback support for migrations") the words may name a feature.
+_NAMED_TARGET = re.compile(r'^(?:"|#\d|(?:prs?|pull\s+requests?|commits?|changesets?)\b|[0-9a-f]{7,40}\b)', re.I)
+
+
 def is_revert_title(title: str) -> bool:
     """A title that says it reverts something, after any leading tags and gitmoji: `[Core] Revert "…"`,
-    `⏪️ Revert "…"`."""
-    return bool(REVERT_TITLE.match(title_text(title)))
+    `⏪️ Revert "…"`, `[Revert] …`; `Back out "…"`, `Rollback PR-12`, `Backed out changeset <sha>`, `Automated
+    rollback of commit <sha>`."""
+    text = title_text(title)
+    if REVERT_TITLE.match(text):
+        return True
+    lead = REVERT_LEAD.match(text)
+    if lead and _NAMED_TARGET.match(text[lead.end() :]):
+        return True
+    return any(REVERT_LEAD.fullmatch(tag) for tag in leading_tags(without_gitmoji(title))[0])
 
 
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:\s*")

@@ -115,7 +115,8 @@ if TYPE_CHECKING:
 # h22: a new capability at medium risk that the commit writes up in its docs is high ("impact and risk together"); a code
 # name removed that the reference docs never mention weighs one step less (surface-16)
 # h23: a runtime dependency's floor raised past a major version breaks users: "drops support for `pydantic 1`";
-# so does a C/C++, Rust, Go or TypeScript parameter added that calls must pass (surface-17)
+# so does a C/C++, Rust, Go or TypeScript parameter added that calls must pass (surface-17); "Back out", "Roll back"
+# and "Automated rollback of" titles that name their target are reverts
 RUBRIC_VERSION = "h23"
 
 

@@ -361,6 +361,14 @@ def test_references_are_read_from_title_and_body_once_each():
         ("Partially revert the cache change", True),
         ("Make revert safer", False),
         ("[Revertible] Add switch", False),
+        # other toolchains' words, when they name what they take out
+        ('Back out "[core] Add the pager"', True),
+        ("Backed out changeset 3f9a1c2b7d4e for causing build bustages", True),
+        ("Automated rollback of commit 3f9a1c2b7d4e", True),
+        ("[TPU][Test] Rollback PR-21550.", True),
+        ("[Revert] [Core] Faster scheduler", True),
+        ("Rollback support for migrations", False),
+        ("[CI] rollback lint-and-deploy pipeline using amd machine", False),
     ],
 )
 def test_revert_titles_are_recognised_behind_tags(title, revert):
