@@ -117,7 +117,8 @@ if TYPE_CHECKING:
 # h23: a runtime dependency's floor raised past a major version breaks users: "drops support for `pydantic 1`";
 # so does a C/C++, Rust, Go or TypeScript parameter added that calls must pass (surface-17); "Back out", "Roll back"
 # and "Automated rollback of" titles that name their target are reverts
-RUBRIC_VERSION = "h23"
+# h24: a dotfile or a shell script the packaging does not ship is not runtime code (a tool's settings, a chore)
+RUBRIC_VERSION = "h24"
 
 
 def counted_lines(commit: Commit) -> int:

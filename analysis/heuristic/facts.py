@@ -241,9 +241,17 @@ def _is_runtime(path: str, kind: PathKind, shipped: frozenset[str] | None) -> bo
         # A task runner (Makefile, justfile, noxfile.py) beside packaging that says what ships: the package's
         # build backend never runs it, so only developers do.
         return False
+    if kind in (PathKind.SOURCE, PathKind.CONFIG) and (_hidden(path) or language_of(path) == "shell"):
+        # A dotfile (a tool's own settings: `.yamlfmt.yaml`, `.markdownlint.yaml`) or a shell script the
+        # packaging does not ship: the repository's chores, which what ships never runs.
+        return False
     if kind == PathKind.SOURCE:
         return language_of(path) != "python"
     return kind not in NON_RUNTIME
+
+
+def _hidden(path: str) -> bool:
+    return any(part.startswith(".") and part not in (".", "..") for part in path.split("/"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -257,6 +257,24 @@ def test_an_example_tree_the_packaging_does_not_ship_is_docs() -> None:
     assert rank(make("📝 Update dependencies tutorial", *files), "en")[0] != LOW
 
 
+def test_dotfiles_and_shell_scripts_the_packaging_does_not_ship_are_the_repositorys_chores() -> None:
+    # pydantic: "Run `yamlfmt` as a pre-commit hook" (workflows, `.pre-commit-config.yaml`, `.yamlfmt.yaml`,
+    # `mkdocs.yml`: 1,500 lines) and a docs build's `build-docs.sh` ranked medium by size: the tool's own
+    # settings file and the script read as runtime code.
+    files = [
+        fc(".github/workflows/third-party.yml", 300, 280),
+        fc(".pre-commit-config.yaml", 40, 33),
+        fc(".yamlfmt.yaml", 7, 0),
+        fc("mkdocs.yml", 260, 260),
+        fc("build-docs.sh", 4, 2),
+    ]
+    importance, reason = rank(make("Run yamlfmt as a pre-commit hook (#12489)", *files, shipped=frozenset()), "en")
+    assert importance == LOW and "nothing users run changed" in reason
+    # a shell script the packaging ships (`scripts=[...]`) is what users run
+    shipped = make("Fix the launcher (#12490)", fc("bin/launch.sh", 30, 10), shipped=frozenset({"bin/launch.sh"}))
+    assert "nothing users run changed" not in rank(shipped, "en")[1]
+
+
 def test_a_shipped_file_is_code_whatever_its_folder_is_called() -> None:
     commit = make(
         "Sampler",
