@@ -233,6 +233,8 @@ def _metadata_only(path: str) -> bool:
 def _is_runtime(path: str, kind: PathKind, shipped: frozenset[str] | None) -> bool:
     if is_low_value(kind):
         return False
+    if kind == PathKind.CONFIG and _hidden(path) and (shipped is None or path not in shipped):
+        return False  # a tool's own settings (`.yamlfmt.yaml`, `.markdownlint.yaml`)
     if shipped is None:
         return kind not in NON_RUNTIME
     if path in shipped:
@@ -241,9 +243,9 @@ def _is_runtime(path: str, kind: PathKind, shipped: frozenset[str] | None) -> bo
         # A task runner (Makefile, justfile, noxfile.py) beside packaging that says what ships: the package's
         # build backend never runs it, so only developers do.
         return False
-    if kind in (PathKind.SOURCE, PathKind.CONFIG) and (_hidden(path) or language_of(path) == "shell"):
-        # A dotfile (a tool's own settings: `.yamlfmt.yaml`, `.markdownlint.yaml`) or a shell script the
-        # packaging does not ship: the repository's chores, which what ships never runs.
+    if kind == PathKind.SOURCE and (_hidden(path) or language_of(path) == "shell"):
+        # A hidden or shell script the packaging does not ship: the repository's chores, which what ships
+        # never runs.
         return False
     if kind == PathKind.SOURCE:
         return language_of(path) != "python"
@@ -251,7 +253,9 @@ def _is_runtime(path: str, kind: PathKind, shipped: frozenset[str] | None) -> bo
 
 
 def _hidden(path: str) -> bool:
-    return any(part.startswith(".") and part not in (".", "..") for part in path.split("/"))
+    """A dotfile or a file in a dot-folder; not a dotenv file (`.env.production`), which an app reads at run time."""
+    parts = path.split("/")
+    return not parts[-1].startswith(".env") and any(p.startswith(".") and p not in (".", "..") for p in parts)
 
 
 @dataclass(frozen=True, slots=True)

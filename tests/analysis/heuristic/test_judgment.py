@@ -270,6 +270,11 @@ def test_dotfiles_and_shell_scripts_the_packaging_does_not_ship_are_the_reposito
     ]
     importance, reason = rank(make("Run yamlfmt as a pre-commit hook (#12489)", *files, shipped=frozenset()), "en")
     assert importance == LOW and "nothing users run changed" in reason
+    # a tool's settings are no runtime code where the packaging is unknown either; a dotenv file an app reads is
+    settings = make("Enforce single quotes in YAML (#12678)", fc(".yamlfmt.yaml", 3, 1), fc(".markdownlint.yaml", 2, 2))
+    assert "nothing users run changed" in rank(settings, "en")[1]
+    dotenv = make("Raise the worker count in production (#12679)", fc(".env.production", 1, 1))
+    assert "nothing users run changed" not in rank(dotenv, "en")[1]
     # a shell script the packaging ships (`scripts=[...]`) is what users run
     shipped = make("Fix the launcher (#12490)", fc("bin/launch.sh", 30, 10), shipped=frozenset({"bin/launch.sh"}))
     assert "nothing users run changed" not in rank(shipped, "en")[1]
