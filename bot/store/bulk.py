@@ -2,8 +2,8 @@
 
 The sqlite3 module gives the GIL up around every row it steps to. Beside a thread that holds it (the SDK
 imported at a card's or an LLM day's start), each row then waits for that thread's switch interval: the
-history step's 4,908 messages took 2.1-2.5 s beside a pure-Python loop instead of 8 ms alone (bench_cli).
-Read as one JSON value, they are one step: 27-47 ms beside the same loop.
+history step's 4,908 messages took 2.1-2.7 s beside a pure-Python loop instead of 8-10 ms alone (bench_cli).
+Read as one JSON value, they are one step: 25-47 ms beside the same loop.
 """
 
 from __future__ import annotations
