@@ -63,6 +63,8 @@ class SurfaceKind(StrEnum):
     DEPENDENCY_ADDED = "dependency_added"
     DEPENDENCY_REMOVED = "dependency_removed"
     DEPENDENCY_CHANGED = "dependency_changed"  # its version range changed
+    # A runtime requirement moved to an optional extra: the default install no longer brings it (`new`: the extra).
+    DEPENDENCY_OPTIONAL = "dependency_optional"
 
 
 # Kinds that break the callers of a name in the code (a function, class, method or constant, its parameters, a
@@ -90,8 +92,11 @@ BREAKING_KINDS = CODE_BREAKING_KINDS | frozenset(
         SurfaceKind.ENV_RENAMED,
         SurfaceKind.ROUTE_REMOVED,
         SurfaceKind.SUPPORT_DROPPED,
+        SurfaceKind.DEPENDENCY_OPTIONAL,
     }
 )
+# Breaking kinds no alias could soften: what users can install, not a name.
+UNALIASED_KINDS = frozenset({SurfaceKind.SUPPORT_DROPPED, SurfaceKind.DEPENDENCY_OPTIONAL})
 # Kinds that give users something new.
 FEATURE_KINDS = frozenset(
     {
@@ -184,6 +189,7 @@ _WORDS = {
     SurfaceKind.DEPENDENCY_ADDED: "dependency added",
     SurfaceKind.DEPENDENCY_REMOVED: "dependency removed",
     SurfaceKind.DEPENDENCY_CHANGED: "dependency range changed",
+    SurfaceKind.DEPENDENCY_OPTIONAL: "dependency made optional",
 }
 
 
@@ -197,7 +203,7 @@ def describe(change: SurfaceChange) -> str:
         text += f" (was {change.old})"
     elif change.new is not None and change.new != change.name:
         text += f" ({change.new})"
-    if change.kind in BREAKING_KINDS and change.kind != SurfaceKind.SUPPORT_DROPPED:
+    if change.kind in BREAKING_KINDS and change.kind not in UNALIASED_KINDS:
         text += "; an alias keeps the old form working" if change.aliased else "; no alias"
     if change.documented is False:
         text += "; the docs never mention it"

@@ -118,7 +118,8 @@ if TYPE_CHECKING:
 # so does a C/C++, Rust, Go or TypeScript parameter added that calls must pass (surface-17); "Back out", "Roll back"
 # and "Automated rollback of" titles that name their target are reverts
 # h24: a dotfile or a shell script the packaging does not ship is not runtime code (a tool's settings, a chore)
-RUBRIC_VERSION = "h24"
+# h25: a runtime dependency moved to an optional extra breaks users of the default install (surface-18)
+RUBRIC_VERSION = "h25"
 
 
 def counted_lines(commit: Commit) -> int:

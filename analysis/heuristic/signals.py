@@ -147,7 +147,7 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
 # -- what the code says: surface changes (analysis/surface/) -----------------------------------
 
 _NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
-_SUPPORT_KINDS = frozenset({SurfaceKind.SUPPORT_DROPPED, SurfaceKind.SUPPORT_ADDED})
+_SUPPORT_KINDS = frozenset({SurfaceKind.SUPPORT_DROPPED, SurfaceKind.SUPPORT_ADDED, SurfaceKind.DEPENDENCY_OPTIONAL})
 # Facts the surface step judged by the packaging before the commit: a module users had, moved or deleted
 # (its new path may ship nothing, or hold the same code with a comment changed: prose, not runtime).
 _OWN_JUDGMENT = _SUPPORT_KINDS | MODULE_KINDS

@@ -26,6 +26,7 @@ _TYPED_KINDS = frozenset(
         SurfaceKind.ROUTE_REMOVED,
         SurfaceKind.SUPPORT_DROPPED,
         SurfaceKind.SUPPORT_ADDED,
+        SurfaceKind.DEPENDENCY_OPTIONAL,
     }
 )
 ENV_KINDS = frozenset({SurfaceKind.ENV_ADDED, SurfaceKind.ENV_REMOVED, SurfaceKind.ENV_RENAMED})

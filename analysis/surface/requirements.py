@@ -52,7 +52,16 @@ def packaging_changes(path: str, before: str | None, after: str | None) -> list[
     except (TypeError, AttributeError, ValueError):
         return []  # a backstop, as in packaging.py's `_distribution`: a file that cannot be read states nothing
     out = []
+    # A runtime requirement now only in an extra: `pip install pkg` stops bringing it (`pkg[standard]` does).
+    dropped = {c.name for c in dependencies if c.scope == "runtime" and c.old and not c.new}
+    moved = {c.name: c for c in dependencies if c.name in dropped and c.new and c.scope.startswith("optional:")}
     for c in dependencies:
+        if c.name in moved:
+            if c.scope == "runtime":
+                to = moved[c.name]
+                out.append(SurfaceChange(SurfaceKind.DEPENDENCY_OPTIONAL, c.name, path, to.line, old=c.old,
+                                         new=to.scope.split(":", 1)[1]))  # fmt: skip
+            continue
         kind = (
             SurfaceKind.DEPENDENCY_CHANGED if c.old and c.new
             else SurfaceKind.DEPENDENCY_ADDED if c.new

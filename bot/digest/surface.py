@@ -43,7 +43,8 @@ log = logging.getLogger(__name__)
 # surface-16: code names removed or renamed are marked with whether the docs mention them (documented.py)
 # surface-17: a dependency's floor raised past a major version drops support for that major (requirements.py);
 # a C/C++, Rust, Go or TypeScript parameter added that calls must pass is required, not new (other_langs.py)
-PARSER_VERSION = "surface-17"
+# surface-18: a runtime requirement moved to an optional extra leaves the default install (requirements.py)
+PARSER_VERSION = "surface-18"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)

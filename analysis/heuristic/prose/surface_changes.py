@@ -12,6 +12,7 @@ from analysis.models import (
     BREAKING_KINDS,
     DEPENDENCY_KINDS,
     MODULE_KINDS,
+    UNALIASED_KINDS,
     SurfaceChange,
     SurfaceKind,
     user_name,
@@ -68,7 +69,7 @@ def brief(change: SurfaceChange, lang: str) -> str:
             text += f": {code_span(old)} → {code_span(new)}"
     else:
         text = t(lang, f"surface_{kind.value}", name=name, old=name, new=code_span(change.new or "?"))
-    if change.kind in BREAKING_KINDS and change.kind != SurfaceKind.SUPPORT_DROPPED:
+    if change.kind in BREAKING_KINDS and change.kind not in UNALIASED_KINDS:
         text += t(lang, "alias_kept" if change.aliased else "no_alias")
     return text
 
@@ -109,6 +110,6 @@ def describe(change: SurfaceChange, lang: str) -> str:
     )
     if change.kind == SurfaceKind.SWITCH_FLIPPED and change.old is not None and change.new is not None:
         text += f": {code_span(change.old)} → {code_span(change.new)}"
-    if change.kind in BREAKING_KINDS and change.kind != SurfaceKind.SUPPORT_DROPPED:
+    if change.kind in BREAKING_KINDS and change.kind not in UNALIASED_KINDS:
         text += t(lang, "alias_kept" if change.aliased else "no_alias")
     return text

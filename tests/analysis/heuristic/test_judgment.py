@@ -478,6 +478,10 @@ def test_dropping_a_major_version_of_a_dependency_is_high_and_moving_within_it_i
 
     importance, reason = ranked("Drop support for Pydantic v1 (#14000)", before.replace(">=1.10,<3", ">=2.7,<3"))
     assert importance == HIGH and "breaks users: drops support for `pydantic 1`" in reason
+    # "Add support for `pip install fastapi[standard]`", listed as breaking: starlette left the default install
+    extra = before.replace(', "starlette>=0.40,<0.48"]', ']\n[project.optional-dependencies]\nstandard = ["starlette>=0.40,<0.48"]')
+    importance, reason = ranked("Move starlette to the standard extra (#14002)", extra)
+    assert importance == HIGH and "no longer installs dependency `starlette` by default (now in extra `standard`)" in reason
     # "Upgrade Starlette supported range": users get a newer one, none they had is refused
     upgraded = before.replace("starlette>=0.40,<0.48", "starlette>=0.40,<0.49")
     importance, reason = ranked("Upgrade Starlette supported version range (#14001)", upgraded)

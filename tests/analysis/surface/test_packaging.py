@@ -366,6 +366,25 @@ def test_a_dependency_change_that_keeps_every_major_drops_nothing(path, before, 
     assert [c for c in packaging_changes(path, before, after) if c.kind == K.SUPPORT_DROPPED] == []
 
 
+def test_a_runtime_dependency_moved_to_an_extra_leaves_the_default_install():
+    # a web framework's `pip install fastapi[standard]`: uvicorn left the default install for an extra
+    before = '[project]\nname = "web"\ndependencies = ["starlette>=0.40", "uvicorn>=0.12"]\n'
+    after = (
+        '[project]\nname = "web"\ndependencies = ["starlette>=0.40"]\n'
+        '[project.optional-dependencies]\nstandard = ["uvicorn[standard]>=0.12"]\n'
+    )
+    [change] = packaging_changes("pyproject.toml", before, after)
+    assert (change.kind, change.name, change.old, change.new, change.line) == (
+        K.DEPENDENCY_OPTIONAL, "uvicorn", "uvicorn>=0.12", "standard", 5
+    )  # fmt: skip
+    assert change.breaking
+    # dropped from the default install and from everywhere: a dependency removed, as before
+    gone = '[project]\nname = "web"\ndependencies = ["starlette>=0.40"]\n'
+    assert [(c.kind, c.name) for c in packaging_changes("pyproject.toml", before, gone)] == [
+        (K.DEPENDENCY_REMOVED, "uvicorn")
+    ]
+
+
 def test_a_version_of_thousands_of_digits_is_no_version():
     from analysis.surface.requirements import majors_dropped
 
