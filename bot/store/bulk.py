@@ -26,9 +26,10 @@ def rows_at_once(
     names = ", ".join(columns)
     params = list(params)
     try:
-        cursor = db.execute(f"SELECT json_group_array(json_array({names})) FROM ({select})", params)
-    except sqlite3.OperationalError as exc:
-        if "no such function" not in str(exc):
+        value = db.execute(f"SELECT json_group_array(json_array({names})) FROM ({select})", params).fetchone()[0]
+    except (sqlite3.OperationalError, sqlite3.DataError) as exc:
+        # an SQLite without its JSON functions, or rows beyond its longest string (1 GB by default)
+        if "no such function" not in str(exc) and "too big" not in str(exc):
             raise
         return [list(row) for row in db.execute(f"SELECT {names} FROM ({select})", params).fetchall()]
-    return json.loads(cursor.fetchone()[0])
+    return json.loads(value)

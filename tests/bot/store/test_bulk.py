@@ -33,14 +33,21 @@ def test_the_rows_come_back_as_a_plain_query_reads_them(db):
     assert rows_at_once(db, ["sha"], "SELECT sha FROM history WHERE sha = ?", ["none"]) == []
 
 
-def test_an_sqlite_without_json_functions_gets_a_plain_query(db):
-    class NoJson:  # an SQLite built without its JSON functions
+@pytest.mark.parametrize(
+    "refusal",
+    [
+        sqlite3.OperationalError("no such function: json_group_array"),  # built without its JSON functions
+        sqlite3.DataError("string or blob too big"),  # rows beyond its longest string
+    ],
+)
+def test_an_sqlite_that_cannot_make_the_one_value_gets_a_plain_query(db, refusal):
+    class Refusing:
         def execute(self, sql: str, params: list) -> sqlite3.Cursor:
             if "json_" in sql:
-                raise sqlite3.OperationalError("no such function: json_group_array")
+                raise refusal
             return db.execute(sql, params)
 
-    got = rows_at_once(NoJson(), ["sha", "automated"], "SELECT sha, automated FROM history", [])  # type: ignore[arg-type]
+    got = rows_at_once(Refusing(), ["sha", "automated"], "SELECT sha, automated FROM history", [])  # type: ignore[arg-type]
     assert sorted(map(tuple, got)) == sorted((s, n) for s, _, _, n in ROWS)
 
 
