@@ -269,6 +269,8 @@ _TEST_NAME = re.compile(
 # Case matters here: FooTest.java is a test, Latest.java is not.
 _JVM_TEST_NAME = re.compile(r"^\w*[a-z0-9]Tests?\.(java|kt|scala|groovy|cs)$|^Test[A-Z]\w*\.(java|kt|cs)$")
 _DOC_EXT = frozenset({"md", "mdx", "rst", "adoc", "asciidoc", "txt", "rdoc", "org", "tex", "texi"})
+# The names a repository's release notes go by at its root, in the order eval tries them (analysis/evaluation).
+RELEASE_NOTES_STEMS = ("changelog", "changes", "history", "news", "releases", "release-notes", "release_notes")
 _DOC_STEMS = frozenset(
     {"readme", "changelog", "changes", "history", "news", "license", "licence", "copying", "notice"}
     | {"authors", "contributors", "contributing", "code_of_conduct", "security", "maintainers", "codeowners"}

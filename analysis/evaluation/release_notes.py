@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from analysis.paths import RELEASE_NOTES_STEMS
 from analysis.titles import PR_DIGITS
 
 
@@ -67,7 +68,7 @@ UNLISTED = "unlisted"  # a PR the notes do not list, in a repository that lists 
 
 # Where release notes usually live, tried in this order (case-insensitive); a bounded search, no names
 # of any one repository.
-ROOT_NAMES = ("changelog", "changes", "history", "news", "releases", "release-notes", "release_notes")
+ROOT_NAMES = RELEASE_NOTES_STEMS
 ROOT_SUFFIXES = (".md", ".rst", ".markdown", ".txt", "")
 DOCS_PREFIXES = ("release-notes", "release_notes", "releasenotes", "changelog")
 DOCS_SUFFIXES = (".md", ".rst", ".markdown")

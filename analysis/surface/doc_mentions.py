@@ -22,15 +22,13 @@ import re
 from collections.abc import Iterable, Sequence
 
 from analysis.models import CODE_BREAKING_KINDS, SurfaceChange, SurfaceKind, module_depth
-from analysis.paths import PathKind, classify_path
+from analysis.paths import RELEASE_NOTES_STEMS, PathKind, classify_path
 
 # Docs that read as a reference: below this many characters (a README alone), a name's absence says little.
 MIN_DOC_CHARS = 50_000
 _DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
 # Release notes name internal refactors as often as what users call.
-_NOTES_STEMS = frozenset(
-    {"changelog", "changes", "history", "news", "releases", "release-notes", "release_notes"}
-)
+_NOTES_STEMS = frozenset(RELEASE_NOTES_STEMS)
 _FRAGMENT_DIRS = frozenset(
     {
         "changes",
