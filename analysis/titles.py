@@ -61,6 +61,16 @@ def norm_tag(tag: str) -> str:
     return re.sub(r"[\s_-]+", "", tag.lower())
 
 
+def without_revert_tag(title: str, longest: int = TAG_MAX) -> str | None:
+    """The title without the leading tag that says it reverts (`[Revert] [Core] X` → `[Core] X`; `[Roll back]`,
+    `[Backed out]`), its other tags kept; None when no leading tag says so."""
+    m = _tags_pattern(longest).match(title)
+    for tag in re.finditer(r"\[([^\[\]\n]+)\]\s*:?\s*", m.group(1)) if m else ():
+        if REVERT_LEAD.fullmatch(norm_tag(tag.group(1))):
+            return title[: m.start(1) + tag.start()] + title[m.start(1) + tag.end() :]  # type: ignore[union-attr]
+    return None
+
+
 # What "Back out", "Roll back" or "Automated rollback of" take out when they name it: a quoted title, a pull
 # request or a commit. Without one ("Rollback support for migrations") the words may name a feature.
 _NAMED_TARGET = re.compile(r'^(?:"|#\d|(?:prs?|pull\s+requests?|commits?|changesets?)\b|[0-9a-f]{7,40}\b)', re.I)
@@ -76,7 +86,7 @@ def is_revert_title(title: str) -> bool:
     lead = REVERT_LEAD.match(text)
     if lead and _NAMED_TARGET.match(text[lead.end() :]):
         return True
-    return any(REVERT_LEAD.fullmatch(tag) for tag in leading_tags(without_gitmoji(title))[0])
+    return without_revert_tag(without_gitmoji(title)) is not None
 
 
 _SHORTCODE = re.compile(r":[a-z0-9_+-]+:\s*")

@@ -51,6 +51,7 @@ from analysis.titles import (
     split_quote,
     title_text,
     without_gitmoji,
+    without_revert_tag,
 )
 
 EVIDENCE_MAX = 160
@@ -288,11 +289,6 @@ _RELAND_TAG = re.compile(rf"^{_RELAND_WORDS}$", re.IGNORECASE)
 _RELAND_LEAD = re.compile(rf"^\s*(?:\w+\s+and\s+)?{_RELAND_WORDS}\b\s*:?\s*", re.IGNORECASE)
 
 
-_REVERT_TAG = re.compile(
-    r"\[\s*(?:revert(?:s|ed)?|roll[\s_-]?back|back[\s_-]?out)\s*\]\s*:?\s*", re.IGNORECASE
-)
-
-
 def _title_refs(title: str) -> list[Reference]:
     bare = PR_SUFFIX.sub("", title.strip())
     tags, untagged = leading_tags(bare)
@@ -303,8 +299,8 @@ def _title_refs(title: str) -> list[Reference]:
     evidence = _evidence(bare)
     if lead := REVERT_LEAD.match(untagged):
         return _revert_title_refs(untagged[lead.end() :], evidence)
-    if any(REVERT_LEAD.fullmatch(t) for t in tags):  # "[Revert] [Core] X (#12)": the tag says it
-        return _revert_title_refs(_REVERT_TAG.sub("", bare, count=1), evidence)
+    if (rest := without_revert_tag(bare)) is not None:  # "[Revert] [Core] X (#12)": the tag says it
+        return _revert_title_refs(rest, evidence)
     lead = _RELAND_LEAD.match(untagged)
     if lead or any(_RELAND_TAG.match(norm_tag(t)) for t in tags):
         return _reland_title_refs(untagged[lead.end() :] if lead else untagged, evidence)
