@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from bot.monitoring import logs
 from bot.monitoring.logs import RedactSecrets
 from bot.store.db import Store
 
@@ -39,14 +40,17 @@ def _isolated_settings(monkeypatch, tmp_path_factory):
 def _logging_taken_down() -> Iterator[None]:
     """setup_logging's stderr handler (and its filters: RedactSecrets moves a record's exception into
     masked text) would stay on the root logger for every later test of the worker process, so a test
-    reading `caplog.records[i].exc_info` would pass or fail by which tests ran before it."""
+    reading `caplog.records[i].exc_info` would pass or fail by which tests ran before it. So would the
+    format it set up: after a LOG_FORMAT=json run, a later run whose settings do not load sent its one
+    error line to that run's handler as JSON, and its own stderr stayed empty."""
     root = logging.getLogger()
-    before, level = list(root.handlers), root.level
+    before, level, fmt = list(root.handlers), root.level, logs._format[0]
     yield
     for handler in list(root.handlers):
         if handler not in before and any(isinstance(f, RedactSecrets) for f in handler.filters):
             root.removeHandler(handler)
     root.setLevel(level)
+    logs._format[0] = fmt
 
 
 @pytest.fixture
