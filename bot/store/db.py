@@ -50,7 +50,7 @@ class Store(CommitTables, HistoryTables, ThreadTables, PostTables):
         self._lock = threading.RLock()
         # Call-log rows and analyses handed over during a run: committed together (bot/store/group.py).
         self._group = GroupCommit(self.transaction, self._lock)
-        self.db = sqlite_utils.Database(conn)
+        self.db = sqlite_utils.Database(conn, execute_plugins=False)
         try:
             if self.path is not None:
                 self._enable_wal()

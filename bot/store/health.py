@@ -40,7 +40,7 @@ def expected_schema(migrations: Sequence[Migration]) -> Schema:
 
 @cache
 def _expected(migrations: tuple[Migration, ...]) -> Schema:
-    db = sqlite_utils.Database(memory=True)
+    db = sqlite_utils.Database(memory=True, execute_plugins=False)
     try:
         for migration in migrations:
             migration(db)

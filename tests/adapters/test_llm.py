@@ -491,3 +491,33 @@ def test_an_sdk_without_that_cache_is_left_as_it_is() -> None:
     other = Other()
     settle_platform(other)  # type: ignore[arg-type]
     assert not hasattr(other, "_platform")
+
+
+@pytest.mark.parametrize(
+    ("base_url", "own_client"),
+    [
+        ("http://127.0.0.1:8080/v1", True),
+        ("HTTP://localhost:11434/v1", True),
+        ("https://api.openai.com/v1", False),
+        (None, False),
+    ],
+)
+def test_only_a_plain_http_server_gets_a_client_without_a_certificate_store(
+    base_url: str | None, own_client: bool
+) -> None:
+    # A server reached without TLS never uses the certificates, which cost 0.04 s to load before the first
+    # call; every https server keeps the SDK's own client, which verifies them.
+    from adapters.llm.client import _plain_http_client
+
+    client = _plain_http_client(base_url)
+    assert (client is not None) is own_client
+
+
+async def test_a_plain_http_client_is_closed_with_the_llm_client(fake: FakeLLM, rec: Recorder) -> None:
+    client = LLMClient(model=fake.model, base_url=fake.base_url, api_key=SECRET, max_retries=0, on_call=rec)
+    reply = await client.complete(MESSAGES, max_tokens=50, purpose="qa")
+    assert reply.content
+    http = client._client._client
+    assert not http.is_closed
+    await client.aclose()
+    assert http.is_closed
