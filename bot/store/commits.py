@@ -22,6 +22,22 @@ _UPSERT_ANALYSIS = (
     f" {', '.join(f'{c} = excluded.{c}' for c in _ANALYSIS_VALUES)}"
 )
 
+_COMMIT_KEY = ("repo", "sha")
+_COMMIT_VALUES = (
+    "message", "author", "author_login", "committed_at", "parents", "url", "additions", "deletions",
+    "files_total", "fetched_at",
+)  # fmt: skip
+_UPSERT_COMMIT = (
+    f"INSERT INTO commits ({', '.join(_COMMIT_KEY + _COMMIT_VALUES)})"
+    f" VALUES ({', '.join('?' * len(_COMMIT_KEY + _COMMIT_VALUES))})"
+    f" ON CONFLICT ({', '.join(_COMMIT_KEY)}) DO UPDATE SET"
+    f" {', '.join(f'{c} = excluded.{c}' for c in _COMMIT_VALUES)}"
+)
+_FILE_COLUMNS = ("repo", "sha", "idx", "path", "status", "additions", "deletions", "patch", "previous_path")
+_INSERT_FILE = (
+    f"INSERT INTO files ({', '.join(_FILE_COLUMNS)}) VALUES ({', '.join('?' * len(_FILE_COLUMNS))})"
+)
+
 if TYPE_CHECKING:
     import sqlite_utils
 
@@ -43,41 +59,43 @@ class CommitTables:
                 self.save_commit(commit)
 
     def save_commit(self, commit: Commit) -> None:
+        # Three statements, not sqlite-utils' upsert and insert_all (a dozen or more, each giving the GIL up and
+        # waiting for it again): eval stores a span's thousands of commits beside the parsing workers.
         with self.transaction():
-            self.db["commits"].upsert(
-                {
-                    "repo": commit.repo,
-                    "sha": commit.sha,
-                    "message": commit.message,
-                    "author": commit.author,
-                    "author_login": commit.author_login,
-                    "committed_at": iso(commit.committed_at),
-                    "parents": json.dumps(list(commit.parents)),
-                    "url": commit.url,
-                    "additions": commit.additions,
-                    "deletions": commit.deletions,
-                    "files_total": commit.files_total,
-                    "fetched_at": iso(utcnow()),
-                },
-                pk=("repo", "sha"),
-            )
-            self.db.execute("DELETE FROM files WHERE repo = ? AND sha = ?", [commit.repo, commit.sha])
-            self.db["files"].insert_all(
+            self.db.execute(
+                _UPSERT_COMMIT,
                 (
-                    {
-                        "repo": commit.repo,
-                        "sha": commit.sha,
-                        "idx": i,
-                        "path": f.path,
-                        "status": f.status,
-                        "additions": f.additions,
-                        "deletions": f.deletions,
-                        "patch": f.patch,
-                        "previous_path": f.previous_path,
-                    }
-                    for i, f in enumerate(commit.files)
+                    commit.repo,
+                    commit.sha,
+                    commit.message,
+                    commit.author,
+                    commit.author_login,
+                    iso(commit.committed_at),
+                    json.dumps(list(commit.parents)),
+                    commit.url,
+                    commit.additions,
+                    commit.deletions,
+                    commit.files_total,
+                    iso(utcnow()),
                 ),
-                pk=("repo", "sha", "idx"),
+            )
+            self.db.execute("DELETE FROM files WHERE repo = ? AND sha = ?", (commit.repo, commit.sha))
+            self.db.conn.executemany(
+                _INSERT_FILE,
+                [
+                    (
+                        commit.repo,
+                        commit.sha,
+                        i,
+                        f.path,
+                        f.status,
+                        f.additions,
+                        f.deletions,
+                        f.patch,
+                        f.previous_path,
+                    )
+                    for i, f in enumerate(commit.files)
+                ],
             )
 
     def get_commit(self, repo: str, sha: str) -> Commit | None:

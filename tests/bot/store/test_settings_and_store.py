@@ -1,5 +1,6 @@
 import logging
 import sqlite3
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -66,6 +67,39 @@ def test_saving_twice_replaces_files(tmp_path):
     store.save_commit(commit())
     store.save_commit(commit())
     assert len(store.get_commit("o/n", "abc123").files) == 2
+
+
+def test_saving_again_updates_the_commit_and_its_files(tmp_path):
+    # a force-pushed or re-fetched commit: its row is updated in place, its files are the new ones only
+    store = Store(tmp_path / "d.db")
+    store.save_commit(commit())
+    changed = replace(
+        commit(), message="[Bugfix] y (#6)", files=(FileChange("c.py", "added", 3, 0, "@@ +1 @@"),)
+    )
+    store.save_commit(changed)
+    assert store.get_commit("o/n", "abc123") == changed
+    assert store.db.execute("SELECT count(*) FROM commits").fetchone()[0] == 1
+
+
+def test_an_installed_sqlite_utils_plugin_does_not_touch_the_store(tmp_path):
+    # sqlite-utils runs its plugins' hooks on every connection it wraps; the store asks for none (loading them
+    # scans every installed package at each start, and a plugin has no business in our connection)
+    import sqlite_utils.plugins
+
+    class Plugin:
+        @sqlite_utils.hookimpl
+        def prepare_connection(self, conn):
+            conn.create_function("planted", 0, lambda: 1)
+
+    plugin = Plugin()
+    sqlite_utils.plugins.pm.register(plugin)
+    try:
+        store = Store(tmp_path / "d.db")
+        with pytest.raises(sqlite3.OperationalError, match="planted"):
+            store.db.execute("SELECT planted()")
+        assert sqlite_utils.Database(memory=True).execute("SELECT planted()").fetchone() == (1,)  # it is live
+    finally:
+        sqlite_utils.plugins.pm.unregister(plugin)
 
 
 def test_a_days_commits_are_saved_in_one_transaction(tmp_path):
