@@ -73,7 +73,9 @@ def without_revert_tag(title: str, longest: int = TAG_MAX) -> str | None:
 
 # What "Back out", "Roll back" or "Automated rollback of" take out when they name it: a quoted title, a pull
 # request or a commit. Without one ("Rollback support for migrations") the words may name a feature.
-_NAMED_TARGET = re.compile(r'^(?:"|#\d|(?:prs?|pull\s+requests?|commits?|changesets?)\b|[0-9a-f]{7,40}\b)', re.I)
+_NAMED_TARGET = re.compile(
+    r'^(?:"|#\d|(?:prs?|pull\s+requests?|commits?|changesets?)\b|[0-9a-f]{7,40}\b)', re.I
+)
 
 
 def is_revert_title(title: str) -> bool:
@@ -125,6 +127,27 @@ def declared_breaking(message: str) -> str | None:
     if _DECLARED_BREAKING_FOOTER.search(rest):
         return "BREAKING CHANGE"
     return None
+
+
+# A title that declares its change makes no functional change, by the convention of compiler projects (LLVM,
+# MLIR and the projects built on them): an `[NFC]` / `[NFCI]` tag among the leading ones, an `NFC:` prefix,
+# `(NFC)` / `[NFC]` ending the title or `NFC` ending its last sentence (". NFC", "; NFC"), before any pull
+# request number; or the words "no functional change". Not the acronym elsewhere: "Use NFC normalization for
+# identifiers" or "Normalize names to NFC" declare nothing.
+_NFC = r"NFCI?"
+_NO_FUNCTIONAL_CHANGE = re.compile(
+    rf"(?:^\s*(?:\[[^\[\]\n]{{1,{TAG_MAX}}}\]\s*)*(?:\[\s*{_NFC}\s*\]|{_NFC}\s*:)"
+    rf"|(?:\s(?:\(\s*{_NFC}\s*\)|\[\s*{_NFC}\s*\])|[.,;:-]\s*{_NFC})[\s.]*(?:\(#{PR_DIGITS}\)\s*)?$"
+    r"|\bno\s+functional(?:ity)?\s+changes?\b(?!\s+(?:to|for|in|except)\b)"
+    r"|\bno\s+(?:behaviou?r(?:al)?)\s+changes?\b(?!\s+(?:to|for|in|except)\b))",
+    re.IGNORECASE,
+)
+
+
+def declares_no_functional_change(title: str) -> bool:
+    """Whether the title declares that the change makes no functional change (`[NFC]`, `NFC:`, `… (NFC)`,
+    `… NFC`, "no functional change"): the author's word that users see nothing new."""
+    return _NO_FUNCTIONAL_CHANGE.search(title) is not None
 
 
 def title_text(title: str) -> str:

@@ -119,7 +119,8 @@ if TYPE_CHECKING:
 # and "Automated rollback of" titles that name their target are reverts
 # h24: a dotfile or a shell script the packaging does not ship is not runtime code (a tool's settings, a chore)
 # h25: a runtime dependency moved to an optional extra breaks users of the default install (surface-18)
-RUBRIC_VERSION = "h25"
+# h26: a title that declares no functional change (`[NFC]`, `… (NFC)`) is a refactor whose words claim nothing new
+RUBRIC_VERSION = "h26"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -43,7 +43,7 @@ STRONG_TAGS = _words(
         ChangeType.BUGFIX: "bugfix bugfixes fix fixes bug hotfix bugfixing fixbug regression",
         ChangeType.PERFORMANCE: "perf performance optim optimization optimisation optimize speedup",
         ChangeType.FEATURE: "feature feat features newmodel newfeature",
-        ChangeType.REFACTOR: "refactor refactoring cleanup codestyle style lint",
+        ChangeType.REFACTOR: "refactor refactoring cleanup codestyle style lint nfc nfci",
         ChangeType.CONFIG: "config configuration settings",
         ChangeType.DEPENDENCY: "dependency dependencies deps dep bump dependabot renovate",
         ChangeType.TESTS: "test tests testing unittest e2e",
@@ -115,6 +115,7 @@ def classify(facts: Facts) -> ChangeType:
         type_from_revert,
         _type_from_advisory,  # a CVE fix is a security fix even when tagged [Bugfix]
         _type_from_tags,
+        _type_from_no_functional_change,
         _type_from_prefix,
         _type_from_security_words,
         _type_from_paths,
@@ -132,7 +133,7 @@ def classify(facts: Facts) -> ChangeType:
 def declared_type(facts: Facts) -> ChangeType | None:
     """The kind the author declares in the title (a tag such as [Bugfix], a conventional prefix, a gitmoji);
     None when the title declares none."""
-    return _type_from_tags(facts) or _type_from_prefix(facts)
+    return _type_from_tags(facts) or _type_from_no_functional_change(facts) or _type_from_prefix(facts)
 
 
 def type_from_revert(facts: Facts) -> ChangeType | None:
@@ -159,6 +160,11 @@ def most_meaningful(types: list[ChangeType]) -> ChangeType | None:
 
 def _type_from_tags(facts: Facts) -> ChangeType | None:
     return most_meaningful(tag_types(facts.tags, STRONG_TAGS))
+
+
+def _type_from_no_functional_change(facts: Facts) -> ChangeType | None:
+    # "[X86] Fix a warning (NFC)": whatever its first word, a change its author says changes nothing users see
+    return ChangeType.REFACTOR if facts.no_functional_change else None
 
 
 def _type_from_advisory(facts: Facts) -> ChangeType | None:

@@ -36,6 +36,7 @@ from analysis.titles import (
     PR_SUFFIX,
     REVERTS_SHA,
     REVERTS_SHA_LINE,
+    declares_no_functional_change,
     is_revert_title,
     leading_tags,
     message_title,
@@ -128,6 +129,9 @@ class Facts:
     # submodule pointers moved (a patch of "Subproject commit" lines only), not under docs/tests/CI/examples:
     # (path, old commit, new commit)
     submodules: tuple[tuple[str, str, str], ...] = ()
+    # the title declares no functional change (`[NFC]`, `… (NFC)`: analysis/titles.py): a refactor by its
+    # author's word, whose title words claim nothing new users would see
+    no_functional_change: bool = False
 
     def kinds_present(self) -> set[PathKind]:
         return set(self.kinds)
@@ -193,6 +197,7 @@ def commit_facts(commit: Commit, own: frozenset[str] = frozenset()) -> Facts:
         advisories=tuple(m.group(0) for m in ADVISORY.finditer(commit.title + "\n" + body)),
         security_words=tuple(m.group(0).lower() for m in SECURITY_WORDS.finditer(subject)),
         submodules=submodules,
+        no_functional_change=declares_no_functional_change(commit.title),
     )
 
 

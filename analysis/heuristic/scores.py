@@ -152,8 +152,9 @@ def _documents(facts: Facts, signals: tuple[Signal, ...]) -> str | None:
     WRITE_UP_LINES added to them in all. A capability only the title declares has no name to look for: the
     lines alone decide. What is written up for users is a feature a maintainer headlines: pydantic's release
     notes list 28 features, 15 of them with docs changed beside them; of its 115 fixes, 4."""
-    if any(s.risk < 0 for s in signals) or declared_type(facts) in _NOT_FEATURES:
-        return None  # a mechanical change, or one its author calls a fix or a docs change: no headline
+    # mechanical, or its author calls it a fix, a docs change or no functional change: no headline
+    if any(s.risk < 0 for s in signals) or declared_type(facts) in _NOT_FEATURES or facts.no_functional_change:
+        return None
     names = _new_names(signals)
     if not names and not any(s.key == "title_feature" for s in signals):
         return None

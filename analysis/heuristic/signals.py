@@ -147,7 +147,9 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
 # -- what the code says: surface changes (analysis/surface/) -----------------------------------
 
 _NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
-_SUPPORT_KINDS = frozenset({SurfaceKind.SUPPORT_DROPPED, SurfaceKind.SUPPORT_ADDED, SurfaceKind.DEPENDENCY_OPTIONAL})
+_SUPPORT_KINDS = frozenset(
+    {SurfaceKind.SUPPORT_DROPPED, SurfaceKind.SUPPORT_ADDED, SurfaceKind.DEPENDENCY_OPTIONAL}
+)
 # Facts the surface step judged by the packaging before the commit: a module users had, moved or deleted
 # (its new path may ship nothing, or hold the same code with a comment changed: prose, not runtime).
 _OWN_JUDGMENT = _SUPPORT_KINDS | MODULE_KINDS
@@ -547,7 +549,7 @@ def _sig_dependency(facts: Facts) -> Signal | None:
 
 def _sig_user_impact(facts: Facts) -> Signal | None:
     title = facts.commit.title
-    if "bugfix" not in facts.tags and not FIXES.search(title):
+    if ("bugfix" not in facts.tags and not FIXES.search(title)) or facts.no_functional_change:
         return None
     if not _code_changed(facts):
         return None
@@ -557,7 +559,7 @@ def _sig_user_impact(facts: Facts) -> Signal | None:
 
 def _sig_title_default(facts: Facts) -> Signal | None:
     found = TITLE_DEFAULT.search(facts.commit.title)
-    if found is None or not _code_changed(facts):
+    if found is None or facts.no_functional_change or not _code_changed(facts):
         return None
     return Signal("title_default", impact=BEHAVIOUR, items=(" ".join(found.group(0).lower().split()),))
 
@@ -588,9 +590,10 @@ def _sig_title_notice(facts: Facts) -> Signal | None:
 
 
 def _title_claim(facts: Facts, key: str, claim: str | None) -> Signal | None:
-    """What the title claims, as its words: a claim counts only where code users run changed (not in a revert),
-    and `find_signals` drops it beside a finding of weight."""
-    if not claim or facts.reverts or not _code_changed(facts):
+    """What the title claims, as its words: a claim counts only where code users run changed (not in a revert,
+    nor where the title also declares no functional change), and `find_signals` drops it beside a finding of
+    weight."""
+    if not claim or facts.reverts or facts.no_functional_change or not _code_changed(facts):
         return None
     return Signal(key, impact=NOTICE, items=(" ".join(claim.lower().split()),))
 

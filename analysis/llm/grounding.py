@@ -25,7 +25,14 @@ from analysis.heuristic.change_type import CONVENTIONAL_TYPES, PRECEDENCE, STRON
 from analysis.labels import label
 from analysis.models import Analysis, ChangeType, Commit
 from analysis.text import EMAIL, neutralize_mentions
-from analysis.titles import REVERT_TITLE, conventional_prefix, gitmoji_kind, leading_tags, without_gitmoji
+from analysis.titles import (
+    REVERT_TITLE,
+    conventional_prefix,
+    declares_no_functional_change,
+    gitmoji_kind,
+    leading_tags,
+    without_gitmoji,
+)
 
 # --------------------------------------------------------------------------------------------
 # What counts as a cited file
@@ -280,7 +287,7 @@ def ground(analysis: Analysis, commit: Commit, lang: str, *, allowed_text: str =
 _TAG_WORDS = (
     "bugfix bugfixes fix fixes bug hotfix bugfixing perf performance optimization optimisation speedup "
     "doc docs documentation test tests testing ci build ci/build cicd feature feat newfeature "
-    "refactor refactoring security cve deps dependency dependencies revert"
+    "refactor refactoring nfc nfci security cve deps dependency dependencies revert"
 )
 _PREFIX_WORDS = (
     "fix bugfix hotfix feat feature perf docs doc test tests ci build refactor revert security deps"
@@ -296,12 +303,15 @@ _REFINEMENTS = {ChangeType.BUGFIX: {ChangeType.SECURITY}}
 
 
 def title_change_types(title: str) -> list[ChangeType]:
-    """The change types an explicit title tag ("[Bugfix]", "[CI/Build]"), conventional prefix ("fix:",
-    "feat(api)!:") or gitmoji ("✨", ":bug:") states, in title order; a leading "Revert" states a revert."""
+    """The change types an explicit title tag ("[Bugfix]", "[CI/Build]"), a declaration of no functional change
+    ("(NFC)"), conventional prefix ("fix:", "feat(api)!:") or gitmoji ("✨", ":bug:") states, in title order; a
+    leading "Revert" states a revert."""
     tags, rest = leading_tags(title, longest=_LONGEST_TAG)
     found = tag_types(tags, _TAG_TYPES)
     if REVERT_TITLE.match(without_gitmoji(rest)) or REVERT_TITLE.match(title):
         return [ChangeType.REVERT]
+    if declares_no_functional_change(title):  # "[X86] Fix a warning (NFC)": a refactor by its author's word
+        found.append(ChangeType.REFACTOR)
     prefix = conventional_prefix(rest.strip())
     if prefix is not None:
         kind, scope = prefix

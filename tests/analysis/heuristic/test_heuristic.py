@@ -168,6 +168,38 @@ def test_conventional_prefixes_and_gitmoji(title: str, expected: ChangeType) -> 
 
 
 @pytest.mark.parametrize(
+    "title",
+    [
+        "[NFC] Remove unused includes",
+        "[mlir][NFC] Use llvm::any_of (#1200)",
+        "[X86] Fix a build warning (NFC)",  # a fix of the build, not of what users run: its author says so
+        "[Backend] Add helper for layouts. NFC",
+        "[AMD] Move the scheduling hints; NFCI (#5123)",
+        "NFC: clean up the pass pipeline",
+        "Split the lowering in two [NFC]",
+        "Add a helper to the scheduler, no functional change intended",
+    ],
+)
+def test_a_declared_no_functional_change_is_a_refactor(title: str) -> None:
+    # the convention of compiler projects (LLVM, MLIR and those built on them): the author's word that nothing
+    # users see changes, whatever the title's first word
+    assert classify_change(make(title, neutral(10))) == CT.REFACTOR
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("Use NFC normalization for identifiers", CT.OTHER),
+        ("Normalize names to NFC (#12)", CT.OTHER),  # the Unicode form, not a declaration
+        ("Add NFC support to the tokenizer", CT.FEATURE),
+        ("[Bugfix][NFC] Fix the crash", CT.BUGFIX),  # a stated fix tag ranks first among tags
+    ],
+)
+def test_the_acronym_elsewhere_declares_nothing(title: str, expected: ChangeType) -> None:
+    assert classify_change(make(title, neutral(10))) == expected
+
+
+@pytest.mark.parametrize(
     ("title", "expected"),
     [
         ("Fix tool call indexing double-counting", CT.BUGFIX),

@@ -895,6 +895,40 @@ def test_a_title_that_declares_a_new_capability_is_at_least_medium_when_code_use
     )
 
 
+def test_a_title_that_also_declares_no_functional_change_claims_nothing_new() -> None:
+    # A compiler's "[Backend] Add support for shared-memory layouts in the helper (NFC)": the helper serves the
+    # lowering that existed; "add support for" is no new capability when its author declares no functional
+    # change, nor "Enable by default" a changed default. Code facts still count: a renamed public name stays
+    # what it is.
+    patch = hunk(
+        ["    offset = base + idx * stride"],
+        ["    offset = shared_offset(base, idx, stride)"],
+    )
+    code = fc("python/compiler/lowering.py", 1, 1, patch)
+    claimed = make("[Backend] Add support for shared-memory layouts in the helper (#812)", code)
+    assert rank(claimed, "en")[0] == MEDIUM
+    for title in (
+        "[Backend] Add support for shared-memory layouts in the helper (NFC) (#812)",
+        "[Backend][NFC] Add support for shared-memory layouts in the helper",
+        "[Backend] Add support for shared-memory layouts in the helper. NFC",
+    ):
+        importance, reason = rank(make(title, code), "en")
+        assert importance == LOW, title
+        assert "new capability" not in reason
+    assert rank(make("[Frontend] Enable the cache by default", code), "en")[0] == MEDIUM
+    assert rank(make("[Frontend] Enable the cache by default (NFC)", code), "en")[0] == LOW
+    renamed = SurfaceChange(
+        SurfaceKind.RENAMED,
+        "compiler.lowering.offset_of",
+        "python/compiler/lowering.py",
+        line=12,
+        old="compiler.lowering.offset_of",
+        new="compiler.lowering.shared_offset",
+    )
+    nfc_rename = make("[NFC] Rename offset_of to shared_offset", code, surface=(renamed,))
+    assert rank(nfc_rename, "en")[0] == HIGH  # the name users called is gone, whatever the title says
+
+
 # ---------------------------------------------------------------- a vendored-looking tree maintained here
 
 

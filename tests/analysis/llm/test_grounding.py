@@ -208,6 +208,12 @@ def test_title_change_types():
     assert title_change_types("⬆️ Upgrade Starlette (#126)") == [ChangeType.DEPENDENCY]
     assert title_change_types("🍱 Update assets") == []  # not one that states a type
     assert title_change_types('⏪️ Revert "✨ Add X (#12)" (#13)') == [ChangeType.REVERT]
+    # a declared "no functional change" (a compiler project's `NFC`) states a refactor, whatever the first word
+    assert title_change_types("[X86] Fix a build warning (NFC)") == [ChangeType.REFACTOR]
+    assert title_change_types("[mlir][NFC] Add a helper") == [ChangeType.REFACTOR]
+    assert consistent_change_type(commit_titled("[X86] Fix a build warning (NFC)"), ChangeType.BUGFIX) == (
+        ChangeType.REFACTOR
+    )
     assert consistent_change_type(commit_titled("📝 Update docs for Query (#125)"), ChangeType.FEATURE) == (
         ChangeType.DOCS
     )
