@@ -120,7 +120,8 @@ if TYPE_CHECKING:
 # h24: a dotfile or a shell script the packaging does not ship is not runtime code (a tool's settings, a chore)
 # h25: a runtime dependency moved to an optional extra breaks users of the default install (surface-18)
 # h26: a title that declares no functional change (`[NFC]`, `… (NFC)`) is a refactor whose words claim nothing new
-RUBRIC_VERSION = "h26"
+# h27: a restructuring by its title (a refactor, a move or rename, NFC) with no change users get is medium at most
+RUBRIC_VERSION = "h27"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -55,7 +55,7 @@ WRITE_UP_LINES = 20
 
 TIERS = (Importance.LOW, Importance.MEDIUM, Importance.HIGH)
 # Findings that keep the risk tier at medium at most: the commit's size is not in existing code users run.
-_SIZE_CAPS = frozenset({"isolated", "outside_runtime"})
+_SIZE_CAPS = frozenset({"isolated", "outside_runtime", "restructuring"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +94,9 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     impact = max((s.impact for s in signals), default=0)
     if "revert" in keys:
         impact = min(impact, BEHAVIOUR)
+    if impact >= NOTICE and "restructuring" in keys:  # a refactor that changes what users get is judged as such
+        signals = tuple(s for s in signals if s.key != "restructuring")
+        keys.discard("restructuring")
     prior, risk_tier, capped = _risk_tiers(facts, signals, history)
     if not capped:  # a cap on size is a decisive fact only where it lowered the risk tier
         signals = tuple(s for s in signals if s.key not in _SIZE_CAPS)

@@ -53,3 +53,15 @@ TITLE_NOTICE = re.compile(
     r"|deprecate[sd]?\b)",
     re.IGNORECASE,
 )
+
+
+# A title whose first word (after its tags and gitmoji) says the change reorganises code: "Refactor …",
+# "Simplify …", "Clean up …", "Tidy …", "Deduplicate …", "Restructure …", "Reorganize …", "Consolidate …",
+# "Unify …", "Move …", "Rename …". Not a removal, a drop or a migration: those may take something from users.
+RESTRUCTURING = re.compile(
+    r"^\s*(?P<word>refactor(?:s|ed|ing)?|simplif(?:y|ies|ied)|clean(?:s|ed)?(?:[ -]?up)|cleanup|tid(?:y|ies|ied)"
+    r"|dedup\w*|restructur\w*|reorgani[sz]\w*|consolidat\w*|unif(?:y|ies|ied)|mov(?:e|es|ed)|renam(?:e|es|ed))\b",
+    re.IGNORECASE,
+)
+# What a title declared a refactor may still start with that takes something away ("[Refactor] Remove …").
+TAKES_AWAY = re.compile(r"^\s*(?:remov|delet|drop|deprecat|disabl)\w*\b", re.IGNORECASE)

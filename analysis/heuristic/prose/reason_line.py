@@ -118,7 +118,7 @@ def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryF
         if signal.risk:
             step = "nudge" if ranked_by_history and signal.risk > 0 else "up" if signal.risk > 0 else "down"
             extra.append(_risk_signal_text(signal, lang) + t(lang, step))
-        elif signal.key in ("isolated", "outside_runtime"):
+        elif signal.key in ("isolated", "outside_runtime", "restructuring"):
             extra.append(_risk_signal_text(signal, lang) + t(lang, "capped"))
         elif signal.key in ("dependency", "build"):
             extra.append(_risk_signal_text(signal, lang) + t(lang, "floor"))

@@ -582,13 +582,13 @@ def _check_marking(a: Analysis, lang: str) -> None:
 
 
 def test_insights_say_plainly_what_the_heuristic_cannot_judge() -> None:
-    a = analyze(make("[Refactor] Split engine", neutral(800)), lang="en")
+    a = analyze(make("[Core] Split engine", neutral(800)), lang="en")
     assert a.importance == HIGH
     assert "Not assessable without a model" in a.insights["resources"]
     assert "Not assessable without a model" in a.insights["performance"]
     assert (
         "启发式分析无法判断"
-        in analyze(make("[Refactor] Split engine", neutral(800)), lang="zh").insights["resources"]
+        in analyze(make("[Core] Split engine", neutral(800)), lang="zh").insights["resources"]
     )
 
 
@@ -730,7 +730,7 @@ def test_three_thousand_files_are_analysed_whole() -> None:
     # Speed is measured in bench/bench_judgment.py, never timed here.
     patch = hunk([f"x{i} = {i}" for i in range(30)], [f"x{i} = {i + 1}" for i in range(30)])
     files = [fc(f"pkg{i % 40}/sub{i % 7}/mod{i}.py", 30, 30, patch) for i in range(3000)]
-    a = analyze(make("[Refactor] Huge", *files, files_total=3000), "en")
+    a = analyze(make("[Core] Huge", *files, files_total=3000), "en")
     assert a.importance == HIGH
     assert "180,000 changed lines in 3,000 files" in a.importance_reason
 

@@ -895,6 +895,69 @@ def test_a_title_that_declares_a_new_capability_is_at_least_medium_when_code_use
     )
 
 
+def _big_change(path: str = "src/engine/kernels.py", lines: int = 600) -> FileChange:
+    # code users run, changed in many lines that state no user-facing fact
+    patch = hunk([f"    acc{i} = load(a, {i})" for i in range(30)], [f"    acc{i} = load_tile(a, {i})" for i in range(30)])
+    return fc(path, lines, lines, patch)
+
+
+@pytest.mark.parametrize(
+    ("title", "word"),
+    [
+        ("[CPU] Refactor CPU fused MoE (#30531)", "refactor"),
+        ("[Refactor] Split the W8A8 quantization folder (#25293)", "refactor"),
+        ("♻️ Reorganize the dependency solver (#124)", "refactor"),
+        ("refactor(engine): share the tile loader", "refactor"),
+        ("Move the backend enum into the registry (#25893)", "move"),
+        ("Simplify field creation (#11898)", "simplify"),
+        ("[Backend] Use the tile loader (NFC)", "NFC"),
+    ],
+)
+def test_a_restructuring_by_its_title_is_not_a_headline_by_size_alone(title: str, word: str) -> None:
+    # vllm's "[CPU] Refactor CPU fused MoE" (1,600 lines) and pydantic's "Refactor `FieldInfo` creation" ranked high
+    # by size: on their histories no such commit was followed up (0 of 13; the other size-decided highs 9 of 93)
+    # and the release notes listed none as a feature. Reviewed for its risk, medium at most, and the reason says so.
+    plain = rank(make("[CPU] Port the fused MoE (#30531)", _big_change()), "en")
+    assert plain[0] == HIGH and "decided by risk" in plain[1]
+    importance, reason = rank(make(title, _big_change()), "en")
+    assert importance == MEDIUM, title
+    assert f"a restructuring by its title (`{word}`), no change users get found (medium at most)" in reason
+    zh = rank(make(title, _big_change()), "zh")[1]
+    assert f"标题表明是重构（`{word}`），未发现用户可见的变化（最多为中）" in zh
+
+
+def test_a_restructuring_that_changes_what_users_get_is_judged_by_that() -> None:
+    renamed = SurfaceChange(
+        SurfaceKind.RENAMED,
+        "engine.kernels.fused_moe",
+        "src/engine/kernels.py",
+        line=12,
+        old="engine.kernels.fused_moe",
+        new="engine.kernels.fused_experts",
+    )
+    added = SurfaceChange(SurfaceKind.ADDED, "engine.kernels.tile_loader", "src/engine/kernels.py", line=40)
+    # a public name renamed without an alias breaks users, whatever the title calls it
+    assert rank(make("[Refactor] Rename fused_moe (#1)", _big_change(), surface=(renamed,)), "en")[0] == HIGH
+    # something new users get: the size counts again, and the reason does not speak of a restructuring
+    importance, reason = rank(make("[Refactor] Share the tile loader (#2)", _big_change(), surface=(added,)), "en")
+    assert importance == HIGH and "restructuring" not in reason
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "[Refactor] Remove the old pager (#3)",  # a removal may take something from users where no parser looks
+        "Drop the legacy multimodal fields (#24548)",
+        "[Perf] Refactor the MoE kernel (#4)",  # a stated type other than a refactor decides
+        "[Bugfix] Refactor the loader to fix the leak (#5)",
+        'Revert "[CPU] Refactor CPU fused MoE (#30531)" (#30600)',  # a revert's risk is in being a follow-up
+        "Use let chains to tidy up the Rust code (#12583)",  # no stated type, and not its first word
+    ],
+)
+def test_what_is_no_restructuring_by_its_title_keeps_its_size(title: str) -> None:
+    assert rank(make(title, _big_change()), "en")[0] == HIGH, title
+
+
 def test_a_title_that_also_declares_no_functional_change_claims_nothing_new() -> None:
     # A compiler's "[Backend] Add support for shared-memory layouts in the helper (NFC)": the helper serves the
     # lowering that existed; "add support for" is no new capability when its author declares no functional
