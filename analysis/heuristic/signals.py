@@ -377,9 +377,10 @@ def _sig_restructuring(facts: Facts) -> Signal | None:
     """A change its author calls a restructuring: a refactor by its tag, conventional type or gitmoji, a declared
     "no functional change", or a title without a stated type that begins "Refactor", "Simplify", "Clean up",
     "Move", "Rename" and the like. Where no fact says users get something changed, `scores.py` keeps its risk
-    tier at medium at most: size alone does not make a restructuring a headline. On vllm's history such commits
-    ranked high by size were followed up 0 times in 13, the other size-decided highs 9 times in 93; pydantic's
-    release notes listed none of its 5 as a feature. Not a revert, and not a title that removes, drops,
+    tier at medium at most: size alone does not make a restructuring a headline. On vllm's history the commits
+    titled as refactors and ranked high by size alone were followed up 0 times in 13 (this moves 9 of them, the
+    rest remove something), the other size-decided highs 9 times in 93; pydantic's release notes listed none of
+    the 5 it moves as a feature. Not a revert, and not a title that removes, drops,
     deprecates or disables something (users may lose it where no parser looks)."""
     if facts.reverts:
         return None

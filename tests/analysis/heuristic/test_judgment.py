@@ -915,8 +915,8 @@ def _big_change(path: str = "src/engine/kernels.py", lines: int = 600) -> FileCh
 )
 def test_a_restructuring_by_its_title_is_not_a_headline_by_size_alone(title: str, word: str) -> None:
     # vllm's "[CPU] Refactor CPU fused MoE" (1,600 lines) and pydantic's "Refactor `FieldInfo` creation" ranked high
-    # by size: on their histories no such commit was followed up (0 of 13; the other size-decided highs 9 of 93)
-    # and the release notes listed none as a feature. Reviewed for its risk, medium at most, and the reason says so.
+    # by size: on vllm's history no refactor-titled high was followed up (0 of 13; the other size-decided highs 9
+    # of 93), and pydantic's release notes listed none as a feature. Reviewed for its risk, medium at most, and the reason says so.
     plain = rank(make("[CPU] Port the fused MoE (#30531)", _big_change()), "en")
     assert plain[0] == HIGH and "decided by risk" in plain[1]
     importance, reason = rank(make(title, _big_change()), "en")
