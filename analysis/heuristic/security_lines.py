@@ -14,12 +14,17 @@ SECURITY_PATH = re.compile(
     r"|rbac|csrf|credentials?|password|passwd|tls|ssl|sanitizer?|pickle|deserializ(?:e|ation))(?![a-z0-9]).*$",
     re.M,
 )
+# Each alternative starts with its first letter and only then checks what stands before it (`e(?<![\w.]e)` is
+# `(?<![\w.])e`, `c(?<!\wc)` is `\bc`): the regex engine then skips every position that holds none of those
+# letters, where a leading boundary check made it try each alternative at every position (an 80 KB diff: 22 ms
+# a search, now 1 ms; the same matches on 18,310 real patches).
 _RISKY_CALLS = re.compile(
-    r"(?<![\w.])(?:eval|exec)(?=\s*\()"  # the builtins, not model.eval()
-    r"|\b(?:c?pickle|cloudpickle|dill)\.loads?(?=\s*\()|\bmarshal\.loads(?=\s*\()"
-    r"|\byaml\.load(?=\s*\()|\btorch\.load(?=\s*\()|\bos\.system(?=\s*\()"
-    r"|\bshell\s*=\s*True\b|\btrust_remote_code\s*=\s*True\b|\bverify\s*=\s*False\b"
-    r"|\bdangerouslySetInnerHTML\b|\.innerHTML\s*=(?!=)",
+    r"e(?<![\w.]e)(?:val|xec)(?=\s*\()"  # the builtins, not model.eval()
+    r"|c(?<!\wc)(?:pickle|loudpickle)\.loads?(?=\s*\()|p(?<!\wp)ickle\.loads?(?=\s*\()"
+    r"|d(?<!\wd)ill\.loads?(?=\s*\()|m(?<!\wm)arshal\.loads(?=\s*\()"
+    r"|y(?<!\wy)aml\.load(?=\s*\()|t(?<!\wt)orch\.load(?=\s*\()|o(?<!\wo)s\.system(?=\s*\()"
+    r"|s(?<!\ws)hell\s*=\s*True\b|t(?<!\wt)rust_remote_code\s*=\s*True\b|v(?<!\wv)erify\s*=\s*False\b"
+    r"|d(?<!\wd)angerouslySetInnerHTML\b|\.innerHTML\s*=(?!=)",
     re.M,
 )
 
