@@ -380,8 +380,8 @@ def _sig_restructuring(facts: Facts) -> Signal | None:
     tier at medium at most: size alone does not make a restructuring a headline. On vllm's history the commits
     titled as refactors and ranked high by size alone were followed up 0 times in 13 (this moves 9 of them, the
     rest remove something), the other size-decided highs 9 times in 93; pydantic's release notes listed none of
-    the 5 it moves as a feature. Not a revert, and not a title that removes, drops,
-    deprecates or disables something (users may lose it where no parser looks)."""
+    the 5 it moves as a feature. Not a revert, and not a title that removes, drops, deprecates or disables
+    something (users may lose it where no parser looks)."""
     if facts.reverts:
         return None
     subject = without_gitmoji(facts.subject)
