@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from analysis.heuristic.change_type import declared_type
 from analysis.heuristic.facts import Facts
 from analysis.heuristic.mechanical_lines import comments_only, mechanical_file, moved_files
 from analysis.heuristic.requirement_lines import (
@@ -37,8 +36,6 @@ from analysis.heuristic.surface_reach import ENV_KINDS, reaches_everyone, test_k
 from analysis.heuristic.text_only import changed_code_lines
 from analysis.heuristic.title_claims import (
     FIXES,
-    RESTRUCTURING,
-    TAKES_AWAY,
     TITLE_DEFAULT,
     TITLE_FEATURE,
     TITLE_NOTICE,
@@ -49,7 +46,6 @@ from analysis.models import (
     BREAKING_KINDS,
     DEPENDENCY_KINDS,
     MODULE_KINDS,
-    ChangeType,
     FileChange,
     SurfaceChange,
     SurfaceKind,
@@ -134,7 +130,6 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_non_runtime(facts),
         _sig_version_bump(facts),
         _sig_isolated(facts),
-        _sig_restructuring(facts),
         _sig_outside_runtime(facts),
         _sig_mechanical(facts),
     ]
@@ -371,27 +366,6 @@ def _sig_isolated(facts: Facts) -> Signal | None:
     if not added or sum(f.changes for f in added) <= SIZE_LOW_MAX or existing > SIZE_LOW_MAX:
         return None
     return Signal("isolated", items=tuple(f.path for f in added))
-
-
-def _sig_restructuring(facts: Facts) -> Signal | None:
-    """A change its author calls a restructuring: a refactor by its tag, conventional type or gitmoji, a declared
-    "no functional change", or a title without a stated type that begins "Refactor", "Simplify", "Clean up",
-    "Move", "Rename" and the like. Where no fact says users get something changed, `scores.py` keeps its risk
-    tier at medium at most: size alone does not make a restructuring a headline. On vllm's history the commits
-    titled as refactors and ranked high by size alone were followed up 0 times in 13 (this moves 9 of them, the
-    rest remove something), the other size-decided highs 9 times in 93; pydantic's release notes listed none of
-    the 5 it moves as a feature. Not a revert, and not a title that removes, drops, deprecates or disables
-    something (users may lose it where no parser looks)."""
-    if facts.reverts:
-        return None
-    subject = without_gitmoji(facts.subject)
-    if facts.no_functional_change:
-        return Signal("restructuring", items=("NFC",))
-    stated = declared_type(facts)
-    if stated == ChangeType.REFACTOR and not TAKES_AWAY.match(subject):
-        return Signal("restructuring", items=("refactor",))
-    found = RESTRUCTURING.match(subject) if stated is None else None
-    return Signal("restructuring", items=(found["word"].lower(),)) if found else None
 
 
 def _sig_outside_runtime(facts: Facts) -> Signal | None:
