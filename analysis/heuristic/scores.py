@@ -57,7 +57,7 @@ WRITE_UP_LINES = 20
 
 TIERS = (Importance.LOW, Importance.MEDIUM, Importance.HIGH)
 # Findings that keep the risk tier at medium at most: the commit's size is not in existing code users run.
-_SIZE_CAPS = frozenset({"isolated", "outside_runtime", "restructuring"})
+SIZE_CAPS = frozenset({"isolated", "outside_runtime", "restructuring"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,19 +92,18 @@ def percentile_tier(percentile: float) -> Importance:
 
 def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     signals = tuple(find_signals(facts))
-    restructured = _restructuring(facts)
-    if restructured is not None:
-        signals += (restructured,)
     keys = {s.key for s in signals}
     impact = max((s.impact for s in signals), default=0)
     if "revert" in keys:
         impact = min(impact, BEHAVIOUR)
-    if impact >= NOTICE and "restructuring" in keys:  # a refactor that changes what users get is judged as such
-        signals = tuple(s for s in signals if s.key != "restructuring")
-        keys.discard("restructuring")
+    # a restructuring that changes what users get is judged by what it changes
+    restructured = _restructuring(facts) if impact < NOTICE else None
+    if restructured is not None:
+        signals += (restructured,)
+        keys.add(restructured.key)
     prior, risk_tier, capped = _risk_tiers(facts, signals, history)
     if not capped:  # a cap on size is a decisive fact only where it lowered the risk tier
-        signals = tuple(s for s in signals if s.key not in _SIZE_CAPS)
+        signals = tuple(s for s in signals if s.key not in SIZE_CAPS)
     impact_tier = _tier(2 if impact >= BREAKING else 1 if impact >= NOTICE else 0)
     ceiling = None
     if ("non_runtime" in keys or ("version_bump" in keys and impact < NOTICE)) and impact < BREAKING:
@@ -145,9 +144,9 @@ def _restructuring(facts: Facts) -> Signal | None:
     something (users may lose it where no parser looks)."""
     if facts.reverts:
         return None
-    subject = without_gitmoji(facts.subject)
     if facts.no_functional_change:
         return Signal("restructuring", items=("NFC",))
+    subject = without_gitmoji(facts.subject)
     stated = declared_type(facts)
     if stated == ChangeType.REFACTOR and not TAKES_AWAY.match(subject):
         return Signal("restructuring", items=("refactor",))
@@ -158,7 +157,7 @@ def _restructuring(facts: Facts) -> Signal | None:
 def _risk_tiers(
     facts: Facts, signals: tuple[Signal, ...], history: HistoryFacts | None
 ) -> tuple[Importance, Importance, bool]:
-    """The prior, the risk tier, and whether a cap on size (`_SIZE_CAPS`) lowered it."""
+    """The prior, the risk tier, and whether a cap on size (`SIZE_CAPS`) lowered it."""
     up = sum(s.risk for s in signals if s.risk > 0)
     down = sum(s.risk for s in signals if s.risk < 0)
     if history is not None and history.percentile is not None:
@@ -170,7 +169,7 @@ def _risk_tiers(
     if any(s.key in ("dependency", "build") for s in signals):
         # New versions of what users install, or a new way of building it: their risk is not in the diff.
         level = max(level, 1)
-    capped = level > 1 and any(s.key in _SIZE_CAPS for s in signals)
+    capped = level > 1 and any(s.key in SIZE_CAPS for s in signals)
     return prior, _tier(min(level, 1) if capped else level), capped
 
 
