@@ -11,31 +11,20 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from analysis.models import Analysis, Commit, SurfaceChange, SurfaceKind
-from bot.store.rows import commit_from_row, iso, json_paths, paths_from_json, surface_row, utcnow
+from bot.store.rows import commit_from_row, insert_sql, iso, json_paths, paths_from_json, surface_row, utcnow
 
-_ANALYSIS_KEY = ("repo", "sha", "model", "prompt_version", "lang")
-_ANALYSIS_VALUES = ("importance", "change_type", "analyzer", "data", "created_at")
-_UPSERT_ANALYSIS = (
-    f"INSERT INTO analyses ({', '.join(_ANALYSIS_KEY + _ANALYSIS_VALUES)})"
-    f" VALUES ({', '.join('?' * len(_ANALYSIS_KEY + _ANALYSIS_VALUES))})"
-    f" ON CONFLICT ({', '.join(_ANALYSIS_KEY)}) DO UPDATE SET"
-    f" {', '.join(f'{c} = excluded.{c}' for c in _ANALYSIS_VALUES)}"
+_UPSERT_ANALYSIS = insert_sql(
+    "analyses",
+    ("repo", "sha", "model", "prompt_version", "lang", "importance", "change_type", "analyzer", "data", "created_at"),
+    key=("repo", "sha", "model", "prompt_version", "lang"),
 )
-
-_COMMIT_KEY = ("repo", "sha")
-_COMMIT_VALUES = (
-    "message", "author", "author_login", "committed_at", "parents", "url", "additions", "deletions",
+_COMMIT_COLUMNS = (
+    "repo", "sha", "message", "author", "author_login", "committed_at", "parents", "url", "additions", "deletions",
     "files_total", "fetched_at",
 )  # fmt: skip
-_UPSERT_COMMIT = (
-    f"INSERT INTO commits ({', '.join(_COMMIT_KEY + _COMMIT_VALUES)})"
-    f" VALUES ({', '.join('?' * len(_COMMIT_KEY + _COMMIT_VALUES))})"
-    f" ON CONFLICT ({', '.join(_COMMIT_KEY)}) DO UPDATE SET"
-    f" {', '.join(f'{c} = excluded.{c}' for c in _COMMIT_VALUES)}"
-)
-_FILE_COLUMNS = ("repo", "sha", "idx", "path", "status", "additions", "deletions", "patch", "previous_path")
-_INSERT_FILE = (
-    f"INSERT INTO files ({', '.join(_FILE_COLUMNS)}) VALUES ({', '.join('?' * len(_FILE_COLUMNS))})"
+_UPSERT_COMMIT = insert_sql("commits", _COMMIT_COLUMNS, key=("repo", "sha"))
+_INSERT_FILE = insert_sql(
+    "files", ("repo", "sha", "idx", "path", "status", "additions", "deletions", "patch", "previous_path")
 )
 
 if TYPE_CHECKING:

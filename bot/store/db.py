@@ -30,7 +30,7 @@ from bot.store.health import check_schema, database_error, is_known
 from bot.store.history import HistoryTables
 from bot.store.migrations import MIGRATIONS
 from bot.store.posts import PostTables
-from bot.store.rows import iso, utcnow
+from bot.store.rows import insert_sql, iso, utcnow
 from bot.store.threads import ThreadTables
 
 
@@ -190,11 +190,7 @@ class Store(CommitTables, HistoryTables, ThreadTables, PostTables):
             if isinstance(fields.get(name), str):
                 fields[name] = scrub(fields[name])
         # One statement, as for an analysis (bot/store/commits.py): the keys are the call log's own.
-        names = list(fields)
-        self.db.execute(
-            f"INSERT INTO llm_calls ({', '.join(f'[{n}]' for n in names)}) VALUES ({', '.join('?' * len(names))})",
-            [fields[n] for n in names],
-        )
+        self.db.execute(insert_sql("llm_calls", list(fields)), list(fields.values()))
 
     def purge_prompts(self, before: datetime) -> int:
         """Forget the prompt and reply of every call made before `before` (the call itself stays)."""

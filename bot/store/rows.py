@@ -4,13 +4,25 @@ surface facts, stored path sets; the timestamps every row carries."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from analysis.history.followups import FollowUpKind, FollowUpLink
 from analysis.models import PR_IN_TITLE, Commit, FileChange, SurfaceChange
 from analysis.titles import merge_pr, message_title
+
+
+def insert_sql(table: str, columns: Sequence[str], key: Sequence[str] = ()) -> str:
+    """One statement that inserts a row of `columns`; with `key`, an upsert that sets the other columns where a
+    row with that key exists (what sqlite-utils' upsert does in six or more statements, each giving the GIL up
+    and waiting for it again). Names are bracketed: the call log's are whatever fields a call brings."""
+    names = ", ".join(f"[{c}]" for c in columns)
+    sql = f"INSERT INTO {table} ({names}) VALUES ({', '.join('?' * len(columns))})"
+    if not key:
+        return sql
+    values = [c for c in columns if c not in key]
+    return sql + f" ON CONFLICT ({', '.join(key)}) DO UPDATE SET {', '.join(f'[{c}] = excluded.[{c}]' for c in values)}"
 
 
 def utcnow() -> datetime:
