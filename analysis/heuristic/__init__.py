@@ -83,7 +83,7 @@ from analysis.heuristic import prose
 from analysis.heuristic.change_type import classify, classify_change
 from analysis.heuristic.facts import Facts, commit_facts
 from analysis.heuristic.scores import Judgment, judge, size_prior
-from analysis.heuristic.signals import SIZE_LOW_MAX, SIZE_MEDIUM_MAX
+from analysis.heuristic.signals import BREAKING, BREAKING_KEYS, SIZE_LOW_MAX, SIZE_MEDIUM_MAX
 from analysis.labels import LANGS
 from analysis.models import Analysis, ChangeType, Commit, Importance
 
@@ -214,6 +214,29 @@ def analyze(
     return analysis
 
 
+@dataclass(frozen=True, slots=True)
+class BreakingStatement:
+    """What breaks users, as the rules state it: the report's Compatibility and Risks must say it whoever
+    writes them (an LLM's analysis: analysis/llm/stated.py). `names`: the user-facing names it rests on."""
+
+    risks: tuple[str, ...]
+    compatibility: str
+    names: tuple[str, ...]
+
+
+def breaking_statement(assessment: Assessment, lang: str = "zh") -> BreakingStatement | None:
+    """None when nothing breaks users (a revert that takes a break back included: its impact is capped)."""
+    judgment = assessment.judgment
+    found = [s for s in judgment.signals if s.key in BREAKING_KEYS]
+    if judgment.impact < BREAKING or not found:
+        return None
+    lang = _lang(lang)
+    compatibility = prose.breaking_compatibility(found, lang)
+    assert compatibility is not None  # a breaking finding has its phrase
+    names = [n for s in found for c in s.changes for n in (c.name, c.old) if n]
+    return BreakingStatement(tuple(prose.breaking_risks(found, lang)), compatibility, tuple(dict.fromkeys(names)))
+
+
 def _lang(lang: str) -> str:
     return lang if lang in LANGS else "en"
 
@@ -223,9 +246,11 @@ __all__ = [
     "SIZE_LOW_MAX",
     "SIZE_MEDIUM_MAX",
     "Assessment",
+    "BreakingStatement",
     "Judgment",
     "analyze",
     "assess",
+    "breaking_statement",
     "classify_change",
     "counted_lines",
     "judge_commit",

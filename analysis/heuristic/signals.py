@@ -72,6 +72,8 @@ CODE_SCAN_MAX = 2000
 BREAKING = 3
 BEHAVIOUR = 2
 NOTICE = 1
+# The findings that say the change breaks users (each weighs BREAKING): what Compatibility and Risks must name.
+BREAKING_KEYS = ("breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped")
 
 
 @dataclass(frozen=True, slots=True)

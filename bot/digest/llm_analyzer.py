@@ -39,6 +39,7 @@ from analysis.llm.prompts import (
     repair_messages,
 )
 from analysis.llm.schemas import CommitOut, InsightsOut, ReplyInvalid, parse_reply
+from analysis.llm.stated import with_breaking_stated
 from analysis.llm.tokens import estimate_messages
 from analysis.models import Analysis, ChangeType, Commit, Importance
 from analysis.text import neutralize_mentions
@@ -489,6 +490,9 @@ class LLMAnalyzer:
         )
         # The prior's reason was our own text in the prompt: figures the model took from it are grounded.
         analysis = ground(analysis, commit, lang, allowed_text=allowed)
+        breaking = heuristic.breaking_statement(plan.assessment, lang) if tier != Importance.LOW else None
+        if breaking is not None:  # the code's breaking change named in Compatibility and Risks (stated.py)
+            analysis = with_breaking_stated(analysis, breaking, lang)
         # A reason that copies the rubric's (small models do) would print it twice beside it.
         own = without_echo(analysis.importance_reason, prior_reason)
         analysis.importance_reason = judged_reason(lang, prior_reason, rubric, tier, own, asked, ceiling)

@@ -9,15 +9,17 @@ them: the reason line (reason_line.py), summary, scope and notes (summaries.py),
 recommendations (risks_and_advice.py), the high tier's insights (insights_by_dimension.py).
 """
 
-from analysis.heuristic.prose.insights_by_dimension import insights
+from analysis.heuristic.prose.insights_by_dimension import breaking_compatibility, insights
 from analysis.heuristic.prose.reason_line import REASON_FACTS, RISK_ITEMS, reason
-from analysis.heuristic.prose.risks_and_advice import recommendations, risks
+from analysis.heuristic.prose.risks_and_advice import breaking_risks, recommendations, risks
 from analysis.heuristic.prose.summaries import notes, scope, summary
 from analysis.heuristic.prose.surface_changes import brief, describe
 
 __all__ = [
     "REASON_FACTS",
     "RISK_ITEMS",
+    "breaking_compatibility",
+    "breaking_risks",
     "brief",
     "describe",
     "insights",

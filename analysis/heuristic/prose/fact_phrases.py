@@ -3,6 +3,8 @@ file status with how many files have it."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from analysis.heuristic.facts import Facts
 from analysis.heuristic.phrases import t
 from analysis.heuristic.prose.surface_changes import changes_text
@@ -14,7 +16,7 @@ def count_status(facts: Facts, status: str) -> int:
     return sum(1 for f in facts.files if f.status == status)
 
 
-def signals_by_key(signals: list[Signal]) -> dict[str, Signal]:
+def signals_by_key(signals: Iterable[Signal]) -> dict[str, Signal]:
     return {s.key: s for s in signals}
 
 

@@ -4,6 +4,7 @@ compatibility, resources."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from analysis.heuristic.facts import Facts, common_kinds
 from analysis.heuristic.phrases import KIND_NAMES, t
@@ -11,7 +12,7 @@ from analysis.heuristic.prose.fact_phrases import signal_phrases, signals_by_key
 from analysis.heuristic.prose.summaries import added_deleted
 from analysis.heuristic.prose.surface_changes import changes_text
 from analysis.heuristic.prose.wording import join_clauses, listed_items, num, untrusted
-from analysis.heuristic.signals import Signal
+from analysis.heuristic.signals import BREAKING_KEYS, Signal
 from analysis.models import INSIGHT_DIMENSIONS
 from analysis.paths import PathKind
 
@@ -107,30 +108,37 @@ def _ins_maintainability(facts: Facts, sig: dict[str, Signal], lang: str) -> str
     return text
 
 
+# What each finding makes of compatibility, in this order.
+_COMPATIBILITY = {
+    "breaking": "compat_breaking",
+    "breaking_deep": "compat_breaking_callers",
+    "breaking_undocumented": "compat_breaking_callers",
+    "declared_breaking": "compat_declared",
+    "supported_dropped": "compat_breaking",
+    "behaviour": "compat_behaviour",
+    "behaviour_deep": "compat_behaviour",
+    "switch": "compat_behaviour",
+    "host_patch": "compat_behaviour",
+    "setting_default": "compat_defaults",
+    "public_api": "compat_api",
+    "config_default": "compat_defaults",
+    "dependency": "compat_deps",
+}
+
+
 def _ins_compatibility(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
-    items = signal_phrases(
-        sig,
-        lang,
-        {
-            "breaking": "compat_breaking",
-            "breaking_deep": "compat_breaking_callers",
-            "breaking_undocumented": "compat_breaking_callers",
-            "declared_breaking": "compat_declared",
-            "supported_dropped": "compat_breaking",
-            "behaviour": "compat_behaviour",
-            "behaviour_deep": "compat_behaviour",
-            "switch": "compat_behaviour",
-            "host_patch": "compat_behaviour",
-            "setting_default": "compat_defaults",
-            "public_api": "compat_api",
-            "config_default": "compat_defaults",
-            "dependency": "compat_deps",
-        },
-    )
+    items = signal_phrases(sig, lang, _COMPATIBILITY)
     items += status_phrases(facts, lang, {"removed": "compat_removed", "renamed": "compat_renamed"})
     if not items:
         return t(lang, "ins_compat_none")
     return t(lang, "ins_compat", items=t(lang, "sep").join(items))
+
+
+def breaking_compatibility(signals: Iterable[Signal], lang: str) -> str | None:
+    """The compatibility insight of the findings that break users alone (None: no such finding)."""
+    sig = signals_by_key(signals)
+    items = signal_phrases(sig, lang, {k: _COMPATIBILITY[k] for k in BREAKING_KEYS})
+    return t(lang, "ins_compat", items=t(lang, "sep").join(items)) if items else None
 
 
 def _ins_resources(facts: Facts, sig: dict[str, Signal], lang: str) -> str:

@@ -13,7 +13,7 @@ from analysis.heuristic.prose.history_clauses import history_text
 from analysis.heuristic.prose.surface_changes import brief
 from analysis.heuristic.prose.wording import code_span, num
 from analysis.heuristic.scores import SIZE_CAPS, Judgment
-from analysis.heuristic.signals import Signal
+from analysis.heuristic.signals import BREAKING_KEYS, Signal
 from analysis.labels import importance_word
 
 if TYPE_CHECKING:
@@ -46,9 +46,7 @@ _IMPACT_KEYS = (
     "setting_added", "feature", "title_feature", "title_notice", "supported_added", "behaviour_deep", "notice_deep",
     "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
-_BREAKING_KEYS = frozenset(
-    {"breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped"}
-)
+_BREAKING_KEYS = frozenset(BREAKING_KEYS)
 
 
 def _impact_clause(signals: Iterable[Signal], lang: str) -> str:

@@ -4,6 +4,7 @@ and the recommendations (where a reviewer starts, which tests to run, what to ch
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from analysis.heuristic.facts import AREA_DEPTH, Facts, folder
@@ -11,12 +12,33 @@ from analysis.heuristic.phrases import t
 from analysis.heuristic.prose.fact_phrases import signal_phrases, signals_by_key, status_phrases
 from analysis.heuristic.prose.history_clauses import history_risks
 from analysis.heuristic.prose.wording import MAX_ITEMS, code_span, listed_items, num
-from analysis.heuristic.signals import SIZE_MEDIUM_MAX, Signal
+from analysis.heuristic.signals import BREAKING_KEYS, SIZE_MEDIUM_MAX, Signal
 from analysis.models import FileChange
 from analysis.paths import PathKind
 
 if TYPE_CHECKING:
     from analysis.history.facts import HistoryFacts
+
+
+# The risk each finding states, in this order.
+_SIGNAL_RISKS = {
+    "breaking": "risk_breaking",
+    "breaking_deep": "risk_breaking_callers",
+    "breaking_undocumented": "risk_breaking_callers",
+    "declared_breaking": "risk_declared",
+    "supported_dropped": "risk_breaking",
+    "behaviour": "risk_behaviour",
+    "behaviour_deep": "risk_behaviour",
+    "switch": "risk_behaviour",
+    "host_patch": "risk_behaviour",
+    "setting_default": "risk_defaults",
+    "public_api": "risk_api",
+    "config_default": "risk_defaults",
+    "dependency": "risk_deps",
+    "build": "risk_build",
+    "security": "risk_security",
+    "new_model": "risk_new_model",
+}
 
 
 def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts | None = None) -> list[str]:
@@ -25,28 +47,7 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
     source_lines = facts.lines_of(PathKind.SOURCE)
     if source_lines >= 20 and not facts.files_of(PathKind.TESTS):
         found.append(t(lang, "risk_no_tests", lines=num(source_lines)))
-    found += signal_phrases(
-        sig,
-        lang,
-        {
-            "breaking": "risk_breaking",
-            "breaking_deep": "risk_breaking_callers",
-            "breaking_undocumented": "risk_breaking_callers",
-            "declared_breaking": "risk_declared",
-            "supported_dropped": "risk_breaking",
-            "behaviour": "risk_behaviour",
-            "behaviour_deep": "risk_behaviour",
-            "switch": "risk_behaviour",
-            "host_patch": "risk_behaviour",
-            "setting_default": "risk_defaults",
-            "public_api": "risk_api",
-            "config_default": "risk_defaults",
-            "dependency": "risk_deps",
-            "build": "risk_build",
-            "security": "risk_security",
-            "new_model": "risk_new_model",
-        },
-    )
+    found += signal_phrases(sig, lang, _SIGNAL_RISKS)
     if "revert" in sig:
         found.append(t(lang, "risk_revert"))
     if history is not None:
@@ -55,6 +56,11 @@ def risks(facts: Facts, signals: list[Signal], lang: str, history: HistoryFacts 
     if not found:
         found.append(t(lang, "risk_none", lines=num(facts.counted_lines)))
     return found
+
+
+def breaking_risks(signals: Iterable[Signal], lang: str) -> list[str]:
+    """The risks `risks` states for the findings that break users, alone."""
+    return signal_phrases(signals_by_key(signals), lang, {k: _SIGNAL_RISKS[k] for k in BREAKING_KEYS})
 
 
 def _file_risks(facts: Facts, sig: dict[str, Signal], lang: str) -> list[str]:

@@ -19,7 +19,15 @@ from analysis import heuristic
 from analysis.history.facts import HistoryFacts, PathRecord
 from analysis.llm.prompts import PROMPT_VERSION
 from analysis.llm.tokens import estimate_tokens
-from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, FileChange, Importance
+from analysis.models import (
+    INSIGHT_DIMENSIONS,
+    Analysis,
+    Commit,
+    FileChange,
+    Importance,
+    SurfaceChange,
+    SurfaceKind,
+)
 from analysis.render.markdown import render_commit, render_report
 from bot.app import make_analyzer
 from bot.config.settings import load_settings
@@ -179,6 +187,35 @@ async def test_a_reason_of_the_models_own_keeps_it_beside_the_rubrics(fake, anal
     )
     reason = (await analyzer_for(fake).analyze([c], "en"))[c.sha].importance_reason
     assert reason == f"{own} — rubric: {prior}"
+
+
+async def test_a_breaking_change_the_model_misses_or_denies_is_stated_from_the_code(fake, analyzer_for) -> None:
+    # A real 1.5B model on a public function's parameter inserted before others: risks ["breaking users"],
+    # compatibility "compatible with the existing API and does not introduce any breaking changes".
+    reordered = SurfaceChange(
+        SurfaceKind.PARAM_REORDERED,
+        "widgets.schema.model_schema",
+        "src/widgets/schema.py",
+        line=40,
+        old="cls, by_alias, generator",
+        new="cls, by_alias, union_format, generator",
+    )
+    c = dataclasses.replace(
+        commit("Add `union_format` to schema generation (#12)", path="src/widgets/schema.py"),
+        surface=(reordered,),
+        shipped=frozenset({"src/widgets/schema.py"}),
+    )
+    denial = "The change is compatible with the existing API and does not introduce any breaking changes."
+    insights = dict.fromkeys(INSIGHT_DIMENSIONS, "A new parameter for schema generation.") | {"compatibility": denial}
+    fake.force(match=c.title, purpose="analysis", importance="high", risks=["breaking users"], insights=insights)
+    a = (await analyzer_for(fake).analyze([c], "en"))[c.sha]
+    assert_llm(a, c)
+    assert a.insights["compatibility"].startswith("May affect compatibility: breaks users: reorders the parameters")
+    assert "compatible with the existing API" not in a.insights["compatibility"]
+    assert a.risks[0].startswith("Breaking change (reorders the parameters of `widgets.schema.model_schema`")
+    assert "Compatibility and risks state the breaking change the code shows (the model's text did not)" in a.notes
+    md = render_commit(c, a, "en")
+    assert "reorders the parameters of `widgets.schema.model_schema`" in md
 
 
 async def test_the_rules_read_a_commit_once_on_its_trip(fake, analyzer_for, monkeypatch) -> None:

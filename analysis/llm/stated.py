@@ -1,0 +1,82 @@
+"""A breaking change the code shows is stated in an LLM analysis's Compatibility and Risks (issue 16: a
+user-facing name removed or renamed without an alias is named in both), whatever the model wrote.
+
+The rules' finding already decides the tier (bands.py keeps the model within one tier of it); the model's
+text may still miss it or deny it: a small model, on a commit that reorders a public function's
+parameters, wrote "breaking users" as its only risk and "compatible with the existing API and does not
+introduce any breaking changes" as its compatibility insight. So:
+- Risks: the rules' breaking-change risks come first unless a risk of the model's names what breaks;
+- Compatibility (the high tier's insight): the model's, when it names what breaks and does not call the
+  change compatible; else the rules' statement, with the model's after it unless that denies the break.
+A note says when the rules' words were put in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from analysis.heuristic import BreakingStatement
+from analysis.labels import label
+from analysis.models import Analysis
+
+# Words too common in prose to show that a name is meant.
+_COMMON = frozenset({"init", "call", "self", "main", "get", "post", "put", "delete", "patch", "head"})
+# A change called harmless to its users: "no breaking changes", "backward compatible", "向后兼容" (not "not
+# backward compatible", "不兼容").
+_DENIES = re.compile(
+    r"\b(?:no|not|without|never|doesn't|does not|won't|will not)\b[^.;:。；]{0,30}\bbreak"
+    r"|(?<!not )(?<!n't )(?<!\bin)\b(?:backwards?[- ]compatible|fully compatible|remains? compatible"
+    r"|(?:is|are|stays?) compatible|compatible with (?:the )?existing)"
+    r"|(?:不会|不|没有|无)(?:会)?(?:破坏|影响)(?:现有|原有)?(?:的)?(?:接口|兼容)"
+    r"|(?<!不)(?:向后|完全|保持)兼容|无(?:任何)?兼容性(?:问题|风险|影响)",
+    re.IGNORECASE,
+)
+_BREAK_WORDS = re.compile(r"break|incompatib|破坏|不兼容", re.IGNORECASE)
+_NOTE = {
+    "zh": "兼容性与风险按代码事实写明了破坏兼容的改动（模型的文字未写明）",
+    "en": "Compatibility and risks state the breaking change the code shows (the model's text did not)",
+}
+
+
+def with_breaking_stated(analysis: Analysis, statement: BreakingStatement, lang: str) -> Analysis:
+    """The analysis with the breaking change in its Risks and Compatibility (a copy; the same one when the
+    model's text already names it)."""
+    tokens = _name_tokens(statement.names)
+    unknown = label(lang, "unknown")  # what the tidying left of a field that only echoed our words
+    risks, insights = analysis.risks, analysis.insights
+    if not any(_names(r, tokens) for r in risks):
+        risks = [*statement.risks, *(r for r in risks if r != unknown)]
+    own = insights.get("compatibility", "")
+    own = "" if own == unknown else own
+    if insights and not (_names(own, tokens) and not _DENIES.search(own)):
+        kept = own if own and not _DENIES.search(own) else ""
+        insights = {**insights, "compatibility": f"{statement.compatibility} {kept}".strip()}
+    if risks is analysis.risks and insights is analysis.insights:
+        return analysis
+    notes = [*analysis.notes, _NOTE.get(lang, _NOTE["en"])]
+    return analysis.model_copy(update={"risks": risks, "insights": insights, "notes": notes})
+
+
+def _name_tokens(names: Iterable[str]) -> frozenset[str]:
+    """The words that show a name is meant: the last part of each dotted name and the parameters it
+    lists (`pkg.mod.f(old_arg)` → f, old_arg), lower-cased; an option keeps its dashes."""
+    tokens = set()
+    for name in names:
+        last = name.split(" ")[-1].rsplit(".", 1)[-1]
+        for word in re.findall(r"-{0,2}[A-Za-z_][\w-]*", last):
+            word = word.strip("_").lower()
+            if len(word) >= 3 and word.strip("-") not in _COMMON:
+                tokens.add(word)
+    return frozenset(tokens)
+
+
+def _names(text: str, tokens: frozenset[str]) -> bool:
+    """Whether the text names one of the tokens (as a whole word); with no names to look for (the
+    message declares the break), whether it speaks of a break at all."""
+    if not text:
+        return False
+    if not tokens:
+        return bool(_BREAK_WORDS.search(text))
+    words = {w.strip("_").lower() for w in re.findall(r"-{0,2}[A-Za-z_][\w-]*", text)}
+    return not tokens.isdisjoint(words)
