@@ -385,6 +385,8 @@ class Analysis(BaseModel):
     # The highest tier the model may give: low when the rubric found nothing users run changed (docs, tests,
     # CI, a release's version bump), which stay low unless they break users. None: no ceiling.
     ceiling: Importance | None = None
+    # The rubric's floor: what breaks users stays high whatever a model says. None: no floor.
+    floor: Importance | None = None
 
 
 class FollowUpKind(StrEnum):

@@ -36,6 +36,7 @@ _TEXT = {
         " rubric: {rubric}",
         "pinned": "{reason} — the model asked for {asked}, but nothing users run changed: it stays {new};"
         " rubric: {rubric}",
+        "held": "{reason} — the model asked for {asked}, but the change breaks users: it stays {new}; rubric: {rubric}",
         "banded": "; the day's bands put it at {new}: its score {score} ranks {rank} of the day's {n}",
         "filled": "Filled in by the rules for the day's tier: {fields}",
     },
@@ -45,6 +46,7 @@ _TEXT = {
         "moved": "{reason}——模型将规则判断的{old}调为{new}；规则判断：{rubric}",
         "capped": "{reason}——模型给出{asked}，但最多只能比规则判断的{old}调整一级，定为{new}；规则判断：{rubric}",
         "pinned": "{reason}——模型给出{asked}，但用户运行的内容没有变化，保持{new}；规则判断：{rubric}",
+        "held": "{reason}——模型给出{asked}，但该改动破坏兼容，保持{new}；规则判断：{rubric}",
         "banded": "；按当天各提交的得分排序定为{new}：得分 {score}，在当天 {n} 个提交中排第 {rank}",
         "filled": "按当天的重要程度由规则补全：{fields}",
     },
@@ -55,12 +57,16 @@ def _t(lang: str, key: str, **fmt: object) -> str:
     return _TEXT["zh" if lang == "zh" else "en"][key].format(**fmt)
 
 
-def within_one_tier(tier: Importance, rubric: Importance, ceiling: Importance | None = None) -> Importance:
-    """`tier` moved back to within one tier of the rubric's, and to no more than `ceiling` when there is one
-    (what changes nothing users run stays low: the rubric's `Judgment.ceiling`)."""
+def within_one_tier(
+    tier: Importance, rubric: Importance, ceiling: Importance | None = None, floor: Importance | None = None
+) -> Importance:
+    """`tier` moved back to within one tier of the rubric's, to no more than `ceiling` when there is one (what
+    changes nothing users run stays low: the rubric's `Judgment.ceiling`) and to no less than `floor` (what
+    breaks users stays high: `Judgment.floor`)."""
     level, base = TIERS.index(tier), TIERS.index(rubric)
     top = base + 1 if ceiling is None else min(base + 1, TIERS.index(ceiling))
-    return TIERS[max(base - 1, min(top, level))]
+    bottom = base - 1 if floor is None else max(base - 1, TIERS.index(floor))
+    return TIERS[max(bottom, min(top, level))]
 
 
 def judged_reason(
@@ -71,6 +77,7 @@ def judged_reason(
     reason: str,
     asked: Importance,
     ceiling: Importance | None = None,
+    floor: Importance | None = None,
 ) -> str:
     """The model's reason with the rubric's beside it, saying when the model moved the tier (and when
     it asked for more than one tier's move). An empty reason: the rubric's alone, said once."""
@@ -82,6 +89,8 @@ def judged_reason(
     key = "capped" if asked != tier else "moved" if tier != rubric else "same"
     if asked != tier and ceiling is not None and tier == ceiling and asked.rank < ceiling.rank:
         key = "pinned"
+    elif asked != tier and floor is not None and tier == floor and asked.rank > floor.rank:
+        key = "held"
     reason = reason.rstrip(" .。")
     if not reason:  # the model said nothing of its own (its reason only repeated the rubric's)
         if key == "same":
@@ -107,7 +116,7 @@ def band_day(
         analysis = analyses[commit.sha]
         assert analysis.rubric_importance is not None  # _scored
         tier = within_one_tier(
-            percentile_tier(position / len(ranked)), analysis.rubric_importance, analysis.ceiling
+            percentile_tier(position / len(ranked)), analysis.rubric_importance, analysis.ceiling, analysis.floor
         )
         if tier != analysis.importance:
             rank = len(ranked) - position

@@ -75,6 +75,9 @@ class Judgment:
     ceiling: Importance | None = None
     # Decided "together": the docs file that writes up what the commit adds (`_documents`).
     documented_in: str | None = None
+    # High whatever a model says, because it breaks users (issue 16: a breaking change is high): the lowest
+    # tier a model may move it to (bands.within_one_tier). None: one tier either way.
+    floor: Importance | None = None
 
 
 def size_prior(lines: int) -> Importance:
@@ -130,6 +133,7 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
         signals,
         ceiling,
         documented_in,
+        floor=Importance.HIGH if impact >= BREAKING else None,
     )
 
 

@@ -33,6 +33,7 @@ _DENIES = re.compile(
     re.IGNORECASE,
 )
 _BREAK_WORDS = re.compile(r"break|incompatib|破坏|不兼容", re.IGNORECASE)
+_JOIN = {"zh": "；", "en": "; "}
 _NOTE = {
     "zh": "兼容性与风险按代码事实写明了破坏兼容的改动（模型的文字未写明）",
     "en": "Compatibility and risks state the breaking change the code shows (the model's text did not)",
@@ -51,7 +52,8 @@ def with_breaking_stated(analysis: Analysis, statement: BreakingStatement, lang:
     own = "" if own == unknown else own
     if insights and not (_names(own, tokens) and not _DENIES.search(own)):
         kept = own if own and not _DENIES.search(own) else ""
-        insights = {**insights, "compatibility": f"{statement.compatibility} {kept}".strip()}
+        joined = _JOIN.get(lang, _JOIN["en"]).join(filter(None, (statement.compatibility, kept)))
+        insights = {**insights, "compatibility": joined}
     if risks is analysis.risks and insights is analysis.insights:
         return analysis
     notes = [*analysis.notes, _NOTE.get(lang, _NOTE["en"])]

@@ -443,8 +443,8 @@ class LLMAnalyzer:
         prior_reason = plan.prior[1]
         rubric = plan.judgment.importance
         asked = Importance(reply.importance)
-        ceiling = plan.judgment.ceiling
-        tier = within_one_tier(asked, rubric, ceiling)
+        ceiling, floor = plan.judgment.ceiling, plan.judgment.floor
+        tier = within_one_tier(asked, rubric, ceiling, floor)
         reply = _shaped(reply, tier)
         missing = reply.missing()
         allowed = prior_reason
@@ -478,6 +478,7 @@ class LLMAnalyzer:
             risk_score=round(plan.judgment.risk, 3),
             rubric_importance=rubric,
             ceiling=ceiling,
+            floor=floor,
             model_score=reply.score,
         )
         # Our own words the model saw, coverage notes included: a reply that only repeats them says nothing.
@@ -495,7 +496,7 @@ class LLMAnalyzer:
             analysis = with_breaking_stated(analysis, breaking, lang)
         # A reason that copies the rubric's (small models do) would print it twice beside it.
         own = without_echo(analysis.importance_reason, prior_reason)
-        analysis.importance_reason = judged_reason(lang, prior_reason, rubric, tier, own, asked, ceiling)
+        analysis.importance_reason = judged_reason(lang, prior_reason, rubric, tier, own, asked, ceiling, floor)
         note = selection.coverage_note(lang)
         if note:
             analysis.notes.append(note)

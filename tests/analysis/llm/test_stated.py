@@ -87,7 +87,7 @@ def test_a_compatibility_text_that_does_not_name_the_break_follows_the_rules_sta
     found = statement()
     other = "Output for existing schemas is unchanged."
     out = with_breaking_stated(model_analysis(insights={"compatibility": other}), found, "en")
-    assert out.insights["compatibility"] == f"{found.compatibility} {other}"
+    assert out.insights["compatibility"] == f"{found.compatibility}; {other}"
 
 
 def test_what_the_tidying_left_unknown_is_not_kept_beside_the_rules_statement() -> None:

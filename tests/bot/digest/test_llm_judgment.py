@@ -200,3 +200,33 @@ def test_a_day_band_never_lifts_what_changes_nothing_users_run() -> None:
     # Without the ceiling the top scores would be lifted a tier by the day's bands.
     unpinned = {sha: a.model_copy(update={"ceiling": None}) for sha, a in analyses.items()}
     assert any(a.importance == MEDIUM for a in band_day(docs, unpinned, "en").values())
+
+
+async def test_what_breaks_users_stays_high_whatever_the_model_says(fake, analyzer_for) -> None:
+    # Issue 16: a user-facing name removed without an alias is a breaking change, high; a model may not move it
+    # to medium as it may move other commits one tier.
+    removed = SurfaceChange(SurfaceKind.REMOVED, "widgets.m0.load_legacy", "src/widgets/m0.py", line=10)
+    c = commit("Drop the legacy loader", 3, surface=(removed,), shipped=frozenset({"src/widgets/m0.py"}))
+    fake.force(match=c.title, purpose="analysis", importance="medium", reason="A small cleanup.")
+    for lang, said in (
+        ("en", "but the change breaks users: it stays high"),
+        ("zh", "该改动破坏兼容，保持高"),
+    ):
+        a = (await analyzer_for(fake).analyze([c], lang))[c.sha]
+        assert a.importance == HIGH and a.rubric_importance == HIGH and a.floor == HIGH
+        assert said in a.importance_reason and a.insights  # the high tier's fields, filled by the rules
+        assert "load_legacy" in a.insights["compatibility"]
+
+
+def test_a_day_band_never_lowers_what_breaks_users() -> None:
+    commits = [commit(f"Change {i}", 10, minute=i) for i in range(BAND_MIN)]
+    analyses = {
+        c.sha: heuristic.analyze(c, "en", tier=HIGH).model_copy(
+            update={"analyzer": "llm", "rubric_importance": HIGH, "floor": HIGH, "model_score": 10 + i}
+        )
+        for i, c in enumerate(commits)
+    }
+    assert all(a.importance == HIGH for a in band_day(commits, analyses, "en").values())
+    # Without the floor the lowest scores would be lowered a tier by the day's bands.
+    unheld = {sha: a.model_copy(update={"floor": None}) for sha, a in analyses.items()}
+    assert any(a.importance == MEDIUM for a in band_day(commits, unheld, "en").values())
