@@ -28,8 +28,10 @@ _DENIES = re.compile(
     r"\b(?:no|not|without|never|doesn't|does not|won't|will not)\b[^.;:。；]{0,30}\bbreak"
     r"|(?<!not )(?<!n't )(?<!\bin)\b(?:backwards?[- ]compatible|fully compatible|remains? compatible"
     r"|(?:is|are|stays?) compatible|compatible with (?:the )?existing)"
+    r"|\bno (?:compatibility|incompatib)|compatibility is (?:good|fine|kept|maintained|preserved|unaffected)"
     r"|(?:不会|不|没有|无)(?:会)?(?:破坏|影响)(?:现有|原有)?(?:的)?(?:接口|兼容)"
-    r"|(?<!不)(?:向后|完全|保持)兼容|无(?:任何)?兼容性(?:问题|风险|影响)",
+    r"|(?<!不)(?:向后|完全|保持)兼容|无(?:任何)?兼容性(?:问题|风险|影响)|兼容性(?:良好|不受影响|没有问题)"
+    r"|(?:没有|未|无|不存在)(?:发现)?[^。；;]{0,24}不兼容",
     re.IGNORECASE,
 )
 _BREAK_WORDS = re.compile(r"break|incompatib|破坏|不兼容", re.IGNORECASE)

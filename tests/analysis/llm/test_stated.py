@@ -105,9 +105,17 @@ def test_a_medium_analysis_gets_the_risk_and_no_insights() -> None:
 
 def test_chinese_denials_are_recognised_and_a_negated_compatibility_is_not_one() -> None:
     found = statement("zh")
-    for denial in ("该改动保持向后兼容，model_json_schema 不受影响。", "不会破坏现有接口：model_json_schema 照常可用。"):
+    for denial in (
+        "该改动保持向后兼容，model_json_schema 不受影响。",
+        "不会破坏现有接口：model_json_schema 照常可用。",
+        # a real 1.5B model's words on the same change
+        "model_json_schema 兼容性良好，没有发现接口、配置或行为与平台不兼容的问题。",
+    ):
         out = with_breaking_stated(model_analysis(insights={"compatibility": denial}, lang="zh"), found, "zh")
         assert out.insights["compatibility"] == found.compatibility
+    for denial in ("No compatibility issues for model_json_schema.", "Compatibility is preserved in model_json_schema."):
+        out = with_breaking_stated(model_analysis(insights={"compatibility": denial}), statement(), "en")
+        assert out.insights["compatibility"] == statement().compatibility
     honest = "model_json_schema is not backward compatible for positional callers."
     analysis = model_analysis(risks=[honest], insights={"compatibility": honest})
     assert with_breaking_stated(analysis, statement(), "en") is analysis
