@@ -244,7 +244,8 @@ class _Field:
 
 def same_value(a: ast.expr | None, b: ast.expr | None) -> bool:
     """Whether two default expressions give users the same value: literals by value, with a number and
-    its string spelling ("0.0" for 0.0, as argparse's `type=float` reads it) the same; others by syntax."""
+    its string spelling ("0.0" for 0.0, as argparse's `type=float` reads it) the same, and a flag and its
+    number or spelling (`1` or "true" for True: an int option retyped bool); others by syntax."""
     if a is None or b is None:
         return a is None and b is None
     va, ok_a = _literal(a)
@@ -259,6 +260,8 @@ def _same_literal(a: object, b: object) -> bool:
         if isinstance(a, bool) and isinstance(b, bool):
             return a == b
         other, flag = (b, a) if isinstance(a, bool) else (a, b)
+        if isinstance(other, int | float):
+            return other == flag  # 1 is True and 0 is False to every `if` that reads it
         return isinstance(other, str) and other.strip().lower() in (
             ("1", "true", "yes", "on") if flag else ("0", "false", "no", "off")
         )

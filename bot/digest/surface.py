@@ -44,7 +44,8 @@ log = logging.getLogger(__name__)
 # surface-17: a dependency's floor raised past a major version drops support for that major (requirements.py);
 # a C/C++, Rust, Go or TypeScript parameter added that calls must pass is required, not new (other_langs.py)
 # surface-18: a runtime requirement moved to an optional extra leaves the default install (requirements.py)
-PARSER_VERSION = "surface-18"
+# surface-19: a flag's default retyped from its number (`1` → `True`) is the same value, not a changed default
+PARSER_VERSION = "surface-19"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)

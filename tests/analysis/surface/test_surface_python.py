@@ -165,6 +165,10 @@ def test_a_number_retyped_as_its_string_is_not_a_changed_default():
         ("0.0", '"0.0"', False),
         ("1", "1.0", False),
         ("False", '"false"', False),
+        ("1", "True", False),  # an int flag retyped bool (`X: int = 1` → `X: bool = True`)
+        ("0", "False", False),
+        ("2", "True", True),
+        ("1", "False", True),
         ("None", "None", False),
         ("False", "True", True),
         ("0.5", "0.9", True),
