@@ -121,7 +121,9 @@ if TYPE_CHECKING:
 # h25: a runtime dependency moved to an optional extra breaks users of the default install (surface-18)
 # h26: a title that declares no functional change (`[NFC]`, `… (NFC)`) is a refactor whose words claim nothing new
 # h27: a restructuring by its title (a refactor, a move or rename, NFC) with no change users get is medium at most
-RUBRIC_VERSION = "h27"
+# h28: a flag's default retyped from its number (`1` → `True`) is no changed default (surface-19); what breaks
+# users is the floor of a model's tier (Judgment.floor)
+RUBRIC_VERSION = "h28"
 
 
 def counted_lines(commit: Commit) -> int:
