@@ -1,8 +1,8 @@
 """A breaking change the code shows is stated in an LLM analysis's Compatibility and Risks (issue 16: a
 user-facing name removed or renamed without an alias is named in both), whatever the model wrote.
 
-The rules' finding already decides the tier (bands.py keeps the model within one tier of it); the model's
-text may still miss it or deny it: a small model, on a commit that reorders a public function's
+The rules' finding already decides the tier (a model cannot move it below high: the floor of
+bands.within_one_tier); the model's text may still miss it or deny it: a small model, on a commit that reorders a public function's
 parameters, wrote "breaking users" as its only risk and "compatible with the existing API and does not
 introduce any breaking changes" as its compatibility insight. So:
 - Risks: the rules' breaking-change risks come first unless a risk of the model's names what breaks;
@@ -26,7 +26,7 @@ _COMMON = frozenset({"init", "call", "self", "main", "get", "post", "put", "dele
 # backward compatible", "不兼容").
 _DENIES = re.compile(
     r"\b(?:no|not|without|never|doesn't|does not|won't|will not)\b[^.;:。；]{0,30}\bbreak"
-    r"|(?<!not )(?<!n't )(?<!\bin)\b(?:backwards?[- ]compatible|fully compatible|remains? compatible"
+    r"|(?<!not )(?<!n't )\b(?:backwards?[- ]compatible|fully compatible|remains? compatible"
     r"|(?:is|are|stays?) compatible|compatible with (?:the )?existing)"
     r"|\bno (?:compatibility|incompatib)|compatibility is (?:good|fine|kept|maintained|preserved|unaffected)"
     r"|(?:不会|不|没有|无)(?:会)?(?:破坏|影响)(?:现有|原有)?(?:的)?(?:接口|兼容)"
@@ -52,8 +52,9 @@ def with_breaking_stated(analysis: Analysis, statement: BreakingStatement, lang:
         risks = [*statement.risks, *(r for r in risks if r != unknown)]
     own = insights.get("compatibility", "")
     own = "" if own == unknown else own
-    if insights and not (_names(own, tokens) and not _DENIES.search(own)):
-        kept = own if own and not _DENIES.search(own) else ""
+    denies = bool(_DENIES.search(own))
+    if insights and (denies or not _names(own, tokens)):
+        kept = "" if denies else own
         joined = _JOIN.get(lang, _JOIN["en"]).join(filter(None, (statement.compatibility, kept)))
         insights = {**insights, "compatibility": joined}
     if risks is analysis.risks and insights is analysis.insights:

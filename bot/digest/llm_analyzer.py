@@ -491,7 +491,7 @@ class LLMAnalyzer:
         )
         # The prior's reason was our own text in the prompt: figures the model took from it are grounded.
         analysis = ground(analysis, commit, lang, allowed_text=allowed)
-        breaking = heuristic.breaking_statement(plan.assessment, lang) if tier != Importance.LOW else None
+        breaking = heuristic.breaking_statement(plan.assessment, lang)  # its tier is high: the floor
         if breaking is not None:  # the code's breaking change named in Compatibility and Risks (stated.py)
             analysis = with_breaking_stated(analysis, breaking, lang)
         # A reason that copies the rubric's (small models do) would print it twice beside it.
