@@ -83,7 +83,7 @@ from analysis.heuristic import prose
 from analysis.heuristic.change_type import classify, classify_change
 from analysis.heuristic.facts import Facts, commit_facts
 from analysis.heuristic.scores import Judgment, judge, size_prior
-from analysis.heuristic.signals import BREAKING, BREAKING_KEYS, SIZE_LOW_MAX, SIZE_MEDIUM_MAX
+from analysis.heuristic.signals import BREAKING_KEYS, SIZE_LOW_MAX, SIZE_MEDIUM_MAX
 from analysis.labels import LANGS
 from analysis.models import Analysis, ChangeType, Commit, Importance
 
@@ -227,10 +227,10 @@ class BreakingStatement:
 
 
 def breaking_statement(assessment: Assessment, lang: str = "zh") -> BreakingStatement | None:
-    """None when nothing breaks users (a revert that takes a break back included: its impact is capped)."""
+    """None when nothing breaks users: no floor (a revert that takes a break back included: its impact is capped)."""
     judgment = assessment.judgment
     found = [s for s in judgment.signals if s.key in BREAKING_KEYS]
-    if judgment.impact < BREAKING or not found:
+    if judgment.floor is None or not found:
         return None
     lang = _lang(lang)
     compatibility = prose.breaking_compatibility(found, lang)

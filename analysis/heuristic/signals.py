@@ -34,13 +34,7 @@ from analysis.heuristic.setting_lines import (
 )
 from analysis.heuristic.surface_reach import ENV_KINDS, reaches_everyone, test_knob
 from analysis.heuristic.text_only import changed_code_lines
-from analysis.heuristic.title_claims import (
-    FIXES,
-    TITLE_DEFAULT,
-    TITLE_FEATURE,
-    TITLE_NOTICE,
-    USER_IMPACT,
-)
+from analysis.heuristic.title_claims import FIXES, TITLE_DEFAULT, TITLE_FEATURE, TITLE_NOTICE, USER_IMPACT
 from analysis.heuristic.version_lines import sets_only_the_version
 from analysis.models import (
     BREAKING_KINDS,

@@ -34,6 +34,7 @@ _DENIES = re.compile(
     r"|(?:没有|未|无|不存在)(?:发现)?[^。；;]{0,24}不兼容",
     re.IGNORECASE,
 )
+_WORD = re.compile(r"-{0,2}[A-Za-z_][\w-]*")  # a name's word as code and prose write it; an option keeps its dashes
 _BREAK_WORDS = re.compile(r"break|incompatib|破坏|不兼容", re.IGNORECASE)
 _JOIN = {"zh": "；", "en": "; "}
 _NOTE = {
@@ -69,7 +70,7 @@ def _name_tokens(names: Iterable[str]) -> frozenset[str]:
     tokens = set()
     for name in names:
         last = name.split(" ")[-1].rsplit(".", 1)[-1]
-        for word in re.findall(r"-{0,2}[A-Za-z_][\w-]*", last):
+        for word in _WORD.findall(last):
             word = word.strip("_").lower()
             if len(word) >= 3 and word.strip("-") not in _COMMON:
                 tokens.add(word)
@@ -83,5 +84,5 @@ def _names(text: str, tokens: frozenset[str]) -> bool:
         return False
     if not tokens:
         return bool(_BREAK_WORDS.search(text))
-    words = {w.strip("_").lower() for w in re.findall(r"-{0,2}[A-Za-z_][\w-]*", text)}
+    words = {w.strip("_").lower() for w in _WORD.findall(text)}
     return not tokens.isdisjoint(words)

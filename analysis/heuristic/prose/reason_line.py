@@ -46,7 +46,6 @@ _IMPACT_KEYS = (
     "setting_added", "feature", "title_feature", "title_notice", "supported_added", "behaviour_deep", "notice_deep",
     "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
-_BREAKING_KEYS = frozenset(BREAKING_KEYS)
 
 
 def _impact_clause(signals: Iterable[Signal], lang: str) -> str:
@@ -74,7 +73,7 @@ def _impact_clause(signals: Iterable[Signal], lang: str) -> str:
         hidden += len(rest)
         budget -= len(shown)
         if shown:
-            key = "takes_back" if reverting and signal.key in _BREAKING_KEYS else signal.key
+            key = "takes_back" if reverting and signal.key in BREAKING_KEYS else signal.key
             groups.append(t(lang, key, items=t(lang, "list_sep").join(shown)))
     text = t(lang, "clause_sep").join(groups) or t(lang, "impact_none")
     total = REASON_FACTS - budget + hidden
