@@ -123,7 +123,9 @@ if TYPE_CHECKING:
 # h27: a restructuring by its title (a refactor, a move or rename, NFC) with no change users get is medium at most
 # h28: a flag's default retyped from its number (`1` → `True`) is no changed default (surface-19); what breaks
 # users is the floor of a model's tier (Judgment.floor)
-RUBRIC_VERSION = "h28"
+# h29: "Update X to 1.2" moving the manifests is a dependency change; a name moved to another module is said
+# whole on both sides; a parameter removed before others is not also a reorder (surface-20)
+RUBRIC_VERSION = "h29"
 
 
 def counted_lines(commit: Commit) -> int:

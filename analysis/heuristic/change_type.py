@@ -88,6 +88,9 @@ _FIRST_WORD_TYPES = _words(
     }
 )
 _DEP_WORDS = frozenset(["bump", "bumps", "upgrade", "upgrades", "pin", "pins", "unpin", "downgrade"])
+# "Update X to 2.9.0" is a bump when it names a version ("Update the docs" is not)
+_UPDATE_WORDS = frozenset(["update", "updates", "updated"])
+_VERSION = re.compile(r"\bv?\d+\.\d+")
 _KEYWORD_TYPES: tuple[tuple[re.Pattern[str], ChangeType], ...] = (
     (
         re.compile(r"\b(bug|crash\w*|regression|broken|race condition|incorrect|wrong)\b", re.I),
@@ -222,7 +225,8 @@ def _type_from_words(facts: Facts) -> ChangeType | None:
     words = re.findall(r"[a-z]+", facts.subject.lower())
     if not words:
         return None
-    if words[0] in _DEP_WORDS and facts.files_of(PathKind.DEPENDENCY_MANIFEST, PathKind.LOCKFILE):
+    bumps = words[0] in _DEP_WORDS or (words[0] in _UPDATE_WORDS and _VERSION.search(facts.subject))
+    if bumps and facts.files_of(PathKind.DEPENDENCY_MANIFEST, PathKind.LOCKFILE):
         return ChangeType.DEPENDENCY
     if words[0] in _FIRST_WORD_TYPES:
         return _FIRST_WORD_TYPES[words[0]]

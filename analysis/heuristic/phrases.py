@@ -256,7 +256,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "decided_risk": "decided by risk",
         "decided_both": "impact and risk agree",
         "decided_together": "new, and written up in its docs ({path}): impact and risk together",
-        "impact_none": "no change users get found",
+        "impact_none": "no user-facing change found",
         "breaking": "breaks users: {items}",
         "takes_back": "takes back what the reverted change brought: {items}",
         "breaking_deep": "breaks callers of modules deep in the package: {items}",

@@ -131,6 +131,8 @@ class _Tidier:
     def _without_echo(self, sentence: str) -> str:
         clauses = _merge_short(_clauses(sentence))
         kept = [c for c in clauses if not is_echo(c, self.known)]
+        if len(kept) < len(clauses):  # what is left beside an echo, too short to judge, may be its tail
+            kept = [c for c in kept if not _our_fragment(c, self.known)]
         self.removed += len(clauses) - len(kept)
         text = re.sub(r"^[，,；;：:、\s]+", "", "".join(kept).strip())
         if kept and kept[0] is not clauses[0]:
@@ -139,6 +141,16 @@ class _Tidier:
             stop = "。" if re.search(r"[\u3400-\u9fff]", text) else "."
             text = text.rstrip(" ，,；;：:、") + stop
         return text
+
+
+def _our_fragment(clause: str, known: frozenset[tuple[str, ...]]) -> bool:
+    """A clause shorter than a shingle whose words run inside one of ours ("; decided by impact" after
+    the copied "risk (low): 12 changed lines in 1 file (size prior: low)")."""
+    tokens = tuple(_tokens(clause))
+    n = len(tokens)
+    if not 0 < n < SHINGLE:
+        return False
+    return any(shingle[i : i + n] == tokens for shingle in known for i in range(SHINGLE - n + 1))
 
 
 def _clauses(sentence: str) -> list[str]:

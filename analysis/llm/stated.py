@@ -7,7 +7,9 @@ parameters, wrote "breaking users" as its only risk and "compatible with the exi
 introduce any breaking changes" as its compatibility insight. So:
 - Risks: the rules' breaking-change risks come first unless a risk of the model's names what breaks;
 - Compatibility (the high tier's insight): the model's, when it names what breaks and does not call the
-  change compatible; else the rules' statement, with the model's after it unless that denies the break.
+  change compatible; else the rules' statement, with the model's after it unless that denies the break;
+- anywhere else (summary, other insights, risks, recommendations), a sentence or item that calls the change
+  compatible is dropped: a summary that did is followed by the rules' statement instead.
 A note says when the rules' words were put in.
 """
 
@@ -34,9 +36,13 @@ _DENIES = re.compile(
     r"|(?:没有|未|无|不存在)(?:发现)?[^。；;]{0,24}不兼容",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"-{0,2}[A-Za-z_][\w-]*")  # a name's word as code and prose write it; an option keeps its dashes
+_WORD = re.compile(
+    r"-{0,2}[A-Za-z_][\w-]*"
+)  # a name's word as code and prose write it; an option keeps its dashes
 _BREAK_WORDS = re.compile(r"break|incompatib|破坏|不兼容", re.IGNORECASE)
 _JOIN = {"zh": "；", "en": "; "}
+# A sentence ends after 。！？ or a newline, or after . ! ? before a space (not inside `pkg.mod`).
+_SENTENCE = re.compile(r".*?(?:[。！？\n]|[.!?](?=\s|$)|$)", re.S)
 _NOTE = {
     "zh": "兼容性与风险按代码事实写明了破坏兼容的改动（模型的文字未写明）",
     "en": "Compatibility and risks state the breaking change the code shows (the model's text did not)",
@@ -48,9 +54,19 @@ def with_breaking_stated(analysis: Analysis, statement: BreakingStatement, lang:
     model's text already names it)."""
     tokens = _name_tokens(statement.names)
     unknown = label(lang, "unknown")  # what the tidying left of a field that only echoed our words
-    risks, insights = analysis.risks, analysis.insights
+    risks = [r for r in analysis.risks if not _DENIES.search(r)]
     if not any(_names(r, tokens) for r in risks):
         risks = [*statement.risks, *(r for r in risks if r != unknown)]
+    recommendations = [r for r in analysis.recommendations if not _DENIES.search(r)]
+    summary = _without_denials(analysis.summary)
+    if summary != analysis.summary:  # the summary's word on compatibility is the code's
+        summary = ("" if lang == "zh" else " ").join(
+            _sentence(s, lang) for s in (summary, statement.compatibility) if s
+        )
+    insights = {
+        k: (_without_denials(v) or unknown) if k != "compatibility" else v
+        for k, v in analysis.insights.items()
+    }
     own = insights.get("compatibility", "")
     own = "" if own == unknown else own
     denies = bool(_DENIES.search(own))
@@ -58,10 +74,26 @@ def with_breaking_stated(analysis: Analysis, statement: BreakingStatement, lang:
         kept = "" if denies else own
         joined = _JOIN.get(lang, _JOIN["en"]).join(filter(None, (statement.compatibility, kept)))
         insights = {**insights, "compatibility": joined}
-    if risks is analysis.risks and insights is analysis.insights:
+    update = {"risks": risks, "recommendations": recommendations, "summary": summary, "insights": insights}
+    if all(getattr(analysis, field) == value for field, value in update.items()):
         return analysis
     notes = [*analysis.notes, _NOTE.get(lang, _NOTE["en"])]
-    return analysis.model_copy(update={"risks": risks, "insights": insights, "notes": notes})
+    return analysis.model_copy(update={**update, "notes": notes})
+
+
+def _sentence(text: str, lang: str) -> str:
+    return (
+        text if text.endswith(("。", ".", "！", "？", "!", "?")) else text + ("。" if lang == "zh" else ".")
+    )
+
+
+def _without_denials(text: str) -> str:
+    """The text without its sentences that call the change compatible."""
+    if not _DENIES.search(text):
+        return text
+    kept = [s.strip() for s in _SENTENCE.findall(text) if s.strip() and not _DENIES.search(s)]
+    joiner = "" if re.search(r"[\u3400-\u9fff]", text) else " "
+    return joiner.join(kept)
 
 
 def _name_tokens(names: Iterable[str]) -> frozenset[str]:

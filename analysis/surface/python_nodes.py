@@ -456,10 +456,11 @@ def _position(d: _Def, p: _Param) -> int:
 
 
 def _positions_shift(old: _Def, new: _Def, common: list[str]) -> bool:
-    """A new positional parameter inserted before existing ones shifts what callers pass by position."""
+    """A new positional parameter inserted before existing ones shifts what callers pass by position. One
+    removed before them moves them back: that is the removal, stated as such (`f(cls, x)` → `f(x)`)."""
     pos_old = [p.name for p in old.params if p.kind in ("posonly", "pos")]
     pos_new = [p.name for p in new.params if p.kind in ("posonly", "pos")]
-    return any(pos_old.index(n) != pos_new.index(n) for n in common)
+    return any(pos_new.index(n) > pos_old.index(n) for n in common)
 
 
 def _param_list(d: _Def) -> str:

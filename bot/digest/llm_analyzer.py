@@ -27,6 +27,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from analysis import heuristic
+from analysis.heuristic import prose
 from analysis.heuristic.bands import judged_reason, within_one_tier
 from analysis.llm.budget import DiffSelection, file_list, select_diff
 from analysis.llm.echo import tidy, without_echo
@@ -481,13 +482,15 @@ class LLMAnalyzer:
             floor=floor,
             model_score=reply.score,
         )
-        # Our own words the model saw, coverage notes included: a reply that only repeats them says nothing.
+        # Our own words the model saw, coverage notes and the prior's scoring included: a reply that only
+        # repeats them says nothing (the prior's impact facts are the change's: a risk may restate them).
+        ours = [selection.coverage_note(lang), prose.scoring_words(prior_reason, lang)]
         analysis = tidy(
             analysis,
             instruction_text(lang),
             lang,
             reason_fallback=prior_reason,
-            extra=selection.coverage_note(lang) or "",
+            extra="\n".join(filter(None, ours)),
         )
         # The prior's reason was our own text in the prompt: figures the model took from it are grounded.
         analysis = ground(analysis, commit, lang, allowed_text=allowed)
@@ -496,7 +499,9 @@ class LLMAnalyzer:
             analysis = with_breaking_stated(analysis, breaking, lang)
         # A reason that copies the rubric's (small models do) would print it twice beside it.
         own = without_echo(analysis.importance_reason, prior_reason)
-        analysis.importance_reason = judged_reason(lang, prior_reason, rubric, tier, own, asked, ceiling, floor)
+        analysis.importance_reason = judged_reason(
+            lang, prior_reason, rubric, tier, own, asked, ceiling, floor
+        )
         note = selection.coverage_note(lang)
         if note:
             analysis.notes.append(note)

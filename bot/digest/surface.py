@@ -45,7 +45,8 @@ log = logging.getLogger(__name__)
 # a C/C++, Rust, Go or TypeScript parameter added that calls must pass is required, not new (other_langs.py)
 # surface-18: a runtime requirement moved to an optional extra leaves the default install (requirements.py)
 # surface-19: a flag's default retyped from its number (`1` → `True`) is the same value, not a changed default
-PARSER_VERSION = "surface-19"
+# surface-20: a positional parameter removed before others is that removal, not also a reorder
+PARSER_VERSION = "surface-20"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)

@@ -10,7 +10,7 @@ recommendations (risks_and_advice.py), the high tier's insights (insights_by_dim
 """
 
 from analysis.heuristic.prose.insights_by_dimension import breaking_compatibility, insights
-from analysis.heuristic.prose.reason_line import REASON_FACTS, RISK_ITEMS, reason
+from analysis.heuristic.prose.reason_line import REASON_FACTS, RISK_ITEMS, reason, scoring_words
 from analysis.heuristic.prose.risks_and_advice import breaking_risks, recommendations, risks
 from analysis.heuristic.prose.summaries import notes, scope, summary
 from analysis.heuristic.prose.surface_changes import brief, describe
@@ -28,5 +28,6 @@ __all__ = [
     "recommendations",
     "risks",
     "scope",
+    "scoring_words",
     "summary",
 ]

@@ -36,6 +36,13 @@ def reason(facts: Facts, judgment: Judgment, lang: str, history: HistoryFacts | 
     )
 
 
+def scoring_words(reason_line: str, lang: str) -> str:
+    """The reason line without its impact clause (always its first part): the risk score's figures and what
+    decided, words of our scoring a model copies as a risk or an insight ("203 changed lines in 4 files (size
+    prior: medium); decided by impact"). The impact clause's facts are the change's and may be repeated."""
+    return reason_line.partition(t(lang, "sep"))[2]
+
+
 REASON_FACTS = 3  # facts stated per score in the reason line; the rest are counted
 RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies …); the rest are counted
 # What the impact clause states: the findings of weight, else the facts stated in their place (public-API

@@ -57,8 +57,12 @@ def brief(change: SurfaceChange, lang: str) -> str:
             lang, f"surface_{kind.value}", name=code_span(change.name), old=code_span(old), new=code_span(new)
         )
     elif kind in _RENAMES:
-        old = shown(change.old or "") if kind == SurfaceKind.RENAMED else change.old or ""
-        new = shown(change.new or "") if kind == SurfaceKind.RENAMED else change.new or ""
+        old, new = change.old or "", change.new or ""
+        if kind == SurfaceKind.RENAMED and _module(old, shown(old)) == _module(new, shown(new)):
+            old, new = (
+                shown(old),
+                shown(new),
+            )  # the same module: users type the short names (a move says both whole)
         text = t(lang, f"surface_{kind.value}", old=code_span(old), new=code_span(new))
     elif kind in (SurfaceKind.DEFAULT_CHANGED, SurfaceKind.SWITCH_FLIPPED, SurfaceKind.DEPENDENCY_CHANGED):
         old, new = _value(change.old, change), _value(change.new, change)
@@ -72,6 +76,11 @@ def brief(change: SurfaceChange, lang: str) -> str:
     if change.kind in BREAKING_KINDS and change.kind not in UNALIASED_KINDS:
         text += t(lang, "alias_kept" if change.aliased else "no_alias")
     return text
+
+
+def _module(name: str, short: str) -> str:
+    """What user_name dropped of a name: its module path."""
+    return name[: len(name) - len(short)] if name.endswith(short) else name
 
 
 def _value(value: str | None, change: SurfaceChange) -> str | None:

@@ -168,6 +168,20 @@ def test_conventional_prefixes_and_gitmoji(title: str, expected: ChangeType) -> 
 
 
 @pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("Update PyTorch to 2.9.0+cu129 (#24994)", CT.DEPENDENCY),  # a framework's pins moved with its build
+        ("Update numpy to v2.1", CT.DEPENDENCY),
+        ("Update the install guide for the new pins", CT.OTHER),  # names no version: not a bump by its words
+    ],
+)
+def test_an_update_to_a_version_that_moves_the_manifests_is_a_dependency_change(title: str, expected) -> None:
+    pins = hunk(["torch==2.8.0"], ["torch==2.9.0"])
+    files = (fc("requirements/cuda.txt", 1, 1, pins), fc("CMakeLists.txt", 2, 2), fc("docker/Dockerfile", 3, 3))
+    assert classify_change(make(title, *files)) == expected
+
+
+@pytest.mark.parametrize(
     "title",
     [
         "[NFC] Remove unused includes",
@@ -488,7 +502,7 @@ def test_dependency_version_change_is_a_risk_of_at_least_medium() -> None:
     patch = hunk(["torch==2.9.0", "numpy>=1.26"], ["torch==2.10.0", "numpy>=1.26"])
     importance, reason = rank(make("Upgrade torch", fc("requirements/common.txt", 2, 2, patch)), lang="en")
     assert importance == MEDIUM
-    assert reason.startswith("impact (low): no change users get found; risk (medium):")
+    assert reason.startswith("impact (low): no user-facing change found; risk (medium):")
     assert "changes dependency versions: `torch 2.9.0 → 2.10.0` (medium at least); decided by risk" in reason
     assert "numpy" not in reason
 

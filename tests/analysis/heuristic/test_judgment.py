@@ -107,6 +107,31 @@ def test_an_option_or_variable_renamed_is_named_by_its_old_and_new_names() -> No
     assert "renames environment variable `KIT_DIR` → `KIT_HOME` (no alias)" in reason
 
 
+def test_a_name_moved_to_another_module_is_said_whole_on_both_sides() -> None:
+    # The reason read "renames `pkg.utils.has_extra` → `has_extra`": the new module was cut off.
+    moved = SurfaceChange(
+        SurfaceKind.RENAMED,
+        "pkg.utils.has_extra",
+        "src/pkg/utils/import_utils.py",
+        4,
+        old="pkg.utils.has_extra",
+        new="pkg.utils.import_utils.has_extra",
+    )
+    renamed = SurfaceChange(
+        SurfaceKind.RENAMED,
+        "pkg.mod.Loader.run",
+        "src/pkg/mod.py",
+        9,
+        old="pkg.mod.Loader.run",
+        new="pkg.mod.Loader.go",
+    )
+    files = (fc("src/pkg/utils/import_utils.py", 9, 1), fc("src/pkg/mod.py", 2, 2))
+    commit = make("Split the helpers", *files, surface=(moved, renamed))
+    reason = rank(commit, "en")[1]
+    assert "renames `pkg.utils.has_extra` → `pkg.utils.import_utils.has_extra` (no alias)" in reason
+    assert "renames `Loader.run` → `Loader.go` (no alias)" in reason  # one module: the names users type
+
+
 def test_a_switch_that_re_enables_a_path_is_at_least_medium() -> None:
     # vllm: a 6-line change re-enabling expert parallelism for an FP8 MoE backend ranked low.
     flipped = SurfaceChange(
@@ -268,15 +293,21 @@ def test_dotfiles_and_shell_scripts_the_packaging_does_not_ship_are_the_reposito
         fc("mkdocs.yml", 260, 260),
         fc("build-docs.sh", 4, 2),
     ]
-    importance, reason = rank(make("Run yamlfmt as a pre-commit hook (#12489)", *files, shipped=frozenset()), "en")
+    importance, reason = rank(
+        make("Run yamlfmt as a pre-commit hook (#12489)", *files, shipped=frozenset()), "en"
+    )
     assert importance == LOW and "nothing users run changed" in reason
     # a tool's settings are no runtime code where the packaging is unknown either; a dotenv file an app reads is
-    settings = make("Enforce single quotes in YAML (#12678)", fc(".yamlfmt.yaml", 3, 1), fc(".markdownlint.yaml", 2, 2))
+    settings = make(
+        "Enforce single quotes in YAML (#12678)", fc(".yamlfmt.yaml", 3, 1), fc(".markdownlint.yaml", 2, 2)
+    )
     assert "nothing users run changed" in rank(settings, "en")[1]
     dotenv = make("Raise the worker count in production (#12679)", fc(".env.production", 1, 1))
     assert "nothing users run changed" not in rank(dotenv, "en")[1]
     # a shell script the packaging ships (`scripts=[...]`) is what users run
-    shipped = make("Fix the launcher (#12490)", fc("bin/launch.sh", 30, 10), shipped=frozenset({"bin/launch.sh"}))
+    shipped = make(
+        "Fix the launcher (#12490)", fc("bin/launch.sh", 30, 10), shipped=frozenset({"bin/launch.sh"})
+    )
     assert "nothing users run changed" not in rank(shipped, "en")[1]
 
 
@@ -476,12 +507,20 @@ def test_dropping_a_major_version_of_a_dependency_is_high_and_moving_within_it_i
         surface = tuple(packaging_changes("pyproject.toml", before, after))
         return rank(make(title, fc("pyproject.toml", 1, 1), surface=surface), "en")
 
-    importance, reason = ranked("Drop support for Pydantic v1 (#14000)", before.replace(">=1.10,<3", ">=2.7,<3"))
+    importance, reason = ranked(
+        "Drop support for Pydantic v1 (#14000)", before.replace(">=1.10,<3", ">=2.7,<3")
+    )
     assert importance == HIGH and "breaks users: drops support for `pydantic 1`" in reason
     # "Add support for `pip install fastapi[standard]`", listed as breaking: starlette left the default install
-    extra = before.replace(', "starlette>=0.40,<0.48"]', ']\n[project.optional-dependencies]\nstandard = ["starlette>=0.40,<0.48"]')
+    extra = before.replace(
+        ', "starlette>=0.40,<0.48"]',
+        ']\n[project.optional-dependencies]\nstandard = ["starlette>=0.40,<0.48"]',
+    )
     importance, reason = ranked("Move starlette to the standard extra (#14002)", extra)
-    assert importance == HIGH and "no longer installs dependency `starlette` by default (now in extra `standard`)" in reason
+    assert (
+        importance == HIGH
+        and "no longer installs dependency `starlette` by default (now in extra `standard`)" in reason
+    )
     # "Upgrade Starlette supported range": users get a newer one, none they had is refused
     upgraded = before.replace("starlette>=0.40,<0.48", "starlette>=0.40,<0.49")
     importance, reason = ranked("Upgrade Starlette supported version range (#14001)", upgraded)
@@ -897,7 +936,10 @@ def test_a_title_that_declares_a_new_capability_is_at_least_medium_when_code_use
 
 def _big_change(path: str = "src/engine/kernels.py", lines: int = 600) -> FileChange:
     # code users run, changed in many lines that state no user-facing fact
-    patch = hunk([f"    acc{i} = load(a, {i})" for i in range(30)], [f"    acc{i} = load_tile(a, {i})" for i in range(30)])
+    patch = hunk(
+        [f"    acc{i} = load(a, {i})" for i in range(30)],
+        [f"    acc{i} = load_tile(a, {i})" for i in range(30)],
+    )
     return fc(path, lines, lines, patch)
 
 
@@ -921,7 +963,7 @@ def test_a_restructuring_by_its_title_is_not_a_headline_by_size_alone(title: str
     assert plain[0] == HIGH and "decided by risk" in plain[1]
     importance, reason = rank(make(title, _big_change()), "en")
     assert importance == MEDIUM, title
-    assert "impact (low): no change users get found" in reason
+    assert "impact (low): no user-facing change found" in reason
     assert f"a restructuring by its title: `{word}` (medium at most)" in reason
     zh = rank(make(title, _big_change()), "zh")[1]
     assert f"标题表明是重构：`{word}`（最多为中）" in zh
@@ -940,7 +982,9 @@ def test_a_restructuring_that_changes_what_users_get_is_judged_by_that() -> None
     # a public name renamed without an alias breaks users, whatever the title calls it
     assert rank(make("[Refactor] Rename fused_moe (#1)", _big_change(), surface=(renamed,)), "en")[0] == HIGH
     # something new users get: the size counts again, and the reason does not speak of a restructuring
-    importance, reason = rank(make("[Refactor] Share the tile loader (#2)", _big_change(), surface=(added,)), "en")
+    importance, reason = rank(
+        make("[Refactor] Share the tile loader (#2)", _big_change(), surface=(added,)), "en"
+    )
     assert importance == HIGH and "restructuring" not in reason
 
 

@@ -148,7 +148,7 @@ def test_outside_a_configuration_module_only_options_or_settings_mappings_are_us
 
 def test_a_change_to_how_what_ships_is_built_is_medium_at_least() -> None:
     # a compiler flag added in CMakeLists.txt (31 lines) and a source moved between targets (4 lines) ranked
-    # low, "no change users get found"; both were reverted within days (the build broke on other toolchains)
+    # low, "no user-facing change found"; both were reverted within days (the build broke on other toolchains)
     flags = hunk(
         ["if(CUDA_VERSION VERSION_GREATER 12.0)"],
         ["if(CUDA_VERSION VERSION_GREATER_EQUAL 12.0)", '  list(APPEND GPU_FLAGS "-Xfatbin" "-compress-all")'],

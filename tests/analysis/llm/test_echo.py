@@ -145,6 +145,17 @@ def test_our_coverage_note_copied_into_a_reason_is_removed():
     assert out.importance_reason == "Adds a model in 14 files."
 
 
+def test_a_short_tail_of_our_words_goes_with_the_echo_beside_it_and_the_models_own_stays():
+    scoring = "risk (low): 12 changed lines in 1 files (size prior: low); decided by impact"
+    a = analysis(risks=[scoring, "Callers of the old loader break; see notes"])
+    out = tidy(a, instructions("en"), "en", extra=scoring)
+    # "see notes" is short too, but it is no run of our words and nothing beside it was an echo
+    assert out.risks == ["Callers of the old loader break; see notes"]
+    kept = tidy(analysis(risks=["risk (low): 12 changed lines in 1 files; a private hub"]), instructions("en"), "en",
+                extra=scoring)  # fmt: skip
+    assert kept.risks == ["A private hub"]  # a short tail that is not ours stays
+
+
 def test_a_clause_is_never_cut_inside_parentheses_or_code():
     reason = "涉及 14 个文件（规模先验：高），新增 `a.py: b`，一到四项。"
     out = tidy(analysis(importance_reason=reason), instructions("zh"), "zh")

@@ -133,3 +133,34 @@ def test_a_declared_break_without_names_is_stated_by_any_words_of_a_break() -> N
     assert with_breaking_stated(said, found, "en") is said
     unsaid = model_analysis(risks=["Check the docs."], insights={})
     assert with_breaking_stated(unsaid, found, "en").risks[0] == found.risks[0]
+
+
+def test_a_summary_that_calls_the_break_compatible_says_what_breaks_instead() -> None:
+    found = statement()
+    summary = "Adds a union format to JSON schema generation. It does not introduce any breaking changes."
+    out = with_breaking_stated(model_analysis(summary=summary), found, "en")
+    assert out.summary == f"Adds a union format to JSON schema generation. {found.compatibility}."
+    zh = statement("zh")
+    said = "为 JSON Schema 生成新增 union_format 参数。该改动保持向后兼容。"
+    out = with_breaking_stated(model_analysis(summary=said, lang="zh"), zh, "zh")
+    assert out.summary == f"为 JSON Schema 生成新增 union_format 参数。{zh.compatibility}。"
+
+
+def test_denials_elsewhere_are_dropped_and_the_rest_of_each_field_kept() -> None:
+    found = statement()
+    analysis = model_analysis(
+        risks=["No breaking changes are expected.", "`model_json_schema` callers passing arguments by position break."],
+        recommendations=["No migration is needed: the change is backward compatible.", "Document `union_format`."],
+        insights={
+            "architecture": "One parameter more. The API remains compatible.",
+            "performance": "The change does not break anything.",
+            "compatibility": "Positional callers of `model_json_schema` break.",
+        },
+    )
+    out = with_breaking_stated(analysis, found, "en")
+    assert out.risks == ["`model_json_schema` callers passing arguments by position break."]
+    assert out.recommendations == ["Document `union_format`."]
+    assert out.insights["architecture"] == "One parameter more."
+    assert out.insights["performance"] == "Unknown"  # all it said was the denial
+    assert out.insights["compatibility"] == "Positional callers of `model_json_schema` break."
+    assert out.summary == analysis.summary and out.notes[-1].startswith("Compatibility and risks state")

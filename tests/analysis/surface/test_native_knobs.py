@@ -235,7 +235,7 @@ def test_a_file_that_drops_a_variable_another_file_now_reads_renames_nothing():
 
 def test_a_default_on_its_own_line_of_a_declaration_is_read():
     # "Lower the prologue load bound to 8": only `llvm::cl::init(16));` → `(8));` changed, under its
-    # cl::opt in the hunk's context; the diff was not read ("no change users get found")
+    # cl::opt in the hunk's context; the diff was not read ("no user-facing change found")
     before = (
         "static llvm::cl::opt<unsigned> maxPrologueLoads(\n"
         '    "tile-pipeline-max-prologue-loads",\n'
@@ -332,7 +332,7 @@ set(BRICK_SOURCES a.cpp b.cpp)
 
 def test_cmake_and_meson_build_options():
     # a compiler built from source: `-DBRICK_ENABLE_LTO` removed, a default flipped, a cache option added;
-    # each ranked low ("no change users get found"), though every packager's build command passes them
+    # each ranked low ("no user-facing change found"), though every packager's build command passes them
     assert set(read_knobs(CMAKE, "CMakeLists.txt").options) == {
         "-DBRICK_ENABLE_ASSERTIONS", "-DBRICK_BUILD_TOOLS", "-DBRICK_ENABLE_LTO", "-DBRICK_USE_LLD",
         "-DBRICK_DEFAULT_TARGET",

@@ -1,5 +1,5 @@
 """Python written for a newer interpreter than ours (3.12 type parameters and aliases, 3.14 `except A, B:`)
-keeps its surface facts: a public function removed from such a module was "no change users get found"."""
+keeps its surface facts: a public function removed from such a module was "no user-facing change found"."""
 
 from __future__ import annotations
 

@@ -161,7 +161,7 @@ def test_npm_cargo_and_go():
 
 def test_an_npm_package_that_publishes_its_build_output_ships_its_sources():
     # `files: ["dist"]` names the compiled output, which git ignores: removing an exported function from
-    # src/router.ts was "no change users get found". The sources are what users get, compiled.
+    # src/router.ts was "no user-facing change found". The sources are what users get, compiled.
     npm = json.dumps(
         {"name": "webfw", "main": "dist/index.js", "types": "dist/index.d.ts", "files": ["dist"]}
     )

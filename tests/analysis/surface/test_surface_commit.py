@@ -112,7 +112,7 @@ def test_public_enum_members_are_fields_of_their_enum():
 
 def test_a_public_item_newly_marked_deprecated_is_a_deprecation():
     # `#[deprecated]` on a public function, JSDoc `@deprecated` on a class method, Go's `Deprecated:` paragraph,
-    # `[[deprecated]]` in a header: each ranked low as "no change users get found"
+    # `[[deprecated]]` in a header: each ranked low as "no user-facing change found"
     rust_before = "/// Emits code.\npub fn emit_with(p: u8) {}\n#[deprecated]\npub fn old() {}\n"
     rust_after = '/// Emits code.\n#[deprecated(since = "0.9.0", note = "use `Compiler`")]\npub fn emit_with(p: u8) {}\n#[deprecated]\npub fn old() {}\n'
     assert names(tree_surface("src/codegen.rs", rust_before, rust_after, language="rust").changes) == {

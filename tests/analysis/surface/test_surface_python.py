@@ -447,6 +447,16 @@ def test_parameters_removed_renamed_reordered_and_required():
     assert all(c.breaking for c in facts(before, after, module="s"))
 
 
+def test_a_parameter_removed_before_others_is_that_removal_and_one_inserted_before_them_shifts_them():
+    # A fix dropped a stray `cls` from a module-level function: the reason said it removed `cls` and also
+    # "reorders the parameters", the same change twice.
+    before = "def get_count(cls, device_id: int = 0) -> int:\n    return props(device_id)\n"
+    after = "def get_count(device_id: int = 0) -> int:\n    return props(device_id)\n"
+    assert {(c.kind, c.name) for c in facts(before, after, module="p")} == {(K.PARAM_REMOVED, "p.get_count(cls)")}
+    inserted = "def get_count(cls, index, device_id: int = 0) -> int:\n    return props(device_id)\n"
+    assert {c.kind for c in facts(before, inserted, module="p")} == {K.PARAM_REQUIRED, K.PARAM_REORDERED}
+
+
 def test_a_new_optional_parameter_is_a_feature_and_kwargs_absorbing_an_old_one_is_aliased():
     before = "def run(model, batch=8):\n    pass\n"
     after = "def run(model, *, max_batch=8, **kwargs):\n    if 'batch' in kwargs:\n        max_batch = kwargs.pop('batch')\n"

@@ -16,6 +16,7 @@ import pytest
 
 from adapters.llm import LLMClient
 from analysis import heuristic
+from analysis.heuristic import prose
 from analysis.history.facts import HistoryFacts, PathRecord
 from analysis.llm.prompts import PROMPT_VERSION
 from analysis.llm.tokens import estimate_tokens
@@ -189,7 +190,9 @@ async def test_a_reason_of_the_models_own_keeps_it_beside_the_rubrics(fake, anal
     assert reason == f"{own} — rubric: {prior}"
 
 
-async def test_a_breaking_change_the_model_misses_or_denies_is_stated_from_the_code(fake, analyzer_for) -> None:
+async def test_a_breaking_change_the_model_misses_or_denies_is_stated_from_the_code(
+    fake, analyzer_for
+) -> None:
     # A real 1.5B model on a public function's parameter inserted before others: risks ["breaking users"],
     # compatibility "compatible with the existing API and does not introduce any breaking changes".
     reordered = SurfaceChange(
@@ -206,14 +209,23 @@ async def test_a_breaking_change_the_model_misses_or_denies_is_stated_from_the_c
         shipped=frozenset({"src/widgets/schema.py"}),
     )
     denial = "The change is compatible with the existing API and does not introduce any breaking changes."
-    insights = dict.fromkeys(INSIGHT_DIMENSIONS, "A new parameter for schema generation.") | {"compatibility": denial}
-    fake.force(match=c.title, purpose="analysis", importance="high", risks=["breaking users"], insights=insights)
+    insights = dict.fromkeys(INSIGHT_DIMENSIONS, "A new parameter for schema generation.") | {
+        "compatibility": denial
+    }
+    fake.force(
+        match=c.title, purpose="analysis", importance="high", risks=["breaking users"], insights=insights
+    )
     a = (await analyzer_for(fake).analyze([c], "en"))[c.sha]
     assert_llm(a, c)
-    assert a.insights["compatibility"].startswith("May affect compatibility: breaks users: reorders the parameters")
+    assert a.insights["compatibility"].startswith(
+        "May affect compatibility: breaks users: reorders the parameters"
+    )
     assert "compatible with the existing API" not in a.insights["compatibility"]
     assert a.risks[0].startswith("Breaking change (reorders the parameters of `widgets.schema.model_schema`")
-    assert "Compatibility and risks state the breaking change the code shows (the model's text did not)" in a.notes
+    assert (
+        "Compatibility and risks state the breaking change the code shows (the model's text did not)"
+        in a.notes
+    )
     md = render_commit(c, a, "en")
     assert "reorders the parameters of `widgets.schema.model_schema`" in md
 
@@ -707,6 +719,21 @@ async def test_a_model_echoing_its_instructions_is_tidied(fake, analyzer_for) ->
     assert a.recommendations == ["run the resolver tests", "try a private repo"]
     assert a.summary == "Adds a hub resolver."
     assert any(n.startswith("Tidied") for n in a.notes)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_rubrics_scoring_copied_as_a_risk_is_tidied(fake, analyzer_for, lang) -> None:
+    # A real 1.5B model's risk: "203 changed lines in 4 files (size prior: medium); decided by impact".
+    c = commit("[Feature] Add a hub resolver", path="src/resolver.py")
+    _, prior = heuristic.rubric(c, lang)
+    scoring = prose.scoring_words(prior, lang)
+    assert scoring and prior.endswith(scoring) and not prior.startswith(scoring)  # no impact clause
+    own = "A private hub without a token now fails at the first download, not at start-up."
+    fake.force(match=c.title, purpose="analysis", importance="medium", risks=[scoring, own])
+    a = (await analyzer_for(fake).analyze([c], lang))[c.sha]
+    assert_llm(a, c)
+    assert a.risks == [own]
+    assert any(n.startswith("Tidied" if lang == "en" else "整理") for n in a.notes)
 
 
 async def test_a_new_prompt_version_is_a_cache_miss(fake, store, analyzer_for) -> None:
