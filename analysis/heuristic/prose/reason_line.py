@@ -110,7 +110,9 @@ def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryF
         files=num(facts.commit.file_count),
         prior=importance_word(lang, judgment.prior),
     )
-    if facts.ignored_lines:
+    if facts.ignored_lines and not facts.counted_lines:  # "0 changed lines in 1 file" beside 242 in its lockfile
+        size = t(lang, "size_ignored_only", n=num(facts.ignored_lines), files=num(facts.commit.file_count))
+    elif facts.ignored_lines:
         size += t(lang, "ignored", n=num(facts.ignored_lines))
     parts = [size]
     if ranked_by_history:

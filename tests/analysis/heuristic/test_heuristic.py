@@ -297,7 +297,7 @@ def test_lockfile_only_huge_commit_is_low() -> None:
     assert counted_lines(commit) == 0
     importance, reason = rank(commit, lang="en")
     assert importance == LOW
-    assert "(and 17,000 in lockfiles or generated, vendored or binary files)" in reason
+    assert "only lockfiles or generated, vendored or binary files changed (17,000 lines in 1 file)" in reason
 
 
 def test_generated_vendored_minified_binary_lines_do_not_count() -> None:

@@ -1439,3 +1439,13 @@ def test_a_code_name_the_reference_docs_never_mention_weighs_one_step_less() -> 
         a.risks
     )
     assert any(r.startswith("Update every caller of the old name") for r in a.recommendations)
+
+
+def test_a_lockfile_only_bump_says_so_instead_of_zero_lines_in_one_file() -> None:
+    # The reason read "0 changed lines in 1 file (and 242 in lockfiles …)" beside a summary of +121/−121.
+    commit = make("Bump aiohttp from 3.14.1 to 3.14.3 (#13577)", fc("uv.lock", 121, 121))
+    importance, reason = rank(commit, "en")
+    assert importance == LOW
+    assert "only lockfiles or generated, vendored or binary files changed (242 lines in 1 file)" in reason
+    assert "0 changed lines" not in reason
+    assert "仅改动锁文件、生成、第三方或二进制文件（242 行，涉及 1 个文件）" in rank(commit, "zh")[1]
