@@ -37,6 +37,9 @@ _CODE_HINT = re.compile(
     r"\w\(|[^=!<>]=[^=]|==|[(\[{,\\]\s*$|^\s*[)\]}]|^\s*(?:def|class|return|import|from|raise|if|elif|else|for|while|with"
     r"|try|except|finally|assert|yield|async|await|lambda|self\.|@)\b"
 )
+# Two whole words in a string literal: a message. "int max_tokens, " is a piece of a signature a schema string
+# spells out (an op's declaration), its words identifiers: code.
+_WHOLE_WORDS = re.compile(r"(?<!\w)[A-Za-z]{2,}[^\w\n]+[A-Za-z]{2,}(?!\w)")
 _START_PENALTY = 0.5  # a reading that assumes the hunk starts inside a string: prefer "outside" on ties
 
 
@@ -168,7 +171,7 @@ def _is_prose_line(text: str, code: str, inside: bool, comment: re.Pattern[str])
     if inside:
         return True  # a line of a docstring or block comment, its first and last included
     string = _STRING.match(text)
-    return bool(string and TWO_WORDS.search(string.group("body")))
+    return bool(string and _WHOLE_WORDS.search(string.group("body")))
 
 
 @lru_cache(maxsize=4096)

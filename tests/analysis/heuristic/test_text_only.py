@@ -107,6 +107,24 @@ def test_c_like_doc_comments_are_prose() -> None:
     assert not prose_only(code, "c")
 
 
+def test_a_schema_string_spelling_out_a_signature_is_code_and_a_message_is_prose() -> None:
+    # An op's declaration written as a string: two parameters added to it were read as "messages".
+    schema = """@@ -40,6 +40,8 @@ LIBRARY(ext, m) {
+       "                     int num_experts,"
+       "                     int block_size, int max_loras, "
++      "                     int max_num_tokens_padded, "
++      "                     int max_num_m_blocks, "
+       "                     Tensor !sorted_token_ids,"
+       "                     Tensor !num_tokens_post_pad) -> () ");"""
+    assert not prose_only(schema, "cpp")
+    message = """@@ -8,4 +8,4 @@ void check(int n) {
+   TORCH_CHECK(n > 0,
+-      "the batch must not be empty, got ",
++      "the batch must hold at least one request, got ",
+       n);"""
+    assert prose_only(message, "cpp")
+
+
 def test_unknown_languages_and_huge_patches_are_read_as_code() -> None:
     assert not prose_only(COMMENTS, None)
     many = "@@ -1,500 +1,500 @@\n" + "\n".join(f"-# c{i}\n+# d{i}" for i in range(500))
