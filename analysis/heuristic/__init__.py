@@ -124,7 +124,8 @@ if TYPE_CHECKING:
 # h28: a flag's default retyped from its number (`1` → `True`) is no changed default (surface-19); what breaks
 # users is the floor of a model's tier (Judgment.floor)
 # h29: "Update X to 1.2" moving the manifests is a dependency change; a name moved to another module is said
-# whole on both sides; a parameter removed before others is not also a reorder (surface-20)
+# whole on both sides; a parameter removed before others is not also a reorder (surface-20); a string literal of
+# identifiers (a schema spelling out a signature) is code, not a message
 RUBRIC_VERSION = "h29"
 
 
