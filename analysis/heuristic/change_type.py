@@ -133,6 +133,20 @@ def classify(facts: Facts) -> ChangeType:
     return ChangeType.OTHER
 
 
+def firm_type(facts: Facts) -> ChangeType | None:
+    """The type the facts settle whatever a model reads into the diff: a revert; what the paths say when they are
+    all of one kind (docs, tests, CI, dependencies, configuration, or no runtime code at all); a title whose
+    first word is a fix, or a bump of the manifests it changes. None when the change is open to reading."""
+    found = type_from_revert(facts) or _type_from_paths(facts)
+    if found is not None:
+        return found
+    first = re.match(r"[a-z]+", facts.subject.lower())
+    if first and _FIRST_WORD_TYPES.get(first.group()) == ChangeType.BUGFIX:
+        return ChangeType.BUGFIX
+    found = _type_from_words(facts)
+    return found if found == ChangeType.DEPENDENCY else None
+
+
 def declared_type(facts: Facts) -> ChangeType | None:
     """The kind the author declares in the title (a tag such as [Bugfix], a conventional prefix, a gitmoji);
     None when the title declares none."""

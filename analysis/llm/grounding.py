@@ -19,9 +19,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from analysis.heuristic.change_type import CONVENTIONAL_TYPES, PRECEDENCE, STRONG_TAGS, tag_types
+from analysis.heuristic.change_type import CONVENTIONAL_TYPES, PRECEDENCE, STRONG_TAGS, firm_type, tag_types
+from analysis.heuristic.signals import BEHAVIOUR
 from analysis.labels import label
 from analysis.models import Analysis, ChangeType, Commit
 from analysis.text import EMAIL, neutralize_mentions
@@ -33,6 +34,9 @@ from analysis.titles import (
     leading_tags,
     without_gitmoji,
 )
+
+if TYPE_CHECKING:
+    from analysis.heuristic import Assessment
 
 # --------------------------------------------------------------------------------------------
 # What counts as a cited file
@@ -300,6 +304,9 @@ _DEP_SCOPES = frozenset({"deps", "dep", "deps-dev"})
 _DEP_KINDS = frozenset({"chore", "build", "fix"})
 # A more specific type the model may keep under a tag: a [Bugfix] that fixes a vulnerability.
 _REFINEMENTS = {ChangeType.BUGFIX: {ChangeType.SECURITY}}
+_UNSAID = frozenset(
+    {ChangeType.REFACTOR, ChangeType.OTHER}
+)  # the rules' types that state nothing of their own
 
 
 def title_change_types(title: str) -> list[ChangeType]:
@@ -324,10 +331,24 @@ def title_change_types(title: str) -> list[ChangeType]:
     return list(dict.fromkeys(found))
 
 
-def consistent_change_type(commit: Commit, proposed: ChangeType) -> ChangeType:
+def consistent_change_type(
+    commit: Commit, proposed: ChangeType, rules: Assessment | None = None
+) -> ChangeType:
     """The model's change type unless the title states another: a stated type wins (the most
-    meaningful one when the title states several and the model chose none of them)."""
+    meaningful one when the title states several and the model chose none of them). With the rules'
+    assessment, also unless the facts settle it (firm_type: a revert, paths all of one kind, a title that
+    begins "Fix" or bumps the manifests), and never a revert the commit is not, nor a refactor of a commit the
+    code shows changing what users get (a small model called "Drop support for Python 3.9" a revert)."""
     stated = title_change_types(commit.title)
+    if not stated and rules is not None:
+        firm = firm_type(rules.facts)
+        if firm is not None and firm != proposed and proposed not in _REFINEMENTS.get(firm, ()):
+            return firm
+        if proposed == ChangeType.REVERT and rules.change != ChangeType.REVERT:
+            return rules.change
+        changes_users = rules.judgment.impact >= BEHAVIOUR
+        if proposed == ChangeType.REFACTOR and changes_users and rules.change not in _UNSAID:
+            return rules.change
     if not stated or proposed in stated:
         return proposed
     if any(proposed in _REFINEMENTS.get(t, ()) for t in stated) and ChangeType.REVERT not in stated:

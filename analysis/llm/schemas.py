@@ -209,7 +209,17 @@ def normalize_list(value: Any) -> Any:
         return value
     items = [_clean_text(_item_text(v)) for v in value]
     items = [_BULLET.sub("", v).strip() if isinstance(v, str) else v for v in items]
-    return [v for v in items if v is not None and v != ""]
+    return [v for v in items if v is not None and v != "" and not (isinstance(v, str) and _PLACEHOLDER.match(v))]
+
+
+# An item that says the list is empty ("None identified", "N/A", "未发现"): the list is empty, and the
+# fields a tier needs are then filled by the rules instead of printing "- None".
+_PLACEHOLDER = re.compile(
+    r"^\W*(?:none(?: identified| found| known| expected)?|n/?a|nil|nothing(?: (?:to note|notable))?"
+    r"|not applicable|no (?:known |notable |obvious |significant )?risks?(?: identified| found)?"
+    r"|unknown|tbd|无|暂无|没有|未发现|未知|不适用|无明显风险)\W*$",
+    re.IGNORECASE,
+)
 
 
 def _non_empty(value: str) -> str:
@@ -350,7 +360,7 @@ class CommitOut(TriageOut):
         """The fields this reply's tier needs but the model left empty."""
         if self.importance == "low":
             return []
-        missing = [name for name in ("scope", "recommendations") if not getattr(self, name)]
+        missing = [name for name in ("scope", "risks", "recommendations") if not getattr(self, name)]
         if self.importance == "high" and self.insights is None:
             missing.append("insights")
         return missing

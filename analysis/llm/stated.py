@@ -44,8 +44,8 @@ _JOIN = {"zh": "；", "en": "; "}
 # A sentence ends after 。！？ or a newline, or after . ! ? before a space (not inside `pkg.mod`).
 _SENTENCE = re.compile(r".*?(?:[。！？\n]|[.!?](?=\s|$)|$)", re.S)
 _NOTE = {
-    "zh": "兼容性与风险按代码事实写明了破坏兼容的改动（模型的文字未写明）",
-    "en": "Compatibility and risks state the breaking change the code shows (the model's text did not)",
+    "zh": "兼容性与风险按代码事实写明了破坏兼容的改动（模型的这两项未写明，或称其兼容）",
+    "en": "Compatibility and risks state the breaking change the code shows (the model's did not name it, or called it compatible)",
 }
 
 

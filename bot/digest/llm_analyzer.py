@@ -452,11 +452,12 @@ class LLMAnalyzer:
         if missing:  # cheaper than a second round trip: the rules write what the model left empty
             rules = heuristic.analyze(commit, lang, tier=tier, history=history, assessment=plan.assessment)
             allowed = "\n".join(
-                [prior_reason, *rules.scope, *rules.recommendations, *rules.insights.values()]
+                [prior_reason, *rules.scope, *rules.risks, *rules.recommendations, *rules.insights.values()]
             )
             reply = reply.model_copy(
                 update={
                     "scope": reply.scope or rules.scope,
+                    "risks": reply.risks or rules.risks,
                     "recommendations": reply.recommendations or rules.recommendations,
                     "insights": reply.insights or (InsightsOut(**rules.insights) if rules.insights else None),
                 }
@@ -465,7 +466,7 @@ class LLMAnalyzer:
             sha=commit.sha,
             importance=tier,
             importance_reason=_safe(reply.reason),
-            change_type=consistent_change_type(commit, ChangeType(reply.change_type)),
+            change_type=consistent_change_type(commit, ChangeType(reply.change_type), plan.assessment),
             summary=_safe(reply.summary),
             scope=[_safe(s) for s in reply.scope],
             risks=[_safe(s) for s in reply.risks],
@@ -497,8 +498,8 @@ class LLMAnalyzer:
         breaking = heuristic.breaking_statement(plan.assessment, lang)  # its tier is high: the floor
         if breaking is not None:  # the code's breaking change named in Compatibility and Risks (stated.py)
             analysis = with_breaking_stated(analysis, breaking, lang)
-        # A reason that copies the rubric's (small models do) would print it twice beside it.
-        own = without_echo(analysis.importance_reason, prior_reason)
+        # A reason that copies the rubric's or the summary (small models do both) would print it twice.
+        own = without_echo(without_echo(analysis.importance_reason, prior_reason), analysis.summary)
         analysis.importance_reason = judged_reason(
             lang, prior_reason, rubric, tier, own, asked, ceiling, floor
         )

@@ -217,3 +217,55 @@ def test_title_change_types():
     assert consistent_change_type(commit_titled("📝 Update docs for Query (#125)"), ChangeType.FEATURE) == (
         ChangeType.DOCS
     )
+
+
+def _assessed(title: str, *files: FileChange, **kw):
+    from analysis.heuristic import assess
+
+    commit = Commit("o/r", "e" * 40, title, "A", WHEN, files=files, **kw)
+    return commit, assess(commit)
+
+
+SOURCE = FileChange("src/kit/loader.py", "modified", 12, 3, None)
+DOCS = FileChange("docs/loader.md", "modified", 20, 2, None)
+LOCK = FileChange("uv.lock", "modified", 9, 9, None)
+MANIFEST = FileChange("pyproject.toml", "modified", 1, 1, None)
+
+
+# a real 1.5B model's types on commits without a title tag: the facts settle each, or leave it to the model
+@pytest.mark.parametrize(
+    ("title", "files", "proposed", "expected"),
+    [
+        ("Drop support for Python 3.9 (#12)", (SOURCE,), ChangeType.REVERT, ChangeType.REFACTOR),
+        ("Fix `SecretStr` equality with non-ASCII values", (SOURCE,), ChangeType.REFACTOR, ChangeType.BUGFIX),
+        ("Bump `click` from 8.1 to 8.2", (LOCK, MANIFEST), ChangeType.SECURITY, ChangeType.DEPENDENCY),
+        ("Explain the loader", (DOCS,), ChangeType.FEATURE, ChangeType.DOCS),
+        ("Fix the token check", (SOURCE,), ChangeType.SECURITY, ChangeType.SECURITY),
+        ("Improve the loader", (SOURCE,), ChangeType.PERFORMANCE, ChangeType.PERFORMANCE),
+        ("Improve the loader", (SOURCE,), ChangeType.REVERT, ChangeType.OTHER),
+    ],
+)
+def test_the_facts_settle_a_type_the_model_reads_otherwise(title, files, proposed, expected):
+    commit, rules = _assessed(title, *files)
+    assert consistent_change_type(commit, proposed, rules) == expected
+    assert consistent_change_type(commit, proposed) == proposed  # without the rules, only a title decides
+
+
+def test_a_refactor_that_changes_what_users_get_takes_the_rules_type():
+    from analysis.models import SurfaceChange, SurfaceKind
+
+    path = "src/kit/config.py"
+    flipped = SurfaceChange(
+        SurfaceKind.DEFAULT_CHANGED, "kit.Config.async_mode", path, 9, old="False", new="None"
+    )
+    commit, rules = _assessed(
+        "Enable async mode by default",
+        FileChange(path, "modified", 4, 2, None),
+        surface=(flipped,),
+        shipped=frozenset({path}),
+    )
+    assert rules.judgment.impact >= 2 and rules.change == ChangeType.FEATURE
+    assert consistent_change_type(commit, ChangeType.REFACTOR, rules) == ChangeType.FEATURE
+    assert (
+        consistent_change_type(commit, ChangeType.CONFIG, rules) == ChangeType.CONFIG
+    )  # a reading, not a denial

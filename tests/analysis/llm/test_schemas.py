@@ -196,14 +196,28 @@ def test_one_reply_needs_deeper_fields_only_for_higher_tiers():
     low = parse_reply(card("low", scope=["ignored"], insights=INSIGHTS), CommitOut)
     assert low.scope == [] and low.insights is None  # nothing deeper survives for low
     # What a tier needs but the reply left empty is reported, for the rules to fill (no second call).
-    assert parse_reply(card("medium"), CommitOut).missing() == ["scope", "recommendations"]
+    assert parse_reply(card("medium"), CommitOut).missing() == ["scope", "risks", "recommendations"]
     medium = parse_reply(
-        card("medium", scope=["engine"], recommendations=["test"], insights=INSIGHTS), CommitOut
+        card("medium", scope=["engine"], risks=["r"], recommendations=["test"], insights=INSIGHTS), CommitOut
     )
-    assert medium.insights is None and medium.risks == [] and medium.missing() == []
-    assert parse_reply(card("high", scope=["engine"], recommendations=["test"]), CommitOut).missing() == [
-        "insights"
-    ]
+    assert medium.insights is None and medium.missing() == []
+    # "None identified" is no risk: the list is empty, and the rules fill it
+    said_none = card("medium", scope=["engine"], risks=["None identified."], recommendations=["N/A"])
+    assert parse_reply(said_none, CommitOut).missing() == ["risks", "recommendations"]
+    zh_none = card("medium", scope=["engine"], risks=["未发现", "- 无"], recommendations=["运行测试"])
+    assert parse_reply(zh_none, CommitOut).risks == []
+    kept = card(
+        "medium",
+        scope=["engine"],
+        risks=["None of the callers pass a dtype: they break"],
+        recommendations=["t"],
+    )
+    assert parse_reply(kept, CommitOut).risks == [
+        "None of the callers pass a dtype: they break"
+    ]  # a sentence
+    assert parse_reply(
+        card("high", scope=["engine"], risks=["r"], recommendations=["test"]), CommitOut
+    ).missing() == ["insights"]
     high = parse_reply(card("high", scope=["e"], recommendations=["t"], insights=INSIGHTS), CommitOut)
     assert high.insights is not None and high.insights.security == "security text"
 
@@ -211,4 +225,4 @@ def test_one_reply_needs_deeper_fields_only_for_higher_tiers():
 def test_a_low_reply_may_leave_out_the_deeper_fields():
     assert parse_reply(json.dumps({**TRIAGE, "importance": "low"}), CommitOut).scope == []
     high = parse_reply(json.dumps(TRIAGE), CommitOut)  # TRIAGE is high and has nothing deeper
-    assert high.missing() == ["scope", "recommendations", "insights"]
+    assert high.missing() == ["scope", "risks", "recommendations", "insights"]

@@ -223,7 +223,7 @@ async def test_a_breaking_change_the_model_misses_or_denies_is_stated_from_the_c
     assert "compatible with the existing API" not in a.insights["compatibility"]
     assert a.risks[0].startswith("Breaking change (reorders the parameters of `widgets.schema.model_schema`")
     assert (
-        "Compatibility and risks state the breaking change the code shows (the model's text did not)"
+        "Compatibility and risks state the breaking change the code shows (the model's did not name it, or called it compatible)"
         in a.notes
     )
     md = render_commit(c, a, "en")
@@ -318,7 +318,8 @@ async def test_deeper_fields_a_reply_left_empty_come_from_the_rules_without_a_se
     assert a.importance == Importance.HIGH and a.summary == "Adds a knob."  # the model's ranking and words
     assert a.recommendations == ["test it"] and a.scope == rules.scope and a.scope
     assert set(a.insights) == set(INSIGHT_DIMENSIONS)
-    assert "Filled in by the rules (the model left them empty): scope, insights" in a.notes
+    assert a.risks == rules.risks and a.risks  # "risks": [] on a high card: the rules' risks, not "- None"
+    assert "Filled in by the rules (the model left them empty): scope, risks, insights" in a.notes
     assert fake.calls == 1  # no repair round trip
 
 
