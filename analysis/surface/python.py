@@ -1070,11 +1070,14 @@ class _Compare:
             aliased = r.name in new.strings
             self._add(SurfaceKind.PARAM_RENAMED, f"{name}({a.name})", new.line, old=r.name, new=a.name,
                       aliased=aliased)  # fmt: skip
+        stated = set()  # removals that break callers: the positions they shift need no word of their own
         for r in removed:
             aliased = r.name in new.strings or (
                 catch_all and r.kind in ("kwonly", "pos") and r.default is not None
             )
             self._add(SurfaceKind.PARAM_REMOVED, f"{name}({r.name})", new.line, aliased=aliased)
+            if not aliased:
+                stated.add(r.name)
         for a in added:
             required = a.default is None and a.kind in ("posonly", "pos", "kwonly")
             kind = SurfaceKind.PARAM_REQUIRED if required else SurfaceKind.PARAM_ADDED
@@ -1085,7 +1088,7 @@ class _Compare:
         if common_old != common_new and sorted(common_old) == sorted(common_new):
             self._add(SurfaceKind.PARAM_REORDERED, name, new.line, old=", ".join(common_old)[:_SHOWN],
                       new=", ".join(common_new)[:_SHOWN])  # fmt: skip
-        elif common_old == common_new and _positions_shift(old, new, common_old):
+        elif common_old == common_new and _positions_shift(old, new, common_old, frozenset(stated)):
             self._add(SurfaceKind.PARAM_REORDERED, name, new.line, old=_param_list(old), new=_param_list(new))
         for pname, p in after.items():
             q = before.get(pname)

@@ -455,12 +455,18 @@ def _position(d: _Def, p: _Param) -> int:
     return d.params.index(p)
 
 
-def _positions_shift(old: _Def, new: _Def, common: list[str]) -> bool:
-    """A new positional parameter inserted before existing ones shifts what callers pass by position. One
-    removed before them moves them back: that is the removal, stated as such (`f(cls, x)` → `f(x)`)."""
+def _positions_shift(old: _Def, new: _Def, common: list[str], stated: frozenset[str] = frozenset()) -> bool:
+    """A new positional parameter inserted before existing ones shifts what callers pass by position; so does
+    one removed before them, unless each removed one is `stated` as a removal that breaks callers (`f(cls, x)`
+    → `f(x)`: the removal says it). One that `**kwargs` still takes by name breaks only positional callers:
+    the shift says it."""
     pos_old = [p.name for p in old.params if p.kind in ("posonly", "pos")]
     pos_new = [p.name for p in new.params if p.kind in ("posonly", "pos")]
-    return any(pos_new.index(n) > pos_old.index(n) for n in common)
+    for name in common:
+        was, now = pos_old.index(name), pos_new.index(name)
+        if now > was or (now < was and not all(p in stated for p in pos_old[:was] if p not in pos_new)):
+            return True
+    return False
 
 
 def _param_list(d: _Def) -> str:

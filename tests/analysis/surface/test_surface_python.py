@@ -455,6 +455,11 @@ def test_a_parameter_removed_before_others_is_that_removal_and_one_inserted_befo
     assert {(c.kind, c.name) for c in facts(before, after, module="p")} == {(K.PARAM_REMOVED, "p.get_count(cls)")}
     inserted = "def get_count(cls, index, device_id: int = 0) -> int:\n    return props(device_id)\n"
     assert {c.kind for c in facts(before, inserted, module="p")} == {K.PARAM_REQUIRED, K.PARAM_REORDERED}
+    # one that **kwargs still takes by name breaks only positional callers of those after it: the shift says so
+    taken = "def attend(heads, use_mla=False, scale=1.0, **kwargs):\n    pass\n"
+    kept = "def attend(heads, scale=1.0, **kwargs):\n    use_mla = kwargs.pop('use_mla', False)\n"
+    found = {c.kind: c for c in facts(taken, kept, module="p")}
+    assert set(found) == {K.PARAM_REMOVED, K.PARAM_REORDERED} and found[K.PARAM_REMOVED].aliased
 
 
 def test_a_new_optional_parameter_is_a_feature_and_kwargs_absorbing_an_old_one_is_aliased():
