@@ -304,9 +304,8 @@ _DEP_SCOPES = frozenset({"deps", "dep", "deps-dev"})
 _DEP_KINDS = frozenset({"chore", "build", "fix"})
 # A more specific type the model may keep under a tag: a [Bugfix] that fixes a vulnerability.
 _REFINEMENTS = {ChangeType.BUGFIX: {ChangeType.SECURITY}}
-_UNSAID = frozenset(
-    {ChangeType.REFACTOR, ChangeType.OTHER}
-)  # the rules' types that state nothing of their own
+# The rules' types that state nothing of their own.
+_UNSAID = frozenset({ChangeType.REFACTOR, ChangeType.OTHER})
 
 
 def title_change_types(title: str) -> list[ChangeType]:

@@ -36,16 +36,16 @@ _DENIES = re.compile(
     r"|(?:没有|未|无|不存在)(?:发现)?[^。；;]{0,24}不兼容",
     re.IGNORECASE,
 )
-_WORD = re.compile(
-    r"-{0,2}[A-Za-z_][\w-]*"
-)  # a name's word as code and prose write it; an option keeps its dashes
+# A name's word as code and prose write it; an option keeps its dashes.
+_WORD = re.compile(r"-{0,2}[A-Za-z_][\w-]*")
 _BREAK_WORDS = re.compile(r"break|incompatib|破坏|不兼容", re.IGNORECASE)
 _JOIN = {"zh": "；", "en": "; "}
 # A sentence ends after 。！？ or a newline, or after . ! ? before a space (not inside `pkg.mod`).
 _SENTENCE = re.compile(r".*?(?:[。！？\n]|[.!?](?=\s|$)|$)", re.S)
 _NOTE = {
     "zh": "兼容性与风险按代码事实写明了破坏兼容的改动（模型的这两项未写明，或称其兼容）",
-    "en": "Compatibility and risks state the breaking change the code shows (the model's did not name it, or called it compatible)",
+    "en": "Compatibility and risks state the breaking change the code shows"
+    " (the model's did not name it, or called it compatible)",
 }
 
 
@@ -82,9 +82,8 @@ def with_breaking_stated(analysis: Analysis, statement: BreakingStatement, lang:
 
 
 def _sentence(text: str, lang: str) -> str:
-    return (
-        text if text.endswith(("。", ".", "！", "？", "!", "?")) else text + ("。" if lang == "zh" else ".")
-    )
+    ended = text.endswith(("。", ".", "！", "？", "!", "?"))
+    return text if ended else text + ("。" if lang == "zh" else ".")
 
 
 def _without_denials(text: str) -> str:

@@ -58,11 +58,9 @@ def brief(change: SurfaceChange, lang: str) -> str:
         )
     elif kind in _RENAMES:
         old, new = change.old or "", change.new or ""
+        # in one module users type the short names; a move to another module is said whole on both sides
         if kind == SurfaceKind.RENAMED and _module(old, shown(old)) == _module(new, shown(new)):
-            old, new = (
-                shown(old),
-                shown(new),
-            )  # the same module: users type the short names (a move says both whole)
+            old, new = shown(old), shown(new)
         text = t(lang, f"surface_{kind.value}", old=code_span(old), new=code_span(new))
     elif kind in (SurfaceKind.DEFAULT_CHANGED, SurfaceKind.SWITCH_FLIPPED, SurfaceKind.DEPENDENCY_CHANGED):
         old, new = _value(change.old, change), _value(change.new, change)
