@@ -97,11 +97,10 @@ def _without_denials(text: str) -> str:
 
 def _name_tokens(names: Iterable[str]) -> frozenset[str]:
     """The words that show a name is meant: the last part of each dotted name and the parameters it
-    lists (`pkg.mod.f(old_arg)` → f, old_arg), lower-cased; an option keeps its dashes."""
+    lists (`pkg.mod.f(old_arg)` → f, old_arg), lower-cased; an option keeps its dashes; "Python 3.9" → python."""
     tokens = set()
-    for name in names:
-        last = name.split(" ")[-1].rsplit(".", 1)[-1]
-        for word in _WORD.findall(last):
+    for name in names:  # a name of words ("Python 3.9", "GET /v1/models") by each of its words
+        for word in (w for part in name.split(" ") for w in _WORD.findall(part.rsplit(".", 1)[-1])):
             word = word.strip("_").lower()
             if len(word) >= 3 and word.strip("-") not in _COMMON:
                 tokens.add(word)

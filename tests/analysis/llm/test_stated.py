@@ -164,3 +164,16 @@ def test_denials_elsewhere_are_dropped_and_the_rest_of_each_field_kept() -> None
     assert out.insights["performance"] == "Unknown"  # all it said was the denial
     assert out.insights["compatibility"] == "Positional callers of `model_json_schema` break."
     assert out.summary == analysis.summary and out.notes[-1].startswith("Compatibility and risks state")
+
+
+def test_a_dropped_python_version_is_named_by_its_words() -> None:
+    # A real 1.5B model on "Drop support for Python 3.9": its only risk was "breaking users", which named no
+    # version, yet it counted as stating the break (the name gave no word to look for).
+    dropped = SurfaceChange(SurfaceKind.SUPPORT_DROPPED, "Python 3.9", "pyproject.toml")
+    commit = make("Drop support for Python 3.9 (#13070)", fc("pyproject.toml", 3, 3), surface=(dropped,))
+    found = breaking_statement(assess(commit), "en")
+    assert found is not None and found.risks
+    out = with_breaking_stated(model_analysis(risks=["breaking users"], insights={}), found, "en")
+    assert out.risks == [*found.risks, "breaking users"] and "Python 3.9" in out.risks[0]
+    said = model_analysis(risks=["Users still on Python 3.9 can no longer install it."], insights={})
+    assert with_breaking_stated(said, found, "en") is said
