@@ -88,6 +88,7 @@ _FIRST_WORD_TYPES = _words(
     }
 )
 _DEP_WORDS = frozenset(["bump", "bumps", "upgrade", "upgrades", "pin", "pins", "unpin", "downgrade"])
+_DOCS_WORDS = re.compile(r"\b(?:documentation|docs?|docstrings?|readme)\b", re.IGNORECASE)
 # "Update X to 2.9.0" is a bump when it names a version ("Update the docs" is not)
 _UPDATE_WORDS = frozenset(["update", "updates", "updated"])
 _VERSION = re.compile(r"\bv?\d+\.\d+")
@@ -247,6 +248,9 @@ def _type_from_words(facts: Facts) -> ChangeType | None:
     for pattern, change in _KEYWORD_TYPES:
         if pattern.search(facts.subject):
             return change
+    code = [f for f, k in facts.meaningful() if k == PathKind.SOURCE]
+    if _DOCS_WORDS.search(facts.subject) and all(f.path in facts.prose for f in code):
+        return ChangeType.DOCS  # "Rewrite the fields documentation": its code files change docstrings only
     return None
 
 

@@ -181,6 +181,15 @@ def test_an_update_to_a_version_that_moves_the_manifests_is_a_dependency_change(
     assert classify_change(make(title, *files)) == expected
 
 
+def test_a_title_about_documentation_whose_code_files_change_docstrings_only_is_docs() -> None:
+    docstring = hunk(['    """Strict mode."""'], ['    """Strict mode: no coercion between types."""'])
+    files = (fc("docs/concepts/types.md", 900, 950), fc("src/widget/types.py", 1, 1, docstring))
+    assert classify_change(make("Rewrite std types and strict mode documentation (#12287)", *files)) == CT.DOCS
+    code = hunk(["    return x"], ["    return int(x)"])
+    mixed = (fc("docs/concepts/types.md", 900, 950), fc("src/widget/types.py", 1, 1, code))
+    assert classify_change(make("Rewrite std types and strict mode documentation (#12287)", *mixed)) == CT.OTHER
+
+
 @pytest.mark.parametrize(
     "title",
     [
