@@ -77,7 +77,8 @@ _DEP_SCOPES = frozenset({"deps", "dep", "deps-dev", "dependencies", "dependency"
 
 _FIRST_WORD_TYPES = _words(
     {
-        ChangeType.BUGFIX: "fix fixes fixed fixing bugfix hotfix resolve resolves correct corrects",
+        ChangeType.BUGFIX: "fix fixes fixed fixing bugfix hotfix resolve resolves correct corrects respect respects "
+        "honor honors honour honours",
         ChangeType.PERFORMANCE: "optimize optimise optimized optimizes speed speedup accelerate tune tuning",
         ChangeType.FEATURE: "add adds added adding support supports introduce introduces implement implements "
         "enable enables allow allows initial new create",

@@ -177,17 +177,32 @@ def test_conventional_prefixes_and_gitmoji(title: str, expected: ChangeType) -> 
 )
 def test_an_update_to_a_version_that_moves_the_manifests_is_a_dependency_change(title: str, expected) -> None:
     pins = hunk(["torch==2.8.0"], ["torch==2.9.0"])
-    files = (fc("requirements/cuda.txt", 1, 1, pins), fc("CMakeLists.txt", 2, 2), fc("docker/Dockerfile", 3, 3))
+    files = (
+        fc("requirements/cuda.txt", 1, 1, pins),
+        fc("CMakeLists.txt", 2, 2),
+        fc("docker/Dockerfile", 3, 3),
+    )
     assert classify_change(make(title, *files)) == expected
+
+
+@pytest.mark.parametrize(
+    "title", ["Respect `validation_alias` in `@validate_call` (#12340)", "Honor the proxy setting"]
+)
+def test_a_title_that_makes_code_respect_what_it_ignored_is_a_fix(title: str) -> None:
+    assert classify_change(make(title, neutral(30))) == CT.BUGFIX
 
 
 def test_a_title_about_documentation_whose_code_files_change_docstrings_only_is_docs() -> None:
     docstring = hunk(['    """Strict mode."""'], ['    """Strict mode: no coercion between types."""'])
     files = (fc("docs/concepts/types.md", 900, 950), fc("src/widget/types.py", 1, 1, docstring))
-    assert classify_change(make("Rewrite std types and strict mode documentation (#12287)", *files)) == CT.DOCS
+    assert (
+        classify_change(make("Rewrite std types and strict mode documentation (#12287)", *files)) == CT.DOCS
+    )
     code = hunk(["    return x"], ["    return int(x)"])
     mixed = (fc("docs/concepts/types.md", 900, 950), fc("src/widget/types.py", 1, 1, code))
-    assert classify_change(make("Rewrite std types and strict mode documentation (#12287)", *mixed)) == CT.OTHER
+    assert (
+        classify_change(make("Rewrite std types and strict mode documentation (#12287)", *mixed)) == CT.OTHER
+    )
 
 
 @pytest.mark.parametrize(
