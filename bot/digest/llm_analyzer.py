@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from analysis import heuristic
 from analysis.heuristic import prose
 from analysis.heuristic.bands import judged_reason, within_one_tier
+from analysis.labels import dimension_label
 from analysis.llm.budget import DiffSelection, file_list, select_diff
 from analysis.llm.echo import tidy, without_echo
 from analysis.llm.grounding import consistent_change_type, ground
@@ -39,6 +40,7 @@ from analysis.llm.prompts import (
     instruction_text,
     repair_messages,
 )
+from analysis.llm.rules_fill import with_known_insights
 from analysis.llm.schemas import CommitOut, InsightsOut, ReplyInvalid, parse_reply
 from analysis.llm.stated import with_breaking_stated
 from analysis.llm.tokens import estimate_messages
@@ -503,9 +505,14 @@ class LLMAnalyzer:
         analysis.importance_reason = judged_reason(
             lang, prior_reason, rubric, tier, own, asked, ceiling, floor
         )
+        # rows of a high card the model left unknown: the rules' facts for them, where they have some
+        found = prose.found_insights(plan.assessment.facts, list(plan.assessment.judgment.signals), lang)
+        analysis, rows = with_known_insights(analysis, found, lang)
         note = selection.coverage_note(lang)
         if note:
             analysis.notes.append(note)
+        if rows:
+            missing = [*missing, f"insights ({', '.join(dimension_label(lang, r) for r in rows)})"]
         if missing:
             analysis.notes.append(_text(lang, "filled", fields=", ".join(missing)))
         return analysis

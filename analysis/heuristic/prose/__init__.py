@@ -9,7 +9,7 @@ them: the reason line (reason_line.py), summary, scope and notes (summaries.py),
 recommendations (risks_and_advice.py), the high tier's insights (insights_by_dimension.py).
 """
 
-from analysis.heuristic.prose.insights_by_dimension import breaking_compatibility, insights
+from analysis.heuristic.prose.insights_by_dimension import breaking_compatibility, found_insights, insights
 from analysis.heuristic.prose.reason_line import REASON_FACTS, RISK_ITEMS, reason, scoring_words
 from analysis.heuristic.prose.risks_and_advice import breaking_risks, recommendations, risks
 from analysis.heuristic.prose.summaries import notes, scope, summary
@@ -22,6 +22,7 @@ __all__ = [
     "breaking_risks",
     "brief",
     "describe",
+    "found_insights",
     "insights",
     "notes",
     "reason",

@@ -44,6 +44,17 @@ def insights(facts: Facts, signals: list[Signal], lang: str) -> dict[str, str]:
     return {dim: builders[dim](facts, sig, lang) for dim in INSIGHT_DIMENSIONS if dim in builders}
 
 
+# What a dimension's builder says when it found nothing to go on (a model's judgement is needed).
+_NOTHING_FOUND = ("ins_perf_none", "ins_sec_none", "ins_compat_none", "ins_res_none")
+
+
+def found_insights(facts: Facts, signals: list[Signal], lang: str) -> dict[str, str]:
+    """The insights whose dimension the rules found facts for: what may stand in an LLM card's row the model
+    left unknown ("90 test files changed against 8,105 lines of source"), not "not assessable without a model"."""
+    nothing = {t(lang, key) for key in _NOTHING_FOUND}
+    return {dim: text for dim, text in insights(facts, signals, lang).items() if text not in nothing}
+
+
 def _ins_architecture(facts: Facts, sig: dict[str, Signal], lang: str) -> str:
     areas = facts.areas
     names = [a.name or "." for a in areas]

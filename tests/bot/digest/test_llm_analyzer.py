@@ -190,6 +190,33 @@ async def test_a_reason_of_the_models_own_keeps_it_beside_the_rubrics(fake, anal
     assert reason == f"{own} — rubric: {prior}"
 
 
+async def test_a_reason_that_repeats_the_summary_is_said_once(fake, analyzer_for) -> None:
+    c = commit("Rename the loader's entry point")
+    judgment, prior = heuristic.rubric(c, "en")
+    said = "Reverting a change to the loader that broke the entry point for plugins."
+    fake.force(
+        match=c.title, purpose="analysis", importance=judgment.importance.value, reason=said, summary=said
+    )
+    a = (await analyzer_for(fake).analyze([c], "en"))[c.sha]
+    assert a.summary == said and said not in a.importance_reason
+    assert a.importance_reason == f"rubric, kept by the model: {prior}"
+
+
+async def test_insight_rows_the_model_left_empty_take_the_rules_facts(fake, analyzer_for) -> None:
+    c = commit(
+        "[Feature] Add a hub resolver",
+        files=(FileChange("src/knob.py", "modified", 400, 10, big_patch(400)),),
+    )
+    rows = dict.fromkeys(INSIGHT_DIMENSIONS, "") | {"architecture": "A new resolver beside the loader."}
+    fake.force(match=c.title, purpose="analysis", importance="high", insights=rows)
+    a = (await analyzer_for(fake).analyze([c], "en"))[c.sha]
+    assert_llm(a, c)
+    assert a.insights["architecture"] == "A new resolver beside the loader."
+    assert a.insights["maintainability"] == "410 lines of source changed, no test files changed; net +400/−10 lines"
+    assert a.insights["performance"] == "Unknown"  # the rules have nothing either
+    assert any(n.startswith("Filled in by the rules") and "insights (Maintainability" in n for n in a.notes)
+
+
 async def test_a_breaking_change_the_model_misses_or_denies_is_stated_from_the_code(
     fake, analyzer_for
 ) -> None:
