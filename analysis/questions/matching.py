@@ -12,20 +12,21 @@ from analysis.questions.parse import Question
 
 def term_in(texts: Iterable[str], term: str) -> bool:
     """Every word of the term (any of its '|' alternatives) starts a word in one of the texts:
-    "sched" finds "pkg/core/sched/x.py" and "scheduler.py", never "rescheduled"."""
+    "sched" finds "pkg/core/sched/x.py" and "scheduler.py", never "rescheduled". A plural's singular is a
+    whole word: "docs" finds "doc/x.md", never "docker/"."""
     texts = list(texts)
     for word in term.split():
         options = [o for o in word.split("|") if o]
         found = False
         for option in options:
-            forms = {option}
+            forms = {option: ""}
             if len(option) > 3 and option.endswith("s"):
-                forms.add(option[:-1])
-            for form in forms:
+                forms[option[:-1]] = "(?![a-z])"
+            for form, end in forms.items():
                 if re.search(r"[\u4e00-\u9fff]", form):
                     hit = any(form in t for t in texts)
                 else:
-                    hit = any(re.search(rf"(?<![a-z0-9]){re.escape(form)}", t) for t in texts)
+                    hit = any(re.search(rf"(?<![a-z0-9]){re.escape(form)}{end}", t) for t in texts)
                 if hit:
                     found = True
                     break

@@ -137,6 +137,15 @@ def test_area_words_match_at_word_starts_only():
     assert touches(sched, None, "src/app/core") and not touches(sched, None, "src/ap")
 
 
+def test_a_plural_finds_its_singular_as_a_whole_word_only():
+    from analysis.questions.matching import term_in
+
+    # "which commits touch docs?" listed commits that only changed docker/Dockerfile
+    assert not term_in(["docker/dockerfile", "[ci] fix the docker build"], "docs")
+    assert term_in(["doc/usage.md"], "docs") and term_in(["docs/usage.md"], "docs")
+    assert term_in(["tests/test_x.py"], "tests") and term_in(["test_x.py"], "tests")
+
+
 def test_commits_by_an_author():
     a, text, data = answer("commits by Ada Lovelace")
     assert (
