@@ -102,7 +102,7 @@ class _Tidier:
     def text(self, text: str) -> str:
         """Prose without echoed clauses and without a sentence said twice."""
         kept, seen = [], set()
-        for sentence in (s for s in _SENTENCE.findall(text) if s.strip()):
+        for sentence in sentences(text):
             cleaned = self._without_echo(sentence)
             key = _norm(cleaned)
             if not key:
@@ -112,8 +112,7 @@ class _Tidier:
                 continue
             seen.add(key)
             kept.append(cleaned.strip())
-        joiner = "" if re.search(r"[\u3400-\u9fff]", text) else " "
-        return joiner.join(kept).strip()
+        return joined(kept, text).strip()
 
     def items(self, items: list[str]) -> list[str]:
         out, seen = [], set()
@@ -141,6 +140,16 @@ class _Tidier:
             stop = "。" if re.search(r"[\u3400-\u9fff]", text) else "."
             text = text.rstrip(" ，,；;：:、") + stop
         return text
+
+
+def sentences(text: str) -> list[str]:
+    """The text's sentences, each as written (its end mark kept), blank ones left out."""
+    return [s for s in _SENTENCE.findall(text) if s.strip()]
+
+
+def joined(parts: list[str], like: str) -> str:
+    """Sentences put back together as `like` writes them: Chinese without spaces, others with one."""
+    return ("" if re.search(r"[\u3400-\u9fff]", like) else " ").join(parts)
 
 
 def _our_fragment(clause: str, known: frozenset[tuple[str, ...]]) -> bool:

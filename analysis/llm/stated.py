@@ -20,6 +20,7 @@ from collections.abc import Iterable
 
 from analysis.heuristic import BreakingStatement
 from analysis.labels import label
+from analysis.llm.echo import joined, sentences
 from analysis.models import Analysis
 
 # Words too common in prose to show that a name is meant.
@@ -40,8 +41,6 @@ _DENIES = re.compile(
 _WORD = re.compile(r"-{0,2}[A-Za-z_][\w-]*")
 _BREAK_WORDS = re.compile(r"break|incompatib|破坏|不兼容", re.IGNORECASE)
 _JOIN = {"zh": "；", "en": "; "}
-# A sentence ends after 。！？ or a newline, or after . ! ? before a space (not inside `pkg.mod`).
-_SENTENCE = re.compile(r".*?(?:[。！？\n]|[.!?](?=\s|$)|$)", re.S)
 _NOTE = {
     "zh": "兼容性与风险按代码事实写明了破坏兼容的改动（模型的这两项未写明，或称其兼容）",
     "en": "Compatibility and risks state the breaking change the code shows"
@@ -90,9 +89,7 @@ def _without_denials(text: str) -> str:
     """The text without its sentences that call the change compatible."""
     if not _DENIES.search(text):
         return text
-    kept = [s.strip() for s in _SENTENCE.findall(text) if s.strip() and not _DENIES.search(s)]
-    joiner = "" if re.search(r"[\u3400-\u9fff]", text) else " "
-    return joiner.join(kept)
+    return joined([s.strip() for s in sentences(text) if not _DENIES.search(s)], text)
 
 
 def _name_tokens(names: Iterable[str]) -> frozenset[str]:

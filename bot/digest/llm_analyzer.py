@@ -506,8 +506,10 @@ class LLMAnalyzer:
             lang, prior_reason, rubric, tier, own, asked, ceiling, floor
         )
         # rows of a high card the model left unknown: the rules' facts for them, where they have some
-        found = prose.found_insights(plan.assessment.facts, list(plan.assessment.judgment.signals), lang)
-        analysis, rows = with_known_insights(analysis, found, lang)
+        rows: list[str] = []
+        if analysis.insights:  # a high card's: the rules' insights are not written for the others
+            found = prose.found_insights(plan.assessment.facts, list(plan.assessment.judgment.signals), lang)
+            analysis, rows = with_known_insights(analysis, found, lang)
         note = selection.coverage_note(lang)
         if note:
             analysis.notes.append(note)
