@@ -170,6 +170,10 @@ class SlackRuntime:
         self._socket = AsyncSocketModeHandler(self.app, _secret(self.settings.slack_app_token))
         try:
             async with asyncio.timeout(self.connect_timeout):
+                # slack_sdk's connect retries every failure for ever, a revoked or wrong app token
+                # included: ask for the WebSocket URL ourselves first so a refusal is a setting, not
+                # an outage. The client connects to the URL it was handed.
+                self._socket.client.wss_uri = await self._socket.client.issue_new_wss_url()
                 await self._socket.connect_async()
         except SlackApiError as exc:
             code = str(exc.response.get("error"))

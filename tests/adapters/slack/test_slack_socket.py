@@ -225,3 +225,19 @@ async def test_a_socket_mode_endpoint_that_never_connects_fails_the_start_in_tim
             writer.close()
     assert time.monotonic() - began < 10
     assert runtime._socket is None and runtime._session is None  # stopped: nothing left retrying behind
+
+
+async def test_a_revoked_app_token_fails_the_start_as_a_setting(tmp_path, slack):  # noqa: F811
+    """slack_sdk retries apps.connections.open's refusal for as long as the client is open, so a revoked
+    or wrong SLACK_APP_TOKEN read as an outage: retried with backoff for ever, /healthz 200. The refusal
+    is a ConfigError now, which ends `run` with the line that names the setting."""
+    import asyncio
+
+    from analysis.errors import ConfigError
+
+    settings = make_settings(tmp_path, slack, slack_app_token="xapp-1-revoked", slack_signing_secret=None)
+    runtime = SlackRuntime(settings, make_service(settings), grace=1, connect_timeout=5)
+    with pytest.raises(ConfigError, match=r"refused Socket Mode \(invalid_auth\): check SLACK_APP_TOKEN"):
+        await asyncio.wait_for(runtime.start(), 30)
+    assert slack.calls["apps.connections.open"] == 1
+    assert runtime._socket is None and runtime._session is None
