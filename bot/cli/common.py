@@ -199,6 +199,13 @@ class Ctx:
         write_text(text, out, protected=self.protected() if out not in (None, STDOUT) else [])
 
 
+def warn_half_configured(settings: Any) -> None:
+    """A model key without DIGEST_MODEL (or a model without a key) used to fall back to the heuristic
+    without a word: the operator learnt it from the reports' depth."""
+    if settings.llm_half_configured:
+        log.warning("%s: the heuristic analyser ranks the commits", settings.llm_half_configured)
+
+
 @contextlib.asynccontextmanager
 async def opened(
     obj: Ctx, analyzer: str, repo: str | None, git_dir: Path | None
@@ -207,6 +214,8 @@ async def opened(
     of the source options, both closed at the end."""
     from bot.app import make_analyzer, open_source
 
+    if analyzer == "auto":
+        warn_half_configured(obj.settings)
     chosen = make_analyzer(obj.settings, obj.store, analyzer)
     source = open_source(obj.settings, obj.store, repo, git_dir)
     try:

@@ -20,6 +20,7 @@ from bot.cli.common import (
     log,
     run_async,
     user_errors,
+    warn_half_configured,
 )
 
 
@@ -74,6 +75,7 @@ def run(
     from bot.service.status import check_subscriptions
 
     settings = obj.settings  # -v for a line per run (the unit and the image pass it)
+    warn_half_configured(settings)
     subscriptions = load_subscriptions(settings, config)
     if (git_dir or schedule) and not console:
         raise CliError(

@@ -194,6 +194,19 @@ class Settings(BaseSettings):
     def llm_configured(self) -> bool:
         return bool(self.digest_model and (self.openai_api_key or self.openai_base_url))
 
+    @cached_property
+    def llm_half_configured(self) -> str | None:
+        """What is missing when the model is half set up (a key without DIGEST_MODEL, or the other way
+        round), which would otherwise fall back to the heuristic without a word; None otherwise."""
+        if self.llm_configured:
+            return None
+        if self.openai_api_key or self.openai_base_url:
+            given = "OPENAI_API_KEY" if self.openai_api_key else "OPENAI_BASE_URL"
+            return f"{given} is set but DIGEST_MODEL is not"
+        if self.digest_model:
+            return "DIGEST_MODEL is set but neither OPENAI_API_KEY nor OPENAI_BASE_URL is"
+        return None
+
 
 def load_settings(**overrides: object) -> Settings:
     """Settings, or one ConfigError naming every bad variable."""

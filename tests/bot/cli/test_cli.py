@@ -225,6 +225,37 @@ def test_llm_analyzer_needs_configuration(repo, tmp_path):
     assert_one_line_error(result, "DIGEST_MODEL")
 
 
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({"OPENAI_API_KEY": "sk-half"}, "OPENAI_API_KEY is set but DIGEST_MODEL is not"),
+        ({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "OPENAI_BASE_URL is set but DIGEST_MODEL is not"),
+        (
+            {"DIGEST_MODEL": "gpt-4o-mini"},
+            "DIGEST_MODEL is set but neither OPENAI_API_KEY nor OPENAI_BASE_URL",
+        ),
+    ],
+)
+def test_a_half_configured_model_is_said_before_the_heuristic_runs(repo, tmp_path, monkeypatch, env, said):
+    """A key without DIGEST_MODEL fell back to the heuristic without a word; the report is still made."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "DIGEST_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = run("digest", "--git-dir", str(repo.path), "--date", DAY, "--lang", "en", db=tmp_path / "d.db")
+    assert result.exit_code == 0, result.output
+    assert said in result.stderr and "the heuristic analyser ranks the commits" in result.stderr
+    assert "Analysis heuristic" in result.stdout
+    assert "sk-half" not in result.stderr
+
+
+def test_a_configured_model_or_none_at_all_says_nothing(repo, tmp_path, monkeypatch):
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "DIGEST_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    result = run("digest", "--git-dir", str(repo.path), "--date", DAY, "--lang", "en", db=tmp_path / "d.db")
+    assert result.exit_code == 0 and "DIGEST_MODEL" not in result.stderr
+
+
 @pytest.mark.parametrize("verb", [[], ["digest"], ["analyze"], ["post"], ["run"], ["status"]])
 def test_help(verb):
     result = run(*verb, "--help")
