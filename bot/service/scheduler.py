@@ -436,7 +436,9 @@ class DigestScheduler:
             metrics.record_run(sub.name, outcome.status, self.clock().timestamp())
             seconds = (self.clock() - started).total_seconds()
             metrics.RUN_SECONDS.labels(metrics.subscription_label(sub.name), "daily").observe(seconds)
-            log.info(
+            # a failed day is a warning: at INFO it hid among the routine lines of a service run without -v
+            log.log(
+                logging.INFO if outcome.status == "done" else logging.WARNING,
                 "digest %s %s: %s, %d commits (%s), %d LLM calls, %d tokens, %.1fs%s",
                 sub.name,
                 day,

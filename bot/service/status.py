@@ -4,6 +4,7 @@ the last week. The same data feeds the text and `--format json`."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -35,12 +36,14 @@ def check_subscription(
     settings: Settings, sub: Subscription, check_clone: CloneCheck | None = None
 ) -> str | None:
     """Why this subscription cannot run, in one line, or None. Checks what needs no network: its zone
-    and schedule; a local clone exists and is a git repository (with `check_clone`); every
-    destination's platform has its bot token set."""
+    and schedule; a local clone exists, is a git repository and has the branch (with `check_clone`);
+    every destination's platform has its bot token set."""
     problems = [problem] if (problem := schedule_problem(sub)) else []
     if sub.git_dir is not None and check_clone is not None:
         try:
-            check_clone(sub.git_dir, sub.repo)
+            source = check_clone(sub.git_dir, sub.repo)
+            if sub.branch:  # a misspelt branch failed only at the first run, hours after the start
+                asyncio.run(_branch_known(source, sub.branch))
         except DigestError as exc:
             problems.append(f"source: {exc}")
     for platform in sorted({d.platform for d in sub.destinations} - {"console"}):  # console: no token
@@ -50,6 +53,13 @@ def check_subscription(
         elif getattr(settings, token) is None:
             problems.append(f"channels: posts to {platform} but {token.upper()} is not set")
     return "; ".join(problems) or None
+
+
+async def _branch_known(source: Any, branch: str) -> None:
+    try:
+        await source.branch_tip(branch)  # InputError naming the known branches
+    finally:
+        await source.aclose()
 
 
 def check_subscriptions(

@@ -123,6 +123,27 @@ def test_status_and_run_name_the_broken_subscription(repo, tmp_path):  # noqa: F
     assert err.strip().splitlines()[-1].startswith("error: 1 subscription(s) broken — gone: source:")
 
 
+def test_a_branch_the_clone_does_not_have_is_broken_before_the_first_run(repo, tmp_path):  # noqa: F811
+    """A misspelt branch failed only when the day's run fired, hours after `run` started."""
+    config = tmp_path / "digest.toml"
+    text = CONFIG.format(missing=repo.path, ok=repo.path).replace(
+        'name = "gone"\n', 'name = "gone"\nbranch = "mian"\n'
+    )
+    config.write_text(text.replace('name = "fine"\n', 'name = "fine"\nbranch = "main"\n'), encoding="utf-8")
+    env = {"SLACK_BOT_TOKEN": "xoxb-not-used", "SLACK_APP_TOKEN": "xapp-not-used"}
+    as_json = digestbot("status", "--config", str(config), "--format", "json", db=tmp_path / "d.db", env=env)
+    assert as_json.returncode == 1
+    problems = {s["name"]: s["problem"] for s in json.loads(as_json.stdout)["subscriptions"]}
+    assert problems["fine"] is None
+    assert (
+        problems["gone"].startswith("source: unknown branch 'mian'")
+        and "known branches: main" in problems["gone"]
+    )
+    run = digestbot("run", "--config", str(config), db=tmp_path / "d.db", env=env)
+    assert run.returncode == 2
+    assert "gone: source: unknown branch 'mian'" in run.stderr.decode("utf-8").strip().splitlines()[-1]
+
+
 def test_status_flags_a_channel_without_its_token(repo, tmp_path):  # noqa: F811
     config = tmp_path / "digest.toml"
     config.write_text(CONFIG.format(missing=repo.path, ok=repo.path), encoding="utf-8")

@@ -144,14 +144,19 @@ async def healthz() -> httpx.Response:
         await server.close()
 
 
-async def test_healthz_is_503_while_the_last_run_failed_and_ok_once_it_succeeds(store):
+async def test_healthz_is_503_while_the_last_run_failed_and_ok_once_it_succeeds(store, caplog):
     clock = Clock(datetime(2026, 1, 29, 8, 0, tzinfo=SH))
     sched = await started(store, [sub("flaky")], clock, Failing())
     try:
         assert (await healthz()).status_code == 200  # nothing due yet
         clock.now = datetime(2026, 1, 29, 9, 0, 1, tzinfo=SH)
-        await sched._fire_job("flaky")
-        await sched.idle()
+        with caplog.at_level(logging.WARNING, logger="bot.service.scheduler"):
+            await sched._fire_job("flaky")
+            await sched.idle()
+        # a failed day is a warning, seen without -v
+        assert [
+            r.levelname for r in caplog.records if "digest flaky 2026-01-28: failed" in r.getMessage()
+        ] == ["WARNING"]
         failed = await healthz()
         assert failed.status_code == 503
         assert f"{label('flaky')}: last run (2026-01-28) failed: GitHub is down" in failed.text
