@@ -136,9 +136,10 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
 
 
 async def build_day(
-    obj: Ctx, repo, git_dir, branch, analyzer, day, zone_info, lang, refresh, bars: StageBars
+    obj: Ctx, repo, git_dir, branch, analyzer, day, zone_info, lang, refresh, bars: StageBars, keep=None
 ):
-    """The day's digest from the source options (shared by `digest` and `post`)."""
+    """The day's digest from the source options (shared by `digest` and `post`); `keep`: a subscription's
+    filter."""
     settings = obj.settings
     try:
         async with opened(obj, analyzer, repo or settings.digest_repo, git_dir) as (source, chosen):
@@ -156,6 +157,7 @@ async def build_day(
                 refresh=refresh,
                 progress=bars,
                 history_days=settings.history_days,
+                keep=keep,
             )
     finally:
         bars.close()

@@ -7,6 +7,8 @@ import logging
 import sys
 from dataclasses import replace
 from datetime import date, datetime
+from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import click
@@ -76,7 +78,9 @@ def post(
     medium commits, and the full report as a file. Posting the same digest again posts nothing new; an
     interrupted post resumes with what is missing. A day posted here is what its parent announced: a
     changed ranking (a new model, say) adds nothing unless --repost edits the parent first. A day that
-    has not ended is refused (its post would freeze it half done) unless --partial says so.
+    has not ended is refused (its post would freeze it half done) unless --partial says so. In a channel
+    a subscription posts the repository to, the day is that subscription's digest (its zone, language,
+    branch and filters), the one its scheduled post finds there.
     """
     from analysis.render.json_report import dumps
 
@@ -87,6 +91,9 @@ def post(
             raise CliError(f"--channel: {problem}")
         channel = channel.strip()
     settings = obj.settings
+    keep = None
+    if sub := subscribed_here(obj, platform, channel, repo, git_dir):
+        tz, lang, branch, keep = as_subscribed(sub, tz, lang, branch)
     zone_info, the_day = the_day_of(settings, day, tz)
     partial = unfinished_day(the_day, zone_info, partial)
     lang = lang or settings.digest_lang
@@ -96,7 +103,7 @@ def post(
         from bot.delivery.dry_run import preview, render_text
 
         result = run_async(
-            build_day(obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars)
+            build_day(obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep)
         )
         plan = preview(result, platform, channel, obj.store, partial=partial)
         obj.write(dumps(plan) if fmt == "json" else render_text(plan))
@@ -108,7 +115,7 @@ def post(
 
         async with open_poster(platform, settings) as poster:  # fail on a bad token before any work
             result = await build_day(
-                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars
+                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep
             )
             if partial:  # the parent's window says how far the day goes
                 result = replace(result, window_end=min(result.window_end, result.generated_at))
@@ -156,6 +163,57 @@ def post(
             f"{len(pending)} banner(s) or notice(s) pending here: the running service retries them",
             logging.WARNING,
         )
+
+
+def subscribed_here(obj: Ctx, platform: str, channel: str, repo: str | None, git_dir) -> Any:
+    """The subscription that posts this repository to this channel (file or chat), if exactly one does.
+    A manual post of its day must be the same digest (its zone, language, branch and filters: the digest's
+    key), or the channel gets the day twice: once by hand in DIGEST_TZ/DIGEST_LANG, once on schedule."""
+    from analysis.errors import DigestError
+    from bot.config.file import load_subscriptions
+    from bot.config.subscriptions import Registry
+
+    try:
+        subs = Registry(obj.store, load_subscriptions(obj.settings, None)).all()
+    except DigestError as exc:  # a broken DIGEST_CONFIG must not stop a post by hand
+        echo_err(
+            f"the subscriptions could not be read ({exc}); posting with the options given", logging.WARNING
+        )
+        return None
+    here = [s for s in subs if any((d.platform, d.channel) == (platform, channel) for d in s.destinations)]
+    if git_dir is not None and not repo:
+        here = [
+            s for s in here if s.git_dir is not None and Path(s.git_dir).resolve() == Path(git_dir).resolve()
+        ]
+    else:
+        name = (repo or obj.settings.digest_repo or "").lower()
+        here = [s for s in here if s.repo.lower() == name]
+    return here[0] if len(here) == 1 else None
+
+
+def as_subscribed(sub: Any, tz: str | None, lang: str | None, branch: str | None):
+    """The zone, language, branch and filter of `sub` where the options leave them open; an option that
+    differs makes a digest of its own, which is said."""
+    differs = [
+        f"{name} {given!r} (the subscription's: {own!r})"
+        for name, given, own in (
+            ("--tz", tz, sub.timezone),
+            ("--lang", lang, sub.lang),
+            ("--branch", branch, sub.branch),
+        )
+        if given is not None and own is not None and given != own
+    ]
+    if differs:
+        echo_err(
+            f"{sub.name} posts {sub.repo} here; "
+            + ", ".join(differs)
+            + " makes a separate digest: the channel will have this day twice",
+            logging.WARNING,
+        )
+    else:
+        echo_err(f"{sub.name} posts {sub.repo} here: its day, zone and language are posted", logging.INFO)
+    keep = sub.filters.keep if sub.filters.active else None
+    return tz or sub.timezone, lang or sub.lang, branch or sub.branch, keep
 
 
 def unfinished_day(day: date, zone_info: ZoneInfo, partial: bool) -> bool:
