@@ -53,6 +53,9 @@ def check_schedule(value: str) -> str:
     value = value.strip()
     if HHMM.match(value):
         return value
+    if len(value.split()) == 1 and any(c.isdigit() for c in value):
+        # one word with digits is a time of day meant ("25:00", "9am", "09:00:00"), not a cron expression
+        raise ValueError("not a time of day: HH:MM on the 24-hour clock, 00:00 to 23:59 (e.g. 09:30)")
     try:
         trigger = cron_trigger(value)
     except ValueError as exc:

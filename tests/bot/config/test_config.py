@@ -71,7 +71,17 @@ def test_defaults_and_numeric_discord_ids(tmp_path):
             "subscription[0].schedule: cron expression '0 9 30 2 *' never fires",
         ),
         ("[defaults]\ntimezone = 'Nowhere/Else'", "defaults.timezone"),
-        ("[defaults]\nschedule = '99:99'\nlang = 'fr'", "defaults.schedule: not HH:MM or a cron expression"),
+        # a time of day that is not one is said as such, not as a cron expression with one field
+        (
+            "[defaults]\nschedule = '99:99'\nlang = 'fr'",
+            "defaults.schedule: not a time of day: HH:MM on the 24-hour",
+        ),
+        ("[defaults]\nschedule = '9am'", "defaults.schedule: not a time of day: HH:MM on the 24-hour clock"),
+        ("[defaults]\nschedule = '09:00:00'", "defaults.schedule: not a time of day"),
+        (
+            "[defaults]\nschedule = 'daily'",
+            "defaults.schedule: not HH:MM or a cron expression (a cron expression has 5",
+        ),
         ("this is = = not toml", "not valid TOML"),
         (
             '[[subscription]]\nname="a"\nrepo="o/n"\nslack_channels=["C"]\n[[subscription]]\nname="a"\nrepo="o/m"\n'
