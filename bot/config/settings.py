@@ -4,6 +4,7 @@ masked, so printing or logging a Settings object never reveals a token."""
 from __future__ import annotations
 
 import os
+import re
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
@@ -64,6 +65,9 @@ def zone(name: str) -> ZoneInfo:
         raise InputError(
             f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai or UTC"
         ) from None
+
+
+_TRAILING_COMMENT = re.compile(r"\s#")
 
 
 class Settings(BaseSettings):
@@ -184,6 +188,15 @@ class Settings(BaseSettings):
         if self.llm_log_prompts == "on":
             return None
         return 0 if self.llm_log_prompts == "off" else int(self.llm_log_prompts[5:])
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_trailing_comment(cls, v: object) -> object:
+        # `docker run --env-file` and systemd's EnvironmentFile= keep "# …" after a value as part of it
+        # (python-dotenv drops it): the token or number then fails far from the line that caused it.
+        if isinstance(v, str) and _TRAILING_COMMENT.search(v):
+            raise ValueError("ends in a comment ('… # …'): put the comment on a line of its own")
+        return v
 
     @field_validator("openai_base_url", "discord_api_url", "digest_model", "digest_repo", mode="before")
     @classmethod

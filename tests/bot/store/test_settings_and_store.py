@@ -21,6 +21,28 @@ def test_bad_settings_name_the_variable(monkeypatch):
     assert "DIGEST_TZ" in str(err.value) and "LLM_CONCURRENCY" in str(err.value)
 
 
+def test_a_comment_kept_after_a_value_is_named_not_sent(monkeypatch, tmp_path):
+    """`docker run --env-file` and systemd's EnvironmentFile= keep "# …" after a value in it: the token
+    went to Discord with the comment and came back 401 with no word of the comment."""
+    monkeypatch.chdir(tmp_path)  # no .env of the checkout
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", "MTE.secret555.xyz   # the bot token")
+    monkeypatch.setenv("DIGEST_CATCHUP_DAYS", "3 # days")
+    monkeypatch.setenv("DIGEST_REPO", "acme/widgets#readme")  # no space: not a comment
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    said = str(err.value)
+    assert "DISCORD_BOT_TOKEN: ends in a comment" in said and "on a line of its own" in said
+    assert "DIGEST_CATCHUP_DAYS: ends in a comment" in said and "DIGEST_REPO" not in said
+    assert "secret555" not in said
+
+
+def test_a_dotenv_comment_is_dropped_by_the_dotenv_reader(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DIGEST_CATCHUP_DAYS", raising=False)
+    (tmp_path / ".env").write_text("DIGEST_CATCHUP_DAYS=3   # days\n", encoding="utf-8")
+    assert load_settings().digest_catchup_days == 3
+
+
 def test_blank_values_mean_unset(monkeypatch):
     monkeypatch.setenv("LLM_RPM", "")
     monkeypatch.setenv("DIGEST_MODEL", "")
