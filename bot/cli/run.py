@@ -4,6 +4,7 @@ subscription's health, its last and next run, and the week's LLM cost)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from bot.cli.common import (
     CliError,
     Ctx,
     DigestCommand,
+    echo_err,
     config_option,
     format_option,
     global_options,
@@ -155,7 +157,8 @@ def console_subscription(settings: Any, git_dir: Path, schedule: str | None):
 @user_errors
 def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     """Subscriptions with a check of each one's source and channels, the last digest of each with its
-    outcome, the next run, and LLM usage (7 days). Exits 1 when a subscription is broken."""
+    outcome, the next run, and LLM usage (7 days). Exits 1 when a subscription is broken or its last run
+    failed, and when the database does not exist (status run outside the service's environment)."""
     from analysis.render.json_report import dumps
     from bot.app import local_clone
     from bot.config.file import load_subscriptions
@@ -167,6 +170,15 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     )
     obj.write(dumps(data) if fmt == "json" else render_status_text(data, missing_db=obj.missing_db))
     from bot.service.status import FAILED
+
+    if obj.missing_db:  # status run outside the service's environment read as "all is well"
+        echo_err(
+            f"no database at {settings.digest_db}: nothing has run on it. The service's is the DIGEST_DB"
+            " of its environment (the image: /data/digest.db; the systemd unit: /var/lib/digestbot/digest.db):"
+            " run status there, or with --db and --config pointing at them",
+            logging.WARNING,
+        )
+        sys.exit(1)
 
     # for monitoring: a broken subscription, or one whose last run failed (the output says which)
     if any(
