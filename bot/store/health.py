@@ -102,13 +102,19 @@ def is_full(exc: BaseException) -> bool:
     return _code(exc) == sqlite3.SQLITE_FULL or "database or disk is full" in str(exc)
 
 
+def is_cantopen(exc: BaseException) -> bool:
+    """SQLITE_CANTOPEN on a file that opened: write-ahead logging could not create its -wal or -shm file
+    beside it (a read-only file system or mount, a directory not writable)."""
+    return _code(exc) == sqlite3.SQLITE_CANTOPEN or "unable to open database file" in str(exc)
+
+
 def is_io_error(exc: BaseException) -> bool:
     return _code(exc) == sqlite3.SQLITE_IOERR or "disk I/O error" in str(exc)
 
 
 def is_known(exc: BaseException) -> bool:
     """A failure database_error names precisely (anything else is reported as it is)."""
-    return any(check(exc) for check in (is_busy, is_damaged, is_readonly, is_full, is_io_error))
+    return any(check(exc) for check in (is_busy, is_damaged, is_readonly, is_full, is_io_error, is_cantopen))
 
 
 def database_error(exc: sqlite3.Error, path: object, busy_timeout: float) -> ConfigError:
@@ -118,6 +124,12 @@ def database_error(exc: sqlite3.Error, path: object, busy_timeout: float) -> Con
             f"database {path} is read-only ({exc}): digestbot must be able to write the file and its"
             " directory (the -wal and -shm files go there); check their owner and permissions, or set"
             " DIGEST_DB to a writable place"
+        )
+    if is_cantopen(exc):
+        return ConfigError(
+            f"cannot open database {path} for writing ({exc}): digestbot must be able to create the -wal and"
+            " -shm files beside it; check that its directory is writable and not on a read-only file system"
+            " or mount, or set DIGEST_DB to a writable place"
         )
     if is_full(exc):
         return ConfigError(

@@ -59,6 +59,29 @@ def test_a_read_only_database_is_named_read_only_at_open(tmp_path, monkeypatch):
     assert "permissions" in message
 
 
+def test_a_database_on_a_read_only_mount_is_named_so_at_open(tmp_path, monkeypatch):
+    """On a file system mounted read-only, SQLite opens the file and then cannot create the -shm file
+    write-ahead logging needs: "unable to open database file" (SQLITE_CANTOPEN, seen on a tmpfs remounted
+    ro), which read as "not a usable digestbot database". The error is raised here as SQLite raised it."""
+    path = tmp_path / "d.db"
+    Store(path).close()
+
+    class ReadOnlyMount(sqlite3.Connection):
+        def execute(self, sql, *args):
+            if "journal_mode" in sql.lower():
+                exc = sqlite3.OperationalError("unable to open database file")
+                exc.sqlite_errorcode = sqlite3.SQLITE_CANTOPEN
+                raise exc
+            return super().execute(sql, *args)
+
+    monkeypatch.setattr(sqlite3, "connect", lambda p, *a, **k: _connect(p, *a, factory=ReadOnlyMount, **k))
+    with pytest.raises(ConfigError) as caught:
+        Store(path)
+    message = str(caught.value)
+    assert message.startswith(f"cannot open database {path} for writing (unable to open database file)")
+    assert "read-only file system or mount" in message and "not a usable" not in message
+
+
 def test_a_read_only_database_mid_run_is_one_line_and_exit_2(repo, tmp_path, monkeypatch):
     db = tmp_path / "d.db"
     Store(db).close()
