@@ -115,6 +115,7 @@ class LLMClient(BatchCalls, CircuitBreaker, ParameterFallbacks, CallLog):
         self._token_param = "max_tokens"
         self._send_temperature = True
         self.where = self._describe(base_url)
+        self._base_path = urlsplit(base_url).path.rstrip("/") if base_url else "/v1"
         if api_key:  # pasted with its header's scheme, it would go out as "Bearer Bearer sk-…"
             api_key = without_scheme(api_key, "bearer")
         self._secret = api_key if api_key and len(api_key) >= 6 else None
@@ -307,6 +308,12 @@ class LLMClient(BatchCalls, CircuitBreaker, ParameterFallbacks, CallLog):
                 if status in (401, 403)
                 else " (check DIGEST_MODEL and OPENAI_BASE_URL)"
             )
+            if status == 404 and "/v1" not in self._base_path:
+                # a local server's root given as its base URL (http://host:8080): each path misses /v1
+                hint = (
+                    f" (check DIGEST_MODEL and OPENAI_BASE_URL: its path {self._base_path or '/'!r} has no /v1,"
+                    " under which OpenAI-compatible servers usually answer, e.g. http://localhost:8080/v1)"
+                )
             self._fatal = LLMFatal(
                 f"LLM {self.model} at {self.where} answered {status}: {detail}{hint}", outcome=outcome
             )

@@ -438,6 +438,24 @@ async def test_bad_key_or_model_is_fatal_at_once(
     assert "\n" not in str(err.value) and fake.calls == 1 and rec.sleeps == []
 
 
+@pytest.mark.parametrize("root", ["", "/"])
+async def test_a_base_url_without_v1_gets_the_hint_at_its_404(
+    fake: FakeLLM, rec: Recorder, root: str
+) -> None:
+    """OPENAI_BASE_URL set to a local server's root: every call 404s at /chat/completions."""
+    base = fake.base_url.removesuffix("/v1") + root
+    async with client_for(fake, rec, base_url=base) as client:
+        with pytest.raises(LLMFatal) as err:
+            await client.complete(MESSAGES, max_tokens=10, purpose="qa")
+    said = str(err.value)
+    assert (
+        "answered 404" in said
+        and "its path '/' has no /v1" in said
+        and "e.g. http://localhost:8080/v1" in said
+    )
+    assert fake.calls == 0  # the fake's chat route was never reached: the path missed it
+
+
 async def test_cached_prompt_tokens_are_reported(fake: FakeLLM, rec: Recorder) -> None:
     async with client_for(fake, rec) as client:
         first = await client.complete(MESSAGES, max_tokens=200, purpose="qa")

@@ -284,7 +284,7 @@ class FakeLLM(FakeServer):
         path = request.path.rstrip("/")
         if "/files" in path or "/batches" in path:
             return self._batch_api(request, path)
-        if request.method != "POST" or not path.endswith("/chat/completions"):
+        if request.method != "POST" or path != "/v1/chat/completions":  # as a real server: under /v1
             return _error(404, f"no route {request.method} {request.path}")
         body = request.get_json(force=True, silent=True)
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
