@@ -313,6 +313,15 @@ def shallow_line(lang: str, history_start: datetime, window_start: datetime | No
     return label(lang, "shallow_line", at=_moment(history_start), since=f"{since:%Y-%m-%d}")
 
 
+def zone_name(name: str) -> str:
+    """A zone as a reader knows it: a fixed offset's Etc name ("Etc/GMT-8", whose sign POSIX counts the
+    other way round) as "UTC+08:00"; any other name as it is."""
+    m = re.fullmatch(r"Etc/GMT([+-])(\d{1,2})", name)
+    if m is None:
+        return name
+    return f"UTC{'-' if m.group(1) == '+' else '+'}{int(m.group(2)):02d}:00"
+
+
 def _moment(at: datetime) -> str:
     """`YYYY-MM-DD HH:MM (UTC+08:00)`, in at's own zone."""
     offset = at.strftime("%z") or "+0000"

@@ -28,6 +28,7 @@ from analysis.labels import (
     note_sentence,
     quote_elided,
     stats_lines,
+    zone_name,
 )
 from analysis.models import Analysis, Commit, Digest, Importance
 from analysis.render.followups import entry_parts
@@ -385,7 +386,7 @@ def _window_line(digest: Digest) -> str:
     start, end = digest.window_start, digest.window_end
     return (
         f"{label(digest.lang, 'window')}: {start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M} "
-        f"{dc_text(digest.timezone)}"
+        f"{dc_text(zone_name(digest.timezone))}"
     )
 
 

@@ -24,6 +24,7 @@ from analysis.labels import (
     join_notes,
     label,
     stats_lines,
+    zone_name,
 )
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
 from analysis.render.followups import entry_parts
@@ -271,12 +272,18 @@ def _meta_line(digests: list[Digest], lang: str) -> str:
     tz = ZoneInfo(first.timezone)
     start, end = first.window_start.astimezone(tz), first.window_end.astimezone(tz)
     offsets = dict.fromkeys((utc_offset(start), utc_offset(end)))  # two on a daylight-saving day
+    # a fixed offset's zone is named by its offset ("UTC+08:00"), said once
+    zone_shown = (
+        f"{inline(first.timezone)} ({' / '.join(offsets)})"
+        if zone_name(first.timezone) == first.timezone
+        else zone_name(first.timezone)
+    )
     analyzers = analyzer_name(d.analyses[c.sha].analyzer for d in digests for c in d.commits)
     shown = inline(analyzers) if analyzers != "none" else label(lang, "analyzer_none")
     generated = max(d.generated_at for d in digests).astimezone(tz)
     line = (
         f"> {label(lang, 'window')} {start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M} "
-        f"{inline(first.timezone)} ({' / '.join(offsets)}) · "
+        f"{zone_shown} · "
         f"{label(lang, 'analyzer')} {shown} · {label(lang, 'generated')} {format_time(generated)}"
     )
     if "heuristic" in analyzers.split("+"):

@@ -28,6 +28,7 @@ from analysis.labels import (
     label,
     quote_elided,
     stats_lines,
+    zone_name,
 )
 from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Importance
 from analysis.render.followups import entry_parts
@@ -336,7 +337,7 @@ def _window_line(digest: Digest, lang: str) -> str:
     return " · ".join(
         [
             f"`{escape(code_text(digest.branch))}`",
-            f"{label(lang, 'window')} {start} – {end} ({escape(digest.timezone)})",
+            f"{label(lang, 'window')} {start} – {end} ({escape(zone_name(digest.timezone))})",
             f"{label(lang, 'analyzer')} {escape(analyzer_name(digest.analyzers))}",
         ]
     )
@@ -414,7 +415,7 @@ def _card_body(analysis: Analysis, lang: str, detail: bool) -> list[Block]:
 def _commit_line(commit: Commit, lang: str, tz: tzinfo | None) -> str:
     author = safe(quote_elided(lang, display_author(commit), CARD_AUTHOR_MAX)) or label(lang, "unknown")
     moment = commit.committed_at.astimezone(tz) if tz is not None else commit.committed_at
-    zone = getattr(tz, "key", None) or moment.strftime("UTC%z")
+    zone = zone_name(getattr(tz, "key", None) or moment.strftime("UTC%z"))
     sha = link(commit.url, _sha(commit))
     return f"{sha} · {label(lang, 'col_author')} {author} · {format_time(moment)} ({escape(zone)})"
 

@@ -68,7 +68,7 @@ def _parse_subscribe(args: list[str]) -> ChatCommand:
             options["time"] = word
         elif word in ("zh", "en"):
             options["lang"] = word
-        elif "/" in word or word.upper() == "UTC":
+        elif "/" in word or word.upper().startswith(("UTC", "GMT")):
             options["tz"] = zone(word).key  # the canonical name; a clear InputError for unknown zones
         else:
             raise InputError(f"subscribe: cannot read {word!r} (expected HH:MM, a time zone or zh|en)")

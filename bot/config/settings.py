@@ -54,11 +54,30 @@ def _zone_on_disk(name: str) -> str | None:
     return None
 
 
+# "UTC+8", "GMT-5", "utc+08:00": how people write a zone (the product's own "calendar day in UTC+8")
+_OFFSET = re.compile(r"(?:UTC|GMT)\s*([+-])\s*(\d{1,2})(?::?(\d{2}))?", re.IGNORECASE)
+
+
+def _offset_zone(name: str) -> str | None:
+    """The IANA zone of a whole-hour UTC offset ("UTC+8" → Etc/GMT-8: the Etc names count the other way
+    round, as POSIX does), or None when `name` is no offset."""
+    m = _OFFSET.fullmatch(name)
+    if m is None:
+        return None
+    sign, hours, minutes = m.group(1), int(m.group(2)), m.group(3)
+    if (minutes and minutes != "00") or hours > (14 if sign == "+" else 12):
+        raise InputError(
+            f"no IANA zone is the fixed offset {name!r}: use the region's zone, e.g. Asia/Kolkata for UTC+05:30"
+        )
+    return f"Etc/GMT{'-' if sign == '+' else '+'}{hours}" if hours else "UTC"
+
+
 def zone(name: str) -> ZoneInfo:
     """The zone of an IANA name, matched without regard to case (`utc`, `gmt`, `asia/shanghai`) and
-    always under its canonical name, so digests of one zone share one key whatever was typed."""
+    always under its canonical name, so digests of one zone share one key whatever was typed; a
+    whole-hour offset ("UTC+8") is its Etc zone."""
     wanted = name.strip()
-    canonical = _zone_on_disk(wanted) or _zone_names().get(wanted.lower(), wanted)
+    canonical = _offset_zone(wanted) or _zone_on_disk(wanted) or _zone_names().get(wanted.lower(), wanted)
     try:
         return ZoneInfo(canonical)
     except (ZoneInfoNotFoundError, ValueError):
@@ -163,7 +182,7 @@ class Settings(BaseSettings):
         try:
             return zone(v).key
         except InputError:
-            raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC)") from None
+            raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC, UTC+8)") from None
 
     @field_validator("digest_db", "digest_config")
     @classmethod

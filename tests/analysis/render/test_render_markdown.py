@@ -511,3 +511,20 @@ def test_a_history_starting_inside_the_day_is_stated_everywhere(lang):
         assert said in text and "git fetch --unshallow" in text
     for text in (str(render_slack.parent_message(whole)), str(render_discord.parent_embed(whole))):
         assert "git fetch" not in text
+
+
+def test_a_fixed_offset_zone_is_shown_as_its_offset_everywhere():
+    """DIGEST_TZ=UTC+8 is stored as Etc/GMT-8, whose sign POSIX counts the other way round: no surface
+    shows that name."""
+    import json
+
+    from analysis.render.discord_embeds import parent_embed
+    from analysis.render.slack_blocks import parent_message
+
+    digest = make_digest(tz="Etc/GMT-8", lang="en")
+    meta = next(line for line in render_report([digest], "en").splitlines() if line.startswith("> Window"))
+    assert " UTC+08:00 · " in meta and "GMT" not in meta
+    slack = json.dumps(parent_message(digest), default=str, ensure_ascii=False)
+    assert "(UTC+08:00)" in slack and "Etc/GMT" not in slack
+    discord = json.dumps(parent_embed(digest), default=str, ensure_ascii=False)
+    assert "UTC+08:00" in discord and "Etc/GMT" not in discord

@@ -23,6 +23,8 @@ def test_subscribe_options():
     cmd = parse_command("subscribe vllm-project/vllm 08:30 Asia/Shanghai en")
     assert cmd.action == "subscribe" and cmd.repo == "vllm-project/vllm"
     assert cmd.options == {"time": "08:30", "tz": "Asia/Shanghai", "lang": "en"}
+    # a whole-hour offset as people write it
+    assert parse_command("subscribe o/n 09:00 UTC+8").options == {"time": "09:00", "tz": "Etc/GMT-8"}
 
 
 @pytest.mark.parametrize(
@@ -32,6 +34,7 @@ def test_subscribe_options():
         "subscribe notarepo",
         "subscribe o/n 25:00",
         "subscribe o/n Mars/X",
+        "subscribe o/n UTC+05:30",
         "unsubscribe",
         "abc1234 def5678",
         "what is this",

@@ -180,3 +180,36 @@ def test_a_zone_is_found_by_its_own_folders_under_its_canonical_name():
         assert _zone_on_disk(odd) is None
     with pytest.raises(InputError, match="unknown time zone"):
         zone("Mars/Olympus_Mons")
+
+
+@pytest.mark.parametrize(
+    ("typed", "key", "shown"),
+    [
+        ("UTC+8", "Etc/GMT-8", "UTC+08:00"),
+        ("utc+08:00", "Etc/GMT-8", "UTC+08:00"),
+        ("GMT-5", "Etc/GMT+5", "UTC-05:00"),
+        ("UTC+0", "UTC", "UTC"),
+        ("UTC+14", "Etc/GMT-14", "UTC+14:00"),
+    ],
+)
+def test_a_whole_hour_offset_is_its_etc_zone_and_shown_as_the_offset(typed, key, shown):
+    """The product's own words are "calendar day in UTC+8": DIGEST_TZ=UTC+8 was refused as no zone."""
+    from datetime import datetime
+
+    from analysis.labels import zone_name
+    from bot.config.settings import zone
+
+    tz = zone(typed)
+    assert tz.key == key and zone_name(tz.key) == shown
+    if key != "UTC":
+        offset = datetime(2026, 1, 1, tzinfo=tz).utcoffset().total_seconds() / 3600
+        assert offset == int(shown[3:6])
+
+
+@pytest.mark.parametrize("typed", ["UTC+05:30", "UTC+15", "GMT-13"])
+def test_an_offset_no_etc_zone_has_asks_for_the_region(typed):
+    from analysis.errors import InputError
+    from bot.config.settings import zone
+
+    with pytest.raises(InputError, match=r"use the region's zone, e\.g\. Asia/Kolkata"):
+        zone(typed)
