@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import calendar
+import re
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -28,6 +30,11 @@ def parse_day(text: str) -> date:
 
 
 def _bad_day(text: str) -> date:
+    m = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", text.strip())
+    if m and 1 <= int(m.group(2)) <= 12:  # the shape is right, the day is not on the calendar
+        year, month = int(m.group(1)), int(m.group(2))
+        days = calendar.monthrange(year, month)[1] if year >= 1 else 31
+        raise InputError(f"no such day {text.strip()!r}: {calendar.month_name[month]} {year} has {days} days")
     raise InputError(f"bad date {text!r}: use YYYY-MM-DD, e.g. 2026-01-29")
 
 

@@ -39,6 +39,19 @@ def test_bad_dates(bad):
         parse_day(bad)
 
 
+@pytest.mark.parametrize(
+    ("typed", "said"),
+    [
+        ("2026-11-31", "November 2026 has 30 days"),
+        ("2026-02-29", "February 2026 has 28 days"),
+        ("2024-02-30", "February 2024 has 29 days"),
+    ],
+)
+def test_a_day_not_on_the_calendar_says_how_many_days_its_month_has(typed, said):
+    with pytest.raises(InputError, match=f"no such day '{typed}': {said}"):
+        parse_day(typed)
+
+
 @pytest.mark.parametrize("early", ["0001-01-02", "1000-06-15", "1969-12-30"])
 def test_days_before_any_commit_are_out_of_range(early):
     # no commit predates 1970 (UTC): an earlier day would only overflow the history read before it

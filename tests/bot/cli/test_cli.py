@@ -164,7 +164,7 @@ def assert_one_line_error(result, fragment):
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["--date", "2026-02-30"], "bad date"),
+        (["--date", "2026-02-30"], "no such day '2026-02-30': February 2026 has 28 days"),
         (["--date", "yesterday"], "YYYY-MM-DD"),
         (["--tz", "Mars/Olympus"], "unknown time zone"),
         (["--branch", "nope"], "unknown branch 'nope'"),
