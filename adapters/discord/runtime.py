@@ -22,6 +22,9 @@ from bot.ports.protocols import ChatFacade
 
 log = logging.getLogger(__name__)
 
+GATEWAY_RETRY_FIRST = 5.0  # seconds before the gateway reconnects after an unexpected end
+GATEWAY_RETRY_MAX = 300.0
+
 
 class DiscordRuntime:
     """The bot inside the service: `start()` logs in (syncing commands) and connects the gateway in the
@@ -57,8 +60,32 @@ class DiscordRuntime:
             raise
         self.poster = self.bot.poster
         if gateway:
-            self._task = asyncio.create_task(self.bot.connect(reconnect=True), name="discord-gateway")
+            self._task = asyncio.create_task(self._gateway(self.bot), name="discord-gateway")
             self._task.add_done_callback(_gateway_ended)
+
+    async def _gateway(self, bot: DigestBot) -> None:
+        """discord.py's `connect(reconnect=True)` retries the network's failures and closes the client on
+        a setting's (a bad token, intents); anything else that escapes it (a payload its parser did not
+        expect) ended the gateway while posting went on: the bot stayed up, deaf to /digest and questions.
+        Such an end reconnects after a pause that doubles up to GATEWAY_RETRY_MAX."""
+        delay = GATEWAY_RETRY_FIRST
+        while not bot.is_closed():
+            try:
+                await bot.connect(reconnect=True)
+                return
+            except discord.PrivilegedIntentsRequired:
+                raise  # a setting: said by _gateway_ended
+            except Exception as exc:
+                if bot.is_closed():
+                    raise
+                log.error(
+                    "Discord gateway stopped: %s: %s; reconnecting in %.0fs", type(exc).__name__, exc, delay
+                )
+                if bot.ws is not None:  # the session it left open, if any
+                    with suppress(Exception):
+                        await bot.ws.close(code=4000)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, GATEWAY_RETRY_MAX)
 
     async def stop(self) -> None:
         if self.bot is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import logging
 import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timedelta
@@ -678,6 +679,61 @@ async def test_runtime_logs_in_syncs_commands_and_posts(fake, settings, service,
     finally:
         await runtime.stop()
     assert Route.BASE == ORIGINAL_BASE and runtime.poster is None
+
+
+async def test_a_gateway_ended_by_an_unexpected_error_reconnects(
+    fake, settings, service, monkeypatch, caplog
+):
+    """discord.py's connect retries network failures itself; an error it does not expect (its parser on
+    an unknown payload) ended the gateway task for good while posting went on: the bot stayed deaf."""
+    import adapters.discord.runtime as runtime_module
+    from adapters.discord.handlers import DigestBot
+
+    monkeypatch.setattr(runtime_module, "GATEWAY_RETRY_FIRST", 0.01)
+    calls: list[int] = []
+    connected = asyncio.Event()
+
+    async def connect(self, *, reconnect: bool = True) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise AttributeError("'NoneType' object has no attribute 'get'")
+        connected.set()
+        while not self.is_closed():  # serving until the runtime stops
+            await asyncio.sleep(0.01)
+
+    monkeypatch.setattr(DigestBot, "connect", connect)
+    runtime = DiscordRuntime(settings, service)
+    with caplog.at_level(logging.ERROR, logger="adapters.discord.runtime"):
+        await runtime.start()
+        try:
+            await asyncio.wait_for(connected.wait(), 5)
+            assert runtime._task is not None and not runtime._task.done()
+        finally:
+            await runtime.stop()
+    assert len(calls) == 2
+    [said] = [r.getMessage() for r in caplog.records]
+    assert said.startswith("Discord gateway stopped: AttributeError:") and "reconnecting in 0s" in said
+
+
+async def test_a_gateway_closed_by_a_setting_is_not_retried(fake, settings, service, monkeypatch):
+    from adapters.discord.handlers import DigestBot
+
+    calls: list[int] = []
+
+    async def connect(self, *, reconnect: bool = True) -> None:
+        calls.append(1)
+        await self.close()  # what discord.py does on a bad token's close code, before raising
+        raise RuntimeError("closed: 4004")
+
+    monkeypatch.setattr(DigestBot, "connect", connect)
+    runtime = DiscordRuntime(settings, service)
+    await runtime.start()
+    try:
+        assert runtime._task is not None
+        await asyncio.wait({runtime._task}, timeout=5)
+        assert runtime._task.done() and calls == [1]
+    finally:
+        await runtime.stop()
 
 
 async def test_runtime_syncs_globally_without_a_guild(fake, settings, service):
