@@ -144,6 +144,7 @@ class ChatService:
                 return CommandResult("digest", lang, digest=digest)
             if cmd.action == "subscribe":
                 assert cmd.repo is not None
+                self.check_room(platform, channel, cmd.repo)  # before any request to the repository's host
                 await self.check_repo(cmd.repo)  # now, not at tomorrow's run
             return CommandResult("message", lang, text=self.manage(platform, channel, cmd, user, lang))
         except DigestError as exc:  # a service's error may quote our request, token included
@@ -156,6 +157,15 @@ class ChatService:
             else:
                 log.exception("/digest %s: the database failed", cmd.action)
             return CommandResult("error", lang, text=label(lang, "store_failed"))
+
+    def check_room(self, platform: str, channel: str, repo: str) -> None:
+        self.subscriptions.chat.check_room(
+            platform,
+            channel,
+            repo,
+            self.settings.chat_subscriptions_per_channel,
+            self.settings.chat_subscriptions_max,
+        )
 
     def channel_tz(self, platform: str, channel: str, repo: str | None = None) -> str:
         """The zone of the channel's subscription (to `repo` when given), else DIGEST_TZ."""
@@ -184,6 +194,7 @@ class ChatService:
             if subs.chat.remove(platform, channel, cmd.repo):
                 return f"已取消订阅 {cmd.repo}。" if zh else f"Unsubscribed from {cmd.repo}."
             return f"本频道没有订阅 {cmd.repo}。" if zh else f"This channel is not subscribed to {cmd.repo}."
+        self.check_room(platform, channel, cmd.repo)  # again: another subscribe may have landed meanwhile
         sub = subs.chat.add(
             platform,
             channel,

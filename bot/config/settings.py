@@ -148,6 +148,10 @@ class Settings(BaseSettings):
     chat_cards_per_minute: int = Field(10, ge=1, le=600)
     # `/digest <date>` days one person may have built anew in any hour (a day built before is free)
     chat_days_per_hour: int = Field(10, ge=1, le=1000)
+    # `/digest subscribe`: at most this many chat subscriptions in one channel, and in all (each is a day's
+    # digest, its model calls included, every day); 0 leaves subscriptions to the config file
+    chat_subscriptions_per_channel: int = Field(10, ge=0, le=1000)
+    chat_subscriptions_max: int = Field(100, ge=0, le=100000)
 
     # Application
     digest_db: Path = Field(default_factory=default_db_path)

@@ -114,9 +114,34 @@ class ChatSubscriptions:
         self.store = store
         self._last: list[dict] | None = None
 
+    def check_room(self, platform: str, channel: str, repo: str, per_channel: int, most: int) -> None:
+        """InputError when a new subscription of `repo` here would pass a cap (one already here is a change
+        of its time or language, not a new one): a flood of `/digest subscribe` is a flood of daily
+        digests and their model calls."""
+        rows = self.store.query("SELECT platform, channel, repo FROM subscriptions")
+        if any((r["platform"], r["channel"], r["repo"]) == (platform, channel, repo) for r in rows):
+            return
+        if most == 0 or per_channel == 0:
+            raise InputError(
+                "subscriptions are not made in chat here: the bot's operator lists them in its config file"
+            )
+        here = sum((r["platform"], r["channel"]) == (platform, channel) for r in rows)
+        if here >= per_channel:
+            raise InputError(
+                f"this channel has {here} subscriptions, the most it may have (CHAT_SUBSCRIPTIONS_PER_CHANNEL):"
+                " /digest unsubscribe one first"
+            )
+        if len(rows) >= most:
+            raise InputError(
+                f"the bot has {len(rows)} chat subscriptions, the most it may have (CHAT_SUBSCRIPTIONS_MAX):"
+                " ask its operator"
+            )
+
     def add(
         self, platform: str, channel: str, repo: str, *, time: str | None, tz: str, lang: str, by: str = ""
     ) -> Subscription:
+        """The subscription, stored (a repository subscribed here already: its time, zone and language
+        changed)."""
         row = {
             "platform": platform,
             "channel": channel,

@@ -139,3 +139,47 @@ async def test_subscribing_to_an_unknown_repository_says_so_at_once(store):
     result = await service.execute("slack", "C1", parse_command("subscribe nobody/nothing 08:00"))
     assert result.kind == "error" and "not found" in result.text
     assert service.subscriptions.for_channel("slack", "C1") == []  # nothing half-made
+
+
+class KnownRepo:
+    """A source whose repository exists; counts the requests made to its host."""
+
+    def __init__(self, repo: str, asked: list[str]):
+        self.repo = repo
+        self.asked = asked
+
+    async def default_branch(self) -> str:
+        self.asked.append(self.repo)
+        return "main"
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_chat_subscriptions_are_capped_per_channel_and_in_all(store):
+    """A flood of `/digest subscribe` is a flood of daily digests and their model calls: capped, and
+    refused before any request to the repository's host."""
+    asked: list[str] = []
+    settings = Settings(digest_lang="en", chat_subscriptions_per_channel=2, chat_subscriptions_max=3)
+    service = chat_service(settings, store, source_factory=lambda repo: KnownRepo(repo, asked))
+    for repo in ("acme/one", "acme/two"):
+        ok = await service.execute("slack", "C1", parse_command(f"subscribe {repo} 08:00"))
+        assert ok.kind == "message" and ok.text.startswith(f"Subscribed to {repo}")
+    full = await service.execute("slack", "C1", parse_command("subscribe acme/three"))
+    assert full.kind == "error" and "this channel has 2 subscriptions" in full.text
+    assert "CHAT_SUBSCRIPTIONS_PER_CHANNEL" in full.text and asked == ["acme/one", "acme/two"]
+    # one subscribed already: its time changes, it is no new subscription
+    moved = await service.execute("slack", "C1", parse_command("subscribe acme/two 10:30"))
+    assert moved.kind == "message" and "10:30" in moved.text
+    assert (await service.execute("slack", "C2", parse_command("subscribe acme/four"))).kind == "message"
+    over = await service.execute("slack", "C3", parse_command("subscribe acme/five"))
+    assert over.kind == "error" and "the bot has 3 chat subscriptions" in over.text
+    assert [s.repo for s in service.subscriptions.chat.all()] == ["acme/one", "acme/two", "acme/four"]
+
+
+async def test_chat_subscriptions_off_leave_them_to_the_config_file(store):
+    asked: list[str] = []
+    settings = Settings(chat_subscriptions_max=0)
+    service = chat_service(settings, store, source_factory=lambda repo: KnownRepo(repo, asked))
+    refused = await service.execute("slack", "C1", parse_command("subscribe acme/one"))
+    assert refused.kind == "error" and "config file" in refused.text and asked == []
