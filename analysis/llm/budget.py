@@ -353,6 +353,15 @@ def _choose(cands: list[_Candidate], avail: int) -> dict[int, _Part]:
     return parts
 
 
+def whole_diff_cost(commit: Commit) -> int | None:
+    """What the commit's whole diff costs in the prompt, or None when part of it would be left out whatever
+    the budget (a lockfile, a patch not available, files not listed)."""
+    cands, excluded = _candidates(commit)
+    if excluded or commit.file_count > len(commit.files):
+        return None
+    return sum(c.whole_cost for c in cands)
+
+
 def select_diff(commit: Commit, budget_tokens: int) -> DiffSelection:
     """The diff block for the model within `budget_tokens` (estimate_tokens(text) <= budget)."""
     cands, excluded = _candidates(commit)

@@ -30,7 +30,7 @@ from analysis import heuristic
 from analysis.heuristic import prose
 from analysis.heuristic.bands import judged_reason, within_one_tier
 from analysis.labels import dimension_label
-from analysis.llm.budget import DiffSelection, file_list, select_diff
+from analysis.llm.budget import DiffSelection, file_list, select_diff, whole_diff_cost
 from analysis.llm.echo import tidy, without_echo
 from analysis.llm.grounding import consistent_change_type, ground
 from analysis.llm.prompts import (
@@ -119,6 +119,20 @@ class Budgets:
             medium_diff=max(512, min(3000, context * 3 // 8)),
             margin=max(256, context // 20),
         )
+
+
+# A low commit's diff up to this many times the compact budget is sent whole: a 26-line docs change
+# (1,100 tokens) cut to 800 left the model guessing at what it says, for 300 tokens saved.
+WHOLE_SMALL_DIFF = 1.5
+SMALL_DIFF_LINES = 300  # larger commits are not costed whole (the compact budget decides)
+
+
+def _compact(commit: Commit, compact: int) -> int:
+    """The diff budget of a commit the rules rank low: its whole diff when that is small, else `compact`."""
+    if commit.changed_lines > SMALL_DIFF_LINES:
+        return compact
+    whole = whole_diff_cost(commit)
+    return whole if whole is not None and compact < whole <= compact * WHOLE_SMALL_DIFF else compact
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,7 +397,7 @@ class LLMAnalyzer:
         # is judged from the file list and its most telling hunks, a medium prior gets a mid-sized diff,
         # and the whole budget goes where depth is most likely needed (issue 12: tokens).
         if prior[0] == Importance.LOW:
-            budget = min(budget, b.compact_diff)
+            budget = min(budget, _compact(commit, b.compact_diff))
         elif prior[0] == Importance.MEDIUM:
             budget = min(budget, b.medium_diff)
         return _Plan(prior, judgment, assessment, build, budget)

@@ -323,3 +323,17 @@ def test_a_conversation_keeps_its_latest_turns_within_the_budget():
     assert [t for _, t in kept[:-1]] == [t.strip() for _, t in turns[-len(kept) : -1]]  # newest, in order
     assert sum(estimate_tokens(f"{w}: {t}") + 1 for w, t in kept) <= 600
     assert fit_turns(turns, 0) == [] and fit_turns([], 100) == []
+
+
+def test_the_whole_diffs_cost_is_what_select_diff_sends_when_it_fits():
+    from analysis.llm.budget import whole_diff_cost
+
+    c = commit(fc("docs/guide.md", patch(hunk(1, 26, "doc"))), fc("pkg/a.py", patch(hunk(1, 3))))
+    whole = whole_diff_cost(c)
+    assert whole is not None
+    assert select_diff(c, whole).complete and not select_diff(c, whole - 40).complete
+    # a part left out whatever the budget: no whole cost
+    assert (
+        whole_diff_cost(commit(fc("pkg/a.py", patch(hunk(1, 3))), fc("uv.lock", patch(hunk(1, 9))))) is None
+    )
+    assert whole_diff_cost(commit(fc("pkg/a.py", patch(hunk(1, 3))), files_total=5)) is None

@@ -212,7 +212,10 @@ async def test_insight_rows_the_model_left_empty_take_the_rules_facts(fake, anal
     a = (await analyzer_for(fake).analyze([c], "en"))[c.sha]
     assert_llm(a, c)
     assert a.insights["architecture"] == "A new resolver beside the loader."
-    assert a.insights["maintainability"] == "410 lines of source changed, no test files changed; net +400/−10 lines"
+    assert (
+        a.insights["maintainability"]
+        == "410 lines of source changed, no test files changed; net +400/−10 lines"
+    )
     assert a.insights["performance"] == "Unknown"  # the rules have nothing either
     assert any(n.startswith("Filled in by the rules") and "insights (Maintainability" in n for n in a.notes)
 
@@ -621,6 +624,24 @@ async def test_every_prompt_fits_the_context(fake, analyzer_for) -> None:
     for entry in fake.log:
         assert entry.prompt_tokens + (entry.max_tokens or 0) <= context
     assert any("covered" in n and "uv.lock" in n for n in a.notes)  # says what it left out
+
+
+@pytest.mark.parametrize(("lines", "whole"), [(40, True), (60, False)])
+async def test_a_small_low_diff_is_sent_whole_a_larger_one_cut(fake, analyzer_for, lines, whole) -> None:
+    """A commit the rules rank low gets the compact diff budget (800 tokens at this context); a 26-line
+    docs change cost 1,100 and its end was cut, leaving the model to guess what it says. A diff up to
+    1.5 times the budget is sent whole; a larger one is still cut."""
+    text = "\n".join(
+        f"+Step {i}: configure the widget cache with option_{i} before the first request."
+        for i in range(lines)
+    )
+    patch = f"@@ -1,0 +1,{lines} @@\n{text}"
+    c = commit("[Doc] Explain the widget cache", path="docs/cache.md", patch=patch)
+    assert 800 < estimate_tokens(patch) <= 1200 if whole else estimate_tokens(patch) > 1200
+    await analyzer_for(fake).analyze([c], "en")
+    [entry] = [e for e in fake.log if e.purpose == "analysis"]
+    last = f"option_{lines - 1} before"
+    assert (last in entry.text) is whole
 
 
 # --- whole days through the pipeline ------------------------------------------------------------------------------
