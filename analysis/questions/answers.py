@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from analysis.models import Commit, commit_ref
 from analysis.questions.commit_answers import commit_answer, explain
 from analysis.questions.day_answers import commit_lines, listing, overview, riskiest
-from analysis.questions.document import Answer, QAData, Strong
+from analysis.questions.document import Answer, Link, QAData, Strong
 from analysis.questions.followup_answers import day_followups
 from analysis.questions.parse import Aspect, Intent, Question
 from analysis.questions.surface_answers import day_surface
@@ -85,6 +85,29 @@ def unresolved_answer(q: Question, data: QAData, matches: Sequence[Commit], list
         a.add(phrase(q.lang, "title_none", phrase=called))
         a.confident = False  # the words may not be a title at all: a model, when there is one, may know
     a.add(phrase(q.lang, "which_commit", example=example))
+    return a
+
+
+def sha_answer(
+    lang: str,
+    sha: str,
+    data: QAData,
+    candidates: Sequence[tuple[str, str, str | None]] = (),
+    *,
+    more: bool = False,
+) -> Answer:
+    """A short SHA that is not one commit: the commits it starts (sha, title, web page), or that none
+    does; never the thread's focus in its place. `more`: there are more candidates than listed."""
+    a = Answer(lang, source="data", kind="which commit")
+    if candidates:
+        a.add(Strong(phrase(lang, "sha_several", sha=sha, repo=data.repo)))
+        for full, title, url in candidates:
+            a.add("• ", Link(full[:10], url), " ", title)
+        if more:
+            a.add(phrase(lang, "sha_more"))
+    else:
+        a.add(phrase(lang, "sha_none", sha=sha, repo=data.repo))
+    a.add(phrase(lang, "which_commit", example=example_questions(lang, data)[1]))
     return a
 
 

@@ -36,6 +36,7 @@ from analysis.questions.answers import (
     example_questions,
     focus_answer,
     help_answer,
+    sha_answer,
     unresolved_answer,
 )
 from analysis.questions.document import Answer, FollowUpFact, QAData
@@ -54,6 +55,7 @@ from bot.store.health import database_error
 log = logging.getLogger(__name__)
 
 NAMED_MAX = 3  # commits one question may name and get answered about
+SHAS_LISTED = 8  # commits listed for a short SHA several of them start
 
 
 class ThreadLimiter:
@@ -155,9 +157,18 @@ async def answer_question(service: Any, ctx: ThreadContext | None, question: str
 async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) -> Answer:
     data = _day_data(service, ctx)
     q = parse_question(question, authors=data.authors())
+    listed = True
     if q.ordinal is not None and not _listing(service, ctx)[1]:  # "the last commit?" with no list: the day's
+        listed = False
         q = parse_question(question, authors=data.authors(), listed=False)
-    named, missing = await _resolve(service, ctx, q, data, lang)
+    named, missing, stray = await _resolve(service, ctx, q, data, lang)
+    if stray and not named and missing is None:
+        # "a100", "1234567": no commit has it, so it is a word ("which commits touch a100 kernels?"); a
+        # question that is then about "it" is about that SHA, never the focus in its place.
+        q = parse_question(question, authors=data.authors(), listed=listed, words=[n.value for n in stray])
+        if q.about_commit(True) and not (q.commits or q.title_words or q.ordinal is not None):
+            return sha_answer(lang, stray[0].value, data)
+        named, missing, _ = await _resolve(service, ctx, q, data, lang)
     if missing is not None and not named:
         if not missing.confident and service.answerer is not None:
             return await _model_answer(service, ctx, q, question, data, missing)
@@ -224,11 +235,29 @@ def _day_data(service: Any, ctx: ThreadContext) -> QAData:
 
 async def _resolve(
     service: Any, ctx: ThreadContext, q: Question, data: QAData, lang: str
-) -> tuple[list[tuple[Commit, Analysis | None]], Answer | None]:
-    """The commits the question names, found or fetched; an answer saying which one cannot be found."""
+) -> tuple[list[tuple[Commit, Analysis | None]], Answer | None, list[NamedCommit]]:
+    """The commits the question names, found or fetched; an answer saying which one cannot be found; the
+    weak SHAs no commit has (words, most likely)."""
     found: list[tuple[Commit, Analysis | None]] = []
     missing: Answer | None = None
+    stray: list[NamedCommit] = []
     for named in q.commits[:NAMED_MAX]:
+        if named.kind == "sha" and (named.short or named.weak):
+            # Too short to fetch, or maybe no SHA: one of the commits we know, or said to be none or several.
+            shas = _known_shas(service, ctx, named, data)
+            if len(shas) > 1:
+                candidates = [
+                    _candidate(service, ctx, data, named.repo or data.repo, sha) for sha in shas[:SHAS_LISTED]
+                ]
+                missing = sha_answer(lang, named.value, data, candidates, more=len(shas) > SHAS_LISTED)
+                continue
+            if not shas:
+                if named.weak:
+                    stray.append(named)
+                else:
+                    missing = sha_answer(lang, named.value, data)
+                continue
+            named = NamedCommit("sha", shas[0], named.repo)
         try:
             hit = await _find(service, ctx, named, data, lang)
         except OverLimit:
@@ -243,12 +272,12 @@ async def _resolve(
         if hit is not None and all(c.sha != hit[0].sha for c, _ in found):
             found.append(hit)
     if q.commits:
-        return found, missing
+        return found, missing, stray
     if q.ordinal is not None:  # "the second one": of the thread's last list
         repo, shas = _listing(service, ctx)
         index = q.ordinal - 1 if q.ordinal > 0 else q.ordinal
         if not -len(shas) <= index < len(shas):
-            return [], unresolved_answer(q, data, [], len(shas))
+            return [], unresolved_answer(q, data, [], len(shas)), []
         try:
             hit = await _find(service, ctx, NamedCommit("sha", shas[index], repo or None), data, lang)
         except DigestError as exc:  # listed, but gone from the store and the source
@@ -256,19 +285,47 @@ async def _resolve(
         else:
             error = "not found"
         if hit is not None:
-            return [hit], None
+            return [hit], None, []
         missing = Answer(lang, source="none", kind="not found")
         missing.add(_w(lang, "not_found", ref=shas[index][:12], repo=repo or data.repo, error=error))
-        return [], missing
+        return [], missing, []
     if q.title_words:  # "the bump version commit": the one commit whose title says so, never a guess
         data.focus = ctx.commit
         matches = titled(q, data)
         if len(matches) == 1:
             commit = matches[0]
             analysis = data.analyses.get(commit.sha) or (ctx.analysis if commit is ctx.commit else None)
-            return [(commit, analysis)], None
-        return [], unresolved_answer(q, data, matches)
-    return found, missing
+            return [(commit, analysis)], None, []
+        return [], unresolved_answer(q, data, matches), []
+    return found, missing, stray
+
+
+def _known_shas(service: Any, ctx: ThreadContext, named: NamedCommit, data: QAData) -> list[str]:
+    """The full SHAs a SHA prefix starts among the thread's commits and the store (commits, history): the
+    thread's first, at most SHAS_LISTED + 1."""
+    repo = named.repo or data.repo
+    shas: list[str] = []
+    if repo == data.repo:
+        for commit in [*data.commits, *([ctx.commit] if ctx.commit else [])]:
+            if commit.sha.lower().startswith(named.value) and commit.sha not in shas:
+                shas.append(commit.sha)
+    for sha in service.store.shas_starting(repo, named.value, SHAS_LISTED + 1):
+        if sha not in shas:
+            shas.append(sha)
+    return shas[: SHAS_LISTED + 1]
+
+
+def _candidate(
+    service: Any, ctx: ThreadContext, data: QAData, repo: str, sha: str
+) -> tuple[str, str, str | None]:
+    """(sha, title, web page) of a commit we know, for a list asking which one was meant."""
+    ours = [*data.commits, *([ctx.commit] if ctx.commit else [])]
+    for commit in ours:
+        if commit.sha == sha:
+            return sha, commit.title, commit.url
+    title, _ = commit_title_ref(service.store, repo, sha)
+    near = next((c for c in ours if c.repo == repo), None)
+    return sha, title, _url_of(service.store, near, sha) if near is not None else None
 
 
 async def _find(

@@ -53,13 +53,16 @@ def question_lang(text: str) -> str:
     return "zh" if CJK.search(text) else "en"
 
 
-def parse_question(text: str, authors: Iterable[str] = (), *, listed: bool = True) -> Question:
+def parse_question(
+    text: str, authors: Iterable[str] = (), *, listed: bool = True, words: Iterable[str] = ()
+) -> Question:
     """Read a thread question. `authors` are the names and logins of the thread's commits: a question
     naming one of them is about that author's commits even when no pattern says so. `listed=False`: the
-    thread has no list, so "the last commit" is read as words, not as a place in one."""
+    thread has no list, so "the last commit" is read as words, not as a place in one. `words`: hex tokens
+    read as words, not SHAs (weak ones no commit has)."""
     raw = clean_markup(_readable(text))
     lang = question_lang(raw)
-    commits, rest = named_commits(raw)
+    commits, rest = named_commits(raw, words)
     low = fix_slips(" ".join(rest.lower().replace("’", "'").split()))
     ordinal = None if commits else named_ordinal(low, listed)
     title_words: tuple[str, ...] = ()

@@ -44,6 +44,9 @@ class Facet(StrEnum):
     FEATURE = "feature"  # new options, parameters, fields, routes
 
 
+SHORT_SHA = 7  # fewer hex characters: a short SHA, read only with a digit and a letter
+
+
 @dataclass(frozen=True, slots=True)
 class NamedCommit:
     """A commit the question names: `#123`, a SHA, or a commit / pull-request URL."""
@@ -51,7 +54,13 @@ class NamedCommit:
     kind: Literal["pr", "sha"]
     value: str  # the PR number, or a lower-case hex SHA (prefix)
     repo: str | None = None  # from a URL or owner/name@sha
-    weak: bool = False  # all digits: a SHA only if a commit of the thread has it
+    # All digits, or a short one of one letter run and one digit run ("a100"): a SHA only if a commit has it.
+    weak: bool = False
+
+    @property
+    def short(self) -> bool:
+        """A SHA of fewer than 7 hex characters: looked up among the commits we know, never fetched."""
+        return self.kind == "sha" and len(self.value) < SHORT_SHA
 
     @property
     def text(self) -> str:

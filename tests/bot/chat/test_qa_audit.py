@@ -1,0 +1,98 @@
+"""Thread answers found wrong by an audit of real threads: short SHAs, a title naming one commit with a
+risk word, day-wide questions after a focus, the model's Markdown and echoes, the data's new questions."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from analysis.models import Importance
+from bot.config.settings import Settings
+from tests.bot.chat.test_qa import REPO, ask, commits, make_service, model_settings, posted
+from tests.fakes.digests import make_analysis, make_commit
+from tests.fakes.openai_server import FakeLLM
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(_env_file=None, digest_db=tmp_path / "digest.db", digest_repo=REPO, digest_lang="en")
+
+
+@pytest.fixture
+def llm():
+    with FakeLLM() as fake:
+        yield fake
+
+
+def stored(store, *commits) -> None:
+    """Commits of other days, analysed and stored (as a digest or a card leaves them)."""
+    store.save_commits(commits)
+    for commit in commits:
+        store.save_analysis(REPO, make_analysis(commit, Importance.MEDIUM, lang="en"), "m", "v1")
+
+
+# --- 1. a short SHA is that commit, or said to be none or several; never the focus -------------------
+
+
+async def test_a_six_character_sha_of_the_day_is_that_commit_not_the_focus(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    await ask(service, "what does #103 change?")  # the focus is the typo
+    answer = await ask(service, f"what are the risks of {day[1].sha[:6]}?")
+    assert answer.cites == [day[1].sha] and "Fix cache eviction" in answer.plain()
+    assert store.thread_focus("slack", "100.1") == (REPO, day[1].sha)
+
+
+async def test_a_short_sha_no_commit_has_says_so_and_never_answers_about_the_focus(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    await ask(service, "what does #103 change?")
+    unknown = "c0ffe3" if not any(c.sha.startswith("c0ffe3") for c in day) else "e0ffc3"
+    answer = await ask(service, f"what does {unknown} change?")
+    text = answer.plain()
+    assert answer.cites == [] and "Doc] typo" not in text
+    assert text.startswith(f"No commit I know of in {REPO} (this thread's day and the stored history) has")
+    assert f"starting with {unknown}." in text
+    assert store.thread_focus("slack", "100.1") == (REPO, day[2].sha)  # unchanged
+    zh = await ask(service, f"{unknown} 改了什么？")
+    assert zh.cites == [] and f"没有 SHA 以 {unknown} 开头的提交" in zh.plain()
+
+
+async def test_a_short_sha_several_commits_start_lists_them_and_asks_which(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    twins = [
+        make_commit(f"[Misc] Twin {i} (#{900 + i})", sha=f"a1b2c3{i}" + "0" * 33) for i in range(2)
+    ]
+    stored(store, *twins)
+    answer = await ask(service, "what does a1b2c3 change?")
+    text = answer.plain()
+    assert text.startswith(f"More than one commit of {REPO} has a SHA starting with a1b2c3:")
+    assert "Twin 0" in text and "Twin 1" in text and answer.cites == []
+    exact = await ask(service, "what does a1b2c31 change?")  # one more character: one commit
+    assert exact.cites == [twins[1].sha]
+
+
+async def test_a_weak_short_token_no_commit_has_is_read_as_a_word(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    await ask(service, "what does #103 change?")
+    about_it = await ask(service, "what does abc123 change?")  # one run of letters, one of digits
+    assert about_it.cites == [] and "starting with abc123" in about_it.plain()
+    area = await ask(service, "which commits touch a100 kernels?")  # a product name, not a SHA
+    assert area.kind == "list" and "starting with" not in area.plain()
+    year = await ask(service, "what does 1234567 change?")  # digits only: a SHA only if a commit has it
+    assert year.cites == [] and "starting with 1234567" in year.plain()
+
+
+async def test_a_weak_short_token_a_commit_has_is_that_commit(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    special = replace(day[0], sha="abc123" + day[0].sha[6:])  # one run of letters, one of digits
+    stored(store, special)
+    answer = await ask(service, "who wrote abc123?")
+    assert answer.cites == [special.sha]
