@@ -41,7 +41,7 @@ from analysis.questions.answers import (
 )
 from analysis.questions.document import Answer, FollowUpFact, QAData
 from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
-from analysis.questions.matching import titled
+from analysis.questions.matching import loosely_titled, titled
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
 from analysis.refs import Ref
 from bot.chat.recover import lost_answer, recover
@@ -173,6 +173,8 @@ async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) ->
         if not missing.confident and service.answerer is not None:
             return await _model_answer(service, ctx, q, question, data, missing)
         return missing
+    if not named and (titled_one := loosely_titled(q, data)) is not None:  # "is xxhash safe?"
+        named, q = [(titled_one, data.analyses.get(titled_one.sha))], replace(q, scope="commit")
     if named:
         ctx.commit, ctx.analysis = named[0]
         _remember_focus(service, ctx)

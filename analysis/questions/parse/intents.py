@@ -10,7 +10,7 @@ from typing import Literal
 from analysis.models import Importance
 from analysis.questions.parse.areas import area_terms
 from analysis.questions.parse.authors import named_author
-from analysis.questions.parse.commit_phrases import named_ordinal, named_title
+from analysis.questions.parse.commit_phrases import loose_words, named_ordinal, named_title
 from analysis.questions.parse.entities import CJK, clean_markup, named_commits, named_limit, named_paths
 from analysis.questions.parse.keywords import (
     ANY,
@@ -82,7 +82,7 @@ def parse_question(
     common = dict(
         text=text, lang=lang, commits=tuple(commits), tiers=tiers, terms=terms, author=author, count=count,
         limit=limit, scope=scope, env_vars=env_vars,
-        ordinal=ordinal, title_words=title_words,
+        ordinal=ordinal, title_words=title_words, loose_words=loose_words(low),
     )  # fmt: skip
 
     if FOLLOWUP.search(low):

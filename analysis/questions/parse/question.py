@@ -90,6 +90,9 @@ class Question:
     # "the second one" (the n-th commit of the thread's last list; -1: the last).
     title_words: tuple[str, ...] = ()
     ordinal: int | None = None
+    # The question's words that are no keyword ("is xxhash safe?": "xxhash"): the caller reads them as a
+    # title when exactly one of the day's commits holds them all.
+    loose_words: tuple[str, ...] = ()
 
     def about_commit(self, has_focus: bool) -> bool:
         """Whether the answer is about one commit: one is named, or the wording or the thread says so."""

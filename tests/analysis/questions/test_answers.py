@@ -367,3 +367,18 @@ def test_an_overview_of_a_day_without_high_commits_lists_the_medium_ones():
     a, text, _ = answer("what's new today?", data)
     assert "No high commit today.\nMedium:\n• " in text
     assert a.cites == [c.sha for c in data.commits[:3]]  # the three medium ones, the low typo left out
+
+
+def test_words_of_exactly_one_title_name_that_commit():
+    from dataclasses import replace
+
+    from analysis.questions.matching import loosely_titled
+
+    data = day()
+    xxhash = replace(data.commits[0], sha="f" * 40, message="[Perf] Use xxhash for the prefix cache (#105)")
+    data.commits.append(xxhash)
+    assert loosely_titled(parse_question("is xxhash safe?"), data) is xxhash
+    assert loosely_titled(parse_question("xxhash 有风险吗？"), data) is xxhash
+    assert loosely_titled(parse_question("Is xxhash safe to use?"), data) is xxhash
+    for text in ("is it safe?", "which commits are risky today?", "is the cache safe?"):
+        assert loosely_titled(parse_question(text), data) is None, text  # "it", the day, two titles

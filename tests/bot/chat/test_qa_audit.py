@@ -96,3 +96,20 @@ async def test_a_weak_short_token_a_commit_has_is_that_commit(settings, store):
     stored(store, special)
     answer = await ask(service, "who wrote abc123?")
     assert answer.cites == [special.sha]
+
+
+# --- 2. words of exactly one title and a risk word: that commit's risks ------------------------------
+
+
+async def test_a_word_of_one_title_with_a_risk_word_is_about_that_commit(settings, store):
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    await ask(service, "what does #101 change?")  # a focus that must not win either
+    answer = await ask(service, "is eviction safe?")
+    assert answer.cites == [day[1].sha] and answer.kind == "riskiest" and "Risks" in answer.plain()
+    assert store.thread_focus("slack", "100.1") == (REPO, day[1].sha)
+    zh = await ask(service, "eviction 安全吗？")
+    assert zh.cites == [day[1].sha] and "潜在风险" in zh.plain()
+    day_wide = await ask(service, "which commits are risky today?")  # the day's, as before
+    assert len(day_wide.cites) >= 2
