@@ -491,11 +491,16 @@ async def _model_answer(
         )
         return answer
     timeout = service.settings.qa_answer_timeout
+    # "What else landed today?" after a commit was named: the day's commits, not the focus's diff.
+    day_wide = q.scope == "day" and not q.commits and ctx.digest is not None
+    asked = replace(ctx, commit=None, analysis=None) if day_wide else ctx
+    if day_wide:
+        data = replace(data, focus=None)
     try:
         # The client's own timeout is per attempt (LLM_TIMEOUT, 120 s, up to LLM_MAX_RETRIES more): someone
         # waiting in a thread gets the data's answer after QA_ANSWER_TIMEOUT instead of minutes of silence.
         async with asyncio.timeout(timeout):
-            text = await service.answerer.answer(ctx, question, lang)
+            text = await service.answerer.answer(asked, question, lang)
     except Exception as exc:  # the thread still gets an answer: the data's
         late = isinstance(exc, TimeoutError)
         why = _w(lang, "late", s=f"{timeout:g}") if late else type(exc).__name__

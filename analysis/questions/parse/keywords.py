@@ -165,7 +165,7 @@ WHO_WROTE = _words(
 DAY = _words(
     r"\btoday\w*", r"\byesterday\w*", r"\bthis day\b", r"\bthe day\b", r"\bof the day\b", r"\bthese commits\b",
     r"\ball (?:the )?commits\b", r"\bin (?:this|the) digest\b", r"\bcommits\b", r"\bchanges\b", r"\bones\b",
-    r"今天", r"今日", r"当天", r"本日", r"昨天", r"这些提交", r"所有提交", r"哪些", r"各个", r"全部",
+    r"\b(?:what|anything|who) else\b", r"\boverall\b", r"其他提交", r"其它提交", r"别的提交", r"今天", r"今日", r"当天", r"本日", r"昨天", r"这些提交", r"所有提交", r"哪些", r"各个", r"全部",
 )  # fmt: skip
 ANY = _words(r"\bany(?:thing|one|body)?\b", r"有没有", r"哪些", r"什么")
 THIS_COMMIT = _words(

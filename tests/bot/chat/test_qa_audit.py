@@ -64,9 +64,7 @@ async def test_a_short_sha_no_commit_has_says_so_and_never_answers_about_the_foc
 async def test_a_short_sha_several_commits_start_lists_them_and_asks_which(settings, store):
     service = make_service(settings, store)
     await posted(service)
-    twins = [
-        make_commit(f"[Misc] Twin {i} (#{900 + i})", sha=f"a1b2c3{i}" + "0" * 33) for i in range(2)
-    ]
+    twins = [make_commit(f"[Misc] Twin {i} (#{900 + i})", sha=f"a1b2c3{i}" + "0" * 33) for i in range(2)]
     stored(store, *twins)
     answer = await ask(service, "what does a1b2c3 change?")
     text = answer.plain()
@@ -113,3 +111,20 @@ async def test_a_word_of_one_title_with_a_risk_word_is_about_that_commit(setting
     assert zh.cites == [day[1].sha] and "潜在风险" in zh.plain()
     day_wide = await ask(service, "which commits are risky today?")  # the day's, as before
     assert len(day_wide.cites) >= 2
+
+
+# --- 3. a day-wide question to the model after a focus: the day's commits ----------------------------
+
+
+async def test_a_day_wide_question_to_the_model_gets_the_day_not_the_focus(settings, store, llm):
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    day, _ = commits()
+    await ask(service, "what does #103 change?")  # the focus: the typo
+    answer = await ask(service, "what else landed today?")
+    assert answer.source == "llm"
+    [request] = llm.log
+    assert "the day's commits" in request.text and all(c.short_sha in request.text for c in day)
+    assert "docs/index.md" not in request.text  # the focus's file list and diff are not the context
+    followup = await ask(service, "hmm, and then?")  # no day in it: still the focus
+    assert followup.source == "llm" and "docs/index.md" in llm.log[-1].text
