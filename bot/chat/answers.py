@@ -30,6 +30,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from analysis.errors import DigestError, OverLimit
+from analysis.llm.echo import mostly_echo
+from analysis.llm.prompts import qa_instructions
 from analysis.models import Analysis, Commit, commit_ref
 from analysis.questions.answers import (
     answer_from_data,
@@ -42,6 +44,7 @@ from analysis.questions.answers import (
 from analysis.questions.document import Answer, FollowUpFact, QAData
 from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
 from analysis.questions.matching import loosely_titled, titled
+from analysis.questions.model_text import add_model_text
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
 from analysis.refs import Ref
 from bot.chat.recover import lost_answer, recover
@@ -96,6 +99,7 @@ _WORDS = {
         "so it was withheld. From the stored data:)",
         "no_model": "(No model answer ({why}). From the stored data:)",
         "late": "none within {s} s",
+        "echo": "it repeated its instructions",
         "sources": "Sources: ",
         "limited": "I've asked the model {n} times in this thread in the last minute, which is its limit here; "
         "please ask again in {s} s. Questions the data answers need no model and are answered at once, e.g. "
@@ -109,6 +113,7 @@ _WORDS = {
         "withheld": "（事实核查：模型的回答提到了数据中不存在的提交、文件或数字，因此未予发布。以下来自已存储的数据：）",
         "no_model": "（没有模型回答（{why}）。以下来自已存储的数据：）",
         "late": "{s} 秒内未回答",
+        "echo": "模型复述了提示词",
         "sources": "来源：",
         "limited": "这个讨论串在过去一分钟内已向模型提问 {n} 次，达到上限；请 {s} 秒后再问。数据能回答的问题不需要模型，"
         "会立即回答，例如“{example}”。",
@@ -507,10 +512,10 @@ async def _model_answer(
         log.warning(
             "LLM answer failed (%s); answering from the stored data", why if late else f"{why}: {exc}"
         )
-        answer = fallback or focus_answer(data, lang)
-        answer.source = "fallback"
-        answer.lines.insert(0, (_w(lang, "no_model", why=why),))
-        return answer
+        return _fallen_back(fallback, data, lang, why)
+    if mostly_echo(text, qa_instructions(lang)):  # our rules said back: no answer of its own
+        log.warning("LLM answer repeats its instructions; answering from the stored data")
+        return _fallen_back(fallback, data, lang, _w(lang, "echo"))
     commits = _thread_commits(service.store, data)
     checked = check_answer(text, _evidence(service.store, data, commits, text))
     if checked.removed:
@@ -525,8 +530,7 @@ async def _model_answer(
         answer.lines.insert(0, (_w(lang, "withheld"),))
         return answer
     answer = Answer(lang, source="llm", kind="model", removed=checked.removed, removed_items=checked.items)
-    for line in checked.text.splitlines():
-        answer.add(line)
+    add_model_text(answer, checked.text, commits)  # its Markdown as our spans, links only to our commits
     if checked.removed:
         answer.add(_w(lang, "removed", n=checked.removed))
     cited = cited_commits(checked.text, commits) or ([data.focus] if data.focus else [])
@@ -538,6 +542,14 @@ async def _model_answer(
                 f" {commit_ref(commit)}" if commit.pr_number else "",
             ]
         answer.add(*spans)
+    return answer
+
+
+def _fallen_back(fallback: Answer | None, data: QAData, lang: str, why: str) -> Answer:
+    """The data's answer when the model gave none, saying why."""
+    answer = fallback or focus_answer(data, lang)
+    answer.source = "fallback"
+    answer.lines.insert(0, (_w(lang, "no_model", why=why),))
     return answer
 
 

@@ -128,3 +128,42 @@ async def test_a_day_wide_question_to_the_model_gets_the_day_not_the_focus(setti
     assert "docs/index.md" not in request.text  # the focus's file list and diff are not the context
     followup = await ask(service, "hmm, and then?")  # no day in it: still the focus
     assert followup.source == "llm" and "docs/index.md" in llm.log[-1].text
+
+
+# --- 4. the model's Markdown rendered, outside links dropped; its echo is no answer -------------------
+
+
+async def test_the_models_markdown_is_posted_as_our_spans_without_outside_links(settings, store, llm):
+    from analysis.questions.document import Strong
+    from analysis.render.answer import slack_mrkdwn
+
+    day, _ = commits()
+    llm.reply(
+        "## Watch\n| Commit | Why |\n|---|---|\n"
+        f"| {day[0].short_sha} | the [rewrite](https://evil.example/phish) is large |\n"
+        "Ping @channel if it stalls.",
+        purpose="qa",
+    )
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    answer = await ask(service, "so what should the on-call person expect tonight?")
+    assert answer.source == "llm" and answer.lines[0] == (Strong("Watch"),)
+    slack = slack_mrkdwn(answer)
+    assert "evil.example" not in slack and "##" not in slack and "|---" not in slack
+    assert "@channel" not in slack and f"• {day[0].short_sha} · the rewrite is large" in answer.plain()
+
+
+async def test_a_model_answer_echoing_its_instructions_falls_back_to_the_data(settings, store, llm):
+    llm.reply(
+        "You answer questions asked in a chat thread about the commits of a software repository. Answer "
+        "only from the data given (the stored analysis, the commit and its diff, the day's commits).",
+        purpose="qa",
+    )
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    answer = await ask(service, "so what should the on-call person expect tonight?")
+    assert answer.source == "fallback"
+    assert answer.plain().startswith(
+        "(No model answer (it repeated its instructions). From the stored data:)"
+    )
+    assert "acme/widgets on 2026-01-26: 3 commits" in answer.plain()
