@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analysis.models import BREAKING_KINDS, UNALIASED_KINDS, SurfaceChange, SurfaceKind, describe
 from analysis.text import filled
 
 _W = {
@@ -144,6 +145,43 @@ _W = {
         "overview_medium": "中重要度：",
     },
 }
+
+
+# A surface fact's kind in Chinese (analysis/models.describe says it in English).
+SURFACE_KINDS_ZH = {
+    SurfaceKind.ADDED: "新增", SurfaceKind.REMOVED: "删除", SurfaceKind.RENAMED: "重命名",
+    SurfaceKind.MODULE_REMOVED: "删除模块", SurfaceKind.MODULE_RENAMED: "重命名模块",
+    SurfaceKind.PARAM_ADDED: "新增参数", SurfaceKind.PARAM_REMOVED: "删除参数", SurfaceKind.PARAM_RENAMED: "重命名参数",
+    SurfaceKind.PARAM_REORDERED: "位置参数顺序调整", SurfaceKind.PARAM_REQUIRED: "参数变为必填",
+    SurfaceKind.DEFAULT_CHANGED: "默认值变化", SurfaceKind.FIELD_ADDED: "新增字段", SurfaceKind.FIELD_REMOVED: "删除字段",
+    SurfaceKind.FIELD_RENAMED: "重命名字段", SurfaceKind.OPTION_ADDED: "新增命令行选项",
+    SurfaceKind.OPTION_REMOVED: "删除命令行选项", SurfaceKind.OPTION_RENAMED: "重命名命令行选项",
+    SurfaceKind.ENV_ADDED: "新增环境变量", SurfaceKind.ENV_REMOVED: "不再读取的环境变量",
+    SurfaceKind.ENV_RENAMED: "重命名环境变量", SurfaceKind.DEPRECATION: "新增弃用警告", SurfaceKind.SWITCH_FLIPPED: "开关切换",
+    SurfaceKind.ROUTE_ADDED: "新增 HTTP 路由", SurfaceKind.ROUTE_REMOVED: "删除 HTTP 路由", SurfaceKind.RAISES: "新增抛出异常",
+    SurfaceKind.SUPPORT_DROPPED: "不再支持", SurfaceKind.SUPPORT_ADDED: "新增支持", SurfaceKind.DEPENDENCY_ADDED: "新增依赖",
+    SurfaceKind.DEPENDENCY_REMOVED: "移除依赖", SurfaceKind.DEPENDENCY_CHANGED: "依赖版本范围变化",
+    SurfaceKind.DEPENDENCY_OPTIONAL: "依赖改为可选",
+}  # fmt: skip
+
+
+def surface_fact(change: SurfaceChange, lang: str) -> str:
+    """One surface fact as a line in the answer's language: "新增环境变量：X，位于 path:12"."""
+    if lang != "zh":
+        return describe(change)
+    text = f"{SURFACE_KINDS_ZH[change.kind]}：{change.name}"
+    if change.old is not None and change.new is not None:
+        text += f"（{change.old} → {change.new}）"
+    elif change.old is not None:
+        text += f"（原为 {change.old}）"
+    elif change.new is not None and change.new != change.name:
+        text += f"（{change.new}）"
+    if change.kind in BREAKING_KINDS and change.kind not in UNALIASED_KINDS:
+        text += "；保留了旧名别名" if change.aliased else "；没有别名"
+    if change.documented is False:
+        text += "；文档从未提及"
+    where = f"{change.path}:{change.line}" if change.line else change.path
+    return f"{text}，位于 {where}"
 
 
 def phrase(lang: str, key: str, **fmt: object) -> str:

@@ -247,7 +247,7 @@ def test_surface_changes_of_the_day():
         and "--trace" not in text
     )
     _, text, _ = answer("新增了哪些参数？", data)
-    assert "command-line option added: --trace" in text
+    assert "新增命令行选项：--trace，位于 src/app/cli/serve.py:30" in text and "added" not in text
 
 
 def test_surface_not_known_is_said_plainly():
@@ -382,3 +382,24 @@ def test_words_of_exactly_one_title_name_that_commit():
     assert loosely_titled(parse_question("Is xxhash safe to use?"), data) is xxhash
     for text in ("is it safe?", "which commits are risky today?", "is the cache safe?"):
         assert loosely_titled(parse_question(text), data) is None, text  # "it", the day, two titles
+
+
+def test_surface_facts_in_a_chinese_answer_are_worded_in_chinese():
+    from analysis.questions.wording import SURFACE_KINDS_ZH
+
+    assert set(SURFACE_KINDS_ZH) == set(SurfaceKind)  # every kind a parser finds has its words
+    data = day()
+    api = data.commits[1]
+    env = SurfaceChange(SurfaceKind.ENV_ADDED, "APP_TRACE_DIR", "src/app/cli/serve.py", 31)
+    data.commits[1] = _with_surface(api, (*api.surface, env))
+    _, text, _ = answer("今天有破坏性变更吗？", data)
+    assert (
+        "重命名命令行选项：--max-batch（--batch → --max-batch）；没有别名，位于 src/app/cli/serve.py:10"
+        in text
+    )
+    assert "renamed" not in text and "no alias" not in text
+    _, env_text, _ = answer("有新增的环境变量吗？", data)
+    assert "新增环境变量：APP_TRACE_DIR，位于 src/app/cli/serve.py:31" in env_text
+    assert "environment variable added" not in env_text
+    _, one, _ = answer(f"{api.short_sha} 有破坏性变更吗？", data)
+    assert "• 重命名命令行选项：--max-batch" in one
