@@ -133,12 +133,13 @@ _HELP = {
         "I can't answer that from the data, and no model is configured to try. In this thread I can "
         "answer: the day's riskiest, high or medium commits; whether a commit was reverted or fixed "
         "forward; what a commit changes (risks, tests, files, author, size); commits touching a path or "
-        "area, or by an author; breaking changes, defaults and new options; counts. For example:"
+        "area, or by an author; breaking changes, defaults and new options; counts, lines changed, commits "
+        "without tests, the biggest commits. For example:"
     ),
     "zh": (
         "这个问题无法从数据中回答，也没有配置可以尝试回答的模型。在这个讨论串里我可以回答：当天风险最高、高或中重要度的"
         "提交；某个提交是否被回滚或修复跟进；某个提交改了什么（风险、测试、文件、作者、规模）；涉及某个路径或模块、"
-        "或某位作者的提交；破坏性变更、默认值和新选项；数量统计。例如："
+        "或某位作者的提交；破坏性变更、默认值和新选项；数量统计、改动行数、没有测试的提交、最大的提交。例如："
     ),
 }
 

@@ -76,6 +76,12 @@ _W = {
         "overview_top": "High:",
         "overview_none_high": "No high commit today.",
         "overview_medium": "Medium:",
+        "lines_total": "{total} lines changed today (+{add} −{dele}) in {n} commits.",
+        "lines_match": "{total} lines changed today (+{add} −{dele}) in the {n} commits matching ({what}).",
+        "untested_head": "{n} of {total} commits today change no test file:",
+        "untested_none": "Each of the {n} commits whose files were read changes a test file.",
+        "untested_unknown": "Not known for {n} commit(s): not all of their files were read.",
+        "biggest_head": "The biggest commits by changed lines ({shown} of {total}):",
     },
     "zh": {
         "riskiest": "风险最高的提交（今日 {total} 个中的 {shown} 个，按风险分排序：规模、范围、路径的跟进记录）：",
@@ -143,6 +149,12 @@ _W = {
         "overview_top": "高重要度：",
         "overview_none_high": "今日没有高重要度提交。",
         "overview_medium": "中重要度：",
+        "lines_total": "今日 {n} 个提交共改动 {total} 行（+{add} −{dele}）。",
+        "lines_match": "今日符合（{what}）的 {n} 个提交共改动 {total} 行（+{add} −{dele}）。",
+        "untested_head": "今日 {total} 个提交中有 {n} 个没有修改测试文件：",
+        "untested_none": "已读取文件的 {n} 个提交都修改了测试文件。",
+        "untested_unknown": "另有 {n} 个提交未知：它们的文件没有全部读取。",
+        "biggest_head": "按改动行数排序最大的提交（共 {total} 个，列出 {shown} 个）：",
     },
 }
 

@@ -16,6 +16,7 @@ from analysis.questions.parse.keywords import (
     ANY,
     ASPECT,
     AUTHORS,
+    BIGGEST,
     COUNT,
     DAY,
     ENV_VARS,
@@ -31,6 +32,7 @@ from analysis.questions.parse.keywords import (
     THIS_COMMIT,
     TIER,
     TOP_AUTHORS,
+    UNTESTED,
     WHO_WROTE,
 )
 from analysis.questions.parse.question import Aspect, Facet, Intent, NamedCommit, Question
@@ -101,6 +103,14 @@ def parse_question(
             intent=Intent.EXPLAIN, aspects=frozenset({Aspect.AUTHOR}), **{**common, "author": None}
         )
     risky = bool(RISK.search(low)) and not count
+    if not commits and scope != "commit":  # the day's measures: lines, commits without tests, the biggest
+        day = {**common, "scope": "day"}
+        if UNTESTED.search(low):
+            return Question(intent=Intent.LIST, untested=True, **day)
+        if count and Aspect.SIZE in aspects:
+            return Question(intent=Intent.LIST, lines_total=True, **day)
+        if BIGGEST.search(low) and not RISK.search(low):
+            return Question(intent=Intent.LIST, biggest=True, **day)
     if count and scope == "commit" and not DAY.search(low):  # "how many files did it change?": its size
         return Question(intent=Intent.EXPLAIN, aspects=aspects or frozenset({Aspect.SIZE}), **common)
     if terms or author or tiers:

@@ -93,6 +93,9 @@ class Question:
     # The question's words that are no keyword ("is xxhash safe?": "xxhash"): the caller reads them as a
     # title when exactly one of the day's commits holds them all.
     loose_words: tuple[str, ...] = ()
+    lines_total: bool = False  # "how many lines changed today?": the (matching) commits' changed lines
+    untested: bool = False  # "which commits have no tests?": those changing no test file
+    biggest: bool = False  # "what's the biggest commit?": by changed lines
 
     def about_commit(self, has_focus: bool) -> bool:
         """Whether the answer is about one commit: one is named, or the wording or the thread says so."""

@@ -167,3 +167,25 @@ async def test_a_model_answer_echoing_its_instructions_falls_back_to_the_data(se
         "(No model answer (it repeated its instructions). From the stored data:)"
     )
     assert "acme/widgets on 2026-01-26: 3 commits" in answer.plain()
+
+
+# --- 6. measures of the day the data answers ---------------------------------------------------------
+
+
+async def test_lines_untested_biggest_and_an_authors_first_name_need_no_model(settings, store, llm):
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    day, _ = commits()
+    lines = await ask(service, "how many lines changed today?")
+    assert lines.source == "data" and lines.plain().startswith(
+        "1051 lines changed today (+1051 −0) in 3 commits"
+    )
+    untested = await ask(service, "哪些提交没有测试？")
+    assert untested.source == "data" and untested.cites == [day[0].sha, day[2].sha]
+    biggest = await ask(service, "what's the biggest commit?")
+    assert biggest.cites[0] == day[0].sha
+    second = await ask(service, "who wrote the second one?")  # a list like the others
+    assert second.cites == [biggest.cites[1]]
+    grace = await ask(service, "what did Grace do today?")
+    assert grace.source == "data" and grace.cites == [day[1].sha] and "by Grace Hopper" in grace.plain()
+    assert llm.calls == 0
