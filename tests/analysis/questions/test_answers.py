@@ -382,6 +382,8 @@ def test_words_of_exactly_one_title_name_that_commit():
     assert loosely_titled(parse_question("Is xxhash safe to use?"), data) is xxhash
     for text in ("is it safe?", "which commits are risky today?", "is the cache safe?"):
         assert loosely_titled(parse_question(text), data) is None, text  # "it", the day, two titles
+    data.commits[3] = replace(data.commits[3], files=(fc("src/app/xxhash/bindings.py"),))
+    assert loosely_titled(parse_question("is xxhash safe?"), data) is None  # an area another commit touches
 
 
 def test_surface_facts_in_a_chinese_answer_are_worded_in_chinese():
