@@ -25,6 +25,7 @@ _PR_NUMBER = re.compile(
     re.IGNORECASE,
 )
 _HEX = re.compile(r"(?<![\w/#.@-])([0-9a-fA-F]{4,64})(?![\w/@-]|\.\w)")
+SURE_SHORT = 6  # a short SHA of fewer characters may as well be a name ("c10d")
 # One run of letters and one of digits ("a100", "bf16", "405b"): as often a product or a size as a SHA.
 _TWO_RUNS = re.compile(r"[a-f]+\d+|\d+[a-f]+", re.IGNORECASE)
 _PATH = re.compile(
@@ -88,11 +89,12 @@ def named_commits(text: str, words: Iterable[str] = ()) -> tuple[list[NamedCommi
             return token
         has_digit, has_letter = any(c.isdigit() for c in token), any(c.isalpha() for c in token)
         if len(token) < SHORT_SHA:
-            # Short: a digit and a letter, or it is a year, a count or a word ("2025", "cafe"); one run of
-            # each is weak (a SHA only if a commit has it), and stays in the text as the word it may be.
+            # Short: a digit and a letter, or it is a year, a count or a word ("2025", "cafe"). Under six
+            # characters or one run of each ("c10d", "a100", "bf16") it is weak (a SHA only if a commit has
+            # it), and stays in the text as the word it may be.
             if not (has_digit and has_letter):
                 return token
-            weak = bool(_TWO_RUNS.fullmatch(token))
+            weak = len(token) < SURE_SHORT or bool(_TWO_RUNS.fullmatch(token))
             found.append(NamedCommit("sha", token.lower(), weak=weak))
             return token if weak else " "
         if has_digit and has_letter:

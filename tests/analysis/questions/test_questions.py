@@ -381,7 +381,8 @@ def test_names_and_areas_are_read_only_from_word_starts():
 
 def test_short_shas_need_a_digit_and_a_letter_and_one_run_of_each_is_weak():
     assert ask("what does a1b2c3 change?").commits == (NamedCommit("sha", "a1b2c3"),)
-    assert ask("and 3f9c?").commits == (NamedCommit("sha", "3f9c"),)
+    assert ask("and 3f9c2e?").commits == (NamedCommit("sha", "3f9c2e"),)
+    assert ask("is the c10d change risky?").commits == (NamedCommit("sha", "c10d", weak=True),)  # a name too
     for word in ("what landed in 2025?", "is the cafe commit risky?", "how about 123?"):
         assert ask(word).commits == (), word  # a year, a hex word, three characters: no SHA
     q = ask("which commits touch a100 kernels?")
