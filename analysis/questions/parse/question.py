@@ -54,7 +54,8 @@ class NamedCommit:
     kind: Literal["pr", "sha"]
     value: str  # the PR number, or a lower-case hex SHA (prefix)
     repo: str | None = None  # from a URL or owner/name@sha
-    # All digits, or a short one of one letter run and one digit run ("a100"): a SHA only if a commit has it.
+    # All digits, or short and maybe a name ("a100", "c10d"): a SHA only if a commit (short: of the thread's
+    # day) has it.
     weak: bool = False
 
     @property
