@@ -25,8 +25,10 @@ case; they are synthetic and named as such below: #33405 (2026-02-01) fixes #333
     a file, a percentage, a multiplier, a version, a date, a line count). Counted: invented facts posted
     (target 0) and real facts named, on both platforms; answer time minus the model's latency (target ≤ 1 s).
     An independent oracle (every SHA, PR number, path and figure of the data) finds invented facts.
-(5) The local 1.5B model (--real-model, when it answers): a handful of such questions on Slack, the
-    invented facts in its raw replies and in what was posted.
+(5) The local 1.5B model (--real-model, when it answers): a handful of such questions on Slack, what each
+    got (the model's answer, or a fallback to the data's: a time-out, a failure, an echo, a withheld reply),
+    the invented facts in its raw replies and in the model answers posted. The thread waits as long as the
+    client (QA_ANSWER_TIMEOUT = LLM_TIMEOUT = 900 s).
 Plain-text output; no network beyond 127.0.0.1.
 """
 
@@ -66,6 +68,7 @@ from bot.chat.service import ChatService  # noqa: E402
 from bot.config.settings import Settings  # noqa: E402
 from bot.delivery.posting import post_digest  # noqa: E402
 from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
+from bot.monitoring import metrics  # noqa: E402
 from bot.store.db import Store  # noqa: E402
 from tests.analysis.render.test_render_slack import texts  # noqa: E402  (what Slack renders of blocks)
 from tests.fakes.discord_api import FakeDiscord  # noqa: E402
@@ -206,6 +209,7 @@ HELD_OUT_2: tuple[Q, ...] = (
 )  # fmt: skip
 
 # Questions the data does not answer: the model's turn.
+REAL_MODEL_TIMEOUT = 900.0  # seconds a local model may take per answer in (5) (one slot, long prompts)
 MODEL_QUESTIONS: tuple[Q, ...] = (
     Q(D29, "what should the on-call person keep an eye on tonight?"),
     Q(D29, "给运维的同学一句话建议？"),
@@ -760,14 +764,13 @@ async def report_real_model(world: World, slack: FakeSlack, fake: FakeDiscord, u
         print(f"(5) local model at {url}: not available ({type(exc).__name__}); skipped")
         return
     model = models[0]["id"]
-    # One slot shared by everyone: a long timeout and no retry (a retry would queue a second copy).
-    settings = world.settings(
-        slack, fake, openai_base_url=url, digest_model=model, llm_timeout=900, llm_max_retries=0
-    )
+    settings = world.settings(slack, fake, **real_model_overrides(url, model))
     _, runtime, client = await open_platforms(world, slack, fake, settings)
     raw_invented = posted_invented = cited = removed = 0
     overhead: list[float] = []
     model_time: list[float] = []
+    outcomes: list[str] = []
+    asked_lines: list[str] = []
     try:
         threads = {}  # fresh threads: earlier answers in a thread are context a small model copies
         async with open_slack_poster(settings) as poster:
@@ -778,31 +781,77 @@ async def report_real_model(world: World, slack: FakeSlack, fake: FakeDiscord, u
         async with aiohttp.ClientSession() as http:
             for q in MODEL_QUESTIONS[:count]:
                 before = world.store.query("SELECT max(id) AS id FROM llm_calls")[0]["id"] or 0
-                asked = await side.ask(http, q.day, q.text, timeout=1000)
+                sources = answer_sources()
+                asked = await side.ask(http, q.day, q.text, timeout=REAL_MODEL_TIMEOUT + 100)
+                outcome = answer_outcome(sources, answer_sources())
+                outcomes.append(outcome)
                 calls = world.store.query(
                     "SELECT reply, latency_ms FROM llm_calls WHERE id > ? AND purpose = 'qa'", [before]
                 )
                 raw = "\n".join(c["reply"] or "" for c in calls)
                 raw_invented += len(world.oracle.invented(raw, q.text))
+                model_time.append(sum(c["latency_ms"] or 0 for c in calls) / 1000)
+                overhead.append(asked.answer - model_time[-1])
+                asked_lines.append(f"    {q.day} {q.text!r}: {outcome} in {asked.answer:.0f} s")
+                if outcome != "model":  # the data's answer: nothing of the model to count as posted
+                    continue
                 posted = normalise(without_sources(asked.text))
                 posted_invented += len(world.oracle.invented(posted, q.text))
                 cited += len(named(normalise(asked.text), world.commits))
-                model_time.append(sum(c["latency_ms"] or 0 for c in calls) / 1000)
-                overhead.append(asked.answer - model_time[-1])
                 removed += sum(
                     int(n) for n in re.findall(r"Fact check: (\d+) statement", normalise(asked.text))
                 )
     finally:
         await runtime.stop()
         await client.close()
+    answered = outcomes.count("model")
     print(f"(5) local model {model} at {url}: {count} questions on Slack")
+    print("\n".join(asked_lines))
     print(
-        f"    invented facts in its raw replies {raw_invented}, posted {posted_invented} (target 0);"
-        f" statements the fact-check removed {removed}; commits cited {cited}"
+        f"    model answers posted {answered}/{len(outcomes)}; fallbacks to the data's answer"
+        f" {len(outcomes) - answered} (time-outs, failures, echoes, withheld: not passes)"
+    )
+    print(
+        f"    invented facts in its raw replies {raw_invented}, posted in model answers {posted_invented}"
+        f" (target 0); statements the fact-check removed {removed}; commits cited {cited}"
     )
     print(
         f"    model call {', '.join(f'{t:.0f} s' for t in model_time)}; answer − model call time {ms(overhead)}"
     )
+
+
+def real_model_overrides(url: str, model: str) -> dict[str, Any]:
+    """The settings of (5). One slot shared by everyone: a long timeout and no retry (a retry would queue a
+    second copy). The thread's own wait (QA_ANSWER_TIMEOUT, 60 s by default) is raised to match: cut at
+    60 s, a slow model leaves the data's answer, which says nothing of the model."""
+    return {
+        "openai_base_url": url,
+        "digest_model": model,
+        "llm_timeout": REAL_MODEL_TIMEOUT,
+        "llm_max_retries": 0,
+        "qa_answer_timeout": REAL_MODEL_TIMEOUT,
+    }
+
+
+def answer_sources() -> dict[str, float]:
+    """How many thread answers of each source (data, llm, fallback...) the metrics have counted so far."""
+    counts: dict[str, float] = {}
+    for family in metrics.REGISTRY.collect():
+        if family.name != "digestbot_qa_answers":
+            continue
+        for sample in family.samples:
+            if sample.name.endswith("_total"):
+                counts[sample.labels["source"]] = sample.value
+    return counts
+
+
+def answer_outcome(before: dict[str, float], after: dict[str, float]) -> str:
+    """What one question got: "model" (the model's checked answer), "fallback" (the data's answer after a
+    time-out, a failure, an echo or a withheld reply), or the other source that answered it."""
+    grew = [source for source, n in after.items() if n > before.get(source, 0.0)]
+    if "llm" in grew:
+        return "model"
+    return "fallback" if "fallback" in grew or not grew else grew[0]
 
 
 def main() -> None:

@@ -60,11 +60,23 @@ def is_echo(clause: str, known: frozenset[tuple[str, ...]]) -> bool:
     tokens = _tokens(clause)
     if len(tokens) < SHINGLE:
         return False
+    return _covered(tokens, known) >= ECHO_SHARE * len(tokens)
+
+
+def _covered(tokens: list[str], known: frozenset[tuple[str, ...]]) -> int:
+    """How many of the tokens run inside a shingle of `known`."""
     covered = [False] * len(tokens)
     for i in range(len(tokens) - SHINGLE + 1):
         if tuple(tokens[i : i + SHINGLE]) in known:
             covered[i : i + SHINGLE] = [True] * SHINGLE
-    return sum(covered) >= ECHO_SHARE * len(tokens)
+    return sum(covered)
+
+
+def mostly_echo(text: str, instructions: str) -> bool:
+    """Whether a whole reply is mostly our instructions said back (ECHO_SHARE of its words): an answer
+    that says nothing of its own (a thread answer made of the QA prompt's rules)."""
+    tokens = _tokens(text)
+    return len(tokens) >= SHINGLE and _covered(tokens, shingles(instructions)) >= ECHO_SHARE * len(tokens)
 
 
 def _norm(text: str) -> str:

@@ -565,6 +565,14 @@ def _day_lines(day: Iterable[tuple[Commit, Analysis]], lang: str) -> str:
     return "\n".join(lines)
 
 
+def qa_instructions(lang: str) -> str:
+    """Our own words in every QA prompt (the rules and the data's framing): an answer made of them echoes
+    the prompt."""
+    lang = _lang(lang)
+    q = _QA_TEXT[lang]
+    return "\n".join([_QA_SYSTEM[lang], _TEXT[lang]["frame"].format(begin="", end=""), *q.values()])
+
+
 def qa_messages(
     question: str,
     lang: str,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from analysis.models import Commit, commit_ref
 from analysis.questions.commit_answers import commit_answer, explain
 from analysis.questions.day_answers import commit_lines, listing, overview, riskiest
-from analysis.questions.document import Answer, QAData, Strong
+from analysis.questions.document import Answer, Link, QAData, Strong
 from analysis.questions.followup_answers import day_followups
 from analysis.questions.parse import Aspect, Intent, Question
 from analysis.questions.surface_answers import day_surface
@@ -88,6 +88,29 @@ def unresolved_answer(q: Question, data: QAData, matches: Sequence[Commit], list
     return a
 
 
+def sha_answer(
+    lang: str,
+    sha: str,
+    data: QAData,
+    candidates: Sequence[tuple[str, str, str | None]] = (),
+    *,
+    more: bool = False,
+) -> Answer:
+    """A short SHA that is not one commit: the commits it starts (sha, title, web page), or that none
+    does; never the thread's focus in its place. `more`: there are more candidates than listed."""
+    a = Answer(lang, source="data", kind="which commit")
+    if candidates:
+        a.add(Strong(phrase(lang, "sha_several", sha=sha, repo=data.repo)))
+        for full, title, url in candidates:
+            a.add("• ", Link(full[:10], url), " ", title)
+        if more:
+            a.add(phrase(lang, "sha_more"))
+    else:
+        a.add(phrase(lang, "sha_none", sha=sha, repo=data.repo))
+    a.add(phrase(lang, "which_commit", example=example_questions(lang, data)[1]))
+    return a
+
+
 def _which_commit(a: Answer, q: Question, data: QAData) -> None:
     a.add(phrase(q.lang, "which_commit", example=example_questions(q.lang, data)[1]))
 
@@ -110,12 +133,13 @@ _HELP = {
         "I can't answer that from the data, and no model is configured to try. In this thread I can "
         "answer: the day's riskiest, high or medium commits; whether a commit was reverted or fixed "
         "forward; what a commit changes (risks, tests, files, author, size); commits touching a path or "
-        "area, or by an author; breaking changes, defaults and new options; counts. For example:"
+        "area, or by an author; breaking changes, defaults and new options; counts, lines changed, commits "
+        "without tests, the biggest commits. For example:"
     ),
     "zh": (
         "这个问题无法从数据中回答，也没有配置可以尝试回答的模型。在这个讨论串里我可以回答：当天风险最高、高或中重要度的"
         "提交；某个提交是否被回滚或修复跟进；某个提交改了什么（风险、测试、文件、作者、规模）；涉及某个路径或模块、"
-        "或某位作者的提交；破坏性变更、默认值和新选项；数量统计。例如："
+        "或某位作者的提交；破坏性变更、默认值和新选项；数量统计、改动行数、没有测试的提交、最大的提交。例如："
     ),
 }
 

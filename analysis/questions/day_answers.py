@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from analysis.labels import importance_word
 from analysis.models import Analysis, Commit, Importance
+from analysis.paths import PathKind, classify_path
 from analysis.questions.document import Answer, QAData, Span, Strong
 from analysis.questions.matching import filtered, path_like
 from analysis.questions.parse import Aspect, Question
@@ -15,6 +16,7 @@ from analysis.text import display_author, display_title
 
 LIST_MAX = 15  # commits listed one per line; the rest are named in one line of links
 RISKIEST_DEFAULT = 5
+BIGGEST_DEFAULT = 3
 
 
 def _analysis(data: QAData, commit: Commit) -> Analysis | None:
@@ -73,6 +75,10 @@ def listing(a: Answer, q: Question, data: QAData) -> None:
     if q.authors_ranked:
         _authors(a, q, data)
         return
+    measure = _lines_total if q.lines_total else _untested if q.untested else _biggest if q.biggest else None
+    if measure is not None:
+        measure(a, q, data)
+        return
     total = len(data.commits)
     if not (q.tiers or q.terms or q.author):
         stats = {lvl.value: 0 for lvl in Importance}
@@ -101,6 +107,58 @@ def listing(a: Answer, q: Question, data: QAData) -> None:
     else:
         a.add(Strong(phrase(q.lang, "list_match", n=len(matches), total=total, what=what)))
     commit_lines(a, q.lang, data, matches, risks=Aspect.RISKS in q.aspects)
+
+
+def _lines_total(a: Answer, q: Question, data: QAData) -> None:
+    """The lines the (matching) commits changed, added and deleted."""
+    commits = filtered(q, data)
+    add, dele = sum(c.total_additions for c in commits), sum(c.total_deletions for c in commits)
+    what = _what(q)
+    key = "lines_match" if what else "lines_total"
+    a.add(phrase(q.lang, key, total=add + dele, add=add, dele=dele, n=len(commits), what=what))
+
+
+def _untested(a: Answer, q: Question, data: QAData) -> None:
+    """The (matching) commits that change no test file, the most important first; a commit whose file
+    list is incomplete may have one among the files not read: not known."""
+    commits = filtered(q, data)
+    untested, unknown = [], 0
+    for commit in commits:
+        if any(classify_path(f.path) == PathKind.TESTS for f in commit.files):
+            continue
+        if not commit.files or len(commit.files) < commit.file_count:
+            unknown += 1
+            continue
+        untested.append(commit)
+    if not untested:
+        a.add(phrase(q.lang, "untested_none", n=len(commits) - unknown))
+    else:
+        untested.sort(
+            key=lambda c: (an.importance.rank if (an := _analysis(data, c)) else 3, -c.changed_lines)
+        )
+        a.add(Strong(phrase(q.lang, "untested_head", n=len(untested), total=len(commits))))
+        commit_lines(a, q.lang, data, untested)
+    if unknown:
+        a.add(phrase(q.lang, "untested_unknown", n=unknown))
+
+
+def _biggest(a: Answer, q: Question, data: QAData) -> None:
+    """The (matching) commits with the most changed lines, with their size."""
+    ranked = sorted(filtered(q, data), key=lambda c: (-c.changed_lines, -c.file_count))
+    shown = ranked[: q.limit or BIGGEST_DEFAULT]
+    a.add(Strong(phrase(q.lang, "biggest_head", shown=len(shown), total=len(ranked))))
+    for commit in shown:
+        an = _analysis(data, commit)
+        tier = f" ({importance_word(q.lang, an.importance)})" if an is not None else ""
+        size = phrase(
+            q.lang,
+            "size",
+            total=commit.changed_lines,
+            add=commit.total_additions,
+            dele=commit.total_deletions,
+            n=commit.file_count,
+        )
+        a.add("• ", a.cite(commit), " ", display_title(commit), f"{tier} — ", size)
 
 
 def _authors(a: Answer, q: Question, data: QAData) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from analysis.models import Analysis, Commit
 from analysis.questions.document import QAData
-from analysis.questions.parse import Question
+from analysis.questions.parse import Intent, Question
 
 
 def term_in(texts: Iterable[str], term: str) -> bool:
@@ -92,3 +92,22 @@ def filtered(q: Question, data: QAData, *, use_terms: bool = True) -> list[Commi
             continue
         out.append(commit)
     return out
+
+
+def loosely_titled(q: Question, data: QAData) -> Commit | None:
+    """The one commit of the day whose title holds every word of the question that is no keyword ("is
+    xxhash safe?"), when nothing else names a commit, the question is not plainly about the day and no
+    other commit touches those words."""
+    if not q.loose_words or q.commits or q.title_words or q.ordinal is not None or q.scope is not None:
+        return None
+    if q.terms or q.author or q.tiers or q.count or q.limit or q.authors_ranked:
+        return None
+    if q.intent not in (Intent.RISKIEST, Intent.EXPLAIN, Intent.FOLLOWUPS, Intent.SURFACE):
+        return None
+    words = " ".join(q.loose_words)
+    hits = [c for c in data.commits if term_in([c.title.lower()], words)]
+    if len(hits) != 1:
+        return None
+    # Words other commits' paths or scope hold too name an area ("are the kernels safe?"), not one commit.
+    others = [c for c in data.commits if c is not hits[0] and touches(c, data.analyses.get(c.sha), words)]
+    return None if others else hits[0]

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from analysis.models import Commit, SurfaceChange, SurfaceKind, commit_ref, describe
+from analysis.models import Commit, SurfaceChange, SurfaceKind, commit_ref
 from analysis.questions.document import Answer, QAData, Strong
 from analysis.questions.matching import filtered, term_in
 from analysis.questions.parse import Facet, Question
-from analysis.questions.wording import phrase
+from analysis.questions.wording import phrase, surface_fact
 from analysis.text import display_title
 
 
@@ -51,7 +51,7 @@ def commit_surface(a: Answer, q: Question, commit: Commit) -> None:
     if not changes:
         a.add(phrase(lang, "surface_commit_none", ref=ref, what=what))
     for change in changes:
-        a.add("• ", describe(change))
+        a.add("• ", surface_fact(change, lang))
 
 
 def day_surface(a: Answer, q: Question, data: QAData) -> None:
@@ -73,6 +73,6 @@ def day_surface(a: Answer, q: Question, data: QAData) -> None:
         for commit, changes in found:
             a.add("• ", a.cite(commit), " ", display_title(commit))
             for change in changes:
-                a.add("    ◦ ", describe(change))
+                a.add("    ◦ ", surface_fact(change, lang))
     if unknown:
         a.add(phrase(lang, "surface_unknown_some", n=unknown, total=len(commits)))

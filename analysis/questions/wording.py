@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from analysis.models import BREAKING_KINDS, UNALIASED_KINDS, SurfaceChange, SurfaceKind, describe
 from analysis.text import filled
 
 _W = {
@@ -67,10 +68,20 @@ _W = {
         "ordinal_none": "I have not listed commits in this thread yet, so I can't tell which one you mean.",
         "ordinal_short": "My last list in this thread had {n} commit(s), so I can't tell which one you mean.",
         "no_day": "This thread is about one commit; ask about the day in a digest's thread.",
+        "sha_none": "No commit I know of in {repo} (this thread's day and the stored history) has a SHA "
+        "starting with {sha}.",
+        "sha_several": "More than one commit of {repo} has a SHA starting with {sha}:",
+        "sha_more": "…and more: give more of the SHA.",
         "overview": "{repo} on {day}: {total} commits — {high} high, {medium} medium, {low} low.",
         "overview_top": "High:",
         "overview_none_high": "No high commit today.",
         "overview_medium": "Medium:",
+        "lines_total": "{total} lines changed today (+{add} −{dele}) in {n} commits.",
+        "lines_match": "{total} lines changed today (+{add} −{dele}) in the {n} commits matching ({what}).",
+        "untested_head": "{n} of {total} commits today change no test file:",
+        "untested_none": "Each of the {n} commits whose files were read changes a test file.",
+        "untested_unknown": "Not known for {n} commit(s): not all of their files were read.",
+        "biggest_head": "The biggest commits by changed lines ({shown} of {total}):",
     },
     "zh": {
         "riskiest": "风险最高的提交（今日 {total} 个中的 {shown} 个，按风险分排序：规模、范围、路径的跟进记录）：",
@@ -131,12 +142,58 @@ _W = {
         "ordinal_none": "我还没有在这个讨论串里列出过提交，无法确定你指的是哪一个。",
         "ordinal_short": "我在这个讨论串里上一次列出了 {n} 个提交，无法确定你指的是哪一个。",
         "no_day": "这个讨论串只关于一个提交；关于当天的问题请在摘要的讨论串中提问。",
+        "sha_none": "在 {repo} 中我所知道的提交（这个讨论串当天的提交和已存储的历史）里，没有 SHA 以 {sha} 开头的提交。",
+        "sha_several": "{repo} 中有不止一个提交的 SHA 以 {sha} 开头：",
+        "sha_more": "……还有更多：请给出更长的 SHA。",
         "overview": "{repo} {day}：共 {total} 个提交 — 高 {high} 个，中 {medium} 个，低 {low} 个。",
         "overview_top": "高重要度：",
         "overview_none_high": "今日没有高重要度提交。",
         "overview_medium": "中重要度：",
+        "lines_total": "今日 {n} 个提交共改动 {total} 行（+{add} −{dele}）。",
+        "lines_match": "今日符合（{what}）的 {n} 个提交共改动 {total} 行（+{add} −{dele}）。",
+        "untested_head": "今日 {total} 个提交中有 {n} 个没有修改测试文件：",
+        "untested_none": "已读取文件的 {n} 个提交都修改了测试文件。",
+        "untested_unknown": "另有 {n} 个提交未知：它们的文件没有全部读取。",
+        "biggest_head": "按改动行数排序最大的提交（共 {total} 个，列出 {shown} 个）：",
     },
 }
+
+
+# A surface fact's kind in Chinese (analysis/models.describe says it in English).
+SURFACE_KINDS_ZH = {
+    SurfaceKind.ADDED: "新增", SurfaceKind.REMOVED: "删除", SurfaceKind.RENAMED: "重命名",
+    SurfaceKind.MODULE_REMOVED: "删除模块", SurfaceKind.MODULE_RENAMED: "重命名模块",
+    SurfaceKind.PARAM_ADDED: "新增参数", SurfaceKind.PARAM_REMOVED: "删除参数", SurfaceKind.PARAM_RENAMED: "重命名参数",
+    SurfaceKind.PARAM_REORDERED: "位置参数顺序调整", SurfaceKind.PARAM_REQUIRED: "参数变为必填",
+    SurfaceKind.DEFAULT_CHANGED: "默认值变化", SurfaceKind.FIELD_ADDED: "新增字段", SurfaceKind.FIELD_REMOVED: "删除字段",
+    SurfaceKind.FIELD_RENAMED: "重命名字段", SurfaceKind.OPTION_ADDED: "新增命令行选项",
+    SurfaceKind.OPTION_REMOVED: "删除命令行选项", SurfaceKind.OPTION_RENAMED: "重命名命令行选项",
+    SurfaceKind.ENV_ADDED: "新增环境变量", SurfaceKind.ENV_REMOVED: "不再读取的环境变量",
+    SurfaceKind.ENV_RENAMED: "重命名环境变量", SurfaceKind.DEPRECATION: "新增弃用警告", SurfaceKind.SWITCH_FLIPPED: "开关切换",
+    SurfaceKind.ROUTE_ADDED: "新增 HTTP 路由", SurfaceKind.ROUTE_REMOVED: "删除 HTTP 路由", SurfaceKind.RAISES: "新增抛出异常",
+    SurfaceKind.SUPPORT_DROPPED: "不再支持", SurfaceKind.SUPPORT_ADDED: "新增支持", SurfaceKind.DEPENDENCY_ADDED: "新增依赖",
+    SurfaceKind.DEPENDENCY_REMOVED: "移除依赖", SurfaceKind.DEPENDENCY_CHANGED: "依赖版本范围变化",
+    SurfaceKind.DEPENDENCY_OPTIONAL: "依赖改为可选",
+}  # fmt: skip
+
+
+def surface_fact(change: SurfaceChange, lang: str) -> str:
+    """One surface fact as a line in the answer's language: "新增环境变量：X，位于 path:12"."""
+    if lang != "zh":
+        return describe(change)
+    text = f"{SURFACE_KINDS_ZH[change.kind]}：{change.name}"
+    if change.old is not None and change.new is not None:
+        text += f"（{change.old} → {change.new}）"
+    elif change.old is not None:
+        text += f"（原为 {change.old}）"
+    elif change.new is not None and change.new != change.name:
+        text += f"（{change.new}）"
+    if change.kind in BREAKING_KINDS and change.kind not in UNALIASED_KINDS:
+        text += "；保留了旧名别名" if change.aliased else "；没有别名"
+    if change.documented is False:
+        text += "；文档从未提及"
+    where = f"{change.path}:{change.line}" if change.line else change.path
+    return f"{text}，位于 {where}"
 
 
 def phrase(lang: str, key: str, **fmt: object) -> str:

@@ -30,17 +30,21 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from analysis.errors import DigestError, OverLimit
+from analysis.llm.echo import mostly_echo
+from analysis.llm.prompts import qa_instructions
 from analysis.models import Analysis, Commit, commit_ref
 from analysis.questions.answers import (
     answer_from_data,
     example_questions,
     focus_answer,
     help_answer,
+    sha_answer,
     unresolved_answer,
 )
 from analysis.questions.document import Answer, FollowUpFact, QAData
 from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
-from analysis.questions.matching import titled
+from analysis.questions.matching import loosely_titled, titled
+from analysis.questions.model_text import add_model_text
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
 from analysis.refs import Ref
 from bot.chat.recover import lost_answer, recover
@@ -54,6 +58,7 @@ from bot.store.health import database_error
 log = logging.getLogger(__name__)
 
 NAMED_MAX = 3  # commits one question may name and get answered about
+SHAS_LISTED = 8  # commits listed for a short SHA several of them start
 
 
 class ThreadLimiter:
@@ -94,6 +99,7 @@ _WORDS = {
         "so it was withheld. From the stored data:)",
         "no_model": "(No model answer ({why}). From the stored data:)",
         "late": "none within {s} s",
+        "echo": "it repeated its instructions",
         "sources": "Sources: ",
         "limited": "I've asked the model {n} times in this thread in the last minute, which is its limit here; "
         "please ask again in {s} s. Questions the data answers need no model and are answered at once, e.g. "
@@ -107,6 +113,7 @@ _WORDS = {
         "withheld": "（事实核查：模型的回答提到了数据中不存在的提交、文件或数字，因此未予发布。以下来自已存储的数据：）",
         "no_model": "（没有模型回答（{why}）。以下来自已存储的数据：）",
         "late": "{s} 秒内未回答",
+        "echo": "模型复述了提示词",
         "sources": "来源：",
         "limited": "这个讨论串在过去一分钟内已向模型提问 {n} 次，达到上限；请 {s} 秒后再问。数据能回答的问题不需要模型，"
         "会立即回答，例如“{example}”。",
@@ -155,13 +162,24 @@ async def answer_question(service: Any, ctx: ThreadContext | None, question: str
 async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) -> Answer:
     data = _day_data(service, ctx)
     q = parse_question(question, authors=data.authors())
+    listed = True
     if q.ordinal is not None and not _listing(service, ctx)[1]:  # "the last commit?" with no list: the day's
+        listed = False
         q = parse_question(question, authors=data.authors(), listed=False)
-    named, missing = await _resolve(service, ctx, q, data, lang)
+    named, missing, stray = await _resolve(service, ctx, q, data, lang)
+    if stray and not named and missing is None:
+        # "a100", "1234567": no commit has it, so it is a word ("which commits touch a100 kernels?"); a
+        # question that is then about "it" is about that SHA, never the focus in its place.
+        q = parse_question(question, authors=data.authors(), listed=listed, words=[n.value for n in stray])
+        if q.about_commit(True) and not (q.commits or q.title_words or q.ordinal is not None):
+            return sha_answer(lang, stray[0].value, data)
+        named, missing, _ = await _resolve(service, ctx, q, data, lang)
     if missing is not None and not named:
         if not missing.confident and service.answerer is not None:
             return await _model_answer(service, ctx, q, question, data, missing)
         return missing
+    if not named and (titled_one := loosely_titled(q, data)) is not None:  # "is xxhash safe?"
+        named, q = [(titled_one, data.analyses.get(titled_one.sha))], replace(q, scope="commit")
     if named:
         ctx.commit, ctx.analysis = named[0]
         _remember_focus(service, ctx)
@@ -224,11 +242,29 @@ def _day_data(service: Any, ctx: ThreadContext) -> QAData:
 
 async def _resolve(
     service: Any, ctx: ThreadContext, q: Question, data: QAData, lang: str
-) -> tuple[list[tuple[Commit, Analysis | None]], Answer | None]:
-    """The commits the question names, found or fetched; an answer saying which one cannot be found."""
+) -> tuple[list[tuple[Commit, Analysis | None]], Answer | None, list[NamedCommit]]:
+    """The commits the question names, found or fetched; an answer saying which one cannot be found; the
+    weak SHAs no commit has (words, most likely)."""
     found: list[tuple[Commit, Analysis | None]] = []
     missing: Answer | None = None
+    stray: list[NamedCommit] = []
     for named in q.commits[:NAMED_MAX]:
+        if named.kind == "sha" and (named.short or named.weak):
+            # Too short to fetch, or maybe no SHA: one of the commits we know, or said to be none or several.
+            shas = _known_shas(service, ctx, named, data)
+            if len(shas) > 1:
+                candidates = [
+                    _candidate(service, ctx, data, named.repo or data.repo, sha) for sha in shas[:SHAS_LISTED]
+                ]
+                missing = sha_answer(lang, named.value, data, candidates, more=len(shas) > SHAS_LISTED)
+                continue
+            if not shas:
+                if named.weak:
+                    stray.append(named)
+                else:
+                    missing = sha_answer(lang, named.value, data)
+                continue
+            named = NamedCommit("sha", shas[0], named.repo)
         try:
             hit = await _find(service, ctx, named, data, lang)
         except OverLimit:
@@ -243,12 +279,12 @@ async def _resolve(
         if hit is not None and all(c.sha != hit[0].sha for c, _ in found):
             found.append(hit)
     if q.commits:
-        return found, missing
+        return found, missing, stray
     if q.ordinal is not None:  # "the second one": of the thread's last list
         repo, shas = _listing(service, ctx)
         index = q.ordinal - 1 if q.ordinal > 0 else q.ordinal
         if not -len(shas) <= index < len(shas):
-            return [], unresolved_answer(q, data, [], len(shas))
+            return [], unresolved_answer(q, data, [], len(shas)), []
         try:
             hit = await _find(service, ctx, NamedCommit("sha", shas[index], repo or None), data, lang)
         except DigestError as exc:  # listed, but gone from the store and the source
@@ -256,19 +292,49 @@ async def _resolve(
         else:
             error = "not found"
         if hit is not None:
-            return [hit], None
+            return [hit], None, []
         missing = Answer(lang, source="none", kind="not found")
         missing.add(_w(lang, "not_found", ref=shas[index][:12], repo=repo or data.repo, error=error))
-        return [], missing
+        return [], missing, []
     if q.title_words:  # "the bump version commit": the one commit whose title says so, never a guess
         data.focus = ctx.commit
         matches = titled(q, data)
         if len(matches) == 1:
             commit = matches[0]
             analysis = data.analyses.get(commit.sha) or (ctx.analysis if commit is ctx.commit else None)
-            return [(commit, analysis)], None
-        return [], unresolved_answer(q, data, matches)
-    return found, missing
+            return [(commit, analysis)], None, []
+        return [], unresolved_answer(q, data, matches), []
+    return found, missing, stray
+
+
+def _known_shas(service: Any, ctx: ThreadContext, named: NamedCommit, data: QAData) -> list[str]:
+    """The full SHAs a SHA prefix starts among the thread's commits and the store (commits, history): the
+    thread's first, at most SHAS_LISTED + 1."""
+    repo = named.repo or data.repo
+    shas: list[str] = []
+    if repo == data.repo:
+        for commit in [*data.commits, *([ctx.commit] if ctx.commit else [])]:
+            if commit.sha.lower().startswith(named.value) and commit.sha not in shas:
+                shas.append(commit.sha)
+    if named.weak and named.short:
+        return shas  # "a100", "bf16": among a long history some SHA starts so; only the thread's own count
+    for sha in service.store.shas_starting(repo, named.value, SHAS_LISTED + 1):
+        if sha not in shas:
+            shas.append(sha)
+    return shas[: SHAS_LISTED + 1]
+
+
+def _candidate(
+    service: Any, ctx: ThreadContext, data: QAData, repo: str, sha: str
+) -> tuple[str, str, str | None]:
+    """(sha, title, web page) of a commit we know, for a list asking which one was meant."""
+    ours = [*data.commits, *([ctx.commit] if ctx.commit else [])]
+    for commit in ours:
+        if commit.sha == sha:
+            return sha, commit.title, commit.url
+    title, _ = commit_title_ref(service.store, repo, sha)
+    near = next((c for c in ours if c.repo == repo), None)
+    return sha, title, _url_of(service.store, near, sha) if near is not None else None
 
 
 async def _find(
@@ -432,21 +498,26 @@ async def _model_answer(
         )
         return answer
     timeout = service.settings.qa_answer_timeout
+    # "What else landed today?" after a commit was named: the day's commits, not the focus's diff.
+    day_wide = q.scope == "day" and not q.commits and ctx.digest is not None
+    asked = replace(ctx, commit=None, analysis=None) if day_wide else ctx
+    if day_wide:
+        data = replace(data, focus=None)
     try:
         # The client's own timeout is per attempt (LLM_TIMEOUT, 120 s, up to LLM_MAX_RETRIES more): someone
         # waiting in a thread gets the data's answer after QA_ANSWER_TIMEOUT instead of minutes of silence.
         async with asyncio.timeout(timeout):
-            text = await service.answerer.answer(ctx, question, lang)
+            text = await service.answerer.answer(asked, question, lang)
     except Exception as exc:  # the thread still gets an answer: the data's
         late = isinstance(exc, TimeoutError)
         why = _w(lang, "late", s=f"{timeout:g}") if late else type(exc).__name__
         log.warning(
             "LLM answer failed (%s); answering from the stored data", why if late else f"{why}: {exc}"
         )
-        answer = fallback or focus_answer(data, lang)
-        answer.source = "fallback"
-        answer.lines.insert(0, (_w(lang, "no_model", why=why),))
-        return answer
+        return _fallen_back(fallback, data, lang, why)
+    if mostly_echo(text, qa_instructions(lang)):  # our rules said back: no answer of its own
+        log.warning("LLM answer repeats its instructions; answering from the stored data")
+        return _fallen_back(fallback, data, lang, _w(lang, "echo"))
     commits = _thread_commits(service.store, data)
     checked = check_answer(text, _evidence(service.store, data, commits, text))
     if checked.removed:
@@ -461,8 +532,7 @@ async def _model_answer(
         answer.lines.insert(0, (_w(lang, "withheld"),))
         return answer
     answer = Answer(lang, source="llm", kind="model", removed=checked.removed, removed_items=checked.items)
-    for line in checked.text.splitlines():
-        answer.add(line)
+    add_model_text(answer, checked.text, commits)  # its Markdown as our spans, links only to our commits
     if checked.removed:
         answer.add(_w(lang, "removed", n=checked.removed))
     cited = cited_commits(checked.text, commits) or ([data.focus] if data.focus else [])
@@ -474,6 +544,14 @@ async def _model_answer(
                 f" {commit_ref(commit)}" if commit.pr_number else "",
             ]
         answer.add(*spans)
+    return answer
+
+
+def _fallen_back(fallback: Answer | None, data: QAData, lang: str, why: str) -> Answer:
+    """The data's answer when the model gave none, saying why."""
+    answer = fallback or focus_answer(data, lang)
+    answer.source = "fallback"
+    answer.lines.insert(0, (_w(lang, "no_model", why=why),))
     return answer
 
 

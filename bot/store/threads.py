@@ -72,6 +72,16 @@ class ThreadTables:
         )
         return sorted({r["sha"] for r in rows if title_pr(r["message"]) == int(number)})
 
+    def shas_starting(self, repo: str, prefix: str, limit: int = 10) -> list[str]:
+        """The stored SHAs of repo (commits and history) starting with prefix, at most `limit`, sorted."""
+        like = prefix.lower().replace("%", "").replace("_", "") + "%"
+        rows = self.query(
+            "SELECT sha FROM commits WHERE repo = ? AND sha LIKE ? UNION"
+            " SELECT sha FROM history WHERE repo = ? AND sha LIKE ? ORDER BY sha LIMIT ?",
+            [repo, like, repo, like, int(limit)],
+        )
+        return [r["sha"] for r in rows]
+
     def known_sha(self, repo: str, prefix: str) -> bool:
         """Whether a commit of repo starting with prefix is stored (commits or history)."""
         like = prefix.lower().replace("%", "").replace("_", "") + "%"

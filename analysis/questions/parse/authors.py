@@ -21,11 +21,11 @@ POSSESSIVE = re.compile(
 )
 _DID_AUTHOR = re.compile(
     r"\b(?i:did|has|have)\s+@?(?P<name>[A-Za-z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s+(?i:commit|land|merge|push|write|"
-    r"author|change|ship|contribute|submit)\w*"
+    r"author|change|ship|contribute|submit|do\b|work)\w*"
 )
 ZH_AUTHOR = re.compile(
     r"(?:作者(?:是|为)|由)\s*(?P<a>[A-Za-z][A-Za-z0-9_.-]*(?:\s[A-Za-z][A-Za-z0-9_.-]*)?|[\u4e00-\u9fff]{2,4})"
-    r"|(?<![A-Za-z0-9_.-])(?P<b>[A-Za-z][A-Za-z0-9_.-]*(?:\s[A-Za-z][A-Za-z0-9_.-]*)?)\s*(?:今天|今日|昨天)?\s*(?:的提交|提交了|写的|做的|的改动|的PR|合入了|贡献了|的修改)"
+    r"|(?<![A-Za-z0-9_.-])(?P<b>[A-Za-z][A-Za-z0-9_.-]*(?:\s[A-Za-z][A-Za-z0-9_.-]*)?)\s*(?:今天|今日|昨天)?\s*(?:的提交|提交了|写的|做的|做了|干了|的改动|的PR|合入了|贡献了|的修改)"
 )
 _NOT_NAMES = wordset(
     "the a an what which who whom whose me us them it this that those these default risk size date time tier "
@@ -53,12 +53,24 @@ def named_author(text: str, authors: Iterable[str]) -> str | None:
         for m in pattern.finditer(text):
             name = _trim_name(m.group("name"))
             if name:
-                return name
+                return _known_by_part(name, known)
     for m in ZH_AUTHOR.finditer(text):
         name = _trim_name(m.group("a") or m.group("b") or "")
         if name:
-            return name
+            return _known_by_part(name, known)
     return None
+
+
+def _known_by_part(name: str, known: Iterable[str]) -> str:
+    """The one known author a first name, a last name or the start of a login is part of ("Grace" →
+    "Grace Hopper"); else the name as asked."""
+    wanted = name.lower().split()
+    hits = [
+        k
+        for k in known
+        if all(any(part.startswith(w) for part in re.split(r"[\s_.-]+", k.lower()) if part) for w in wanted)
+    ]
+    return hits[0] if len(hits) == 1 else name
 
 
 def _trim_name(name: str) -> str | None:

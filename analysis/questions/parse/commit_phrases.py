@@ -5,9 +5,23 @@ from __future__ import annotations
 
 import re
 
-from analysis.questions.parse.areas import STOP
+from analysis.questions.parse.areas import NOT_AREA, STOP
 from analysis.questions.parse.entities import NUMBER_WORDS
-from analysis.questions.parse.keywords import wordset
+from analysis.questions.parse.keywords import (
+    ANY,
+    ASPECT,
+    COUNT,
+    DAY,
+    FOLLOWUP,
+    NEW,
+    OVERVIEW,
+    RISK,
+    SUPERLATIVE,
+    SURFACE,
+    THIS_COMMIT,
+    TIER,
+    wordset,
+)
 
 # "the second one", "the 2nd commit", "the last one", "第二个", "number 2": a commit of the thread's last
 # list. Not when the words place it in time or relation: "the last commit today", "the first commit of the
@@ -83,3 +97,41 @@ def named_title(low: str) -> tuple[tuple[str, ...], str]:
         if words and any(w != noun for w in words):
             return tuple(words), f"{text[: m.start()]}the commit{text[m.end() :]}"
     return (), low
+
+
+# Words of a question that say what it asks or how, never which commit: "is xxhash safe to use?" names
+# a commit by "xxhash" alone.
+_ASKING = wordset(
+    "use used using deploy deploying ship shipping release releasing upgrade upgrading run running roll "
+    "rolling merge merged merging okay ok fine good bad really actually still yet enough should would could "
+    "can will may might look looks seem seems think you your we i"
+)
+_KEYWORDS = (
+    RISK,
+    SUPERLATIVE,
+    FOLLOWUP,
+    SURFACE,
+    COUNT,
+    OVERVIEW,
+    DAY,
+    ANY,
+    THIS_COMMIT,
+    NEW,
+    *TIER.values(),
+)
+
+
+def loose_words(low: str) -> tuple[str, ...]:
+    """The words of a question that are neither question words nor keywords: a title may hold them all
+    ("is xxhash safe?" → "xxhash"). Latin words only, Chinese runs its words together."""
+    out: list[str] = []
+    for word in re.findall(r"[a-z0-9][\w+-]*(?:\.\w+)*", low):
+        word = word.strip("'-")
+        if len(word) < 3 or not re.search(r"[a-z]", word) or word in out:
+            continue
+        if word in STOP or word in NOT_AREA or word in _NOT_TITLE or word in _ASKING:
+            continue
+        if any(p.search(word) for p in (*_KEYWORDS, *ASPECT.values())):
+            continue
+        out.append(word)
+    return tuple(out)

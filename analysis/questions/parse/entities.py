@@ -5,8 +5,9 @@ or pull-request URL, owner/name@sha), paths (a '/' or a file extension) and a "t
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
-from analysis.questions.parse.question import NamedCommit
+from analysis.questions.parse.question import SHORT_SHA, NamedCommit
 
 # Chat markup first: Slack wraps links as <url|label> and mentions as <@U123>; Discord writes <@123>.
 _CHAT_LINK = re.compile(r"<(https?://[^>|\s]+)(?:\|[^>]*)?>")
@@ -23,7 +24,10 @@ _PR_NUMBER = re.compile(
     r"(?<![\w&])#\s?(\d{1,9})\b|\b(?:PR|pull request|pull|MR)\s*(?:#|no\.?|number)?\s*(\d{2,9})\b",
     re.IGNORECASE,
 )
-_HEX = re.compile(r"(?<![\w/#.@-])([0-9a-fA-F]{7,64})(?![\w/@-]|\.\w)")
+_HEX = re.compile(r"(?<![\w/#.@-])([0-9a-fA-F]{4,64})(?![\w/@-]|\.\w)")
+SURE_SHORT = 6  # a short SHA of fewer characters may as well be a name ("c10d")
+# One run of letters and one of digits ("a100", "bf16", "405b"): as often a product or a size as a SHA.
+_TWO_RUNS = re.compile(r"[a-f]+\d+|\d+[a-f]+", re.IGNORECASE)
 _PATH = re.compile(
     r"(?<![\w@:/.-])((?:[\w.-]+/)+[\w.*-]*|[\w-]+\.(?:py|pyi|pyx|cu|cuh|c|cc|cpp|h|hpp|rs|go|java|kt|js|jsx|ts|"
     r"tsx|rb|php|swift|cs|sh|md|rst|txt|toml|ya?ml|json|cfg|ini|proto|sql|html|css|cmake|lock|ipynb))(?![\w/])"
@@ -59,9 +63,11 @@ def clean_markup(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-def named_commits(text: str) -> tuple[list[NamedCommit], str]:
+def named_commits(text: str, words: Iterable[str] = ()) -> tuple[list[NamedCommit], str]:
     """The commits a text names, in order, and the text with URLs and references taken out (so a SHA
-    inside a URL is not read again as a path)."""
+    inside a URL is not read again as a path). `words`: hex tokens to read as words, not SHAs (weak ones
+    no commit has: "a100" in "which commits touch a100 kernels?")."""
+    as_words = {w.lower() for w in words}
     found: list[NamedCommit] = []
     rest = text
 
@@ -76,15 +82,29 @@ def named_commits(text: str) -> tuple[list[NamedCommit], str]:
     rest = _ANY_URL.sub(" ", rest)  # other links name nothing we can read
     take(_REPO_AT_SHA, lambda m: NamedCommit("sha", m.group("sha").lower(), m.group("repo")))
     take(_PR_NUMBER, lambda m: NamedCommit("pr", str(int(m.group(1) or m.group(2)))))
-    for m in _HEX.finditer(rest):
+
+    def hex_token(m: re.Match[str]) -> str:
         token = m.group(1)
+        if token.lower() in as_words:
+            return token
         has_digit, has_letter = any(c.isdigit() for c in token), any(c.isalpha() for c in token)
+        if len(token) < SHORT_SHA:
+            # Short: a digit and a letter, or it is a year, a count or a word ("2025", "cafe"). Under six
+            # characters or one run of each ("c10d", "a100", "bf16") it is weak (a SHA only if a commit has
+            # it), and stays in the text as the word it may be.
+            if not (has_digit and has_letter):
+                return token
+            weak = len(token) < SURE_SHORT or bool(_TWO_RUNS.fullmatch(token))
+            found.append(NamedCommit("sha", token.lower(), weak=weak))
+            return token if weak else " "
         if has_digit and has_letter:
             found.append(NamedCommit("sha", token.lower()))
         elif has_digit and not _looks_like_date(token):
             found.append(NamedCommit("sha", token, weak=True))
         # all letters ("defaced", "facade"): a word, not a SHA
-    rest = _HEX.sub(" ", rest)
+        return " "
+
+    rest = _HEX.sub(hex_token, rest)
     unique = list(dict.fromkeys(found))
     return unique, rest
 

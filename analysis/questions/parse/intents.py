@@ -10,12 +10,13 @@ from typing import Literal
 from analysis.models import Importance
 from analysis.questions.parse.areas import area_terms
 from analysis.questions.parse.authors import named_author
-from analysis.questions.parse.commit_phrases import named_ordinal, named_title
+from analysis.questions.parse.commit_phrases import loose_words, named_ordinal, named_title
 from analysis.questions.parse.entities import CJK, clean_markup, named_commits, named_limit, named_paths
 from analysis.questions.parse.keywords import (
     ANY,
     ASPECT,
     AUTHORS,
+    BIGGEST,
     COUNT,
     DAY,
     ENV_VARS,
@@ -31,6 +32,7 @@ from analysis.questions.parse.keywords import (
     THIS_COMMIT,
     TIER,
     TOP_AUTHORS,
+    UNTESTED,
     WHO_WROTE,
 )
 from analysis.questions.parse.question import Aspect, Facet, Intent, NamedCommit, Question
@@ -53,13 +55,16 @@ def question_lang(text: str) -> str:
     return "zh" if CJK.search(text) else "en"
 
 
-def parse_question(text: str, authors: Iterable[str] = (), *, listed: bool = True) -> Question:
+def parse_question(
+    text: str, authors: Iterable[str] = (), *, listed: bool = True, words: Iterable[str] = ()
+) -> Question:
     """Read a thread question. `authors` are the names and logins of the thread's commits: a question
     naming one of them is about that author's commits even when no pattern says so. `listed=False`: the
-    thread has no list, so "the last commit" is read as words, not as a place in one."""
+    thread has no list, so "the last commit" is read as words, not as a place in one. `words`: hex tokens
+    read as words, not SHAs (weak ones no commit has)."""
     raw = clean_markup(_readable(text))
     lang = question_lang(raw)
-    commits, rest = named_commits(raw)
+    commits, rest = named_commits(raw, words)
     low = fix_slips(" ".join(rest.lower().replace("’", "'").split()))
     ordinal = None if commits else named_ordinal(low, listed)
     title_words: tuple[str, ...] = ()
@@ -79,7 +84,7 @@ def parse_question(text: str, authors: Iterable[str] = (), *, listed: bool = Tru
     common = dict(
         text=text, lang=lang, commits=tuple(commits), tiers=tiers, terms=terms, author=author, count=count,
         limit=limit, scope=scope, env_vars=env_vars,
-        ordinal=ordinal, title_words=title_words,
+        ordinal=ordinal, title_words=title_words, loose_words=loose_words(low),
     )  # fmt: skip
 
     if FOLLOWUP.search(low):
@@ -98,6 +103,14 @@ def parse_question(text: str, authors: Iterable[str] = (), *, listed: bool = Tru
             intent=Intent.EXPLAIN, aspects=frozenset({Aspect.AUTHOR}), **{**common, "author": None}
         )
     risky = bool(RISK.search(low)) and not count
+    if not commits and scope != "commit":  # the day's measures: lines, commits without tests, the biggest
+        day = {**common, "scope": "day"}
+        if UNTESTED.search(low):
+            return Question(intent=Intent.LIST, untested=True, **day)
+        if count and Aspect.SIZE in aspects:
+            return Question(intent=Intent.LIST, lines_total=True, **day)
+        if BIGGEST.search(low) and not RISK.search(low):
+            return Question(intent=Intent.LIST, biggest=True, **day)
     if count and scope == "commit" and not DAY.search(low):  # "how many files did it change?": its size
         return Question(intent=Intent.EXPLAIN, aspects=aspects or frozenset({Aspect.SIZE}), **common)
     if terms or author or tiers:

@@ -165,7 +165,7 @@ WHO_WROTE = _words(
 DAY = _words(
     r"\btoday\w*", r"\byesterday\w*", r"\bthis day\b", r"\bthe day\b", r"\bof the day\b", r"\bthese commits\b",
     r"\ball (?:the )?commits\b", r"\bin (?:this|the) digest\b", r"\bcommits\b", r"\bchanges\b", r"\bones\b",
-    r"今天", r"今日", r"当天", r"本日", r"昨天", r"这些提交", r"所有提交", r"哪些", r"各个", r"全部",
+    r"\b(?:what|anything|who) else\b", r"\boverall\b", r"其他提交", r"其它提交", r"别的提交", r"今天", r"今日", r"当天", r"本日", r"昨天", r"这些提交", r"所有提交", r"哪些", r"各个", r"全部",
 )  # fmt: skip
 ANY = _words(r"\bany(?:thing|one|body)?\b", r"有没有", r"哪些", r"什么")
 THIS_COMMIT = _words(
@@ -173,4 +173,20 @@ THIS_COMMIT = _words(
     r"\bthat (?:commit|change|one|pr|pull request|patch)\b", r"\bthe (?:commit|change|pr|patch)\b(?!s)",
     r"它", r"这个(?:提交|改动|变更|PR|补丁)", r"该(?:提交|改动|变更|PR)", r"此(?:提交|改动|变更)", r"这次(?:提交|改动)",
     r"那个(?:提交|改动)",
+)  # fmt: skip
+
+# "Which commits have no tests?", "哪些提交没有测试？": the day's commits that change no test file.
+UNTESTED = _words(
+    r"\b(?:no|without|lack(?:s|ing)?|missing|zero)\s+(?:any\s+|new\s+)?(?:tests?|test files?|test changes|"
+    r"test coverage|unit tests?)\b", r"\buntested\b", r"\bnot (?:been )?tested\b",
+    r"\b(?:don'?t|doesn'?t|do not|does not|didn'?t|did not) (?:have|touch|change|add|include|update) (?:any )?tests?\b",
+    r"没有(?:任何)?(?:改动?|修改|添加|新增|加|写|带)?(?:测试|单测|用例)", r"没(?:加|写|改|带)?(?:测试|单测)", r"缺(?:少|乏)?(?:测试|单测)",
+    r"未(?:经)?测试", r"不带测试", r"无测试",
+)  # fmt: skip
+# "What's the biggest commit?", "最大的提交是哪个？": the day's commits by changed lines.
+BIGGEST = _words(
+    r"\b(?:biggest|largest|hugest)\b(?!\s+(?:risks?|impact|concern|problem|worry))", r"\bmost lines\b",
+    r"\bmost (?:code|churn)\b", r"\bby (?:size|lines changed)\b",
+    r"(?<!风险)(?<!影响)(?<!重要性)最大的(?:提交|改动|变更|PR|commit)", r"(?:改动|修改|变更|行数|规模)最(?:大|多)的?",
+    r"改(?:了|动)?(?:的)?(?:行数)?最多",
 )  # fmt: skip

@@ -44,6 +44,9 @@ class Facet(StrEnum):
     FEATURE = "feature"  # new options, parameters, fields, routes
 
 
+SHORT_SHA = 7  # fewer hex characters: a short SHA, read only with a digit and a letter
+
+
 @dataclass(frozen=True, slots=True)
 class NamedCommit:
     """A commit the question names: `#123`, a SHA, or a commit / pull-request URL."""
@@ -51,7 +54,14 @@ class NamedCommit:
     kind: Literal["pr", "sha"]
     value: str  # the PR number, or a lower-case hex SHA (prefix)
     repo: str | None = None  # from a URL or owner/name@sha
-    weak: bool = False  # all digits: a SHA only if a commit of the thread has it
+    # All digits, or short and maybe a name ("a100", "c10d"): a SHA only if a commit (short: of the thread's
+    # day) has it.
+    weak: bool = False
+
+    @property
+    def short(self) -> bool:
+        """A SHA of fewer than 7 hex characters: looked up among the commits we know, never fetched."""
+        return self.kind == "sha" and len(self.value) < SHORT_SHA
 
     @property
     def text(self) -> str:
@@ -81,6 +91,12 @@ class Question:
     # "the second one" (the n-th commit of the thread's last list; -1: the last).
     title_words: tuple[str, ...] = ()
     ordinal: int | None = None
+    # The question's words that are no keyword ("is xxhash safe?": "xxhash"): the caller reads them as a
+    # title when exactly one of the day's commits holds them all.
+    loose_words: tuple[str, ...] = ()
+    lines_total: bool = False  # "how many lines changed today?": the (matching) commits' changed lines
+    untested: bool = False  # "which commits have no tests?": those changing no test file
+    biggest: bool = False  # "what's the biggest commit?": by changed lines
 
     def about_commit(self, has_focus: bool) -> bool:
         """Whether the answer is about one commit: one is named, or the wording or the thread says so."""

@@ -596,7 +596,8 @@ async def test_the_answerer_gets_the_question_the_history_and_its_answer_is_defu
     assert question == "and the cache?" and lang == "en"
     assert ctx.history == [("user", "first question"), ("assistant", "earlier answer")]
     sent = channel.send.call_args.args[0]
-    assert not LIVE_MENTION.search(sent) and "\\[docs\\]" in sent  # no ping, no masked link
+    assert not LIVE_MENTION.search(sent) and "see docs." in sent  # no ping; the outside link's label only
+    assert "evil.example" not in sent and "](" not in sent
 
 
 async def test_not_our_thread_is_silent_unless_we_are_mentioned(bot, posted):

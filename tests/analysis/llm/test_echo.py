@@ -186,3 +186,20 @@ def test_shingles_with_a_note_are_those_of_the_text_with_the_note_on_its_own_lin
     text = instructions(lang)
     assert shingles_with(text, extra) == shingles(text + "\n" + extra)
     assert shingles_with("two words", extra) == shingles("two words\n" + extra)
+
+
+def test_a_thread_answer_made_of_the_qa_prompt_is_mostly_echo():
+    from analysis.llm.echo import mostly_echo
+    from analysis.llm.prompts import qa_instructions
+
+    echoed = (
+        "Answer only from the data given (the stored analysis, the commit and its diff, the day's commits). "
+        "Reply in plain text of at most 150 words: no Markdown headings, no tables, no @-mentions."
+    )
+    assert mostly_echo(echoed, qa_instructions("en"))
+    assert mostly_echo(
+        "只依据给出的数据（已保存的分析、提交及其代码差异、当天的提交列表）作答。", qa_instructions("zh")
+    )
+    own = "The scheduler rewrite changes how preemption works; watch the p99 latency after deploying it."
+    assert not mostly_echo(own, qa_instructions("en"))
+    assert not mostly_echo("ok", qa_instructions("en"))

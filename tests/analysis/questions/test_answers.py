@@ -247,7 +247,7 @@ def test_surface_changes_of_the_day():
         and "--trace" not in text
     )
     _, text, _ = answer("新增了哪些参数？", data)
-    assert "command-line option added: --trace" in text
+    assert "新增命令行选项：--trace，位于 src/app/cli/serve.py:30" in text and "added" not in text
 
 
 def test_surface_not_known_is_said_plainly():
@@ -367,3 +367,86 @@ def test_an_overview_of_a_day_without_high_commits_lists_the_medium_ones():
     a, text, _ = answer("what's new today?", data)
     assert "No high commit today.\nMedium:\n• " in text
     assert a.cites == [c.sha for c in data.commits[:3]]  # the three medium ones, the low typo left out
+
+
+def test_words_of_exactly_one_title_name_that_commit():
+    from dataclasses import replace
+
+    from analysis.questions.matching import loosely_titled
+
+    data = day()
+    xxhash = replace(data.commits[0], sha="f" * 40, message="[Perf] Use xxhash for the prefix cache (#105)")
+    data.commits.append(xxhash)
+    assert loosely_titled(parse_question("is xxhash safe?"), data) is xxhash
+    assert loosely_titled(parse_question("xxhash 有风险吗？"), data) is xxhash
+    assert loosely_titled(parse_question("Is xxhash safe to use?"), data) is xxhash
+    for text in ("is it safe?", "which commits are risky today?", "is the cache safe?"):
+        assert loosely_titled(parse_question(text), data) is None, text  # "it", the day, two titles
+    data.commits[3] = replace(data.commits[3], files=(fc("src/app/xxhash/bindings.py"),))
+    assert loosely_titled(parse_question("is xxhash safe?"), data) is None  # an area another commit touches
+
+
+def test_surface_facts_in_a_chinese_answer_are_worded_in_chinese():
+    from analysis.questions.wording import SURFACE_KINDS_ZH
+
+    assert set(SURFACE_KINDS_ZH) == set(SurfaceKind)  # every kind a parser finds has its words
+    data = day()
+    api = data.commits[1]
+    env = SurfaceChange(SurfaceKind.ENV_ADDED, "APP_TRACE_DIR", "src/app/cli/serve.py", 31)
+    data.commits[1] = _with_surface(api, (*api.surface, env))
+    _, text, _ = answer("今天有破坏性变更吗？", data)
+    assert (
+        "重命名命令行选项：--max-batch（--batch → --max-batch）；没有别名，位于 src/app/cli/serve.py:10"
+        in text
+    )
+    assert "renamed" not in text and "no alias" not in text
+    _, env_text, _ = answer("有新增的环境变量吗？", data)
+    assert "新增环境变量：APP_TRACE_DIR，位于 src/app/cli/serve.py:31" in env_text
+    assert "environment variable added" not in env_text
+    _, one, _ = answer(f"{api.short_sha} 有破坏性变更吗？", data)
+    assert "• 重命名命令行选项：--max-batch" in one
+
+
+def test_lines_changed_today_are_summed():
+    _, text, data = answer("how many lines changed today?")
+    add = sum(c.total_additions for c in data.commits)
+    dele = sum(c.total_deletions for c in data.commits)
+    assert text == f"{add + dele} lines changed today (+{add} −{dele}) in 4 commits."
+    _, zh, _ = answer("今天改了多少行？")
+    assert zh == f"今日 4 个提交共改动 {add + dele} 行（+{add} −{dele}）。"
+    _, ada, _ = answer("how many lines did Ada change today?")
+    assert ada == "54 lines changed today (+51 −3) in the 2 commits matching (by Ada Lovelace)."
+
+
+def test_commits_without_tests_are_listed_the_most_important_first():
+    a, text, data = answer("which commits have no tests?")
+    sched, api, cache, typo = data.commits
+    assert a.cites == [sched.sha, api.sha, typo.sha] and cache.sha not in a.cites  # the cache fix has tests
+    assert text.startswith("3 of 4 commits today change no test file:")
+    zh, zh_text, _ = answer("哪些提交没有测试？")
+    assert zh.cites == a.cites and zh_text.startswith("今日 4 个提交中有 3 个没有修改测试文件：")
+    from dataclasses import replace
+
+    data.commits[0] = replace(sched, files_total=5)  # four of its files were not read: it may have tests
+    partly, partly_text, _ = answer("which commits lack tests?", data)
+    assert sched.sha not in partly.cites and "Not known for 1 commit(s)" in partly_text
+
+
+def test_the_biggest_commits_by_changed_lines():
+    a, text, data = answer("what's the biggest commit?")
+    sched, api, cache, _ = data.commits
+    assert a.cites == [sched.sha, api.sha, cache.sha]
+    assert text.startswith("The biggest commits by changed lines (3 of 4):")
+    assert "Rewrite the scheduler (#101) (high) — Size: 1000 lines changed (+800 −200) in 1 file." in text
+    assert answer("top 1 biggest commits")[0].cites == [sched.sha]
+    zh, zh_text, _ = answer("最大的提交是哪个？")
+    assert zh.cites == a.cites and "规模：1 个文件，共改动 1000 行" in zh_text
+    assert answer("风险最大的提交是哪个？")[0].kind == "riskiest"  # the most risk, not the most lines
+
+
+def test_what_an_author_did_by_first_or_last_name_or_login():
+    for question in ("what did Ada do?", "what did lovelace do today?", "Ada 今天做了什么？"):
+        a, _, data = answer(question)
+        assert a.cites == [data.commits[2].sha, data.commits[3].sha], question
+    linus, _, data = answer("what did linus do?")
+    assert linus.cites == [data.commits[1].sha]

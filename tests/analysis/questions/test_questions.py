@@ -377,3 +377,31 @@ def test_names_and_areas_are_read_only_from_word_starts():
     assert ask("any spec-decode changes today?").terms == ("spec-decode",)
     assert ask("Grace Hopper's commits?").author == "Grace Hopper"
     assert ZH_AUTHOR.search("今天alice的提交").group("b") == "alice"
+
+
+def test_short_shas_need_a_digit_and_a_letter_and_one_run_of_each_is_weak():
+    assert ask("what does a1b2c3 change?").commits == (NamedCommit("sha", "a1b2c3"),)
+    assert ask("and 3f9c2e?").commits == (NamedCommit("sha", "3f9c2e"),)
+    assert ask("is the c10d change risky?").commits == (NamedCommit("sha", "c10d", weak=True),)  # a name too
+    for word in ("what landed in 2025?", "is the cafe commit risky?", "how about 123?"):
+        assert ask(word).commits == (), word  # a year, a hex word, three characters: no SHA
+    q = ask("which commits touch a100 kernels?")
+    assert q.commits == (NamedCommit("sha", "a100", weak=True),) and "a100" in " ".join(q.terms)
+    as_word = parse_question("which commits touch a100 kernels?", words=["a100"])
+    assert as_word.commits == () and as_word.intent == Intent.LIST and "a100 kernels" in as_word.terms
+
+
+def test_the_days_measures_are_read_in_both_languages():
+    for text in ("how many lines changed today?", "今天改了多少行？"):
+        assert ask(text).lines_total and ask(text).intent == Intent.LIST, text
+    for text in ("which commits have no tests?", "which commits lack tests?", "哪些提交没有测试？"):
+        assert ask(text).untested, text
+    for text in ("what's the biggest commit?", "which commit is the largest?", "最大的提交是哪个？"):
+        assert ask(text).biggest, text
+    for text in (
+        "how many lines did it change?",
+        "does it have no tests?",
+        "what is the biggest risk today?",
+    ):
+        q = ask(text)
+        assert not (q.lines_total or q.untested or q.biggest), text  # about the commit, or about risk
