@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from analysis.models import Analysis, Commit
 from analysis.questions.document import QAData
@@ -94,13 +95,18 @@ def filtered(q: Question, data: QAData, *, use_terms: bool = True) -> list[Commi
     return out
 
 
+def _only_loose_words(q: Question) -> bool:
+    """Words that are no keyword, and nothing else that says what the question is about."""
+    if not q.loose_words or q.commits or q.title_words or q.ordinal is not None or q.scope is not None:
+        return False
+    return not (q.terms or q.author or q.tiers or q.count or q.limit or q.authors_ranked)
+
+
 def loosely_titled(q: Question, data: QAData) -> Commit | None:
     """The one commit of the day whose title holds every word of the question that is no keyword ("is
     xxhash safe?"), when nothing else names a commit, the question is not plainly about the day and no
     other commit touches those words."""
-    if not q.loose_words or q.commits or q.title_words or q.ordinal is not None or q.scope is not None:
-        return None
-    if q.terms or q.author or q.tiers or q.count or q.limit or q.authors_ranked:
+    if not _only_loose_words(q):
         return None
     if q.intent not in (Intent.RISKIEST, Intent.EXPLAIN, Intent.FOLLOWUPS, Intent.SURFACE):
         return None
@@ -111,3 +117,13 @@ def loosely_titled(q: Question, data: QAData) -> Commit | None:
     # Words other commits' paths or scope hold too name an area ("are the kernels safe?"), not one commit.
     others = [c for c in data.commits if c is not hits[0] and touches(c, data.analyses.get(c.sha), words)]
     return None if others else hits[0]
+
+
+def loosely_area(q: Question, data: QAData) -> Question | None:
+    """Words that are no keyword ("are the kernels safe?"), held by several commits' titles, paths or scope,
+    name an area: the question with them as its filter (the riskiest among those commits), or None."""
+    if not _only_loose_words(q) or q.intent not in (Intent.RISKIEST, Intent.LIST, Intent.SURFACE):
+        return None
+    words = " ".join(q.loose_words)
+    hits = [c for c in data.commits if touches(c, data.analyses.get(c.sha), words)]
+    return replace(q, terms=(words,)) if len(hits) >= 2 else None

@@ -43,7 +43,7 @@ from analysis.questions.answers import (
 )
 from analysis.questions.document import Answer, FollowUpFact, QAData
 from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
-from analysis.questions.matching import loosely_titled, titled
+from analysis.questions.matching import loosely_area, loosely_titled, titled
 from analysis.questions.model_text import add_model_text
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
 from analysis.refs import Ref
@@ -180,6 +180,8 @@ async def _answer(service: Any, ctx: ThreadContext, question: str, lang: str) ->
         return missing
     if not named and (titled_one := loosely_titled(q, data)) is not None:  # "is xxhash safe?"
         named, q = [(titled_one, data.analyses.get(titled_one.sha))], replace(q, scope="commit")
+    elif not named and (in_area := loosely_area(q, data)) is not None:  # "are the kernels safe?"
+        q = in_area
     if named:
         ctx.commit, ctx.analysis = named[0]
         _remember_focus(service, ctx)

@@ -121,6 +121,17 @@ async def test_a_word_of_one_title_with_a_risk_word_is_about_that_commit(setting
     assert len(day_wide.cites) >= 2
 
 
+async def test_words_several_commits_hold_name_an_area_the_riskiest_among_them(settings, store):
+    """Words in the paths of several commits ("are the kernels safe?") were dropped: the day's riskiest
+    list came back, of all its commits."""
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    answer = await ask(service, "is app safe?")
+    assert answer.kind == "riskiest" and sorted(answer.cites) == sorted([day[0].sha, day[1].sha])
+    assert "the most risk among 2 matching" in answer.plain()
+
+
 # --- 3. a day-wide question to the model after a focus: the day's commits ----------------------------
 
 
