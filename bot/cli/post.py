@@ -3,6 +3,7 @@ it would send, rendered and measured against the platform's limits, without a to
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from dataclasses import replace
@@ -194,6 +195,11 @@ def subscribed_here(obj: Ctx, platform: str, channel: str, repo: str | None, git
 def as_subscribed(sub: Any, tz: str | None, lang: str | None, branch: str | None):
     """The zone, language, branch and filter of `sub` where the options leave them open; an option that
     differs makes a digest of its own, which is said."""
+    from analysis.errors import InputError
+    from bot.config.settings import zone
+
+    with contextlib.suppress(InputError):  # an unknown zone is refused where the day is worked out
+        tz = zone(tz).key if tz else tz  # "utc", "UTC+8": the names the subscription's zone has
     differs = [
         f"{name} {given!r} (the subscription's: {own!r})"
         for name, given, own in (
@@ -211,7 +217,9 @@ def as_subscribed(sub: Any, tz: str | None, lang: str | None, branch: str | None
             logging.WARNING,
         )
     else:
-        echo_err(f"{sub.name} posts {sub.repo} here: its day, zone and language are posted", logging.INFO)
+        echo_err(
+            f"{sub.name} posts {sub.repo} here: posting its digest ({sub.timezone}, {sub.lang})", logging.INFO
+        )
     keep = sub.filters.keep if sub.filters.active else None
     return tz or sub.timezone, lang or sub.lang, branch or sub.branch, keep
 

@@ -88,6 +88,13 @@ def test_an_option_that_differs_says_the_day_will_be_there_twice(tmp_path, repo,
     assert "the channel will have this day twice" in result.stderr
 
 
+def test_the_subscriptions_zone_given_by_another_name_is_the_same_digest(tmp_path, repo, slack):
+    result = post(tmp_path, repo, "--tz", "america/new_york")
+    assert result.exit_code == 0, result.output
+    assert posted_key(result) == digest_key("acme/widgets", "main", DAY, "America/New_York", "en")
+    assert "twice" not in result.stderr
+
+
 def test_a_channel_no_subscription_posts_to_keeps_the_defaults(tmp_path, repo, slack):
     result = post(tmp_path, repo, channel="C0OTHER")
     assert result.exit_code == 0, result.output
