@@ -28,6 +28,25 @@ _PAGE = re.compile(
 )
 
 
+# A thread answer is asked for in 150 words; a reply past this is a model looping (or a server ignoring
+# max_tokens): cut, so the fact check stays fast and the thread gets a few messages, not fifty.
+MODEL_REPLY_CHARS = 4000
+_INVISIBLE = re.compile("[\\s\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]+")
+
+
+def bounded_reply(text: str, limit: int = MODEL_REPLY_CHARS) -> tuple[str, bool]:
+    """The model's reply at most `limit` characters, cut at the last line or sentence end before it, and
+    whether it was cut; "" when nothing in it is visible (zero-width characters, marks, blanks)."""
+    if not _INVISIBLE.sub("", text):
+        return "", False
+    if len(text) <= limit:
+        return text, False
+    head = text[:limit]
+    ends = [head.rfind(mark) for mark in ("\n", ". ", "。", "! ", "? ")]
+    end = max(ends)
+    return (head[: end + 1] if end > limit // 2 else head).rstrip(), True
+
+
 def add_model_text(a: Answer, text: str, commits: Sequence[Commit]) -> None:
     """The model's (checked) text added to `a` line by line, its Markdown in our spans; `commits`: those the
     answer may link to."""

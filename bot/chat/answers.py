@@ -44,7 +44,7 @@ from analysis.questions.answers import (
 from analysis.questions.document import Answer, FollowUpFact, QAData
 from analysis.questions.fact_check import answer_evidence, check_answer, cited_commits, cited_refs, data_text
 from analysis.questions.matching import loosely_area, loosely_titled, titled
-from analysis.questions.model_text import add_model_text
+from analysis.questions.model_text import MODEL_REPLY_CHARS, add_model_text, bounded_reply
 from analysis.questions.parse import NamedCommit, Question, parse_question, question_lang
 from analysis.refs import Ref
 from bot.chat.recover import lost_answer, recover
@@ -100,6 +100,8 @@ _WORDS = {
         "no_model": "(No model answer ({why}). From the stored data:)",
         "late": "none within {s} s",
         "echo": "it repeated its instructions",
+        "empty": "it had no visible text",
+        "cut": "(The model's answer went on past {n} characters; the rest is not shown.)",
         "sources": "Sources: ",
         "limited": "I've asked the model {n} times in this thread in the last minute, which is its limit here; "
         "please ask again in {s} s. Questions the data answers need no model and are answered at once, e.g. "
@@ -114,6 +116,8 @@ _WORDS = {
         "no_model": "（没有模型回答（{why}）。以下来自已存储的数据：）",
         "late": "{s} 秒内未回答",
         "echo": "模型复述了提示词",
+        "empty": "回答中没有可见的文字",
+        "cut": "（模型的回答超过 {n} 个字符，其余部分未显示。）",
         "sources": "来源：",
         "limited": "这个讨论串在过去一分钟内已向模型提问 {n} 次，达到上限；请 {s} 秒后再问。数据能回答的问题不需要模型，"
         "会立即回答，例如“{example}”。",
@@ -517,6 +521,10 @@ async def _model_answer(
             "LLM answer failed (%s); answering from the stored data", why if late else f"{why}: {exc}"
         )
         return _fallen_back(fallback, data, lang, why)
+    text, cut = bounded_reply(text)
+    if not text:  # nothing visible: zero-width characters, blanks
+        log.warning("LLM answer has no visible text; answering from the stored data")
+        return _fallen_back(fallback, data, lang, _w(lang, "empty"))
     if mostly_echo(text, qa_instructions(lang)):  # our rules said back: no answer of its own
         log.warning("LLM answer repeats its instructions; answering from the stored data")
         return _fallen_back(fallback, data, lang, _w(lang, "echo"))
@@ -535,6 +543,8 @@ async def _model_answer(
         return answer
     answer = Answer(lang, source="llm", kind="model", removed=checked.removed, removed_items=checked.items)
     add_model_text(answer, checked.text, commits)  # its Markdown as our spans, links only to our commits
+    if cut:
+        answer.add(_w(lang, "cut", n=f"{MODEL_REPLY_CHARS:,}"))
     if checked.removed:
         answer.add(_w(lang, "removed", n=checked.removed))
     cited = cited_commits(checked.text, commits) or ([data.focus] if data.focus else [])

@@ -188,6 +188,33 @@ async def test_a_model_answer_echoing_its_instructions_falls_back_to_the_data(se
     assert "acme/widgets on 2026-01-26: 3 commits" in answer.plain()
 
 
+async def test_a_looping_model_reply_is_cut_fast_and_an_invisible_one_falls_back(settings, store, llm):
+    """A model caught in a loop wrote 24,000 characters of "a-": the fact check took 11 s on the event loop
+    and the thread got dozens of messages; a reply of zero-width characters was posted as empty messages."""
+    import time
+
+    llm.reply("The scheduler rewrite is the riskiest change. " + "a-" * 12000, purpose="qa")
+    service = make_service(model_settings(settings, llm), store)
+    await posted(service)
+    began = time.monotonic()
+    answer = await ask(service, "so what should the on-call person expect tonight?")
+    assert time.monotonic() - began < 5
+    assert answer.source == "llm" and "the rest is not shown" in answer.plain()
+    assert len(answer.plain()) < 5000
+    llm.reply("\u200b\u200d\ufeff " * 3000, purpose="qa")
+    empty = await ask(service, "so what should the on-call person expect tomorrow?")
+    assert empty.source == "fallback" and empty.plain().startswith(
+        "(No model answer (it had no visible text)."
+    )
+
+
+def test_zero_width_characters_in_a_question_are_not_read():
+    from analysis.questions.parse import parse_question
+
+    [named] = parse_question("was #1\u200b01 reverted?").commits
+    assert named.value == "101"
+
+
 # --- 6. measures of the day the data answers ---------------------------------------------------------
 
 
