@@ -20,6 +20,7 @@ checked answer share the same thread context and data.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import sqlite3
 import time
@@ -59,6 +60,7 @@ log = logging.getLogger(__name__)
 
 NAMED_MAX = 3  # commits one question may name and get answered about
 SHAS_LISTED = 8  # commits listed for a short SHA several of them start
+REMEMBER_WAIT = 0.25  # seconds a thread's memory waits for a busy database before it is skipped
 
 
 class ThreadLimiter:
@@ -401,11 +403,14 @@ def _remember_focus(service: Any, ctx: ThreadContext) -> None:
 
 def _remember(service: Any, what: str, write: Any, *args: Any) -> None:
     """A thread's memory (its focus, its last list) only helps later turns: a database that cannot take
-    the write (read-only, disk full, busy) costs that, never the answer being made; one warning line."""
+    the write (read-only, disk full, busy) costs that, never the answer being made; one warning line. It
+    waits REMEMBER_WAIT at most: on the event loop, a busy database held every ack up to the busy timeout."""
+    impatient = getattr(service.store, "impatient", None)
     try:
-        write(*args)
+        with impatient(REMEMBER_WAIT) if impatient is not None else contextlib.nullcontext():
+            write(*args)
     except sqlite3.Error as exc:
-        error = database_error(exc, getattr(service.store, "path", None), service.store.BUSY_TIMEOUT)
+        error = database_error(exc, getattr(service.store, "path", None), REMEMBER_WAIT)
         log.warning("qa: the thread's %s is not remembered: %s", what, error)
 
 

@@ -234,6 +234,22 @@ class Store(CommitTables, HistoryTables, ThreadTables, PostTables):
         with self._lock:
             return list(self.db.query(sql, list(params)))
 
+    @contextmanager
+    def impatient(self, wait: float) -> Iterator[None]:
+        """For a write on the event loop that may be skipped (a thread's memory): wait at most `wait` seconds
+        for the connection and for another process's write lock, not BUSY_TIMEOUT (a 30 s stall of every
+        Slack ack); past it sqlite3.OperationalError "database is locked"."""
+        if not self._lock.acquire(timeout=wait):
+            raise sqlite3.OperationalError("database is locked")
+        try:
+            self.db.execute(f"PRAGMA busy_timeout = {int(wait * 1000)}")
+            try:
+                yield
+            finally:
+                self.db.execute(f"PRAGMA busy_timeout = {int(self.BUSY_TIMEOUT * 1000)}")
+        finally:
+            self._lock.release()
+
     def query_unless_busy(self, sql: str, params: Iterable[Any], wait: float) -> list[dict[str, Any]] | None:
         """A read of a table the group commit never writes, for code on the event loop that must answer at
         once (a Slack ack): None when the connection is not free within `wait` seconds — the writer holds it

@@ -235,3 +235,29 @@ async def test_lines_untested_biggest_and_an_authors_first_name_need_no_model(se
     grace = await ask(service, "what did Grace do today?")
     assert grace.source == "data" and grace.cites == [day[1].sha] and "by Grace Hopper" in grace.plain()
     assert llm.calls == 0
+
+
+async def test_a_busy_database_costs_a_threads_memory_a_quarter_second_not_the_loop(settings, store, caplog):
+    """Another process holding the write lock made the focus write wait SQLite's 30 s busy timeout on the
+    event loop: every ack of the service waited with it."""
+    import logging
+    import sqlite3
+    import time
+
+    service = make_service(settings, store)
+    await posted(service)
+    day, _ = commits()
+    other = sqlite3.connect(store.path, timeout=0)
+    other.execute("BEGIN IMMEDIATE")  # another digestbot process in a write transaction
+    try:
+        began = time.monotonic()
+        with caplog.at_level(logging.WARNING):
+            answer = await ask(service, "what does #102 change?")
+        took = time.monotonic() - began
+    finally:
+        other.rollback()
+        other.close()
+    assert answer.cites == [day[1].sha] and took < 3
+    assert "the thread's focus is not remembered" in caplog.text and "is busy" in caplog.text
+    # the connection's own patience is back for everything else
+    assert store.db.execute("PRAGMA busy_timeout").fetchone()[0] == int(store.BUSY_TIMEOUT * 1000)
