@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 
 HISTORY_LIMIT = 20  # earlier thread messages handed to the answerer
+WIND_DOWN = 5.0  # seconds of a shutdown's grace left to answers that stop waiting for the model
 
 
 class BackgroundTasks:
@@ -76,7 +77,18 @@ class BackgroundTasks:
             await asyncio.wait(set(self._tasks), timeout=left)
         return True
 
-    async def close(self, grace: float) -> None:
+    async def close(
+        self, grace: float, wind_down: Callable[[], None] | None = None, last: float = WIND_DOWN
+    ) -> None:
+        """Let the work finish within `grace`, then cancel what is left. `wind_down` is called `last` seconds
+        before the end, so that work still waiting (a thread answer waiting for the model) ends its own way
+        (the data's answer, posted) rather than cancelled unanswered."""
+        if wind_down is not None and grace > 0:
+            last = min(last, grace / 2)
+            if await self.drain(grace - last):
+                return
+            wind_down()
+            grace = last
         if not await self.drain(grace):
             for task in list(self._tasks):
                 task.cancel()

@@ -216,7 +216,7 @@ class SlackRuntime:
             await self._runner.cleanup()
             self._runner = None
         if self.app is not None:
-            await self.app.bot.tasks.close(self.grace)
+            await self.app.bot.tasks.close(self.grace, getattr(self.service, "stop_waiting", None))
         if self._session is not None:
             await self._session.close()
             self._session = None

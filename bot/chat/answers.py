@@ -103,6 +103,7 @@ _WORDS = {
         "late": "none within {s} s",
         "echo": "it repeated its instructions",
         "empty": "it had no visible text",
+        "stopping": "the bot is restarting",
         "cut": "(The model's answer went on past {n} characters; the rest is not shown.)",
         "sources": "Sources: ",
         "limited": "I've asked the model {n} times in this thread in the last minute, which is its limit here; "
@@ -119,6 +120,7 @@ _WORDS = {
         "late": "{s} 秒内未回答",
         "echo": "模型复述了提示词",
         "empty": "回答中没有可见的文字",
+        "stopping": "机器人正在重启",
         "cut": "（模型的回答超过 {n} 个字符，其余部分未显示。）",
         "sources": "来源：",
         "limited": "这个讨论串在过去一分钟内已向模型提问 {n} 次，达到上限；请 {s} 秒后再问。数据能回答的问题不需要模型，"
@@ -518,10 +520,16 @@ async def _model_answer(
         # The client's own timeout is per attempt (LLM_TIMEOUT, 120 s, up to LLM_MAX_RETRIES more): someone
         # waiting in a thread gets the data's answer after QA_ANSWER_TIMEOUT instead of minutes of silence.
         async with asyncio.timeout(timeout):
-            text = await service.answerer.answer(asked, question, lang)
+            text = await _unless_stopping(service, service.answerer.answer(asked, question, lang))
     except Exception as exc:  # the thread still gets an answer: the data's
         late = isinstance(exc, TimeoutError)
-        why = _w(lang, "late", s=f"{timeout:g}") if late else type(exc).__name__
+        why = (
+            _w(lang, "late", s=f"{timeout:g}")
+            if late
+            else _w(lang, "stopping")
+            if isinstance(exc, _Stopping)
+            else type(exc).__name__
+        )
         log.warning(
             "LLM answer failed (%s); answering from the stored data", why if late else f"{why}: {exc}"
         )
@@ -562,6 +570,29 @@ async def _model_answer(
             ]
         answer.add(*spans)
     return answer
+
+
+class _Stopping(Exception):
+    """The service is stopping while the model has not answered."""
+
+
+async def _unless_stopping(service: Any, asked: Any) -> str:
+    """The model's answer, or _Stopping once the service begins to stop: the shutdown's grace (30 s) is
+    shorter than QA_ANSWER_TIMEOUT, and a question cancelled at its end went unanswered, unlogged."""
+    stopping = getattr(service, "stopping", None)
+    if stopping is None:
+        return await asked
+    answer = asyncio.ensure_future(asked)
+    stop = asyncio.ensure_future(stopping.wait())
+    try:
+        await asyncio.wait({answer, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+        if not answer.done():
+            answer.cancel()
+    if not answer.done() or answer.cancelled():
+        raise _Stopping("the service is stopping")
+    return answer.result()
 
 
 def _fallen_back(fallback: Answer | None, data: QAData, lang: str, why: str) -> Answer:

@@ -5,6 +5,7 @@ between their platform and these calls."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -81,6 +82,10 @@ class ChatService:
         self.card_turns = CardTurns(store)  # one card per channel at a time, not ten copies of one
         self.rates = ChatRates(settings, store)  # new model analyses and new days one person may ask for
         _ = self.answerer  # made now, at start: the first question must not wait for the client's import
+        self.stopping = asyncio.Event()  # set by the platforms' stop: model waits end, the data answers
+
+    def stop_waiting(self) -> None:
+        self.stopping.set()
 
     # -- wiring ---------------------------------------------------------------------------------
     def source(self, repo: str) -> CommitSource:

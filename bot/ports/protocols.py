@@ -322,6 +322,11 @@ class ChatFacade(Protocol):
 
     def broken_subscriptions(self) -> int: ...
 
+    def stop_waiting(self) -> None:
+        """The service is stopping: answers still waiting for the model give it up and answer from the
+        data now, within the shutdown's grace, instead of being cancelled unanswered."""
+        ...
+
 
 class SlackSettings(Protocol):
     """The settings the Slack adapter reads (bot/config/settings.py has them all)."""

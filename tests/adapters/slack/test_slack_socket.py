@@ -241,3 +241,52 @@ async def test_a_revoked_app_token_fails_the_start_as_a_setting(tmp_path, slack)
         await asyncio.wait_for(runtime.start(), 30)
     assert slack.calls["apps.connections.open"] == 1
     assert runtime._socket is None and runtime._session is None
+
+
+async def test_a_question_waiting_for_the_model_at_stop_is_answered_from_the_data(tmp_path, slack):  # noqa: F811
+    """The shutdown's grace (30 s) is shorter than QA_ANSWER_TIMEOUT (60 s): a question still waiting for
+    the model when `run` stopped was cancelled at the grace's end, unanswered and unlogged. Now the answers
+    still waiting stop waiting shortly before the end and post the data's answer, saying why."""
+    import asyncio
+
+    from tests.fakes.openai_server import FakeLLM
+
+    with FakeLLM() as llm:
+        llm.delay(120, purpose="qa", times=None)  # a model that does not answer in time
+        settings = make_settings(
+            tmp_path,
+            slack,
+            slack_app_token=slack.app_token,
+            slack_signing_secret=None,
+            digest_model=llm.model,
+            openai_base_url=llm.base_url,
+            openai_api_key="sk-test-000000",
+        )
+        service = make_service(settings)
+        async with FakeSocketMode() as fake_socket:
+            slack.socket_url = fake_socket.url
+            runtime = SlackRuntime(settings, service, grace=2)
+            await runtime.start()
+            stopped = False
+            try:
+                await fake_socket.connected()
+                digest = await build_day(service)
+                thread = (await post_digest(runtime.poster, service.store, CHANNEL, digest)).thread_id
+                question = f"<@{BOT_USER}> so what should the on-call person expect tonight?"
+                asked = slack.add_user_message(CHANNEL, question, thread_ts=thread)
+                event = {"user": "UHUMAN1", "text": asked.text, "ts": asked.ts, "thread_ts": thread}
+                await fake_socket.ack_for(
+                    await fake_socket.send(fake_socket.event({"type": "app_mention", **event}))
+                )
+                for _ in range(100):  # until the answer waits for the model
+                    if llm.calls:
+                        break
+                    await asyncio.sleep(0.05)
+                assert llm.calls == 1
+                await runtime.stop()
+                stopped = True
+            finally:
+                if not stopped:
+                    await runtime.stop()
+    last = body_text(slack.thread(CHANNEL, thread)[-1])
+    assert "No model answer (the bot is restarting)" in last and "From the stored data" in last
