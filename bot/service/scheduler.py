@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 
 SWEEP_SECONDS = 600  # how often missed runs are looked for while running
 SYNC_SECONDS = 30  # how soon a subscription made in chat gets its job
+BEHIND_REACH = 60  # days back the start looks for days a long downtime left unposted
 # How long after its scheduled time a digest may still be in the works before /healthz says it is
 # overdue: a day's analysis stops at LLM_DAY_DEADLINE (30 min) and failed posts retry every sweep.
 HEALTH_GRACE = timedelta(hours=1)
@@ -85,6 +86,7 @@ class DigestScheduler:
         self.store = store
         self.runner = runner
         self.catchup_days = catchup_days
+        self._told_behind: set[str] = set()  # subscriptions whose days past the window were named
         self.clock = clock
         self._locks: dict[tuple[str, date], asyncio.Lock] = {}
         self._tasks: set[asyncio.Task] = set()
@@ -328,12 +330,31 @@ class DigestScheduler:
         done = self._done_days(sub.name)
         trigger = trigger_for(sub)
         days = []
-        for back in range(self.catchup_days, 0, -1):
+        # Yesterday is the day's own digest, not a catch-up: DIGEST_CATCHUP_DAYS=0 stopped its retries too
+        # (a failed or missed run of it was never run again).
+        for back in range(max(self.catchup_days, 1), 0, -1):
             day = today - timedelta(days=back)
             due = trigger.get_next_fire_time(None, day_window(day + timedelta(days=1), tz)[0])
             if due is None or due > now or (seen is not None and due < seen):
                 continue
             if day.isoformat() not in done:
+                days.append(day)
+        return days
+
+    def left_behind(self, sub: Subscription, reach: int = BEHIND_REACH) -> list[date]:
+        """Days before the catch-up window (at most `reach` days back) whose digest was due after the service
+        first saw the subscription and never done: a downtime longer than the window leaves them, and they
+        went without a word."""
+        if self._first_seen(sub.name) is None:
+            return []
+        now, tz = self.clock(), sub_zone(sub)
+        today, seen, done = now.astimezone(tz).date(), self._first_seen(sub.name), self._done_days(sub.name)
+        trigger = trigger_for(sub)
+        days = []
+        for back in range(reach, max(self.catchup_days, 1), -1):
+            day = today - timedelta(days=back)
+            due = trigger.get_next_fire_time(None, day_window(day + timedelta(days=1), tz)[0])
+            if due is not None and seen is not None and due >= seen and day.isoformat() not in done:
                 days.append(day)
         return days
 
@@ -391,6 +412,17 @@ class DigestScheduler:
                 return
             log.info("catching up the weekly roll-up of %s for %d-W%02d", sub.name, *missed_week)
             await self.run_weekly_once(sub, *missed_week)
+        if sub.name not in self._told_behind and (behind := self.left_behind(sub)):
+            self._told_behind.add(sub.name)  # once a start: the sweeps ask again every few minutes
+            log.warning(
+                "%s: %d day(s) before the catch-up window (DIGEST_CATCHUP_DAYS=%d) are not posted: %s to %s;"
+                " `digestbot post --date YYYY-MM-DD` posts one",
+                sub.name,
+                len(behind),
+                self.catchup_days,
+                behind[0],
+                behind[-1],
+            )
         for day in self.missed(sub):
             if self.stopping:
                 return

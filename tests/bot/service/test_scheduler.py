@@ -107,6 +107,40 @@ async def test_catch_up_is_bounded(store):
     assert [d for _, d in runner.calls] == [date(2026, 1, 17), date(2026, 1, 18), date(2026, 1, 19)]
 
 
+async def test_days_past_the_catch_up_window_are_named_once_a_start(store, caplog):
+    """A downtime longer than DIGEST_CATCHUP_DAYS left its older days unposted without a word."""
+    import logging
+
+    clock = Clock(datetime(2026, 1, 1, 8, 0, tzinfo=SH))
+    await first_seen(store, [sub()], clock)
+    clock.now = datetime(2026, 1, 20, 12, 0, tzinfo=SH)
+    sched = make(store, [sub()], clock, Recorder(), catchup=3)
+    with caplog.at_level(logging.WARNING, logger="bot.service.scheduler"):
+        await sched.catch_up()
+        await sched.catch_up()  # the sweep: not said again
+    said = [r.getMessage() for r in caplog.records if "before the catch-up window" in r.getMessage()]
+    assert said == [
+        "vllm: 17 day(s) before the catch-up window (DIGEST_CATCHUP_DAYS=3) are not posted: 2025-12-31 to"
+        " 2026-01-16; `digestbot post --date YYYY-MM-DD` posts one"
+    ]
+
+
+async def test_no_catch_up_still_runs_and_retries_yesterday(store):
+    """DIGEST_CATCHUP_DAYS=0 means no backfill after a downtime; it also stopped every retry of yesterday's
+    failed digest and the run of a fire missed by a restart."""
+    clock = Clock(datetime(2026, 1, 27, 8, 0, tzinfo=SH))
+    await first_seen(store, [sub()], clock)
+    clock.now = datetime(2026, 1, 29, 12, 0, tzinfo=SH)  # restarted after the 29th's fire
+    runner = Recorder(fail={"vllm"})
+    sched = make(store, [sub()], clock, runner, catchup=0)
+    await sched.catch_up()
+    sched.runner = Recorder()
+    await sched.catch_up()  # the sweep retries it
+    assert runner.calls == [("vllm", date(2026, 1, 28))] and sched.runner.calls == [
+        ("vllm", date(2026, 1, 28))
+    ]
+
+
 async def test_coinciding_triggers_run_once(store):
     clock = Clock(datetime(2026, 1, 29, 9, 0, tzinfo=SH))
     runner = Recorder(delay=0.05)
@@ -335,7 +369,7 @@ async def test_a_week_another_service_is_running_is_left_to_it(store):
 
 
 async def test_a_weekday_schedule_posts_the_weekend_in_order_on_monday(store):
-    """"0 9 * * 1-5": no fire on Saturday or Sunday, so Friday's and Saturday's digests fall due on Monday
+    """ "0 9 * * 1-5": no fire on Saturday or Sunday, so Friday's and Saturday's digests fall due on Monday
     with Sunday's. The Monday fire posts them oldest first; they came after Sunday's, at the next sweep."""
     weekdays = sub(schedule="0 9 * * 1-5")
     clock = Clock(datetime(2026, 1, 29, 12, 0, tzinfo=SH))  # Thursday
