@@ -164,6 +164,14 @@ class ChatService:
             return CommandResult("error", lang, text=label(lang, "store_failed"))
 
     def check_room(self, platform: str, channel: str, repo: str) -> None:
+        """InputError when `repo` may not be subscribed here from chat: the config file posts it here already
+        (a chat copy would post the day twice, and chat cannot remove the file's), or a cap is reached."""
+        for sub in self.subscriptions.for_channel(platform, channel):
+            if sub.origin == "file" and sub.repo.lower() == repo.lower():
+                raise InputError(
+                    f"{sub.repo} is posted here by the configuration file ({sub.schedule} {sub.timezone},"
+                    f" {sub.lang}): change it there"
+                )
         self.subscriptions.chat.check_room(
             platform,
             channel,
@@ -205,7 +213,7 @@ class ChatService:
             channel,
             cmd.repo,
             time=cmd.options.get("time"),
-            tz=cmd.options.get("tz", self.settings.digest_tz),
+            tz=cmd.options.get("tz", self.channel_tz(platform, channel)),  # the channel's digests' zone
             lang=cmd.options.get("lang", lang),
             by=user,
         )

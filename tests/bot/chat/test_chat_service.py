@@ -183,3 +183,28 @@ async def test_chat_subscriptions_off_leave_them_to_the_config_file(store):
     service = chat_service(settings, store, source_factory=lambda repo: KnownRepo(repo, asked))
     refused = await service.execute("slack", "C1", parse_command("subscribe acme/one"))
     assert refused.kind == "error" and "config file" in refused.text and asked == []
+
+
+async def test_subscribing_from_chat_to_what_the_config_file_posts_here_is_refused(store):
+    """A chat copy of a file subscription posted the day twice (in DIGEST_TZ), and chat could not remove
+    the file's; a new subscription takes the zone of the channel's digests."""
+    file_sub = Subscription(
+        name="daily",
+        repo="acme/widgets",
+        timezone="UTC",
+        schedule="09:00",
+        lang="en",
+        destinations=(Destination("slack", "C1"),),
+    )
+    asked: list[str] = []
+    service = chat_service(
+        Settings(digest_lang="en", digest_tz="Asia/Shanghai"),
+        store,
+        source_factory=lambda repo: KnownRepo(repo, asked),
+    )
+    service.subscriptions = Registry(store, [file_sub])
+    twice = await service.execute("slack", "C1", parse_command("subscribe acme/widgets 08:00"))
+    assert twice.kind == "error" and "posted here by the configuration file (09:00 UTC, en)" in twice.text
+    assert asked == [] and service.subscriptions.chat.all() == []
+    other = await service.execute("slack", "C1", parse_command("subscribe acme/gadgets 08:00"))
+    assert other.kind == "message" and "(UTC)" in other.text
