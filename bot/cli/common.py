@@ -199,6 +199,18 @@ class Ctx:
         write_text(text, out, protected=self.protected() if out not in (None, STDOUT) else [])
 
 
+def no_database(obj: Ctx, verb: str) -> None:
+    """Exit 1 saying where the service's database is: a read-only verb run outside the service's
+    environment (another DIGEST_DB) read an empty one as "all is well" or "no model calls"."""
+    echo_err(
+        f"no database at {obj.settings.digest_db}: nothing has run on it. The service's is the DIGEST_DB"
+        " of its environment (the image: /data/digest.db; the systemd unit: /var/lib/digestbot/digest.db):"
+        f" run {verb} there, or with --db pointing at it",
+        logging.WARNING,
+    )
+    sys.exit(1)
+
+
 def warn_half_configured(settings: Any) -> None:
     """A model key without DIGEST_MODEL (or a model without a key) used to fall back to the heuristic
     without a word: the operator learnt it from the reports' depth."""

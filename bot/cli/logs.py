@@ -11,6 +11,7 @@ from bot.cli.common import (
     DigestCommand,
     format_option,
     global_options,
+    no_database,
     user_errors,
 )
 
@@ -106,8 +107,12 @@ def logs(
     calls = query_calls(store, wanted, full=full)
     if fmt == "json":
         obj.write(dumps({"calls": calls, "totals": call_totals(store, wanted)} if usage else calls))
+        if obj.missing_db:
+            no_database(obj, "logs")
         return
     text = render_calls(calls, zone_info, full=full, cut=cut)
     if usage:
         text += "\n" + render_totals(call_totals(store, wanted))
     obj.write(text)
+    if obj.missing_db:
+        no_database(obj, "logs")

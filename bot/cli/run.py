@@ -4,7 +4,6 @@ subscription's health, its last and next run, and the week's LLM cost)."""
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,10 +15,10 @@ from bot.cli.common import (
     Ctx,
     DigestCommand,
     config_option,
-    echo_err,
     format_option,
     global_options,
     log,
+    no_database,
     run_async,
     user_errors,
     warn_half_configured,
@@ -172,13 +171,7 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     from bot.service.status import FAILED
 
     if obj.missing_db:  # status run outside the service's environment read as "all is well"
-        echo_err(
-            f"no database at {settings.digest_db}: nothing has run on it. The service's is the DIGEST_DB"
-            " of its environment (the image: /data/digest.db; the systemd unit: /var/lib/digestbot/digest.db):"
-            " run status there, or with --db and --config pointing at them",
-            logging.WARNING,
-        )
-        sys.exit(1)
+        no_database(obj, "status")
 
     # for monitoring: a broken subscription, or one whose last run failed (the output says which)
     if any(

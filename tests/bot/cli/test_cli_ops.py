@@ -179,8 +179,20 @@ def test_logs_newest_first_with_filters(llm_db, repo):  # noqa: F811
 
 
 def test_logs_on_an_empty_store(tmp_path):
+    from bot.store.db import Store
+
+    Store(tmp_path / "d.db").close()
     result = run("logs", db=tmp_path / "d.db")
     assert result.exit_code == 0 and "no LLM calls recorded" in result.stdout
+
+
+def test_logs_on_a_database_that_does_not_exist_exits_1_and_says_where_the_services_is(tmp_path):
+    """Run outside the service's environment, `logs` said "no LLM calls recorded" and exit 0: the model
+    looked free."""
+    result = run("logs", db=tmp_path / "nope.db")
+    assert result.exit_code == 1 and "no LLM calls recorded" in result.stdout
+    assert f"no database at {tmp_path / 'nope.db'}: nothing has run on it" in result.stderr
+    assert not (tmp_path / "nope.db").exists()
 
 
 def test_a_database_path_under_home_is_home_not_a_folder_named_tilde(repo, tmp_path, monkeypatch):  # noqa: F811
