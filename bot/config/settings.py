@@ -214,11 +214,13 @@ class Settings(BaseSettings):
 
     @field_validator("*", mode="before")
     @classmethod
-    def _no_trailing_comment(cls, v: object) -> object:
-        # `docker run --env-file` and systemd's EnvironmentFile= keep "# …" after a value as part of it
-        # (python-dotenv drops it): the token or number then fails far from the line that caused it.
+    def _as_written_in_a_file(cls, v: object) -> object:
+        # `docker run --env-file` and systemd's EnvironmentFile= keep "# …" after a value, and quotes around
+        # it, as part of it (python-dotenv drops both): the token was then refused as wrong, far from the cause.
         if isinstance(v, str) and _TRAILING_COMMENT.search(v):
             raise ValueError("ends in a comment ('… # …'): put the comment on a line of its own")
+        if isinstance(v, str) and len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'":
+            raise ValueError("is wrapped in quotes, which `docker run --env-file` keeps: remove them")
         return v
 
     @field_validator("openai_base_url", "discord_api_url", "digest_model", "digest_repo", mode="before")

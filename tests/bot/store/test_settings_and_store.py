@@ -36,6 +36,19 @@ def test_a_comment_kept_after_a_value_is_named_not_sent(monkeypatch, tmp_path):
     assert "secret555" not in said
 
 
+def test_quotes_kept_around_a_value_are_named_not_sent(monkeypatch, tmp_path):
+    """`docker run --env-file` passes SLACK_BOT_TOKEN="xoxb-…" with its quotes: Slack refused the right
+    token, and the message said to check the token."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", '"xoxb-secret555-1"')
+    monkeypatch.setenv("DIGEST_TZ", "'UTC'")
+    with pytest.raises(ConfigError) as err:
+        load_settings()
+    said = str(err.value)
+    assert "SLACK_BOT_TOKEN: is wrapped in quotes" in said and "DIGEST_TZ: is wrapped in quotes" in said
+    assert "secret555" not in said
+
+
 def test_a_dotenv_comment_is_dropped_by_the_dotenv_reader(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("DIGEST_CATCHUP_DAYS", raising=False)
