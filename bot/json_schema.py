@@ -212,6 +212,9 @@ class SubscriptionStatusJSON(_Out):
     next_run: str | None
     last_run: LastRunJSON | None
     problem: str | None = Field(description="why the subscription cannot run (source, channels), or null")
+    overdue: str | None = Field(
+        description="a digest due more than its grace ago that has not succeeded (what /healthz says), or null"
+    )
 
 
 class UsageJSON(_Out):

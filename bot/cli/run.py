@@ -173,8 +173,9 @@ def status(obj: Ctx, config: Path | None, fmt: str) -> None:
     if obj.missing_db:  # status run outside the service's environment read as "all is well"
         no_database(obj, "status")
 
-    # for monitoring: a broken subscription, or one whose last run failed (the output says which)
+    # for monitoring: a broken subscription, one whose last run failed, or a digest overdue (as /healthz)
     if any(
-        s["problem"] or (s["last_run"] and s["last_run"]["status"] in FAILED) for s in data["subscriptions"]
+        s["problem"] or s["overdue"] or (s["last_run"] and s["last_run"]["status"] in FAILED)
+        for s in data["subscriptions"]
     ):
         sys.exit(1)

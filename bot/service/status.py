@@ -76,14 +76,42 @@ def status_data(
     check_clone: CloneCheck | None = None,
 ) -> dict[str, Any]:
     now = now or datetime.now(UTC)
-    subs = Registry(store, file_subscriptions).all()
+    registry = Registry(store, file_subscriptions)
+    subs = registry.all()
     usage = store.llm_usage_since(now - timedelta(days=7))
+    late = _overdue(settings, store, registry, now)
     return {
         "database": str(settings.digest_db),
-        "subscriptions": [_subscription(settings, store, sub, now, check_clone) for sub in subs],
+        "subscriptions": [
+            {**_subscription(settings, store, sub, now, check_clone), "overdue": late.get(sub.name)}
+            for sub in subs
+        ],
         "pending": [_pending(row) for row in store.pending_work()],
         "llm_last_7_days": {k: usage[k] for k in ("calls", "tokens_in", "tokens_out")},
     }
+
+
+def _overdue(settings: Settings, store: Store, registry: Registry, now: datetime) -> dict[str, str]:
+    """Subscription → the digest due past its grace that has not succeeded, as /healthz says it (the
+    scheduler's own check): `status` exited 0 while the service was down and yesterday's digest never
+    came. Only for subscriptions a service has run (before that nothing was due)."""
+    from bot.service.scheduler import HEALTH_GRACE, DigestScheduler
+
+    scheduler = DigestScheduler(
+        registry, store, _never_run, catchup_days=settings.digest_catchup_days, clock=lambda: now
+    )
+    late: dict[str, str] = {}
+    for sub in registry.all():
+        if schedule_problem(sub) or scheduler._first_seen(sub.name) is None:
+            continue
+        if found := scheduler.overdue(sub, HEALTH_GRACE):
+            day, due = found
+            late[sub.name] = f"the digest of {day} was due at {due.isoformat()} and has not succeeded"
+    return late
+
+
+async def _never_run(sub: Subscription, day: Any) -> Any:
+    raise AssertionError("status runs no digest")
 
 
 def _pending(row: dict[str, Any]) -> dict[str, Any]:
@@ -169,6 +197,8 @@ def render_status_text(data: dict[str, Any], *, missing_db: bool = False) -> str
         lines.append(f"  last run  {_last_run_text(sub['last_run'])}")
         if sub["problem"]:
             lines.append(f"  BROKEN    {sub['problem']}")
+        if sub.get("overdue"):
+            lines.append(f"  OVERDUE   {sub['overdue']} (is the service running?)")
     if bad := [
         s["name"] for s in data["subscriptions"] if s["last_run"] and s["last_run"]["status"] in FAILED
     ]:

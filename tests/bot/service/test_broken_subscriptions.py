@@ -132,3 +132,33 @@ async def test_the_scheduler_never_runs_a_day_that_has_not_ended(store):
     clock.now = datetime(2026, 3, 10, 23, 0, 1, tzinfo=UTC)  # 00:00:01 on the 11th in Berlin
     outcome = await sched.run_once(sub, date(2026, 3, 10))
     assert outcome is not None and runner.calls == [(sub.name, date(2026, 3, 10))]
+
+
+def test_status_says_a_digest_is_overdue_as_healthz_does(tmp_path, monkeypatch):
+    """/healthz was 503 (yesterday's digest never came: the service down) while `status`, the documented
+    check for cron, said "last run … done" and exited 0."""
+    from datetime import timedelta
+
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test-not-a-real-token")
+    db = tmp_path / "digest.db"
+    store = Store(db)
+    stored(store, "C0BERLIN", "acme/tiny", "UTC")
+    name = "chat:slack:C0BERLIN:acme/tiny"
+    seen = datetime.now(UTC) - timedelta(days=10)
+    store.db["subscription_seen"].insert({"name": name, "first_seen": seen.isoformat()})
+    store.close()
+    status = run("status", db=db)
+    assert status.exit_code == 1, status.output
+    assert "OVERDUE   the digest of " in status.stdout and "(is the service running?)" in status.stdout
+    [sub] = json.loads(run("status", "--format", "json", db=db).stdout)["subscriptions"]
+    assert sub["overdue"].startswith("the digest of ") and sub["problem"] is None
+
+
+def test_status_of_a_subscription_no_service_has_run_is_not_overdue(tmp_path, monkeypatch):
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-test-not-a-real-token")
+    db = tmp_path / "digest.db"
+    store = Store(db)
+    stored(store, "C0BERLIN", "acme/tiny", "UTC")
+    store.close()
+    status = run("status", db=db)
+    assert status.exit_code == 0 and "OVERDUE" not in status.stdout, status.output
