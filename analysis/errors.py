@@ -31,6 +31,11 @@ class SourceError(DigestError):
     """The commit source (GitHub or git) failed: not found, unauthorised, unreachable."""
 
 
+class SourceRefused(SourceError):
+    """The source answered that the repository, branch or token as configured cannot work (not found,
+    unauthorised): a setting to fix, not an outage to wait out."""
+
+
 class RateLimited(SourceError):
     """A service asked us to wait longer than we are allowed to."""
 

@@ -44,7 +44,7 @@ from adapters.github.shapes import (
     tree_paths,
 )
 from adapters.http_headers import finite_number, retry_after
-from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError
+from analysis.errors import AmbiguousRef, InputError, RateLimited, RefNotFound, SourceError, SourceRefused
 from analysis.history.automation import is_automated
 from analysis.history.followups import PastCommit
 from analysis.history.index import BranchCommit
@@ -228,7 +228,7 @@ class GitHubSource:
             page = await self._get(self._repo_url, cache=True)
         except _HTTPStatus as exc:
             if exc.status == 404:
-                raise SourceError(
+                raise SourceRefused(
                     f"repository {self.repo} not found on GitHub{self._private_hint()}"
                 ) from None
             raise self._unexpected(exc) from None
@@ -424,7 +424,7 @@ class GitHubSource:
             page = await self._get(f"{self._repo_url}/branches/{quote(branch, safe='/')}", cache=True)
         except _HTTPStatus as exc:
             if exc.status == 404:
-                raise SourceError(f"branch {branch!r} not found in {self.repo} on GitHub (404)") from None
+                raise SourceRefused(f"branch {branch!r} not found in {self.repo} on GitHub (404)") from None
             raise self._unexpected(exc) from None
         tip = page.data.get("commit") if isinstance(page.data, dict) else None
         sha = tip.get("sha") if isinstance(tip, dict) else None
@@ -535,8 +535,8 @@ class GitHubSource:
 
     def _branch_not_found(self, branch: str, exc: _HTTPStatus) -> SourceError:
         if "no commit found" in exc.message.lower():
-            return SourceError(f"branch {branch!r} not found in {self.repo} on GitHub (404)")
-        return SourceError(
+            return SourceRefused(f"branch {branch!r} not found in {self.repo} on GitHub (404)")
+        return SourceRefused(
             f"GitHub repository {self.repo} or its branch {branch!r} not found (404){self._private_hint()}"
         )
 
@@ -815,8 +815,8 @@ class GitHubSource:
         status = response.status_code
         if status == 401:
             if self._has_token:
-                return SourceError("GitHub rejected the token (401): check GITHUB_TOKEN")
-            return SourceError("GitHub requires authentication (401): set GITHUB_TOKEN")
+                return SourceRefused("GitHub rejected the token (401): check GITHUB_TOKEN")
+            return SourceRefused("GitHub requires authentication (401): set GITHUB_TOKEN")
         if status == 403:
             return SourceError(
                 f"GitHub refused access to {self.repo} (403: {_message(response)}){self._private_hint()}"

@@ -69,11 +69,11 @@ def run(
     first: a broken one in the config file stops the start with one line naming it. Stop with
     Ctrl-C or SIGTERM: in-flight posts finish.
     """
-    from bot.app import console_runtimes, local_clone, serve
+    from bot.app import console_runtimes, local_clone, open_source, serve
     from bot.config.file import load_subscriptions
     from bot.config.subscriptions import Registry
     from bot.service.runner import install_signal_handlers
-    from bot.service.status import check_subscriptions
+    from bot.service.status import check_remote_sources, check_subscriptions
 
     settings = obj.settings  # -v for a line per run (the unit and the image pass it)
     warn_half_configured(settings)
@@ -97,6 +97,9 @@ def run(
             " your subscriptions file, or pass --allow-empty to start with none"
         )
     problems = check_subscriptions(settings, everything, local_clone)
+    problems += run_async(
+        check_remote_sources(everything, lambda repo: open_source(settings, obj.store, repo, None))
+    )
     for sub, problem in problems:
         log.error("subscription %s is broken: %s", sub.name, problem)
     broken = [f"{sub.name}: {problem}" for sub, problem in problems if sub.origin == "file"]

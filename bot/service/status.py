@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import DigestError
+from analysis.errors import DigestError, SourceRefused
 from bot.config.schedule import schedule_problem, trigger_for
 from bot.config.settings import Settings
 from bot.config.subscriptions import Registry, Subscription
 from bot.monitoring.metrics import subscription_label
 from bot.store.db import Store
+
+log = logging.getLogger(__name__)
 
 _TOKENS = {"slack": "slack_bot_token", "discord": "discord_bot_token"}
 FAILED = ("failed", "partial")  # a last run in one of these makes `digestbot status` exit 1
@@ -53,6 +56,41 @@ def check_subscription(
         elif getattr(settings, token) is None:
             problems.append(f"channels: posts to {platform} but {token.upper()} is not set")
     return "; ".join(problems) or None
+
+
+# How long `run`'s start waits for a hosted repository to say whether the configured repo, branch and token work.
+REMOTE_CHECK_TIMEOUT = 15.0
+
+
+async def check_remote_sources(
+    subs: list[Subscription], open_source: Callable[[str], Any]
+) -> list[tuple[Subscription, str]]:
+    """The subscriptions read from a hosted repository (no git_dir) whose repository, branch or token the
+    host refuses (not found, token rejected), each asked once: found at start, not at the first run hours
+    later with a notice a day in the channel. An outage is no problem here (the runs retry and say so)."""
+    remote = [s for s in subs if s.git_dir is None and not schedule_problem(s)]
+    keys = list(dict.fromkeys((s.repo, s.branch) for s in remote))
+
+    async def one(repo: str, branch: str | None) -> str | None:
+        try:
+            source = open_source(repo)
+        except DigestError as exc:
+            return f"source: {exc}"
+        try:
+            async with asyncio.timeout(REMOTE_CHECK_TIMEOUT):
+                await source.default_branch()
+                if branch:
+                    await source.branch_tip(branch)
+        except SourceRefused as exc:
+            return f"source: {exc}"
+        except Exception as exc:  # down, slow, rate-limited: the runs will retry and say so
+            log.info("could not check %s at start (%s); its runs will", repo, exc or type(exc).__name__)
+        finally:
+            await source.aclose()
+        return None
+
+    found = dict(zip(keys, await asyncio.gather(*(one(*key) for key in keys)), strict=True))
+    return [(s, problem) for s in remote if (problem := found[(s.repo, s.branch)])]
 
 
 async def _branch_known(source: Any, branch: str) -> None:

@@ -180,3 +180,42 @@ def test_a_terminal_gets_the_report_rendered_a_pipe_plain_markdown(repo, tmp_pat
     assert "\n# " not in shown and "\n## " not in shown  # headings rendered, not raw Markdown
     piped = digestbot(*digest_args(repo.path, "--lang", "en"), db=tmp_path / "d.db").stdout.decode("utf-8")
     assert piped.startswith("# ") and "\x1b[" not in piped
+
+
+HOSTED = """
+[[subscription]]
+name = "{name}"
+repo = "{repo}"
+{branch}slack_channels = ["C1"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("hosted", "branch", "token", "said"),
+    [
+        ("octo/demoo", "", None, "repository octo/demoo not found on GitHub"),
+        ("octo/demo", 'branch = "mian"\n', None, "branch 'mian' not found in octo/demo on GitHub (404)"),
+        ("octo/demo", "", "ghp_revoked", "GitHub rejected the token (401): check GITHUB_TOKEN"),
+    ],
+)
+def test_run_refuses_a_hosted_repository_branch_or_token_the_host_refuses(
+    tmp_path, hosted, branch, token, said
+):
+    """A misspelt repository or branch, or a revoked token, failed only at the first run, hours after the
+    start, with a notice a day in the channel."""
+    from tests.fakes.github import FakeGitHub
+
+    config = tmp_path / "digest.toml"
+    config.write_text(HOSTED.format(name="hosted", repo=hosted, branch=branch), encoding="utf-8")
+    with FakeGitHub("octo/demo", token="ghp_good" if token else None) as gh:
+        env = {
+            "SLACK_BOT_TOKEN": "xoxb-not-used",
+            "SLACK_APP_TOKEN": "xapp-not-used",
+            "GITHUB_API_URL": gh.base_url,
+        }
+        if token:
+            env["GITHUB_TOKEN"] = token
+        run = digestbot("run", "--config", str(config), db=tmp_path / "d.db", env=env)
+    assert run.returncode == 2
+    last = run.stderr.decode("utf-8").strip().splitlines()[-1]
+    assert last.startswith("error: 1 subscription(s) broken — hosted: source: ") and said in last

@@ -162,3 +162,40 @@ def test_status_of_a_subscription_no_service_has_run_is_not_overdue(tmp_path, mo
     store.close()
     status = run("status", db=db)
     assert status.exit_code == 0 and "OVERDUE" not in status.stdout, status.output
+
+
+async def test_a_host_down_at_start_is_no_problem_a_refusal_is(caplog):
+    """An outage at start must not stop `run` (the runs retry); a refusal (not found, token) is a setting."""
+    import logging
+
+    from analysis.errors import SourceError, SourceRefused
+    from bot.config.subscriptions import Destination, Subscription
+    from bot.service.status import check_remote_sources
+
+    class Host:
+        def __init__(self, repo: str):
+            self.repo = repo
+
+        async def default_branch(self) -> str:
+            if self.repo == "acme/down":
+                raise SourceError("cannot reach GitHub at https://api.github.com: connection refused")
+            if self.repo == "acme/gone":
+                raise SourceRefused("repository acme/gone not found on GitHub")
+            return "main"
+
+        async def branch_tip(self, branch: str) -> str:
+            return "a" * 40
+
+        async def aclose(self) -> None:
+            return None
+
+    def sub(name: str, repo: str) -> Subscription:
+        return Subscription(name, repo, "UTC", "09:00", "en", (Destination("slack", "C1"),))
+
+    subs = [sub("down", "acme/down"), sub("gone", "acme/gone"), sub("fine", "acme/fine")]
+    with caplog.at_level(logging.INFO, logger="bot.service.status"):
+        problems = await check_remote_sources(subs, Host)
+    assert [(s.name, p) for s, p in problems] == [
+        ("gone", "source: repository acme/gone not found on GitHub")
+    ]
+    assert "could not check acme/down at start (cannot reach GitHub" in caplog.text
