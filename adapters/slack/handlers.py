@@ -337,7 +337,7 @@ class SlackBot:
                 lang = question_lang(question)
                 messages = text_messages(label(lang, "slack_failed", error=type(exc).__name__))
         try:
-            await self.poster.post_messages(channel, messages, thread=thread)
+            await self.poster.post_answer(channel, thread, event["ts"], messages)
         except DigestError as exc:  # archived, deleted, bot removed: nowhere left to answer
             log.warning("Slack: could not answer in %s: %s", channel, exc)
             return False

@@ -4,9 +4,13 @@ Slack took but answered 500 or dropped, and a flood of questions acked before an
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
+import adapters.slack.handlers
 from adapters.slack.runtime import build_app
+from analysis.render.slack_blocks import text_messages
 from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     CHANNEL,
     _clean_env,
@@ -17,7 +21,7 @@ from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     settings,
     slack,
 )
-from tests.fakes.slack_api import BOT_USER, FakeSlack, Message
+from tests.fakes.slack_api import BOT_USER, FakeSlack, Fault, Message
 
 
 def _answers(fake: FakeSlack, thread: str, after: str) -> list[Message]:
@@ -76,3 +80,48 @@ async def test_a_question_whose_answer_failed_may_be_answered_by_a_later_deliver
     finally:
         await again.bot.tasks.close(5)
     assert len(_answers(slack, thread, question.ts)) == 1
+
+
+def _long_answer(answer) -> list:
+    """An answer long enough for several messages."""
+    return text_messages("\n\n".join(f"Paragraph {i}: " + "the scheduler work " * 18 for i in range(60)))
+
+
+@pytest.mark.parametrize("fault", ["500", "drop"])
+@pytest.mark.parametrize("part", [0, 1])
+async def test_a_part_slack_took_but_did_not_confirm_is_not_lost_nor_posted_twice(
+    settings,  # noqa: F811
+    slack,  # noqa: F811
+    monkeypatch,
+    caplog,
+    fault,
+    part,
+):
+    monkeypatch.setattr(adapters.slack.handlers, "slack_messages", _long_answer)
+    service = make_service(settings)
+    app = build_app(settings, service)
+    _, thread = await posted_day(app, service)
+    parts = _long_answer(None)
+    assert len(parts) >= 3
+    question = slack.add_user_message(CHANNEL, "What is the theme of the day?", thread_ts=thread)
+    event = {"type": "message", "user": "UHUMAN1", "text": question.text, "ts": question.ts}
+    target = parts[part]["text"]
+    slack._queue(  # the chosen part is taken, then answered 500 or its connection dropped
+        "chat.postMessage",
+        1,
+        Fault(
+            500 if fault == "500" else 0,
+            "internal_error" if fault == "500" else None,
+            accepted=True,
+            when=lambda args: args.get("text") == target,
+        ),
+    )
+    try:
+        with caplog.at_level(logging.INFO):
+            await send_event(app, {**event, "thread_ts": thread})
+            await app.bot.tasks.drain(10)
+    finally:
+        await app.bot.tasks.close(5)
+    posted = [m.text for m in _answers(slack, thread, question.ts)]
+    assert posted == [p["text"] for p in parts]  # every part, once, in order
+    assert not any("could not answer" in r.getMessage() for r in caplog.records)
