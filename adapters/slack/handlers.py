@@ -294,22 +294,27 @@ class SlackBot:
             return  # a mention: the app_mention event answers it
         if not is_question(event.get("text", "")):
             return  # "thanks!" in our thread is not a question: only mentions always get an answer
-        ctx = self.service.thread_context(PLATFORM, thread)
-        if ctx is None or not self.seen.claim(event.get("channel", ""), ts):
-            return  # not one of our threads: stay silent
-        self.tasks.spawn(self.answer(event, ctx, me), f"answer {ts}")
+        if not self.seen.claim(event.get("channel", ""), ts):
+            return  # a redelivery
+        # whether the thread is ours is for the task to find: loading a digest of hundreds of commits here,
+        # on the event loop, would hold every other ack back (40 questions at once: acks past 3 s)
+        self.tasks.spawn(self.answer(event, me, mentioned=False), f"answer {ts}")
 
     async def on_mention(self, event: dict[str, Any], context: Any) -> None:
         if not _from_a_person(event) or not self.seen.claim(event.get("channel", ""), event.get("ts", "")):
             return
-        thread = event.get("thread_ts")
-        ctx = self.service.thread_context(PLATFORM, thread) if thread else None
-        self.tasks.spawn(self.answer(event, ctx, context.get("bot_user_id")), f"answer {event.get('ts')}")
+        self.tasks.spawn(
+            self.answer(event, context.get("bot_user_id"), mentioned=True), f"answer {event.get('ts')}"
+        )
 
-    async def answer(self, event: dict[str, Any], ctx: ThreadContext | None, me: str | None) -> None:
+    async def answer(self, event: dict[str, Any], me: str | None, mentioned: bool) -> None:
         """Answer in the thread, once: the store knows the questions answered before (a redelivery after a
-        restart, another process), where `seen` knows only this process's."""
-        channel, ts = event["channel"], event["ts"]
+        restart, another process), where `seen` knows only this process's. The thread's digest or card is
+        loaded in a worker thread; a question in a thread not ours is left alone unless we are mentioned."""
+        channel, ts, thread = event["channel"], event["ts"], event.get("thread_ts")
+        ctx = await asyncio.to_thread(self.service.thread_context, PLATFORM, thread) if thread else None
+        if ctx is None and not mentioned:
+            return  # not one of our threads: stay silent
         if not await asyncio.to_thread(self.service.begin_answer, PLATFORM, channel, ts):
             log.info("Slack: question %s in %s is answered already: not again", ts, channel)
             return

@@ -4,7 +4,10 @@ Slack took but answered 500 or dropped, and a flood of questions acked before an
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
+import time
 
 import pytest
 
@@ -125,3 +128,49 @@ async def test_a_part_slack_took_but_did_not_confirm_is_not_lost_nor_posted_twic
     posted = [m.text for m in _answers(slack, thread, question.ts)]
     assert posted == [p["text"] for p in parts]  # every part, once, in order
     assert not any("could not answer" in r.getMessage() for r in caplog.records)
+
+
+async def test_questions_are_acked_before_their_digest_is_loaded_off_the_event_loop(settings, slack):  # noqa: F811
+    """Loading a big digest for each of many questions at once held the event loop, so Slack's acks came
+    past 3 s: the listener only claims and spawns, the load runs in a worker thread."""
+    service = make_service(settings)
+    app = build_app(settings, service)
+    _, thread = await posted_day(app, service)
+    load, loaders = service.thread_context, []
+
+    def slow_load(*args, **kwargs):  # a digest of hundreds of commits
+        loaders.append(threading.current_thread())
+        time.sleep(0.3)
+        return load(*args, **kwargs)
+
+    service.thread_context = slow_load
+    questions = [
+        slack.add_user_message(CHANNEL, f"Which commits are risky? ({i})", thread_ts=thread) for i in range(5)
+    ]
+    worst, beats = 0.0, asyncio.Event()
+
+    async def heartbeat() -> None:
+        nonlocal worst
+        loop = asyncio.get_running_loop()
+        while not beats.is_set():
+            start = loop.time()
+            await asyncio.sleep(0.01)
+            worst = max(worst, loop.time() - start)
+
+    ticker = asyncio.create_task(heartbeat())
+    started = time.monotonic()
+    try:
+        for q in questions:
+            await send_event(
+                app, {"type": "message", "user": "UHUMAN1", "text": q.text, "ts": q.ts, "thread_ts": thread}
+            )
+        acked = time.monotonic() - started
+        await app.bot.tasks.drain(10)
+    finally:
+        beats.set()
+        await ticker
+        await app.bot.tasks.close(5)
+    assert acked < 0.5  # five acks, not five loads
+    assert worst < 0.25  # the loop kept turning while the digests loaded
+    assert len(loaders) == 5 and threading.main_thread() not in loaders
+    assert all(len(_answers(slack, thread, q.ts)) >= 1 for q in questions)
