@@ -64,11 +64,15 @@ class ThreadTables:
             )
 
     # -- questions answered once ------------------------------------------------------------------------
-    def begin_answer(self, platform: str, channel: str, message_id: str, stale_after: float = 900.0) -> bool:
+    def begin_answer(
+        self, platform: str, channel: str, message_id: str, stale_after: float = 900.0, wait: float = 0.25
+    ) -> bool:
         """Claim the answer to a question (a message): False when it was answered already, or when another
-        process (or a run that stopped) began answering it less than `stale_after` seconds ago."""
+        process (or a run that stopped) began answering it less than `stale_after` seconds ago. Waits at
+        most `wait` seconds for the connection and the write lock (sqlite3.OperationalError past it): the
+        connection held through another process's long write would stall the event loop's reads too."""
         now = utcnow()
-        with self.transaction():
+        with self.impatient(wait), self.transaction():
             rows = list(
                 self.db.query(
                     "SELECT state, updated_at FROM answered_questions"
@@ -96,9 +100,12 @@ class ThreadTables:
             )
         return True
 
-    def end_answer(self, platform: str, channel: str, message_id: str, answered: bool) -> None:
-        """The answer is posted (never again), or it failed: a later delivery may try again."""
-        with self.transaction():
+    def end_answer(
+        self, platform: str, channel: str, message_id: str, answered: bool, wait: float = 0.25
+    ) -> None:
+        """The answer is posted (never again), or it failed: a later delivery may try again. Waits like
+        begin_answer; a claim left unmarked lapses after its `stale_after`."""
+        with self.impatient(wait), self.transaction():
             if answered:
                 self.db.execute(
                     "UPDATE answered_questions SET state = 'answered', updated_at = ?"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 import threading
 import time
 
@@ -14,6 +15,7 @@ import pytest
 import adapters.slack.handlers
 from adapters.slack.runtime import build_app
 from analysis.render.slack_blocks import text_messages
+from bot.store.db import Store
 from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     CHANNEL,
     _clean_env,
@@ -174,3 +176,38 @@ async def test_questions_are_acked_before_their_digest_is_loaded_off_the_event_l
     assert worst < 0.25  # the loop kept turning while the digests loaded
     assert len(loaders) == 5 and threading.main_thread() not in loaders
     assert all(len(_answers(slack, thread, q.ts)) >= 1 for q in questions)
+
+
+async def test_a_busy_database_does_not_hold_the_loop_for_the_answered_record(settings, slack):  # noqa: F811
+    """Another process in a long write: recording the question as answered waited SQLite's 30 s busy
+    timeout holding the store's connection, and the loop's own reads waited with it."""
+    service = make_service(settings)
+    app = build_app(settings, service)
+    _, thread = await posted_day(app, service)
+    question = slack.add_user_message(CHANNEL, "what does #101 change?", thread_ts=thread)
+    other = sqlite3.connect(service.store.path, timeout=0)
+    other.execute("BEGIN IMMEDIATE")  # another digestbot process in a write transaction
+    try:
+        began = time.monotonic()
+        event = {"type": "message", "user": "UHUMAN1", "text": question.text, "ts": question.ts}
+        await send_event(app, {**event, "thread_ts": thread})
+        await app.bot.tasks.drain(10)
+        took = time.monotonic() - began
+    finally:
+        other.rollback()
+        other.close()
+        await app.bot.tasks.close(5)
+    assert took < 3
+    assert len(_answers(slack, thread, question.ts)) == 1  # answered all the same
+
+
+def test_a_claim_left_by_a_stopped_run_lapses_and_an_answered_one_never_does(tmp_path):
+    store = Store(tmp_path / "d.db")
+    assert store.begin_answer("slack", CHANNEL, "1.1")
+    assert not store.begin_answer("slack", CHANNEL, "1.1")  # being answered
+    assert store.begin_answer("slack", CHANNEL, "1.1", stale_after=0)  # its answerer stopped: lapsed
+    store.end_answer("slack", CHANNEL, "1.1", answered=True)
+    assert not store.begin_answer("slack", CHANNEL, "1.1", stale_after=0)
+    assert store.begin_answer("slack", "C0OTHER", "1.1")  # a message is known by its channel and ts
+    store.end_answer("slack", "C0OTHER", "1.1", answered=False)  # failed: a later delivery may try
+    assert store.begin_answer("slack", "C0OTHER", "1.1")
