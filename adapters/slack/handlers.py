@@ -294,20 +294,39 @@ class SlackBot:
             return  # a mention: the app_mention event answers it
         if not is_question(event.get("text", "")):
             return  # "thanks!" in our thread is not a question: only mentions always get an answer
-        ctx = self.service.thread_context(PLATFORM, thread)
-        if ctx is None or not self.seen.claim(event.get("channel", ""), ts):
-            return  # not one of our threads: stay silent
-        self.tasks.spawn(self.answer(event, ctx, me), f"answer {ts}")
+        if not self.seen.claim(event.get("channel", ""), ts):
+            return  # a redelivery
+        # whether the thread is ours is for the task to find: loading a digest of hundreds of commits here,
+        # on the event loop, would hold every other ack back (40 questions at once: acks past 3 s)
+        self.tasks.spawn(self.answer(event, me, mentioned=False), f"answer {ts}")
 
     async def on_mention(self, event: dict[str, Any], context: Any) -> None:
         if not _from_a_person(event) or not self.seen.claim(event.get("channel", ""), event.get("ts", "")):
             return
-        thread = event.get("thread_ts")
-        ctx = self.service.thread_context(PLATFORM, thread) if thread else None
-        self.tasks.spawn(self.answer(event, ctx, context.get("bot_user_id")), f"answer {event.get('ts')}")
+        self.tasks.spawn(
+            self.answer(event, context.get("bot_user_id"), mentioned=True), f"answer {event.get('ts')}"
+        )
 
-    async def answer(self, event: dict[str, Any], ctx: ThreadContext | None, me: str | None) -> None:
-        """Answer in the thread: grounded when it is one of ours, "I don't know which digest" when not."""
+    async def answer(self, event: dict[str, Any], me: str | None, mentioned: bool) -> None:
+        """Answer in the thread, once: the store knows the questions answered before (a redelivery after a
+        restart, another process), where `seen` knows only this process's. The thread's digest or card is
+        loaded in a worker thread; a question in a thread not ours is left alone unless we are mentioned."""
+        channel, ts, thread = event["channel"], event["ts"], event.get("thread_ts")
+        ctx = await asyncio.to_thread(self.service.thread_context, PLATFORM, thread) if thread else None
+        if ctx is None and not mentioned:
+            return  # not one of our threads: stay silent
+        if not await asyncio.to_thread(self.service.begin_answer, PLATFORM, channel, ts):
+            log.info("Slack: question %s in %s is answered already: not again", ts, channel)
+            return
+        answered = False
+        try:
+            answered = await self._answer(event, ctx, me)
+        finally:
+            await asyncio.to_thread(self.service.end_answer, PLATFORM, channel, ts, answered)
+
+    async def _answer(self, event: dict[str, Any], ctx: ThreadContext | None, me: str | None) -> bool:
+        """Answer in the thread: grounded when it is one of ours, "I don't know which digest" when not.
+        True when the answer is posted."""
         channel, thread = event["channel"], event.get("thread_ts") or event["ts"]
         question = event.get("text", "").replace(f"<@{me}>", " ").strip() if me else event.get("text", "")
         question = _unescape(question)
@@ -323,9 +342,11 @@ class SlackBot:
                 lang = question_lang(question)
                 messages = text_messages(label(lang, "slack_failed", error=type(exc).__name__))
         try:
-            await self.poster.post_messages(channel, messages, thread=thread)
+            await self.poster.post_answer(channel, thread, event["ts"], messages)
         except DigestError as exc:  # archived, deleted, bot removed: nowhere left to answer
             log.warning("Slack: could not answer in %s: %s", channel, exc)
+            return False
+        return True
 
     async def _history(
         self, channel: str, thread: str, current: str, me: str | None

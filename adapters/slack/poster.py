@@ -194,6 +194,24 @@ class SlackPoster:
         """Plain messages (answers, notices) in order; returns their ts."""
         return [await self._post(channel, m, thread=thread) for m in messages]
 
+    async def post_answer(
+        self, channel: str, thread: str, question: str, messages: list[Message]
+    ) -> list[str]:
+        """A thread question's answer, part after part, each carrying metadata (the question's ts, the
+        part): a part Slack may have taken without our hearing so (5xx, dropped connection, timeout) is
+        looked for in the thread before it is posted again, and the parts after it follow, once each."""
+        key = f"answer:{question}"
+        return [
+            await self._post(
+                channel,
+                message,
+                thread=thread,
+                metadata=_metadata(key, "answer", part, len(messages)),
+                find=lambda p=part: self._find_part(channel, thread, key, "answer", p),
+            )
+            for part, message in enumerate(messages)
+        ]
+
     # -- the radar (bot.ports.protocols.BannerEditor) ----------------------------------------------------------
     async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
         return await add_banner(self, channel, message_id, text)

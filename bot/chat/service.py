@@ -330,6 +330,22 @@ class ChatService:
         """The answer to a thread question (bot/chat/answers.py); ctx None: a thread that is not ours."""
         return await answer_question(self, ctx, question)
 
+    def begin_answer(self, platform: str, channel: str, message_id: str) -> bool:
+        """Claim the answer to a question in the store: False when it was answered, or is being answered,
+        by this process or another (a redelivery after a restart). A store that cannot say answers."""
+        try:
+            return self.store.begin_answer(platform, channel, message_id)
+        except (sqlite3.Error, DigestError) as exc:
+            # said once per question at most: the answer's own store writes warn of a broken store
+            log.info("cannot record the question %s in %s as answered: %s", message_id, channel, exc)
+            return True
+
+    def end_answer(self, platform: str, channel: str, message_id: str, answered: bool) -> None:
+        try:
+            self.store.end_answer(platform, channel, message_id, answered)
+        except (sqlite3.Error, DigestError) as exc:
+            log.info("cannot record the question %s in %s as answered: %s", message_id, channel, exc)
+
     async def post_day(self, poster: Poster, channel: str, digest: Digest) -> PostResult:
         """Post a day's digest into a channel (/digest YYYY-MM-DD): only what is missing, each item
         recorded as it is accepted (bot/delivery/posting.py)."""

@@ -1,7 +1,9 @@
 """The store's schema as numbered migrations, applied in order and tracked in PRAGMA user_version.
 
 A database is brought up to date by running the ones it lacks. The store's health check (bot/store/health.py) runs them on an in-memory database to know
-what a current database must hold."""
+what a current database must hold.
+
+Over 400 lines because it is the schema's whole history, one small migration after another, in one list."""
 
 from __future__ import annotations
 
@@ -370,6 +372,16 @@ def _m_doc_mentions(db: sqlite_utils.Database) -> None:
         db["doc_mentions"].create({"blob": str, "words": str, "chars": int}, pk="blob")
 
 
+def _m_answered_questions(db: sqlite_utils.Database) -> None:
+    # The chat questions being or already answered, by their message: a question the platform delivers again
+    # (a Slack retry after a restart, another process) is answered once. Idempotent.
+    if "answered_questions" not in db.table_names():
+        db["answered_questions"].create(
+            {"platform": str, "channel": str, "message_id": str, "state": str, "updated_at": str},
+            pk=("platform", "channel", "message_id"),
+        )
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -389,4 +401,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_thread_listing,
     _m_partial_plans,
     _m_doc_mentions,
+    _m_answered_questions,
 ]

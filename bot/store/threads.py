@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from bot.store.rows import iso, title_pr, utcnow
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 
 class ThreadTables:
-    """Reads and writes of thread_focus and thread_listing, lookups in commits and history."""
+    """Reads and writes of thread_focus, thread_listing and answered_questions, lookups in commits and history."""
 
     db: sqlite_utils.Database
     _lock: threading.RLock
@@ -61,6 +62,61 @@ class ThreadTables:
                 },
                 pk=("platform", "thread_id"),
             )
+
+    # -- questions answered once ------------------------------------------------------------------------
+    def begin_answer(
+        self, platform: str, channel: str, message_id: str, stale_after: float = 900.0, wait: float = 0.25
+    ) -> bool:
+        """Claim the answer to a question (a message): False when it was answered already, or when another
+        process (or a run that stopped) began answering it less than `stale_after` seconds ago. Waits at
+        most `wait` seconds for the connection and the write lock (sqlite3.OperationalError past it): the
+        connection held through another process's long write would stall the event loop's reads too."""
+        now = utcnow()
+        with self.impatient(wait), self.transaction():
+            rows = list(
+                self.db.query(
+                    "SELECT state, updated_at FROM answered_questions"
+                    " WHERE platform = ? AND channel = ? AND message_id = ?",
+                    [platform, channel, message_id],
+                )
+            )
+            if rows and (
+                rows[0]["state"] == "answered"
+                or now - datetime.fromisoformat(rows[0]["updated_at"]) < timedelta(seconds=stale_after)
+            ):
+                return False
+            self.db.execute(  # a platform redelivers within minutes: a week of rows is plenty
+                "DELETE FROM answered_questions WHERE updated_at < ?", [iso(now - timedelta(days=7))]
+            )
+            self.db["answered_questions"].upsert(
+                {
+                    "platform": platform,
+                    "channel": channel,
+                    "message_id": message_id,
+                    "state": "answering",
+                    "updated_at": iso(now),
+                },
+                pk=("platform", "channel", "message_id"),
+            )
+        return True
+
+    def end_answer(
+        self, platform: str, channel: str, message_id: str, answered: bool, wait: float = 0.25
+    ) -> None:
+        """The answer is posted (never again), or it failed: a later delivery may try again. Waits like
+        begin_answer; a claim left unmarked lapses after its `stale_after`."""
+        with self.impatient(wait), self.transaction():
+            if answered:
+                self.db.execute(
+                    "UPDATE answered_questions SET state = 'answered', updated_at = ?"
+                    " WHERE platform = ? AND channel = ? AND message_id = ?",
+                    [iso(utcnow()), platform, channel, message_id],
+                )
+            else:
+                self.db.execute(
+                    "DELETE FROM answered_questions WHERE platform = ? AND channel = ? AND message_id = ?",
+                    [platform, channel, message_id],
+                )
 
     def shas_for_pr(self, repo: str, number: int) -> list[str]:
         """The stored commits (commits and history) whose title ends in "(#number)"."""
