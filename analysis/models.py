@@ -11,6 +11,7 @@ none of them imports a view.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
@@ -193,22 +194,40 @@ _WORDS = {
 }
 
 
-def describe(change: SurfaceChange) -> str:
-    """One plain line for a fact, in English: "field renamed: pkg.Config.b (a → b); no alias at
-    pkg/config.py:12". The names are the code's own (untrusted text: the renderer escapes them)."""
-    text = f"{_WORDS[change.kind]}: {change.name}"
+# How `describe` joins a fact's parts, in English; other languages pass their own (analysis/questions/wording.py).
+DESCRIBE_PARTS = {
+    "name": "{kind}: {name}",
+    "both": " ({old} → {new})",
+    "was": " (was {old})",
+    "new": " ({new})",
+    "aliased": "; an alias keeps the old form working",
+    "no_alias": "; no alias",
+    "undocumented": "; the docs never mention it",
+    "at": "{text} at {where}",
+}
+
+
+def describe(
+    change: SurfaceChange,
+    kinds: Mapping[SurfaceKind, str] | None = None,
+    parts: Mapping[str, str] = DESCRIBE_PARTS,
+) -> str:
+    """One plain line for a fact, in English unless `kinds` and `parts` say otherwise: "field renamed:
+    pkg.Config.b (a → b); no alias at pkg/config.py:12". The names are the code's own (untrusted text: the
+    renderer escapes them)."""
+    text = parts["name"].format(kind=(kinds or _WORDS)[change.kind], name=change.name)
     if change.old is not None and change.new is not None:
-        text += f" ({change.old} → {change.new})"
+        text += parts["both"].format(old=change.old, new=change.new)
     elif change.old is not None:
-        text += f" (was {change.old})"
+        text += parts["was"].format(old=change.old)
     elif change.new is not None and change.new != change.name:
-        text += f" ({change.new})"
+        text += parts["new"].format(new=change.new)
     if change.kind in BREAKING_KINDS and change.kind not in UNALIASED_KINDS:
-        text += "; an alias keeps the old form working" if change.aliased else "; no alias"
+        text += parts["aliased"] if change.aliased else parts["no_alias"]
     if change.documented is False:
-        text += "; the docs never mention it"
+        text += parts["undocumented"]
     where = f"{change.path}:{change.line}" if change.line else change.path
-    return f"{text} at {where}"
+    return parts["at"].format(text=text, where=where)
 
 
 def module_depth(name: str, path: str) -> int | None:

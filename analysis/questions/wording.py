@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from analysis.models import BREAKING_KINDS, UNALIASED_KINDS, SurfaceChange, SurfaceKind, describe
+from analysis.models import SurfaceChange, SurfaceKind, describe
 from analysis.text import filled
 
 _W = {
@@ -179,21 +179,19 @@ SURFACE_KINDS_ZH = {
 
 def surface_fact(change: SurfaceChange, lang: str) -> str:
     """One surface fact as a line in the answer's language: "新增环境变量：X，位于 path:12"."""
-    if lang != "zh":
-        return describe(change)
-    text = f"{SURFACE_KINDS_ZH[change.kind]}：{change.name}"
-    if change.old is not None and change.new is not None:
-        text += f"（{change.old} → {change.new}）"
-    elif change.old is not None:
-        text += f"（原为 {change.old}）"
-    elif change.new is not None and change.new != change.name:
-        text += f"（{change.new}）"
-    if change.kind in BREAKING_KINDS and change.kind not in UNALIASED_KINDS:
-        text += "；保留了旧名别名" if change.aliased else "；没有别名"
-    if change.documented is False:
-        text += "；文档从未提及"
-    where = f"{change.path}:{change.line}" if change.line else change.path
-    return f"{text}，位于 {where}"
+    return describe(change, SURFACE_KINDS_ZH, _ZH_PARTS) if lang == "zh" else describe(change)
+
+
+_ZH_PARTS = {
+    "name": "{kind}：{name}",
+    "both": "（{old} → {new}）",
+    "was": "（原为 {old}）",
+    "new": "（{new}）",
+    "aliased": "；保留了旧名别名",
+    "no_alias": "；没有别名",
+    "undocumented": "；文档从未提及",
+    "at": "{text}，位于 {where}",
+}
 
 
 def phrase(lang: str, key: str, **fmt: object) -> str:
