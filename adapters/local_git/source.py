@@ -11,6 +11,7 @@ clones.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import secrets
@@ -18,7 +19,7 @@ import shutil
 from collections import OrderedDict
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from adapters.local_git.file_reads import FileReads
@@ -68,6 +69,9 @@ MIN_COMMITS_PER_PASS = 250  # fewer are not worth a process of their own
 
 _SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,64}")  # up to 64: a SHA-256 repository
 _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
+FRESHER_KEPT = 64  # local/remote-tracking pairs of tips remembered per source (_fresher)
+
+log = logging.getLogger(__name__)
 
 
 class LocalGitSource(FileReads):
@@ -99,6 +103,8 @@ class LocalGitSource(FileReads):
         self.git_dir = self._discover(Path(git_dir))
         self._cut = ShallowCut(self.git_dir)
         self._trees = OrderedDict()  # FileReads._tree_listing: the last few tree listings
+        self._fresher_of: dict[tuple[str, str, str], str] = {}  # _fresher: (branch, local, tracking) → read
+        self._tip_times: dict[str, int] = {}  # _tip_before: a tip's committer date (Unix seconds)
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
         self.repo = (repo or "").strip() or (hosted.name if hosted else self._folder_name())
@@ -112,6 +118,13 @@ class LocalGitSource(FileReads):
             raise ValueError("window bounds must be timezone-aware")
         tip = await self._resolve_branch(branch)
         shas = await self._shas_in_window(tip, start, end)
+        if not shas and (newest := await self._tip_before(tip, start)) is not None:
+            log.warning(
+                "%s: the clone's newest commit on %s is from %s, before the day starting %s: is %s kept up"
+                " to date (git fetch / a mirror)?",
+                self.repo, branch, f"{newest:%Y-%m-%d %H:%M} UTC", f"{start:%Y-%m-%d %H:%M %Z}".strip(),
+                self.git_dir,
+            )  # fmt: skip
         if progress:
             progress(0, len(shas))
         commits: list[Commit] = []
@@ -130,6 +143,12 @@ class LocalGitSource(FileReads):
         if not self._cut.walked(tip, start, end):  # commits_in_window noted it, unless the tip moved
             await self._shas_in_window(tip, start, end)
         return self._cut.start_in(tip, start, end)
+
+    async def newest_before(self, branch: str, start: datetime) -> datetime | None:
+        """The committer date of the branch's newest commit in this clone, when before start: the clone has
+        nothing of a day from start on. A clone nobody updates reads as a quiet day; so does a quiet
+        repository (a weekend): the digest says which to check. None when the tip is newer."""
+        return await self._tip_before(await self._resolve_branch(branch), start)
 
     async def get_commit(self, ref: str) -> Commit:
         ref = ref.strip()
@@ -261,13 +280,58 @@ class LocalGitSource(FileReads):
     async def _resolve_branch(self, branch: str) -> str:
         name = branch.strip()
         if name:
-            for candidate in (f"refs/heads/{name}", f"refs/remotes/{self.remote}/{name}", name):
-                sha = await self._commit_of(candidate)
-                if sha:
-                    return sha
+            local, tracking = await self._branch_refs(name)
+            if local and tracking:
+                return await self._fresher(name, local, tracking)
+            sha = local or tracking or await self._commit_of(name)
+            if sha:
+                return sha
         known = await self._known_branches()
         listed = ", ".join(known[:20]) + (f", … ({len(known) - 20} more)" if len(known) > 20 else "")
         raise InputError(f"unknown branch {branch!r} in {self.repo}; known branches: {listed or '(none)'}")
+
+    async def _branch_refs(self, name: str) -> tuple[str | None, str | None]:
+        """The commits refs/heads/<name> and refs/remotes/<remote>/<name> point at (None: no such branch),
+        in one call."""
+        refs = (f"refs/heads/{name}", f"refs/remotes/{self.remote}/{name}")
+        fmt = "%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)"
+        out = await self._git_async("for-each-ref", f"--format={fmt}", *refs)  # refs/…: never an option
+        found: dict[str, str] = {}
+        for line in text_of(out).splitlines():
+            ref, kind, sha, peeled_kind, peeled = (line.split("\0") + [""] * 5)[:5]
+            if kind == "commit" or peeled_kind == "commit":
+                found[ref] = sha if kind == "commit" else peeled  # an annotated tag's commit (^{commit})
+        return found.get(refs[0]), found.get(refs[1])
+
+    async def _fresher(self, name: str, local: str, tracking: str) -> str:
+        """The branch to read when both the local branch and the remote-tracking one exist: the remote-tracking
+        one when the local branch is strictly behind it (a plain `git fetch` moves only origin/<name>: the
+        local branch would read days that never come), else the local one (ahead, or diverged: said once).
+        One git call per pair of tips, remembered."""
+        if local == tracking:
+            return local
+        key = (name, local, tracking)
+        if key not in self._fresher_of:
+            out = await self._git_async("rev-list", "--left-right", "--count", f"{local}...{tracking}")
+            only_local, only_tracking = (int(n) for n in text_of(out).split())
+            remote_name = f"{self.remote}/{name}"
+            chosen = local
+            if only_local == 0 and only_tracking:
+                chosen = tracking
+                log.warning(
+                    "%s: local branch %r is %d commit(s) behind %r (a fetch that did not move it): reading %s",
+                    self.repo, name, only_tracking, remote_name, remote_name,
+                )  # fmt: skip
+            elif only_local and only_tracking:
+                log.warning(
+                    "%s: local branch %r and %r have diverged (%d and %d commit(s) of their own): reading the"
+                    " local branch; update it (git pull) if %s is the one to report",
+                    self.repo, name, remote_name, only_local, only_tracking, remote_name,
+                )  # fmt: skip
+            if len(self._fresher_of) >= FRESHER_KEPT:
+                self._fresher_of.pop(next(iter(self._fresher_of)))
+            self._fresher_of[key] = chosen
+        return self._fresher_of[key]
 
     async def _commit_of(self, ref: str) -> str | None:
         proc = await asyncio.to_thread(
@@ -309,6 +373,16 @@ class LocalGitSource(FileReads):
         listed = [(stamp, sha) for stamp, sha in walked if low <= stamp < high]
         listed.sort(key=lambda item: -item[0])  # stable: equal dates keep history order
         return [sha for _, sha in listed]
+
+    async def _tip_before(self, tip: str, start: datetime) -> datetime | None:
+        """tip's committer date (UTC) when before start, else None: one small call per tip, remembered."""
+        if tip not in self._tip_times:
+            if len(self._tip_times) >= FRESHER_KEPT:
+                self._tip_times.pop(next(iter(self._tip_times)))
+            walked = stamped(await self._git_async("rev-list", "--no-walk", "--timestamp", tip))
+            self._tip_times[tip] = walked[0][0] if walked else 0
+        stamp = self._tip_times[tip]
+        return datetime.fromtimestamp(stamp, UTC) if stamp < start.timestamp() else None
 
     async def _past_skew(self, start: str, skip_start: bool, since: int) -> list[tuple[int, str]]:
         """The first-parent commits a --since walk pruned although newer than since: git stops at the first
