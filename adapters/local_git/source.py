@@ -3,9 +3,10 @@ no quota.
 
 Every git call pins the options that shape its output, so that a user's git configuration cannot change
 what we parse (git_cli.py); the output is parsed as bytes (git_output.py); files at a commit are
-file_reads.py's. Here: the repository (discovery, its name, branches), a window's commits (a first-parent
-walk that survives clock skew), full commits in batches, a span's history in parallel passes, and shallow
-clones.
+file_reads.py's, which commit a branch name reads branches.py's. Here: the repository (discovery, its
+name, default branch), a window's commits (a first-parent walk that survives clock skew, and a warning
+when the clone has nothing that recent), full commits in batches, a span's history in parallel passes,
+and shallow clones.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ import shutil
 from collections import OrderedDict
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
+from adapters.local_git.branches import BranchReads
 from adapters.local_git.file_reads import FileReads
 from adapters.local_git.git_cli import (
     LOG_OPTIONS,
@@ -69,12 +71,11 @@ MIN_COMMITS_PER_PASS = 250  # fewer are not worth a process of their own
 
 _SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,64}")  # up to 64: a SHA-256 repository
 _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
-FRESHER_KEPT = 64  # local/remote-tracking pairs of tips remembered per source (_fresher)
 
 log = logging.getLogger(__name__)
 
 
-class LocalGitSource(FileReads):
+class LocalGitSource(FileReads, BranchReads):
     """bot.ports.protocols.CommitSource over a local clone.
 
     Construction is synchronous (the source factory is): a few quick git calls check the repository
@@ -277,75 +278,6 @@ class LocalGitSource(FileReads):
         folder = common.parent if common.name == ".git" else common
         return folder.name.removesuffix(".git") or folder.name
 
-    async def _resolve_branch(self, branch: str) -> str:
-        name = branch.strip()
-        if name:
-            local, tracking = await self._branch_refs(name)
-            if local and tracking:
-                return await self._fresher(name, local, tracking)
-            sha = local or tracking or await self._commit_of(name)
-            if sha:
-                return sha
-        known = await self._known_branches()
-        listed = ", ".join(known[:20]) + (f", … ({len(known) - 20} more)" if len(known) > 20 else "")
-        raise InputError(f"unknown branch {branch!r} in {self.repo}; known branches: {listed or '(none)'}")
-
-    async def _branch_refs(self, name: str) -> tuple[str | None, str | None]:
-        """The commits refs/heads/<name> and refs/remotes/<remote>/<name> point at (None: no such branch),
-        in one call."""
-        refs = (f"refs/heads/{name}", f"refs/remotes/{self.remote}/{name}")
-        fmt = "%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)"
-        out = await self._git_async("for-each-ref", f"--format={fmt}", *refs)  # refs/…: never an option
-        found: dict[str, str] = {}
-        for line in text_of(out).splitlines():
-            ref, kind, sha, peeled_kind, peeled = (line.split("\0") + [""] * 5)[:5]
-            if kind == "commit" or peeled_kind == "commit":
-                found[ref] = sha if kind == "commit" else peeled  # an annotated tag's commit (^{commit})
-        return found.get(refs[0]), found.get(refs[1])
-
-    async def _fresher(self, name: str, local: str, tracking: str) -> str:
-        """The branch to read when both the local branch and the remote-tracking one exist: the remote-tracking
-        one when the local branch is strictly behind it (a plain `git fetch` moves only origin/<name>: the
-        local branch would read days that never come), else the local one (ahead, or diverged: said once).
-        One git call per pair of tips, remembered."""
-        if local == tracking:
-            return local
-        key = (name, local, tracking)
-        if key not in self._fresher_of:
-            out = await self._git_async("rev-list", "--left-right", "--count", f"{local}...{tracking}")
-            only_local, only_tracking = (int(n) for n in text_of(out).split())
-            remote_name = f"{self.remote}/{name}"
-            chosen = local
-            if only_local == 0 and only_tracking:
-                chosen = tracking
-                log.warning(
-                    "%s: local branch %r is %d commit(s) behind %r (a fetch that did not move it): reading %s",
-                    self.repo, name, only_tracking, remote_name, remote_name,
-                )  # fmt: skip
-            elif only_local and only_tracking:
-                log.warning(
-                    "%s: local branch %r and %r have diverged (%d and %d commit(s) of their own): reading the"
-                    " local branch; update it (git pull) if %s is the one to report",
-                    self.repo, name, remote_name, only_local, only_tracking, remote_name,
-                )  # fmt: skip
-            if len(self._fresher_of) >= FRESHER_KEPT:
-                self._fresher_of.pop(next(iter(self._fresher_of)))
-            self._fresher_of[key] = chosen
-        return self._fresher_of[key]
-
-    async def _commit_of(self, ref: str) -> str | None:
-        proc = await asyncio.to_thread(
-            self._spawn, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"]
-        )
-        return text_of(proc.stdout).strip() if proc.returncode == 0 else None
-
-    async def _known_branches(self) -> list[str]:
-        out = await self._git_async(
-            "for-each-ref", "--format=%(refname:short)", "refs/heads/", f"refs/remotes/{self.remote}/"
-        )
-        names = [n for n in text_of(out).splitlines() if n and not n.endswith("/HEAD") and n != self.remote]
-        return list(dict.fromkeys(names))
-
     async def _only_commits(self, candidates: Sequence[str]) -> list[str]:
         if not candidates:
             return []
@@ -373,16 +305,6 @@ class LocalGitSource(FileReads):
         listed = [(stamp, sha) for stamp, sha in walked if low <= stamp < high]
         listed.sort(key=lambda item: -item[0])  # stable: equal dates keep history order
         return [sha for _, sha in listed]
-
-    async def _tip_before(self, tip: str, start: datetime) -> datetime | None:
-        """tip's committer date (UTC) when before start, else None: one small call per tip, remembered."""
-        if tip not in self._tip_times:
-            if len(self._tip_times) >= FRESHER_KEPT:
-                self._tip_times.pop(next(iter(self._tip_times)))
-            walked = stamped(await self._git_async("rev-list", "--no-walk", "--timestamp", tip))
-            self._tip_times[tip] = walked[0][0] if walked else 0
-        stamp = self._tip_times[tip]
-        return datetime.fromtimestamp(stamp, UTC) if stamp < start.timestamp() else None
 
     async def _past_skew(self, start: str, skip_start: bool, since: int) -> list[tuple[int, str]]:
         """The first-parent commits a --since walk pruned although newer than since: git stops at the first
