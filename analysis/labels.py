@@ -21,6 +21,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "stats": "📊 统计摘要",
         "stats_line": "本日共 {total} 个提交 | 🔴 高 {high} | 🟡 中 {medium} | 🟢 低 {low}",
         "filtered_line": "另有 {n} 个提交按本订阅的过滤规则（路径、作者或标题）未列入。",
+        "stale_line": "⚠️ 该克隆在此分支上最新的提交来自 {at}，早于本日：若仓库当日有提交，说明克隆未及时更新。请更新克隆（`git fetch`；镜像克隆用 `git remote update`）后重新生成本日报告（`digestbot post --date YYYY-MM-DD --repost`）。",
         "shallow_line": "⚠️ 本报告可能不完整：仓库是浅克隆，其分支历史从 {at} 开始，在本日之内，此前的当日提交可能缺失。请在该克隆中运行 `git fetch --shallow-since={since}`（或 `git fetch --unshallow`）后重新生成。",
         "no_commits": "该时间窗口内没有提交。",
         "window": "时间窗口",
@@ -89,6 +90,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "stats": "📊 Summary",
         "stats_line": "{total} commits today | 🔴 High {high} | 🟡 Medium {medium} | 🟢 Low {low}",
         "filtered_line": "{n} more commit(s) of the day left out by this subscription's filters (paths, authors or titles).",
+        "stale_line": "⚠️ The clone's newest commit on this branch is from {at}, before this day: if the repository had commits that day, the clone is not kept up to date. Update it (`git fetch`; `git remote update` in a mirror) and build the day again (`digestbot post --date YYYY-MM-DD --repost`).",
         "shallow_line": "⚠️ This report may be incomplete: the repository is a shallow clone whose history of the branch starts at {at}, inside the day, so commits of the day before then may be missing. Run `git fetch --shallow-since={since}` (or `git fetch --unshallow`) in the clone and build it again.",
         "no_commits": "No commits in this window.",
         "window": "Window",
@@ -294,15 +296,19 @@ def stats_lines(
     filtered_out: int = 0,
     history_start: datetime | None = None,
     window_start: datetime | None = None,
+    clone_newest: datetime | None = None,
 ) -> list[str]:
     """The counts line, and the filtered-out line when a subscription's filters left commits out, and the
     shallow line when the source's history starts at history_start inside the day's window (from
-    window_start: the fetch that covers it): a commit is never dropped without saying so."""
+    window_start: the fetch that covers it), and the stale line when the local clone's newest commit
+    (clone_newest) is older than the day: a commit is never dropped without saying so."""
     lines = [label(lang, "stats_line", **stats)]
     if filtered_out:
         lines.append(label(lang, "filtered_line", n=filtered_out))
     if history_start is not None:
         lines.append(shallow_line(lang, history_start, window_start))
+    if clone_newest is not None:
+        lines.append(label(lang, "stale_line", at=_moment(clone_newest)))
     return lines
 
 

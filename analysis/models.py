@@ -463,6 +463,9 @@ class Digest:
     # When the source's history of the branch starts inside the window (a shallow clone's cut), in the
     # digest's zone: commits of the day before it may be missing (stated, not hidden). None: the whole day.
     history_start: datetime | None = None
+    # When the day has no commits and the local clone's newest commit on the branch is older than the day,
+    # in the digest's zone: a clone nobody updates reads as a quiet day (stated, not hidden). None otherwise.
+    clone_newest: datetime | None = None
     followups: list[DayFollowUp] = field(
         default_factory=list
     )  # the day's reverts/fix-forwards of earlier commits

@@ -142,6 +142,11 @@ class DigestJSON(_Out):
         " inside the window: commits of the day before this time may be missing (fix: git fetch"
         " --shallow-since=<a day before the window> or git fetch --unshallow in the clone); null otherwise"
     )
+    clone_newest: str | None = Field(
+        description="ISO 8601, set when the day has no commits and the local clone's newest commit on the"
+        " branch is older than the window: a clone nobody updates reads as a quiet day (fix: update the"
+        " clone, then build the day again); null otherwise"
+    )
     followups: list[FollowUpJSON] = Field(description="the day's reverts and fix-forwards of earlier commits")
     commits: list[CommitJSON] = Field(description="every commit of the window, newest first")
 

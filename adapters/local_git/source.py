@@ -3,14 +3,16 @@ no quota.
 
 Every git call pins the options that shape its output, so that a user's git configuration cannot change
 what we parse (git_cli.py); the output is parsed as bytes (git_output.py); files at a commit are
-file_reads.py's. Here: the repository (discovery, its name, branches), a window's commits (a first-parent
-walk that survives clock skew), full commits in batches, a span's history in parallel passes, and shallow
-clones.
+file_reads.py's, which commit a branch name reads branches.py's. Here: the repository (discovery, its
+name, default branch), a window's commits (a first-parent walk that survives clock skew, and a warning
+when the clone has nothing that recent), full commits in batches, a span's history in parallel passes,
+and shallow clones.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import secrets
@@ -21,6 +23,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from adapters.local_git.branches import BranchReads
 from adapters.local_git.file_reads import FileReads
 from adapters.local_git.git_cli import (
     LOG_OPTIONS,
@@ -69,8 +72,10 @@ MIN_COMMITS_PER_PASS = 250  # fewer are not worth a process of their own
 _SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,64}")  # up to 64: a SHA-256 repository
 _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 
+log = logging.getLogger(__name__)
 
-class LocalGitSource(FileReads):
+
+class LocalGitSource(FileReads, BranchReads):
     """bot.ports.protocols.CommitSource over a local clone.
 
     Construction is synchronous (the source factory is): a few quick git calls check the repository
@@ -99,6 +104,8 @@ class LocalGitSource(FileReads):
         self.git_dir = self._discover(Path(git_dir))
         self._cut = ShallowCut(self.git_dir)
         self._trees = OrderedDict()  # FileReads._tree_listing: the last few tree listings
+        self._fresher_of: dict[tuple[str, str, str], str] = {}  # _fresher: (branch, local, tracking) → read
+        self._tip_times: dict[str, int] = {}  # _tip_before: a tip's committer date (Unix seconds)
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
         self.repo = (repo or "").strip() or (hosted.name if hosted else self._folder_name())
@@ -112,6 +119,13 @@ class LocalGitSource(FileReads):
             raise ValueError("window bounds must be timezone-aware")
         tip = await self._resolve_branch(branch)
         shas = await self._shas_in_window(tip, start, end)
+        if not shas and (newest := await self._tip_before(tip, start)) is not None:
+            log.warning(
+                "%s: the clone's newest commit on %s is from %s, before the day starting %s: is %s kept up"
+                " to date (git fetch / a mirror)?",
+                self.repo, branch, f"{newest:%Y-%m-%d %H:%M} UTC", f"{start:%Y-%m-%d %H:%M %Z}".strip(),
+                self.git_dir,
+            )  # fmt: skip
         if progress:
             progress(0, len(shas))
         commits: list[Commit] = []
@@ -130,6 +144,12 @@ class LocalGitSource(FileReads):
         if not self._cut.walked(tip, start, end):  # commits_in_window noted it, unless the tip moved
             await self._shas_in_window(tip, start, end)
         return self._cut.start_in(tip, start, end)
+
+    async def newest_before(self, branch: str, start: datetime) -> datetime | None:
+        """The committer date of the branch's newest commit in this clone, when before start: the clone has
+        nothing of a day from start on. A clone nobody updates reads as a quiet day; so does a quiet
+        repository (a weekend): the digest says which to check. None when the tip is newer."""
+        return await self._tip_before(await self._resolve_branch(branch), start)
 
     async def get_commit(self, ref: str) -> Commit:
         ref = ref.strip()
@@ -257,30 +277,6 @@ class LocalGitSource(FileReads):
         # a work tree's git dir is <top>/.git; a bare repository is conventionally <name>.git
         folder = common.parent if common.name == ".git" else common
         return folder.name.removesuffix(".git") or folder.name
-
-    async def _resolve_branch(self, branch: str) -> str:
-        name = branch.strip()
-        if name:
-            for candidate in (f"refs/heads/{name}", f"refs/remotes/{self.remote}/{name}", name):
-                sha = await self._commit_of(candidate)
-                if sha:
-                    return sha
-        known = await self._known_branches()
-        listed = ", ".join(known[:20]) + (f", … ({len(known) - 20} more)" if len(known) > 20 else "")
-        raise InputError(f"unknown branch {branch!r} in {self.repo}; known branches: {listed or '(none)'}")
-
-    async def _commit_of(self, ref: str) -> str | None:
-        proc = await asyncio.to_thread(
-            self._spawn, ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"]
-        )
-        return text_of(proc.stdout).strip() if proc.returncode == 0 else None
-
-    async def _known_branches(self) -> list[str]:
-        out = await self._git_async(
-            "for-each-ref", "--format=%(refname:short)", "refs/heads/", f"refs/remotes/{self.remote}/"
-        )
-        names = [n for n in text_of(out).splitlines() if n and not n.endswith("/HEAD") and n != self.remote]
-        return list(dict.fromkeys(names))
 
     async def _only_commits(self, candidates: Sequence[str]) -> list[str]:
         if not candidates:

@@ -51,6 +51,8 @@ def render_json(digest: Digest) -> dict[str, Any]:
         "filtered_out": digest.filtered_out,  # commits of the window a subscription's filters left out
         # a shallow clone's history of the branch starts inside the window: earlier commits may be missing
         "history_start": _iso(digest.history_start, tz) if digest.history_start else None,
+        # an empty day after the local clone's newest commit: the clone may not be kept up to date
+        "clone_newest": _iso(digest.clone_newest, tz) if digest.clone_newest else None,
         "followups": [_followup_json(entry, tz) for entry in digest.followups],
         "commits": commits,
     }

@@ -328,6 +328,7 @@ def _repo_blocks(repo: _Repo, lang: str, with_meta: bool) -> list[str]:
         digest.filtered_out,
         digest.history_start,
         digest.window_start,
+        digest.clone_newest,
     )
     blocks.append("\n>\n".join("> " + line for line in lines))
     for tier in TIERS:

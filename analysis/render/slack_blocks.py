@@ -293,7 +293,14 @@ def parent_message(digest: Digest) -> Message:
         header(f"📰 {digest.repo} · {label(lang, 'report_title', date=day)}"),
         section(
             "\n".join(
-                stats_lines(lang, stats, digest.filtered_out, digest.history_start, digest.window_start)
+                stats_lines(
+                    lang,
+                    stats,
+                    digest.filtered_out,
+                    digest.history_start,
+                    digest.window_start,
+                    digest.clone_newest,
+                )
             )
         ),
         *context([_window_line(digest, lang)]),

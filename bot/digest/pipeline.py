@@ -86,6 +86,7 @@ async def build_digest(
         branch, start, end, progress=(lambda d, t: progress("fetch", d, t)) if progress else None
     )
     history_start = await _history_start(source, branch, start, end)
+    clone_newest = await _clone_newest(source, branch, start) if not commits else None
     # Store work runs in a worker thread (the store is thread-safe): in `digestbot run` the event loop
     # also serves chat, which must not wait behind a digest's SQLite writes.
     await asyncio.to_thread(keep_commits, store, commits)
@@ -146,6 +147,7 @@ async def build_digest(
         lang=lang,
         filtered_out=window_total - len(commits),
         history_start=history_start.astimezone(tz) if history_start else None,
+        clone_newest=clone_newest.astimezone(tz) if clone_newest else None,
     )
     # After the day's links are stored: the Follow-ups section and notes (store reads: off the loop).
     await asyncio.to_thread(attach_followups, store, digest)
@@ -374,11 +376,20 @@ async def _history_start(
     return await ask(branch, start, end) if ask is not None else None
 
 
+async def _clone_newest(source: CommitSource, branch: str, start: datetime) -> datetime | None:
+    """The local clone's newest commit on the branch, when older than the day's start (asked of an empty
+    day only): the digest says the clone may not be kept up to date. Sources that read the forge itself
+    (an API's) do not have the method."""
+    ask = getattr(source, "newest_before", None)
+    return await ask(branch, start) if ask is not None else None
+
+
 def _stated(digest: Digest) -> dict[str, Any]:
     """What the digest states beside its counts, stored with them."""
     return {
         "filtered_out": digest.filtered_out,
         "history_start": digest.history_start.isoformat() if digest.history_start else None,
+        "clone_newest": digest.clone_newest.isoformat() if digest.clone_newest else None,
     }
 
 
@@ -430,6 +441,7 @@ def load_digest(store: Store, key: str) -> Digest | None:
         lang=row["lang"],
         filtered_out=stated.get("filtered_out", 0),
         history_start=_moment(stated.get("history_start")),
+        clone_newest=_moment(stated.get("clone_newest")),
     )
     return attach_followups(store, digest)  # as rendered when it was built, and what was learnt since
 

@@ -484,6 +484,13 @@ def _check_stats(
             f"{digest.repo}: {digest.filtered_out} filtered-out commit(s) not stated under the stats line"
         )
     said = [line for line in following[1:5] if line.startswith("> ⚠️")]
+    stale = None
+    if digest.clone_newest is not None:
+        newest = digest.clone_newest.astimezone(ZoneInfo(digest.timezone))
+        stale = "> " + label(lang, "stale_line", at=f"{newest:%Y-%m-%d %H:%M} ({utc_offset(newest)})")
+        if stale not in said:
+            report.add(f"{digest.repo}: the clone's newest commit ({newest}) not stated under the stats line")
+    said = [line for line in said if line != stale]
     if digest.history_start is None:
         if said:
             report.add(f"{digest.repo}: a cut in the source's history stated, the digest has none: {said[0]}")

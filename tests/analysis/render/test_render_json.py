@@ -13,7 +13,7 @@ from analysis.render.json_report import dumps, render_commit_json, render_json
 from tests.fakes.digests import hostile_digest, make_analysis, make_commit, make_digest
 
 TOP_KEYS = {
-    "repo", "branch", "date", "timezone", "window", "generated_at", "analyzer", "stats", "filtered_out", "history_start", "followups", "commits",
+    "repo", "branch", "date", "timezone", "window", "generated_at", "analyzer", "stats", "filtered_out", "history_start", "clone_newest", "followups", "commits",
 }  # fmt: skip
 COMMIT_KEYS = {
     "sha",

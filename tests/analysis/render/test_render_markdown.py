@@ -528,3 +528,24 @@ def test_a_fixed_offset_zone_is_shown_as_its_offset_everywhere():
     assert "(UTC+08:00)" in slack and "Etc/GMT" not in slack
     discord = json.dumps(parent_embed(digest), default=str, ensure_ascii=False)
     assert "UTC+08:00" in discord and "Etc/GMT" not in discord
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_an_empty_day_after_the_clones_newest_commit_is_stated_everywhere(lang):
+    from dataclasses import replace
+
+    from analysis.render import discord_embeds as render_discord
+    from analysis.render import json_report as render_json
+    from analysis.render import slack_blocks as render_slack
+
+    quiet = make_digest((), lang=lang)
+    stale = replace(quiet, clone_newest=datetime(2026, 1, 24, 9, 5, tzinfo=ZoneInfo("Asia/Shanghai")))
+    report = render_report([stale], lang)
+    assert check_report(report, [stale], lang) == []
+    assert check_report(render_report([quiet], lang), [stale], lang)  # the reader's check misses it
+    said = "2026-01-24 09:05 (UTC+08:00)"
+    assert said in report and "--repost" in report and "2026-01-24" not in render_report([quiet], lang)
+    assert render_json.render_json(stale)["clone_newest"] == "2026-01-24T09:05:00+08:00"
+    assert render_json.render_json(quiet)["clone_newest"] is None
+    for text in (str(render_slack.parent_message(stale)["blocks"]), str(render_discord.parent_embed(stale))):
+        assert said in text and "git fetch" in text

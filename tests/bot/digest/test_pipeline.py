@@ -113,3 +113,34 @@ async def test_a_digest_stored_before_history_start_was_kept_loads_without_one(t
         c.sha for c in digest.commits
     ]
     assert check_report(render_report([reloaded], "en"), [reloaded], "en") == []
+
+
+class StaleSource(MemorySource):
+    """A local clone's source whose newest commit on the branch is `newest`."""
+
+    def __init__(self, repo, commits, newest):
+        super().__init__(repo, commits)
+        self.newest = newest
+
+    async def newest_before(self, branch, start):
+        return self.newest if self.newest < start else None
+
+
+async def test_an_empty_day_after_the_clones_newest_commit_is_stated(tmp_path):
+    store = Store(tmp_path / "d.db")
+    newest = datetime(2026, 1, 24, 2, 0, tzinfo=ZoneInfo("UTC"))  # 10:00 in Shanghai
+    digest = await day(store, StaleSource("acme/widgets", [], newest))
+    assert digest.commits == [] and digest.clone_newest == newest
+    assert digest.clone_newest.utcoffset().total_seconds() == 8 * 3600
+    report = render_report([digest], "en")
+    assert "newest commit on this branch is from 2026-01-24 10:00 (UTC+08:00), before this day" in report
+    assert check_report(report, [digest], "en") == []
+    assert load_digest(store, key_of(digest)).clone_newest == newest
+
+
+async def test_a_day_with_commits_or_an_older_empty_day_states_no_stale_clone(tmp_path):
+    newest = datetime(2026, 1, 24, 2, 0, tzinfo=ZoneInfo("UTC"))
+    busy = await day(Store(tmp_path / "busy.db"), StaleSource("acme/widgets", commits(), newest))
+    assert busy.clone_newest is None  # only an empty day asks
+    quiet = await day(Store(tmp_path / "quiet.db"), StaleSource("acme/widgets", [], at(9, day=28)))
+    assert quiet.clone_newest is None and "newest commit" not in render_report([quiet], "en")
