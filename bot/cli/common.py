@@ -156,7 +156,7 @@ class Ctx:
 
             path = Path(self.settings.digest_db).expanduser()
             self.missing_db = not path.exists()
-            self._store = Store(":memory:" if self.missing_db else path)
+            self._store = Store(":memory:" if self.missing_db else path, migrate=False)
         return self._store
 
     missing_db = False

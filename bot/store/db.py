@@ -38,7 +38,11 @@ class Store(CommitTables, HistoryTables, ThreadTables, PostTables):
     # How long a write waits for another process's transaction before giving up (SQLite busy timeout).
     BUSY_TIMEOUT = 30.0
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, *, migrate: bool = True):
+        """The database at `path`, migrated to this version's schema; migrate=False (status, logs,
+        unsubscribe: the operator's verbs beside a running service) refuses a database of an older schema
+        instead of migrating it: a newer digestbot run for `status` upgraded the file under an older service,
+        which then refused it at its restart."""
         self.path = Path(path) if str(path) != ":memory:" else None
         try:
             if self.path is not None:
@@ -55,7 +59,14 @@ class Store(CommitTables, HistoryTables, ThreadTables, PostTables):
             if self.path is not None:
                 self._enable_wal()
             self.db.execute("PRAGMA foreign_keys = ON")
-            self._migrate()
+            if migrate or self.path is None:
+                self._migrate()
+            elif (version := self._pending_version()) is not None:
+                raise ConfigError(
+                    f"database {path} has schema version {version}, older than this digestbot's"
+                    f" ({len(MIGRATIONS)}): the service migrates it when it starts on this version (run"
+                    " this command with the service's version until then)"
+                )
             check_schema(self.db, MIGRATIONS, path)
         except sqlite3.DatabaseError as exc:
             conn.close()

@@ -122,3 +122,22 @@ def test_a_new_database_in_a_directory_that_cannot_be_written_names_the_director
     monkeypatch.setattr(os, "access", lambda path, mode: str(path) != str(locked))
     with pytest.raises(ConfigError, match=f"its directory {locked} is not writable"):
         Store(locked / "new.db")
+
+
+@pytest.mark.parametrize("verb", [["status"], ["logs"]])
+def test_a_verb_that_reads_leaves_an_older_schema_as_it_is(tmp_path, monkeypatch, verb):
+    """`status` of a newer digestbot migrated the database under an older running service, which then
+    refused it at its restart ("schema version … is newer than this digestbot")."""
+    import bot.store.db
+
+    path = tmp_path / "old.db"
+    with monkeypatch.context() as older:
+        older.setattr(bot.store.db, "MIGRATIONS", bot.store.db.MIGRATIONS[:-1])
+        Store(path).close()
+    before = sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0]
+    result = CliRunner().invoke(cli, ["--db", str(path), *verb])
+    assert result.exit_code == 2, result.output
+    assert f"has schema version {before}, older than this digestbot's" in result.stderr
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == before
+    Store(path).close()  # the service's open migrates it
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == before + 1
