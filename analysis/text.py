@@ -12,6 +12,9 @@ from typing import TYPE_CHECKING
 from analysis.titles import TRAILER
 
 ZWSP = "\u200b"
+# Zero-width characters, direction marks and the byte-order mark: invisible in a chat, yet characters to a
+# parser ("#1\u200b01" read as #1) and an answer of nothing but them looks empty.
+INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 # Two words: what prose (a comment, a docstring, a message) has and most code, keys and identifiers lack.
 TWO_WORDS = re.compile(r"[A-Za-z]{2,}[^\w\n]+[A-Za-z]{2,}")
 

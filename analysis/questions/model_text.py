@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from analysis.models import Commit
 from analysis.questions.document import Answer, Span, Strong
+from analysis.text import INVISIBLE
 
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(?P<text>.*?)\s*#*\s*$")
 _TABLE_ROW = re.compile(r"^\s*\|.*\|\s*$")
@@ -31,13 +32,12 @@ _PAGE = re.compile(
 # A thread answer is asked for in 150 words; a reply past this is a model looping (or a server ignoring
 # max_tokens): cut, so the fact check stays fast and the thread gets a few messages, not fifty.
 MODEL_REPLY_CHARS = 4000
-_INVISIBLE = re.compile("[\\s\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]+")
 
 
 def bounded_reply(text: str, limit: int = MODEL_REPLY_CHARS) -> tuple[str, bool]:
     """The model's reply at most `limit` characters, cut at the last line or sentence end before it, and
     whether it was cut; "" when nothing in it is visible (zero-width characters, marks, blanks)."""
-    if not _INVISIBLE.sub("", text):
+    if not INVISIBLE.sub("", text).strip():
         return "", False
     if len(text) <= limit:
         return text, False

@@ -37,19 +37,16 @@ from analysis.questions.parse.keywords import (
 )
 from analysis.questions.parse.question import Aspect, Facet, Intent, NamedCommit, Question
 from analysis.questions.parse.slips import fix_slips
+from analysis.text import INVISIBLE
 
 READ_CHARS = 2000  # of a longer message (a pasted log), its start and its end are read as the question
-
-
-# Zero-width and direction marks: invisible, yet "#1\u200b01" read as #1 and "01" (a paste from a web page)
-_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def _readable(text: str) -> str:
     """A question of at most READ_CHARS, without invisible characters: its start and end when longer. A
     40 KB paste is read in milliseconds, not seconds on the event loop (several patterns look at every place
     in the text)."""
-    text = _INVISIBLE.sub("", text)
+    text = INVISIBLE.sub("", text)  # a paste from a web page: "#1\u200b01" is #101
     if len(text) <= READ_CHARS:
         return text
     half = READ_CHARS // 2
