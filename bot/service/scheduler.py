@@ -17,7 +17,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -222,7 +222,7 @@ class DigestScheduler:
         now = self.clock()
         last = week_for_fire(sub, now)
         before = (date.fromisocalendar(*last, 1) - timedelta(days=7)).isocalendar()[:2]
-        seen, done = self._first_seen(sub.name), self._done_days(f"{sub.name}:weekly")
+        seen, done = self.first_seen(sub.name), self._done_days(f"{sub.name}:weekly")
         weeks = []
         for (year, week), window in ((before, timedelta(days=self.catchup_days)), (last, None)):
             monday_after = date.fromisocalendar(year, week, 1) + timedelta(days=7)
@@ -323,40 +323,31 @@ class DigestScheduler:
         """Days of the last `catchup_days` whose digest is due (its first fire after the day ended has
         passed) but not done, oldest first. Day-based rather than fire-based, so a fire lost to a
         daylight-saving jump or a weekday-only cron still gets its day posted."""
-        now = self.clock()
-        tz = sub_zone(sub)
-        today = now.astimezone(tz).date()
-        seen = self._first_seen(sub.name)
-        done = self._done_days(sub.name)
-        trigger = trigger_for(sub)
-        days = []
         # Yesterday is the day's own digest, not a catch-up: DIGEST_CATCHUP_DAYS=0 stopped its retries too
         # (a failed or missed run of it was never run again).
-        for back in range(max(self.catchup_days, 1), 0, -1):
-            day = today - timedelta(days=back)
-            due = trigger.get_next_fire_time(None, day_window(day + timedelta(days=1), tz)[0])
-            if due is None or due > now or (seen is not None and due < seen):
-                continue
-            if day.isoformat() not in done:
-                days.append(day)
-        return days
+        return [day for day, _ in self._undone(sub, range(max(self.catchup_days, 1), 0, -1), self.clock())]
 
     def left_behind(self, sub: Subscription, reach: int = BEHIND_REACH) -> list[date]:
         """Days before the catch-up window (at most `reach` days back) whose digest was due after the service
         first saw the subscription and never done: a downtime longer than the window leaves them, and they
         went without a word."""
-        if self._first_seen(sub.name) is None:
+        if self.first_seen(sub.name) is None:
             return []
-        now, tz = self.clock(), sub_zone(sub)
-        today, seen, done = now.astimezone(tz).date(), self._first_seen(sub.name), self._done_days(sub.name)
-        trigger = trigger_for(sub)
-        days = []
-        for back in range(reach, max(self.catchup_days, 1), -1):
+        backs = range(reach, max(self.catchup_days, 1), -1)
+        return [day for day, _ in self._undone(sub, backs, self.clock())]
+
+    def _undone(self, sub: Subscription, backs: range, due_by: datetime) -> Iterator[tuple[date, datetime]]:
+        """(day, when its digest was due) for the days `backs` days before today, in that order, whose digest
+        was due by `due_by`, not before the service first saw the subscription, and is not done."""
+        tz = sub_zone(sub)
+        today = self.clock().astimezone(tz).date()
+        seen, done, trigger = self.first_seen(sub.name), self._done_days(sub.name), trigger_for(sub)
+        for back in backs:
             day = today - timedelta(days=back)
             due = trigger.get_next_fire_time(None, day_window(day + timedelta(days=1), tz)[0])
-            if due is not None and seen is not None and due >= seen and day.isoformat() not in done:
-                days.append(day)
-        return days
+            if due is None or due > due_by or (seen is not None and due < seen) or day.isoformat() in done:
+                continue
+            yield day, due
 
     def health(self, grace: timedelta = HEALTH_GRACE) -> dict[str, str | None]:
         """Every subscription → why it is broken (its last finished run failed or reached only some
@@ -388,17 +379,8 @@ class DigestScheduler:
     def overdue(self, sub: Subscription, grace: timedelta) -> tuple[date, datetime] | None:
         """The oldest day of the last `catchup_days` (at least one) whose digest was due more than
         `grace` ago, after the service first saw the subscription, and is not done: (day, when due)."""
-        now, tz = self.clock(), sub_zone(sub)
-        today, seen = now.astimezone(tz).date(), self._first_seen(sub.name)
-        done, trigger = self._done_days(sub.name), trigger_for(sub)
-        for back in range(max(self.catchup_days, 1), 0, -1):
-            day = today - timedelta(days=back)
-            due = trigger.get_next_fire_time(None, day_window(day + timedelta(days=1), tz)[0])
-            if due is None or due + grace > now or (seen is not None and due < seen):
-                continue
-            if day.isoformat() not in done:
-                return day, due
-        return None
+        backs = range(max(self.catchup_days, 1), 0, -1)
+        return next(self._undone(sub, backs, self.clock() - grace), None)
 
     async def catch_up(self) -> None:
         """Run every missed (subscription, day), each subscription's days oldest first; subscriptions
@@ -539,12 +521,12 @@ class DigestScheduler:
             )
 
     def _mark_seen(self, name: str, now: datetime) -> None:
-        if self._first_seen(name) is None:
+        if self.first_seen(name) is None:
             with self.store.transaction():
                 self.store.db["subscription_seen"].insert(
                     {"name": name, "first_seen": now.isoformat()}, ignore=True
                 )
 
-    def _first_seen(self, name: str) -> datetime | None:
+    def first_seen(self, name: str) -> datetime | None:
         rows = self.store.query("SELECT first_seen FROM subscription_seen WHERE name = ?", [name])
         return datetime.fromisoformat(rows[0]["first_seen"]) if rows else None

@@ -140,7 +140,7 @@ def _overdue(settings: Settings, store: Store, registry: Registry, now: datetime
     )
     late: dict[str, str] = {}
     for sub in registry.all():
-        if schedule_problem(sub) or scheduler._first_seen(sub.name) is None:
+        if schedule_problem(sub) or scheduler.first_seen(sub.name) is None:
             continue
         if found := scheduler.overdue(sub, HEALTH_GRACE):
             day, due = found
