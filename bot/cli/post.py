@@ -175,13 +175,12 @@ def subscribed_here(obj: Ctx, platform: str, channel: str, repo: str | None, git
     from bot.config.subscriptions import Registry
 
     try:
-        subs = Registry(obj.store, load_subscriptions(obj.settings, None)).all()
+        here = Registry(obj.store, load_subscriptions(obj.settings, None)).for_channel(platform, channel)
     except DigestError as exc:  # a broken DIGEST_CONFIG must not stop a post by hand
         echo_err(
             f"the subscriptions could not be read ({exc}); posting with the options given", logging.WARNING
         )
         return None
-    here = [s for s in subs if any((d.platform, d.channel) == (platform, channel) for d in s.destinations)]
     if git_dir is not None and not repo:
         here = [
             s for s in here if s.git_dir is not None and Path(s.git_dir).resolve() == Path(git_dir).resolve()
