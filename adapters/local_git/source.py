@@ -4,9 +4,9 @@ no quota.
 Every git call pins the options that shape its output, so that a user's git configuration cannot change
 what we parse (git_cli.py); the output is parsed as bytes (git_output.py); files at a commit are
 file_reads.py's, which commit a branch name reads branches.py's. Here: the repository (discovery, its
-name, default branch), a window's commits (a first-parent walk that survives clock skew, and a warning
-when the clone has nothing that recent), full commits in batches, a span's history in parallel passes,
-and shallow clones.
+name, default branch), a window's commits (a first-parent walk that survives clock skew), whether the
+clone has nothing as recent as a day (newest_before, with a warning), full commits in batches, a span's
+history in parallel passes, and shallow clones.
 """
 
 from __future__ import annotations
@@ -119,13 +119,6 @@ class LocalGitSource(FileReads, BranchReads):
             raise ValueError("window bounds must be timezone-aware")
         tip = await self._resolve_branch(branch)
         shas = await self._shas_in_window(tip, start, end)
-        if not shas and (newest := await self._tip_before(tip, start)) is not None:
-            log.warning(
-                "%s: the clone's newest commit on %s is from %s, before the day starting %s: is %s kept up"
-                " to date (git fetch / a mirror)?",
-                self.repo, branch, f"{newest:%Y-%m-%d %H:%M} UTC", f"{start:%Y-%m-%d %H:%M %Z}".strip(),
-                self.git_dir,
-            )  # fmt: skip
         if progress:
             progress(0, len(shas))
         commits: list[Commit] = []
@@ -148,8 +141,16 @@ class LocalGitSource(FileReads, BranchReads):
     async def newest_before(self, branch: str, start: datetime) -> datetime | None:
         """The committer date of the branch's newest commit in this clone, when before start: the clone has
         nothing of a day from start on. A clone nobody updates reads as a quiet day; so does a quiet
-        repository (a weekend): the digest says which to check. None when the tip is newer."""
-        return await self._tip_before(await self._resolve_branch(branch), start)
+        repository (a weekend): the digest says which to check, and a warning. None when the tip is newer."""
+        newest = await self._tip_before(await self._resolve_branch(branch), start)
+        if newest is not None:
+            log.warning(
+                "%s: the clone's newest commit on %s is from %s, before the day starting %s: is %s kept up"
+                " to date (git fetch / a mirror)?",
+                self.repo, branch, f"{newest:%Y-%m-%d %H:%M} UTC", f"{start:%Y-%m-%d %H:%M %Z}".strip(),
+                self.git_dir,
+            )  # fmt: skip
+        return newest
 
     async def get_commit(self, ref: str) -> Commit:
         ref = ref.strip()

@@ -89,11 +89,10 @@ async def test_a_day_after_the_clones_newest_commit_warns_that_it_may_be_stale(
     source = LocalGitSource(bare)
     start, end = day_window(DAY, SHANGHAI)
 
+    newest = datetime(2026, 1, 25, 2, 0, tzinfo=UTC)
     with caplog.at_level(logging.WARNING, logger="adapters.local_git"):
         assert await source.commits_in_window("main", start, end) == []
-
-    newest = datetime(2026, 1, 25, 2, 0, tzinfo=UTC)
-    assert await source.newest_before("main", start) == newest
+        assert await source.newest_before("main", start) == newest
     assert (
         f"the clone's newest commit on main is from 2026-01-25 02:00 UTC, before the day starting "
         f"2026-01-26 00:00 CST: is {source.git_dir} kept up to date (git fetch / a mirror)?"
@@ -109,6 +108,5 @@ async def test_an_empty_day_before_the_clones_newest_commit_is_a_quiet_day(
 
     with caplog.at_level(logging.WARNING, logger="adapters.local_git"):
         assert await source.commits_in_window("main", start, end) == []
-
-    assert await source.newest_before("main", start) is None
+        assert await source.newest_before("main", start) is None
     assert caplog.records == []
