@@ -54,13 +54,13 @@ from bot.monitoring import metrics
 from bot.monitoring.logs import secrets_of
 from bot.ports.protocols import ThreadContext
 from bot.ports.secrets import scrub
+from bot.store.db import Store
 from bot.store.health import database_error
 
 log = logging.getLogger(__name__)
 
 NAMED_MAX = 3  # commits one question may name and get answered about
 SHAS_LISTED = 8  # commits listed for a short SHA several of them start
-REMEMBER_WAIT = 0.25  # seconds a thread's memory waits for a busy database before it is skipped
 
 
 class ThreadLimiter:
@@ -406,13 +406,13 @@ def _remember_focus(service: Any, ctx: ThreadContext) -> None:
 def _remember(service: Any, what: str, write: Any, *args: Any) -> None:
     """A thread's memory (its focus, its last list) only helps later turns: a database that cannot take
     the write (read-only, disk full, busy) costs that, never the answer being made; one warning line. It
-    waits REMEMBER_WAIT at most: on the event loop, a busy database held every ack up to the busy timeout."""
+    waits Store.LOOP_WAIT at most: on the event loop, a busy database held every ack up to the busy timeout."""
     impatient = getattr(service.store, "impatient", None)
     try:
-        with impatient(REMEMBER_WAIT) if impatient is not None else contextlib.nullcontext():
+        with impatient() if impatient is not None else contextlib.nullcontext():
             write(*args)
     except sqlite3.Error as exc:
-        error = database_error(exc, getattr(service.store, "path", None), REMEMBER_WAIT)
+        error = database_error(exc, getattr(service.store, "path", None), Store.LOOP_WAIT)
         log.warning("qa: the thread's %s is not remembered: %s", what, error)
 
 

@@ -108,8 +108,6 @@ class ChatSubscriptions:
     connection held by a write waiting for another process), the last rows read serve instead: a chat
     command reads them before its acknowledgement, which Slack and Discord want within 3 s."""
 
-    BUSY_WAIT = 0.25  # seconds a read waits for the connection before it serves the last rows read
-
     def __init__(self, store: Store):
         self.store = store
         self._last: list[dict] | None = None
@@ -174,7 +172,7 @@ class ChatSubscriptions:
 
     def all(self) -> list[Subscription]:
         sql = "SELECT * FROM subscriptions ORDER BY id"
-        rows = self.store.query_unless_busy(sql, [], self.BUSY_WAIT)
+        rows = self.store.query_unless_busy(sql, [], self.store.LOOP_WAIT)  # then the last rows read
         if rows is None:
             if self._last is not None:
                 log.info("store busy: chat subscriptions as last read")

@@ -37,6 +37,9 @@ from bot.store.threads import ThreadTables
 class Store(CommitTables, HistoryTables, ThreadTables, PostTables):
     # How long a write waits for another process's transaction before giving up (SQLite busy timeout).
     BUSY_TIMEOUT = 30.0
+    # How long work on the event loop that may do without the store (a thread's memory, the chat
+    # subscriptions last read) waits for it: a busy database must not hold every ack.
+    LOOP_WAIT = 0.25
 
     def __init__(self, path: Path | str, *, migrate: bool = True):
         """The database at `path`, migrated to this version's schema; migrate=False (status, logs,
@@ -246,10 +249,11 @@ class Store(CommitTables, HistoryTables, ThreadTables, PostTables):
             return list(self.db.query(sql, list(params)))
 
     @contextmanager
-    def impatient(self, wait: float) -> Iterator[None]:
+    def impatient(self, wait: float | None = None) -> Iterator[None]:
         """For a write on the event loop that may be skipped (a thread's memory): wait at most `wait` seconds
         for the connection and for another process's write lock, not BUSY_TIMEOUT (a 30 s stall of every
-        Slack ack); past it sqlite3.OperationalError "database is locked"."""
+        Slack ack); past it sqlite3.OperationalError "database is locked". Default: LOOP_WAIT."""
+        wait = self.LOOP_WAIT if wait is None else wait
         if not self._lock.acquire(timeout=wait):
             raise sqlite3.OperationalError("database is locked")
         try:

@@ -65,11 +65,16 @@ class ThreadTables:
 
     # -- questions answered once ------------------------------------------------------------------------
     def begin_answer(
-        self, platform: str, channel: str, message_id: str, stale_after: float = 900.0, wait: float = 0.25
+        self,
+        platform: str,
+        channel: str,
+        message_id: str,
+        stale_after: float = 900.0,
+        wait: float | None = None,
     ) -> bool:
         """Claim the answer to a question (a message): False when it was answered already, or when another
         process (or a run that stopped) began answering it less than `stale_after` seconds ago. Waits at
-        most `wait` seconds for the connection and the write lock (sqlite3.OperationalError past it): the
+        most `wait` (Store.LOOP_WAIT) seconds for the connection and the write lock (OperationalError past it): the
         connection held through another process's long write would stall the event loop's reads too."""
         now = utcnow()
         with self.impatient(wait), self.transaction():
@@ -101,7 +106,7 @@ class ThreadTables:
         return True
 
     def end_answer(
-        self, platform: str, channel: str, message_id: str, answered: bool, wait: float = 0.25
+        self, platform: str, channel: str, message_id: str, answered: bool, wait: float | None = None
     ) -> None:
         """The answer is posted (never again), or it failed: a later delivery may try again. Waits like
         begin_answer; a claim left unmarked lapses after its `stale_after`."""
