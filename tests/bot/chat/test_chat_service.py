@@ -93,8 +93,9 @@ def test_standalone_cards_are_found_again(service, store):
     assert ctx.commit.sha == high.sha and ctx.analysis is not None
 
 
-async def test_config_file_subscriptions_cannot_be_removed_from_chat(store):
-    file_sub = Subscription(
+def config_file_subscription() -> Subscription:
+    """acme/widgets posted to slack C1 at 09:00 UTC, in English, by the config file."""
+    return Subscription(
         name="daily",
         repo="acme/widgets",
         timezone="UTC",
@@ -102,6 +103,10 @@ async def test_config_file_subscriptions_cannot_be_removed_from_chat(store):
         lang="en",
         destinations=(Destination("slack", "C1"),),
     )
+
+
+async def test_config_file_subscriptions_cannot_be_removed_from_chat(store):
+    file_sub = config_file_subscription()
     service = chat_service(Settings(), store)
     service.subscriptions = Registry(store, [file_sub])
     result = await service.execute("slack", "C1", parse_command("unsubscribe acme/widgets"))
@@ -188,14 +193,7 @@ async def test_chat_subscriptions_off_leave_them_to_the_config_file(store):
 async def test_subscribing_from_chat_to_what_the_config_file_posts_here_is_refused(store):
     """A chat copy of a file subscription posted the day twice (in DIGEST_TZ), and chat could not remove
     the file's; a new subscription takes the zone of the channel's digests."""
-    file_sub = Subscription(
-        name="daily",
-        repo="acme/widgets",
-        timezone="UTC",
-        schedule="09:00",
-        lang="en",
-        destinations=(Destination("slack", "C1"),),
-    )
+    file_sub = config_file_subscription()
     asked: list[str] = []
     service = chat_service(
         Settings(digest_lang="en", digest_tz="Asia/Shanghai"),
