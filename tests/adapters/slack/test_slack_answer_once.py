@@ -33,6 +33,15 @@ def _answers(fake: FakeSlack, thread: str, after: str) -> list[Message]:
     return [m for m in fake.thread(CHANNEL, thread) if m.bot_id and float(m.ts) > float(after)]
 
 
+async def delivered(app, event: dict) -> None:
+    """The event sent to the app, its answer's work done, and the app's work closed (as a process ends)."""
+    try:
+        await send_event(app, event)
+        await app.bot.tasks.drain(10)
+    finally:
+        await app.bot.tasks.close(5)
+
+
 @pytest.mark.parametrize("kind", ["message", "app_mention"])
 async def test_a_question_delivered_again_after_a_restart_is_answered_once(settings, slack, kind):  # noqa: F811
     service = make_service(settings)
@@ -43,18 +52,10 @@ async def test_a_question_delivered_again_after_a_restart_is_answered_once(setti
         text = f"<@{BOT_USER}> {text}"
     question = slack.add_user_message(CHANNEL, text, thread_ts=thread)
     event = {"type": kind, "user": "UHUMAN1", "text": question.text, "ts": question.ts, "thread_ts": thread}
-    try:
-        await send_event(first, event)
-        await first.bot.tasks.drain(10)
-    finally:
-        await first.bot.tasks.close(5)
+    await delivered(first, event)
     assert len(_answers(slack, thread, question.ts)) == 1
     again = build_app(settings, make_service(settings))  # a restart: a new process, the same database
-    try:
-        await send_event(again, event)  # Slack's retry of the same event
-        await again.bot.tasks.drain(10)
-    finally:
-        await again.bot.tasks.close(5)
+    await delivered(again, event)  # Slack's retry of the same event
     assert len(_answers(slack, thread, question.ts)) == 1
 
 
@@ -71,19 +72,11 @@ async def test_a_question_whose_answer_failed_may_be_answered_by_a_later_deliver
         "thread_ts": thread,
     }
     slack.fail("chat.postMessage", error="is_archived", times=2)
-    try:
-        await send_event(app, event)
-        await app.bot.tasks.drain(10)
-    finally:
-        await app.bot.tasks.close(5)
+    await delivered(app, event)
     assert _answers(slack, thread, question.ts) == []
     slack.clear_faults()
     again = build_app(settings, make_service(settings))
-    try:
-        await send_event(again, event)
-        await again.bot.tasks.drain(10)
-    finally:
-        await again.bot.tasks.close(5)
+    await delivered(again, event)
     assert len(_answers(slack, thread, question.ts)) == 1
 
 
