@@ -8,16 +8,26 @@ from __future__ import annotations
 from analysis.questions.document import Answer, Line, Link, Span, Strong
 from analysis.render.discord_embeds import CONTENT_MAX, dc_text, pack_lines
 from analysis.render.markdown import safe_url
-from analysis.render.slack_blocks import FALLBACK_MAX, Message, elide, escape, link, pack, safe, sections
+from analysis.render.slack_blocks import (
+    FALLBACK_MAX,
+    Message,
+    elide,
+    escape,
+    inert_emphasis,
+    link,
+    pack,
+    safe,
+    sections,
+)
 
 # --- Slack -------------------------------------------------------------------------------------------
 
 
 def _slack_span(span: Span) -> str:
     if isinstance(span, Link):
-        return link(span.url, escape(span.text))
+        return link(span.url, escape(inert_emphasis(span.text)))
     if isinstance(span, Strong):
-        return f"*{escape(span.text)}*"
+        return f"*{escape(inert_emphasis(span.text))}*"
     return safe(span)
 
 

@@ -34,7 +34,7 @@ from analysis.models import INSIGHT_DIMENSIONS, Analysis, Commit, Digest, Import
 from analysis.render.followups import entry_parts
 from analysis.render.followups import word as followup_word
 from analysis.render.markdown import analyzer_name, format_time, safe_url, same_commit
-from analysis.text import code_text, display_author, display_title, neutralize_mentions, redact
+from analysis.text import ZWSP, code_text, display_author, display_title, neutralize_mentions, redact
 
 Block = dict[str, Any]
 Message = dict[str, Any]  # {"text": fallback, "blocks": [...]}: the keyword arguments of chat.postMessage
@@ -63,6 +63,8 @@ _CONTINUATION_RESERVE = 200  # room kept in every message for the "continued i/n
 _TOKEN = re.compile(r"<[^<>]*>|&(?:amp|lt|gt);|\s+|[^\s<&]+|.", re.DOTALL)
 # A code span mrkdwn renders as one: one backtick, something, one backtick, on one line.
 _CODE_SPAN = re.compile(r"(?<!`)`[^`\n]+`(?!`)")
+# Emphasis delimiters mrkdwn may pair: every `*` and `~`, a `_` at a word's edge.
+_EMPHASIS = re.compile(r"[*~]|(?<!\w)_|_(?!\w)")
 
 
 # --- text ------------------------------------------------------------------------------------------
@@ -79,9 +81,23 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def inert_emphasis(text: str) -> str:
+    """mrkdwn has no escape for `*`, `_` and `~` either: "Fix *args and **kwargs*" turned bold half a title,
+    and a title's `*` closed the bold we put around a header. A zero-width space beside each delimiter that
+    could open or close emphasis keeps the character visible and copyable; `_` inside a word (snake_case)
+    and code spans (rendered verbatim) are left as written."""
+    out: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        out += [_EMPHASIS.sub(ZWSP + r"\g<0>" + ZWSP, text[pos : m.start()]), m.group(0)]
+        pos = m.end()
+    out.append(_EMPHASIS.sub(ZWSP + r"\g<0>" + ZWSP, text[pos:]))
+    return "".join(out)
+
+
 def safe(text: str) -> str:
     """Untrusted commit or model text: e-mail addresses removed, backticks tamed, then escaped."""
-    return escape(tame_backticks(redact(text)))
+    return escape(inert_emphasis(tame_backticks(redact(text))))
 
 
 def tame_backticks(text: str) -> str:

@@ -257,6 +257,24 @@ def test_a_fence_or_lone_backtick_in_a_title_cannot_turn_our_lines_into_code():
     assert all(f"`{c.short_sha}`" in body for c in commits)
 
 
+def test_emphasis_characters_in_a_title_cannot_format_our_lines():
+    # mrkdwn has no escape for * _ ~: "Fix *args and **kwargs*" made half the title bold, and a title's "*"
+    # could close the bold of our own labels; snake_case and code spans stay exactly as written
+    commit = make_commit("Fix *args and **kwargs* in ~/cfg, _private_ and enable_foo, `a*b` (#7)")
+    digest = make_digest(["high"], commits=[commit], lang="en")
+    messages = [parent_message(digest), *card_messages(commit, digest.analysis_of(commit), "en", detail=True)]
+    assert_valid(messages)
+    body = "\n".join(texts(messages))
+    visible = body.replace(ZWSP, "")
+    assert "Fix *args and **kwargs* in ~/cfg, _private_ and enable_foo, `a*b`" in visible
+    title_lines = [line for line in body.splitlines() if "kwargs" in line]
+    assert title_lines
+    for line in title_lines:
+        plain = line.split("`a*b`")[0]  # what mrkdwn may format: outside the code span
+        assert not re.search(r"(?<![\u200b])[*~]|(?<![\w\u200b])_", plain.split("Fix", 1)[1]), line
+    assert "enable_foo" in body and "`a*b`" in body
+
+
 def test_a_huge_title_or_summary_takes_one_medium_line_with_its_size_stated():
     # a 60,000-character title was posted whole, twice (title and summary), in 14 messages
     huge = "Refactor " + "the scheduler " * 4300
