@@ -308,7 +308,7 @@ def stats_lines(
     if history_start is not None:
         lines.append(shallow_line(lang, history_start, window_start))
     if clone_newest is not None:
-        lines.append(label(lang, "stale_line", at=_moment(clone_newest)))
+        lines.append(label(lang, "stale_line", at=moment(clone_newest)))
     return lines
 
 
@@ -316,7 +316,7 @@ def shallow_line(lang: str, history_start: datetime, window_start: datetime | No
     """The line saying a shallow clone's history starts at history_start, inside a day (from window_start,
     the day's start: the fetch that covers it; else from history_start's own day)."""
     since = shallow_fetch_since(window_start or history_start)
-    return label(lang, "shallow_line", at=_moment(history_start), since=f"{since:%Y-%m-%d}")
+    return label(lang, "shallow_line", at=moment(history_start), since=f"{since:%Y-%m-%d}")
 
 
 def zone_name(name: str) -> str:
@@ -328,7 +328,7 @@ def zone_name(name: str) -> str:
     return f"UTC{'-' if m.group(1) == '+' else '+'}{int(m.group(2)):02d}:00"
 
 
-def _moment(at: datetime) -> str:
+def moment(at: datetime) -> str:
     """`YYYY-MM-DD HH:MM (UTC+08:00)`, in at's own zone."""
     offset = at.strftime("%z") or "+0000"
     return f"{at:%Y-%m-%d %H:%M} (UTC{offset[:3]}:{offset[3:5]})"

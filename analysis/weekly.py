@@ -112,6 +112,9 @@ class Week:
     analyzers: list[str] = field(default_factory=list)
     filtered_out: int = 0
     history_start: datetime | None = None  # a shallow clone's history starts inside one of the days (stated)
+    # The local clone's newest commit, older than the first empty day it left behind (stated: a quiet day?).
+    clone_newest: datetime | None = None
+    clone_newest_day: date | None = None
     # Areas' "reverted or fixed" counts the follow-ups landed before this moment (the history read).
     followed_up_until: datetime | None = None
 
@@ -151,6 +154,7 @@ def summarize(
     if len(digests) != 7:
         raise ValueError(f"a week has 7 digests, got {len(digests)}")
     first = digests[0]
+    stale = next((d for d in digests if d.clone_newest is not None), None)
     areas: dict[str, Counter[str]] = {}
     for digest in digests:
         for commit in digest.commits:
@@ -179,6 +183,8 @@ def summarize(
         analyzers=sorted({a for d in digests for a in d.analyzers}),
         filtered_out=sum(d.filtered_out for d in digests),
         history_start=next((d.history_start for d in digests if d.history_start is not None), None),
+        clone_newest=stale.clone_newest if stale else None,
+        clone_newest_day=stale.day if stale else None,
         followed_up_until=followed_up_until,
     )
 

@@ -348,6 +348,10 @@ class WeeklyJSON(_Out):
         description="ISO 8601, set when one of the days' digests has it (a shallow clone whose history starts"
         " inside that day): see the digest's history_start; null otherwise"
     )
+    clone_newest: str | None = Field(
+        description="ISO 8601, set when some of the week's days are empty and the local clone's newest commit"
+        " is older than the first of them: see the digest's clone_newest; null otherwise"
+    )
     followups: list[WeeklyFollowUpJSON] = Field(description="those that landed this week, in landing order")
     scores: dict[str, WeeklyScoreJSON] = Field(description="by kind: how we had ranked the originals")
     areas: list[WeeklyAreaJSON]

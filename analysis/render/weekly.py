@@ -10,7 +10,7 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from analysis.history.followups import FollowUpKind
-from analysis.labels import check_lang, importance_label, importance_word, shallow_line
+from analysis.labels import check_lang, importance_label, importance_word, moment, shallow_line
 from analysis.render.markdown import cell, inline, safe_url
 from analysis.text import code_text, file_name_part
 from analysis.weekly import TIERS, Week
@@ -25,6 +25,9 @@ _WORDS = {
         "total": "合计",
         "followups_col": "后续修正",
         "filtered": "另有 {n} 个提交按订阅的过滤规则未计入。",
+        "stale": "⚠️ 该克隆在此分支上最新的提交来自 {at}，早于 {day}：若仓库此后有提交，说明克隆未及时更新，"
+        "{day} 起各日的提交并未计入。请更新克隆（`git fetch`；镜像克隆用 `git remote update`）后重新生成本周回顾"
+        "（`digestbot weekly --week {week} --refresh`）。",
         "areas": "🗂️ 重点目录",
         "area": "目录",
         "commits": "提交",
@@ -56,6 +59,10 @@ _WORDS = {
         "total": "Total",
         "followups_col": "Follow-ups",
         "filtered": "{n} more commit(s) left out by the subscription's filters.",
+        "stale": "⚠️ The clone's newest commit on this branch is from {at}, before {day}: if the repository had"
+        " commits since, the clone is not kept up to date and the days from {day} on are missing them. Update"
+        " it (`git fetch`; `git remote update` in a mirror) and build the week again (`digestbot weekly --week"
+        " {week} --refresh`).",
         "areas": "🗂️ Areas",
         "area": "Area",
         "commits": "Commits",
@@ -88,6 +95,15 @@ def word(lang: str, key: str, **fmt: object) -> Any:
 
 def weekly_filename(week: Week, ext: str) -> str:
     return f"weekly-{file_name_part(week.repo)}-{week.label}.{week.lang}.{ext}"
+
+
+def stale_lines(week: Week, lang: str) -> list[str]:
+    """The line saying the local clone's newest commit is older than the first of the week's days it left
+    empty (each day's digest says it of itself; the roll-up says it once)."""
+    if week.clone_newest is None or week.clone_newest_day is None:
+        return []
+    at = moment(week.clone_newest.astimezone(ZoneInfo(week.timezone)))
+    return [word(lang, "stale", at=at, day=week.clone_newest_day.isoformat(), week=week.label)]
 
 
 def score_lines(week: Week) -> list[str]:
@@ -132,6 +148,7 @@ def render_weekly_markdown(week: Week, chart: str | None = None) -> str:
         blocks.append(word(lang, "filtered", n=week.filtered_out))
     if week.history_start is not None:
         blocks.append(shallow_line(lang, week.history_start.astimezone(tz)))
+    blocks += stale_lines(week, lang)
     blocks += [f"## {word(lang, 'followups')}", *_followup_blocks(week)]
     blocks += [f"## {word(lang, 'areas')}", _areas_table(week)]
     blocks += [f"## {word(lang, 'llm')}", usage_line(week)]
@@ -222,6 +239,9 @@ def render_weekly_json(week: Week, chart: str | None = None) -> dict[str, Any]:
         "history_start": week.history_start.astimezone(tz).isoformat(timespec="seconds")
         if week.history_start
         else None,
+        "clone_newest": week.clone_newest.astimezone(tz).isoformat(timespec="seconds")
+        if week.clone_newest
+        else None,
         "followups": [
             {
                 "kind": f.link.kind.value,
@@ -278,6 +298,7 @@ def weekly_summary(week: Week) -> list[str]:
     tz = ZoneInfo(week.timezone)
     if week.history_start is not None:
         lines.append(shallow_line(lang, week.history_start.astimezone(tz)))
+    lines += stale_lines(week, lang)
     lines += score_lines(week) or [word(lang, "no_followups")]
     for f in week.followups[-SUMMARY_FOLLOWUPS:]:
         revert = f.link.kind == FollowUpKind.REVERT

@@ -235,6 +235,28 @@ def test_a_week_whose_shallow_clone_starts_inside_a_day_says_so(repo, tmp_path):
     assert full["history_start"] is None
 
 
+def test_a_week_after_the_clones_newest_commit_says_the_clone_may_be_stale(tmp_path, monkeypatch):
+    # Each empty day's digest said its clone might not be kept up to date; the roll-up said nothing, so a
+    # week the clone never saw read as a quiet week.
+    isolate_git_env(monkeypatch, tmp_path / "home")
+    stale = GitRepo.init(tmp_path / "stale", remote="https://github.com/acme/widgets.git")
+    stale.commit("[Feature] Widgets (#11)", {"src/a.py": "a = 1\n"}, when="2026-01-26T10:00:00+08:00")
+    args = ["--db", str(tmp_path / "d.db"), "weekly", "--git-dir", str(stale.path), "--week", "2026-W05",
+            "--tz", "Asia/Shanghai"]  # fmt: skip
+    result = CliRunner().invoke(cli, [*args, "--lang", "en", "--out", str(tmp_path / "w.md")])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "w.md").read_text(encoding="utf-8")
+    assert "newest commit on this branch is from 2026-01-26 10:00 (UTC+08:00), before 2026-01-27" in text
+    assert "digestbot weekly --week 2026-W05 --refresh" in text
+    data = CliRunner().invoke(cli, [*args, "--format", "json"])
+    assert json.loads(data.stdout)["clone_newest"] == "2026-01-26T10:00:00+08:00"
+    zh = CliRunner().invoke(cli, [*args, "--lang", "zh", "--out", str(tmp_path / "w.zh.md")])
+    assert zh.exit_code == 0 and "早于 2026-01-27" in (tmp_path / "w.zh.md").read_text(encoding="utf-8")
+    stale.commit("[Core] Late (#12)", {"src/b.py": "b = 1\n"}, when="2026-02-01T10:00:00+08:00")
+    fresh = CliRunner().invoke(cli, [*args, "--refresh", "--format", "json"])
+    assert json.loads(fresh.stdout)["clone_newest"] is None  # the clone reaches the week's end: nothing said
+
+
 def test_bad_week_is_one_line_and_exit_2(tmp_path):
     result = CliRunner().invoke(
         cli, ["--db", str(tmp_path / "d.db"), "weekly", "--git-dir", ".", "--week", "2025-W54"]
