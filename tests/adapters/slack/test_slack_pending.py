@@ -40,7 +40,7 @@ from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     slack,
 )
 from tests.bot.monitoring.test_metrics import free_port
-from tests.bot.store.test_pending_questions import dead_pid
+from tests.bot.store.test_pending_questions import claim_state, dead_pid
 from tests.fakes.slack_api import FakeSlack, Message, eventually
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -54,15 +54,6 @@ def answers(fake: FakeSlack, thread: str, question: str) -> list[Message]:
         for m in fake.thread(CHANNEL, thread)
         if (m.metadata or {}).get("event_payload", {}).get("key") == f"answer:{question}"
     ]
-
-
-def claim_state(db: Path, question: str) -> str | None:
-    store = Store(db)
-    try:
-        rows = store.query("SELECT state FROM answered_questions WHERE message_id = ?", [question])
-        return rows[0]["state"] if rows else None
-    finally:
-        store.close()
 
 
 def service_process(tmp_path: Path, fake: FakeSlack, db: Path, port: int) -> subprocess.Popen[str]:

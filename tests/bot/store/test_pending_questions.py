@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -32,6 +33,16 @@ def dead_pid() -> int:
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
     )
     return int(done.stdout)
+
+
+def claim_state(db: Path, message_id: str) -> str | None:
+    """The state of a question's claim, read as another process would."""
+    store = Store(db)
+    try:
+        rows = store.query("SELECT state FROM answered_questions WHERE message_id = ?", [message_id])
+        return rows[0]["state"] if rows else None
+    finally:
+        store.close()
 
 
 def question(message_id: str, asked_at: datetime = NOW, channel: str = "C1") -> Question:
