@@ -40,8 +40,6 @@ from bot.ports.protocols import ChatFacade, CommandResult, Posted
 log = logging.getLogger(__name__)
 
 
-HISTORY_MESSAGES = 20  # thread messages given to the answerer as context
-
 _COMMAND_WORDS = ("help", "list", "subscribe", "unsubscribe")
 
 _TOKEN_GONE = {10015, 10062, 50027}  # unknown webhook / interaction, invalid token (past 15 minutes)

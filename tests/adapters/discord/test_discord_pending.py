@@ -26,7 +26,7 @@ from bot.chat.pending import Claimant, record_of
 from bot.config.settings import Settings
 from bot.store.db import Store
 from tests.adapters.discord.test_discord_bot import REPO
-from tests.adapters.discord.test_discord_events import answers, me, thread  # noqa: F401  (fixture)
+from tests.adapters.discord.test_discord_events import answers, me
 from tests.bot.store.test_pending_questions import claim_state, dead_pid
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.slack_api import eventually
@@ -104,7 +104,7 @@ async def test_a_question_claimed_by_a_killed_service_is_answered_once_by_the_re
     thread,
     settings,
     monkeypatch,
-    tmp_path,  # noqa: F811
+    tmp_path,
 ):
     message = asked(bot, fake, thread)
     await asyncio.to_thread(killed_while_answering, fake, settings, message, HISTORY, tmp_path)
@@ -128,7 +128,7 @@ async def test_an_answer_posted_but_not_marked_before_the_kill_is_not_posted_aga
     settings,
     monkeypatch,
     tmp_path,
-    caplog,  # noqa: F811
+    caplog,
 ):
     message = asked(bot, fake, thread)
     await asyncio.to_thread(killed_while_answering, fake, settings, message, POST, tmp_path)
@@ -150,7 +150,7 @@ async def test_two_services_starting_at_once_answer_a_left_question_once(
     fake,
     thread,
     settings,
-    monkeypatch,  # noqa: F811
+    monkeypatch,
 ):
     message = asked(bot, fake, thread)
     channel, _ = bot._connection._get_guild_channel(message)
