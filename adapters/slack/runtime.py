@@ -215,10 +215,6 @@ class SlackRuntime:
 
     async def stop(self) -> None:
         """Stop taking requests, let in-flight work finish (up to `grace`), then close the session."""
-        if self._pending is not None:  # first: no question taken over now would get the grace
-            self._pending.cancel()
-            await asyncio.gather(self._pending, return_exceptions=True)
-            self._pending = None
         if self._socket is not None:
             await self._socket.close_async()
             self._socket = None
@@ -227,6 +223,10 @@ class SlackRuntime:
             self._runner = None
         if self.app is not None:
             await self.app.bot.tasks.close(self.grace, getattr(self.service, "stop_waiting", None))
+        if self._pending is not None:  # after the answers in flight: it renews their claims meanwhile
+            self._pending.cancel()
+            await asyncio.gather(self._pending, return_exceptions=True)
+            self._pending = None
         if self._session is not None:
             await self._session.close()
             self._session = None

@@ -152,6 +152,9 @@ async def keep_answering(service: Any, answerer: ThreadAnswerer, every: float = 
             except (sqlite3.Error, DigestError) as exc:  # the store failing must not end the loop
                 log.warning("pending questions: cannot read or update the store: %s", exc)
                 questions = []
+            except Exception:  # nor a bug: the next turn tries again
+                log.exception("pending questions: looking for them failed")
+                questions = []
             for question in questions:
                 task = asyncio.create_task(_recover(service, answerer, question, turns))
                 running.add(task)
