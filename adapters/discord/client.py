@@ -7,7 +7,7 @@ import asyncio
 import logging
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -160,3 +160,27 @@ def send_kwargs(message: Message) -> dict[str, Any]:
     if message.get("embeds"):
         kwargs["embeds"] = [discord.Embed.from_dict(e) for e in message["embeds"]]
     return kwargs
+
+
+# What a request to Discord can fail with once our code is right: said in one line, never a traceback.
+DELIVERY_ERRORS = (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError)
+
+
+class Lost(Exception):
+    """A reply Discord did not take (token expired, thread gone, no permission, rate limit past
+    TIMEOUT): the user cannot be told, so it is logged in one line."""
+
+    def __init__(self, exc: BaseException):
+        super().__init__(describe_error(exc))
+        self.code = getattr(exc, "code", None)
+        self.status = getattr(exc, "status", None)
+
+
+async def deliver(call: Awaitable[Any]) -> Any:
+    """One request to Discord within TIMEOUT (discord.py's interaction webhook would otherwise sleep out
+    any 429, an hour if told so); its failures become Lost."""
+    try:
+        async with deadline():
+            return await call
+    except DELIVERY_ERRORS as exc:
+        raise Lost(exc) from None

@@ -1,37 +1,34 @@
 """The Client of the running service: the `/digest` slash command (deferred, then followed up) and
-answers to questions asked in our threads, through the chat facade (bot/ports).
-
-Over 400 lines because every way Discord refuses or loses a delivery (late or repeated interactions, expired
-tokens, rate limits, gone threads, a partly delivered answer) must end here in one line, not a traceback."""
+answers to questions asked in our threads, through the chat facade (bot/ports) and the thread answers
+(adapters/discord/thread_answers.py). Every way Discord refuses or loses a delivery (late or repeated
+interactions, expired tokens, rate limits, gone threads, a partly delivered answer) ends here in one line,
+not a traceback."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable
-from contextlib import asynccontextmanager, suppress
+from collections.abc import Awaitable
+from contextlib import suppress
 from typing import Any
 
-import aiohttp
 import discord
 from discord import app_commands
 
 from adapters.discord.client import (
     NO_MENTIONS,
     PLATFORM,
-    deadline,
-    describe_error,
+    Lost,
+    deliver,
     send_kwargs,
 )
 from adapters.discord.poster import DiscordPoster
-from adapters.discord.reconcile import nonce_of
+from adapters.discord.thread_answers import ThreadAnswers, question_of
 from analysis.errors import DigestError, InputError
 from analysis.labels import label, repeat_card_notice
 from analysis.models import Digest
 from analysis.questions.parse import is_question
-from analysis.render.answer import discord_chunks
 from analysis.render.discord_embeds import (
     Message,
     card_messages,
@@ -43,34 +40,10 @@ from bot.ports.protocols import ChatFacade, CommandResult, Posted
 log = logging.getLogger(__name__)
 
 
-HISTORY_MESSAGES = 20  # thread messages given to the answerer as context
-
 _COMMAND_WORDS = ("help", "list", "subscribe", "unsubscribe")
 
-# What a request to Discord can fail with once our code is right: said in one line, never a traceback.
-_DELIVERY_ERRORS = (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError)
 _TOKEN_GONE = {10015, 10062, 50027}  # unknown webhook / interaction, invalid token (past 15 minutes)
 _SENT = "digestbot_sent"  # Interaction.extras key: a follow-up of this interaction was delivered
-
-
-class _Lost(Exception):
-    """A reply Discord did not take (token expired, thread gone, no permission, rate limit past
-    TIMEOUT): the user cannot be told, so it is logged in one line."""
-
-    def __init__(self, exc: BaseException):
-        super().__init__(describe_error(exc))
-        self.code = getattr(exc, "code", None)
-        self.status = getattr(exc, "status", None)
-
-
-async def _deliver(call: Awaitable[Any]) -> Any:
-    """One request to Discord within TIMEOUT (discord.py's interaction webhook would otherwise sleep out
-    any 429, an hour if told so); its failures become _Lost."""
-    try:
-        async with deadline():
-            return await call
-    except _DELIVERY_ERRORS as exc:
-        raise _Lost(exc) from None
 
 
 class _Seen:
@@ -145,6 +118,7 @@ class DigestBot(discord.Client):
         self.tree = app_commands.CommandTree(self)
         self.tree.add_command(make_digest_command(self))
         self.poster = DiscordPoster(self)
+        self.answers = ThreadAnswers(self, service)
         # One day's post at a time per channel: two `/digest date:` at once would both find nothing
         # recorded yet and both post (post_digest checks, then posts).
         self._posting: dict[str, asyncio.Lock] = {}
@@ -211,7 +185,7 @@ class DigestBot(discord.Client):
         try:
             result = await self.service.execute(PLATFORM, channel, cmd, user=str(interaction.user.id))
             await self._follow_up(interaction, channel, result, private)
-        except _Lost as exc:
+        except Lost as exc:
             if exc.code in _TOKEN_GONE:
                 log.warning("Discord: could not deliver the /digest answer: %s", exc)
             else:  # e.g. a message Discord refused: the user hears why, if the token still works
@@ -227,9 +201,9 @@ class DigestBot(discord.Client):
         """The first answer, due within Discord's 3 s. False when Discord did not take it: too late
         (10062), or already acknowledged elsewhere (40060)."""
         try:
-            await _deliver(response)
+            await deliver(response)
             return True
-        except _Lost as exc:
+        except Lost as exc:
             late = " (it arrived too late: Discord allows 3 s)" if exc.code == 10062 else ""
             log.warning("Discord: could not acknowledge /digest%s: %s", late, exc)
             return False
@@ -256,7 +230,7 @@ class DigestBot(discord.Client):
         elif result.kind == "digest":
             assert result.digest is not None
             text = await self._post_day(channel, result.digest, result.lang)
-            await _deliver(interaction.followup.send(text, allowed_mentions=NO_MENTIONS))
+            await deliver(interaction.followup.send(text, allowed_mentions=NO_MENTIONS))
         else:
             await self._send_followups(interaction, [{"content": c} for c in content_chunks(result.text)])
 
@@ -264,7 +238,7 @@ class DigestBot(discord.Client):
         """The first follow-up replaces the "thinking…" message; the rest follow it."""
         first = None
         for message in messages:
-            sent = await _deliver(interaction.followup.send(wait=True, **send_kwargs(message)))
+            sent = await deliver(interaction.followup.send(wait=True, **send_kwargs(message)))
             interaction.extras[_SENT] = True  # part of the answer is the user's now: _fail keeps it
             first = first or sent
         return first
@@ -276,8 +250,8 @@ class DigestBot(discord.Client):
         first = None
         for number, message in enumerate(messages):
             try:
-                sent = await _deliver(interaction.followup.send(wait=True, **send_kwargs(message)))
-            except _Lost as exc:
+                sent = await deliver(interaction.followup.send(wait=True, **send_kwargs(message)))
+            except Lost as exc:
                 if exc.code not in _TOKEN_GONE:
                     raise
                 log.info("Discord: the /digest token expired (%s); posting the card in the channel", exc)
@@ -302,9 +276,9 @@ class DigestBot(discord.Client):
         first = None
         try:
             for message in messages:
-                sent = await _deliver(target.send(**send_kwargs(message)))
+                sent = await deliver(target.send(**send_kwargs(message)))
                 first = first or sent
-        except _Lost as exc:
+        except Lost as exc:
             log.warning(
                 "Discord: the card for %s was %s: its token expired and channel %s refused it: %s",
                 sha,
@@ -330,12 +304,12 @@ class DigestBot(discord.Client):
                 lang = self.service.channel_lang(PLATFORM, _home_channel(interaction))
                 text = label(lang, "discord_partial", error=text)
             elif not private:
-                with suppress(_Lost):
-                    await _deliver(interaction.delete_original_response())
-            await _deliver(
+                with suppress(Lost):
+                    await deliver(interaction.delete_original_response())
+            await deliver(
                 interaction.followup.send(_one_message(text), ephemeral=True, allowed_mentions=NO_MENTIONS)
             )
-        except _Lost as exc:  # e.g. the 15-minute interaction token expired
+        except Lost as exc:  # e.g. the 15-minute interaction token expired
             log.warning("Discord: could not report an error to the user: %s", exc)
 
     # -- thread questions -------------------------------------------------------------------------
@@ -353,41 +327,9 @@ class DigestBot(discord.Client):
             return
         if not self._seen_messages.claim(message.id):
             return  # delivered again (a resumed gateway): answered already
-        where = str(message.channel.id)
-        reference = message.reference.message_id if message.reference else None
-        ctx = self.service.thread_context(PLATFORM, where, str(reference) if reference else None)
-        if ctx is None and not (self._mentioned(message) and isinstance(message.channel, discord.Thread)):
-            return  # not ours; only a mention in a thread hears where to ask (a channel's ping is no question)
-        question = self._question(message)
-        try:
-            async with _typing(message.channel):
-                if ctx is not None:
-                    ctx.history = await self._history(message)
-                chunks = discord_chunks(await self.service.answer(ctx, question))
-        except _Lost as exc:  # the thread is gone or closed to us: nowhere to answer
-            log.warning("Discord: could not answer in %s: %s", where, exc)
-            return
-        except Exception as exc:
-            log.exception("Discord: answering a thread question failed")
-            chunks = content_chunks(
-                label(self.service.channel_lang(PLATFORM, where), "discord_failed", error=type(exc).__name__)
-            )
-        try:
-            for number, chunk in enumerate(chunks):
-                await _deliver(
-                    message.channel.send(
-                        chunk,
-                        # Another service on the same token gets the same message from the gateway and
-                        # answers it too: the same nonce (enforced) makes Discord create each part once.
-                        nonce=nonce_of(where, str(message.id), "answer", number),
-                        allowed_mentions=NO_MENTIONS,
-                        # still answered when the question was deleted meanwhile
-                        reference=message.to_reference(fail_if_not_exists=False) if number == 0 else None,
-                        mention_author=False,
-                    )
-                )
-        except _Lost as exc:  # e.g. the thread was archived and locked meanwhile
-            log.warning("Discord: could not answer in %s: %s", where, exc)
+        # whether the thread is ours, the claim that answers it once (also after a crash), are bot/'s
+        with self.answers.at_hand(message):
+            await self.service.answer_once(self.answers, question_of(message, self._mentioned(message)))
 
     def _wants(self, message: discord.Message) -> bool:
         """Only people in servers: never ourselves, other bots or webhooks (no loops, no DMs)."""
@@ -398,49 +340,6 @@ class DigestBot(discord.Client):
 
     def _mentioned(self, message: discord.Message) -> bool:
         return self.user is not None and any(u.id == self.user.id for u in message.mentions)
-
-    def _question(self, message: discord.Message) -> str:
-        text = message.content or ""
-        if self.user is not None:
-            text = re.sub(rf"<@!?{self.user.id}>", "", text)
-        return " ".join(text.split())
-
-    async def _history(self, message: discord.Message) -> list[tuple[str, str]]:
-        """The thread so far, oldest first, as (speaker, text); messages without readable text skipped."""
-        history: list[tuple[str, str]] = []
-        try:
-            async with deadline():
-                async for earlier in message.channel.history(limit=HISTORY_MESSAGES, before=message):
-                    text = (earlier.content or "").strip()
-                    if not text:
-                        continue
-                    mine = self.user is not None and earlier.author.id == self.user.id
-                    history.append(("assistant" if mine else "user", text))  # as Slack does; no names
-        except _DELIVERY_ERRORS as exc:  # e.g. no Read Message History: answer without it
-            log.warning(
-                "Discord: cannot read thread %s for context: %s", message.channel.id, describe_error(exc)
-            )
-            return []
-        history.reverse()
-        return history
-
-
-@asynccontextmanager
-async def _typing(channel: Any) -> AsyncIterator[None]:
-    """ "digestbot is typing…" while the answer is made. A thread that is gone (404) or closed to us
-    (403) is _Lost; any other failure only costs the indicator."""
-    typing = channel.typing()
-    try:
-        await _deliver(typing.__aenter__())
-    except _Lost as exc:
-        if exc.status in (403, 404) or exc.code == 50083:  # 50083: archived
-            raise
-        yield
-        return
-    try:
-        yield
-    finally:
-        await typing.__aexit__(None, None, None)
 
 
 def _home_channel(interaction: discord.Interaction) -> str:

@@ -44,6 +44,7 @@ class DiscordRuntime:
         self.bot: DigestBot | None = None
         self.poster: DiscordPoster | None = None
         self._task: asyncio.Task[None] | None = None
+        self._pending: asyncio.Task[None] | None = None
         self._routing = ExitStack()
 
     async def start(self, *, gateway: bool = True) -> None:
@@ -62,6 +63,10 @@ class DiscordRuntime:
         if gateway:
             self._task = asyncio.create_task(self._gateway(self.bot), name="discord-gateway")
             self._task.add_done_callback(_gateway_ended)
+            # questions taken by a process that died before answering: the gateway does not replay them
+            self._pending = asyncio.create_task(
+                self.service.answer_pending(self.bot.answers), name="Discord pending questions"
+            )
 
     async def _gateway(self, bot: DigestBot) -> None:
         """discord.py's `connect(reconnect=True)` retries the network's failures and closes the client on
@@ -88,6 +93,10 @@ class DiscordRuntime:
                 delay = min(delay * 2, GATEWAY_RETRY_MAX)
 
     async def stop(self) -> None:
+        if self._pending is not None:
+            self._pending.cancel()
+            await asyncio.gather(self._pending, return_exceptions=True)
+            self._pending = None
         if self.bot is not None:
             await self.bot.close()
         if self._task is not None:

@@ -22,10 +22,10 @@ from adapters.slack.client import (
     _call,
 )
 from adapters.slack.poster import SlackPoster
+from adapters.slack.thread_answers import ThreadAnswers, question_of
 from analysis.errors import DigestError
 from analysis.labels import label, repeat_card_notice
-from analysis.questions.parse import is_question, question_lang
-from analysis.render.answer import slack_messages
+from analysis.questions.parse import is_question
 from analysis.render.slack_blocks import (
     text_message,
     text_messages,
@@ -35,13 +35,11 @@ from bot.ports.protocols import (
     ChatFacade,
     CommandResult,
     SlackSettings,
-    ThreadContext,
 )
 
 log = logging.getLogger(__name__)
 
 
-HISTORY_LIMIT = 20  # earlier thread messages handed to the answerer
 WIND_DOWN = 5.0  # seconds of a shutdown's grace left to answers that stop waiting for the model
 
 
@@ -152,10 +150,6 @@ def _from_a_person(event: dict[str, Any]) -> bool:
     )
 
 
-def _unescape(text: str) -> str:
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
-
-
 class SlackBot:
     """The listeners and their state. Listeners are small: parse, ack, hand the rest to a task."""
 
@@ -163,6 +157,7 @@ class SlackBot:
         self.settings = settings
         self.service = service
         self.poster = SlackPoster(client)
+        self.answers = ThreadAnswers(self.poster, service)
         self.tasks = BackgroundTasks()
         self.seen = _Seen()
 
@@ -298,75 +293,16 @@ class SlackBot:
             return  # a redelivery
         # whether the thread is ours is for the task to find: loading a digest of hundreds of commits here,
         # on the event loop, would hold every other ack back (40 questions at once: acks past 3 s)
-        self.tasks.spawn(self.answer(event, me, mentioned=False), f"answer {ts}")
+        self.answer(event, me, mentioned=False)
 
     async def on_mention(self, event: dict[str, Any], context: Any) -> None:
         if not _from_a_person(event) or not self.seen.claim(event.get("channel", ""), event.get("ts", "")):
             return
-        self.tasks.spawn(
-            self.answer(event, context.get("bot_user_id"), mentioned=True), f"answer {event.get('ts')}"
-        )
+        self.answer(event, context.get("bot_user_id"), mentioned=True)
 
-    async def answer(self, event: dict[str, Any], me: str | None, mentioned: bool) -> None:
-        """Answer in the thread, once: the store knows the questions answered before (a redelivery after a
-        restart, another process), where `seen` knows only this process's. The thread's digest or card is
-        loaded in a worker thread; a question in a thread not ours is left alone unless we are mentioned."""
-        channel, ts, thread = event["channel"], event["ts"], event.get("thread_ts")
-        ctx = await asyncio.to_thread(self.service.thread_context, PLATFORM, thread) if thread else None
-        if ctx is None and not mentioned:
-            return  # not one of our threads: stay silent
-        if not await asyncio.to_thread(self.service.begin_answer, PLATFORM, channel, ts):
-            log.info("Slack: question %s in %s is answered already: not again", ts, channel)
-            return
-        answered = False
-        try:
-            answered = await self._answer(event, ctx, me)
-        finally:
-            await asyncio.to_thread(self.service.end_answer, PLATFORM, channel, ts, answered)
-
-    async def _answer(self, event: dict[str, Any], ctx: ThreadContext | None, me: str | None) -> bool:
-        """Answer in the thread: grounded when it is one of ours, "I don't know which digest" when not.
-        True when the answer is posted."""
-        channel, thread = event["channel"], event.get("thread_ts") or event["ts"]
-        question = event.get("text", "").replace(f"<@{me}>", " ").strip() if me else event.get("text", "")
-        question = _unescape(question)
-        if ctx is None and not event.get("thread_ts"):  # a mention outside any thread: how to use us
-            messages = text_messages(self.service.help_text(question_lang(question)))
-        else:
-            try:
-                if ctx is not None:
-                    ctx.history = await self._history(channel, thread, event["ts"], me)
-                messages = slack_messages(await self.service.answer(ctx, question))
-            except Exception as exc:  # a bug or a broken store: the asker hears it failed, not silence
-                log.exception("Slack: answering a thread question failed")
-                lang = question_lang(question)
-                messages = text_messages(label(lang, "slack_failed", error=type(exc).__name__))
-        try:
-            await self.poster.post_answer(channel, thread, event["ts"], messages)
-        except DigestError as exc:  # archived, deleted, bot removed: nowhere left to answer
-            log.warning("Slack: could not answer in %s: %s", channel, exc)
-            return False
-        return True
-
-    async def _history(
-        self, channel: str, thread: str, current: str, me: str | None
-    ) -> list[tuple[str, str]]:
-        """The thread's earlier messages, oldest first: (assistant|user, text)."""
-        try:
-            response = await _call(
-                "conversations.replies",
-                self.poster.client.conversations_replies(channel=channel, ts=thread, limit=200),
-                channel,
-            )
-        except DigestError as exc:
-            log.warning("cannot read the thread for context: %s", exc)
-            return []
-        history = []
-        for message in response.get("messages") or []:
-            if message.get("ts") == current or not message.get("text"):
-                continue
-            ours = message.get("user") == me or (
-                message.get("bot_id") and message.get("bot_id") == self.poster.bot_id
-            )
-            history.append(("assistant" if ours else "user", _unescape(message["text"])))
-        return history[-HISTORY_LIMIT:]
+    def answer(self, event: dict[str, Any], me: str | None, mentioned: bool) -> None:
+        """Answer in the thread, once, in a task: the store knows the questions answered before (a
+        redelivery after a restart, another process) and answers those a crash left (bot/ports)."""
+        self.answers.me = me or self.answers.me
+        question = question_of(event, mentioned)
+        self.tasks.spawn(self.service.answer_once(self.answers, question), f"answer {question.message_id}")

@@ -212,6 +212,12 @@ class SlackPoster:
             for part, message in enumerate(messages)
         ]
 
+    async def answer_posted(self, channel: str, thread: str, question: str) -> bool:
+        """Whether a part of the question's answer is in the thread, read afresh (a process that died
+        after posting it never recorded it). Raises DigestError when the thread cannot be read."""
+        known = await self._thread(channel, thread, fresh=True, strict=True)
+        return (f"answer:{question}", "answer") in known.items
+
     # -- the radar (bot.ports.protocols.BannerEditor) ----------------------------------------------------------
     async def add_banner(self, channel: str, where: str, message_id: str, text: str) -> bool:
         return await add_banner(self, channel, message_id, text)

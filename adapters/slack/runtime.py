@@ -148,6 +148,7 @@ class SlackRuntime:
         self._session: aiohttp.ClientSession | None = None
         self._socket: AsyncSocketModeHandler | None = None
         self._runner: web.AppRunner | None = None
+        self._pending: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         self.mode = slack_mode(self.settings)
@@ -159,7 +160,12 @@ class SlackRuntime:
             self.app = build_app(self.settings, self.service, client)
             self.poster = self.app.bot.poster
             self.poster.bot_id = identity.get("bot_id")
+            self.app.bot.answers.me = identity.get("user_id")
             await (self._start_socket() if self.mode == "socket" else self._start_http())
+            # questions acknowledged by a process that died before answering: Slack will not send them again
+            self._pending = asyncio.create_task(
+                self.service.answer_pending(self.app.bot.answers), name="Slack pending questions"
+            )
         except BaseException:
             await self.stop()
             raise
@@ -217,6 +223,10 @@ class SlackRuntime:
             self._runner = None
         if self.app is not None:
             await self.app.bot.tasks.close(self.grace, getattr(self.service, "stop_waiting", None))
+        if self._pending is not None:  # after the answers in flight: it renews their claims meanwhile
+            self._pending.cancel()
+            await asyncio.gather(self._pending, return_exceptions=True)
+            self._pending = None
         if self._session is not None:
             await self._session.close()
             self._session = None

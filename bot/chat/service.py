@@ -20,6 +20,7 @@ from analysis.models import Analysis, Commit, Digest
 from analysis.questions.document import Answer
 from analysis.refs import Ref
 from analysis.window import refuse_unfinished
+from bot.chat import pending
 from bot.chat.answers import ThreadLimiter, answer_question
 from bot.chat.card_turns import CardTurns, EarlierCard
 from bot.chat.commands import parse_command, usage
@@ -41,6 +42,8 @@ from bot.ports.protocols import (
     LostCommits,
     Poster,
     PostResult,
+    Question,
+    ThreadAnswerer,
     ThreadContext,
 )
 from bot.ports.secrets import scrub
@@ -83,6 +86,7 @@ class ChatService:
         self.rates = ChatRates(settings, store)  # new model analyses and new days one person may ask for
         _ = self.answerer  # made now, at start: the first question must not wait for the client's import
         self.stopping = asyncio.Event()  # set by the platforms' stop: model waits end, the data answers
+        self.claimant = pending.Claimant()  # this process, as its claims on thread questions name it
 
     def stop_waiting(self) -> None:
         self.stopping.set()
@@ -330,21 +334,13 @@ class ChatService:
         """The answer to a thread question (bot/chat/answers.py); ctx None: a thread that is not ours."""
         return await answer_question(self, ctx, question)
 
-    def begin_answer(self, platform: str, channel: str, message_id: str) -> bool:
-        """Claim the answer to a question in the store: False when it was answered, or is being answered,
-        by this process or another (a redelivery after a restart). A store that cannot say answers."""
-        try:
-            return self.store.begin_answer(platform, channel, message_id)
-        except (sqlite3.Error, DigestError) as exc:
-            # said once per question at most: the answer's own store writes warn of a broken store
-            log.info("cannot record the question %s in %s as answered: %s", message_id, channel, exc)
-            return True
+    async def answer_once(self, answerer: ThreadAnswerer, question: Question) -> None:
+        """Answer a thread question once, and after a crash all the same (bot/chat/pending.py)."""
+        await pending.answer_once(self, answerer, question)
 
-    def end_answer(self, platform: str, channel: str, message_id: str, answered: bool) -> None:
-        try:
-            self.store.end_answer(platform, channel, message_id, answered)
-        except (sqlite3.Error, DigestError) as exc:
-            log.info("cannot record the question %s in %s as answered: %s", message_id, channel, exc)
+    async def answer_pending(self, answerer: ThreadAnswerer) -> None:
+        """Until cancelled: the questions a process that is gone left unanswered (bot/chat/pending.py)."""
+        await pending.keep_answering(self, answerer)
 
     async def post_day(self, poster: Poster, channel: str, digest: Digest) -> PostResult:
         """Post a day's digest into a channel (/digest YYYY-MM-DD): only what is missing, each item

@@ -212,6 +212,38 @@ class ThreadContext:
     lost: LostCommits | None = None  # ours, but what it was about must be fetched again (bot/chat/recover.py)
 
 
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A thread question as it arrived: what a later process needs to answer it when the one that
+    acknowledged it died before posting (the platform does not deliver an acknowledged event again)."""
+
+    platform: str
+    channel: str  # where the message is (Discord: the channel or thread it was sent in)
+    message_id: str
+    text: str  # as the person wrote it, mention included
+    asker: str
+    mentioned: bool  # we were mentioned: a thread not ours still hears how to ask
+    asked_at: datetime  # UTC
+    thread: str | None = None  # the thread it was asked in (Slack: thread_ts; Discord: the thread's id)
+    replied_to: str | None = None  # the message it replies to (Discord), which may name a card
+
+
+class ThreadAnswerer(Protocol):
+    """What a chat adapter does for a thread question: read its thread and post there (the claim that
+    answers each question once, and the recovery of questions a crash left unanswered, are bot/'s)."""
+
+    platform: str
+
+    async def answered(self, question: Question) -> bool:
+        """Whether an answer to the question is in its thread already (read back from the platform).
+        Raises DigestError when the thread cannot be read."""
+        ...
+
+    async def reply(self, question: Question, ctx: ThreadContext | None) -> bool:
+        """Answer in the thread (ctx None: not one of ours); True once the answer is posted."""
+        ...
+
+
 @dataclass(slots=True)
 class PostResult:
     key: str
@@ -318,13 +350,15 @@ class ChatFacade(Protocol):
 
     async def answer(self, ctx: ThreadContext | None, question: str) -> Answer: ...
 
-    def begin_answer(self, platform: str, channel: str, message_id: str) -> bool:
-        """Claim the answer to a question (blocking: the store): False when it was answered already or is
-        being answered, in this process or another, so a question delivered again is answered once."""
+    async def answer_once(self, answerer: ThreadAnswerer, question: Question) -> None:
+        """Answer a thread question through `answerer`, once: claimed in the store with what it takes to
+        answer it later, so a delivery again (a restart, another process) is not answered twice and a
+        question whose answerer died is answered by the next start (bot/chat/pending.py)."""
         ...
 
-    def end_answer(self, platform: str, channel: str, message_id: str, answered: bool) -> None:
-        """The claimed answer is posted (never again), or it failed (a later delivery may try again)."""
+    async def answer_pending(self, answerer: ThreadAnswerer) -> None:
+        """Until cancelled: keep this process's claims alive, and answer the platform's questions whose
+        claim a process that is gone left unanswered (started with the platform's runtime)."""
         ...
 
     def help_text(self, lang: str) -> str: ...

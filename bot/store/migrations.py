@@ -382,6 +382,28 @@ def _m_answered_questions(db: sqlite_utils.Database) -> None:
         )
 
 
+def _m_pending_questions(db: sqlite_utils.Database) -> None:
+    # What a claimed question needs to be answered later, and who claimed it: a process killed between
+    # the acknowledgement and the answer leaves its claim, which the next start takes over and answers
+    # (bot/chat/pending.py). Claims made before hold none of it and are left to lapse. Idempotent.
+    table = db["answered_questions"]
+    columns = {
+        "thread_id": str,  # the thread it was asked in
+        "replied_to": str,  # the message it replies to (Discord)
+        "question": str,  # as the person wrote it
+        "asker": str,
+        "mentioned": int,
+        "asked_at": str,
+        "owner": str,  # the claiming process: a token of its own, its host and pid
+        "host": str,
+        "pid": int,
+    }
+    for name, kind in columns.items():
+        if name not in table.columns_dict:
+            table.add_column(name, kind)
+    table.create_index(["platform", "state"], if_not_exists=True)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -402,4 +424,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_partial_plans,
     _m_doc_mentions,
     _m_answered_questions,
+    _m_pending_questions,
 ]

@@ -96,7 +96,7 @@ class PostTables:
                         zip(("holder", "host", "pid", "acquired_at", "expires_at"), row, strict=True)
                     )
                     mine = current["holder"] == holder
-                    if not mine and current["expires_at"] > now and _alive(current["host"], current["pid"]):
+                    if not mine and current["expires_at"] > now and alive(current["host"], current["pid"]):
                         conn.execute("ROLLBACK")
                         return current
                 acquired = iso(utcnow()) if row is None or row[0] != holder else row[3]
@@ -250,8 +250,8 @@ class PostTables:
             self.db["pending_work"].update(key, {**fields, "updated_at": iso(utcnow())})
 
 
-def _alive(host: str, pid: int) -> bool:
-    """Whether a lease holder may still be running: a process on this host can be checked; one on
+def alive(host: str, pid: int) -> bool:
+    """Whether a lease holder (or a question's claimant) may still be running: a process on this host can be checked; one on
     another host is trusted until its lease expires."""
     if host != socket.gethostname() or not pid:
         return True

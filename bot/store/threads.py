@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from bot.store.posts import alive
 from bot.store.rows import iso, title_pr, utcnow
 
 if TYPE_CHECKING:
@@ -71,11 +72,14 @@ class ThreadTables:
         message_id: str,
         stale_after: float = 900.0,
         wait: float | None = None,
+        record: Mapping[str, Any] | None = None,
     ) -> bool:
-        """Claim the answer to a question (a message): False when it was answered already, or when another
-        process (or a run that stopped) began answering it less than `stale_after` seconds ago. Waits at
-        most `wait` (Store.LOOP_WAIT) seconds for the connection and the write lock (OperationalError past it): the
-        connection held through another process's long write would stall the event loop's reads too."""
+        """Claim the answer to a question (a message): False when it was answered (or dropped) already, or
+        when another process (or a run that stopped) began answering it less than `stale_after` seconds
+        ago. `record`: the question and its claimant (the columns of _m_pending_questions), kept so that
+        the claim can be answered later when its claimant dies. Waits at most `wait` (Store.LOOP_WAIT)
+        seconds for the connection and the write lock (OperationalError past it): the connection held
+        through another process's long write would stall the event loop's reads too."""
         now = utcnow()
         with self.impatient(wait), self.transaction():
             rows = list(
@@ -86,7 +90,7 @@ class ThreadTables:
                 )
             )
             if rows and (
-                rows[0]["state"] == "answered"
+                rows[0]["state"] != "answering"
                 or now - datetime.fromisoformat(rows[0]["updated_at"]) < timedelta(seconds=stale_after)
             ):
                 return False
@@ -95,6 +99,7 @@ class ThreadTables:
             )
             self.db["answered_questions"].upsert(
                 {
+                    **(record or {}),
                     "platform": platform,
                     "channel": channel,
                     "message_id": message_id,
@@ -102,6 +107,7 @@ class ThreadTables:
                     "updated_at": iso(now),
                 },
                 pk=("platform", "channel", "message_id"),
+                alter=False,
             )
         return True
 
@@ -122,6 +128,59 @@ class ThreadTables:
                     "DELETE FROM answered_questions WHERE platform = ? AND channel = ? AND message_id = ?",
                     [platform, channel, message_id],
                 )
+
+    def renew_answers(self, platform: str, owner: str) -> int:
+        """Keep `owner`'s claims on the platform's questions alive (its heartbeat): how many it holds."""
+        with self.transaction():
+            cursor = self.db.execute(
+                "UPDATE answered_questions SET updated_at = ?"
+                " WHERE platform = ? AND owner = ? AND state = 'answering'",
+                [iso(utcnow()), platform, owner],
+            )
+        return cursor.rowcount
+
+    def take_over_answers(
+        self, platform: str, claimant: Mapping[str, Any], ttl: float, asked_since: datetime
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The platform's questions whose claim was left by a process that is gone, made `claimant`'s
+        (owner, host, pid) in one write transaction, so that of two processes looking at once only one
+        gets each; and those asked before `asked_since`, marked dropped instead. A claimant is gone when
+        its claim was not renewed for `ttl` seconds (its heartbeat stopped), or at once when it ran on
+        this host and its pid is not running or is the caller's (a restart that was given the same pid,
+        as a container's first process is). Returns (taken, dropped)."""
+        now = utcnow()
+        taken: list[dict[str, Any]] = []
+        dropped: list[dict[str, Any]] = []
+        with self.transaction():
+            rows = self.db.query(
+                "SELECT * FROM answered_questions WHERE platform = ? AND state = 'answering'"
+                " AND question IS NOT NULL AND owner IS NOT NULL AND owner != ?",
+                [platform, claimant["owner"]],
+            )
+            for row in list(rows):
+                renewed = datetime.fromisoformat(row["updated_at"])
+                here = row["host"] == claimant["host"]
+                gone = now - renewed >= timedelta(seconds=ttl) or (
+                    here and (row["pid"] == claimant["pid"] or not alive(row["host"], row["pid"]))
+                )
+                if not gone:
+                    continue
+                key = [platform, row["channel"], row["message_id"]]
+                if datetime.fromisoformat(row["asked_at"]) < asked_since:
+                    self.db.execute(
+                        "UPDATE answered_questions SET state = 'dropped', updated_at = ?"
+                        " WHERE platform = ? AND channel = ? AND message_id = ?",
+                        [iso(now), *key],
+                    )
+                    dropped.append(row)
+                    continue
+                self.db.execute(
+                    "UPDATE answered_questions SET owner = ?, host = ?, pid = ?, updated_at = ?"
+                    " WHERE platform = ? AND channel = ? AND message_id = ?",
+                    [claimant["owner"], claimant["host"], claimant["pid"], iso(now), *key],
+                )
+                taken.append(row)
+        return taken, dropped
 
     def shas_for_pr(self, repo: str, number: int) -> list[str]:
         """The stored commits (commits and history) whose title ends in "(#number)"."""

@@ -24,7 +24,7 @@ GUILD_CREATE and MESSAGE_CREATE payloads of the gateway, for feeding discord.py'
 Faults after acceptance (`fail_after_accept`, `drop_after_accept`) store the message first and then
 answer 500 or close the connection without an answer: the ambiguous failures a poster must survive
 without posting twice. `on_accept(channel_id, message)` runs after each stored message (the chaos
-benchmark kills the poster there).
+benchmark kills the poster there), `on_call(route, payload)` as each request arrives.
 
     with FakeDiscord() as fake, fake.routed():          # Route.BASE points here, restored after
         client = discord.Client(intents=discord.Intents.none())
@@ -206,6 +206,9 @@ class FakeDiscord(FakeServer):
         self._nonces: dict[tuple[str, str], tuple[float, dict[str, Any]]] = {}
         self.nonce_window = NONCE_WINDOW  # 0: a restart long after, when Discord forgot the nonces
         self.on_accept: Callable[[str, dict[str, Any]], None] | None = None
+        # on_call(route, payload) runs as each request arrives, before it is carried out (a test kills
+        # the process there: what it recorded is on our side, the request still done on Discord's)
+        self.on_call: Callable[[str, Any], None] | None = None
         for channel_id in channels:
             self.add_channel(channel_id)
         self.reset_counters()
@@ -473,6 +476,8 @@ class FakeDiscord(FakeServer):
         template, major = _id_template(path)
         route = f"{request.method} {template}"
         payload, files = self._body(request)
+        if self.on_call is not None:
+            self.on_call(route, payload)
         response = self._respond(request, path, route, major, payload, files)
         with self._lock:
             self.by_route[route] += 1

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-import adapters.slack.handlers
+import adapters.slack.thread_answers
 from adapters.slack.runtime import build_app
 from analysis.render.slack_blocks import text_messages
 from bot.store.db import Store
@@ -95,7 +95,7 @@ async def test_a_part_slack_took_but_did_not_confirm_is_not_lost_nor_posted_twic
     fault,
     part,
 ):
-    monkeypatch.setattr(adapters.slack.handlers, "slack_messages", _long_answer)
+    monkeypatch.setattr(adapters.slack.thread_answers, "slack_messages", _long_answer)
     service = make_service(settings)
     app = build_app(settings, service)
     _, thread = await posted_day(app, service)
