@@ -119,7 +119,8 @@ class ThreadTables:
         with self.impatient(wait), self.transaction():
             if answered:
                 self.db.execute(
-                    "UPDATE answered_questions SET state = 'answered', updated_at = ?"
+                    # the person's words are kept only while the answer may be owed
+                    "UPDATE answered_questions SET state = 'answered', updated_at = ?, question = NULL"
                     " WHERE platform = ? AND channel = ? AND message_id = ?",
                     [iso(utcnow()), platform, channel, message_id],
                 )
@@ -168,7 +169,7 @@ class ThreadTables:
                 key = [platform, row["channel"], row["message_id"]]
                 if datetime.fromisoformat(row["asked_at"]) < asked_since:
                     self.db.execute(
-                        "UPDATE answered_questions SET state = 'dropped', updated_at = ?"
+                        "UPDATE answered_questions SET state = 'dropped', updated_at = ?, question = NULL"
                         " WHERE platform = ? AND channel = ? AND message_id = ?",
                         [iso(now), *key],
                     )

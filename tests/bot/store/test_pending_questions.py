@@ -99,6 +99,20 @@ def test_a_question_too_old_is_dropped_not_taken_and_never_claimed_again(tmp_pat
     assert not store.begin_answer("slack", "C1", "1.1", stale_after=0)  # a late delivery: not answered
 
 
+def test_the_persons_words_are_kept_only_while_an_answer_is_owed(tmp_path):
+    store = Store(tmp_path / "d.db")
+    gone, me = Claimant(host=HOST, pid=dead_pid()), Claimant()
+    claim(store, question("1.1"), me)
+    claim(store, question("1.2", asked_at=NOW - timedelta(hours=3)), gone)
+    claim(store, question("1.3"), me)
+    store.end_answer("slack", "C1", "1.1", answered=True)
+    take(store, me)
+    rows = {r["message_id"]: r for r in store.query("SELECT * FROM answered_questions")}
+    assert rows["1.1"]["state"] == "answered" and rows["1.1"]["question"] is None
+    assert rows["1.2"]["state"] == "dropped" and rows["1.2"]["question"] is None
+    assert rows["1.3"]["question"] == "what changed?"  # still owed: kept to answer after a crash
+
+
 def test_claims_without_their_question_are_left_alone(tmp_path):
     """Claims made before the question was recorded (an older version): nothing to answer them from."""
     store = Store(tmp_path / "d.db")
