@@ -23,6 +23,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "filtered_line": "另有 {n} 个提交按本订阅的过滤规则（路径、作者或标题）未列入。",
         "stale_line": "⚠️ 该克隆在此分支上最新的提交来自 {at}，早于本日：若仓库当日有提交，说明克隆未及时更新。请更新克隆（`git fetch`；镜像克隆用 `git remote update`）后重新生成本日报告（`digestbot post --date YYYY-MM-DD --repost`）。",
         "shallow_line": "⚠️ 本报告可能不完整：仓库是浅克隆，其分支历史从 {at} 开始，在本日之内，此前的当日提交可能缺失。请在该克隆中运行 `git fetch --shallow-since={since}`（或 `git fetch --unshallow`）后重新生成。",
+        "zone_changed_line": "🕘 时区已由 {old} 改为 {new}：本期从 {at} 开始，即上一期摘要结束之处，两期之间的提交不漏也不重。",
         "no_commits": "该时间窗口内没有提交。",
         "window": "时间窗口",
         "analyzer": "分析方式",
@@ -92,6 +93,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "filtered_line": "{n} more commit(s) of the day left out by this subscription's filters (paths, authors or titles).",
         "stale_line": "⚠️ The clone's newest commit on this branch is from {at}, before this day: if the repository had commits that day, the clone is not kept up to date. Update it (`git fetch`; `git remote update` in a mirror) and build the day again (`digestbot post --date YYYY-MM-DD --repost`).",
         "shallow_line": "⚠️ This report may be incomplete: the repository is a shallow clone whose history of the branch starts at {at}, inside the day, so commits of the day before then may be missing. Run `git fetch --shallow-since={since}` (or `git fetch --unshallow`) in the clone and build it again.",
+        "zone_changed_line": "🕘 Time zone changed from {old} to {new}: this digest starts at {at}, where the previous day's digest ended, so no commit between the two is missed or posted twice.",
         "no_commits": "No commits in this window.",
         "window": "Window",
         "analyzer": "Analysis",
@@ -297,12 +299,18 @@ def stats_lines(
     history_start: datetime | None = None,
     window_start: datetime | None = None,
     clone_newest: datetime | None = None,
+    *,
+    previous_zone: str | None = None,
+    zone: str | None = None,
 ) -> list[str]:
     """The counts line, and the filtered-out line when a subscription's filters left commits out, and the
     shallow line when the source's history starts at history_start inside the day's window (from
     window_start: the fetch that covers it), and the stale line when the local clone's newest commit
-    (clone_newest) is older than the day: a commit is never dropped without saying so."""
+    (clone_newest) is older than the day: a commit is never dropped without saying so. The zone line when
+    the window starts where the previous day's, posted in previous_zone, ended (a changed zone)."""
     lines = [label(lang, "stats_line", **stats)]
+    if previous_zone is not None and window_start is not None:
+        lines.append(zone_changed_line(lang, previous_zone, zone or previous_zone, window_start))
     if filtered_out:
         lines.append(label(lang, "filtered_line", n=filtered_out))
     if history_start is not None:
@@ -317,6 +325,13 @@ def shallow_line(lang: str, history_start: datetime, window_start: datetime | No
     the day's start: the fetch that covers it; else from history_start's own day)."""
     since = shallow_fetch_since(window_start or history_start)
     return label(lang, "shallow_line", at=_moment(history_start), since=f"{since:%Y-%m-%d}")
+
+
+def zone_changed_line(lang: str, previous_zone: str, zone: str, window_start: datetime) -> str:
+    """The line of a day whose window starts where the previous day's, in another zone, ended."""
+    return label(
+        lang, "zone_changed_line", old=zone_name(previous_zone), new=zone_name(zone), at=_moment(window_start)
+    )
 
 
 def zone_name(name: str) -> str:

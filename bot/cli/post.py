@@ -7,7 +7,7 @@ import contextlib
 import logging
 import sys
 from dataclasses import replace
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -96,6 +96,7 @@ def post(
     if sub := subscribed_here(obj, platform, channel, repo, git_dir):
         tz, lang, branch, keep = as_subscribed(sub, tz, lang, branch)
     zone_info, the_day = the_day_of(settings, day, tz)
+    after = subscribed_window(obj, sub, zone_info, the_day)
     partial = unfinished_day(the_day, zone_info, partial)
     lang = lang or settings.digest_lang
     bars = StageBars(sys.stderr.isatty())
@@ -104,7 +105,9 @@ def post(
         from bot.delivery.dry_run import preview, render_text
 
         result = run_async(
-            build_day(obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep)
+            build_day(
+                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep, after
+            )
         )
         plan = preview(result, platform, channel, obj.store, partial=partial)
         obj.write(dumps(plan) if fmt == "json" else render_text(plan))
@@ -116,7 +119,7 @@ def post(
 
         async with open_poster(platform, settings) as poster:  # fail on a bad token before any work
             result = await build_day(
-                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep
+                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep, after
             )
             if partial:  # the parent's window says how far the day goes
                 result = replace(result, window_end=min(result.window_end, result.generated_at))
@@ -221,6 +224,17 @@ def as_subscribed(sub: Any, tz: str | None, lang: str | None, branch: str | None
         )
     keep = sub.filters.keep if sub.filters.active else None
     return tz or sub.timezone, lang or sub.lang, branch or sub.branch, keep
+
+
+def subscribed_window(obj: Ctx, sub: Any, zone_info: ZoneInfo, day: date) -> tuple[datetime, str] | None:
+    """Where the subscription's digest of the day before ended, when it was posted: the day's window starts
+    there as its scheduled post's does (bot/service/runner.py), so a post by hand after a zone change is
+    the same digest, not a second one with other commits. None for a digest in another zone."""
+    if sub is None or zone_info.key != sub.timezone:
+        return None
+    from bot.store.runs import posted_window
+
+    return posted_window(obj.store, sub.name, day - timedelta(days=1))
 
 
 def unfinished_day(day: date, zone_info: ZoneInfo, partial: bool) -> bool:

@@ -59,6 +59,10 @@ class RunOutcome:
     llm_calls: int = 0
     tokens: int = 0
     error: str | None = None
+    # The day's window [start, end) and its zone, recorded with the run: the next day's window starts where
+    # this one ended (analysis/window.py window_after), so a changed zone neither drops nor repeats commits.
+    window: tuple[datetime, datetime] | None = None
+    timezone: str | None = None
 
 
 Runner = Callable[[Subscription, date], Awaitable[RunOutcome]]
@@ -445,6 +449,7 @@ class DigestScheduler:
                     "llm_calls": outcome.llm_calls,
                     "tokens": outcome.tokens,
                     "error": outcome.error,
+                    **_window_fields(outcome),
                 },
             )
             metrics.record_run(sub.name, outcome.status, self.clock().timestamp())
@@ -530,3 +535,11 @@ class DigestScheduler:
     def first_seen(self, name: str) -> datetime | None:
         rows = self.store.query("SELECT first_seen FROM subscription_seen WHERE name = ?", [name])
         return datetime.fromisoformat(rows[0]["first_seen"]) if rows else None
+
+
+def _window_fields(outcome: RunOutcome) -> dict[str, str]:
+    """The run's window as recorded (UTC), when the runner built a day; none for a run that built nothing."""
+    if outcome.window is None:
+        return {}
+    start, end = (moment.astimezone(UTC).isoformat() for moment in outcome.window)
+    return {"window_start": start, "window_end": end, "timezone": outcome.timezone or ""}

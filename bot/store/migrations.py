@@ -382,6 +382,15 @@ def _m_answered_questions(db: sqlite_utils.Database) -> None:
         )
 
 
+def _m_run_windows(db: sqlite_utils.Database) -> None:
+    # The window a day's run covered (UTC) and its zone: the next day's window starts where it ended, so a
+    # subscription whose zone changed neither skips nor repeats the hours between. Idempotent.
+    columns = db["runs"].columns_dict
+    for name in ("window_start", "window_end", "timezone"):
+        if name not in columns:
+            db["runs"].add_column(name, str)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -402,4 +411,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_partial_plans,
     _m_doc_mentions,
     _m_answered_questions,
+    _m_run_windows,
 ]
