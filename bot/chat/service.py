@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import ConfigError, DigestError, InputError
-from analysis.labels import label
+from analysis.labels import label, zone_warning
 from analysis.models import Analysis, Commit, Digest
 from analysis.questions.document import Answer
 from analysis.refs import Ref
@@ -217,11 +217,11 @@ class ChatService:
             lang=cmd.options.get("lang", lang),
             by=user,
         )
+        odd = zone_warning(sub.lang, sub.timezone)  # accepted (a fixed offset may be wanted), but said
+        warning = f"\n⚠️ {odd}" if odd else ""
         if sub.lang == "zh":  # in the language asked for, which the channel's digests will use
-            return (
-                f"已订阅 {sub.repo}：每天 {sub.schedule}（{sub.timezone}）发布前一天的摘要，语言 {sub.lang}。"
-            )
-        return f"Subscribed to {sub.repo}: yesterday's digest every day at {sub.schedule} ({sub.timezone}), in {sub.lang}."
+            return f"已订阅 {sub.repo}：每天 {sub.schedule}（{sub.timezone}）发布前一天的摘要，语言 {sub.lang}。{warning}"
+        return f"Subscribed to {sub.repo}: yesterday's digest every day at {sub.schedule} ({sub.timezone}), in {sub.lang}.{warning}"
 
     # -- operations -----------------------------------------------------------------------------
     async def card(

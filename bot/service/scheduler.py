@@ -24,6 +24,7 @@ from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from analysis.labels import zone_warning
 from analysis.window import day_window
 from bot.config.schedule import (
     day_for_fire,
@@ -209,6 +210,8 @@ class DigestScheduler:
                 continue
             jobs[name] = signature
             log.info("scheduled %s %s: %s %s", kind, name, when(sub), sub.timezone)
+            if kind == "sub" and (odd := zone_warning("en", sub.timezone)):  # at start, and when it changes
+                log.warning("subscription %s: %s", name, odd)
         for name in list(jobs):
             if name not in wanted:
                 self.scheduler.remove_job(f"{kind}:{name}")
