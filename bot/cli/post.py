@@ -7,7 +7,7 @@ import contextlib
 import logging
 import sys
 from dataclasses import replace
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -29,6 +29,7 @@ from bot.cli.common import (
     user_errors,
 )
 from bot.cli.digest import build_day
+from bot.store.runs import subscribed_window
 
 
 @click.command(cls=DigestCommand)
@@ -96,7 +97,7 @@ def post(
     if sub := subscribed_here(obj, platform, channel, repo, git_dir):
         tz, lang, branch, keep = as_subscribed(sub, tz, lang, branch)
     zone_info, the_day = the_day_of(settings, day, tz)
-    after = subscribed_window(obj, sub, zone_info, the_day)
+    after = subscribed_window(obj.store, sub, zone_info.key, the_day)
     partial = unfinished_day(the_day, zone_info, partial)
     lang = lang or settings.digest_lang
     bars = StageBars(sys.stderr.isatty())
@@ -224,17 +225,6 @@ def as_subscribed(sub: Any, tz: str | None, lang: str | None, branch: str | None
         )
     keep = sub.filters.keep if sub.filters.active else None
     return tz or sub.timezone, lang or sub.lang, branch or sub.branch, keep
-
-
-def subscribed_window(obj: Ctx, sub: Any, zone_info: ZoneInfo, day: date) -> tuple[datetime, str] | None:
-    """Where the subscription's digest of the day before ended, when it was posted: the day's window starts
-    there as its scheduled post's does (bot/service/runner.py), so a post by hand after a zone change is
-    the same digest, not a second one with other commits. None for a digest in another zone."""
-    if sub is None or zone_info.key != sub.timezone:
-        return None
-    from bot.store.runs import posted_window
-
-    return posted_window(obj.store, sub.name, day - timedelta(days=1))
 
 
 def unfinished_day(day: date, zone_info: ZoneInfo, partial: bool) -> bool:

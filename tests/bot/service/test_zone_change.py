@@ -17,7 +17,8 @@ from adapters.slack.client import make_client
 from adapters.slack.poster import SlackPoster
 from analysis.models import key_of
 from analysis.window import day_window
-from bot.app import digest_runner
+from bot.app import chat_service, digest_runner
+from bot.chat.commands import parse_command
 from bot.config.settings import Settings, zone
 from bot.config.subscriptions import Destination, Registry, Subscription
 from bot.digest.analyzers import HeuristicAnalyzer
@@ -70,12 +71,15 @@ class Clock:
         return self.now
 
 
-def service(store, subscription: Subscription, slack: FakeSlack, clock: Clock) -> DigestScheduler:
-    settings = Settings(_env_file=None, digest_db=store.path, history_days=0)
-    poster = SlackPoster(
+def slack_poster(slack: FakeSlack) -> SlackPoster:
+    return SlackPoster(
         make_client(Settings(_env_file=None, slack_bot_token=slack.token, slack_api_url=slack.api_url))
     )
-    runner = digest_runner(settings, store, {"slack": poster})
+
+
+def service(store, subscription: Subscription, slack: FakeSlack, clock: Clock) -> DigestScheduler:
+    settings = Settings(_env_file=None, digest_db=store.path, history_days=0)
+    runner = digest_runner(settings, store, {"slack": slack_poster(slack)})
     return DigestScheduler(Registry(store, [subscription]), store, runner, clock=clock)
 
 
@@ -185,3 +189,18 @@ async def test_a_plain_build_of_the_day_leaves_the_posted_digest_alone(store, wi
     posted = load_digest(store, moved)
     assert {c.sha for c in posted.commits} == {widgets["between"], widgets["next"], widgets["late"]}
     assert posted.previous_zone == "Asia/Shanghai"
+
+
+async def test_the_day_asked_for_in_the_channel_is_the_posted_digest_not_a_second_one(store, widgets):
+    """`/digest 2026-01-27` in the subscription's channel after the change: the same digest its scheduled
+    post put there (nothing new to post), not the plain day with other commits."""
+    await run_days(store, widgets, [("Asia/Shanghai", D), ("UTC", date(2026, 1, 27))])
+    settings = Settings(_env_file=None, digest_db=store.path, history_days=0, digest_lang="en")
+    service = chat_service(settings, store, git_dirs={"acme/widgets": widgets["repo"].path})
+    service.subscriptions = Registry(store, [sub(widgets["repo"], "UTC")])
+    result = await service.execute("slack", CHANNEL, parse_command("2026-01-27"))
+    assert result.kind == "digest", result.text
+    assert key_of(result.digest) == "acme/widgets@main/2026-01-27/UTC/en/since:2026-01-26T16:00Z"
+    with FakeSlack() as slack:
+        posted = await service.post_day(slack_poster(slack), CHANNEL, result.digest)
+    assert posted.posted == []  # all of it is up already
