@@ -29,7 +29,6 @@ from bot.cli.common import (
     user_errors,
 )
 from bot.cli.digest import build_day
-from bot.store.runs import subscribed_window
 
 
 @click.command(cls=DigestCommand)
@@ -97,6 +96,8 @@ def post(
     if sub := subscribed_here(obj, platform, channel, repo, git_dir):
         tz, lang, branch, keep = as_subscribed(sub, tz, lang, branch)
     zone_info, the_day = the_day_of(settings, day, tz)
+    from bot.store.runs import subscribed_window  # not at --help: it loads the store
+
     after = subscribed_window(obj.store, sub, zone_info.key, the_day)
     partial = unfinished_day(the_day, zone_info, partial)
     lang = lang or settings.digest_lang
