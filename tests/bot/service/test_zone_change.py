@@ -204,3 +204,22 @@ async def test_the_day_asked_for_in_the_channel_is_the_posted_digest_not_a_secon
     with FakeSlack() as slack:
         posted = await service.post_day(slack_poster(slack), CHANNEL, result.digest)
     assert posted.posted == []  # all of it is up already
+
+
+async def test_a_run_cut_short_after_posting_the_moved_day_posts_nothing_twice(store, widgets):
+    """Killed between the post and its record (the run row still 'running', no window): the sweep's rerun
+    builds the same moved window from the day before's record, finds it posted, and records it."""
+    await run_days(store, widgets, [("Asia/Shanghai", D), ("UTC", date(2026, 1, 27))])
+    store.db.execute(
+        "UPDATE runs SET status = 'running', window_start = NULL, window_end = NULL, timezone = NULL"
+        " WHERE day = '2026-01-27'"
+    )
+    store.db.conn.commit()
+    with FakeSlack() as slack:
+        s = sub(widgets["repo"], "UTC")
+        sched = service(store, s, slack, Clock(datetime(2026, 1, 29, 10, tzinfo=UTC)))
+        assert (await sched.run_once(s, date(2026, 1, 27))).status == "done"
+        assert slack.channel_messages(CHANNEL) == []  # nothing posted again
+        assert (await sched.run_once(s, date(2026, 1, 28))).status == "done"
+    counts = posted_commits(store)
+    assert [counts[widgets[t]] for t in EVERY] == [1, 1, 1, 1, 1]
