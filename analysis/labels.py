@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from analysis.langs import LANGS as LANGS  # read from here by the renderers and prompts
 from analysis.models import ChangeType, Importance
@@ -23,6 +24,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "filtered_line": "另有 {n} 个提交按本订阅的过滤规则（路径、作者或标题）未列入。",
         "stale_line": "⚠️ 该克隆在此分支上最新的提交来自 {at}，早于本日：若仓库当日有提交，说明克隆未及时更新。请更新克隆（`git fetch`；镜像克隆用 `git remote update`）后重新生成本日报告（`digestbot post --date YYYY-MM-DD --repost`）。",
         "shallow_line": "⚠️ 本报告可能不完整：仓库是浅克隆，其分支历史从 {at} 开始，在本日之内，此前的当日提交可能缺失。请在该克隆中运行 `git fetch --shallow-since={since}`（或 `git fetch --unshallow`）后重新生成。",
+        "zone_changed_line": "🕘 时区已由 {old} 改为 {new}：本期从 {at} 开始，即上一期摘要结束之处，两期之间的提交不漏也不重。",
+        "zone_fixed_warning": "{zone} 全年固定为 {offset}，不实行夏令时：若指实行夏令时的{place}，请用 {region}。",
+        "zone_rule_warning": "{zone} 是 POSIX 式的时区规则而非地区（tz 数据库只为旧系统保留它）：{place}请用 {region}。",
         "no_commits": "该时间窗口内没有提交。",
         "window": "时间窗口",
         "analyzer": "分析方式",
@@ -92,6 +96,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "filtered_line": "{n} more commit(s) of the day left out by this subscription's filters (paths, authors or titles).",
         "stale_line": "⚠️ The clone's newest commit on this branch is from {at}, before this day: if the repository had commits that day, the clone is not kept up to date. Update it (`git fetch`; `git remote update` in a mirror) and build the day again (`digestbot post --date YYYY-MM-DD --repost`).",
         "shallow_line": "⚠️ This report may be incomplete: the repository is a shallow clone whose history of the branch starts at {at}, inside the day, so commits of the day before then may be missing. Run `git fetch --shallow-since={since}` (or `git fetch --unshallow`) in the clone and build it again.",
+        "zone_changed_line": "🕘 Time zone changed from {old} to {new}: this digest starts at {at}, where the previous day's digest ended, so no commit between the two is missed or posted twice.",
+        "zone_fixed_warning": "{zone} is a fixed {offset} all year: for {place} with daylight saving use {region}",
+        "zone_rule_warning": "{zone} is a POSIX-style rule, not a place (the tz database keeps it for old systems): for {place} use {region}",
         "no_commits": "No commits in this window.",
         "window": "Window",
         "analyzer": "Analysis",
@@ -297,12 +304,18 @@ def stats_lines(
     history_start: datetime | None = None,
     window_start: datetime | None = None,
     clone_newest: datetime | None = None,
+    *,
+    previous_zone: str | None = None,
+    zone: str | None = None,
 ) -> list[str]:
     """The counts line, and the filtered-out line when a subscription's filters left commits out, and the
     shallow line when the source's history starts at history_start inside the day's window (from
     window_start: the fetch that covers it), and the stale line when the local clone's newest commit
-    (clone_newest) is older than the day: a commit is never dropped without saying so."""
+    (clone_newest) is older than the day: a commit is never dropped without saying so. The zone line when
+    the window starts where the previous day's, posted in previous_zone, ended (a changed zone)."""
     lines = [label(lang, "stats_line", **stats)]
+    if previous_zone is not None and window_start is not None:
+        lines.append(zone_changed_line(lang, previous_zone, zone or previous_zone, window_start))
     if filtered_out:
         lines.append(label(lang, "filtered_line", n=filtered_out))
     if history_start is not None:
@@ -319,6 +332,47 @@ def shallow_line(lang: str, history_start: datetime, window_start: datetime | No
     return label(lang, "shallow_line", at=moment(history_start), since=f"{since:%Y-%m-%d}")
 
 
+def zone_changed_line(lang: str, previous_zone: str, zone: str, window_start: datetime) -> str:
+    """The line of a day whose window starts where the previous day's, in another zone, ended."""
+    return label(
+        lang, "zone_changed_line", old=zone_name(previous_zone), new=zone_name(zone), at=_moment(window_start)
+    )
+
+
+# Zones of the tz database that are accepted but seldom meant: the US abbreviations that keep one offset all
+# year (EST is never daylight-saving, surprising a New York team half the year), and the POSIX-style rules that
+# name no place. Each with the region people likely meant (place names per language).
+_FIXED_ZONES = {
+    "EST": ("America/New_York", {"en": "New York", "zh": "纽约"}),
+    "MST": ("America/Denver", {"en": "Denver", "zh": "丹佛"}),
+    "HST": ("America/Adak", {"en": "the Aleutian Islands", "zh": "阿留申群岛"}),
+}
+_RULE_ZONES = {
+    "EST5EDT": ("America/New_York", {"en": "New York", "zh": "纽约"}),
+    "CST6CDT": ("America/Chicago", {"en": "Chicago", "zh": "芝加哥"}),
+    "MST7MDT": ("America/Denver", {"en": "Denver", "zh": "丹佛"}),
+    "PST8PDT": ("America/Los_Angeles", {"en": "Los Angeles", "zh": "洛杉矶"}),
+    "CET": ("Europe/Berlin", {"en": "Berlin", "zh": "柏林"}),
+    "MET": ("Europe/Berlin", {"en": "Berlin", "zh": "柏林"}),
+    "EET": ("Europe/Athens", {"en": "Athens", "zh": "雅典"}),
+    "WET": ("Europe/Lisbon", {"en": "Lisbon", "zh": "里斯本"}),
+}
+
+
+def zone_warning(lang: str, name: str) -> str | None:
+    """What to tell whoever chose zone `name` (canonical, as bot/config/settings.py `zone` gives it) when it
+    is one accepted but seldom meant, or None: said at start, in `status` and on `/digest subscribe`, never
+    refused (a fixed offset may be wanted)."""
+    if name in _FIXED_ZONES:
+        region, places = _FIXED_ZONES[name]
+        offset = offset_name(datetime(2000, 1, 1, tzinfo=ZoneInfo(name)))
+        return label(lang, "zone_fixed_warning", zone=name, offset=offset, place=places[lang], region=region)
+    if name in _RULE_ZONES:
+        region, places = _RULE_ZONES[name]
+        return label(lang, "zone_rule_warning", zone=name, place=places[lang], region=region)
+    return None
+
+
 def zone_name(name: str) -> str:
     """A zone as a reader knows it: a fixed offset's Etc name ("Etc/GMT-8", whose sign POSIX counts the
     other way round) as "UTC+08:00"; any other name as it is."""
@@ -330,5 +384,10 @@ def zone_name(name: str) -> str:
 
 def moment(at: datetime) -> str:
     """`YYYY-MM-DD HH:MM (UTC+08:00)`, in at's own zone."""
+    return f"{at:%Y-%m-%d %H:%M} ({offset_name(at)})"
+
+
+def offset_name(at: datetime) -> str:
+    """at's offset from UTC as a reader knows it: "UTC+08:00", "UTC-05:00"."""
     offset = at.strftime("%z") or "+0000"
-    return f"{at:%Y-%m-%d %H:%M} (UTC{offset[:3]}:{offset[3:5]})"
+    return f"UTC{offset[:3]}:{offset[3:5]}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from enum import StrEnum
 
 from pydantic import BaseModel, Field
@@ -466,6 +466,9 @@ class Digest:
     # When the day has no commits and the local clone's newest commit on the branch is older than the day,
     # in the digest's zone: a clone nobody updates reads as a quiet day (stated, not hidden). None otherwise.
     clone_newest: datetime | None = None
+    # The zone of the previous day's posted digest, when this day's window starts where that one ended
+    # instead of at the day's own midnight (the subscription's zone changed in between): stated, not hidden.
+    previous_zone: str | None = None
     followups: list[DayFollowUp] = field(
         default_factory=list
     )  # the day's reverts/fix-forwards of earlier commits
@@ -493,4 +496,9 @@ def digest_key(repo: str, branch: str, day: str, timezone: str, lang: str) -> st
 
 
 def key_of(digest: Digest) -> str:
-    return digest_key(digest.repo, digest.branch, digest.day.isoformat(), digest.timezone, digest.lang)
+    key = digest_key(digest.repo, digest.branch, digest.day.isoformat(), digest.timezone, digest.lang)
+    if digest.previous_zone is None:
+        return key
+    # A window moved by a zone change holds other commits than the plain day: a digest of its own, which a
+    # plain build of the day (`digest --date`, a weekly roll-up) must not overwrite in the store.
+    return f"{key}/since:{digest.window_start.astimezone(UTC):%Y-%m-%dT%H:%MZ}"

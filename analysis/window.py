@@ -46,6 +46,18 @@ def day_window(day: date, tz: ZoneInfo) -> tuple[datetime, datetime]:
     return start, end
 
 
+def window_after(day: date, tz: ZoneInfo, previous_end: datetime | None) -> tuple[datetime, datetime]:
+    """A subscription's window of `day` in tz when the window of the day before it was posted and ended at
+    previous_end: it starts there, not at the day's own start. The same thing while the zone stays (a day
+    ends where the next begins); after a zone change, it covers once the hours between the two zones'
+    days (east to west), or leaves out those already posted (west to east). It ends at the day's end, or
+    at previous_end when that is later (a change by more than a day: the day was posted already)."""
+    start, end = day_window(day, tz)
+    if previous_end is None:
+        return start, end
+    return previous_end.astimezone(tz), max(end, previous_end).astimezone(tz)
+
+
 def _first_instant(day: date, tz: ZoneInfo) -> datetime:
     naive = datetime.combine(day, time(0))
     local = naive.replace(tzinfo=tz)

@@ -217,6 +217,10 @@ class SubscriptionStatusJSON(_Out):
     next_run: str | None
     last_run: LastRunJSON | None
     problem: str | None = Field(description="why the subscription cannot run (source, channels), or null")
+    warning: str | None = Field(
+        description="its zone is accepted but seldom meant (EST: a fixed UTC-05:00 all year), or null;"
+        " it runs all the same"
+    )
     overdue: str | None = Field(
         description="a digest due more than its grace ago that has not succeeded (what /healthz says), or null"
     )

@@ -324,7 +324,14 @@ def parent_embed(digest: Digest) -> Embed:
     lines = [f"**{full_title}**"] if full_title else []
     lines += [
         *stats_lines(
-            lang, stats, digest.filtered_out, digest.history_start, digest.window_start, digest.clone_newest
+            lang,
+            stats,
+            digest.filtered_out,
+            digest.history_start,
+            digest.window_start,
+            digest.clone_newest,
+            previous_zone=digest.previous_zone,
+            zone=digest.timezone,
         ),
         _window_line(digest),
     ]

@@ -329,6 +329,8 @@ def _repo_blocks(repo: _Repo, lang: str, with_meta: bool) -> list[str]:
         digest.history_start,
         digest.window_start,
         digest.clone_newest,
+        previous_zone=digest.previous_zone,
+        zone=digest.timezone,
     )
     blocks.append("\n>\n".join("> " + line for line in lines))
     for tier in TIERS:

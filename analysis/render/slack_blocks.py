@@ -316,6 +316,8 @@ def parent_message(digest: Digest) -> Message:
                     digest.history_start,
                     digest.window_start,
                     digest.clone_newest,
+                    previous_zone=digest.previous_zone,
+                    zone=digest.timezone,
                 )
             )
         ),

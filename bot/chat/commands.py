@@ -70,9 +70,18 @@ def _parse_subscribe(args: list[str]) -> ChatCommand:
             options["lang"] = word
         elif "/" in word or word.upper().startswith(("UTC", "GMT")):
             options["tz"] = zone(word).key  # the canonical name; a clear InputError for unknown zones
+        elif known := _zone_or_none(word):  # EST, EST5EDT, CET: accepted, and the reply warns about them
+            options["tz"] = known
         else:
             raise InputError(f"subscribe: cannot read {word!r} (expected HH:MM, a time zone or zh|en)")
     return ChatCommand("subscribe", repo=check_repo(args[0]), options=options)
+
+
+def _zone_or_none(word: str) -> str | None:
+    try:
+        return zone(word).key
+    except InputError:
+        return None
 
 
 def usage(lang: str) -> str:

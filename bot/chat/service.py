@@ -1,7 +1,10 @@
 """Platform-neutral chat handling, shared by the Slack and Discord adapters: finding a channel's
 repository, producing a commit card or a day's digest, managing subscriptions, and finding what a thread
 question is about (the commands themselves are parsed in bot/chat/commands.py). Adapters only translate
-between their platform and these calls."""
+between their platform and these calls.
+
+Over 400 lines because it is the one chat core both adapters call, each command a short method over the same
+store, subscriptions and rates; the answers, cards, rates and recovery live in modules of their own."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import ConfigError, DigestError, InputError
-from analysis.labels import label
+from analysis.labels import label, zone_warning
 from analysis.models import Analysis, Commit, Digest
 from analysis.questions.document import Answer
 from analysis.refs import Ref
@@ -27,7 +30,7 @@ from bot.chat.commands import parse_command, usage
 from bot.chat.rates import ChatRates
 from bot.chat.recover import lost_digest
 from bot.config.settings import Settings, zone
-from bot.config.subscriptions import Registry
+from bot.config.subscriptions import Registry, Subscription
 from bot.delivery.posting import post_digest
 from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
 from bot.digest.pipeline import analyse_ref, build_digest, load_digest, pick_branch
@@ -49,6 +52,7 @@ from bot.ports.protocols import (
 from bot.ports.secrets import scrub
 from bot.store.db import Store
 from bot.store.health import database_error, is_known
+from bot.store.runs import subscribed_window
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +153,11 @@ class ChatService:
                 # post of that day would then never add what landed after (bot/delivery/posting.py).
                 refuse_unfinished(cmd.ref.day, zone(tz_name), self.clock())
                 asker = f"{platform}:{user}" if user else ""
-                digest = await self.day_digest(repo, cmd.ref.day, lang, tz_name, asker=asker)
+                # the channel's subscription's own digest of the day: its window after a zone change too
+                after = subscribed_window(
+                    self.store, self.posting(platform, channel, repo), tz_name, cmd.ref.day
+                )
+                digest = await self.day_digest(repo, cmd.ref.day, lang, tz_name, asker=asker, after=after)
                 return CommandResult("digest", lang, digest=digest)
             if cmd.action == "subscribe":
                 assert cmd.repo is not None
@@ -186,10 +194,14 @@ class ChatService:
 
     def channel_tz(self, platform: str, channel: str, repo: str | None = None) -> str:
         """The zone of the channel's subscription (to `repo` when given), else DIGEST_TZ."""
-        for sub in self.subscriptions.for_channel(platform, channel):
-            if repo is None or sub.repo == repo:
-                return sub.timezone
-        return self.settings.digest_tz
+        sub = self.posting(platform, channel, repo)
+        return sub.timezone if sub is not None else self.settings.digest_tz
+
+    def posting(self, platform: str, channel: str, repo: str | None) -> Subscription | None:
+        """The channel's (first) subscription, to `repo` when given."""
+        return next(
+            (s for s in self.subscriptions.for_channel(platform, channel) if repo in (None, s.repo)), None
+        )
 
     def manage(self, platform: str, channel: str, cmd: ChatCommand, user: str, lang: str) -> str:
         """subscribe / unsubscribe / list, stored in SQLite and live at once."""
@@ -221,11 +233,11 @@ class ChatService:
             lang=cmd.options.get("lang", lang),
             by=user,
         )
+        odd = zone_warning(sub.lang, sub.timezone)  # accepted (a fixed offset may be wanted), but said
+        warning = f"\n⚠️ {odd}" if odd else ""
         if sub.lang == "zh":  # in the language asked for, which the channel's digests will use
-            return (
-                f"已订阅 {sub.repo}：每天 {sub.schedule}（{sub.timezone}）发布前一天的摘要，语言 {sub.lang}。"
-            )
-        return f"Subscribed to {sub.repo}: yesterday's digest every day at {sub.schedule} ({sub.timezone}), in {sub.lang}."
+            return f"已订阅 {sub.repo}：每天 {sub.schedule}（{sub.timezone}）发布前一天的摘要，语言 {sub.lang}。{warning}"
+        return f"Subscribed to {sub.repo}: yesterday's digest every day at {sub.schedule} ({sub.timezone}), in {sub.lang}.{warning}"
 
     # -- operations -----------------------------------------------------------------------------
     async def card(
@@ -254,11 +266,19 @@ class ChatService:
             await source.aclose()
 
     async def day_digest(
-        self, repo: str, day: date, lang: str, tz_name: str | None = None, *, asker: str = ""
+        self,
+        repo: str,
+        day: date,
+        lang: str,
+        tz_name: str | None = None,
+        *,
+        asker: str = "",
+        after: Any = None,
     ) -> Digest:
         """A day's digest, built (analyses cached first) in `tz_name` (default DIGEST_TZ). `asker`
         ("platform:user"): a person whose new days are counted against CHAT_DAYS_PER_HOUR (a flood of
-        different days costs each day's fetch and model calls); a day built before is free."""
+        different days costs each day's fetch and model calls); a day built before is free. `after`: where
+        the channel's subscription's posted day before ended (bot/digest/pipeline.py build_digest)."""
         source = self.source(repo)
         try:
             branch = await self._branch(source)
@@ -273,6 +293,7 @@ class ChatService:
                 tz=tz,
                 lang=lang,
                 history_days=self.settings.history_days,
+                after=after,
             )
         finally:
             await source.aclose()

@@ -218,6 +218,15 @@ def warn_half_configured(settings: Any) -> None:
         log.warning("%s: the heuristic analyser ranks the commits", settings.llm_half_configured)
 
 
+def warn_zone(settings: Any) -> None:
+    """DIGEST_TZ is a zone accepted but seldom meant (EST: never daylight-saving); each subscription's own
+    zone is said by the scheduler when it schedules it."""
+    from analysis.labels import zone_warning
+
+    if odd := zone_warning("en", settings.digest_tz):
+        log.warning("DIGEST_TZ: %s", odd)
+
+
 @contextlib.asynccontextmanager
 async def opened(
     obj: Ctx, analyzer: str, repo: str | None, git_dir: Path | None

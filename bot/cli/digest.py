@@ -136,10 +136,21 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
 
 
 async def build_day(
-    obj: Ctx, repo, git_dir, branch, analyzer, day, zone_info, lang, refresh, bars: StageBars, keep=None
+    obj: Ctx,
+    repo,
+    git_dir,
+    branch,
+    analyzer,
+    day,
+    zone_info,
+    lang,
+    refresh,
+    bars: StageBars,
+    keep=None,
+    after=None,
 ):
     """The day's digest from the source options (shared by `digest` and `post`); `keep`: a subscription's
-    filter."""
+    filter; `after`: where its posted day before ended (bot/digest/pipeline.py build_digest)."""
     settings = obj.settings
     try:
         async with opened(obj, analyzer, repo or settings.digest_repo, git_dir) as (source, chosen):
@@ -158,6 +169,7 @@ async def build_day(
                 progress=bars,
                 history_days=settings.history_days,
                 keep=keep,
+                after=after,
             )
     finally:
         bars.close()

@@ -96,6 +96,9 @@ def post(
     if sub := subscribed_here(obj, platform, channel, repo, git_dir):
         tz, lang, branch, keep = as_subscribed(sub, tz, lang, branch)
     zone_info, the_day = the_day_of(settings, day, tz)
+    from bot.store.runs import subscribed_window  # not at --help: it loads the store
+
+    after = subscribed_window(obj.store, sub, zone_info.key, the_day)
     partial = unfinished_day(the_day, zone_info, partial)
     lang = lang or settings.digest_lang
     bars = StageBars(sys.stderr.isatty())
@@ -104,7 +107,9 @@ def post(
         from bot.delivery.dry_run import preview, render_text
 
         result = run_async(
-            build_day(obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep)
+            build_day(
+                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep, after
+            )
         )
         plan = preview(result, platform, channel, obj.store, partial=partial)
         obj.write(dumps(plan) if fmt == "json" else render_text(plan))
@@ -116,7 +121,7 @@ def post(
 
         async with open_poster(platform, settings) as poster:  # fail on a bad token before any work
             result = await build_day(
-                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep
+                obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep, after
             )
             if partial:  # the parent's window says how far the day goes
                 result = replace(result, window_end=min(result.window_end, result.generated_at))

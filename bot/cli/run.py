@@ -22,6 +22,7 @@ from bot.cli.common import (
     run_async,
     user_errors,
     warn_half_configured,
+    warn_zone,
 )
 
 
@@ -77,6 +78,7 @@ def run(
 
     settings = obj.settings  # -v for a line per run (the unit and the image pass it)
     warn_half_configured(settings)
+    warn_zone(settings)
     subscriptions = load_subscriptions(settings, config)
     if (git_dir or schedule) and not console:
         raise CliError(

@@ -27,7 +27,7 @@ from analysis.history.index import WINDOW_DAYS
 from analysis.history.reverts import mark_reverted
 from analysis.models import Analysis, Commit, Digest, Importance, key_of
 from analysis.refs import Ref
-from analysis.window import day_window
+from analysis.window import day_window, window_after
 from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
 from bot.digest.history import day_history, history_synced
 from bot.digest.in_flight import Flight
@@ -76,12 +76,16 @@ async def build_digest(
     stats: RunStats | None = None,
     keep: Callable[[Commit], bool] | None = None,
     history_days: int = WINDOW_DAYS,
+    after: tuple[datetime, str] | None = None,
 ) -> Digest:
     """keep: a subscription's filters; commits it rejects are counted in the digest, not analysed.
-    history_days: the trailing window of branch history the ranking learns from (0: none)."""
+    history_days: the trailing window of branch history the ranking learns from (0: none).
+    after: where the window of the day before ended and its zone, when a subscription posted it: the window
+    starts there (analysis/window.py window_after), and says so when the zone changed in between."""
     began = time.monotonic()
     stats = stats if stats is not None else RunStats()
-    start, end = day_window(day, tz)
+    start, end = window_after(day, tz, after[0] if after else None)
+    previous_zone = after[1] if after and (start, end) != day_window(day, tz) else None
     commits = await source.commits_in_window(
         branch, start, end, progress=(lambda d, t: progress("fetch", d, t)) if progress else None
     )
@@ -148,6 +152,7 @@ async def build_digest(
         filtered_out=window_total - len(commits),
         history_start=history_start.astimezone(tz) if history_start else None,
         clone_newest=clone_newest.astimezone(tz) if clone_newest else None,
+        previous_zone=previous_zone,
     )
     # After the day's links are stored: the Follow-ups section and notes (store reads: off the loop).
     await asyncio.to_thread(attach_followups, store, digest)
@@ -390,6 +395,7 @@ def _stated(digest: Digest) -> dict[str, Any]:
         "filtered_out": digest.filtered_out,
         "history_start": digest.history_start.isoformat() if digest.history_start else None,
         "clone_newest": digest.clone_newest.isoformat() if digest.clone_newest else None,
+        "previous_zone": digest.previous_zone,
     }
 
 
@@ -442,6 +448,7 @@ def load_digest(store: Store, key: str) -> Digest | None:
         filtered_out=stated.get("filtered_out", 0),
         history_start=_moment(stated.get("history_start")),
         clone_newest=_moment(stated.get("clone_newest")),
+        previous_zone=stated.get("previous_zone"),
     )
     return attach_followups(store, digest)  # as rendered when it was built, and what was learnt since
 

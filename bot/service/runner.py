@@ -13,7 +13,7 @@ import logging
 import signal
 import time
 from collections.abc import Callable, Iterable
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from analysis.errors import ConfigError, DigestError, Undeliverable
@@ -32,6 +32,7 @@ from bot.ports.protocols import ChartRenderer, CommitSource, Poster
 from bot.ports.secrets import clip
 from bot.service.scheduler import RunOutcome
 from bot.store.db import Store
+from bot.store.runs import posted_window
 
 log = logging.getLogger(__name__)
 
@@ -91,17 +92,25 @@ class DigestRunner:
                     keep=sub.filters.keep if sub.filters.active else None,
                     history_days=self.settings.history_days,
                     stats=stats,
+                    after=posted_window(self.store, sub.name, day - timedelta(days=1)),
                 )
             except DigestError as exc:
                 return RunOutcome("failed", error=str(exc), llm_calls=usage.calls, tokens=usage.tokens)
             finally:
                 await source.aclose()
+            window = (digest.window_start, digest.window_end)
             label = metrics.subscription_label(sub.name)
             metrics.DIGESTS_BUILT.labels(label).inc()
             metrics.FALLBACKS.labels(label).inc(stats.fallbacks)
             if not digest.commits and not sub.post_empty:
                 log.info("digest %s %s: no commits, nothing posted (post_empty = false)", sub.name, day)
-                return RunOutcome("done", llm_calls=usage.calls, tokens=usage.tokens)
+                return RunOutcome(
+                    "done",
+                    llm_calls=usage.calls,
+                    tokens=usage.tokens,
+                    window=window,
+                    timezone=digest.timezone,
+                )
             errors: list[str] = []
             for dest in self.up_first(sub.destinations):
                 poster = await self.poster_for(dest.platform)
@@ -125,6 +134,8 @@ class DigestRunner:
             llm_calls=usage.calls,
             tokens=usage.tokens,
             error="; ".join(errors) or None,
+            window=window,
+            timezone=digest.timezone,
         )
 
     async def weekly(self, sub: Subscription, year: int, week: int) -> RunOutcome:

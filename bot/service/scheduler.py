@@ -24,6 +24,7 @@ from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from analysis.labels import zone_warning
 from analysis.window import day_window
 from bot.config.schedule import (
     day_for_fire,
@@ -59,6 +60,10 @@ class RunOutcome:
     llm_calls: int = 0
     tokens: int = 0
     error: str | None = None
+    # The day's window [start, end) and its zone, recorded with the run: the next day's window starts where
+    # this one ended (analysis/window.py window_after), so a changed zone neither drops nor repeats commits.
+    window: tuple[datetime, datetime] | None = None
+    timezone: str | None = None
 
 
 Runner = Callable[[Subscription, date], Awaitable[RunOutcome]]
@@ -205,6 +210,8 @@ class DigestScheduler:
                 continue
             jobs[name] = signature
             log.info("scheduled %s %s: %s %s", kind, name, when(sub), sub.timezone)
+            if kind == "sub" and (odd := zone_warning("en", sub.timezone)):  # at start, and when it changes
+                log.warning("subscription %s: %s", name, odd)
         for name in list(jobs):
             if name not in wanted:
                 self.scheduler.remove_job(f"{kind}:{name}")
@@ -445,6 +452,7 @@ class DigestScheduler:
                     "llm_calls": outcome.llm_calls,
                     "tokens": outcome.tokens,
                     "error": outcome.error,
+                    **_window_fields(outcome),
                 },
             )
             metrics.record_run(sub.name, outcome.status, self.clock().timestamp())
@@ -530,3 +538,11 @@ class DigestScheduler:
     def first_seen(self, name: str) -> datetime | None:
         rows = self.store.query("SELECT first_seen FROM subscription_seen WHERE name = ?", [name])
         return datetime.fromisoformat(rows[0]["first_seen"]) if rows else None
+
+
+def _window_fields(outcome: RunOutcome) -> dict[str, str]:
+    """The run's window as recorded (UTC), when the runner built a day; none for a run that built nothing."""
+    if outcome.window is None:
+        return {}
+    start, end = (moment.astimezone(UTC).isoformat() for moment in outcome.window)
+    return {"window_start": start, "window_end": end, "timezone": outcome.timezone or ""}

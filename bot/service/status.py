@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from analysis.errors import DigestError, SourceRefused
+from analysis.labels import zone_warning
 from bot.config.schedule import schedule_problem, trigger_for
 from bot.config.settings import Settings
 from bot.config.subscriptions import Registry, Subscription
@@ -198,6 +199,7 @@ def _subscription(
         "next_run": nxt.isoformat() if nxt else None,
         "last_run": _last_run(store, sub.name),
         "problem": check_subscription(settings, sub, check_clone),
+        "warning": zone_warning("en", sub.timezone),
     }
 
 
@@ -235,6 +237,8 @@ def render_status_text(data: dict[str, Any], *, missing_db: bool = False) -> str
         lines.append(f"  last run  {_last_run_text(sub['last_run'])}")
         if sub["problem"]:
             lines.append(f"  BROKEN    {sub['problem']}")
+        if sub["warning"]:
+            lines.append(f"  WARNING   {sub['warning']}")
         if sub.get("overdue"):
             lines.append(f"  OVERDUE   {sub['overdue']} (is the service running?)")
     if bad := [

@@ -404,6 +404,15 @@ def _m_pending_questions(db: sqlite_utils.Database) -> None:
     table.create_index(["platform", "state"], if_not_exists=True)
 
 
+def _m_run_windows(db: sqlite_utils.Database) -> None:
+    # The window a day's run covered (UTC) and its zone: the next day's window starts where it ended, so a
+    # subscription whose zone changed neither skips nor repeats the hours between. Idempotent.
+    columns = db["runs"].columns_dict
+    for name in ("window_start", "window_end", "timezone"):
+        if name not in columns:
+            db["runs"].add_column(name, str)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -425,4 +434,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_doc_mentions,
     _m_answered_questions,
     _m_pending_questions,
+    _m_run_windows,
 ]

@@ -4,7 +4,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from analysis.errors import InputError
-from analysis.window import day_window, in_window, parse_day, yesterday
+from analysis.window import day_window, in_window, parse_day, window_after, yesterday
 
 
 def test_shanghai_day_is_utc_shifted():
@@ -73,3 +73,32 @@ def test_yesterday_in_zone():
     now = datetime(2026, 1, 27, 1, 0, tzinfo=ZoneInfo("Asia/Shanghai"))  # still the 26th in UTC
     assert yesterday(ZoneInfo("Asia/Shanghai"), now) == date(2026, 1, 26)
     assert yesterday(ZoneInfo("UTC"), now) == date(2026, 1, 25)
+
+
+def test_a_day_after_a_posted_day_of_the_same_zone_is_the_plain_day():
+    ny = ZoneInfo("America/New_York")
+    for day in (date(2026, 3, 8), date(2026, 3, 9), date(2026, 11, 2)):  # across daylight saving too
+        previous_end = day_window(day - timedelta(days=1), ny)[1]
+        assert window_after(day, ny, previous_end) == day_window(day, ny)
+    assert window_after(date(2026, 1, 27), ny, None) == day_window(date(2026, 1, 27), ny)
+
+
+def test_east_to_west_the_day_after_the_change_covers_the_hours_between_once():
+    previous_end = day_window(date(2026, 1, 26), ZoneInfo("Asia/Shanghai"))[1]  # 2026-01-26 16:00 UTC
+    start, end = window_after(date(2026, 1, 27), ZoneInfo("UTC"), previous_end)
+    assert (start, end) == (datetime(2026, 1, 26, 16, tzinfo=UTC), datetime(2026, 1, 28, tzinfo=UTC))
+    assert start.tzinfo == ZoneInfo("UTC")  # shown in the day's own zone
+
+
+def test_west_to_east_the_day_after_the_change_leaves_out_what_was_posted():
+    previous_end = day_window(date(2026, 1, 26), ZoneInfo("UTC"))[1]  # 2026-01-27 00:00 UTC
+    start, end = window_after(date(2026, 1, 27), ZoneInfo("Asia/Shanghai"), previous_end)
+    assert (start, end) == (datetime(2026, 1, 27, tzinfo=UTC), datetime(2026, 1, 27, 16, tzinfo=UTC))
+
+
+def test_a_change_by_more_than_a_day_leaves_an_empty_window_that_keeps_the_end():
+    """UTC-12 to UTC+14: the whole next day was posted already; the day after starts where that post ended."""
+    previous_end = day_window(date(2026, 1, 26), ZoneInfo("Etc/GMT+12"))[1]  # 2026-01-27 12:00 UTC
+    start, end = window_after(date(2026, 1, 27), ZoneInfo("Etc/GMT-14"), previous_end)
+    assert start == end == datetime(2026, 1, 27, 12, tzinfo=UTC)
+    assert window_after(date(2026, 1, 28), ZoneInfo("Etc/GMT-14"), end)[0] == end

@@ -67,3 +67,10 @@ def test_replies_that_are_questions(text, expected):
     from analysis.questions.parse import is_question
 
     assert is_question(text) is expected
+
+
+@pytest.mark.parametrize(("word", "tz"), [("EST", "EST"), ("est5edt", "EST5EDT"), ("cet", "CET")])
+def test_subscribe_takes_any_zone_the_tz_database_knows(word, tz):
+    """EST and EST5EDT were "cannot read" in chat though DIGEST_TZ and the config file take them: now
+    taken (the reply warns about them, bot/chat/service.py)."""
+    assert parse_command(f"subscribe o/n 09:00 {word}").options == {"time": "09:00", "tz": tz}

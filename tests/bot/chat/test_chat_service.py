@@ -206,3 +206,20 @@ async def test_subscribing_from_chat_to_what_the_config_file_posts_here_is_refus
     assert asked == [] and service.subscriptions.chat.all() == []
     other = await service.execute("slack", "C1", parse_command("subscribe acme/gadgets 08:00"))
     assert other.kind == "message" and "(UTC)" in other.text
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "⚠️ EST is a fixed UTC-05:00 all year: for New York with daylight saving use America/New_York"),
+        ("zh", "⚠️ EST 全年固定为 UTC-05:00，不实行夏令时：若指实行夏令时的纽约，请用 America/New_York。"),
+    ],
+)
+async def test_subscribing_in_a_fixed_zone_is_done_and_warned_about(store, lang, said):
+    service = chat_service(Settings(digest_lang="en"), store, source_factory=lambda repo: KnownRepo(repo, []))
+    reply = await service.execute("slack", "C1", parse_command(f"subscribe acme/one 09:00 EST {lang}"))
+    assert reply.kind == "message" and reply.text.endswith("\n" + said)
+    [sub] = service.subscriptions.chat.all()
+    assert sub.timezone == "EST"  # not refused: a fixed offset may be what is wanted
+    plain = await service.execute("slack", "C1", parse_command("subscribe acme/one 09:00 America/New_York"))
+    assert "⚠️" not in plain.text

@@ -99,3 +99,30 @@ def test_a_channel_no_subscription_posts_to_keeps_the_defaults(tmp_path, repo, s
     result = post(tmp_path, repo, channel="C0OTHER")
     assert result.exit_code == 0, result.output
     assert posted_key(result) == digest_key("acme/widgets", "main", DAY, "Asia/Shanghai", "zh")
+
+
+def test_after_a_zone_change_a_post_by_hand_is_the_scheduled_digest_not_a_second_one(tmp_path, repo, slack):
+    """The subscription posted the day before in Asia/Shanghai and now runs in New York: the day's window
+    starts where that post ended (its scheduled post's does), and a post by hand is that same digest."""
+    gap = repo.commit("Land between the zones", {"src/gap.py": "g = 1\n"}, when="2026-01-25T20:00:00+00:00")
+    store = Store(tmp_path / "d.db")
+    store.db["runs"].insert(
+        {
+            "subscription": "widgets-ny",
+            "day": "2026-01-25",
+            "status": "done",
+            "window_start": "2026-01-24T16:00:00+00:00",
+            "window_end": "2026-01-25T16:00:00+00:00",
+            "timezone": "Asia/Shanghai",
+        }
+    )
+    result = post(tmp_path, repo)
+    assert result.exit_code == 0, result.output
+    plain = digest_key("acme/widgets", "main", DAY, "America/New_York", "en")
+    assert posted_key(result) == f"{plain}/since:2026-01-25T16:00Z"
+    digest = load_digest(store, posted_key(result))
+    assert [c.sha for c in digest.commits][-1] == gap  # before New York's midnight, after Shanghai's
+    assert digest.previous_zone == "Asia/Shanghai"
+    [parent] = slack.channel_messages(CHANNEL)
+    assert "Time zone changed from Asia/Shanghai to America/New_York" in str(parent.blocks)
+    store.close()
