@@ -345,7 +345,6 @@ def zone_changed_line(lang: str, previous_zone: str, zone: str, window_start: da
 _FIXED_ZONES = {
     "EST": ("America/New_York", {"en": "New York", "zh": "纽约"}),
     "MST": ("America/Denver", {"en": "Denver", "zh": "丹佛"}),
-    "HST": ("America/Adak", {"en": "the Aleutian Islands", "zh": "阿留申群岛"}),
 }
 _RULE_ZONES = {
     "EST5EDT": ("America/New_York", {"en": "New York", "zh": "纽约"}),
