@@ -335,7 +335,7 @@ def shallow_line(lang: str, history_start: datetime, window_start: datetime | No
 def zone_changed_line(lang: str, previous_zone: str, zone: str, window_start: datetime) -> str:
     """The line of a day whose window starts where the previous day's, in another zone, ended."""
     return label(
-        lang, "zone_changed_line", old=zone_name(previous_zone), new=zone_name(zone), at=_moment(window_start)
+        lang, "zone_changed_line", old=zone_name(previous_zone), new=zone_name(zone), at=moment(window_start)
     )
 
 
