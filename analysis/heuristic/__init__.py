@@ -39,6 +39,9 @@ scores, both stated in the reason with their decisive facts, and which of them d
   sits in new files, existing runtime files changed by at most SIZE_LOW_MAX lines, stays medium at most;
   a change whose existing and new code users run moved by at most SIZE_LOW_MAX lines beside more than twice that
   in tests, docs, tooling or prose stays medium at most (its size is not in what users run; not a revert);
+  a restructuring by its title where nothing users get changed stays medium at most, and docs or tests by its
+  title (a tag, conventional type or gitmoji) where nothing users get changed is low (not a revert, nor where a
+  dependency or how what ships is built changes);
   a runtime dependency's version changed (a submodule's pointer moved included) is at least medium (what
   users install changes in ways the diff does not show: a risk, not an impact finding).
 - The reason line names at most REASON_FACTS (3) facts per score, heaviest first, and counts the rest;
@@ -126,7 +129,9 @@ if TYPE_CHECKING:
 # h29: "Update X to 1.2" moving the manifests is a dependency change; a name moved to another module is said
 # whole on both sides; a parameter removed before others is not also a reorder (surface-20); a string literal of
 # identifiers (a schema spelling out a signature) is code, not a message
-RUBRIC_VERSION = "h29"
+# h30: a title declaring docs or tests (`[Doc]`, `[Typo]`, `[Test]`, `docs:`, `test:`) where no fact says users get
+# anything and nothing users install or build changes is low by risk; an assert's message is message text (surface-21)
+RUBRIC_VERSION = "h30"
 
 
 def counted_lines(commit: Commit) -> int:

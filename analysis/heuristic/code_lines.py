@@ -43,12 +43,14 @@ def open_states(language: str | None) -> tuple[str | None, ...]:
 
 
 def scan(
-    lines: Iterable[str], language: str, start: str | None = None
+    lines: Iterable[str], language: str, start: str | None = None, *, keep_strings: bool = False
 ) -> tuple[list[tuple[str, bool, bool]], str | None]:
     """Each line's code (strings emptied, comments removed), whether the line began inside a string or
     comment and whether it ended inside one, scanning from `start` (what is open before the first line,
-    see `open_states`); and what is still open after the last line. Only for languages `code_only` knows."""
-    scanner = _Scanner(language, hash_comments=language in _HASH_COMMENT)
+    see `open_states`); and what is still open after the last line. Only for languages `code_only` knows.
+    `keep_strings`: string literals stay as written, only comments go (`x = 1  // the limit` → `x = 1  `), so
+    that two lines whose code is the same and whose comments differ read the same."""
+    scanner = _Scanner(language, hash_comments=language in _HASH_COMMENT, keep_strings=keep_strings)
     scanner.open = start
     out = []
     for line in lines:
@@ -63,8 +65,9 @@ def knows(language: str | None) -> bool:
 
 
 class _Scanner:
-    def __init__(self, language: str, *, hash_comments: bool):
+    def __init__(self, language: str, *, hash_comments: bool, keep_strings: bool = False):
         self.hash_comments = hash_comments
+        self.keep_strings = keep_strings  # string literals as written, not emptied
         self.shell = language == "shell"
         self.triple = language == "python"
         self.backtick = language in _BACKTICK_STRINGS
@@ -80,11 +83,11 @@ class _Scanner:
         i = 0
         if self.open is not None:
             end = text.find(self.open)
-            if end < 0:
-                return ""  # the whole line is inside a string or comment
+            if end < 0:  # the whole line is inside a string or comment
+                return text if self.keep_strings and self.open != "*/" else ""
             i = end + len(self.open)
             if self.open != "*/":
-                out.append(EMPTY_STRING)
+                out.append(self._literal(text[:i]))
             self.open = None
         n = len(text)
         while i < n:
@@ -111,7 +114,7 @@ class _Scanner:
             if self.triple and text.startswith(_TRIPLE_QUOTES, i):
                 delim = text[i : i + 3]
                 end = text.find(delim, i + 3)
-                out.append(EMPTY_STRING)
+                out.append(self._literal(text[i : end + 3] if end >= 0 else text[i:]))
                 if end < 0:
                     self.open = delim
                     break
@@ -119,25 +122,29 @@ class _Scanner:
                 continue
             if self.backtick and c == "`":
                 end = text.find("`", i + 1)
-                out.append(EMPTY_STRING)
+                out.append(self._literal(text[i : end + 1] if end >= 0 else text[i:]))
                 if end < 0:
                     self.open = "`"
                     break
                 i = end + 1
                 continue
             if c == '"' or (c == "'" and self.single_quote_strings):
-                out.append(EMPTY_STRING)
-                i = _string_end(text, i, c)
+                end = _string_end(text, i, c)
+                out.append(self._literal(text[i:end]))
+                i = end
                 continue
             if c == "'":  # C, Rust, Go ...: a character literal, or a Rust lifetime left as code
                 m = _CHAR_LITERAL.match(text, i)
                 if m:
-                    out.append(EMPTY_STRING)
+                    out.append(self._literal(m.group(0)))
                     i = m.end()
                     continue
             out.append(c)
             i += 1
         return "".join(out)
+
+    def _literal(self, text: str) -> str:
+        return text if self.keep_strings else EMPTY_STRING
 
     @staticmethod
     def hash_is_code(text: str, i: int) -> bool:

@@ -52,10 +52,32 @@ def prose_only(patch: str, language: str | None) -> bool:
         changed += sum(1 for sign, _ in lines if sign != " ")
         if changed > PROSE_MAX_LINES:
             return False
-        for _, mine, at_top in sides:
-            if not _side_is_prose(mine, language, at_top):  # type: ignore[arg-type]  # knows() checked it
-                return False
+        prose = all(_side_is_prose(mine, language, at_top) for _, mine, at_top in sides)  # type: ignore[arg-type]
+        if not prose and not _comments_differ(sides, language):  # type: ignore[arg-type]  # knows() checked it
+            return False
     return changed > 0
+
+
+def _comments_differ(sides: list[tuple[str, list[tuple[str, str]], bool]], language: str) -> bool:
+    """Whether a hunk's two sides are the same code, line by line, once their comments are cut: a trailing
+    comment reworded on a line of code (`#define SHR(a, b) ((a) >> (b))  // Shift Right Algebaic`), beside
+    comment lines. Read from outside any string or comment; a side that begins or ends a multi-line string or
+    comment on a changed line, or leaves one open, is not told this way (its strings may hold what looks like
+    a comment)."""
+    marks = ("#",) if _comment_line(language) is _HASH_COMMENT_LINE else ("//", "/*", "*")
+    if not any(m in text for _, mine, _ in sides for sign, text in mine if sign != " " for m in marks):
+        return False  # no comment among the changed lines: the code changed (and no scan is spent on it)
+    sides_code: list[list[str]] = []
+    for side, mine, _ in sides:
+        scanned, left_open = scan([text for _, text in mine], language, keep_strings=True)
+        if left_open is not None:
+            return False
+        if any(began or ended for (sign, _), (_, began, ended) in zip(mine, scanned, strict=True) if sign == side):
+            return False
+        # the whole side, context included (a line moved is no comment changed), and the spaces inside each line
+        # as written (inside a string they are data)
+        sides_code.append([code.strip() for code, _, _ in scanned if code.strip()])
+    return sides_code[0] == sides_code[1]
 
 
 def changed_code_lines(patch: str, language: str | None, limit: int) -> int:

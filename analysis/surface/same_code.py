@@ -6,11 +6,11 @@ docstring that holds code examples, and a message may be an f-string around a ca
 the versions are the same code when their trees are equal once every docstring (a string standing alone as a
 statement: module, class, function and attribute docstrings) and every statement that does nothing (`pass`, a
 lone `...`) is left out, and the literal words of a message (a string of at least two words passed to a call,
-such as `raise ValueError(f"... {x} ...")`, `warn("...")`, `Field(description="...")`, `Doc("...")`) are not
-compared. Documentation in a type (PEP 727: `Annotated[str, Doc("...")]`) is prose too: a parameter annotated
-`str` before and `Annotated[str, Doc("...")]` after is the same code, and other metadata (`Annotated[str,
-Query(), Doc("...")]`) is still compared; the typing import of `Annotated` and `Doc` that such documentation
-needs is no code either. Comments and layout are not in the tree at all.
+such as `raise ValueError(f"... {x} ...")`, `warn("...")`, `Field(description="...")`, `Doc("...")`, and an
+assert's, `assert ok, "..."`) are not compared. Documentation in a type (PEP 727: `Annotated[str, Doc("...")]`)
+is prose too: a parameter annotated `str` before and `Annotated[str, Doc("...")]` after is the same code, and
+other metadata (`Annotated[str, Query(), Doc("...")]`) is still compared; the typing import of `Annotated` and
+`Doc` that such documentation needs is no code either. Comments and layout are not in the tree at all.
 
 Conservative: a string elsewhere (an assignment, a default, a dictionary key, a comparison) is compared, as is
 every name, number and the code inside an f-string's braces; a version that did not parse is never the same.
@@ -111,6 +111,8 @@ def _same(x: ast.AST, y: ast.AST, message: bool) -> bool:
         if type(x.value) is type(y.value) and x.value == y.value:  # type: ignore[attr-defined]
             return True
         return message and _prose(x.value) and _prose(y.value)  # type: ignore[attr-defined]
+    if isinstance(x, ast.Assert):  # `assert ok, "message"`: the message is what a failure says
+        return _same(x.test, y.test, False) and _same_value(x.msg, y.msg, True)  # type: ignore[attr-defined]
     if isinstance(x, ast.Call):
         keeps = _format_call(x) and _format_call(y)
         return (

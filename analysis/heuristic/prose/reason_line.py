@@ -12,7 +12,7 @@ from analysis.heuristic.phrases import t
 from analysis.heuristic.prose.history_clauses import history_text
 from analysis.heuristic.prose.surface_changes import brief
 from analysis.heuristic.prose.wording import code_span, num
-from analysis.heuristic.scores import SIZE_CAPS, Judgment
+from analysis.heuristic.scores import CAP_LEVELS, Judgment
 from analysis.heuristic.signals import BREAKING_KEYS, Signal
 from analysis.labels import importance_word
 
@@ -124,8 +124,9 @@ def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryF
         if signal.risk:
             step = "nudge" if ranked_by_history and signal.risk > 0 else "up" if signal.risk > 0 else "down"
             extra.append(_risk_signal_text(signal, lang) + t(lang, step))
-        elif signal.key in SIZE_CAPS:
-            extra.append(_risk_signal_text(signal, lang) + t(lang, "capped"))
+        elif signal.key in CAP_LEVELS:
+            capped = "capped" if CAP_LEVELS[signal.key] else "capped_low"
+            extra.append(_risk_signal_text(signal, lang) + t(lang, capped))
         elif signal.key in ("dependency", "build"):
             extra.append(_risk_signal_text(signal, lang) + t(lang, "floor"))
     if history is not None:

@@ -278,8 +278,10 @@ def test_an_example_tree_the_packaging_does_not_ship_is_docs() -> None:
     importance, reason = rank(commit, "en")
     assert importance == LOW
     assert "nothing users run changed" in reason
-    # The same paths with the packaging unknown: today's path rules, by size.
-    assert rank(make("📝 Update dependencies tutorial", *files), "en")[0] != LOW
+    # The same paths with the packaging unknown: today's path rules, by size, unless the title says docs (📝)
+    assert rank(make("Update dependencies tutorial", *files), "en")[0] != LOW
+    importance, reason = rank(make("📝 Update dependencies tutorial", *files), "en")
+    assert importance == LOW and "a docs or tests change by its title: `docs` (low at most)" in reason
 
 
 def test_dotfiles_and_shell_scripts_the_packaging_does_not_ship_are_the_repositorys_chores() -> None:
@@ -1035,6 +1037,48 @@ def test_a_title_that_also_declares_no_functional_change_claims_nothing_new() ->
     )
     nfc_rename = make("[NFC] Rename offset_of to shared_offset", code, surface=(renamed,))
     assert rank(nfc_rename, "en")[0] == HIGH  # the name users called is gone, whatever the title says
+
+
+@pytest.mark.parametrize(
+    ("title", "word"),
+    [
+        ("[Docs] Fix warnings in `mkdocs build` (continued) (#23743)", "docs"),
+        ("[Doc] Add engine args back in to the docs (#20674)", "docs"),
+        ("[Doc]: fix typos in various files (#24726)", "docs"),
+        ("docs(engine): document the tile loader", "docs"),
+        ("📝 Describe the tile loader's arguments", "docs"),
+        ("[Test] Add Unit Test for Batched DeepGEMM (#21559)", "tests"),
+        ("test: cover the tile loader", "tests"),
+    ],
+)
+def test_docs_or_tests_by_the_title_with_no_change_users_get_is_low(title: str, word: str) -> None:
+    # vllm's "[Docs] Fix warnings in `mkdocs build` (continued)": docstrings and annotations reworded in 26 files of
+    # the package for the docs build, ranked high by size and its paths' record. Of vllm's commits titled docs or
+    # tests whose code stated nothing for users, 0 of 381 were followed up (the branch: 1.4 %).
+    importance, reason = rank(make(title, _big_change()), "en")
+    assert importance == LOW, title
+    assert "impact (low): no user-facing change found" in reason
+    assert f"a docs or tests change by its title: `{word}` (low at most)" in reason
+    assert "标题表明是文档或测试改动：" in rank(make(title, _big_change()), "zh")[1]
+
+
+def test_what_a_docs_title_does_not_speak_for_is_judged_by_itself() -> None:
+    added = SurfaceChange(SurfaceKind.ADDED, "engine.kernels.tile_loader", "src/engine/kernels.py", line=40)
+    changed = SurfaceChange(
+        SurfaceKind.DEPENDENCY_CHANGED, "flashinfer", "pyproject.toml", old="==0.2.9rc2", new="==0.2.9"
+    )
+    # something new users get (vllm's "[Docs] Reduce noise in docs and `--help`" added `format_help`)
+    importance, reason = rank(make("[Docs] Explain the loader (#1)", _big_change(), surface=(added,)), "en")
+    assert importance != LOW and "docs or tests change by its title" not in reason
+    # what users install changes: the title speaks for the docs, not for the new version
+    deps = make("[Docs] Explain the loader (#2)", _big_change(), fc("pyproject.toml", 1, 1), surface=(changed,))
+    assert rank(deps, "en")[0] != LOW
+    for title in (
+        "[Doc][Bugfix] Fix the loader's offsets (#3)",  # a stronger type declared beside
+        "[CI] Fix mypy for `engine/worker` (#26593)",  # CI jobs, not docs: the code may be fixed for users
+        'Revert "[Doc] Add engine args back in to the docs (#20674)" (#20700)',  # a follow-up's risk
+    ):
+        assert rank(make(title, _big_change()), "en")[0] == HIGH, title
 
 
 # ---------------------------------------------------------------- a vendored-looking tree maintained here

@@ -125,6 +125,38 @@ def test_a_schema_string_spelling_out_a_signature_is_code_and_a_message_is_prose
     assert prose_only(message, "cpp")
 
 
+def test_a_comment_reworded_after_code_is_prose_and_the_code_beside_it_is_compared() -> None:
+    # vllm's "[Doc]: fix typos in various files": `// Vector Shift Right Algebaic` spelled right at the end of a
+    # `#define`; the header read as code and the commit ranked medium by its paths' record.
+    define = """@@ -12,7 +12,7 @@ namespace vec_op {
+ #define vec_sub(a, b) ((a) - (b))
+-#define vec_sr(a, b) ((a) >> (b))  // Vector Shift Right Algebaic
++#define vec_sr(a, b) ((a) >> (b))  // Vector Shift Right Algebraic
+ #define vec_sl(a, b) ((a) << (b))"""
+    assert prose_only(define, "cpp")
+    assert not prose_only(
+        define.replace("+#define vec_sr(a, b) ((a) >> (b))", "+#define vec_sr(a, b) ((a) >>> (b))"), "cpp"
+    )
+    # a string on the line changed too: data, compared as written
+    path = '@@ -3,3 +3,3 @@\n-const char* kRoot = "/srv";  // the root\n+const char* kRoot = "/var";  // where data lives\n'
+    assert not prose_only(path, "cpp")
+    hashed = "@@ -3,3 +3,3 @@\n-LIMIT = 10  # the most bytes\n+LIMIT = 10  # the most bytes read\n"
+    assert prose_only(hashed, "python")
+    assert not prose_only(hashed.replace("+LIMIT = 10", "+LIMIT = 12"), "python")
+    # lines swapped are code changed, though each reads as before (vllm's "Prefer FlashAttention MLA as default")
+    swapped = "@@ -55,4 +55,4 @@\n     return [\n-        Backend.FLASHMLA,\n         Backend.FLASH_ATTN_MLA,\n+        Backend.FLASHMLA,\n     ]\n"
+    assert not prose_only(swapped, "python")
+    # a space moved inside strings changes what they say ("Refactor vllm config str")
+    spaced = '@@ -3,4 +3,4 @@\n-    f"model={m}," # x\n-    f" seed={s}"\n+    f"model={m}, " # y\n+    f"seed={s}"\n'
+    assert not prose_only(spaced, "python")
+    # a "#" inside a string is no comment: the string changed
+    quoted = '@@ -3,3 +3,3 @@\n-TAG = "a # b"\n+TAG = "a # c"\n'
+    assert not prose_only(quoted, "python")
+    # a line that ends inside a block comment is not told this way
+    opened = "@@ -3,3 +3,3 @@\n-int x = 1; /* the\n+int x = 2; /* the\n  limit */\n"
+    assert not prose_only(opened, "c")
+
+
 def test_unknown_languages_and_huge_patches_are_read_as_code() -> None:
     assert not prose_only(COMMENTS, None)
     many = "@@ -1,500 +1,500 @@\n" + "\n".join(f"-# c{i}\n+# d{i}" for i in range(500))

@@ -157,6 +157,20 @@ def test_messages_in_calls_annotations_and_format():
     ).prose_only
 
 
+def test_an_asserts_message_is_prose_and_its_condition_code():
+    # vllm's "fix some typos": `assert k_scale is None, "DCP not support sacled kvcache now."` spelled right, the
+    # file read as code and the commit ranked medium by its paths' record.
+    before = 'def f(k_scale, n):\n    assert k_scale is None, "DCP not support sacled kvcache now."\n    return n\n'
+    after = before.replace("sacled", "scaled")
+    assert python_surface("p.py", before, after, module="p").prose_only
+    fstring = before.replace('"DCP not', 'f"{n}: DCP not')
+    assert python_surface("p.py", fstring, fstring.replace("sacled", "scaled"), module="p").prose_only
+    assert not python_surface("p.py", before, after.replace("is None", "is not None"), module="p").prose_only
+    assert not python_surface("p.py", fstring, fstring.replace("{n}", "{n + 1}"), module="p").prose_only
+    bare = before.replace(', "DCP not support sacled kvcache now."', "")
+    assert not python_surface("p.py", bare, before, module="p").prose_only  # a message given where none was
+
+
 def test_not_prose_when_nothing_changed_or_a_version_is_missing_or_broken():
     assert not python_surface("p.py", MODULE, MODULE, module="p").prose_only
     assert not python_surface("p.py", None, MODULE, module="p").prose_only
