@@ -11,7 +11,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from analysis.langs import LANGS as LANGS  # read from here by the renderers and prompts
-from analysis.models import ChangeType, Importance
+from analysis.models import ChangeType, Digest, Importance
 from analysis.text import filled
 from analysis.window import shallow_fetch_since
 
@@ -297,31 +297,21 @@ def note_sentence(lang: str, note: str) -> str:
     return note if ended else note + stop
 
 
-def stats_lines(
-    lang: str,
-    stats: dict[str, int],
-    filtered_out: int = 0,
-    history_start: datetime | None = None,
-    window_start: datetime | None = None,
-    clone_newest: datetime | None = None,
-    *,
-    previous_zone: str | None = None,
-    zone: str | None = None,
-) -> list[str]:
-    """The counts line, and the filtered-out line when a subscription's filters left commits out, and the
-    shallow line when the source's history starts at history_start inside the day's window (from
-    window_start: the fetch that covers it), and the stale line when the local clone's newest commit
-    (clone_newest) is older than the day: a commit is never dropped without saying so. The zone line when
-    the window starts where the previous day's, posted in previous_zone, ended (a changed zone)."""
+def stats_lines(lang: str, stats: dict[str, int], digest: Digest) -> list[str]:
+    """The counts line, and what the digest states beside them: the zone line when the window starts where
+    the previous day's, posted in another zone, ended; the filtered-out line when a subscription's filters
+    left commits out; the shallow line when the source's history starts inside the day's window; the stale
+    line when the local clone's newest commit is older than the day: a commit is never dropped without
+    saying so."""
     lines = [label(lang, "stats_line", **stats)]
-    if previous_zone is not None and window_start is not None:
-        lines.append(zone_changed_line(lang, previous_zone, zone or previous_zone, window_start))
-    if filtered_out:
-        lines.append(label(lang, "filtered_line", n=filtered_out))
-    if history_start is not None:
-        lines.append(shallow_line(lang, history_start, window_start))
-    if clone_newest is not None:
-        lines.append(label(lang, "stale_line", at=moment(clone_newest)))
+    if digest.previous_zone is not None:
+        lines.append(zone_changed_line(lang, digest.previous_zone, digest.timezone, digest.window_start))
+    if digest.filtered_out:
+        lines.append(label(lang, "filtered_line", n=digest.filtered_out))
+    if digest.history_start is not None:
+        lines.append(shallow_line(lang, digest.history_start, digest.window_start))
+    if digest.clone_newest is not None:
+        lines.append(label(lang, "stale_line", at=moment(digest.clone_newest)))
     return lines
 
 

@@ -323,16 +323,7 @@ def parent_embed(digest: Digest) -> Embed:
     stats = digest.stats
     lines = [f"**{full_title}**"] if full_title else []
     lines += [
-        *stats_lines(
-            lang,
-            stats,
-            digest.filtered_out,
-            digest.history_start,
-            digest.window_start,
-            digest.clone_newest,
-            previous_zone=digest.previous_zone,
-            zone=digest.timezone,
-        ),
+        *stats_lines(lang, stats, digest),
         _window_line(digest),
     ]
     highs = digest.by_importance(Importance.HIGH)

@@ -322,16 +322,7 @@ def _repo_blocks(repo: _Repo, lang: str, with_meta: bool) -> list[str]:
     blocks.append(_commit_table(repo, lang) if digest.commits else label(lang, "no_commits"))
     counts = {tier.value: len(repo.tiers[tier]) for tier in TIERS}
     blocks.append(f'<a id="{repo.anchor("stats")}"></a>\n### {label(lang, "stats")}')
-    lines = stats_lines(
-        lang,
-        {"total": len(digest.commits), **counts},
-        digest.filtered_out,
-        digest.history_start,
-        digest.window_start,
-        digest.clone_newest,
-        previous_zone=digest.previous_zone,
-        zone=digest.timezone,
-    )
+    lines = stats_lines(lang, {"total": len(digest.commits), **counts}, digest)
     blocks.append("\n>\n".join("> " + line for line in lines))
     for tier in TIERS:
         entries = repo.tiers[tier]

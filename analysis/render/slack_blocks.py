@@ -307,20 +307,7 @@ def parent_message(digest: Digest) -> Message:
     day = digest.day.isoformat()
     top = [
         header(f"📰 {digest.repo} · {label(lang, 'report_title', date=day)}"),
-        section(
-            "\n".join(
-                stats_lines(
-                    lang,
-                    stats,
-                    digest.filtered_out,
-                    digest.history_start,
-                    digest.window_start,
-                    digest.clone_newest,
-                    previous_zone=digest.previous_zone,
-                    zone=digest.timezone,
-                )
-            )
-        ),
+        section("\n".join(stats_lines(lang, stats, digest))),
         *context([_window_line(digest, lang)]),
     ]
     if digest.followups:
