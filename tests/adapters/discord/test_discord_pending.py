@@ -27,7 +27,7 @@ from bot.config.settings import Settings
 from bot.store.db import Store
 from tests.adapters.discord.test_discord_bot import REPO
 from tests.adapters.discord.test_discord_events import answers, me
-from tests.bot.store.test_pending_questions import claim_state, dead_pid
+from tests.bot.store.test_pending_questions import claim_state, dead_pid, settled
 from tests.fakes.discord_api import FakeDiscord
 from tests.fakes.slack_api import eventually
 
@@ -110,11 +110,7 @@ async def test_a_question_claimed_by_a_killed_service_is_answered_once_by_the_re
     await asyncio.to_thread(killed_while_answering, fake, settings, message, HISTORY, tmp_path)
     assert answers(fake, thread) == []
     assert claim_state(settings.digest_db, message["id"]) == "answering"
-    runtime = await restarted(settings, monkeypatch)
-    try:
-        await eventually(lambda: claim_state(settings.digest_db, message["id"]) == "answered", timeout=20)
-    finally:
-        await runtime.stop()
+    await settled(await restarted(settings, monkeypatch), settings.digest_db, message["id"])
     [answer] = answers(fake, thread)
     assert str(answer["message_reference"]["message_id"]) == message["id"]
     assert "Commits carrying the most risk" in answer["content"]  # the question answered from its digest
@@ -136,11 +132,7 @@ async def test_an_answer_posted_but_not_marked_before_the_kill_is_not_posted_aga
     assert claim_state(settings.digest_db, message["id"]) == "answering"
     fake.nonce_window = 0  # Discord has forgotten the nonce: only the thread read back can tell
     with caplog.at_level(logging.INFO):
-        runtime = await restarted(settings, monkeypatch)
-        try:
-            await eventually(lambda: claim_state(settings.digest_db, message["id"]) == "answered", timeout=20)
-        finally:
-            await runtime.stop()
+        await settled(await restarted(settings, monkeypatch), settings.digest_db, message["id"])
     assert len(answers(fake, thread)) == 1
     assert "was answered before its process stopped: not again" in caplog.text
 

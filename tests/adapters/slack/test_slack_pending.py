@@ -40,7 +40,7 @@ from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     slack,
 )
 from tests.bot.monitoring.test_metrics import free_port
-from tests.bot.store.test_pending_questions import claim_state, dead_pid
+from tests.bot.store.test_pending_questions import claim_state, dead_pid, settled
 from tests.fakes.slack_api import FakeSlack, Message, eventually
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -162,11 +162,7 @@ async def test_a_question_claimed_by_a_killed_service_is_answered_once_by_the_re
     await asyncio.to_thread(killed_while_answering, tmp_path, slack, settings.digest_db, event, "history")
     assert answers(slack, thread, event["ts"]) == []  # acknowledged, claimed, never answered
     assert claim_state(settings.digest_db, event["ts"]) == "answering"
-    runtime = await restarted(settings)
-    try:
-        await eventually(lambda: claim_state(settings.digest_db, event["ts"]) == "answered", timeout=20)
-    finally:
-        await runtime.stop()
+    await settled(await restarted(settings), settings.digest_db, event["ts"])
     [answer] = answers(slack, thread, event["ts"])
     assert "Rewrite the scheduler" in str(answer.blocks)  # the question's answer, from the thread's digest
     runtime = await restarted(settings)  # and a later start leaves it be
@@ -186,11 +182,7 @@ async def test_an_answer_posted_but_not_marked_before_the_kill_is_not_posted_aga
     assert len(answers(slack, thread, event["ts"])) == 1  # Slack has it; the store does not know
     assert claim_state(settings.digest_db, event["ts"]) == "answering"
     with caplog.at_level(logging.INFO):
-        runtime = await restarted(settings)
-        try:
-            await eventually(lambda: claim_state(settings.digest_db, event["ts"]) == "answered", timeout=20)
-        finally:
-            await runtime.stop()
+        await settled(await restarted(settings), settings.digest_db, event["ts"])
     assert len(answers(slack, thread, event["ts"])) == 1
     assert "was answered before its process stopped: not again" in caplog.text
 
@@ -224,11 +216,7 @@ async def test_a_question_left_too_long_ago_is_dropped_not_answered(settings, sl
     thread, event = await question_in_a_thread(settings, slack)
     plant_claim(settings, event, asked_ago=timedelta(hours=3))
     with caplog.at_level(logging.INFO):
-        runtime = await restarted(settings)
-        try:
-            await eventually(lambda: claim_state(settings.digest_db, event["ts"]) == "dropped", timeout=20)
-        finally:
-            await runtime.stop()
+        await settled(await restarted(settings), settings.digest_db, event["ts"], "dropped")
     assert answers(slack, thread, event["ts"]) == []
     assert f"slack:{CHANNEL} message {event['ts']}" in caplog.text and "too old to answer now" in caplog.text
     assert QUESTION not in caplog.text  # the person's words stay in the thread
@@ -256,9 +244,5 @@ async def test_a_service_stopped_mid_answer_leaves_the_question_to_the_next_star
         await runtime.stop()
     assert answers(slack, thread, event["ts"]) == []
     assert claim_state(settings.digest_db, event["ts"]) == "answering"
-    runtime = await restarted(settings)
-    try:
-        await eventually(lambda: claim_state(settings.digest_db, event["ts"]) == "answered", timeout=20)
-    finally:
-        await runtime.stop()
+    await settled(await restarted(settings), settings.digest_db, event["ts"])
     assert len(answers(slack, thread, event["ts"])) == 1

@@ -13,6 +13,7 @@ import sys
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,7 @@ from bot.chat.pending import Claimant, record_of
 from bot.ports.protocols import Question
 from bot.store.db import Store
 from bot.store.rows import iso
+from tests.fakes.slack_api import eventually
 
 HOST = socket.gethostname()
 NOW = datetime.now(UTC)
@@ -43,6 +45,14 @@ def claim_state(db: Path, message_id: str) -> str | None:
         return rows[0]["state"] if rows else None
     finally:
         store.close()
+
+
+async def settled(runtime: Any, db: Path, message_id: str, state: str = "answered") -> None:
+    """Wait (20 s at most) until a restarted runtime has put the question's claim in `state`, then stop it."""
+    try:
+        await eventually(lambda: claim_state(db, message_id) == state, timeout=20)
+    finally:
+        await runtime.stop()
 
 
 def question(message_id: str, asked_at: datetime = NOW, channel: str = "C1") -> Question:
