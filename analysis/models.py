@@ -145,6 +145,9 @@ class SurfaceChange:
     # A code name removed or renamed: whether the docs before the commit mention it (analysis/surface/
     # doc_mentions.py); None when not known (no docs that read as a reference, or not a code name).
     documented: bool | None = None
+    # A field of an HTTP API's request or response body (analysis/surface/python.py's _PAYLOAD_SUFFIXES):
+    # every API client sends or reads it, however deep in the package its model is.
+    api: bool = False
 
     @property
     def breaking(self) -> bool:

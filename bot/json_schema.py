@@ -48,6 +48,9 @@ class SurfaceChangeJSON(_Out):
     documented: bool | None = Field(
         description="a code name removed or renamed: whether the docs before the commit mention it; null when not known"
     )
+    api: bool = Field(
+        description="a field of an HTTP API's request or response body: every API client sees it"
+    )
     breaking: bool = Field(description="breaks users' code or command lines (removed/renamed, no alias)")
     feature: bool = Field(description="gives users something new")
     behaviour: bool = Field(description="changes what existing users get without changing a name")

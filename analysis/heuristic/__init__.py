@@ -24,7 +24,8 @@ scores, both stated in the reason with their decisive facts, and which of them d
   0 none.
   A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
   callers and weighs one step less, and the reason says "deep in the package" (what users type, options,
-  environment variables, routes, Python versions, reaches everyone); so does a code name removed or renamed
+  environment variables, routes, the fields of an HTTP API's request and response models, Python versions,
+  reaches everyone); so does a code name removed or renamed
   that the repository's reference docs never mention (analysis/surface/doc_mentions.py), said "breaks
   callers of names its docs never mention". The surface facts (analysis/surface/) come from parsing
   the files before and after; without them, defaults, switches and dropped Python versions are read
@@ -131,7 +132,9 @@ if TYPE_CHECKING:
 # identifiers (a schema spelling out a signature) is code, not a message
 # h30: a title declaring docs or tests (`[Doc]`, `[Typo]`, `[Test]`, `docs:`, `test:`) where no fact says users get
 # anything and nothing users install or build changes is low by risk; an assert's message is message text (surface-21)
-RUBRIC_VERSION = "h30"
+# h31: a field of an HTTP API's request or response model reaches every API client, however deep its module
+# (surface-22)
+RUBRIC_VERSION = "h31"
 
 
 def counted_lines(commit: Commit) -> int:

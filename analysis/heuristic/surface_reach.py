@@ -9,7 +9,8 @@ from analysis.models import SurfaceChange, SurfaceKind
 from analysis.models import module_depth as name_depth
 
 # Who a surface change reaches. What users type (command-line options, environment variables, HTTP
-# routes, the runtime versions they install on) reaches every user. A name in code reaches the users who
+# routes and the fields of their request and response bodies, the runtime versions they install on)
+# reaches every user. A name in code reaches the users who
 # import it, and they import from near the package's top: a public name in a module at most REACH_DEPTH
 # deep (`pkg`, `pkg.mod`, `pkg.sub.mod`) reaches users; deeper (`pkg.a.b.mod`: a model's layers, an
 # engine's worker internals) it reaches mostly the package's own callers, and weighs one step less.
@@ -41,7 +42,7 @@ def test_knob(name: str) -> bool:
 
 
 def reaches_everyone(change: SurfaceChange) -> bool:
-    if change.kind in _TYPED_KINDS:
+    if change.kind in _TYPED_KINDS or change.api:  # what API clients send or read is typed too
         return True
     depth = module_depth(change)
     return depth is None or depth <= REACH_DEPTH

@@ -113,6 +113,7 @@ def surface_json(change: SurfaceChange) -> dict[str, Any]:
         "new": redact(change.new) if change.new is not None else None,
         "aliased": change.aliased,
         "documented": change.documented,
+        "api": change.api,
         "breaking": change.breaking,
         "feature": change.feature,
         "behaviour": change.behaviour,

@@ -114,6 +114,10 @@ _ROUTE_CALLS = frozenset(
     | {"WebSocketRoute", "add_get", "add_post", "add_put", "add_delete", "add_patch"}
 )
 _DJANGO_ROUTES = frozenset({"path", "re_path", "url"})
+# A validation model is an HTTP API's request or response body (every API client sends or reads its fields,
+# however deep its module) when its module declares routes, or when HTTP's own words name it: the handlers
+# that take `*Request` and return `*Response` usually live in another module, which this file does not show.
+_PAYLOAD_SUFFIXES = ("Request", "Response")
 # Words without which a module has none of the calls _calls looks for (a cheap test before a full walk). An
 # option call is named `option`: `Option` would match the `Optional` on most lines of a typed module.
 _CALL_WORDS = re.compile(r"add_argument|option|env|Env|ENV|add_|Route|urlpatterns|eprecat|Warning|warn")
@@ -190,6 +194,7 @@ class _Module:
     options: dict[str, _Option] = field(default_factory=dict)
     envs: dict[str, tuple[int, ast.expr | None]] = field(default_factory=dict)
     routes: dict[str, int] = field(default_factory=dict)
+    models: set[str] = field(default_factory=set)  # validation models and their subclasses (qualnames)
     deprecations: dict[tuple[str, str], int] = field(default_factory=dict)
     switches: dict[str, tuple[int, bool]] = field(default_factory=dict)  # switch-named bool attributes
     aliases: dict[str, str] = field(default_factory=dict)  # old = new assignments at module/class level
@@ -618,6 +623,13 @@ class _Collector:
                     config.add(q)
                     changed = True
         self.out.configs = {q: r for q, r in records.items() if q in config}
+        models = {q for q, r in records.items() if _is_model(r.node)}
+        while grown := {
+            q for q, r in records.items()
+            if q not in models and {_name_of(b) for b in r.node.bases} & {m.rsplit(".", 1)[-1] for m in models}
+        }:  # fmt: skip
+            models |= grown
+        self.out.models = models
 
     def _says_config(self, node: ast.ClassDef) -> bool:
         if any(_name_of(d) in _CONFIG_DECORATORS for d in node.decorator_list):
@@ -1124,7 +1136,8 @@ class _Compare:
             if old is None:
                 if qual in self.old.defs:  # an existing class became a config: its fields are new
                     for f in new.fields.values():
-                        self._add(SurfaceKind.FIELD_ADDED, self._name(f"{qual}.{f.name}"), f.line)
+                        self._add(SurfaceKind.FIELD_ADDED, self._name(f"{qual}.{f.name}"), f.line,
+                                  api=self._payload(qual))  # fmt: skip
                 continue
             self._fields(qual, old, new)
         for qual, old in self.old.configs.items():
@@ -1133,9 +1146,18 @@ class _Compare:
             )  # not moved and re-exported
             if qual not in self.new.configs and stays and old.public:
                 for f in old.fields.values():  # the class stays but is no longer a config
-                    self._add(SurfaceKind.FIELD_REMOVED, self._name(f"{qual}.{f.name}"), f.line)
+                    self._add(SurfaceKind.FIELD_REMOVED, self._name(f"{qual}.{f.name}"), f.line,
+                              api=self._payload(qual))  # fmt: skip
+
+    def _payload(self, qual: str) -> bool:
+        """Whether a config class is an HTTP API's request or response body (see _PAYLOAD_SUFFIXES)."""
+        for version in (self.new, self.old):
+            if qual in version.models and (version.routes or qual.endswith(_PAYLOAD_SUFFIXES)):
+                return True
+        return False
 
     def _fields(self, qual: str, old: _ConfigClass, new: _ConfigClass) -> None:
+        api = self._payload(qual)
         removed = [f for n, f in old.fields.items() if n not in new.fields]
         added = [f for n, f in new.fields.items() if n not in old.fields]
         single = len(removed) == 1 and len(added) == 1  # one field out, one in: the same field renamed
@@ -1148,21 +1170,21 @@ class _Compare:
                 removed.remove(r)
                 added.remove(a)
                 self._add(SurfaceKind.FIELD_RENAMED, self._name(f"{qual}.{a.name}"), a.line,
-                          old=r.name, new=a.name, aliased=new.serves(r.name))  # fmt: skip
+                          old=r.name, new=a.name, aliased=new.serves(r.name), api=api)  # fmt: skip
         for r in removed:
             self._add(SurfaceKind.FIELD_REMOVED, self._name(f"{qual}.{r.name}"), r.line,
-                      aliased=new.serves(r.name))  # fmt: skip
+                      aliased=new.serves(r.name), api=api)  # fmt: skip
         for a in added:
-            self._add(SurfaceKind.FIELD_ADDED, self._name(f"{qual}.{a.name}"), a.line)
+            self._add(SurfaceKind.FIELD_ADDED, self._name(f"{qual}.{a.name}"), a.line, api=api)
         for n, f in new.fields.items():
             o = old.fields.get(n)
             if o is None:
                 continue
             if o.default is not None and f.default is not None and not same_value(o.default, f.default):
                 self._add(_default_kind(n, o.default, f.default), self._name(f"{qual}.{n}"), f.line,
-                          old=_shown(o.default), new=_shown(f.default))  # fmt: skip
+                          old=_shown(o.default), new=_shown(f.default), api=api)  # fmt: skip
             if f.deprecated and not o.deprecated:
-                self._add(SurfaceKind.DEPRECATION, self._name(f"{qual}.{n}"), f.line)
+                self._add(SurfaceKind.DEPRECATION, self._name(f"{qual}.{n}"), f.line, api=api)
 
     # options, environment, routes, deprecations, switches ---------------------------------------------
     def _options(self) -> None:

@@ -47,7 +47,8 @@ log = logging.getLogger(__name__)
 # surface-19: a flag's default retyped from its number (`1` → `True`) is the same value, not a changed default
 # surface-20: a positional parameter removed before others is that removal, not also a reorder
 # surface-21: an assert's message is message text: a file whose only change rewords one is prose (same_code.py)
-PARSER_VERSION = "surface-21"
+# surface-22: a field of an HTTP API's request or response model is marked `api` (python.py's _PAYLOAD_SUFFIXES)
+PARSER_VERSION = "surface-22"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)

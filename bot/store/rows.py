@@ -79,6 +79,7 @@ def surface_row(change: SurfaceChange) -> dict[str, Any]:
         "new": change.new,
         "aliased": change.aliased,
         "documented": change.documented,
+        "api": change.api,
     }
 
 

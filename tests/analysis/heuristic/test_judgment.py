@@ -243,6 +243,23 @@ def test_a_change_deep_in_the_package_weighs_one_step_less() -> None:
     assert rank(make("Flag", fc("pkg/a/b/cli_args.py", 6, 0), surface=(option,)), "en")[0] == MEDIUM
 
 
+def test_a_field_of_an_http_apis_request_model_reaches_every_api_client_however_deep() -> None:
+    # vllm #30532: `ResponsesRequest.top_k` added in `vllm/entrypoints/openai/protocol.py` (4 deep) ranked low
+    # as "new names deep in the package"; every client of the served API can now send it.
+    path = "pkg/entrypoints/openai/protocol.py"
+    field = SurfaceChange(
+        SurfaceKind.FIELD_ADDED, "pkg.entrypoints.openai.protocol.ResponsesRequest.top_k", path
+    )
+    importance, reason = rank(make("add extra body parameters", fc(path, 2, 0), surface=(field,)), "en")
+    assert importance == LOW and "deep in the package" in reason
+    api_field = dataclasses.replace(field, api=True)
+    importance, reason = rank(make("add extra body parameters", fc(path, 2, 0), surface=(api_field,)), "en")
+    assert importance == MEDIUM and "new capability: adds config field `ResponsesRequest.top_k`" in reason
+    removed = dataclasses.replace(api_field, kind=SurfaceKind.FIELD_REMOVED)
+    importance, reason = rank(make("drop a parameter", fc(path, 0, 2), surface=(removed,)), "en")
+    assert importance == HIGH and "breaks users: removes config field `ResponsesRequest.top_k`" in reason
+
+
 def test_a_new_capability_is_at_least_medium_and_risk_decides_above_that() -> None:
     added = SurfaceChange(SurfaceKind.OPTION_ADDED, "--max-batch", "src/widget/cli.py")
     small = make("Add --max-batch", fc("src/widget/cli.py", 8, 0), surface=(added,))

@@ -105,6 +105,70 @@ def test_fields_of_pydantic_models_typeddicts_and_attrs_are_config_fields():
     }
 
 
+# vllm #30532 (`[responsesAPI]add extra body parameters`): fields added to a request model of an
+# OpenAI-compatible server's protocol module, served by routes declared in another module.
+PROTOCOL_BEFORE = """
+    from pydantic import BaseModel, ConfigDict
+
+    class OpenAIBaseModel(BaseModel):
+        model_config = ConfigDict(extra="allow")
+
+    class ResponsesRequest(OpenAIBaseModel):
+        model: str | None = None
+        temperature: float | None = None
+
+    class RequestState(OpenAIBaseModel):
+        queued: int = 0
+"""
+
+
+def test_fields_of_an_http_apis_request_or_response_model_are_the_apis():
+    after = PROTOCOL_BEFORE.replace(
+        "temperature: float | None = None",
+        "temperature: float | None = None\n        top_k: int | None = None\n        logit_bias: dict | None = None",
+    ).replace("queued: int = 0", "queued: int = 0\n        started: int = 0")
+    path, module = "pkg/entrypoints/openai/protocol.py", "pkg.entrypoints.openai.protocol"
+    found = {c.name: c for c in facts(PROTOCOL_BEFORE, after, path=path, module=module)}
+    assert found[f"{module}.ResponsesRequest.top_k"].api
+    assert found[f"{module}.ResponsesRequest.logit_bias"].api
+    assert not found[f"{module}.RequestState.started"].api  # a model HTTP's words do not name
+    # a field removed from a response model breaks API clients the same way
+    gone = facts(after, PROTOCOL_BEFORE, path=path, module=module)
+    assert {(c.kind, c.api) for c in gone if "ResponsesRequest" in c.name} == {(K.FIELD_REMOVED, True)}
+
+
+def test_any_model_of_a_module_that_declares_routes_is_the_apis_and_a_plain_record_is_not():
+    before = """
+        from dataclasses import dataclass
+        from fastapi import APIRouter
+        from pydantic import BaseModel
+
+        router = APIRouter()
+
+        class Item(BaseModel):
+            name: str
+
+        @dataclass
+        class CacheConfig:
+            size: int = 1
+
+        @router.post("/items")
+        async def create(item: Item) -> Item:
+            return item
+    """
+    after = before.replace("name: str", "name: str\n            tags: list[str] = []").replace(
+        "size: int = 1", "size: int = 1\n            ttl: int = 0"
+    )
+    found = {
+        c.name: c.api for c in facts(before, after, path="app/api/v1/items.py", module="app.api.v1.items")
+    }
+    assert found == {"app.api.v1.items.Item.tags": True, "app.api.v1.items.CacheConfig.ttl": False}
+    # without the route, a model named neither Request nor Response is no API's
+    plain = {c.name: c.api for c in facts(before.replace('@router.post("/items")', ""),
+                                          after.replace('@router.post("/items")', ""))}  # fmt: skip
+    assert plain["engine.config.Item.tags"] is False
+
+
 def test_fields_of_an_internal_record_are_no_config_fields():
     # vllm: a field added to an attention backend's metadata dataclass (the engine fills it; no user sets
     # it) was stated as a new configuration field. A record that is not exported, not named or documented
