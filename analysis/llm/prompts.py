@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 # p4: one call per commit ranks and writes its tier's fields; history facts
 # p5: the surface facts and the rubric's impact and risk scores as data; one tier's move; a 0-100 score
 # p6: names the docs never mention (in_docs false) break only the package's own callers
-PROMPT_VERSION = "p6"
+# p7: a field of an HTTP API's request or response body (api true) reaches every API client
+PROMPT_VERSION = "p7"
 MAX_SURFACE_FACTS = 20  # surface changes listed in a prompt (breaking ones first); the rest are counted
 
 MAX_TITLE_CHARS = 300
@@ -162,8 +163,8 @@ break something.
 Size alone is not importance: a one-line change of a default can be high, a large generated or \
 test-only change low. Importance has two sides. Impact: what the change does to users; removing or \
 renaming a public name, option or config field without an alias, or dropping a supported version, \
-breaks them (a name the docs never mention, in_docs false, only the package's own callers); docs, \
-tests, CI, examples and docstrings change nothing they run. Risk: how likely it \
+breaks them (a name the docs never mention, in_docs false, only the package's own callers; a field \
+of an HTTP API's request or response, api true, every API client); docs, tests, CI, examples and docstrings change nothing they run. Risk: how likely it \
 needs a revert or a fix. The data gives the rubric's tier with its impact and risk scores and their \
 facts. Keep that tier unless the commit shows it wrong; move it one tier at most, never two, saying \
 why in reason. score (0-100) ranks the commit among a typical day's: about {high} in 100 score above \
@@ -172,16 +173,16 @@ why in reason. score (0-100) ranks the commit among a typical day's: about {high
 
 change_type is one of: {types}. An explicit title tag such as [Bugfix] or a prefix such as "fix:" \
 decides it, and a revert is "revert". {revert}""",
-    "zh": """你负责为每日工程摘要审阅代码仓库的提交，读者是基于该软件开发或运维它的工程师。请用简体中文撰写。\
-每次处理一个提交：判断它的重要程度，并在同一个回复中写出该重要程度需要的字段。
+    "zh": """你为每日工程摘要审阅代码仓库的提交，读者是基于该软件开发或运维它的工程师。请用简体中文撰写。\
+判断每个提交的重要程度，并在同一回复中写出该程度需要的字段。
 
 重要程度：
 - high：改变用户可见的行为、公开接口、命令行或配置默认值；修复或引入安全问题；影响核心代码路径的正确性或性能；\
 增加重要的新能力。
 - medium：在有限范围内的实际修复、功能或优化，或可能引发问题的内部重构。
 - low：文档、测试、CI、注释、错别字、格式调整和小的内部清理。
-改动大小不代表重要程度：只改一行默认值可能是 high。\
-影响：删除或重命名公开名称、选项或配置字段而无别名、不再支持某个版本会破坏用户（in_docs 为 false 时只影响包内调用方）；文档、测试、CI、示例和文档字符串不影响用户。\
+改动大小不等于重要程度：改一行默认值也可能是 high。\
+影响：删除或重命名公开名称、选项或配置字段而无别名、不再支持某版本会破坏用户（in_docs 为 false 仅影响包内调用方，api 为 true 影响全部接口调用方）；文档、测试、CI、示例和文档字符串不影响用户。\
 风险：需要回滚或修复的可能性。数据给出规则判断的重要程度、影响与风险得分及依据；除非提交表明其有误，否则保持它，最多调整一级并在 reason 中说明。\
 score（0-100）：约 {high}% 的提交高于 {high_cut}，{flagged}% 高于 {flagged_cut}；当天的重要程度按 score 排序确定。
 {history}
@@ -441,6 +442,8 @@ def surface_line(changes: Sequence[SurfaceChange] | None, lang: str) -> str | No
             item["breaking"] = c.breaking
         if c.documented is not None:
             item["in_docs"] = c.documented
+        if c.api:
+            item["api"] = True
         items.append(item)
     if len(ordered) > MAX_SURFACE_FACTS:
         items.append({"more": len(ordered) - MAX_SURFACE_FACTS})

@@ -283,3 +283,15 @@ def test_a_removed_name_says_whether_the_docs_mention_it():
     assert '"name":"pkg.engine.pad","file":"pkg/engine.py","breaking":true,"in_docs":false' in line
     assert '"name":"pkg.engine.load","file":"pkg/engine.py","breaking":true,"in_docs":true' in line
     assert '"name":"pkg.engine.run","file":"pkg/engine.py","breaking":true}' in line  # not known: not said
+
+
+def test_a_field_of_an_http_apis_body_is_said_to_be_the_apis():
+    from analysis.models import SurfaceChange, SurfaceKind
+
+    field = SurfaceChange(SurfaceKind.FIELD_ADDED, "ChatRequest.seed", "pkg/api/protocol.py", api=True)
+    plain = SurfaceChange(SurfaceKind.FIELD_ADDED, "Config.seed", "pkg/config.py")
+    line = prompts.surface_line((field, plain), "en")
+    assert '"name":"ChatRequest.seed","file":"pkg/api/protocol.py","api":true}' in line
+    assert '"name":"Config.seed","file":"pkg/config.py"}' in line  # not an API's: not said
+    assert "api true, every API client" in prompts.commit_system("en")
+    assert "api 为 true 影响全部接口调用方" in prompts.commit_system("zh")
