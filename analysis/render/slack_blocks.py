@@ -86,13 +86,7 @@ def inert_emphasis(text: str) -> str:
     and a title's `*` closed the bold we put around a header. A zero-width space beside each delimiter that
     could open or close emphasis keeps the character visible and copyable; `_` inside a word (snake_case)
     and code spans (rendered verbatim) are left as written."""
-    out: list[str] = []
-    pos = 0
-    for m in _CODE_SPAN.finditer(text):
-        out += [_EMPHASIS.sub(ZWSP + r"\g<0>" + ZWSP, text[pos : m.start()]), m.group(0)]
-        pos = m.end()
-    out.append(_EMPHASIS.sub(ZWSP + r"\g<0>" + ZWSP, text[pos:]))
-    return "".join(out)
+    return _outside_code(text, lambda part: _EMPHASIS.sub(ZWSP + r"\g<0>" + ZWSP, part))
 
 
 def safe(text: str) -> str:
@@ -105,12 +99,17 @@ def tame_backticks(text: str) -> str:
     message (the other one-liners, their SHAs) up to the next "```", and a lone backtick paired with the
     code span of our SHA. A balanced `code span` on one line stays; every other backtick becomes "'", as
     in the code spans we quote untrusted text in (analysis.text.code_text)."""
+    return _outside_code(text, lambda part: part.replace("`", "'"))
+
+
+def _outside_code(text: str, change: Callable[[str], str]) -> str:
+    """`change` applied to the text between the balanced one-line code spans, the spans kept as they are."""
     out: list[str] = []
     pos = 0
     for m in _CODE_SPAN.finditer(text):
-        out += [text[pos : m.start()].replace("`", "'"), m.group(0)]
+        out += [change(text[pos : m.start()]), m.group(0)]
         pos = m.end()
-    out.append(text[pos:].replace("`", "'"))
+    out.append(change(text[pos:]))
     return "".join(out)
 
 
