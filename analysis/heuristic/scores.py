@@ -60,7 +60,6 @@ TIERS = (Importance.LOW, Importance.MEDIUM, Importance.HIGH)
 # Findings that cap the risk tier, and the tier each caps it at: the commit's size is not in existing code users
 # run (medium at most), or its author calls it a docs or tests change and no fact says otherwise (low).
 CAP_LEVELS = {"isolated": 1, "outside_runtime": 1, "restructuring": 1, "declared_aside": 0}
-SIZE_CAPS = frozenset(CAP_LEVELS)
 # What a title may declare that says users run nothing new: documentation, tests.
 _ASIDE_TYPES = frozenset({ChangeType.DOCS, ChangeType.TESTS})
 
@@ -111,7 +110,7 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
         keys.add(restructured.key)
     prior, risk_tier, capped = _risk_tiers(facts, signals, history)
     if not capped:  # a cap on size is a decisive fact only where it lowered the risk tier
-        signals = tuple(s for s in signals if s.key not in SIZE_CAPS)
+        signals = tuple(s for s in signals if s.key not in CAP_LEVELS)
     impact_tier = _tier(2 if impact >= BREAKING else 1 if impact >= NOTICE else 0)
     ceiling = None
     if ("non_runtime" in keys or ("version_bump" in keys and impact < NOTICE)) and impact < BREAKING:
@@ -194,7 +193,7 @@ def _risk_tiers(
         level = max(level, 1)
     cap = min((CAP_LEVELS[s.key] for s in signals if s.key in CAP_LEVELS), default=None)
     capped = cap is not None and level > cap
-    return prior, _tier(min(level, cap) if cap is not None and capped else level), capped
+    return prior, _tier(cap if capped else level), capped
 
 
 def _documents(facts: Facts, signals: tuple[Signal, ...]) -> str | None:
