@@ -160,9 +160,11 @@ class ThreadTables:
             )
             for row in list(rows):
                 renewed = datetime.fromisoformat(row["updated_at"])
-                here = row["host"] == claimant["host"]
-                gone = now - renewed >= timedelta(seconds=ttl) or (
-                    here and (row["pid"] == claimant["pid"] or not alive(row["host"], row["pid"]))
+                restarted = (row["host"], row["pid"]) == (claimant["host"], claimant["pid"])
+                gone = (
+                    now - renewed >= timedelta(seconds=ttl)
+                    or restarted
+                    or not alive(row["host"], row["pid"])  # checks a process on this host only
                 )
                 if not gone:
                     continue
