@@ -273,7 +273,7 @@ class ChatService:
         tz_name: str | None = None,
         *,
         asker: str = "",
-        after: Any = None,
+        after: tuple[datetime, str] | None = None,
     ) -> Digest:
         """A day's digest, built (analyses cached first) in `tz_name` (default DIGEST_TZ). `asker`
         ("platform:user"): a person whose new days are counted against CHAT_DAYS_PER_HOUR (a flood of
