@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from analysis.errors import ConfigError
+from analysis.errors import ConfigError, InputError
 from analysis.refs import REPO
 from bot.config.schedule import cron_trigger
 from bot.config.settings import Settings, zone
@@ -117,8 +117,8 @@ class _When(_Strict):
         if v is not None:
             try:
                 return zone(v).key
-            except Exception:
-                raise ValueError(f"unknown time zone {v!r}") from None
+            except InputError as e:  # its message names the zone, and what was probably meant
+                raise ValueError(str(e)) from None
         return v
 
     @field_validator("schedule")

@@ -81,9 +81,61 @@ def zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(canonical)
     except (ZoneInfoNotFoundError, ValueError):
-        raise InputError(
-            f"unknown time zone {name!r}: use an IANA name such as Asia/Shanghai or UTC"
-        ) from None
+        near = zone_suggestion(wanted)
+        hint = f"did you mean {near}?" if near else "use an IANA name such as Asia/Shanghai or UTC"
+        raise InputError(f"unknown time zone {name!r}: {hint}") from None
+
+
+# Cities people name that the zone database files under another city of the same zone (it names one city
+# per zone, usually the most populous when the zone was made): the usual ones worldwide.
+_CITY_ZONES = {
+    "beijing": "Asia/Shanghai",
+    "shenzhen": "Asia/Shanghai",
+    "guangzhou": "Asia/Shanghai",
+    "hangzhou": "Asia/Shanghai",
+    "chengdu": "Asia/Shanghai",
+    "delhi": "Asia/Kolkata",
+    "new_delhi": "Asia/Kolkata",
+    "mumbai": "Asia/Kolkata",
+    "bangalore": "Asia/Kolkata",
+    "bengaluru": "Asia/Kolkata",
+    "hyderabad": "Asia/Kolkata",
+    "osaka": "Asia/Tokyo",
+    "san_francisco": "America/Los_Angeles",
+    "seattle": "America/Los_Angeles",
+    "san_jose": "America/Los_Angeles",
+    "boston": "America/New_York",
+    "austin": "America/Chicago",
+    "dallas": "America/Chicago",
+    "frankfurt": "Europe/Berlin",
+    "munich": "Europe/Berlin",
+    "hamburg": "Europe/Berlin",
+    "geneva": "Europe/Zurich",
+    "barcelona": "Europe/Madrid",
+    "milan": "Europe/Rome",
+    "tel_aviv": "Asia/Jerusalem",
+    "hanoi": "Asia/Ho_Chi_Minh",
+}
+
+
+def zone_suggestion(name: str) -> str | None:
+    """The zone an unknown name probably meant: its city filed under another city of the same zone
+    ("Asia/Beijing"), or the nearest spelling of a zone or of a zone's last part ("Asia/Shangai",
+    "Kolkatta"); None when nothing is near."""
+    from difflib import get_close_matches
+
+    city = re.sub(r"[\s-]+", "_", name.strip().rsplit("/", 1)[-1]).lower()
+    if city in _CITY_ZONES:
+        return _CITY_ZONES[city]
+    names = _zone_names()
+    near = get_close_matches(name.strip().lower(), names, n=1, cutoff=0.8)
+    if near:
+        return names[near[0]]
+    by_city: dict[str, str] = {}
+    for canonical in sorted(names.values(), key=lambda n: ("/" not in n, n)):  # Asia/... before a bare link
+        by_city.setdefault(canonical.rsplit("/", 1)[-1].lower(), canonical)
+    near = get_close_matches(city, by_city, n=1, cutoff=0.8)
+    return by_city[near[0]] if near else None
 
 
 _TRAILING_COMMENT = re.compile(r"\s#")

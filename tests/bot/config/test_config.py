@@ -71,6 +71,10 @@ def test_defaults_and_numeric_discord_ids(tmp_path):
             "subscription[0].schedule: cron expression '0 9 30 2 *' never fires",
         ),
         ("[defaults]\ntimezone = 'Nowhere/Else'", "defaults.timezone"),
+        (
+            "[defaults]\ntimezone = 'Asia/Beijing'",
+            "defaults.timezone: unknown time zone 'Asia/Beijing': did you mean Asia/Shanghai?",
+        ),
         # a time of day that is not one is said as such, not as a cron expression with one field
         (
             "[defaults]\nschedule = '99:99'\nlang = 'fr'",
@@ -180,6 +184,37 @@ def test_a_zone_is_found_by_its_own_folders_under_its_canonical_name():
         assert _zone_on_disk(odd) is None
     with pytest.raises(InputError, match="unknown time zone"):
         zone("Mars/Olympus_Mons")
+
+
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [
+        ("Asia/Beijing", "Asia/Shanghai"),  # a city the database files under another of its zone
+        ("Europe/Frankfurt", "Europe/Berlin"),
+        ("America/San Francisco", "America/Los_Angeles"),
+        ("Asia/Shangai", "Asia/Shanghai"),  # a misspelt zone
+        ("Kolkatta", "Asia/Kolkata"),  # a misspelt city without its region
+        ("Berlin", "Europe/Berlin"),
+    ],
+)
+def test_an_unknown_zone_says_what_was_probably_meant(typed, meant):
+    from zoneinfo import available_timezones
+
+    from bot.config.settings import zone
+
+    if meant not in available_timezones():
+        pytest.skip(f"{meant} not in this system's zone database")
+    with pytest.raises(InputError) as err:
+        zone(typed)
+    assert str(err.value) == f"unknown time zone {typed!r}: did you mean {meant}?"
+
+
+def test_an_unknown_zone_nothing_is_near_asks_for_an_iana_name():
+    from bot.config.settings import zone
+
+    with pytest.raises(InputError) as err:
+        zone("Mars/Olympus")
+    assert str(err.value) == "unknown time zone 'Mars/Olympus': use an IANA name such as Asia/Shanghai or UTC"
 
 
 @pytest.mark.parametrize(
