@@ -60,7 +60,7 @@ def record_of(question: Question, claimant: Claimant) -> dict[str, Any]:
     }
 
 
-def question_of(row: dict[str, Any]) -> Question:
+def stored_question(row: dict[str, Any]) -> Question:
     """A claim read back from the store."""
     return Question(
         platform=row["platform"],
@@ -175,10 +175,10 @@ def _take_over(service: Any, platform: str) -> list[Question]:
         log.info(
             "%s was asked at %s and left unanswered by a process that stopped: too old to answer now,"
             " dropped",
-            named(question_of(row)),
+            named(stored_question(row)),
             row["asked_at"][:19].replace("T", " "),
         )
-    questions = [question_of(row) for row in taken]
+    questions = [stored_question(row) for row in taken]
     for question in questions:
         log.info("%s was left unanswered by a process that stopped: answering it", named(question))
     return questions
