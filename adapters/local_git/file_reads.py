@@ -26,8 +26,12 @@ class FileReads(GitCli):
         """The text of each (commit sha, path) for the surface facts: one `git cat-file --batch-check` for
         types and sizes, then one `git cat-file --batch` for the blobs under max_bytes (a file over it, a
         binary or a submodule is skipped, never half-read). No quota: everything asked is answered."""
-        asked = [(sha, path) for sha, path in dict.fromkeys(wanted) if "\n" not in path and "\r" not in path]
-        result = FileTexts({}, set())
+        asked = list(dict.fromkeys(wanted))
+        # A line break in a path cannot be named on cat-file's line-based input: such a file is skipped (as a
+        # binary is), not left unanswered, which would cost the commit the facts of its other files.
+        unnamable = {spec for spec in asked if "\n" in spec[1] or "\r" in spec[1]}
+        asked = [spec for spec in asked if spec not in unnamable]
+        result = FileTexts({}, set(unnamable))
         named = {spec: raw for spec, raw in (await self._raw_names(asked)).items() if raw is not None}
         result.skipped.update(spec for spec in asked if spec not in named)
         specs = list(named)

@@ -147,6 +147,20 @@ def test_a_module_moved_by_git_mv_breaks_its_import_path(repo, tmp_path):
         assert f"breaks users: renames module `{old}` → `{new}` (no alias)" in commit["importance_reason"]
 
 
+@pytest.mark.parametrize("odd", ["engine/new\nline.py", "engine/a\rb.py", "include/a\nb.h"])
+def test_a_file_with_a_line_break_in_its_name_does_not_hide_the_commits_other_facts(repo, tmp_path, odd):
+    # cat-file cannot be asked for such a path: it is skipped like a binary, and the rename beside it (from a
+    # hostile or careless commit) is still found
+    repo.commit("Move config (#26)", {odd: "x = 1\n"}, rename={"engine/config.py": "engine/settings.py"},
+                when="2026-01-26T13:00:00+08:00")  # fmt: skip
+    data = digest_json(repo, tmp_path / "d.db", "--lang", "en")
+    [moved] = [c for c in data["commits"] if c["title"] == "Move config (#26)"]
+    assert ("module_renamed", "engine.config", "engine.settings") in [
+        (f["kind"], f["old"], f["new"]) for f in moved["surface"]
+    ]
+    assert moved["importance"] == "high"
+
+
 def test_analyze_json_shows_the_facts(repo, tmp_path):
     result = run("analyze", "#21", "--git-dir", str(repo.path), "--format", "json", db=tmp_path / "d.db")
     assert result.exit_code == 0, result.output
