@@ -268,6 +268,14 @@ def _project_name(texts: dict[str, str]) -> str:
     return canonicalize_name(name) if isinstance(name, str) and name.strip() else ""
 
 
+def _rel(path: object) -> str:
+    """A folder or file as a packaging file writes it, relative to that file's folder, in one spelling:
+    `./src/`, `src/.` and `/src` are `src`; `.`, `./` and `` are `` (the folder itself)."""
+    text = str(path).strip("/")
+    norm = posixpath.normpath(text) if text else ""
+    return "" if norm == "." else norm
+
+
 def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name).lower()
 
@@ -309,7 +317,7 @@ def _setuptools(
     package_dir = config.get("package-dir") or options.get("package_dir") or literal.get("package_dir") or {}
     if not isinstance(package_dir, dict):
         package_dir = {}
-    base = str(package_dir.get("", "")).strip("/")
+    base = _rel(package_dir.get("", ""))
     base = f"{base}/" if base else ""
     packages = config.get("packages", options.get("packages", literal.get("packages")))
     modules = config.get("py-modules") or options.get("py_modules") or literal.get("py_modules")
@@ -318,7 +326,7 @@ def _setuptools(
         for package in packages:
             if isinstance(package, str):
                 mapped = package_dir.get(package)
-                folder = str(mapped).strip("/") if mapped else base + package.replace(".", "/")
+                folder = _rel(mapped) if mapped else base + package.replace(".", "/")
                 prefixes.append(f"{root}{folder}/")
         return Distribution(root, "setuptools", _top(prefixes), import_roots=(f"{root}{base}",))
     if (isinstance(packages, dict) and "find" in packages) or isinstance(packages, FindPackages):
@@ -327,7 +335,7 @@ def _setuptools(
             if isinstance(packages, FindPackages)
             else FindPackages.of(table_of(packages.get("find")))
         )
-        wheres = [w.strip("./") for w in find.where] or [base.rstrip("/")]
+        wheres = [_rel(w) for w in find.where] or [base.rstrip("/")]
         for where in wheres:
             folder = f"{root}{where}/" if where else root
             prefixes.extend(_find_packages(folder, find, tree))
@@ -415,22 +423,15 @@ def _hatch(root: str, hatch: dict, tree: set[str] | None, name: str) -> Distribu
     exclude = tuple(str(e) for e in items_of(wheel.get("exclude") or build.get("exclude")))
     sources = wheel.get("sources") or build.get("sources") or {}
     roots = (
-        tuple(f"{root}{str(k).strip('/')}/" if str(k).strip("/") else root for k in sources)
-        if isinstance(sources, dict)
-        else ()
+        tuple(f"{root}{_rel(k)}/" if _rel(k) else root for k in sources) if isinstance(sources, dict) else ()
     )
     if packages or only:
         prefixes = tuple(
-            f"{root}{str(p).strip('/')}" + ("" if str(p).endswith(".py") else "/") for p in (packages or only)
+            f"{root}{_rel(p)}" + ("" if str(p).endswith(".py") else "/") for p in (packages or only)
         )
         if packages and not roots:
             roots = tuple(
-                sorted(
-                    {
-                        f"{root}{posixpath.dirname(str(p).strip('/'))}/".replace(f"{root}/", root)
-                        for p in packages
-                    }
-                )
+                sorted({f"{root}{posixpath.dirname(_rel(p))}/".replace(f"{root}/", root) for p in packages})
             )
         return Distribution(root, "hatch", prefixes, excludes=exclude, import_roots=roots or (root,))
     if include:
@@ -453,9 +454,9 @@ def _poetry(root: str, poetry: dict, tree: set[str] | None, name: str) -> Distri
         for p in packages:
             if not isinstance(p, dict) or "include" not in p:
                 continue
-            base = str(p.get("from") or "").strip("/")
+            base = _rel(p.get("from") or "")
             base = f"{base}/" if base else ""
-            target = str(p["include"]).strip("/")
+            target = _rel(p["include"])
             prefixes.append(
                 f"{root}{base}{target}" + ("" if target.endswith(".py") or "*" in target else "/")
             )
@@ -472,7 +473,7 @@ def _poetry(root: str, poetry: dict, tree: set[str] | None, name: str) -> Distri
 
 
 def _pdm(root: str, build: dict, tree: set[str] | None, name: str) -> Distribution:
-    package_dir = str(build.get("package-dir") or "").strip("/")
+    package_dir = _rel(build.get("package-dir") or "")
     if not package_dir and _exists_dir(tree, f"{root}src"):
         package_dir = "src"
     base = f"{root}{package_dir}/" if package_dir else root
@@ -494,7 +495,7 @@ def _pdm(root: str, build: dict, tree: set[str] | None, name: str) -> Distributi
 
 
 def _maturin(root: str, maturin: dict, tree: set[str] | None, name: str) -> Distribution:
-    source = str(maturin.get("python-source") or "").strip("/")
+    source = _rel(maturin.get("python-source") or "")
     base = f"{root}{source}/" if source else root
     module = str(maturin.get("module-name") or name).split(".", 1)[0]
     manifest = str(maturin.get("manifest-path") or "Cargo.toml")

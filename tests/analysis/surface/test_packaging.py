@@ -139,6 +139,29 @@ def test_setup_cfg_and_setup_py_literals():
     assert read_packaging({"setup.py": computed}, tree) is None  # not ours to guess
 
 
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        ("python/setup.py", "from setuptools import setup\nsetup(name='mc', packages=['mc'], package_dir={'': '.'})\n"),
+        ("python/pyproject.toml", '[project]\nname = "mc"\n[tool.setuptools]\npackages = ["mc"]\n'
+         '[tool.setuptools.package-dir]\n"" = "./src"\n'),
+        ("python/pyproject.toml", '[build-system]\nbuild-backend = "hatchling.build"\n[project]\nname = "mc"\n'
+         '[tool.hatch.build.targets.wheel]\npackages = ["./src/mc"]\n'),
+        ("python/pyproject.toml", '[tool.poetry]\nname = "mc"\npackages = [{include = "mc", from = "./src/"}]\n'
+         '[build-system]\nbuild-backend = "poetry.core.masonry.api"\n'),
+        ("python/pyproject.toml", '[build-system]\nbuild-backend = "pdm.backend"\n[project]\nname = "mc"\n'
+         '[tool.pdm.build]\npackage-dir = "./src"\n'),
+    ],
+)  # fmt: skip
+def test_a_folder_written_with_dot_slash_is_the_same_folder(path, text):
+    # `./src` is how many write it; read as `python/./src/mc/` it matched no path and the package shipped nothing
+    folder = "python/" if "setup.py" in path else "python/src/"
+    tree = [path, f"{folder}mc/__init__.py", f"{folder}mc/core.py", "python/tests/test_core.py"]
+    packaging = read_packaging({path: text}, tree)
+    assert packaging is not None
+    assert packaging.shipped([f"{folder}mc/core.py", "python/tests/test_core.py"]) == {f"{folder}mc/core.py"}
+
+
 def test_npm_cargo_and_go():
     npm = json.dumps(
         {"name": "kit", "files": ["dist/"], "main": "dist/index.js", "exports": {".": "./dist/index.js"}}
