@@ -43,7 +43,12 @@ def entry_point_changes(path: str, before: str | None, after: str | None) -> lis
             del added[twin]
             out.append(
                 SurfaceChange(
-                    SurfaceKind.RENAMED, _shown(twin), path, line_of(after, twin[1]), old=_shown(key)
+                    SurfaceKind.RENAMED,
+                    _shown(twin),
+                    path,
+                    line_of(after, twin[1]),
+                    old=_shown(key),
+                    new=_shown(twin),  # what the reason line and the cards show after the arrow
                 )
             )
         else:

@@ -44,6 +44,11 @@ def test_pyproject_commands_and_plugins_removed_renamed_added():
     ]
     renamed = PLUGIN.replace('npu-bench = "engine_npu.cli:main"', 'npu-benchmark = "engine_npu.cli:main"')
     assert changes("pyproject.toml", PLUGIN, renamed) == [(K.RENAMED, "npu-benchmark", "npu-bench", 7)]
+    [fact] = entry_point_changes("pyproject.toml", PLUGIN, renamed)
+    assert (fact.old, fact.new) == (
+        "npu-bench",
+        "npu-benchmark",
+    )  # shown as "renames `npu-bench` → `npu-benchmark`"
     added = PLUGIN.replace(
         'npu_enhanced_model = "engine_npu:register_model"\n',
         'npu_enhanced_model = "engine_npu:register_model"\nnpu_kv = "engine_npu:register_kv"\n',
