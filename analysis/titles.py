@@ -45,7 +45,8 @@ _CONVENTIONAL = re.compile(r"^(?P<type>[A-Za-z]+)(?:\((?P<scope>[^)\n]*)\))?!?:\
 
 @functools.cache
 def _tags_pattern(longest: int) -> re.Pattern[str]:
-    return re.compile(rf"^\s*((?:\[[^\[\]\n]{{1,{longest}}}\]\s*:?\s*)+)")
+    # a bracket directly followed by "(" is a Markdown link's text (`[Docs](https://…) …`), not a tag
+    return re.compile(rf"^\s*((?:\[[^\[\]\n]{{1,{longest}}}\](?!\()\s*:?\s*)+)")
 
 
 def leading_tags(title: str, longest: int = TAG_MAX) -> tuple[tuple[str, ...], str]:
