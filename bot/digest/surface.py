@@ -48,7 +48,9 @@ log = logging.getLogger(__name__)
 # surface-20: a positional parameter removed before others is that removal, not also a reorder
 # surface-21: an assert's message is message text: a file whose only change rewords one is prose (same_code.py)
 # surface-22: a field of an HTTP API's request or response model is marked `api` (python.py's _PAYLOAD_SUFFIXES)
-PARSER_VERSION = "surface-22"
+# surface-23: packaging folders written with ./ are read (the package shipped nothing); a renamed entry point
+#             carries its new name
+PARSER_VERSION = "surface-23"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)
