@@ -483,6 +483,12 @@ async def commit_named(source: Any, name: str):
     try:
         return await named(name)
     except RefNotFound:
+        base, walked = re.match(r"(.*?)((?:[~^]\d*)*)$", name).groups()  # type: ignore[union-attr]
+        if walked and base:  # HEAD~100 on a shorter history
+            raise CliError(
+                f"cannot read {name!r}: {base!r} has fewer commits than that behind it in {source.repo}"
+                " (or no branch or tag is named so)"
+            ) from None
         raise CliError(
             f"cannot read {name!r} as a commit: not a SHA, #PR, commit URL or owner/name@sha, and no"
             f" branch or tag of that name in {source.repo}"

@@ -72,6 +72,15 @@ def test_analyze_an_unknown_name_is_one_line(repo, tmp_path):  # noqa: F811
     )
 
 
+def test_analyze_past_the_first_commit_says_so(repo, tmp_path):  # noqa: F811
+    result = run("analyze", "HEAD~100", "--git-dir", str(repo.path), db=tmp_path / "d.db")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: cannot read 'HEAD~100': 'HEAD' has fewer commits than that behind it in acme/widgets"
+        " (or no branch or tag is named so)"
+    )
+
+
 def test_every_option_of_every_verb_has_help():
     missing = [
         f"{name} {param.opts[0]}"
