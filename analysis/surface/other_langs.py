@@ -230,7 +230,7 @@ def _add(
     """`params`: (name, whether a call may leave it out); `marks`: the item's attributes and doc comment, read
     for a deprecation."""
     if name:
-        short = name.rsplit(".", 1)[-1]
+        short = re.split(r"\.|::", name)[-1]  # `pkg.Fn`, `mc::fold`: the name as its declaration writes it
         deprecated = _DEPRECATED.search(marks) is not None
         earlier = api.items.get(name)
         names = [p for p, _ in params or ()]

@@ -193,6 +193,24 @@ def test_a_file_with_syntax_errors_yields_nothing():
     assert tree_surface("a.rs", "pub fn a() {}", "pub fn b( {", language="rust").changes == []
 
 
+def test_a_function_renamed_in_a_namespace_of_a_header_is_one_rename():
+    # a qualified name (`mc::foldConstants`) is written unqualified in its declaration: the shape of the two
+    # declarations must leave out the name as written, or a rename reads "removes X, adds Y"
+    header = "#pragma once\nnamespace mc {{\nclass Builder;\nint {}(Builder &b, int maxIterations);\n}}\n"
+    changes = commit_surface(
+        [
+            FileVersions(
+                "include/mc/Ops.h", header.format("foldConstants"), header.format("foldAllConstants"), None
+            )
+        ],
+        None,
+        None,
+    )
+    assert [(c.kind, c.old, c.new) for c in changes] == [
+        (K.RENAMED, "mc::foldConstants", "mc::foldAllConstants")
+    ]
+
+
 def test_a_function_moved_to_another_module_is_one_rename():
     changes = commit_surface(
         [
@@ -482,7 +500,9 @@ def test_a_package_init_importing_names_from_outside_the_package_does_not_make_t
     found = names(commit_surface([FileVersions("pkg/config/__init__.py", before, after)], None, None))
     assert found == set()  # a sibling package's name (`pkg.utils`) is not this package's either
     # what it imports from its own modules is its API: dropping it breaks `from pkg.config import LoRAConfig`
-    own = "from .lora import LoRAConfig\nfrom pkg.config.cache import CacheConfig\nfrom ..utils import helper\n"
+    own = (
+        "from .lora import LoRAConfig\nfrom pkg.config.cache import CacheConfig\nfrom ..utils import helper\n"
+    )
     found = names(commit_surface([FileVersions("pkg/config/__init__.py", own, "")], None, None))
     assert found == {(K.REMOVED, "pkg.config.LoRAConfig"), (K.REMOVED, "pkg.config.CacheConfig")}
     # listed in __all__, another distribution's name is the package's API all the same
