@@ -245,6 +245,8 @@ def _tablegen(text: str, calls: Calls, option) -> Iterator[tuple[str, _Option]]:
         args = calls.arguments(m.start(), m.end(), close=">")
         if args and len(args) >= 3 and all(is_string(a) for a in args[:3]):
             default = args[3] if m.group(1) == "Option" and len(args) >= 5 else None
+            if default is not None and is_string(default):  # the C++ expression it holds: `"10"` is 10
+                default = unquote(default)
             yield from option(unquote(args[1]), m.start(), f"tablegen:{unquote(args[2])}", default)
 
 

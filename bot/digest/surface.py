@@ -49,7 +49,8 @@ log = logging.getLogger(__name__)
 # surface-21: an assert's message is message text: a file whose only change rewords one is prose (same_code.py)
 # surface-22: a field of an HTTP API's request or response model is marked `api` (python.py's _PAYLOAD_SUFFIXES)
 # surface-23: packaging folders written with ./ are read (the package shipped nothing); a renamed entry point
-#             carries its new name; a C++/Rust function renamed under a namespace or type is one rename
+#             carries its new name; a C++/Rust function renamed under a namespace or type is one rename;
+#             a TableGen option's default is its C++ value (10, not "10")
 PARSER_VERSION = "surface-23"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read

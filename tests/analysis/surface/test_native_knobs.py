@@ -71,8 +71,12 @@ def test_tablegen_pass_options():
     )
     after = before.replace('/*default=*/"true"', '/*default=*/"false"').replace("disable-patterns", "skip")
     assert facts("include/Transforms/Passes.td", before, after) == {
-        (K.DEFAULT_CHANGED, "--top-down", '"true"', '"false"', False),
+        (K.DEFAULT_CHANGED, "--top-down", "true", "false", False),  # the C++ value, not its TableGen string
         (K.OPTION_RENAMED, "--skip", "--disable-patterns", "--skip", False),
+    }
+    numeric = 'Option<"maxIterations", "max-iterations", "int64_t", /*default=*/"10", "max iterations">'
+    assert facts("Passes.td", numeric, numeric.replace('"10"', '"20"')) == {
+        (K.DEFAULT_CHANGED, "--max-iterations", "10", "20", False)
     }
 
 
