@@ -103,7 +103,6 @@ _CITY_ZONES = {
     "osaka": "Asia/Tokyo",
     "san_francisco": "America/Los_Angeles",
     "seattle": "America/Los_Angeles",
-    "san_jose": "America/Los_Angeles",
     "boston": "America/New_York",
     "austin": "America/Chicago",
     "dallas": "America/Chicago",
