@@ -15,8 +15,9 @@ scores, both stated in the reason with their decisive facts, and which of them d
   breaking — `type!:`, a leading 💥 or `[Breaking]`, a `BREAKING CHANGE:` footer — with code changed); 2
   changes what existing users get (a default that really changed, a setting's default read from a
   configuration mapping or given under its `is None` guard, a switch flipped, another object's attribute
-  replaced at import, security words / paths / risky calls with code changed, a fix whose title names a
-  crash, hang, corruption, wrong results, an out-of-bounds access or a slowdown); 1 something new or to
+  replaced at import, another library's settings changed at run time (its settings object patched or set by
+  name, a named logger's level), security words / paths / risky calls with code changed, a fix whose title
+  names a crash, hang, corruption, wrong results, an out-of-bounds access or a slowdown); 1 something new or to
   note (a public capability added, or declared by the title — ✨, `feat:`, `[Feature]`, "add support for" —
   with code changed; a title that says the change now raises or warns — "Raise error if …", "Warn when …",
   "Deprecate …" — with code changed; a setting newly read from a configuration mapping, a value added to a supported list, a
@@ -44,7 +45,9 @@ scores, both stated in the reason with their decisive facts, and which of them d
   title (a tag, conventional type or gitmoji) where nothing users get changed is low (not a revert, nor where a
   dependency or how what ships is built changes);
   a runtime dependency's version changed (a submodule's pointer moved included) is at least medium (what
-  users install changes in ways the diff does not show: a risk, not an impact finding).
+  users install changes in ways the diff does not show: a risk, not an impact finding), and so is a path added
+  that runs by a dependency's installed version (`if not is_lib_equal_or_newer("2.8.0"):`; CI pins one version,
+  the other path first runs on users' machines; not Python's own version, which CI runs every one of).
 - The reason line names at most REASON_FACTS (3) facts per score, heaviest first, and counts the rest;
   names as users type them (`Class.method`, not the module path), values only when short literals, never
   a code expression. The report's Compatibility, Risks and the JSON keep every fact.
@@ -134,7 +137,9 @@ if TYPE_CHECKING:
 # anything and nothing users install or build changes is low by risk; an assert's message is message text (surface-21)
 # h31: a field of an HTTP API's request or response model reaches every API client, however deep its module
 # (surface-22)
-RUBRIC_VERSION = "h31"
+# h32: another library's settings changed at run time (a settings object patched or set by name, a named logger's
+# level) changes what users get; a path taken by a dependency's installed version is medium at least
+RUBRIC_VERSION = "h32"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -60,6 +60,9 @@ TIERS = (Importance.LOW, Importance.MEDIUM, Importance.HIGH)
 # Findings that cap the risk tier, and the tier each caps it at: the commit's size is not in existing code users
 # run (medium at most), or its author calls it a docs or tests change and no fact says otherwise (low).
 CAP_LEVELS = {"isolated": 1, "outside_runtime": 1, "restructuring": 1, "declared_aside": 0}
+# Findings whose risk the diff does not show, each a floor of medium: a dependency's version, the build of what
+# ships, a path by a dependency's installed version (signals.py).
+FLOOR_KEYS = frozenset({"dependency", "build", "version_gate"})
 # What a title may declare that says users run nothing new: documentation, tests.
 _ASIDE_TYPES = frozenset({ChangeType.DOCS, ChangeType.TESTS})
 
@@ -170,7 +173,7 @@ def _declared_aside(facts: Facts, keys: set[str]) -> Signal | None:
     rate: 1.4 %), 18 of them ranked medium or high by size and their paths' record alone. Not a revert, and
     not where what users install or how it is built changes (a dependency, a build file): the title speaks
     for the docs, not for those. A title with a stronger type beside (`[Doc][Bugfix]`) declares that type."""
-    if facts.reverts or not facts.runtime or keys & {"dependency", "build", "non_runtime"}:
+    if facts.reverts or not facts.runtime or keys & (FLOOR_KEYS | {"non_runtime"}):
         return None
     stated = declared_type(facts)
     return Signal("declared_aside", items=(stated.value,)) if stated in _ASIDE_TYPES else None
@@ -188,8 +191,9 @@ def _risk_tiers(
     else:
         prior = size_prior(facts.counted_lines)
         level = TIERS.index(prior) + up + down
-    if any(s.key in ("dependency", "build") for s in signals):
-        # New versions of what users install, or a new way of building it: their risk is not in the diff.
+    if any(s.key in FLOOR_KEYS for s in signals):
+        # New versions of what users install, a new way of building it, a path for the versions CI does not
+        # install: their risk is not in the diff.
         level = max(level, 1)
     cap = min((CAP_LEVELS[s.key] for s in signals if s.key in CAP_LEVELS), default=None)
     capped = cap is not None and level > cap
@@ -204,7 +208,11 @@ def _documents(facts: Facts, signals: tuple[Signal, ...]) -> str | None:
     lines alone decide. What is written up for users is a feature a maintainer headlines: pydantic's release
     notes list 28 features, 15 of them with docs changed beside them; of its 115 fixes, 4."""
     # mechanical, or its author calls it a fix, a docs change or no functional change: no headline
-    if any(s.risk < 0 for s in signals) or declared_type(facts) in _NOT_FEATURES or facts.no_functional_change:
+    if (
+        any(s.risk < 0 for s in signals)
+        or declared_type(facts) in _NOT_FEATURES
+        or facts.no_functional_change
+    ):
         return None
     names = _new_names(signals)
     if not names and not any(s.key == "title_feature" for s in signals):

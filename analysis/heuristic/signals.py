@@ -2,7 +2,8 @@
 scores: impact points (what the change does to its users) or a risk step (how likely it needs a fix).
 The scores and the tier they make are in `scores.py`; the rubric is listed in the package docstring. The
 readers of diff lines the rules share live beside it, named for what they read: `setting_lines` (defaults,
-option mappings, supported-value lists, switches), `requirement_lines` (dependency versions),
+option mappings, supported-value lists, switches), `requirement_lines` (dependency versions), `foreign_lines`
+(another package's installed version or settings),
 `version_lines`, `mechanical_lines`, `security_lines`, `title_claims`, `surface_reach`.
 
 Over 400 lines because it is the rubric itself: one function per signal, kept side by side so their weights
@@ -16,7 +17,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from analysis.heuristic.facts import Facts
+from analysis.heuristic.facts import Diff, Facts
+from analysis.heuristic.foreign_lines import foreign_settings, version_gates
 from analysis.heuristic.mechanical_lines import comments_only, mechanical_file, moved_files
 from analysis.heuristic.requirement_lines import (
     DEVELOPER_ONLY,
@@ -114,10 +116,12 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_title_feature(facts),
         _sig_title_notice(facts),
         _sig_host_patch(facts),
+        _sig_foreign_setting(facts),
         *_sig_mapping_settings(facts),
         *_sig_supported_values(facts),
         _sig_dependency(facts),
         _sig_build(facts),
+        _sig_version_gate(facts),
         _sig_kernel(facts),
         _sig_public_api(facts),
         _sig_new_model(facts),
@@ -275,6 +279,22 @@ def _sig_build(facts: Facts) -> Signal | None:
         p for p in sorted(facts.runtime) if builds_what_ships(p) and not comments_only(facts.diffs.get(p))
     ]
     return Signal("build", items=tuple(paths)) if paths else None
+
+
+def _sig_version_gate(facts: Facts) -> Signal | None:
+    """A path that now runs by the installed version of a dependency (`if not is_lib_equal_or_newer("2.8.0"):`),
+    in the Python files users run: continuous integration pins the dependency to one version, so the other
+    path first runs on users' machines, as a build change first builds where CI does not. A floor of medium,
+    like a dependency or build change (a risk, not an impact finding). Not Python's own version: CI runs every
+    supported one. On the reference history's six months: 21 commits, 1 followed up (4.8 %, the branch 1.4 %)."""
+    items = tuple(version_gates(_python_diffs(facts)))
+    return Signal("version_gate", items=items) if items else None
+
+
+def _python_diffs(facts: Facts) -> list[Diff]:
+    """The patches of the Python files users run."""
+    files = _runtime_files(facts, PathKind.SOURCE)
+    return [d for f in files if f.path.endswith(".py") and (d := facts.diffs.get(f.path)) is not None]
 
 
 def _sig_kernel(facts: Facts) -> Signal | None:
@@ -440,6 +460,15 @@ def _sig_host_patch(facts: Facts) -> Signal | None:
         found += [t for t, _ in sorted(old ^ new) if not t.endswith(".__doc__")]
     names = tuple(dict.fromkeys(found))
     return Signal("host_patch", impact=BEHAVIOUR, items=names) if names else None
+
+
+def _sig_foreign_setting(facts: Facts) -> Signal | None:
+    """Another library's settings changed at run time by the Python files users run: its settings object
+    patched or set by name (`lib.config.patch("enable_x", False)`), a named logger's level. Like a patch at
+    import, every user's process gets the other library doing something else (a compile step skipped, its
+    logs hidden); on the reference history's six months 2 of the 6 such commits ranked low were reverted."""
+    names = tuple(foreign_settings(_python_diffs(facts)))
+    return Signal("foreign_setting", impact=BEHAVIOUR, items=names) if names else None
 
 
 # -- settings read by key from a mapping of options ----------------------------------------------

@@ -130,6 +130,7 @@ _COMPATIBILITY = {
     "behaviour_deep": "compat_behaviour",
     "switch": "compat_behaviour",
     "host_patch": "compat_behaviour",
+    "foreign_setting": "compat_behaviour",
     "setting_default": "compat_defaults",
     "public_api": "compat_api",
     "config_default": "compat_defaults",

@@ -12,7 +12,7 @@ from analysis.heuristic.phrases import t
 from analysis.heuristic.prose.history_clauses import history_text
 from analysis.heuristic.prose.surface_changes import brief
 from analysis.heuristic.prose.wording import code_span, num
-from analysis.heuristic.scores import CAP_LEVELS, Judgment
+from analysis.heuristic.scores import CAP_LEVELS, FLOOR_KEYS, Judgment
 from analysis.heuristic.signals import BREAKING_KEYS, Signal
 from analysis.labels import importance_word
 
@@ -49,7 +49,7 @@ RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies â€
 # paths, new model files, a revert, prose-only files, nothing users run, a version bump).
 _IMPACT_KEYS = (
     "breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped", "security", "behaviour",
-    "config_default", "switch", "user_impact", "title_default", "host_patch", "setting_default", "notice",
+    "config_default", "switch", "user_impact", "title_default", "host_patch", "foreign_setting", "setting_default", "notice",
     "setting_added", "feature", "title_feature", "title_notice", "supported_added", "behaviour_deep", "notice_deep",
     "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
 )  # fmt: skip
@@ -127,7 +127,7 @@ def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryF
         elif signal.key in CAP_LEVELS:
             capped = "capped" if CAP_LEVELS[signal.key] else "capped_low"
             extra.append(_risk_signal_text(signal, lang) + t(lang, capped))
-        elif signal.key in ("dependency", "build"):
+        elif signal.key in FLOOR_KEYS:
             extra.append(_risk_signal_text(signal, lang) + t(lang, "floor"))
     if history is not None:
         extra.extend(history_text(history, lang))

@@ -31,11 +31,13 @@ _SIGNAL_RISKS = {
     "behaviour_deep": "risk_behaviour",
     "switch": "risk_behaviour",
     "host_patch": "risk_behaviour",
+    "foreign_setting": "risk_behaviour",
     "setting_default": "risk_defaults",
     "public_api": "risk_api",
     "config_default": "risk_defaults",
     "dependency": "risk_deps",
     "build": "risk_build",
+    "version_gate": "risk_version_gate",
     "security": "risk_security",
     "new_model": "risk_new_model",
 }
@@ -114,6 +116,7 @@ def recommendations(facts: Facts, signals: list[Signal], lang: str) -> list[str]
             "config_default": "rec_defaults",
             "dependency": "rec_deps",
             "build": "rec_build",
+            "version_gate": "rec_version_gate",
             "new_model": "rec_new_model",
         },
     )
