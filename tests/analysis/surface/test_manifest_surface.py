@@ -74,12 +74,12 @@ def test_npm_and_cargo_commands_are_entry_points():
     before = package(exports, {"web": "./bin/web.js", "web-dev": "./bin/dev.js"})
     after = package(exports, {"web": "./bin/web.js", "webdev": "./bin/dev.js"})
     assert facts(entry_point_changes("package.json", before, after)) == [
-        (K.RENAMED, "webdev", "web-dev", None)
+        (K.RENAMED, "webdev", "web-dev", "webdev")
     ]
     assert facts(entry_point_changes("package.json", package(exports, "./cli.js"), package(exports))) == [
         (K.REMOVED, "web", None, None)
     ]
     cli = '[package]\nname = "tinyc-cli"\n\n[[bin]]\nname = "tinyc"\npath = "src/main.rs"\n'
     assert facts(entry_point_changes("Cargo.toml", cli, cli.replace('name = "tinyc"', 'name = "tc"'))) == [
-        (K.RENAMED, "tc", "tinyc", None)
+        (K.RENAMED, "tc", "tinyc", "tc")
     ]
