@@ -298,12 +298,26 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Settings, or one ConfigError naming every bad variable."""
+    """Settings, or one ConfigError naming every bad variable (or the .env that cannot be read)."""
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         problems = "; ".join(_problem(err) for err in exc.errors())
         raise ConfigError(f"invalid settings: {problems}") from None
+    except UnicodeDecodeError as exc:  # only .env is decoded: the environment's own bytes never fail
+        raise ConfigError(not_utf8(Path(".env").absolute(), exc)) from None
+
+
+def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
+    """Where a file that is not UTF-8 goes wrong, as its editor shows it (line and column), and the byte:
+    the decoder's "position 13" is an offset into the whole file."""
+    before = exc.object[: exc.start]
+    line = before.count(b"\n") + 1
+    column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1  # characters, not bytes
+    return (
+        f"cannot read {path}: line {line}, column {column} is byte 0x{exc.object[exc.start]:02x}, not UTF-8:"
+        " save the file as UTF-8"
+    )
 
 
 def _problem(err: Any) -> str:

@@ -218,6 +218,18 @@ def test_bad_settings_are_one_line(tmp_path, monkeypatch):
     assert_one_line_error(run("digest", "--git-dir", str(tmp_path), db=tmp_path / "d.db"), "LLM_CONCURRENCY")
 
 
+@pytest.mark.parametrize("verb", [["digest", "--git-dir", "X"], ["status"], ["weekly", "--git-dir", "X"]])
+def test_a_dotenv_that_is_not_utf8_is_one_line_naming_it_and_the_byte(tmp_path, verb):
+    """A .env saved in Latin-1 ("café") crashed every verb with "unexpected UnicodeDecodeError … position
+    13", exit 1: not which file, nor where in it."""
+    dotenv = Path(".env").absolute()  # the test's own working directory (tests/conftest.py)
+    dotenv.write_bytes(b"DIGEST_LANG=en\nDIGEST_TZ=caf\xe9\n")
+    assert_one_line_error(
+        run(*verb, db=tmp_path / "d.db"),
+        f"cannot read {dotenv}: line 2, column 14 is byte 0xe9, not UTF-8: save the file as UTF-8",
+    )
+
+
 def test_llm_analyzer_needs_configuration(repo, tmp_path):
     result = run(
         "digest", "--git-dir", str(repo.path), "--date", DAY, "--analyzer", "llm", db=tmp_path / "d.db"

@@ -155,6 +155,18 @@ def test_a_relative_git_dir_is_beside_the_file_whatever_the_working_directory(tm
     assert load_config(path, default_tz="UTC", default_lang="zh")[0].git_dir == absolute
 
 
+def test_a_file_not_in_utf8_says_where_as_an_editor_counts(tmp_path):
+    """The decoder's "position 31" is a byte offset into the whole file; a person looks for a line and a
+    column (characters: "é" before it is one)."""
+    path = tmp_path / "c.toml"
+    path.write_bytes(b'[[subscription]]\nrepo = "o/\xc3\xa9\xe9"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, default_tz="UTC", default_lang="zh")
+    assert str(caught.value) == (
+        f"cannot read {path}: line 2, column 12 is byte 0xe9, not UTF-8: save the file as UTF-8"
+    )
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.toml", default_tz="UTC", default_lang="zh")
