@@ -8,6 +8,7 @@ import re
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import TZPATH, ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -137,6 +138,22 @@ def zone_suggestion(name: str) -> str | None:
     return by_city[near[0]] if near else None
 
 
+def _not_http_url(text: str) -> str | None:
+    """What keeps `text` from being an http(s) URL a client can call, or None when it is one."""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018  (raises on a port that is not a number)
+    except ValueError as exc:  # "Port out of range 0-65535", "Invalid IPv6 URL"
+        return str(exc)[:1].lower() + str(exc)[1:]
+    if parts.scheme not in ("http", "https"):
+        return "it must start with http:// or https://"
+    if not parts.hostname:
+        return "no host after the scheme"
+    if any(c.isspace() for c in text):
+        return "a space in it"
+    return None
+
+
 _TRAILING_COMMENT = re.compile(r"\s#")
 
 
@@ -239,6 +256,15 @@ class Settings(BaseSettings):
         except InputError:
             raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC, UTC+8)") from None
 
+    @field_validator("github_api_url", "openai_base_url", "slack_api_url", "discord_api_url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        # Taken as written, "not a url" had every model call fail as a "timeout" and the digest fall back
+        # to the heuristic with exit 0; GitHub's, Slack's and Discord's failed far from the cause.
+        if v is not None and (wrong := _not_http_url(v)):
+            raise ValueError(f"not an http(s) URL ({wrong})")
+        return v
+
     @field_validator("digest_db", "digest_config")
     @classmethod
     def _home(cls, v: Path | None) -> Path | None:
@@ -328,6 +354,8 @@ def _problem(err: Any) -> str:
     field = Settings.model_fields.get(name)
     value = err.get("input")
     secret = field is None or "SecretStr" in str(field.annotation)
+    if isinstance(value, str) and "://" in value and "@" in value:  # a URL may carry user:password@
+        secret = True
     if not secret and isinstance(value, str) and len(value) <= 80:
         message += f", got {value!r}"
     return f"{name.upper()}: {message}"
