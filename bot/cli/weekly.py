@@ -18,10 +18,12 @@ from bot.cli.common import (
     echo_err,
     format_option,
     global_options,
+    no_empty_zone,
     opened,
     out_option,
     run_async,
     source_options,
+    the_zone,
     user_errors,
 )
 
@@ -31,7 +33,12 @@ from bot.cli.common import (
 @click.option(
     "--week", metavar="YYYY-Www", help="ISO week in --tz, ended (default: the last week that has ended)."
 )
-@click.option("--tz", metavar="ZONE", help="IANA time zone of the week (default: DIGEST_TZ, Asia/Shanghai).")
+@click.option(
+    "--tz",
+    metavar="ZONE",
+    callback=no_empty_zone,
+    help="IANA time zone of the week (default: DIGEST_TZ, Asia/Shanghai).",
+)
 @format_option("markdown", "json", default="markdown")
 @out_option
 @click.option(
@@ -55,12 +62,11 @@ def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, t
     from analysis.weekly import last_full_week, parse_week, refuse_unfinished_week
     from bot.app import render_chart
     from bot.cli.output import write_bytes
-    from bot.config.settings import zone
     from bot.digest.pipeline import pick_branch
     from bot.digest.weekly import build_week
 
     settings = obj.settings
-    zone_info = zone(tz or settings.digest_tz)
+    zone_info = the_zone(settings, tz)
     year, number = parse_week(week) if week else last_full_week(datetime.now(zone_info).date())
     refuse_unfinished_week(year, number, zone_info)
     lang = lang or settings.digest_lang

@@ -73,11 +73,27 @@ def _offset_zone(name: str) -> str | None:
     return f"Etc/GMT{'-' if sign == '+' else '+'}{hours}" if hours else "UTC"
 
 
+_COPIES = re.compile(r"^(?:posix|right)/", re.IGNORECASE)
+# Files of the zone folders that are no place's zone
+_NOT_PLACES = {
+    "factory": 'the zone database\'s placeholder for a zone not set yet ("-00"), not a place: use an IANA name'
+    " such as Asia/Shanghai or UTC",
+    "posixrules": "the rules this system gives POSIX TZ strings (a copy of another zone, which differs between"
+    " systems), not a place: name the zone meant, such as America/New_York or UTC",
+}
+
+
 def zone(name: str) -> ZoneInfo:
     """The zone of an IANA name, matched without regard to case (`utc`, `gmt`, `asia/shanghai`) and
     always under its canonical name, so digests of one zone share one key whatever was typed; a
-    whole-hour offset ("UTC+8") is its Etc zone."""
+    whole-hour offset ("UTC+8") is its Etc zone, `posix/X` and `right/X` are X. `Factory` and `posixrules`,
+    files of the zone folders that name no place, are refused."""
     wanted = name.strip()
+    # posix/X is a copy of X; right/X is X with leap seconds, which zoneinfo does not count (nor do git's
+    # or the chats' clocks): both are X, under one key
+    wanted = _COPIES.sub("", wanted) if _COPIES.sub("", wanted).strip("/") else wanted
+    if why := _NOT_PLACES.get(wanted.lower()):
+        raise InputError(f"unknown time zone {name!r}: {why}")
     canonical = _offset_zone(wanted) or _zone_on_disk(wanted) or _zone_names().get(wanted.lower(), wanted)
     try:
         return ZoneInfo(canonical)

@@ -221,6 +221,37 @@ def test_an_unknown_zone_says_what_was_probably_meant(typed, meant):
     assert str(err.value) == f"unknown time zone {typed!r}: did you mean {meant}?"
 
 
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [("posix/UTC", "UTC"), ("right/UTC", "UTC"), ("POSIX/asia/shanghai", "Asia/Shanghai"),
+     ("right/Europe/Berlin", "Europe/Berlin"), ("posix/UTC+8", "Etc/GMT-8")],
+)  # fmt: skip
+def test_the_posix_and_right_copies_of_a_zone_are_that_zone(typed, key):
+    """posix/X is a copy of X, right/X is X counting leap seconds, which zoneinfo does not (git's and the
+    chats' clocks neither): they were accepted under their own names, a second key for the same days."""
+    from bot.config.settings import zone
+
+    assert zone(typed).key == key
+
+
+@pytest.mark.parametrize(
+    ("typed", "why"),
+    [
+        ("Factory", "the zone database's placeholder for a zone not set yet"),
+        ("posix/factory", "the zone database's placeholder"),
+        ("posixrules", "the rules this system gives POSIX TZ strings"),
+    ],
+)
+def test_zone_files_that_name_no_place_are_refused(typed, why):
+    """Accepted before: Factory's days were UTC's under the name "-00", posixrules's whatever zone the
+    host's copy was (America/New_York on Debian)."""
+    from bot.config.settings import zone
+
+    with pytest.raises(InputError) as caught:
+        zone(typed)
+    assert str(caught.value).startswith(f"unknown time zone {typed!r}: {why}")
+
+
 def test_an_unknown_zone_nothing_is_near_asks_for_an_iana_name():
     from bot.config.settings import zone
 
