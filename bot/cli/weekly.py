@@ -31,7 +31,7 @@ from bot.cli.common import (
 @click.command(cls=DigestCommand)
 @source_options
 @click.option(
-    "--week", metavar="YYYY-Www", help="ISO week in --tz, ended (default: the last week that has ended)."
+    "--week", metavar="YYYY-Www", help="ISO week in --tz, one that has ended (default: the last one)."
 )
 @click.option(
     "--tz",
