@@ -27,6 +27,8 @@ _LABELS: dict[str, dict[str, str]] = {
         "zone_changed_line": "🕘 时区已由 {old} 改为 {new}：本期从 {at} 开始，即上一期摘要结束之处，两期之间的提交不漏也不重。",
         "zone_fixed_warning": "{zone} 全年固定为 {offset}，不实行夏令时：若指实行夏令时的{place}，请用 {region}。",
         "zone_rule_warning": "{zone} 是 POSIX 式的时区规则而非地区（tz 数据库只为旧系统保留它）：{place}请用 {region}。",
+        "zone_host_warning": "{zone} 是运行 digestbot 的这台机器设定的时区（/etc/localtime），换一台机器或容器可能就不同："
+        "请写明时区名，如 Asia/Shanghai。",
         "no_commits": "该时间窗口内没有提交。",
         "window": "时间窗口",
         "analyzer": "分析方式",
@@ -99,6 +101,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "zone_changed_line": "🕘 Time zone changed from {old} to {new}: this digest starts at {at}, where the previous day's digest ended, so no commit between the two is missed or posted twice.",
         "zone_fixed_warning": "{zone} is a fixed {offset} all year: for {place} with daylight saving use {region}",
         "zone_rule_warning": "{zone} is a POSIX-style rule, not a place (the tz database keeps it for old systems): for {place} use {region}",
+        "zone_host_warning": "{zone} is the zone this machine is set to (its /etc/localtime), which another machine or container may not share: name the zone, e.g. Asia/Shanghai",
         "no_commits": "No commits in this window.",
         "window": "Window",
         "analyzer": "Analysis",
@@ -350,8 +353,9 @@ _RULE_ZONES = {
 
 def zone_warning(lang: str, name: str) -> str | None:
     """What to tell whoever chose zone `name` (canonical, as bot/config/settings.py `zone` gives it) when it
-    is one accepted but seldom meant, or None: said at start, in `status` and on `/digest subscribe`, never
-    refused (a fixed offset may be wanted)."""
+    is one accepted but seldom meant, or None: said at start, in `status`, on `/digest subscribe` and by
+    every verb that takes `--tz`, never refused (a fixed offset may be wanted; `localtime` is a zone, if
+    only this host's)."""
     if name in _FIXED_ZONES:
         region, places = _FIXED_ZONES[name]
         offset = offset_name(datetime(2000, 1, 1, tzinfo=ZoneInfo(name)))
@@ -359,6 +363,8 @@ def zone_warning(lang: str, name: str) -> str | None:
     if name in _RULE_ZONES:
         region, places = _RULE_ZONES[name]
         return label(lang, "zone_rule_warning", zone=name, place=places[lang], region=region)
+    if name == "localtime":  # the days would move with the host's setting, or a move to another host
+        return label(lang, "zone_host_warning", zone=name)
     return None
 
 

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 from analysis.errors import InputError
 from analysis.history.followups import FollowUpKind, FollowUpLink
 from analysis.models import Digest, Importance
-from analysis.window import FIRST_DAY, LAST_DAY
+from analysis.window import FIRST_DAY, LAST_DAY, day_window, refuse_future
 
 TIERS = (Importance.HIGH, Importance.MEDIUM, Importance.LOW)
 AREA_DEPTH = 2  # "src/widgets/" groups a change; deeper folders are too thin for a week
@@ -57,9 +57,28 @@ def week_window(year: int, week: int, tz: ZoneInfo) -> tuple[datetime, datetime]
 
 
 def last_full_week(today: date) -> tuple[int, int]:
-    """The ISO week before the one `today` is in."""
+    """The ISO week before the one `today` is in: the last one that has ended (on a Monday, the week that
+    ended at midnight, as the scheduler's roll-up posts it)."""
     year, week, _ = (today - timedelta(days=7)).isocalendar()
     return year, week
+
+
+def refuse_unfinished_week(year: int, week: int, tz: ZoneInfo, now: datetime | None = None) -> None:
+    """Unless the week has ended in tz, an InputError offering the last one that has: the roll-up of a week
+    still running had rows for its days to come (0 commits) and called the clone stale for not having
+    their commits. A week in the future is refused as a day is (`refuse_future`)."""
+    now = (now or datetime.now(tz)).astimezone(tz)
+    monday = date.fromisocalendar(year, week, 1)
+    label = week_label(year, week)
+    refuse_future(monday, tz, now, what=f"week {label} (from {monday})")
+    sunday = monday + timedelta(days=6)
+    if day_window(sunday, tz)[1] > now:
+        last = week_label(*last_full_week(now.date()))
+        raise InputError(
+            f"week {label} ({monday} to {sunday}) has not ended yet in {tz.key}: its roll-up can be made"
+            f" once the week is over, with every commit of it; the last week that has ended is {last}"
+            ", the default of --week"
+        )
 
 
 def area_of(path: str) -> str:

@@ -13,21 +13,23 @@ from analysis.render.slack_blocks import (
     Message,
     elide,
     escape,
-    inert_emphasis,
     link,
     pack,
     safe,
     sections,
 )
+from analysis.text import code_text, redact
 
 # --- Slack -------------------------------------------------------------------------------------------
 
 
 def _slack_span(span: Span) -> str:
+    # A heading or a link's label can quote the asker ("commits titled ```x"): as untrusted as plain text,
+    # or its "```" opened a code block over the rest of the answer.
     if isinstance(span, Link):
-        return link(span.url, escape(inert_emphasis(span.text)))
+        return link(span.url, safe(span.text))
     if isinstance(span, Strong):
-        return f"*{escape(inert_emphasis(span.text))}*"
+        return f"*{safe(span.text)}*"
     return safe(span)
 
 
@@ -48,7 +50,7 @@ def slack_messages(answer: Answer) -> list[Message]:
 def _discord_span(span: Span) -> str:
     if isinstance(span, Link):
         url = safe_url(span.url)
-        label = dc_text(span.text)
+        label = code_text(redact(span.text))  # between backticks: escapes would show, a backtick would end it
         # <url> inside the link: no preview embed under every answer.
         return f"[`{span.text}`](<{url}>)" if url and span.text.isalnum() else f"`{label}`"
     if isinstance(span, Strong):

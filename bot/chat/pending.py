@@ -205,5 +205,6 @@ async def _recover(
             await asyncio.to_thread(end, service, question, False)
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("%s: answering it after the restart failed", named(question))
+        except Exception:  # a bug: the claim ended as for a failed answer, not renewed for ever
+            log.exception("%s: answering it after the restart failed; not tried again", named(question))
+            await asyncio.to_thread(end, service, question, False)

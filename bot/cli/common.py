@@ -218,13 +218,32 @@ def warn_half_configured(settings: Any) -> None:
         log.warning("%s: the heuristic analyser ranks the commits", settings.llm_half_configured)
 
 
-def warn_zone(settings: Any) -> None:
-    """DIGEST_TZ is a zone accepted but seldom meant (EST: never daylight-saving); each subscription's own
-    zone is said by the scheduler when it schedules it."""
+def warn_zone(name: str, where: str = "DIGEST_TZ") -> None:
+    """A zone accepted but seldom meant (EST: never daylight-saving; localtime: this host's), said on stderr,
+    never in the report; each subscription's own zone is said by the scheduler when it schedules it."""
     from analysis.labels import zone_warning
 
-    if odd := zone_warning("en", settings.digest_tz):
-        log.warning("DIGEST_TZ: %s", odd)
+    if odd := zone_warning("en", name):
+        log.warning("%s: %s", where, odd)
+
+
+def the_zone(settings: Any, tz: str | None, where: str | None = None):
+    """The zone of --tz, else DIGEST_TZ (`where` names another origin, such as a subscription), its
+    warning said once."""
+    from bot.config.settings import zone
+
+    zone_info = zone(tz or settings.digest_tz)
+    warn_zone(zone_info.key, where or ("--tz" if tz else "DIGEST_TZ"))
+    return zone_info
+
+
+def no_empty_zone(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """`--tz ''` (an unset shell variable) read as "no --tz" and the day was DIGEST_TZ's without a word."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(
+            "empty: name a zone (Asia/Shanghai, UTC, UTC+8) or leave --tz out for DIGEST_TZ"
+        )
+    return value
 
 
 @contextlib.asynccontextmanager
@@ -419,7 +438,9 @@ def source_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def day_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option("--tz", metavar="ZONE", help="IANA time zone of the day (default: DIGEST_TZ).")(fn)
+    fn = click.option(
+        "--tz", metavar="ZONE", callback=no_empty_zone, help="IANA time zone of the day (default: DIGEST_TZ)."
+    )(fn)
     return click.option(
         "--date", "day", metavar="YYYY-MM-DD", help="Calendar day in --tz (default: yesterday)."
     )(fn)
@@ -453,11 +474,10 @@ config_option = click.option(
 
 
 # -- helpers -----------------------------------------------------------------------------------
-def the_day_of(settings: Any, day: str | None, tz: str | None):
+def the_day_of(settings: Any, day: str | None, tz: str | None, where: str | None = None):
     from analysis.window import refuse_future
-    from bot.config.settings import zone
 
-    zone_info = zone(tz or settings.digest_tz)
+    zone_info = the_zone(settings, tz, where)
     return zone_info, (refuse_future(parse_day(day), zone_info) if day else yesterday(zone_info))
 
 

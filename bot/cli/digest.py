@@ -16,12 +16,14 @@ from bot.cli.common import (
     day_options,
     format_option,
     global_options,
+    no_empty_zone,
     opened,
     out_option,
     parse_ref_or_name,
     run_async,
     source_options,
     the_day_of,
+    the_zone,
     user_errors,
 )
 
@@ -72,6 +74,7 @@ def digest(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, day, tz, fm
 @click.option(
     "--tz",
     metavar="ZONE",
+    callback=no_empty_zone,
     help="Time zone of the dates shown, and of the day whose digest's history ranks the commit"
     " (default: DIGEST_TZ).",
 )
@@ -89,11 +92,10 @@ def analyze(obj: Ctx, refs, repo, git_dir, branch, lang, analyzer, refresh, tz, 
     """
     from analysis.render.json_report import dumps, render_commit_json
     from analysis.render.markdown import render_commit
-    from bot.config.settings import zone
 
     settings = obj.settings
     lang = lang or settings.digest_lang
-    zone_info = zone(tz or settings.digest_tz)
+    zone_info = the_zone(settings, tz)
     parsed = [parse_ref_or_name(r, repo or settings.digest_repo) for r in refs]
     repos = {p.repo for p in parsed if not isinstance(p, str) and p.repo}
     if len(repos) > 1:

@@ -16,10 +16,12 @@ from bot.cli.common import (
     StageBars,
     format_option,
     global_options,
+    no_empty_zone,
     opened,
     out_option,
     run_async,
     source_options,
+    the_zone,
     user_errors,
 )
 
@@ -29,7 +31,9 @@ from bot.cli.common import (
 @source_options
 @click.option("--since", "since", required=True, metavar="YYYY-MM-DD", help="First day replayed.")
 @click.option("--until", "until", required=True, metavar="YYYY-MM-DD", help="Last day replayed (inclusive).")
-@click.option("--tz", metavar="ZONE", help="IANA time zone of the days (default: DIGEST_TZ).")
+@click.option(
+    "--tz", metavar="ZONE", callback=no_empty_zone, help="IANA time zone of the days (default: DIGEST_TZ)."
+)
 @click.option(
     "--horizon",
     type=click.IntRange(1, 365),
@@ -81,12 +85,11 @@ def eval_command(
 
     from analysis.render.eval_report import eval_json, eval_table
     from analysis.window import refuse_future
-    from bot.config.settings import zone
     from bot.digest.evaluate import evaluate
     from bot.digest.pipeline import pick_branch
 
     settings = obj.settings
-    zone_info = zone(tz or settings.digest_tz)
+    zone_info = the_zone(settings, tz)
     first, last = parse_day(since), refuse_future(parse_day(until), zone_info, what=f"--until {until}")
     notes = None
     if changelog is not None:

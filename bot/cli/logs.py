@@ -12,6 +12,8 @@ from bot.cli.common import (
     format_option,
     global_options,
     no_database,
+    no_empty_zone,
+    the_zone,
     user_errors,
 )
 
@@ -21,7 +23,10 @@ from bot.cli.common import (
 @click.option("--since", metavar="YYYY-MM-DD", help="Only calls made on or after this day (in --tz).")
 @click.option("--until", metavar="YYYY-MM-DD", help="Only calls made on or before this day (in --tz).")
 @click.option(
-    "--tz", metavar="ZONE", help="Time zone of the days and of the times shown (default: DIGEST_TZ)."
+    "--tz",
+    metavar="ZONE",
+    callback=no_empty_zone,
+    help="Time zone of the days and of the times shown (default: DIGEST_TZ).",
 )
 @click.option("--sha", metavar="PREFIX", help="Only calls about commits starting with PREFIX.")
 @click.option("--repo", metavar="OWNER/NAME", help="Only calls about this repository.")
@@ -71,7 +76,6 @@ def logs(
     """
     from analysis.render.json_report import dumps
     from analysis.window import refuse_future
-    from bot.config.settings import zone
     from bot.store.llm_calls import (
         CallFilter,
         call_totals,
@@ -82,7 +86,7 @@ def logs(
     )
 
     settings = obj.settings
-    zone_info = zone(tz or settings.digest_tz)
+    zone_info = the_zone(settings, tz)
     days = {
         name: refuse_future(parse_day(value), zone_info, what=f"--{name} {value}") if value else None
         for name, value in (("date", day), ("since", since), ("until", until))

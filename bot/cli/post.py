@@ -92,10 +92,11 @@ def post(
             raise CliError(f"--channel: {problem}")
         channel = channel.strip()
     settings = obj.settings
-    keep = None
+    keep, where = None, None
     if sub := subscribed_here(obj, platform, channel, repo, git_dir):
+        where = "--tz" if tz else f"{sub.name}'s timezone"
         tz, lang, branch, keep = as_subscribed(sub, tz, lang, branch)
-    zone_info, the_day = the_day_of(settings, day, tz)
+    zone_info, the_day = the_day_of(settings, day, tz, where)
     from bot.store.runs import subscribed_window  # not at --help: it loads the store
 
     after = subscribed_window(obj.store, sub, zone_info.key, the_day)

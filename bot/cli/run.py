@@ -78,7 +78,7 @@ def run(
 
     settings = obj.settings  # -v for a line per run (the unit and the image pass it)
     warn_half_configured(settings)
-    warn_zone(settings)
+    warn_zone(settings.digest_tz)
     subscriptions = load_subscriptions(settings, config)
     if (git_dir or schedule) and not console:
         raise CliError(

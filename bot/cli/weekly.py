@@ -5,12 +5,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from datetime import date
+from datetime import datetime
 from pathlib import Path
 
 import click
 
-from analysis.window import yesterday
 from bot.cli.common import (
     Ctx,
     DigestCommand,
@@ -19,18 +18,27 @@ from bot.cli.common import (
     echo_err,
     format_option,
     global_options,
+    no_empty_zone,
     opened,
     out_option,
     run_async,
     source_options,
+    the_zone,
     user_errors,
 )
 
 
 @click.command(cls=DigestCommand)
 @source_options
-@click.option("--week", metavar="YYYY-Www", help="ISO week in --tz (default: the last complete week).")
-@click.option("--tz", metavar="ZONE", help="IANA time zone of the week (default: DIGEST_TZ, Asia/Shanghai).")
+@click.option(
+    "--week", metavar="YYYY-Www", help="ISO week in --tz, one that has ended (default: the last one)."
+)
+@click.option(
+    "--tz",
+    metavar="ZONE",
+    callback=no_empty_zone,
+    help="IANA time zone of the week (default: DIGEST_TZ, Asia/Shanghai).",
+)
 @format_option("markdown", "json", default="markdown")
 @out_option
 @click.option(
@@ -51,19 +59,16 @@ def weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, tz, f
 def run_weekly(obj: Ctx, repo, git_dir, branch, lang, analyzer, refresh, week, tz, fmt, out, chart) -> None:
     from analysis.render.json_report import dumps
     from analysis.render.weekly import render_weekly_json, render_weekly_markdown, weekly_filename
-    from analysis.weekly import last_full_week, parse_week
-    from analysis.window import refuse_future
+    from analysis.weekly import last_full_week, parse_week, refuse_unfinished_week
     from bot.app import render_chart
     from bot.cli.output import write_bytes
-    from bot.config.settings import zone
     from bot.digest.pipeline import pick_branch
     from bot.digest.weekly import build_week
 
     settings = obj.settings
-    zone_info = zone(tz or settings.digest_tz)
-    year, number = parse_week(week) if week else last_full_week(yesterday(zone_info))
-    monday = date.fromisocalendar(year, number, 1)
-    refuse_future(monday, zone_info, what=f"week {year}-W{number:02d} (from {monday})")
+    zone_info = the_zone(settings, tz)
+    year, number = parse_week(week) if week else last_full_week(datetime.now(zone_info).date())
+    refuse_unfinished_week(year, number, zone_info)
     lang = lang or settings.digest_lang
 
     async def go():

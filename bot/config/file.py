@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from analysis.errors import ConfigError, InputError
 from analysis.refs import REPO
 from bot.config.schedule import cron_trigger
-from bot.config.settings import Settings, zone
+from bot.config.settings import Settings, not_utf8, zone
 from bot.config.subscriptions import (
     DEFAULT_TIME,
     HHMM,
@@ -187,7 +187,9 @@ def load_config(path: Path, *, default_tz: str, default_lang: str) -> list[Subsc
         raw: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except FileNotFoundError:
         raise ConfigError(f"configuration file {path} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ConfigError(not_utf8(path, exc)) from None
+    except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None

@@ -8,6 +8,7 @@ import re
 from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 from zoneinfo import TZPATH, ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
@@ -72,11 +73,27 @@ def _offset_zone(name: str) -> str | None:
     return f"Etc/GMT{'-' if sign == '+' else '+'}{hours}" if hours else "UTC"
 
 
+_COPIES = re.compile(r"^(?:posix|right)/", re.IGNORECASE)
+# Files of the zone folders that are no place's zone
+_NOT_PLACES = {
+    "factory": 'the zone database\'s placeholder for a zone not set yet ("-00"), not a place: use an IANA name'
+    " such as Asia/Shanghai or UTC",
+    "posixrules": "the rules this system gives POSIX TZ strings (a copy of another zone, which differs between"
+    " systems), not a place: name the zone meant, such as America/New_York or UTC",
+}
+
+
 def zone(name: str) -> ZoneInfo:
     """The zone of an IANA name, matched without regard to case (`utc`, `gmt`, `asia/shanghai`) and
     always under its canonical name, so digests of one zone share one key whatever was typed; a
-    whole-hour offset ("UTC+8") is its Etc zone."""
+    whole-hour offset ("UTC+8") is its Etc zone, `posix/X` and `right/X` are X. `Factory` and `posixrules`,
+    files of the zone folders that name no place, are refused."""
     wanted = name.strip()
+    # posix/X is a copy of X; right/X is X with leap seconds, which zoneinfo does not count (nor do git's
+    # or the chats' clocks): both are X, under one key
+    wanted = _COPIES.sub("", wanted) if _COPIES.sub("", wanted).strip("/") else wanted
+    if why := _NOT_PLACES.get(wanted.lower()):
+        raise InputError(f"unknown time zone {name!r}: {why}")
     canonical = _offset_zone(wanted) or _zone_on_disk(wanted) or _zone_names().get(wanted.lower(), wanted)
     try:
         return ZoneInfo(canonical)
@@ -135,6 +152,22 @@ def zone_suggestion(name: str) -> str | None:
         by_city.setdefault(canonical.rsplit("/", 1)[-1].lower(), canonical)
     near = get_close_matches(city, by_city, n=1, cutoff=0.8)
     return by_city[near[0]] if near else None
+
+
+def _not_http_url(text: str) -> str | None:
+    """What keeps `text` from being an http(s) URL a client can call, or None when it is one."""
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018  (raises on a port that is not a number)
+    except ValueError as exc:  # "Port out of range 0-65535", "Invalid IPv6 URL"
+        return str(exc)[:1].lower() + str(exc)[1:]
+    if parts.scheme not in ("http", "https"):
+        return "it must start with http:// or https://"
+    if not parts.hostname:
+        return "no host after the scheme"
+    if any(c.isspace() for c in text):
+        return "a space in it"
+    return None
 
 
 _TRAILING_COMMENT = re.compile(r"\s#")
@@ -239,6 +272,15 @@ class Settings(BaseSettings):
         except InputError:
             raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC, UTC+8)") from None
 
+    @field_validator("github_api_url", "openai_base_url", "slack_api_url", "discord_api_url")
+    @classmethod
+    def _url(cls, v: str | None) -> str | None:
+        # Taken as written, "not a url" had every model call fail as a "timeout" and the digest fall back
+        # to the heuristic with exit 0; GitHub's, Slack's and Discord's failed far from the cause.
+        if v is not None and (wrong := _not_http_url(v)):
+            raise ValueError(f"not an http(s) URL ({wrong})")
+        return v
+
     @field_validator("digest_db", "digest_config")
     @classmethod
     def _home(cls, v: Path | None) -> Path | None:
@@ -298,12 +340,26 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Settings, or one ConfigError naming every bad variable."""
+    """Settings, or one ConfigError naming every bad variable (or the .env that cannot be read)."""
     try:
         return Settings(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         problems = "; ".join(_problem(err) for err in exc.errors())
         raise ConfigError(f"invalid settings: {problems}") from None
+    except UnicodeDecodeError as exc:  # only .env is decoded: the environment's own bytes never fail
+        raise ConfigError(not_utf8(Path(".env").absolute(), exc)) from None
+
+
+def not_utf8(path: Path, exc: UnicodeDecodeError) -> str:
+    """Where a file that is not UTF-8 goes wrong, as its editor shows it (line and column), and the byte:
+    the decoder's "position 13" is an offset into the whole file."""
+    before = exc.object[: exc.start]
+    line = before.count(b"\n") + 1
+    column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1  # characters, not bytes
+    return (
+        f"cannot read {path}: line {line}, column {column} is byte 0x{exc.object[exc.start]:02x}, not UTF-8:"
+        " save the file as UTF-8"
+    )
 
 
 def _problem(err: Any) -> str:
@@ -314,6 +370,8 @@ def _problem(err: Any) -> str:
     field = Settings.model_fields.get(name)
     value = err.get("input")
     secret = field is None or "SecretStr" in str(field.annotation)
+    if isinstance(value, str) and "://" in value and "@" in value:  # a URL may carry user:password@
+        secret = True
     if not secret and isinstance(value, str) and len(value) <= 80:
         message += f", got {value!r}"
     return f"{name.upper()}: {message}"

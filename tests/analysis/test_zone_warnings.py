@@ -29,6 +29,14 @@ def test_posix_style_rules_are_said_to_name_no_place(name, region):
     assert region in zone_warning("en", name) and region in zone_warning("zh", name)
 
 
+def test_localtime_is_said_to_be_this_hosts_zone_to_name():
+    assert zone_warning("en", "localtime") == (
+        "localtime is the zone this machine is set to (its /etc/localtime), which another machine or container"
+        " may not share: name the zone, e.g. Asia/Shanghai"
+    )
+    assert "/etc/localtime" in zone_warning("zh", "localtime")
+
+
 @pytest.mark.parametrize("name", ["America/New_York", "Asia/Shanghai", "UTC", "Etc/GMT+5", "America/Phoenix"])
 def test_a_region_or_an_offset_chosen_as_such_says_nothing(name):
     assert zone_warning("en", name) is None and zone_warning("zh", name) is None

@@ -2,7 +2,7 @@
 
 import re
 
-from analysis.questions.document import Answer, Strong
+from analysis.questions.document import Answer, Link, Strong
 from analysis.render.answer import discord_chunks, slack_messages, slack_mrkdwn
 from analysis.render.discord_embeds import CONTENT_MAX, message_problems
 from analysis.render.slack_blocks import SECTION_TEXT_MAX
@@ -65,3 +65,23 @@ def test_a_commit_without_a_web_page_is_named_not_linked():
     a.add(a.cite(commit), " local")
     assert slack_mrkdwn(a) == f"{commit.short_sha} local"
     assert discord_chunks(a) == [f"`{commit.short_sha}` local"]
+
+
+def test_a_heading_quoting_the_asker_opens_no_code_block_in_slack():
+    """`Strong` and link labels skipped the backtick taming of plain text: "commits titled ```x" from the
+    question opened a code block over the rest of the answer (its SHAs, links and emphasis shown raw)."""
+    a = Answer("en")
+    commit = make_commit("Fix ```x parser (#9)")
+    a.add(Strong("2 commits have “```x” in their title, by ada@example.com:"))
+    a.add("• ", a.cite(commit), " ", commit.title)
+    a.add(Link("ab```c", commit.url), " *done*")
+    body = slack_mrkdwn(a)
+    assert "`" not in body and "ada@example.com" not in body
+    assert body.splitlines()[0] == "*2 commits have “'''x” in their title, by :*"
+    assert f"<{commit.url}|{commit.short_sha}>" in body and f"<{commit.url}|ab'''c>" in body
+
+
+def test_a_link_label_that_is_no_sha_stays_one_code_span_in_discord():
+    a = Answer("en")
+    a.add(Link("ab`c @everyone ada@example.com", None), " after")
+    assert discord_chunks(a) == ["`ab'c @\u200beveryone` after"]

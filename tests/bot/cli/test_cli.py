@@ -218,6 +218,44 @@ def test_bad_settings_are_one_line(tmp_path, monkeypatch):
     assert_one_line_error(run("digest", "--git-dir", str(tmp_path), db=tmp_path / "d.db"), "LLM_CONCURRENCY")
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "why"),
+    [
+        ("OPENAI_BASE_URL", "not a url", "it must start with http:// or https://"),
+        ("GITHUB_API_URL", "api.github.com", "it must start with http:// or https://"),
+        ("SLACK_API_URL", "https://", "no host after the scheme"),
+        ("DISCORD_API_URL", "http://127.0.0.1:port/api", "port could not be cast to integer value as 'port'"),
+        ("OPENAI_BASE_URL", "http://my host:8000/v1", "a space in it"),
+    ],
+)
+def test_a_base_url_that_is_not_one_is_refused_at_load(repo, tmp_path, monkeypatch, name, value, why):
+    """OPENAI_BASE_URL=not a url sent four model calls to "://None", each a "timeout", and the digest fell
+    back to the heuristic with exit 0; the other services' URLs failed as far from the cause."""
+    monkeypatch.setenv(name, value)
+    monkeypatch.setenv("DIGEST_MODEL", "m")
+    result = run("digest", "--git-dir", str(repo.path), "--date", DAY, db=tmp_path / "d.db")
+    assert_one_line_error(result, f"invalid settings: {name}: not an http(s) URL ({why}), got {value!r}")
+
+
+def test_a_base_url_with_a_password_in_it_is_not_echoed(tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "https://me:secret555@llm.example:eighty/v1")
+    result = run("status", db=tmp_path / "d.db")
+    assert_one_line_error(result, "OPENAI_BASE_URL: not an http(s) URL (port could not be cast")
+    assert "secret555" not in result.stderr
+
+
+@pytest.mark.parametrize("verb", [["digest", "--git-dir", "X"], ["status"], ["weekly", "--git-dir", "X"]])
+def test_a_dotenv_that_is_not_utf8_is_one_line_naming_it_and_the_byte(tmp_path, verb):
+    """A .env saved in Latin-1 ("café") crashed every verb with "unexpected UnicodeDecodeError … position
+    13", exit 1: not which file, nor where in it."""
+    dotenv = Path(".env").absolute()  # the test's own working directory (tests/conftest.py)
+    dotenv.write_bytes(b"DIGEST_LANG=en\nDIGEST_TZ=caf\xe9\n")
+    assert_one_line_error(
+        run(*verb, db=tmp_path / "d.db"),
+        f"cannot read {dotenv}: line 2, column 14 is byte 0xe9, not UTF-8: save the file as UTF-8",
+    )
+
+
 def test_llm_analyzer_needs_configuration(repo, tmp_path):
     result = run(
         "digest", "--git-dir", str(repo.path), "--date", DAY, "--analyzer", "llm", db=tmp_path / "d.db"

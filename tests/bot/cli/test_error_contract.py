@@ -93,6 +93,45 @@ def test_tz_is_case_insensitive_and_canonical(repo, tmp_path, spelling):  # noqa
     assert keys == [f"acme/widgets@main/{DAY}/{canonical}/zh"]
 
 
+ZONED_VERBS = {
+    "digest": ["digest", "--date", DAY],
+    "post": ["post", "--platform", "slack", "--channel", "C1", "--dry-run", "--date", DAY],
+    "weekly": ["weekly", "--week", "2026-W05", "--chart", "w.png"],
+    "analyze": ["analyze", "HEAD"],
+    "eval": ["eval", "--since", DAY, "--until", DAY, "--sample", "1"],
+    "logs": ["logs"],
+}
+EST_SAID = "EST is a fixed UTC-05:00 all year: for New York with daylight saving use America/New_York"
+
+
+@pytest.mark.parametrize("verb", ZONED_VERBS)
+def test_every_verb_with_a_zone_says_once_a_zone_seldom_meant(repo, tmp_path, monkeypatch, verb):  # noqa: F811
+    """README's "The day": EST "is accepted with a warning"; only `run`, `status` and `/digest subscribe`
+    said it, and `digest`, `post`, `weekly` made the day of a New York team an hour off half the year
+    without a word. Said on stderr, once; the report is as before."""
+    source = ["--git-dir", str(repo.path)] if verb != "logs" else []
+    Store(tmp_path / "d.db").close()  # `logs` reads an existing database
+    args = ["--db", str(tmp_path / "d.db"), *ZONED_VERBS[verb], *source]
+    given = invoke(*args, "--tz", "EST")
+    assert given.exit_code == 0, given.output
+    assert given.stderr.count(EST_SAID) == 1 and f"--tz: {EST_SAID}" in given.stderr
+    assert "EST is a fixed" not in given.stdout
+    monkeypatch.setenv("DIGEST_TZ", "EST")
+    configured = invoke(*args)
+    assert configured.exit_code == 0, configured.output
+    assert configured.stderr.count(EST_SAID) == 1 and f"DIGEST_TZ: {EST_SAID}" in configured.stderr
+
+
+@pytest.mark.parametrize("verb", ZONED_VERBS)
+def test_an_empty_tz_is_refused_not_read_as_digest_tz(repo, tmp_path, verb):  # noqa: F811
+    """`--tz "$ZONE"` with ZONE unset made the day DIGEST_TZ's without a word."""
+    source = ["--git-dir", str(repo.path)] if verb != "logs" else []
+    result = invoke("--db", str(tmp_path / "d.db"), *ZONED_VERBS[verb], *source, "--tz", " ")
+    assert_one_line(
+        result, "Invalid value for '--tz': empty: name a zone (Asia/Shanghai, UTC, UTC+8) or leave"
+    )
+
+
 def test_an_unknown_zone_is_still_refused(repo, tmp_path):  # noqa: F811
     assert_one_line(
         invoke("--db", str(tmp_path / "d.db"), *digest_args(repo.path, "--tz", "Mars/Olympus")),

@@ -155,6 +155,18 @@ def test_a_relative_git_dir_is_beside_the_file_whatever_the_working_directory(tm
     assert load_config(path, default_tz="UTC", default_lang="zh")[0].git_dir == absolute
 
 
+def test_a_file_not_in_utf8_says_where_as_an_editor_counts(tmp_path):
+    """The decoder's "position 31" is a byte offset into the whole file; a person looks for a line and a
+    column (characters: "é" before it is one)."""
+    path = tmp_path / "c.toml"
+    path.write_bytes(b'[[subscription]]\nrepo = "o/\xc3\xa9\xe9"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, default_tz="UTC", default_lang="zh")
+    assert str(caught.value) == (
+        f"cannot read {path}: line 2, column 12 is byte 0xe9, not UTF-8: save the file as UTF-8"
+    )
+
+
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.toml", default_tz="UTC", default_lang="zh")
@@ -207,6 +219,37 @@ def test_an_unknown_zone_says_what_was_probably_meant(typed, meant):
     with pytest.raises(InputError) as err:
         zone(typed)
     assert str(err.value) == f"unknown time zone {typed!r}: did you mean {meant}?"
+
+
+@pytest.mark.parametrize(
+    ("typed", "key"),
+    [("posix/UTC", "UTC"), ("right/UTC", "UTC"), ("POSIX/asia/shanghai", "Asia/Shanghai"),
+     ("right/Europe/Berlin", "Europe/Berlin"), ("posix/UTC+8", "Etc/GMT-8")],
+)  # fmt: skip
+def test_the_posix_and_right_copies_of_a_zone_are_that_zone(typed, key):
+    """posix/X is a copy of X, right/X is X counting leap seconds, which zoneinfo does not (git's and the
+    chats' clocks neither): they were accepted under their own names, a second key for the same days."""
+    from bot.config.settings import zone
+
+    assert zone(typed).key == key
+
+
+@pytest.mark.parametrize(
+    ("typed", "why"),
+    [
+        ("Factory", "the zone database's placeholder for a zone not set yet"),
+        ("posix/factory", "the zone database's placeholder"),
+        ("posixrules", "the rules this system gives POSIX TZ strings"),
+    ],
+)
+def test_zone_files_that_name_no_place_are_refused(typed, why):
+    """Accepted before: Factory's days were UTC's under the name "-00", posixrules's whatever zone the
+    host's copy was (America/New_York on Debian)."""
+    from bot.config.settings import zone
+
+    with pytest.raises(InputError) as caught:
+        zone(typed)
+    assert str(caught.value).startswith(f"unknown time zone {typed!r}: {why}")
 
 
 def test_an_unknown_zone_nothing_is_near_asks_for_an_iana_name():

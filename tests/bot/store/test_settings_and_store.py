@@ -56,6 +56,17 @@ def test_a_dotenv_comment_is_dropped_by_the_dotenv_reader(monkeypatch, tmp_path)
     assert load_settings().digest_catchup_days == 3
 
 
+def test_http_and_https_base_urls_load_as_written(monkeypatch):
+    for name, value in [
+        ("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1"),
+        ("GITHUB_API_URL", "https://ghe.example.com/api/v3"),
+        ("SLACK_API_URL", "http://[::1]:3001/api/"),
+        ("DISCORD_API_URL", "https://discord.com/api/v10"),
+    ]:
+        monkeypatch.setenv(name, value)
+        assert getattr(load_settings(), name.lower()) == value
+
+
 def test_blank_values_mean_unset(monkeypatch):
     monkeypatch.setenv("LLM_RPM", "")
     monkeypatch.setenv("DIGEST_MODEL", "")
