@@ -11,6 +11,7 @@ import os
 import subprocess
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -195,13 +196,18 @@ class GitCli:
 
 class ReadCount:
     """The commits the history passes have read, summed and reported in order: one running total for the
-    progress bar, whichever worker thread read them."""
+    progress bar, whichever worker thread read them, at most every REPORT_EVERY seconds (and the total
+    when it is reached). Each report wakes the event loop from a reader thread: once per chunk of git's
+    output, 3,000-4,000 of them for 180 days, it was 0.3 s of CPU beside the surface step (issue 21)."""
+
+    REPORT_EVERY = 0.1  # seconds: ten updates a second are as smooth as a bar gets
 
     def __init__(self, total: int, progress: Progress | None) -> None:
         self.total = total
         self.read = 0
         self._progress = progress
         self._lock = threading.Lock()
+        self._next = 0.0  # when the next report may go out (the first goes at once)
 
     def add(self, n: int) -> None:
         """n more read; each pass adds up to its own count, so the passes together end at the total."""
@@ -209,6 +215,10 @@ class ReadCount:
             return
         with self._lock:
             self.read += n
+            now = time.monotonic()
+            if self.read < self.total and now < self._next:
+                return
+            self._next = now + self.REPORT_EVERY
             self._progress(self.read, self.total)
 
 

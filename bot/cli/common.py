@@ -274,6 +274,11 @@ class StageBars:
         self.enabled = enabled
         self.bars: dict[str, Any] = {}
 
+    def __bool__(self) -> bool:
+        # Disabled, it is no progress callback at all (`progress if progress else None`): a source then
+        # reports nothing, where each report woke the event loop from a reader thread for nothing.
+        return self.enabled
+
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled or total <= 0:
             return

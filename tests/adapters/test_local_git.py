@@ -1046,3 +1046,20 @@ def test_parts_are_contiguous_runs_of_nearly_equal_length() -> None:
     items = [str(i) for i in range(10)]
     assert _parts(items, 3) == [items[0:4], items[4:7], items[7:10]]
     assert _parts(items, 1) == [items] and _parts(items[:2], 5) == [["0"], ["1"]]
+
+
+def test_the_read_count_reports_a_few_times_a_second_and_always_the_total(monkeypatch) -> None:
+    """A history pass reports per chunk of git's output (thousands for months of history), each report
+    waking the event loop: the running total goes out at most every REPORT_EVERY seconds, and its end
+    always, whichever pass reaches it."""
+    now = [100.0]
+    monkeypatch.setattr(git_cli.time, "monotonic", lambda: now[0])
+    seen: list[tuple[int, int]] = []
+    counter = git_cli.ReadCount(1000, lambda done, total: seen.append((done, total)))
+    for _ in range(998):
+        counter.add(1)  # all within the same instant
+    assert seen == [(1, 1000)]
+    now[0] += git_cli.ReadCount.REPORT_EVERY
+    counter.add(1)
+    counter.add(1)  # the total: reported although the last report was just now
+    assert seen == [(1, 1000), (999, 1000), (1000, 1000)]

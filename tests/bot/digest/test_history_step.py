@@ -225,3 +225,37 @@ async def test_a_stored_history_that_is_no_longer_the_branchs_is_read_again(stor
     assert store.followups_landed("app", since, until) == []  # the old revert is not this repository's
     assert await sync_history(source, store, "main", since, until)  # kept now: nothing read again
     assert [c.sha for c in store.history("app", "main", since, until)] == new_shas
+
+
+async def test_progress_bars_that_show_nothing_ask_no_source_for_progress(tmp_path):
+    """Bars off (stderr not a terminal) are no progress callback at all: a history read reported every
+    chunk of git's output to the event loop for nothing (issue 21)."""
+    from bot.cli.common import StageBars
+
+    asked: list[object] = []
+
+    class Watching(HistorySource):
+        async def commits_in_window(self, branch, start, end, progress=None):
+            asked.append(progress)
+            return await super().commits_in_window(branch, start, end)
+
+        async def history(self, branch, start, end, progress=None, **kw):
+            asked.append(progress)
+            return await super().history(branch, start, end)
+
+    source = Watching(REPO, [*PAST, *DAY])
+    given = {}
+    for shown in (False, True):
+        bars, fresh = StageBars(shown), Store(tmp_path / f"{shown}.db")
+        asked.clear()
+        try:
+            await build_digest(
+                source, fresh, Recording(), branch="main", day=CUTOFF.date(), tz=ZoneInfo("UTC"), lang="en",
+                progress=bars, refresh=True,
+            )  # fmt: skip
+        finally:
+            bars.close()
+            fresh.close()
+        given[shown] = list(asked)
+    assert len(given[False]) >= 2 and all(p is None for p in given[False])  # the day's commits, its history
+    assert len(given[True]) >= 2 and all(callable(p) for p in given[True][:2])
