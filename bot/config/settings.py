@@ -269,8 +269,11 @@ class Settings(BaseSettings):
     def _tz(cls, v: str) -> str:
         try:
             return zone(v).key
-        except InputError:
-            raise ValueError("not an IANA time zone (e.g. Asia/Shanghai, UTC, UTC+8)") from None
+        except InputError as e:
+            why = str(e).split(": ", 1)[-1]  # what zone() says past the name: the zone meant, or why not
+            if why.startswith("use an IANA name"):
+                why = "e.g. Asia/Shanghai, UTC, UTC+8"
+            raise ValueError(f"not an IANA time zone ({why})") from None
 
     @field_validator("github_api_url", "openai_base_url", "slack_api_url", "discord_api_url")
     @classmethod

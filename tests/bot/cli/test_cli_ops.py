@@ -232,6 +232,7 @@ def test_a_bad_setting_names_what_was_set_never_a_secret(tmp_path, monkeypatch):
     result = run("status", db=tmp_path / "d.db")
     assert result.exit_code == 2
     [line] = result.stderr.strip().splitlines()
-    assert "DIGEST_TZ: not an IANA time zone (e.g. Asia/Shanghai, UTC, UTC+8), got 'Beijing'" in line
+    # the zone meant, as --tz says it
+    assert "DIGEST_TZ: not an IANA time zone (did you mean Asia/Shanghai?), got 'Beijing'" in line
     assert "DIGEST_CATCHUP_DAYS: Input should be a valid integer" in line and "got 'three'" in line
     assert "Value error" not in line and "xoxb-secret" not in line
