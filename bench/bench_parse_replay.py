@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import os
 import pickle
 import sys
@@ -36,11 +37,12 @@ def capture(out: Path, args: list[str]) -> None:
     import bot.digest.surface as surface
 
     out.mkdir(parents=True, exist_ok=True)
+    numbers = itertools.count()  # taken at once: a batch parsed in a thread is kept beside one submitted
     count = 0
 
     def keep(batches: tuple) -> None:
         nonlocal count
-        with open(out / f"{count:05d}.pkl", "wb") as f:
+        with open(out / f"{next(numbers):05d}.pkl", "wb") as f:
             pickle.dump(batches, f, protocol=5)
         count += 1
 
