@@ -91,7 +91,8 @@ def zone(name: str) -> ZoneInfo:
     wanted = name.strip()
     # posix/X is a copy of X; right/X is X with leap seconds, which zoneinfo does not count (nor do git's
     # or the chats' clocks): both are X, under one key
-    wanted = _COPIES.sub("", wanted) if _COPIES.sub("", wanted).strip("/") else wanted
+    copied = _COPIES.sub("", wanted)
+    wanted = copied if copied.strip("/") else wanted
     if why := _NOT_PLACES.get(wanted.lower()):
         raise InputError(f"unknown time zone {name!r}: {why}")
     canonical = _offset_zone(wanted) or _zone_on_disk(wanted) or _zone_names().get(wanted.lower(), wanted)
