@@ -7,6 +7,7 @@ a rank by size and chance, with issue 16's targets stated as met or missed.
 - follow-ups (risk): vllm `main` 2025-09-01..2025-12-31 and pydantic `main` 2025-03-01..2026-08-31
   (calendar days in Asia/Shanghai, 30-day horizon, 180 days of history before each day);
 - release notes (impact): whatever notes each branch tip has (pydantic: HISTORY.md; vllm has none);
+- the docs/internal share by proxy (`bench/docs_proxy.py`: docs/tests/CI-only paths or such titles);
 - the same figures on two halves of each bundle, to tell a rule that generalises from one fitted to the
   months it was tuned on: vllm tune 2025-07..2025-09, held out 2025-10..2025-12; pydantic tune
   2025-03..2025-10, held out 2025-11..2026-08. The run starts at the earliest of them: a day's tiers
@@ -46,6 +47,7 @@ from analysis.evaluation.scoring import (  # noqa: E402
     versus_size,
 )
 from analysis.render.eval_report import eval_json  # noqa: E402
+from bench.docs_proxy import proxy_lines  # noqa: E402
 from bot.config.settings import Settings  # noqa: E402
 from bot.digest.analyzers import HeuristicAnalyzer  # noqa: E402
 from bot.digest.evaluate import EvalResult, evaluate  # noqa: E402
@@ -245,6 +247,7 @@ def main() -> None:
     notes: list[str] = []
     halves: list[str] = []
     walls: list[str] = []
+    proxies: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         for bundle in BUNDLES:
             if args.only and bundle.name != args.only:
@@ -265,10 +268,12 @@ def main() -> None:
                 half = part(whole, since, until, args.resamples)
                 halves += follow_up_lines(f"{bundle.name} {label}", half)
                 halves += notes_lines(f"{bundle.name} {label}", half) if half.notes is not None else []
+            document = eval_json(whole)
+            proxies += proxy_lines(bundle.name, git_dir, document["ranked_commits"])
             if args.json:
                 args.json.mkdir(parents=True, exist_ok=True)
                 out = args.json / f"{bundle.name}.json"
-                out.write_text(json.dumps(eval_json(whole), ensure_ascii=False, indent=1), encoding="utf-8")
+                out.write_text(json.dumps(document, ensure_ascii=False, indent=1), encoding="utf-8")
     print(f"heuristic analyser, shipped defaults; bootstrap {args.resamples} resamples; 95% intervals")
     print("== follow-ups: recall of later reverted/fixed commits")
     print("\n".join(follow))
@@ -276,6 +281,8 @@ def main() -> None:
     print("\n".join(notes))
     print("== halves: tune / held out (the same figures on each)")
     print("\n".join(halves))
+    print("== docs/internal share by proxy (bench/docs_proxy.py), the whole run")
+    print("\n".join(proxies))
     print(f"wall (empty database, the machine's load included): {', '.join(walls)}")
 
 
