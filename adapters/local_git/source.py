@@ -108,6 +108,7 @@ class LocalGitSource(FileReads, BranchReads):
         self._tip_times: dict[str, int] = {}  # _tip_before: a tip's committer date (Unix seconds)
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
+        self._own_name = hosted.name if hosted else None  # _where: what the clone says it is
         self.repo = (repo or "").strip() or (hosted.name if hosted else self._folder_name())
 
     # --- CommitSource -------------------------------------------------------------------------------
@@ -163,17 +164,17 @@ class LocalGitSource(FileReads, BranchReads):
         candidates = out.decode("ascii", "replace").split()
         commits = await self._only_commits(candidates)
         if not commits:
-            raise RefNotFound(f"no commit {ref} in {self.repo}")
+            raise RefNotFound(f"no commit {ref} in {self._where()}")
         if len(commits) > 1:
             listed = ", ".join(sorted(sha[:12] for sha in commits))
-            raise AmbiguousRef(f"short SHA {ref} is ambiguous in {self.repo}: {listed}; give more digits")
+            raise AmbiguousRef(f"short SHA {ref} is ambiguous in {self._where()}: {listed}; give more digits")
         return (await self._load(commits))[0]
 
     async def commit_named(self, name: str) -> Commit:
         """The commit a git name resolves to: HEAD, HEAD~2, a branch, a tag (`digestbot analyze`)."""
         sha = await self._commit_of(name.strip()) if name.strip() else None
         if not sha:
-            raise RefNotFound(f"no commit named {name!r} in {self.repo}")
+            raise RefNotFound(f"no commit named {name!r} in {self._where()}")
         return (await self._load([sha]))[0]
 
     async def commit_for_pr(self, number: int, branch: str) -> Commit:
@@ -190,7 +191,7 @@ class LocalGitSource(FileReads, BranchReads):
         for sha, message in zip(tokens[0::2], tokens[1::2], strict=False):
             if _lands_pr(text_of(message), number):
                 return (await self._load([sha.decode("ascii")]))[0]
-        raise RefNotFound(f"no commit for pull request #{number} on {branch!r} in {self.repo}")
+        raise RefNotFound(f"no commit for pull request #{number} on {branch!r} in {self._where()}")
 
     async def default_branch(self) -> str:
         """The branch HEAD names (a clone's default branch), else the remote's HEAD, else "main"."""
@@ -271,6 +272,18 @@ class LocalGitSource(FileReads, BranchReads):
         # get-url applies url.<base>.insteadOf; the URL itself is never stored (it may hold a token).
         proc = self._spawn(["remote", "get-url", "--", self.remote])
         return parse_remote_url(text_of(proc.stdout)) if proc.returncode == 0 else None
+
+    def _where(self) -> str:
+        """The repository a lookup searched, for its error: the clone's path beside the name when the
+        caller named it something else (a URL of another repository with --git-dir), so the message does
+        not send the user looking in the wrong place."""
+        own = self._own_name or self._folder_name()
+        if (
+            own.casefold() == self.repo.casefold()
+            or own.rpartition("/")[2].casefold() == self.repo.rpartition("/")[2].casefold()
+        ):
+            return self.repo
+        return f"{self.repo} (looked up in the clone at {self.git_dir}, which is {own})"
 
     def _folder_name(self) -> str:
         proc = self._spawn(["rev-parse", "--path-format=absolute", "--git-common-dir"])

@@ -815,6 +815,23 @@ async def test_commit_for_pr(repo: GitRepo) -> None:
         await source.commit_for_pr(12, "nope")
 
 
+async def test_a_lookup_named_for_another_repository_says_which_clone_it_searched(repo: GitRepo) -> None:
+    """`analyze https://github.com/other/project/pull/12 --git-dir .`: the clone is not that repository, so
+    the not-found message names the clone searched beside the name the URL gave."""
+    repo.commit("Add widgets (#12)", files={"a": "1"}, when="2026-01-26T09:00:00+08:00")
+    named = LocalGitSource(repo.path, repo="other/project")
+    with pytest.raises(RefNotFound) as caught:
+        await named.commit_for_pr(99, "main")
+    assert f"in other/project (looked up in the clone at {named.git_dir}, which is " in str(caught.value)
+    with pytest.raises(RefNotFound) as caught:
+        await named.get_commit("abc1234")
+    assert "looked up in the clone at" in str(caught.value)
+    # a name that is the clone's own (its folder here) reads as before
+    own = LocalGitSource(repo.path, repo=f"acme/{repo.path.name}")
+    with pytest.raises(RefNotFound, match=rf"^no commit abc1234 in acme/{repo.path.name}$"):
+        await own.get_commit("abc1234")
+
+
 # --- repository names and credentials -------------------------------------------------------------
 
 
