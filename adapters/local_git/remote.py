@@ -58,3 +58,15 @@ def parse_remote_url(url: str) -> RemoteRepo | None:
 def redact(text: str) -> str:
     """Text without credentials embedded in URLs (https://user:token@host → https://host)."""
     return _URL_USERINFO.sub("", text)
+
+
+def searched_where(repo: str, own: str, clone: object) -> str:
+    """The repository a lookup searched, for its error: the clone's path and own name (`own`) beside the
+    name it was asked for when that names something else (a URL of another repository with --git-dir), so
+    the message does not send the user looking in the wrong place."""
+    if (
+        own.casefold() == repo.casefold()
+        or own.rpartition("/")[2].casefold() == repo.rpartition("/")[2].casefold()
+    ):
+        return repo
+    return f"{repo} (looked up in the clone at {clone}, which is {own})"

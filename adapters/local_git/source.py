@@ -23,6 +23,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from adapters.local_git.big_files import recount
 from adapters.local_git.branches import BranchReads
 from adapters.local_git.file_reads import FileReads
 from adapters.local_git.git_cli import (
@@ -45,7 +46,7 @@ from adapters.local_git.git_output import (
     stamped,
     text_of,
 )
-from adapters.local_git.remote import RemoteRepo, parse_remote_url
+from adapters.local_git.remote import RemoteRepo, parse_remote_url, searched_where
 from adapters.local_git.shallow import ShallowCut
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.automation import login_from_email
@@ -274,16 +275,8 @@ class LocalGitSource(FileReads, BranchReads):
         return parse_remote_url(text_of(proc.stdout)) if proc.returncode == 0 else None
 
     def _where(self) -> str:
-        """The repository a lookup searched, for its error: the clone's path beside the name when the
-        caller named it something else (a URL of another repository with --git-dir), so the message does
-        not send the user looking in the wrong place."""
-        own = self._own_name or self._folder_name()
-        if (
-            own.casefold() == self.repo.casefold()
-            or own.rpartition("/")[2].casefold() == self.repo.rpartition("/")[2].casefold()
-        ):
-            return self.repo
-        return f"{self.repo} (looked up in the clone at {self.git_dir}, which is {own})"
+        """The repository a lookup searched, for its error (remote.searched_where)."""
+        return searched_where(self.repo, self._own_name or self._folder_name(), self.git_dir)
 
     def _folder_name(self) -> str:
         proc = self._spawn(["rev-parse", "--path-format=absolute", "--git-common-dir"])
@@ -355,8 +348,8 @@ class LocalGitSource(FileReads, BranchReads):
             meta_call(),
             self._git_async("log", *LOG_OPTIONS, *PATCH_OPTIONS, f"--format={nonce}%H", stdin=stdin),
         )
-        patches = parse_patches(patch_out, nonce.encode())
         metas = parse_meta(meta_out)
+        patches = await recount(self._git_async, metas, parse_patches(patch_out, nonce.encode()))
         counted = all(len(patches.get(m.sha, ())) == len(m.files) for m in metas)
         if not counted:
             metas = parse_meta(await meta_call("--numstat"))

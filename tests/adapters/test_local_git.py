@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.local_git import LocalGitSource, git_cli, parse_remote_url, redact
+from adapters.local_git import LocalGitSource, big_files, git_cli, parse_remote_url, redact
 from adapters.local_git import source as local_git_source
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.index import automated
@@ -588,27 +588,34 @@ async def test_small_batches_report_progress_and_give_the_same_commits(repo: Git
     assert small == await day_commits(repo.path)
 
 
-async def test_a_file_past_the_big_file_bound_is_listed_as_binary_without_its_patch(
+async def test_a_file_past_the_big_file_bound_is_counted_but_its_patch_is_not_read(
     repo: GitRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # a commit adding a 500 MB data file had its whole patch read into memory (a few times over) and stored
+    # a commit adding a 500 MB data file had its whole patch read into memory (a few times over) and stored;
+    # then, bounded, a 58 MB generated source read as "+0/-0 lines" and ranked as the day's smallest change
     monkeypatch.setattr(git_cli, "BIG_FILE_BYTES", 100_000)
+    monkeypatch.setattr(big_files, "COUNT_CAP", 1_000_000)
     big = "".join(f"row {i}, some data\n" for i in range(10_000))  # ~200 KB of text
-    repo.commit("Add data", files={"data.csv": big, "src/a.py": "x = 1\n"}, when="2026-01-26T10:00:00+08:00")
+    files = {
+        "data.csv": big,
+        "huge.csv": big * 6,  # ~1.3 MB: past the count's own bound too
+        "weights.bin": big,  # a binary name: no lines to count
+        "src/a.py": "x = 1\n",
+    }
+    repo.commit("Add data", files=files, when="2026-01-26T10:00:00+08:00")
 
     [commit] = await day_commits(repo.path)
-    data, code = sorted(commit.files, key=lambda f: f.path)
+    read = {f.path: (f.status, f.patch, f.additions, f.deletions) for f in commit.files}
 
-    assert (data.path, data.status, data.patch, data.additions, data.deletions) == (
-        "data.csv",
-        "added",
-        None,
-        0,
-        0,
-    )
-    assert (code.path, code.additions, code.patch) == ("src/a.py", 1, "@@ -0,0 +1 @@\n+x = 1")
+    assert read == {
+        "data.csv": ("added", None, 10_000, 0),
+        "huge.csv": ("added", None, 0, 0),
+        "weights.bin": ("added", None, 0, 0),
+        "src/a.py": ("added", "@@ -0,0 +1 @@\n+x = 1", 1, 0),
+    }
     past = await LocalGitSource(repo.path).history("main", *day_window(DAY, SHANGHAI))
-    assert [p.files for p in past] == [(("data.csv", 0), ("src/a.py", 1))]  # listed, its size unknown
+    # the history pass stays bounded: listed, its size unknown
+    assert [dict(p.files) for p in past] == [{"data.csv": 0, "huge.csv": 0, "weights.bin": 0, "src/a.py": 1}]
 
 
 # --- shallow clones ----------------------------------------------------------------------------------
