@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from adapters.llm.retries import Retry
-from bot.ports.protocols import ChatReply, Message
+from adapters.llm.server_messages import one_line
+from bot.ports.protocols import ChatReply, LLMError, Message
 
 # The package's one logger: its lines are named "adapters.llm", as they were before the client was split.
 log = logging.getLogger(__package__)
@@ -45,6 +46,12 @@ class CallLog:
             raise self._failed(record, started, "empty reply", "the server sent no choices")
         choice = choices[0]
         content = (getattr(choice.message, "content", None) or "") if choice.message else ""
+        refusal = getattr(choice.message, "refusal", None) if choice.message else None
+        if refusal and not content:
+            # The model declined (a safety refusal): asking again gets the same answer, so no retry.
+            reason = one_line(refusal, 200)
+            self._log(record, started, outcome="refused", error=f"the model refused: {reason}")
+            raise LLMError(f"LLM {self.model} refused: {reason}", outcome="refused")
         finish = choice.finish_reason or "unknown"
         usage = getattr(completion, "usage", None)
         # Some servers send no usage: estimate, so the budget report and the cost stay meaningful.

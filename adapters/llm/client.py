@@ -32,7 +32,7 @@ from adapters.llm.retries import (
     Retry,
     backoff_delay,
 )
-from adapters.llm.server_messages import one_line, status_detail
+from adapters.llm.server_messages import not_a_completion, one_line, status_detail
 from bot.ports.protocols import ChatReply, LLMError, LLMFatal, Message
 from bot.ports.secrets import scrub, without_scheme
 
@@ -244,6 +244,13 @@ class LLMClient(BatchCalls, CircuitBreaker, ParameterFallbacks, CallLog):
             # would never time out.
             raw = await self._bounded(self._create(**params))
             completion = raw.parse()
+            if not getattr(completion, "choices", None):
+                raise ValueError("no choices")
+        except ValueError:  # a 200 that is no chat completion: a gateway's error page or error object
+            outcome, error = not_a_completion(raw.text, raw.headers.get("content-type", ""), self._scrub)
+            if outcome != "empty reply":
+                self._count_failure(started)
+            raise self._failed(record, started, outcome, error) from None
         except (openai.APITimeoutError, TimeoutError):
             self.limit.congestion(started)
             self._count_failure(started)

@@ -1,8 +1,9 @@
 """A server's error in one line we may log: its own message when its body has one, masked before it is
-cut; whether a 400's message names a parameter."""
+cut; what a 200 that is no chat completion held; whether a 400's message names a parameter."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import openai
@@ -24,6 +25,27 @@ def status_detail(exc: openai.APIStatusError, scrub: Callable[[str], str]) -> st
         if message:
             return one_line(message, scrub=scrub)
     return one_line(exc.message, scrub=scrub)
+
+
+def not_a_completion(text: str, content_type: str, scrub: Callable[[str], str]) -> tuple[str, str]:
+    """(outcome, error) for a 200 whose body holds no choices: some gateways send their errors with 200 (an
+    `error` object, an HTML page), which is a failed attempt worth another, said as what it was."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and body.get("error"):
+        inner = body["error"]
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        return "server error", "the server answered 200 with an error: " + one_line(
+            message or inner, scrub=scrub
+        )
+    if body is None and text.strip():
+        kind = content_type.split(";")[0].strip() or "no content type"
+        return "bad reply", f"the server's answer is not a chat completion ({kind}): " + one_line(
+            text, 120, scrub
+        )
+    return "empty reply", "the server sent no choices"
 
 
 def rejects(detail: str, *words: str) -> bool:

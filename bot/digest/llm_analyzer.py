@@ -574,4 +574,4 @@ def _log_failure(commit: Commit, exc: BaseException) -> None:
     elif isinstance(exc, (StageFailed, LLMError)):
         log.warning("LLM analysis of %s failed (%s); falling back", commit.short_sha, exc)
     else:  # a bug: keep the traceback for -vv
-        log.warning("LLM analysis of %s failed unexpectedly; falling back", commit.short_sha, exc_info=True)
+        log.warning("LLM analysis of %s failed unexpectedly; falling back", commit.short_sha, exc_info=exc)

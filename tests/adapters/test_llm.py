@@ -160,6 +160,53 @@ async def test_5xx_retried_with_growing_backoff_then_one_line_error(fake: FakeLL
         assert 2**attempt / 2 <= wait <= 2**attempt
 
 
+@pytest.mark.parametrize(
+    ("body", "content_type", "outcome", "said"),
+    [
+        ("<html><body>502 Bad Gateway</body></html>", "text/html", "bad reply", "(text/html): <html>"),
+        ('{"id": "x", "choices": [', "application/json", "bad reply", "not a chat completion"),
+        (
+            '{"error": {"message": "model overloaded"}}',
+            "application/json",
+            "server error",
+            "model overloaded",
+        ),
+        ("{}", "application/json", "empty reply", "no choices"),
+    ],
+)
+async def test_a_200_that_is_no_completion_is_a_failed_attempt_said_as_what_it_was(
+    fake: FakeLLM, rec: Recorder, body: str, content_type: str, outcome: str, said: str
+) -> None:
+    # gateways send their errors with 200: a cut JSON escaped as an internal error, an error object was
+    # "no choices"; each is now retried, logged, and said in one line
+    fake.body(body, content_type, times=2)
+    async with client_for(fake, rec, max_retries=1) as client:
+        with pytest.raises(LLMError) as err:
+            await client.complete(MESSAGES, max_tokens=100, purpose="qa")
+    assert err.value.outcome == outcome and said in str(err.value) and "\n" not in str(err.value)
+    assert fake.calls == 2 and [c["outcome"] for c in rec.calls] == [outcome, outcome]
+    assert all(said in c["error"] for c in rec.calls)
+
+
+async def test_a_gateway_error_page_then_an_answer_recovers(fake: FakeLLM, rec: Recorder) -> None:
+    fake.body("<html>busy</html>", "text/html", times=1)
+    async with client_for(fake, rec) as client:
+        reply = await client.complete(MESSAGES, max_tokens=100, purpose="qa")
+    assert reply.finish_reason == "stop" and [c["outcome"] for c in rec.calls] == ["bad reply", "ok"]
+
+
+async def test_a_refusal_is_said_and_not_asked_again(fake: FakeLLM, rec: Recorder) -> None:
+    fake.refuse("I can't help with that request.")
+    async with client_for(fake, rec) as client:
+        with pytest.raises(LLMError) as err:
+            await client.complete(MESSAGES, max_tokens=100, purpose="qa")
+    assert err.value.outcome == "refused" and "I can't help with that request." in str(err.value)
+    assert fake.calls == 1 and rec.sleeps == []
+    assert [(c["outcome"], c["error"]) for c in rec.calls] == [
+        ("refused", "the model refused: I can't help with that request.")
+    ]
+
+
 async def test_500_then_ok_recovers(fake: FakeLLM, rec: Recorder) -> None:
     fake.fail(503, times=2)
     async with client_for(fake, rec) as client:

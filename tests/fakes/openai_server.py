@@ -83,7 +83,8 @@ class Rule:
     """One scripted behaviour. Matches a request when `match` occurs in the prompt (any message) and
     `purpose` equals the request's purpose (each when set); used `times` times (None: forever)."""
 
-    action: str  # "invalid" | "length" | "status" | "delay" | "trickle" | "content" | "answer"
+    # "invalid" | "length" | "status" | "delay" | "trickle" | "content" | "answer" | "body" | "refusal"
+    action: str
     match: str | None = None
     purpose: str | None = None
     times: int | None = 1
@@ -251,6 +252,14 @@ class FakeLLM(FakeServer):
         """Answer exactly `content` (e.g. hostile model output)."""
         return self.script("content", content=content, **kw)
 
+    def body(self, text: str, content_type: str = "application/json", **kw: Any) -> Rule:
+        """A 200 whose body is `text` as it is: a gateway's error page or error object, a cut JSON."""
+        return self.script("body", body=text, headers={"content-type": content_type}, **kw)
+
+    def refuse(self, refusal: str, **kw: Any) -> Rule:
+        """A completion whose message is a refusal (no content), as OpenAI sends for a declined request."""
+        return self.script("refusal", content=refusal, **kw)
+
     def force(
         self, *, match: str | None = None, purpose: str | None = None, times: int | None = None, **fields: Any
     ) -> Rule:
@@ -409,7 +418,7 @@ class FakeLLM(FakeServer):
                 self.in_flight -= 1
                 entry.ended = time.monotonic()
                 entry.status = response.status_code
-        if response.status_code == 200:
+        if response.status_code == 200 and not (fault is not None and fault.action == "body"):
             entry.finish_reason = json.loads(response.get_data())["choices"][0]["finish_reason"]
         if fault is not None and fault.action == "trickle":
             return trickle(response, fault.seconds)
@@ -480,6 +489,15 @@ class FakeLLM(FakeServer):
         if action == "status":
             assert rule is not None
             return _error(rule.status, f"scripted {rule.status}", rule.headers, rule.body)
+        if action == "body":
+            assert rule is not None
+            return Response(rule.body, status=200, content_type=rule.headers["content-type"])
+        if action == "refusal":
+            assert rule is not None
+            response = self._completion(req, "", "stop")
+            data = json.loads(response.get_data())
+            data["choices"][0]["message"] = {"role": "assistant", "content": None, "refusal": rule.content}
+            return _json(data)
         if action == "delay":
             assert rule is not None
             self._stopping.wait(rule.seconds)

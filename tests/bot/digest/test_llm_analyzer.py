@@ -936,3 +936,18 @@ async def test_the_client_is_built_beside_the_run_and_used_by_its_first_call(fak
         await analyzer.aclose()
     assert {a.analyzer for a in result.values()} == {"llm"} and fake.calls == 3
     assert store.query("SELECT count(*) AS n FROM llm_calls")[0]["n"] == 3
+
+
+def test_an_unexpected_failure_is_logged_with_its_own_traceback(caplog: pytest.LogCaptureFixture) -> None:
+    # the fallback runs after the except block: exc_info=True logged "NoneType: None" there
+    from bot.digest.llm_analyzer import _log_failure
+
+    try:
+        raise KeyError("choices")
+    except KeyError as exc:
+        caught = exc
+    with caplog.at_level("WARNING", logger="bot.digest.llm_analyzer"):
+        _log_failure(make_commit(), caught)
+    [record] = caplog.records
+    assert record.exc_info is not None and record.exc_info[1] is caught
+    assert "KeyError: 'choices'" in caplog.text and "NoneType: None" not in caplog.text
