@@ -1075,6 +1075,7 @@ class _Compare:
                 removed.remove(r)
                 added.remove(match[0])
         catch_all = any(p.kind == "kwarg" for p in new.params)
+        owner = self.new.defs.get(qual.rpartition(".")[0]) if "." in qual else None
         hook = _hook(qual)
         for r, a in pairs:
             if hook and r.kind in ("pos", "posonly"):
@@ -1084,8 +1085,11 @@ class _Compare:
                       aliased=aliased)  # fmt: skip
         stated = set()  # removals that break callers: the positions they shift need no word of their own
         for r in removed:
+            # A `**kwargs` that only stores or passes keywords on does not take the old one: only a function
+            # that still names it (`kwargs.pop("old")`, a warning) does, or its class when it keeps the
+            # keywords (`self.extra.get("old")` in another method).
             aliased = r.name in new.strings or (
-                catch_all and r.kind in ("kwonly", "pos") and r.default is not None
+                catch_all and owner is not None and owner.kind == "class" and r.name in owner.strings
             )
             self._add(SurfaceKind.PARAM_REMOVED, f"{name}({r.name})", new.line, aliased=aliased)
             if not aliased:

@@ -986,3 +986,67 @@ def test_a_special_methods_positional_parameter_renamed_is_no_breaking_rename():
     assert [(c.kind, c.name, c.old) for c in facts(before, after, module="kit.arr")] == [
         (K.PARAM_RENAMED, "kit.arr.Tensorish.__call__(inputs)", "data")
     ]
+
+
+# A web framework's application takes `**extra` and keeps it (`self.extra = extra`) or hands it on to a
+# base class: a parameter removed from the signature is then taken and ignored (or refused further down),
+# not read under its old name. Only a function or class that still names the old key keeps it working.
+APP_BEFORE = """
+    class App:
+        def __init__(self, *, debug=False, redirect_url="/docs/oauth2-redirect", **extra):
+            self.debug = debug
+            self.redirect_url = redirect_url
+            self.extra = extra
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "self.debug = debug\n            self.extra = extra",  # stored
+        "super().__init__(**extra)\n            self.debug = debug",  # passed on
+        "self.debug = debug\n            self.settings = dict(extra, mode='fast')",  # merged, other keys read
+    ],
+)
+def test_kwargs_that_only_store_keywords_do_not_alias_a_removed_parameter(body):
+    after = f"""
+    class App:
+        def __init__(self, *, debug=False, **extra):
+            {body}
+"""
+    [change] = facts(APP_BEFORE, after, module="web.app")
+    assert change.kind == K.PARAM_REMOVED and change.name == "web.app.App.__init__(redirect_url)"
+    assert not change.aliased and change.breaking
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the function itself reads the old key, with a warning
+        "url = extra.pop('redirect_url', None)\n            if url is not None:\n"
+        "                warnings.warn('redirect_url is deprecated', DeprecationWarning)",
+        "self.redirect = extra.get('redirect_url')",
+        # the class reads it from the stored keywords in another method
+        "self.extra = extra\n\n        @property\n        def redirect_url(self):\n"
+        "            return self.extra.get('redirect_url', '/docs/oauth2-redirect')",
+    ],
+)
+def test_kwargs_read_under_the_old_name_alias_a_removed_parameter(body):
+    after = f"""
+    class App:
+        def __init__(self, *, debug=False, **extra):
+            {body}
+"""
+    removed = [c for c in facts(APP_BEFORE, after, module="web.app") if c.kind == K.PARAM_REMOVED]
+    assert [c.name for c in removed] == ["web.app.App.__init__(redirect_url)"]
+    assert removed[0].aliased and not removed[0].breaking
+
+
+def test_kwargs_of_a_module_level_function_alias_only_a_key_it_reads():
+    before = "def render(template, *, autoescape=True, **context):\n    return fill(template, context)\n"
+    stored = "def render(template, **context):\n    return fill(template, context)\n"
+    read = "def render(template, **context):\n    context.pop('autoescape', None)\n    return fill(template, context)\n"
+    [gone] = facts(before, stored, module="web.tpl")
+    assert gone.kind == K.PARAM_REMOVED and gone.breaking
+    [kept] = facts(before, read, module="web.tpl")
+    assert kept.kind == K.PARAM_REMOVED and kept.aliased and not kept.breaking
