@@ -23,7 +23,7 @@ from analysis.surface.native_knobs import KNOB_SUFFIXES, SOURCE_SUFFIXES, knob_s
 from analysis.surface.other_langs import language_of, private_tree, tree_surface
 from analysis.surface.packaging import Packaging, module_from_path, read_packaging
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
-from analysis.surface.pairing import pair_renames, without_moves
+from analysis.surface.pairing import pair_renames, without_moved_names, without_moves
 from analysis.surface.python import Collected, FileSurface, python_surface
 from analysis.surface.requirements import packaging_changes
 
@@ -161,13 +161,10 @@ def read_surface(
             results.append(FileSurface(found.changes + knobs.changes, found.shapes))
     modules = _modules(files, packaging, packaging_before or packaging, shipped, results)
     if modules.moved:  # names that moved with their module are said by the module's fact
-        results = [
-            FileSurface([c for c in r.changes if id(c) not in modules.moved], r.shapes, r.prose_only)
-            for r in results
-        ]
+        results = [replace(r, changes=[c for c in r.changes if id(c) not in modules.moved]) for r in results]
     changes = [
         c
-        for c in pair_renames(results)
+        for c in pair_renames(without_moved_names(results))
         if not (c.kind == SurfaceKind.REMOVED and c.path in modules.removed_paths)  # implied by the module's
     ]
     changes = _without_module_imports(changes, modules.changes) + modules.changes

@@ -1,13 +1,51 @@
 """Facts of a commit's files taken together: a removal and an addition of the same shape in two files are one
-rename; an environment variable or option that leaves one file for another did not change for users."""
+rename; a definition moved to another module and imported back (or re-exported from the package as before) did
+not move for users; an environment variable or option that leaves one file for another did not change for
+users."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.python import FileSurface
+
+
+def without_moved_names(results: Sequence[FileSurface]) -> list[FileSurface]:
+    """A public function, class or constant a module no longer defines but imports from another module of its
+    package (moved and imported back), or that the package's __init__ now imports from another module than the
+    one it imported it from before (the definition moved, the re-export followed), is still where users import
+    it: neither removed there nor new where it went."""
+    imports = {name: where for r in results for name, where in r.imports.items()}
+    if not imports:
+        return list(results)
+    repointed = {before: now for before, now in imports.values() if before is not None}
+    moved: set[str] = set()  # the names removed that are served as before
+    went: set[str] = set()  # where they went
+    for r in results:
+        for c in r.changes:
+            if c.kind != SurfaceKind.REMOVED:
+                continue
+            if c.name in imports:  # imported back under the same name
+                moved.add(c.name)
+                went.add(imports[c.name][1])
+            elif c.name in repointed:
+                moved.add(c.name)
+                went.add(repointed[c.name])
+    if not moved:
+        return list(results)
+    out = []
+    for r in results:
+        kept = [
+            c
+            for c in r.changes
+            if not (c.kind == SurfaceKind.REMOVED and c.name in moved)
+            and not (c.kind == SurfaceKind.ADDED and c.name in went)
+        ]
+        out.append(replace(r, changes=kept) if len(kept) != len(r.changes) else r)
+    return out
 
 
 def pair_renames(results: Iterable[FileSurface]) -> tuple[SurfaceChange, ...]:

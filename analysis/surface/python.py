@@ -145,6 +145,9 @@ class FileSurface:
     changes: list[SurfaceChange]
     shapes: dict[tuple[SurfaceKind, str], str] = field(default_factory=dict)  # (ADDED|REMOVED, name) → shape
     prose_only: bool = False  # both versions parsed: only comments, docstrings, message text or layout differ
+    # names this version imports from its own package anew or from elsewhere than before:
+    # "pkg.mod.name" → (where the version before imported it from, None: not imported; where now), absolute
+    imports: dict[str, tuple[str | None, str]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -199,6 +202,8 @@ class _Module:
     switches: dict[str, tuple[int, bool]] = field(default_factory=dict)  # switch-named bool attributes
     aliases: dict[str, str] = field(default_factory=dict)  # old = new assignments at module/class level
     imported: set[str] = field(default_factory=set)  # names imported at module level
+    # name → where a from-import takes it from, relative as written (`..pkg.mod.name`)
+    origins: dict[str, str] = field(default_factory=dict)
     exports: set[str] | None = None  # __all__, when literal
     tree: ast.Module | None = None
     lines: list[str] | None = None  # the text's, when it has spans
@@ -321,6 +326,17 @@ def python_surface(
         return _Compare(path, module, public, old, new).run()
     except RecursionError:  # a definition too deeply nested to compare (its shape, an annotation's dump)
         return FileSurface([])
+
+
+def absolute_origin(origin: str, package: str) -> str | None:
+    """`..mod.name` imported in package `pkg.sub` → `pkg.mod.name` (None: above the top package)."""
+    level = len(origin) - len(origin.lstrip("."))
+    if not level:
+        return origin
+    parts = package.split(".") if package else []
+    if level - 1 >= len(parts):
+        return None
+    return ".".join([*parts[: len(parts) - (level - 1)], origin[level:]])
 
 
 def _prose_only(old: _Module, before: str, new: _Module, after: str) -> bool:
@@ -585,6 +601,8 @@ class _Collector:
             if name == "*":
                 continue
             self.out.imported.add(name)
+            where = f"{node.module}.{alias.name}" if node.module else alias.name
+            self.out.origins[name] = "." * node.level + where
             exported = self.out.exports is not None and name in self.out.exports
             if (exported or (self._package_init and not stdlib)) and self._public(name, top=True):
                 origin = f"{'.' * node.level}{node.module or ''}.{alias.name}"
@@ -900,7 +918,24 @@ class _Compare:
         self._switches()
         self._env_mirrors()
         self.out.sort(key=lambda c: (c.line or 0, c.kind.value, c.name))
-        return FileSurface(self.out, self.shapes)
+        return FileSurface(self.out, self.shapes, imports=self._imports() if self.public else {})
+
+    def _imports(self) -> dict[str, tuple[str | None, str]]:
+        """The names the version after imports from its own top-level package anew or from another of its
+        modules than before (a definition moved and imported back, a re-export re-pointed), absolute."""
+        if not self.module:
+            return {}
+        package = self.module if self.path.endswith("__init__.py") else self.module.rpartition(".")[0]
+        root = self.module.split(".")[0]
+        out: dict[str, tuple[str | None, str]] = {}
+        for name, raw in self.new.origins.items():
+            before = self.old.origins.get(name)
+            if before == raw:
+                continue
+            now = absolute_origin(raw, package)
+            if now is not None and now.split(".")[0] == root:
+                out[self._name(name)] = (absolute_origin(before, package) if before else None, now)
+        return out
 
     def _env_mirrors(self) -> None:
         """A module-level constant named exactly as an environment variable the file adds or removes (its typed
