@@ -52,6 +52,27 @@ def strip_trailers(message: str) -> str:
     return text.strip()
 
 
+# GitHub's body of a pull request squash-merged from several commits: each commit as a "* title" paragraph,
+# then a "---------" rule before the co-authors.
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_RULE = re.compile(r"([-=_*])\1{2,}")
+
+
+def without_squash_list(body: str) -> str:
+    """A message body without the list a squash merge writes of the commits it squashed ("* address review",
+    "* fix lint") and without rules ("---------"): commit titles one after another are no description of the
+    change. A list is a squash's when its items stand one paragraph each, at least two of them or one before a
+    rule; an author's own list (items on consecutive lines) is kept."""
+    paragraphs = _PARAGRAPH_BREAK.split(body)
+    rules = [i for i, p in enumerate(paragraphs) if _RULE.fullmatch(p.strip())]
+    items = [i for i, p in enumerate(paragraphs) if p.startswith("* ") and "\n* " not in p]
+    squashed = len(items) >= 2 or (items and rules and items[0] < rules[-1])
+    dropped = set(rules) | (set(items) if squashed else set())
+    if not dropped:
+        return body
+    return "\n\n".join(p for i, p in enumerate(paragraphs) if i not in dropped).strip()
+
+
 # Terminal escapes (ESC, other C0/C1 controls) and bidi overrides ("Trojan source") in commit text
 # would act on a console or reorder what a reader sees; tab and newline are kept.
 _CONTROLS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")

@@ -31,7 +31,7 @@ from analysis.paths import (
     review_priority,
 )
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
-from analysis.text import strip_trailers
+from analysis.text import strip_trailers, without_squash_list
 from analysis.titles import (
     PR_SUFFIX,
     REVERTS_SHA,
@@ -368,5 +368,6 @@ def _split_title(title: str) -> tuple[tuple[str, ...], str]:
 
 def _body(message: str) -> str:
     body = message_title(message)[1]  # a merge commit's pull request title is its title, not its body
-    # git's own revert line is said by the summary already, more readably.
-    return REVERTS_SHA_LINE.sub("", strip_trailers(body)).strip()
+    # git's own revert line is said by the summary already, more readably; a squash's list of the commits it
+    # squashed says nothing of the change.
+    return without_squash_list(REVERTS_SHA_LINE.sub("", strip_trailers(body)).strip())

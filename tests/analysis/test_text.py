@@ -1,6 +1,14 @@
 import re
 
-from analysis.text import ZWSP, md_cell, md_inline, neutralize_mentions, singular_ones, strip_trailers
+from analysis.text import (
+    ZWSP,
+    md_cell,
+    md_inline,
+    neutralize_mentions,
+    singular_ones,
+    strip_trailers,
+    without_squash_list,
+)
 
 
 def test_strip_trailers_and_emails():
@@ -81,3 +89,20 @@ def test_file_name_part_keeps_letters_digits_and_dots_only():
     assert file_name_part("数据 仓库") == "数据-仓库"  # letters of any script stay
     assert file_name_part("a\r\nb\x00c;'d\"/../e") == "a-b-c-d-..-e"
     assert file_name_part("../..") == "repo"  # nothing but dots and dashes left: a name still
+
+
+def test_a_squash_merge_list_and_rules_leave_the_body_and_an_authors_list_stays() -> None:
+    squash = "* Add examples\n\n* address review\n\n---------\n"
+    assert without_squash_list(squash) == ""
+    assert without_squash_list("* Add examples\n\n---------\n") == ""  # one item before the rule
+    assert (
+        without_squash_list("Why it changed.\n\n" + squash + "\nMore words.")
+        == "Why it changed.\n\nMore words."
+    )
+    for kept in (
+        "Steps:\n* one\n* two",
+        "* one\n* two",
+        "* a single item of its own",
+        "Title\n---\nunderlined",
+    ):
+        assert without_squash_list(kept) == kept

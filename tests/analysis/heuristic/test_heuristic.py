@@ -915,3 +915,28 @@ def test_a_merge_commit_is_read_by_its_pull_requests_title():
     )
     assert a.change_type == CT.BUGFIX
     assert "Fix overflow in the parser" in a.summary and "Merge pull request" not in a.summary
+
+
+# A web framework's pull requests are squash-merged: GitHub writes the squashed commits' titles as "* title"
+# paragraphs and a "---------" rule before the co-authors. The summary quoted them as the message: "The
+# message says: ✨ Add examples address review fix lint ---------".
+SQUASHED = (
+    "✨ Add `examples` to parameter declarations (#1205)\n\n"
+    "* ✨ Add examples\n\n* address review\n\n* fix lint\n\n---------\n\n"
+    "Co-authored-by: helper <helper@example.com>\n"
+)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_a_squash_merge_list_of_commits_is_not_quoted_as_the_message(lang: str) -> None:
+    a = analyze(make(SQUASHED, fc("src/widget/params.py", 300, 40)), lang=lang)
+    assert a.importance != LOW  # the body is quoted at medium and high
+    for noise in ("address review", "fix lint", "---", "* "):
+        assert noise not in a.summary
+    # a description above the list is still the message; so is an author's own list of items
+    described = SQUASHED.replace("(#1205)\n\n", "(#1205)\n\nParameters take example values for the docs.\n\n")
+    a = analyze(make(described, fc("src/widget/params.py", 300, 40)), lang=lang)
+    assert "Parameters take example values for the docs." in a.summary and "address review" not in a.summary
+    listed = "Add examples (#1205)\n\nParameters now take:\n* examples for the docs\n* a deprecation flag\n"
+    a = analyze(make(listed, fc("src/widget/params.py", 300, 40)), lang=lang)
+    assert "examples for the docs" in a.summary and "a deprecation flag" in a.summary
