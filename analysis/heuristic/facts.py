@@ -281,6 +281,10 @@ class Diff:
         newline-joined. Computed on demand: callers test the raw `added` text cheaply first."""
         return "\n".join(line for side, line in self._code_lines() if side == "+")
 
+    def removed_code(self) -> str:
+        """The removed lines without string literals and comments, newline-joined (as `added_code`)."""
+        return "\n".join(line for side, line in self._code_lines() if side == "-")
+
     def code(self) -> str:
         """Every line of the patch (context, removed, added) without string literals and comments."""
         return "\n".join(line for _, line in self._code_lines())

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from analysis.heuristic.facts import Diff
 
@@ -36,7 +37,9 @@ _RISKY_WORDS = (
 )  # fmt: skip
 
 
-def risky_calls_in(diff: Diff) -> list[str]:
+def risky_calls_in(diff: Diff, removed: Callable[[], frozenset[str]] = frozenset) -> list[str]:
+    """The risky calls the diff adds. removed: the code lines (stripped) the commit removes anywhere, asked
+    only when a call is found: a call on a line it also removes was moved or re-indented, not added."""
     calls: list[str] = []
     added = diff.added
     if not any(word in added for word in _RISKY_WORDS) or not _RISKY_CALLS.search(added):
@@ -45,6 +48,8 @@ def risky_calls_in(diff: Diff) -> list[str]:
     for m in _RISKY_CALLS.finditer(text):
         end = text.find("\n", m.end())
         line = text[text.rfind("\n", 0, m.start()) + 1 : end if end >= 0 else None]
+        if line.strip() in removed():
+            continue
         # torch.load with weights_only=True is the safe form.
         if not (m.group(0) == "torch.load" and "weights_only=True" in line):
             calls.append(re.sub(r"\s+", "", m.group(0)).lstrip("."))

@@ -656,11 +656,20 @@ def _sig_security(facts: Facts) -> Signal | None:
 
 
 def _risky_calls(facts: Facts) -> list[str]:
+    """The risky calls the commit adds: not one it moves from one of its files to another (a helper that
+    calls eval() moved to a new module) or re-indents."""
     calls: list[str] = []
-    for f in _runtime_files(facts, PathKind.SOURCE):
-        diff = facts.diffs.get(f.path)
-        if diff is not None:
-            calls.extend(risky_calls_in(diff))
+    diffs = [d for f in _runtime_files(facts, PathKind.SOURCE) if (d := facts.diffs.get(f.path)) is not None]
+    removed: frozenset[str] | None = None
+
+    def removed_lines() -> frozenset[str]:
+        nonlocal removed
+        if removed is None:
+            removed = frozenset(line.strip() for d in diffs for line in d.removed_code().split("\n"))
+        return removed
+
+    for diff in diffs:
+        calls.extend(risky_calls_in(diff, removed_lines))
     return calls
 
 

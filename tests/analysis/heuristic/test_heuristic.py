@@ -481,6 +481,30 @@ def test_safe_lookalikes_are_not_security_signals() -> None:
     assert "security" not in reason
 
 
+def test_a_risky_call_moved_to_another_module_or_reindented_is_not_added() -> None:
+    # A web framework moved its annotation helper (which calls eval() on string annotations) from
+    # `dependencies/utils.py` to a new module: "security-relevant: `eval`", medium, for a refactor.
+    body = [
+        "def get_typed_annotation(annotation, globalns):",
+        "    return eval(annotation, globalns, globalns)",
+    ]
+    old = fc("src/widget/dependencies/utils.py", 0, 2, hunk(body, []))
+    new = fc("src/widget/compat.py", 2, 0, hunk([], body), status="added")
+    importance, reason = rank(make("Move signature helpers to `widget.compat`", old, new), lang="en")
+    assert importance == LOW and "security" not in reason
+    reindented = [
+        "    if isinstance(annotation, str):",
+        "        return eval(annotation, globalns, globalns)",
+    ]
+    moved_in = fc("src/widget/compat.py", 2, 1, hunk([body[1]], reindented))
+    importance, reason = rank(make("Evaluate only string annotations", moved_in), lang="en")
+    assert "security" not in reason
+    # a call the commit adds where it removed none is still said
+    importance, reason = rank(make("Move signature helpers", old, fc("src/widget/compat.py", 2, 0, hunk([], [
+        body[0], "    return eval(annotation)"]), status="added")), lang="en")  # fmt: skip
+    assert importance == MEDIUM and "security-relevant: `eval`" in reason
+
+
 def test_new_model_file_is_stated_but_does_not_move_the_rank() -> None:
     # Additive model files were almost never reverted or fixed on real history: size decides.
     commit = make("[Models] Qwen3-ASR", fc("src/widget/models/qwen3_asr.py", 567, status="added"))
