@@ -21,7 +21,7 @@ def without_moved_names(results: Sequence[FileSurface]) -> list[FileSurface]:
     imports = {name: where for r in results for name, where in r.imports.items()}
     if not imports:
         return list(results)
-    repointed = {before: now for before, now in imports.values() if before is not None}
+    repointed = {before: now for r in results for before, now in r.reexports.items()}
     moved: set[str] = set()  # the names removed that are served as before
     went: set[str] = set()  # where they went
     for r in results:
@@ -30,7 +30,7 @@ def without_moved_names(results: Sequence[FileSurface]) -> list[FileSurface]:
                 continue
             if c.name in imports:  # imported back under the same name
                 moved.add(c.name)
-                went.add(imports[c.name][1])
+                went.add(imports[c.name])
             elif c.name in repointed:
                 moved.add(c.name)
                 went.add(repointed[c.name])

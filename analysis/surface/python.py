@@ -145,9 +145,10 @@ class FileSurface:
     changes: list[SurfaceChange]
     shapes: dict[tuple[SurfaceKind, str], str] = field(default_factory=dict)  # (ADDED|REMOVED, name) → shape
     prose_only: bool = False  # both versions parsed: only comments, docstrings, message text or layout differ
-    # names this version imports from its own package anew or from elsewhere than before:
-    # "pkg.mod.name" → (where the version before imported it from, None: not imported; where now), absolute
-    imports: dict[str, tuple[str | None, str]] = field(default_factory=dict)
+    # names this version imports from its own package anew or from elsewhere than before, absolute:
+    # "pkg.mod.name" → where from ("pkg.other.name"); a package's __init__'s re-pointed ones: before → after
+    imports: dict[str, str] = field(default_factory=dict)
+    reexports: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -918,24 +919,28 @@ class _Compare:
         self._switches()
         self._env_mirrors()
         self.out.sort(key=lambda c: (c.line or 0, c.kind.value, c.name))
-        return FileSurface(self.out, self.shapes, imports=self._imports() if self.public else {})
+        found = FileSurface(self.out, self.shapes)
+        if self.public and self.module:
+            self._imports(found)
+        return found
 
-    def _imports(self) -> dict[str, tuple[str | None, str]]:
+    def _imports(self, found: FileSurface) -> None:
         """The names the version after imports from its own top-level package anew or from another of its
-        modules than before (a definition moved and imported back, a re-export re-pointed), absolute."""
-        if not self.module:
-            return {}
-        package = self.module if self.path.endswith("__init__.py") else self.module.rpartition(".")[0]
+        modules than before (a definition moved and imported back; a package's re-export re-pointed)."""
+        init = self.path.endswith("__init__.py")
+        package = self.module if init else self.module.rpartition(".")[0]
         root = self.module.split(".")[0]
-        out: dict[str, tuple[str | None, str]] = {}
         for name, raw in self.new.origins.items():
             before = self.old.origins.get(name)
             if before == raw:
                 continue
             now = absolute_origin(raw, package)
-            if now is not None and now.split(".")[0] == root:
-                out[self._name(name)] = (absolute_origin(before, package) if before else None, now)
-        return out
+            if now is None or now.split(".")[0] != root:
+                continue
+            found.imports[self._name(name)] = now
+            was = absolute_origin(before, package) if before and init else None
+            if was is not None:
+                found.reexports[was] = now
 
     def _env_mirrors(self) -> None:
         """A module-level constant named exactly as an environment variable the file adds or removes (its typed

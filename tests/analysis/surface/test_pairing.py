@@ -92,3 +92,25 @@ def test_a_class_moved_with_the_package_reexport_repointed_is_neither_removed_no
         FileVersions("web/datastructures.py", old_module, new_module),
         FileVersions("web/defaults.py", None, moved),
     )
+
+
+def test_a_sibling_module_that_follows_the_move_for_its_own_use_reexports_nothing():
+    # "Reorganize gguf utils under transformers_utils": the helpers left `utils.py` for `gguf_utils.py` and
+    # `config.py` now imports them from there for its own use; `from pkg.utils import check_file` breaks
+    utils_before = "def check_file(model):\n    return model.endswith('.gguf')\n\n\ndef other():\n    pass\n"
+    utils_after = "def other():\n    pass\n"
+    gguf = "def check_file(model):\n    return model.endswith('.gguf')\n"
+    config_before = "from .utils import check_file\n\n\ndef load(model):\n    return check_file(model)\n"
+    config_after = config_before.replace("from .utils", "from .gguf_utils")
+    changes = commit_surface(
+        [
+            FileVersions("pkg/utils.py", utils_before, utils_after),
+            FileVersions("pkg/gguf_utils.py", None, gguf),
+            FileVersions("pkg/config.py", config_before, config_after),
+        ],
+        None,
+        None,
+    )
+    assert [(c.kind, c.old, c.new, c.aliased) for c in changes] == [
+        (K.RENAMED, "pkg.utils.check_file", "pkg.gguf_utils.check_file", False)
+    ]
