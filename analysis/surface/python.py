@@ -204,6 +204,7 @@ class _Module:
     aliases: dict[str, str] = field(default_factory=dict)  # old = new assignments at module/class level
     imported: set[str] = field(default_factory=set)  # names imported at module level
     # name → where a from-import takes it from, relative as written (`..pkg.mod.name`)
+    reexported: set[str] = field(default_factory=set)  # imported as themselves (`import X as X`): re-exports
     origins: dict[str, str] = field(default_factory=dict)
     exports: set[str] | None = None  # __all__, when literal
     tree: ast.Module | None = None
@@ -605,9 +606,13 @@ class _Collector:
             where = f"{node.module}.{alias.name}" if node.module else alias.name
             self.out.origins[name] = "." * node.level + where
             exported = self.out.exports is not None and name in self.out.exports
-            if (exported or (self._package_init and not stdlib)) and self._public(name, top=True):
+            # `from x import Y as Y` is the typing convention's explicit re-export (PEP 484), in any module
+            explicit = alias.asname == alias.name
+            if (exported or explicit or (self._package_init and not stdlib)) and self._public(name, top=True):
                 origin = f"{'.' * node.level}{node.module or ''}.{alias.name}"
                 self.out.defs[name] = _Def(name, "import", node.lineno, True, origin=origin)
+                if explicit:
+                    self.out.reexported.add(name)
 
     def _is_record(self, node: ast.ClassDef) -> bool:
         """A class whose annotated attributes are fields (see _RECORD_BASES)."""
@@ -1023,14 +1028,15 @@ class _Compare:
         return isinstance(cls, ast.ClassDef) and _sets_attribute(cls, short)
 
     # definitions ------------------------------------------------------------------------------------------
-    def _foreign(self, d: _Def, exports: set[str] | None) -> bool:
+    def _foreign(self, d: _Def, version: _Module) -> bool:
         """A name a package's __init__ imports from outside the package for its own use — another
         distribution's (`from torch import Tensor`) or a sibling package's (`from pkg.utils import GiB`):
-        not the package's API unless its `__all__` lists it, as the standard library's are not. What it
-        imports from its own modules (`from .lora import LoRAConfig`, `from pkg.config.lora import ...`) is."""
-        if d.kind != "import" or not self.module:
+        not the package's API unless its `__all__` lists it or it imports it as itself (`import X as X`), as
+        the standard library's are not. What it imports from its own modules (`from .lora import LoRAConfig`,
+        `from pkg.config.lora import ...`) is."""
+        if d.kind != "import" or not self.module or d.qualname in version.reexported:
             return False
-        if exports is not None and d.qualname in exports:
+        if version.exports is not None and d.qualname in version.exports:
             return False
         if d.origin.startswith("."):
             return d.origin.startswith("..")  # from the parent package or beyond
@@ -1044,7 +1050,7 @@ class _Compare:
             if d.public
             and not (q in new and new[q].public)
             and _outer_kept(q, old, new)
-            and not self._foreign(d, self.old.exports)
+            and not self._foreign(d, self.old)
         ]
         came = [
             q
@@ -1052,7 +1058,7 @@ class _Compare:
             if d.public
             and not (q in old and old[q].public)
             and _outer_new(q, old, new)
-            and not self._foreign(d, self.new.exports)
+            and not self._foreign(d, self.new)
         ]
         for qual in gone:
             d = old[qual]

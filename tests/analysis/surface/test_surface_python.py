@@ -1050,3 +1050,25 @@ def test_kwargs_of_a_module_level_function_alias_only_a_key_it_reads():
     assert gone.kind == K.PARAM_REMOVED and gone.breaking
     [kept] = facts(before, read, module="web.tpl")
     assert kept.kind == K.PARAM_REMOVED and kept.aliased and not kept.breaking
+
+
+def test_a_name_imported_as_itself_is_a_reexport_of_any_module():
+    # A web framework's `responses.py` re-exports its toolkit's classes the typing way (`import X as X`,
+    # PEP 484): removing one breaks `from web.responses import FileResponse`; adding one is a new name.
+    before = (
+        "from starlette.responses import FileResponse as FileResponse\n"
+        "from starlette.responses import Response as Response\n"
+        "from starlette.background import BackgroundTask\n"  # imported for its own use: no API
+    )
+    after = (
+        "from starlette.responses import Response as Response\n"
+        "from starlette.responses import StreamingResponse as StreamingResponse\n"
+    )
+    changes = facts(before, after, path="web/responses.py", module="web.responses")
+    found = {(c.kind, c.name): c for c in changes}
+    assert set(found) == {
+        (K.REMOVED, "web.responses.FileResponse"),
+        (K.ADDED, "web.responses.StreamingResponse"),
+    }
+    assert found[K.REMOVED, "web.responses.FileResponse"].breaking
+    assert found[K.ADDED, "web.responses.StreamingResponse"].feature
