@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank, first_line
+from analysis.surface.forwarded import forwards_keyword
 from analysis.surface.python_nodes import (
     _MODEL_BASES,
     _PROTOCOL_DUNDERS,
@@ -1120,7 +1121,7 @@ class _Compare:
                 pairs.append((r, match[0]))
                 removed.remove(r)
                 added.remove(match[0])
-        catch_all = any(p.kind == "kwarg" for p in new.params)
+        catch_all = next((p.name for p in new.params if p.kind == "kwarg"), None)
         owner = self.new.defs.get(qual.rpartition(".")[0]) if "." in qual else None
         hook = _hook(qual)
         for r, a in pairs:
@@ -1131,11 +1132,16 @@ class _Compare:
                       aliased=aliased)  # fmt: skip
         stated = set()  # removals that break callers: the positions they shift need no word of their own
         for r in removed:
-            # A `**kwargs` that only stores or passes keywords on does not take the old one: only a function
-            # that still names it (`kwargs.pop("old")`, a warning) does, or its class when it keeps the
-            # keywords (`self.extra.get("old")` in another method).
+            # A `**kwargs` that only stores keywords, or passes them where the old one is not known to be
+            # taken, does not take it: only a function that still names it (`kwargs.pop("old")`, a warning),
+            # its class when it keeps the keywords (`self.extra.get("old")`), or a function of the module it
+            # hands them to with a parameter of that name does.
             aliased = r.name in new.strings or (
-                catch_all and owner is not None and owner.kind == "class" and r.name in owner.strings
+                catch_all is not None
+                and (
+                    (owner is not None and owner.kind == "class" and r.name in owner.strings)
+                    or forwards_keyword(qual, new, catch_all, r.name, self.new.defs, self.new.tree)
+                )
             )
             self._add(SurfaceKind.PARAM_REMOVED, f"{name}({r.name})", new.line, aliased=aliased)
             if not aliased:

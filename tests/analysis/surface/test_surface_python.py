@@ -516,7 +516,9 @@ def test_a_parameter_removed_before_others_is_that_removal_and_one_inserted_befo
     # "reorders the parameters", the same change twice.
     before = "def get_count(cls, device_id: int = 0) -> int:\n    return props(device_id)\n"
     after = "def get_count(device_id: int = 0) -> int:\n    return props(device_id)\n"
-    assert {(c.kind, c.name) for c in facts(before, after, module="p")} == {(K.PARAM_REMOVED, "p.get_count(cls)")}
+    assert {(c.kind, c.name) for c in facts(before, after, module="p")} == {
+        (K.PARAM_REMOVED, "p.get_count(cls)")
+    }
     inserted = "def get_count(cls, index, device_id: int = 0) -> int:\n    return props(device_id)\n"
     assert {c.kind for c in facts(before, inserted, module="p")} == {K.PARAM_REQUIRED, K.PARAM_REORDERED}
     # one that **kwargs still takes by name breaks only positional callers of those after it: the shift says so
@@ -1072,3 +1074,55 @@ def test_a_name_imported_as_itself_is_a_reexport_of_any_module():
     }
     assert found[K.REMOVED, "web.responses.FileResponse"].breaking
     assert found[K.ADDED, "web.responses.StreamingResponse"].feature
+
+
+# An inference engine's `get_tokenizer(name, *args, tokenizer_mode="auto", **kwargs)` dropped the parameter
+# and hands its keywords to `resolve_args(name, *args, tokenizer_mode="auto", **kwargs)` (through an
+# `lru_cache`): `get_tokenizer(name, tokenizer_mode="slow")` works as before.
+RESOLVE = (
+    "def resolve_args(name, *args, tokenizer_mode='auto', **kwargs):\n    return tokenizer_mode, name\n\n\n"
+)
+GET_BEFORE = (
+    RESOLVE + "def get_tokenizer(name, *args, tokenizer_mode='auto', **kwargs):\n    return load(name)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "head, call",
+    [
+        ("", "resolve_args(name, *args, **kwargs)"),
+        ("cached_resolve = lru_cache(resolve_args)\n\n\n", "cached_resolve(name, *args, **kwargs)"),
+    ],
+)
+def test_kwargs_handed_to_a_function_of_the_module_that_takes_the_name_alias_it(head, call):
+    after = (
+        RESOLVE
+        + head
+        + f"def get_tokenizer(name, *args, **kwargs):\n    mode, name = {call}\n    return load(name)\n"
+    )
+    [change] = facts(GET_BEFORE, after, module="eng.tok")
+    assert change.kind == K.PARAM_REMOVED and change.aliased and not change.breaking
+
+
+def test_kwargs_handed_to_a_function_without_the_name_or_unknown_do_not_alias_it():
+    before = "def resolve_args(name, **kwargs):\n    return name\n\n\n" + GET_BEFORE.split("\n\n\n")[1]
+    after = "def resolve_args(name, **kwargs):\n    return name\n\n\n"
+    for call in ("resolve_args(name, **kwargs)", "other_package.resolve(name, **kwargs)"):
+        changes = facts(
+            before, after + f"def get_tokenizer(name, *args, **kwargs):\n    return {call}\n", module="e"
+        )
+        assert [(c.kind, c.name, c.breaking) for c in changes] == [
+            (K.PARAM_REMOVED, "e.get_tokenizer(tokenizer_mode)", True)
+        ]
+
+
+def test_kwargs_handed_to_a_method_or_a_base_defined_here_that_takes_the_name_alias_it():
+    before = (
+        "class Base:\n    def __init__(self, debug=False, **extra):\n        self.debug = debug\n\n\n"
+        "class App(Base):\n    def __init__(self, routes=None, *, debug=False, **extra):\n"
+        "        super().__init__(debug=debug, **extra)\n"
+    )
+    after = before.replace(", *, debug=False, **extra):\n        super().__init__(debug=debug, **extra)",
+                           ", **extra):\n        super().__init__(**extra)")  # fmt: skip
+    [change] = facts(before, after, module="web.app")
+    assert change.name == "web.app.App.__init__(debug)" and change.aliased
