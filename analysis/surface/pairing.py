@@ -36,6 +36,12 @@ def without_moved_names(results: Sequence[FileSurface]) -> list[FileSurface]:
                 went.add(repointed[c.name])
     if not moved:
         return list(results)
+    stack = list(went)  # imported back through a module that itself imports it anew (the package's __init__)
+    while stack:
+        further = imports.get(stack.pop())
+        if further is not None and further not in went:
+            went.add(further)
+            stack.append(further)
     out = []
     for r in results:
         kept = [

@@ -114,3 +114,26 @@ def test_a_sibling_module_that_follows_the_move_for_its_own_use_reexports_nothin
     assert [(c.kind, c.old, c.new, c.aliased) for c in changes] == [
         (K.RENAMED, "pkg.utils.check_file", "pkg.gguf_utils.check_file", False)
     ]
+
+
+def test_a_function_imported_back_through_its_package_that_now_exports_it_is_not_new():
+    # "Unify tokenizer registration": `get_tokenizer` left `utils/tokenizer.py` for `tokenizers/registry.py`;
+    # the old module imports it back from the package, whose __init__ now imports it from the registry
+    old_before = "def get_tokenizer(name):\n    return name\n\n\ndef other():\n    pass\n"
+    old_after = "from pkg.tokenizers import get_tokenizer\n\n\ndef other():\n    pass\n"
+    registry = "class TokenizerRegistry:\n    pass\n\n\ndef get_tokenizer(name):\n    return name.lower()\n"
+    init_before = "from .registry import TokenizerRegistry\n"
+    init_after = "from .registry import TokenizerRegistry, get_tokenizer\n"
+    changes = {
+        (c.kind, c.name)
+        for c in commit_surface(
+            [
+                FileVersions("pkg/utils/tokenizer.py", old_before, old_after),
+                FileVersions("pkg/tokenizers/__init__.py", init_before, init_after),
+                FileVersions("pkg/tokenizers/registry.py", "class TokenizerRegistry:\n    pass\n", registry),
+            ],
+            None,
+            None,
+        )
+    }
+    assert not {n for _, n in changes if n.endswith("get_tokenizer")}, changes
