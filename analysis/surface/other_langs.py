@@ -92,6 +92,16 @@ def private_tree(path: str, language: str) -> bool:
     return "internal" in folders if language == "go" else any(part in _PRIVATE_FOLDERS for part in folders)
 
 
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
+
+
+def installed_header(path: str) -> bool:
+    """A C/C++ header in an `include/` tree: by the convention every build system follows, what is installed
+    for users to compile against (a library's public API), even inside a Python distribution whose other
+    native sources users reach only through its modules."""
+    return path.lower().endswith(_HEADER_SUFFIXES) and "include" in path.lower().split("/")[:-1]
+
+
 def tree_surface(path: str, before: str | None, after: str | None, *, language: str) -> FileSurface:
     old = _api(before, language) if before is not None else _Api()
     new = _api(after, language) if after is not None else _Api()

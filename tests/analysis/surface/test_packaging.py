@@ -563,3 +563,22 @@ def test_requirements_files_for_the_maintainers_tasks_are_not_what_users_install
         "docs/index.md",
     ):
         assert not is_dev_requirements(path), path
+
+
+def test_a_scikit_build_wheel_ships_its_python_package_and_the_native_code_cmake_builds() -> None:
+    # a compiler with Python bindings built by scikit-build-core: its public headers (`include/`) and sources
+    # were read as setuptools would discover them (none shipped), so an overload removed from a header was
+    # "nothing users run"
+    tree = [
+        "pyproject.toml", "CMakeLists.txt", "cmake/Targets.cmake", "include/ncc/ir.h", "src/opt.cpp",
+        "python/ncc/__init__.py", "python/ncc/tools.py", "tests/lexer_test.cpp", "docs/snippet.h", "scripts/gen.py",
+    ]  # fmt: skip
+    backend = '[build-system]\nrequires = ["scikit-build-core"]\nbuild-backend = "scikit_build_core.build"\n'
+    for extra in ("", '[tool.scikit-build]\nwheel.packages = ["python/ncc"]\n'):
+        packaging = read_packaging({"pyproject.toml": backend + '[project]\nname = "ncc"\n' + extra}, tree)
+        assert packaging is not None
+        assert packaging.shipped(tree) == {
+            "CMakeLists.txt", "cmake/Targets.cmake", "include/ncc/ir.h", "src/opt.cpp", "python/ncc/__init__.py",
+            "python/ncc/tools.py",
+        }  # fmt: skip
+        assert packaging.module_name("python/ncc/tools.py") == "ncc.tools"

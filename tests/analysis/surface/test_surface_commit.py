@@ -550,3 +550,22 @@ def test_an_overload_that_gains_a_defaulted_parameter_or_is_declared_twice_is_ke
     assert names(tree_surface("include/k.h", before, after, language="cpp").changes) == {
         (K.PARAM_RENAMED, "k::h(y)"),
     }
+
+
+def test_a_python_distributions_include_headers_are_an_api_its_other_native_sources_are_not() -> None:
+    # a compiler with Python bindings built by scikit-build-core dropped `compile(src, opt_level)` from its public
+    # header: read as a native source users reach only through the Python modules, the removal went unsaid
+    from analysis.surface.packaging import read_packaging
+
+    backend = '[build-system]\nbuild-backend = "scikit_build_core.build"\n[project]\nname = "ncc"\n'
+    tree = ["pyproject.toml", "include/ncc/compiler.h", "src/driver.h", "python/ncc/__init__.py"]
+    packaging = read_packaging({"pyproject.toml": backend}, tree)
+    assert packaging is not None
+    before = (
+        "namespace ncc {\nint compile(const char* src);\nint compile(const char* src, int opt_level);\n}\n"
+    )
+    after = "namespace ncc {\nint compile(const char* src);\n}\n"
+    files = [FileVersions(p, before, after) for p in ("include/ncc/compiler.h", "src/driver.h")]
+    found = commit_surface(files, packaging, packaging.shipped(tree))
+    assert names(found) == {(K.REMOVED, "ncc::compile(const char*, int)")}
+    assert {c.path for c in found} == {"include/ncc/compiler.h"}
