@@ -30,7 +30,7 @@ from analysis.paths import (
     language_of,
     review_priority,
 )
-from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
+from analysis.surface.packaging_files import is_dev_requirements, is_packaging_file, is_requirements_file
 from analysis.text import strip_trailers, without_squash_list
 from analysis.titles import (
     PR_SUFFIX,
@@ -238,6 +238,8 @@ def _metadata_only(path: str) -> bool:
 def _is_runtime(path: str, kind: PathKind, shipped: frozenset[str] | None) -> bool:
     if is_low_value(kind):
         return False
+    if kind == PathKind.DEPENDENCY_MANIFEST and is_dev_requirements(path):
+        return False  # `requirements-dev.txt`, `requirements/ci/gpu.txt`: the maintainers' tools, not users'
     if kind == PathKind.CONFIG and _hidden(path) and (shipped is None or path not in shipped):
         return False  # a tool's own settings (`.yamlfmt.yaml`, `.markdownlint.yaml`)
     if shipped is None:

@@ -240,7 +240,8 @@ def _new_names(signals: tuple[Signal, ...]) -> set[str]:
             continue
         head, _, args = c.name.partition("(")
         if c.kind in _ADDED_IN_CODE:  # `pkg.mod.Class.f(x)`: the parameter, else the last name
-            word = args.rstrip(")") if args else head.rsplit(".", 1)[-1]
+            # a new C++ overload `ns::f(int, bool)` is named by its types: users type its name
+            word = args.rstrip(")") if args and c.kind != SurfaceKind.ADDED else head.rsplit(".", 1)[-1]
         else:  # what users type as it is: `--max-batch`, `APP_TIMEOUT`, the path of `GET /v1/items`, `3.13`
             word = c.name.split()[-1] if c.name.split() else ""
         if len(word) >= 3 and not (word.startswith("__") and word.endswith("__")):

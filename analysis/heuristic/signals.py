@@ -47,10 +47,12 @@ from analysis.models import (
     SurfaceKind,
 )
 from analysis.paths import PathKind, builds_what_ships
+from analysis.surface.packaging_files import is_dev_requirements
 from analysis.titles import declared_breaking, without_gitmoji
 
 SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
+_FEATURE_KEYS = frozenset({"feature", "feature_deep"})
 _TITLE_CLAIMS = frozenset(
     {"title_feature", "title_notice"}
 )  # what a title claims, where the code says nothing
@@ -69,7 +71,13 @@ BREAKING = 3
 BEHAVIOUR = 2
 NOTICE = 1
 # The findings that say the change breaks users (each weighs BREAKING): what Compatibility and Risks must name.
-BREAKING_KEYS = ("breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped")
+BREAKING_KEYS = (
+    "breaking",
+    "breaking_deep",
+    "breaking_undocumented",
+    "declared_breaking",
+    "supported_dropped",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +142,8 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_mechanical(facts),
     ]
     kept = [s for s in found if s is not None]
+    if facts.no_functional_change:  # names an NFC commit adds are its own restructuring: no new capability
+        kept = [s for s in kept if s.key not in _FEATURE_KEYS]
     if any(s.key == "breaking" for s in kept):  # the code names what it breaks for users: the claim goes
         kept = [s for s in kept if s.key != "declared_breaking"]
     if any(s.impact >= NOTICE for s in kept if s.key not in _TITLE_CLAIMS):  # the code says what is new
@@ -276,9 +286,18 @@ def _sig_build(facts: Facts) -> Signal | None:
     the diff. On the reference history such commits were later reverted or fixed at almost three times
     the branch's rate (BENCHMARKS.md); a floor of medium, like a dependency change."""
     paths = [
-        p for p in sorted(facts.runtime) if builds_what_ships(p) and not comments_only(facts.diffs.get(p))
+        p
+        for p in sorted(facts.runtime)
+        if builds_what_ships(p)
+        and not comments_only(diff := facts.diffs.get(p))
+        and not _version_only(p, diff)
     ]
     return Signal("build", items=tuple(paths)) if paths else None
+
+
+def _version_only(path: str, diff: Diff | None) -> bool:
+    # `project(x VERSION 1.5.0)` → `1.6.0`: a release bump, built as before (`_sig_version_bump` states it)
+    return diff is not None and sets_only_the_version(path, diff)
 
 
 def _sig_version_gate(facts: Facts) -> Signal | None:
@@ -564,7 +583,7 @@ def _sig_dependency(facts: Facts) -> Signal | None:
         name = f.path.lower().rsplit("/", 1)[-1]
         if diff is None or (
             not name.startswith(("pyproject", "package", "cargo"))
-            and DEVELOPER_ONLY.search(manifest_stem(f.path))
+            and (DEVELOPER_ONLY.search(manifest_stem(f.path)) or is_dev_requirements(f.path))
         ):
             continue
         names.extend(version_changes(diff, name))

@@ -20,7 +20,7 @@ from analysis.surface.entry_points import entry_point_changes
 from analysis.surface.manifest_surface import manifest_changes
 from analysis.surface.modules import ModuleFacts, module_facts
 from analysis.surface.native_knobs import KNOB_SUFFIXES, SOURCE_SUFFIXES, knob_surface, mentions_knobs
-from analysis.surface.other_langs import language_of, private_tree, tree_surface
+from analysis.surface.other_langs import installed_header, language_of, private_tree, tree_surface
 from analysis.surface.packaging import Packaging, module_from_path, read_packaging
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
 from analysis.surface.pairing import pair_renames, without_moved_names, without_moves
@@ -137,7 +137,7 @@ def read_surface(
             continue
         if kind not in ("python", "packaging+python") and _python_owned(f.path, packaging):
             # A Python distribution's native or web sources: users reach their names through its modules,
-            # but the environment variables they read are the users' still.
+            # but the environment variables they read are the users' still (its `include/` headers: an API).
             if f.path.lower().endswith(KNOB_SUFFIXES):
                 results.append(knob_surface(f.path, f.before, f.after, options=False))
             continue
@@ -261,7 +261,7 @@ def _speaks_for_users(path: str, packaging: Packaging | None) -> bool:
 
 def _python_owned(path: str, packaging: Packaging | None) -> bool:
     owner = packaging.owner(path) if packaging is not None else None
-    return owner is not None and owner.system in _PYTHON_SYSTEMS
+    return owner is not None and owner.system in _PYTHON_SYSTEMS and not installed_header(path)
 
 
 def _user_facing(path: str, shipped: frozenset[str] | None) -> bool:

@@ -61,8 +61,10 @@ class _Item:
     params: list[str] = field(default_factory=list)
     shape: str = ""
     deprecated: bool = False  # marked so in the language's own way (attribute, doc tag, doc comment)
-    optional: frozenset[str] = frozenset()  # parameters a call may leave out (a default, variadic, JavaScript's)
-    overloaded: bool = False  # declared more than once (C++ overloads): its parameters are not compared
+    optional: frozenset[str] = frozenset()  # parameters a call may leave out (a default, variadic, JS's)
+    overloaded: bool = False  # declared more than once (C++ overloads): compared by `signatures`, not params
+    # C++: each declaration's parameter types (and `const`), with how many a call must pass, and its line
+    signatures: dict[tuple[str, ...], tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -90,6 +92,16 @@ def private_tree(path: str, language: str) -> bool:
     return "internal" in folders if language == "go" else any(part in _PRIVATE_FOLDERS for part in folders)
 
 
+_HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".cuh")
+
+
+def installed_header(path: str) -> bool:
+    """A C/C++ header in an `include/` tree: by the convention every build system follows, what is installed
+    for users to compile against (a library's public API), even inside a Python distribution whose other
+    native sources users reach only through its modules."""
+    return path.lower().endswith(_HEADER_SUFFIXES) and "include" in path.lower().split("/")[:-1]
+
+
 def tree_surface(path: str, before: str | None, after: str | None, *, language: str) -> FileSurface:
     old = _api(before, language) if before is not None else _Api()
     new = _api(after, language) if after is not None else _Api()
@@ -109,10 +121,11 @@ def tree_surface(path: str, before: str | None, after: str | None, *, language: 
         else:
             if item.deprecated and not before_item.deprecated:
                 out.append(SurfaceChange(SurfaceKind.DEPRECATION, name, path, item.line))
-            # overloads cannot be told apart by name: their parameters are not compared
             both = (item, before_item)
             if all(i.kind == "function" and not i.overloaded for i in both):
                 out.extend(_params(path, name, before_item, item))
+            elif all(i.kind == "function" for i in both):
+                out.extend(_overloads(path, name, before_item, item, shapes))
     for name, line in old.fields.items():
         if name not in new.fields and name.rsplit(".", 1)[0] in new.items:
             out.append(SurfaceChange(SurfaceKind.FIELD_REMOVED, name, path, line))
@@ -121,6 +134,34 @@ def tree_surface(path: str, before: str | None, after: str | None, *, language: 
             out.append(SurfaceChange(SurfaceKind.FIELD_ADDED, name, path, line))
     out.sort(key=lambda c: (c.line or 0, c.kind.value, c.name))
     return FileSurface(out, shapes)
+
+
+def _overloads(
+    path: str, name: str, old: _Item, new: _Item, shapes: dict[tuple[SurfaceKind, str], str]
+) -> Iterator[SurfaceChange]:
+    """Overloads of one name told apart by their parameter types: one gone is a removal, whatever overloads of
+    the name remain (its calls stop compiling), unless a new one takes the same leading types and lets a call
+    leave the rest out (`f(int)` → `f(int, int = 0)`); one new is an addition. Named `f(int, const char*)`."""
+    for sig, (line, _) in old.signatures.items():
+        if sig not in new.signatures and not any(_extends(s, r, sig) for s, (_, r) in new.signatures.items()):
+            label = _overload_name(name, sig)
+            shapes[(SurfaceKind.REMOVED, label)] = f"function:{old.shape}"
+            yield SurfaceChange(SurfaceKind.REMOVED, label, path, line)
+    for sig, (line, required) in new.signatures.items():
+        gone = (o for o in old.signatures if o not in new.signatures)
+        if sig not in old.signatures and not any(_extends(sig, required, o) for o in gone):
+            yield SurfaceChange(SurfaceKind.ADDED, _overload_name(name, sig), path, line)
+
+
+def _extends(sig: tuple[str, ...], required: int, old: tuple[str, ...]) -> bool:
+    """Whether every call of the overload `old` still matches `sig` (its types first, the rest defaulted)."""
+    count = len(old) - 1  # the last element is the qualifier (`const` or "")
+    return sig[-1] == old[-1] and sig[:count] == old[:-1] and required <= count
+
+
+def _overload_name(name: str, sig: tuple[str, ...]) -> str:
+    """`ns::f(int, bool) const`: the name as the signature the overload's callers match."""
+    return f"{name}({', '.join(sig[:-1])}){' ' + sig[-1] if sig[-1] else ''}"
 
 
 def _params(path: str, name: str, old: _Item, new: _Item) -> Iterator[SurfaceChange]:
@@ -225,18 +266,34 @@ def _shape(node, name: str) -> str:
 
 
 def _add(
-    api: _Api, name: str, kind: str, node, params: list[tuple[str, bool]] | None = None, *, marks: str = ""
+    api: _Api,
+    name: str,
+    kind: str,
+    node,
+    params: list[tuple[str, bool]] | None = None,
+    *,
+    marks: str = "",
+    signature: tuple[tuple[str, ...], int] | None = None,
 ) -> None:
     """`params`: (name, whether a call may leave it out); `marks`: the item's attributes and doc comment, read
-    for a deprecation."""
+    for a deprecation; `signature`: a C++ function's parameter types and qualifier, with how many a call must
+    pass (overloads are told apart by it)."""
     if name:
         short = re.split(r"\.|::", name)[-1]  # `pkg.Fn`, `mc::fold`: the name as its declaration writes it
         deprecated = _DEPRECATED.search(marks) is not None
         earlier = api.items.get(name)
         names = [p for p, _ in params or ()]
         optional = frozenset(p for p, may_omit in params or () if may_omit)
-        overloaded = earlier is not None and earlier.kind == kind == "function"
-        api.items[name] = _Item(kind, _line(node), names, _shape(node, short), deprecated, optional, overloaded)
+        function = earlier is not None and earlier.kind == kind == "function"
+        signatures = dict(earlier.signatures) if function and earlier is not None else {}
+        # declared twice with the same parameter types (a declaration and its inline definition): one function
+        overloaded = function and (signature is None or signature[0] not in signatures or earlier.overloaded)
+        if signature is not None:
+            signatures.setdefault(signature[0], (_line(node), signature[1]))
+        item = _Item(
+            kind, _line(node), names, _shape(node, short), deprecated, optional, overloaded, signatures
+        )
+        api.items[name] = item
 
 
 # `#[deprecated]`, `[[deprecated]]`, `__attribute__((deprecated))`, a `FOO_DEPRECATED` macro, JSDoc's
@@ -285,7 +342,15 @@ def _cpp_item(child, api: _Api, prefix: str) -> tuple[object, str] | None:
         if declarator is not None:
             name = _text(declarator.child_by_field_name("declarator"))
             marks = f"{_marks(child)}\n{_head(child, declarator)}"
-            _add(api, prefix + name, "function", child, _c_params(declarator), marks=marks)
+            _add(
+                api,
+                prefix + name,
+                "function",
+                child,
+                _c_params(declarator),
+                marks=marks,
+                signature=_c_signature(declarator),
+            )
         else:
             _cpp_type(child.child_by_field_name("type"), api, prefix)
     elif kind in ("struct_specifier", "class_specifier", "enum_specifier", "union_specifier"):
@@ -336,7 +401,15 @@ def _cpp_type(node, api: _Api, prefix: str) -> None:
             if function is not None:
                 method = _text(function.child_by_field_name("declarator"))
                 marks = f"{_marks(member)}\n{_head(member, function)}"
-                _add(api, f"{prefix}{name}::{method}", "function", member, _c_params(function), marks=marks)
+                _add(
+                    api,
+                    f"{prefix}{name}::{method}",
+                    "function",
+                    member,
+                    _c_params(function),
+                    marks=marks,
+                    signature=_c_signature(function),
+                )
             elif declarator is not None:
                 api.fields[f"{prefix}{name}.{_text(declarator)}"] = _line(member)
 
@@ -360,8 +433,51 @@ def _c_params(declarator) -> list[tuple[str, bool]]:
         while inner is not None and inner.child_by_field_name("declarator") is not None:
             inner = inner.child_by_field_name("declarator")
         name = _text(inner) or _text(p.child_by_field_name("type")) or _text(p)
-        out.append((name, p.type in ("optional_parameter_declaration", "variadic_parameter_declaration", "variadic_parameter")))
+        out.append(
+            (
+                name,
+                p.type
+                in ("optional_parameter_declaration", "variadic_parameter_declaration", "variadic_parameter"),
+            )
+        )
     return out
+
+
+def _c_signature(declarator) -> tuple[tuple[str, ...], int]:
+    """The parameter types of a C/C++ function declarator and its `const`, as the key of one overload
+    (`(const char*, int, "const")`), with how many arguments a call must pass. Names and defaults left out:
+    callers match on types; `f(void)` takes none."""
+    params = declarator.child_by_field_name("parameters")
+    types: list[str] = []
+    required = 0
+    for p in params.named_children if params is not None else []:
+        if p.type == "comment":
+            continue
+        text = p.text or b""
+        end = len(text)
+        default = p.child_by_field_name("default_value")
+        if default is not None:
+            end = default.start_byte - p.start_byte
+        inner = p.child_by_field_name("declarator")
+        while inner is not None and inner.child_by_field_name("declarator") is not None:
+            inner = inner.child_by_field_name("declarator")
+        if inner is not None and inner.type == "identifier":  # the parameter's name: not part of its type
+            a, b = inner.start_byte - p.start_byte, inner.end_byte - p.start_byte
+            text = text[:a] + text[b:end]
+        else:
+            text = text[:end]
+        kind = " ".join(text.decode("utf-8", "replace").replace("=", " ").split())
+        types.append(re.sub(r"\s*([*&,()\[\]<>])\s*", r"\1", kind))
+        optional = default is not None or p.type in ("variadic_parameter", "variadic_parameter_declaration")
+        required += not optional
+    if types == ["void"]:
+        types, required = [], 0
+    qualifier = (
+        "const"
+        if any(c.type == "type_qualifier" and _text(c) == "const" for c in declarator.children)
+        else ""
+    )
+    return (*types, qualifier), required
 
 
 # --- Rust -------------------------------------------------------------------------------------------

@@ -217,7 +217,9 @@ def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribu
     name = _normal(
         str(table_of(data.get("project")).get("name") or table_of(tool.get("poetry")).get("name") or "")
     )
-    if system == "setuptools" or system == "scikit-build":
+    if system == "scikit-build":
+        return _scikit_build(root, table_of(tool.get("scikit-build")), tree, name)
+    if system == "setuptools":
         return _setuptools(root, data, texts, tree, name)
     if system == "hatch":
         return _hatch(root, table_of(tool.get("hatch")), tree, name)
@@ -503,6 +505,34 @@ def _maturin(root: str, maturin: dict, tree: set[str] | None, name: str) -> Dist
     crate = f"{crate}/" if crate and crate != "." else ""
     prefixes = (f"{base}{module}/", f"{crate}src/", f"{crate}build.rs", f"{crate}Cargo.toml")
     return Distribution(root, "maturin", prefixes, import_roots=(base,))
+
+
+# What CMake compiles into a scikit-build-core wheel or installs beside it: the native sources, headers and build
+# files, wherever they sit (`include/`, `lib/`, `src/`); not the project's tests, docs, examples or benchmarks.
+_NATIVE_PATTERNS = (
+    "*.c", "*.cc", "*.cpp", "*.cxx", "*.h", "*.hh", "*.hpp", "*.hxx", "*.cu", "*.cuh", "*.inc", "*.def", "*.td",
+    "CMakeLists.txt", "*.cmake",
+)  # fmt: skip
+_NATIVE_EXCLUDES = (
+    "test/", "tests/", "unittests/", "doc/", "docs/", "example/", "examples/", "bench/", "benchmark/",
+    "benchmarks/",
+)  # fmt: skip
+
+
+def _scikit_build(root: str, config: dict, tree: set[str] | None, name: str) -> Distribution:
+    """scikit-build-core: the Python packages `wheel.packages` names (by default `src/<name>`, `python/<name>`
+    or `<name>`), and what CMake builds: its sources are compiled into what users install, not discovered
+    as setuptools would."""
+    packages = table_of(config.get("wheel")).get("packages")
+    if isinstance(packages, list) and packages:
+        prefixes = tuple(f"{root}{_rel(p)}/" for p in packages if isinstance(p, str) and _rel(p))
+        roots = tuple(dict.fromkeys(posixpath.dirname(p.rstrip("/")) + "/" for p in prefixes))
+        dist = Distribution(root, "scikit-build", prefixes, import_roots=tuple(r.lstrip("/") for r in roots))
+    else:
+        dist = _default_layout(root, "scikit-build", name, tree, roots=("src/", "python/", ""))
+        if not dist.understood:
+            dist = Distribution(root, "scikit-build")
+    return dataclasses.replace(dist, patterns=_NATIVE_PATTERNS, excludes=_NATIVE_EXCLUDES)
 
 
 # --- other ecosystems ------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ facts from the store never needs to import (issue 21: a card's start)."""
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Collection, Iterable
 
 from analysis.paths import folder_kind
@@ -22,6 +23,29 @@ def is_requirements_file(path: str) -> bool:
     return name.endswith((".txt", ".in")) and (
         name.startswith(("requirements", "constraints")) or folder == "requirements"
     )
+
+
+# A requirements file named for a development task (tests, docs, CI jobs, translation or release
+# scripts) installs tools for the maintainers, not what users get.
+_DEV_REQUIREMENTS = re.compile(
+    r"(^|[^a-z])(dev|develop|development|test|tests|testing|doc|docs|lint|ci|bench|benchmark|build|"
+    r"typing|mypy|format|style|coverage|github|actions|workflows?|translations?|i18n|l10n|release|"
+    r"publish|deploy|pre-commit|precommit|tools?|tooling|scripts?|examples?|notebooks?|tox|nox)([^a-z]|$)"
+)
+
+
+def is_dev_requirements(path: str) -> bool:
+    """A requirements file for the maintainers' tasks, not what users install: named for one
+    (`requirements-dev.txt`, `requirements/ci-gpu.txt`, `test-requirements.txt`) or in a folder named for one
+    inside a requirements folder (`requirements/dev/base.txt`)."""
+    parts = path.lower().split("/")
+    stem, _, suffix = parts[-1].rpartition(".")
+    if suffix not in ("txt", "in") or not stem:
+        return False
+    below = parts[parts.index("requirements") + 1 : -1] if "requirements" in parts[:-1] else None
+    if below is None and not re.search(r"requirements|constraints", stem):
+        return False
+    return any(_DEV_REQUIREMENTS.search(part) for part in (stem, *(below or ())))
 
 
 # Distributions read beside those above the changed paths: the repository's other packages, whose names

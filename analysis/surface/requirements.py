@@ -15,7 +15,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.surface.packaging_files import is_requirements_file
+from analysis.surface.packaging_files import is_dev_requirements, is_requirements_file
 from analysis.surface.packaging_texts import (
     MAX_PACKAGING_CHARS,
     json_object,
@@ -26,13 +26,6 @@ from analysis.surface.packaging_texts import (
     table_of,
 )
 
-# A requirements file named for a development task (tests, docs, CI jobs, translation or release
-# scripts) installs tools for the maintainers, not what users get.
-_DEV_REQUIREMENTS = re.compile(
-    r"(^|[^a-z])(dev|develop|development|test|tests|testing|doc|docs|lint|ci|bench|benchmark|build|"
-    r"typing|mypy|format|style|coverage|github|actions|workflows?|translations?|i18n|l10n|release|"
-    r"publish|deploy|pre-commit|precommit|tools?|tooling|scripts?|examples?|notebooks?|tox|nox)([^a-z]|$)"
-)
 _PY_CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d+\.\d+)$")
 
 
@@ -54,7 +47,9 @@ def packaging_changes(path: str, before: str | None, after: str | None) -> list[
     out = []
     # A runtime requirement now only in an extra: `pip install pkg` stops bringing it (`pkg[standard]` does).
     dropped = {c.name for c in dependencies if c.scope == "runtime" and c.old and not c.new}
-    moved = {c.name: c for c in dependencies if c.name in dropped and c.new and c.scope.startswith("optional:")}
+    moved = {
+        c.name: c for c in dependencies if c.name in dropped and c.new and c.scope.startswith("optional:")
+    }
     for c in dependencies:
         if c.name in moved:
             if c.scope == "runtime":
@@ -70,7 +65,9 @@ def packaging_changes(path: str, before: str | None, after: str | None) -> list[
         out.append(SurfaceChange(kind, c.name, path, c.line, old=c.old, new=c.new))
         if c.old and c.new and c.scope != "build":
             out += [
-                SurfaceChange(SurfaceKind.SUPPORT_DROPPED, f"{c.name} {major}", path, c.line, old=c.old, new=c.new)
+                SurfaceChange(
+                    SurfaceKind.SUPPORT_DROPPED, f"{c.name} {major}", path, c.line, old=c.old, new=c.new
+                )
                 for major in majors_dropped(c.old, c.new)
             ]
     out.extend(support)
@@ -158,7 +155,7 @@ def _requirements(path: str, text: str | None) -> dict[tuple[str, str], str]:
         for extra, reqs in extras.items() if isinstance(extras, dict) else []:
             found += [(f"optional:{extra}", r) for r in _list(reqs)]
     elif is_requirements_file(path):
-        if _DEV_REQUIREMENTS.search(path.lower().rsplit("/", 1)[-1].rsplit(".", 1)[0]):
+        if is_dev_requirements(path):
             return {}
         found += [("runtime", line) for line in _requirement_lines(text)]
     elif name == "package.json":

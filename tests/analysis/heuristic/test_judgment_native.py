@@ -5,7 +5,7 @@ host engine, custom kernels): each test is built from the shape of the commit th
 from __future__ import annotations
 
 from analysis.heuristic import analyze, rank
-from analysis.models import Importance
+from analysis.models import Importance, SurfaceChange, SurfaceKind
 from tests.analysis.heuristic.test_heuristic import fc, make
 from tests.analysis.heuristic.test_judgment import hunk
 
@@ -151,7 +151,10 @@ def test_a_change_to_how_what_ships_is_built_is_medium_at_least() -> None:
     # low, "no user-facing change found"; both were reverted within days (the build broke on other toolchains)
     flags = hunk(
         ["if(CUDA_VERSION VERSION_GREATER 12.0)"],
-        ["if(CUDA_VERSION VERSION_GREATER_EQUAL 12.0)", '  list(APPEND GPU_FLAGS "-Xfatbin" "-compress-all")'],
+        [
+            "if(CUDA_VERSION VERSION_GREATER_EQUAL 12.0)",
+            '  list(APPEND GPU_FLAGS "-Xfatbin" "-compress-all")',
+        ],
     )
     sources = hunk(['  "src/quant/int8_kernels.cu"'], ['  "src/quant/group_quant.cu"'])
     for title, change in [
@@ -177,3 +180,75 @@ def test_a_change_to_how_what_ships_is_built_is_medium_at_least() -> None:
         ("Release 1.4.0 (#7)", fc("setup.py", 1, 1, hunk(["    version='1.3.0',"], ["    version='1.4.0',"]))),
     ]:  # fmt: skip
         assert rank(make(title, change), "en")[0] == LOW, title
+
+
+def test_a_build_files_project_version_bumped_is_a_release_version_bump() -> None:
+    # a compiler's "Bump version to 1.5.0": `project(ncc VERSION 1.4.0 …)` in CMakeLists.txt and Meson's
+    # `version: '1.4.0'` ranked medium as a change to how what ships is built
+    cmake = fc(
+        "CMakeLists.txt",
+        1,
+        1,
+        hunk(["project(ncc VERSION 1.4.0 LANGUAGES C CXX)"], ["project(ncc VERSION 1.5.0 LANGUAGES C CXX)"]),
+    )
+    meson = fc(
+        "meson.build",
+        1,
+        1,
+        hunk(["project('ncc', 'cpp', version: '1.4')"], ["project('ncc', 'cpp', version: '1.5')"]),
+    )
+    parts = fc("cmake/NccVersion.cmake", 2, 2, hunk(
+        ["set(NCC_VERSION_MINOR 4)", "set(NCC_VERSION_PATCH 2)"], ["set(NCC_VERSION_MINOR 5)", "set(NCC_VERSION_PATCH 0)"]
+    ))  # fmt: skip
+    for files in ((cmake,), (meson,), (parts,), (cmake, meson, fc("CHANGELOG.md", 12, 0))):
+        importance, reason = rank(make("Bump version to 1.5.0 (#108)", *files), "en")
+        assert importance == LOW, files
+        assert "a release version bump only" in reason and "how what ships is built" not in reason
+    # the build changed beside the version, or what building needs was raised: built differently
+    languages = hunk(
+        ["project(ncc VERSION 1.4.0 LANGUAGES C CXX)"], ["project(ncc VERSION 1.5.0 LANGUAGES C CXX CUDA)"]
+    )
+    needs = hunk(["cmake_minimum_required(VERSION 3.20)"], ["cmake_minimum_required(VERSION 3.24)"])
+    for patch in (languages, needs):
+        importance, reason = rank(make("Release 1.5.0 (#9)", fc("CMakeLists.txt", 1, 1, patch)), "en")
+        assert importance == MEDIUM and "changes how what ships is built" in reason
+
+
+def test_names_a_commit_declaring_no_functional_change_adds_are_no_new_capability() -> None:
+    # "[IR] Split size computation into num_functions helper [NFC]": the helper it declares in a public header
+    # ranked medium, "new API"; the same names without the declaration are a new capability
+    added = SurfaceChange(SurfaceKind.ADDED, "ncc::Module::num_functions", "include/ncc/ir.h", line=9)
+    code = fc("include/ncc/ir.h", 1, 0, hunk([], ["  int num_functions() const;"]))
+    for title in (
+        "[IR] Split size computation into num_functions helper [NFC] (#107)",
+        "NFC: factor warning counting out of error_count",
+        "[Codegen] Move select lowering into its own function. NFC",
+    ):
+        importance, reason = rank(make(title, code, surface=(added,)), "en")
+        assert importance == LOW, title
+        assert "num_functions" not in reason
+    assert rank(make("[IR] Add num_functions (#120)", code, surface=(added,)), "en")[0] == MEDIUM
+    # what an NFC commit takes away still breaks its callers
+    removed = SurfaceChange(SurfaceKind.REMOVED, "ncc::Module::size", "include/ncc/ir.h", line=8)
+    assert rank(make("[NFC] Split size", code, surface=(added, removed)), "en")[0] == HIGH
+
+
+def test_a_developer_requirements_file_is_no_dependency_of_users() -> None:
+    # "[CI] Update lit": `requirements/ci-gpu.txt` and a dev folder's pins read as dependencies of users when the
+    # files were not parsed (a big commit, a card); the runtime requirements still are
+    for path in (
+        "requirements/ci-gpu.txt",
+        "requirements-ci.txt",
+        "requirements/dev/base.txt",
+        "requirements/coverage.txt",
+    ):
+        patch = hunk(["lit==17.0.6"], ["lit==18.1.0"])
+        importance, reason = rank(make("Update lit (#117)", fc(path, 1, 1, patch)), "en")
+        assert importance == LOW, path
+        assert "dependency" not in reason and "nothing users run changed" in reason
+    shipped = make(
+        "Require numpy 1.26 (#142)",
+        fc("requirements/common.txt", 1, 1, hunk(["numpy>=1.24"], ["numpy>=1.26"])),
+    )
+    importance, reason = rank(shipped, "en")
+    assert importance == MEDIUM and "numpy" in reason

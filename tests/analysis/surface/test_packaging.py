@@ -8,7 +8,7 @@ import pytest
 
 from analysis.models import SurfaceKind as K
 from analysis.surface.packaging import read_packaging
-from analysis.surface.packaging_files import packaging_paths
+from analysis.surface.packaging_files import is_dev_requirements, packaging_paths
 from analysis.surface.requirements import dependency_changes, packaging_changes
 
 TREE = [
@@ -360,14 +360,18 @@ def test_package_json_and_cargo_dependencies():
 
 def test_a_dependency_floor_raised_past_a_major_version_drops_support_for_it():
     # "Drop support for Pydantic v1": users still on it cannot install the next release beside it
-    before = '[project]\nname = "web"\ndependencies = [\n  "pydantic>=1.10,!=1.11.0,<3",\n  "anyio>=3.7",\n]\n'
+    before = (
+        '[project]\nname = "web"\ndependencies = [\n  "pydantic>=1.10,!=1.11.0,<3",\n  "anyio>=3.7",\n]\n'
+    )
     after = before.replace(">=1.10,!=1.11.0,<3", ">=2.7,<3").replace("anyio>=3.7", "anyio>=4.8")
     dropped = [c for c in packaging_changes("pyproject.toml", before, after) if c.kind == K.SUPPORT_DROPPED]
     assert [(c.name, c.line, c.breaking) for c in dropped] == [("anyio 3", 5, True), ("pydantic 1", 4, True)]
     react = lambda spec: json.dumps({"peerDependencies": {"react": spec}})  # noqa: E731
     found = packaging_changes("package.json", react("^17.0.0 || ^18.0.0"), react("^18.0.0"))
     assert [c.name for c in found if c.kind == K.SUPPORT_DROPPED] == ["react 17"]
-    found = packaging_changes("Cargo.toml", '[dependencies]\nserde = "1.0"\n', '[dependencies]\nserde = "2.0"\n')
+    found = packaging_changes(
+        "Cargo.toml", '[dependencies]\nserde = "1.0"\n', '[dependencies]\nserde = "2.0"\n'
+    )
     assert [c.name for c in found if c.kind == K.SUPPORT_DROPPED] == ["serde 1"]
 
 
@@ -543,3 +547,38 @@ def test_sibling_packaging_is_a_packaging_file_not_a_name_ending_like_one():
         "libs/x/notsetup.cfg",
     ]
     assert packaging_paths(["app/__init__.py"], tree) == ["libs/x/setup.py", "pyproject.toml"]
+
+
+def test_requirements_files_for_the_maintainers_tasks_are_not_what_users_install() -> None:
+    for path in (
+        "requirements-dev.txt", "requirements/ci-gpu.txt", "requirements-ci.txt", "requirements/lint.txt",
+        "requirements/dev/base.txt", "python/requirements-test.in", "test-requirements.txt", "requirements/coverage.txt",
+    ):  # fmt: skip
+        assert is_dev_requirements(path), path
+    for path in (
+        "requirements.txt",
+        "requirements/cuda.txt",
+        "requirements/common.txt",
+        "src/devices.txt",
+        "docs/index.md",
+    ):
+        assert not is_dev_requirements(path), path
+
+
+def test_a_scikit_build_wheel_ships_its_python_package_and_the_native_code_cmake_builds() -> None:
+    # a compiler with Python bindings built by scikit-build-core: its public headers (`include/`) and sources
+    # were read as setuptools would discover them (none shipped), so an overload removed from a header was
+    # "nothing users run"
+    tree = [
+        "pyproject.toml", "CMakeLists.txt", "cmake/Targets.cmake", "include/ncc/ir.h", "src/opt.cpp",
+        "python/ncc/__init__.py", "python/ncc/tools.py", "tests/lexer_test.cpp", "docs/snippet.h", "scripts/gen.py",
+    ]  # fmt: skip
+    backend = '[build-system]\nrequires = ["scikit-build-core"]\nbuild-backend = "scikit_build_core.build"\n'
+    for extra in ("", '[tool.scikit-build]\nwheel.packages = ["python/ncc"]\n'):
+        packaging = read_packaging({"pyproject.toml": backend + '[project]\nname = "ncc"\n' + extra}, tree)
+        assert packaging is not None
+        assert packaging.shipped(tree) == {
+            "CMakeLists.txt", "cmake/Targets.cmake", "include/ncc/ir.h", "src/opt.cpp", "python/ncc/__init__.py",
+            "python/ncc/tools.py",
+        }  # fmt: skip
+        assert packaging.module_name("python/ncc/tools.py") == "ncc.tools"

@@ -66,7 +66,10 @@ def test_a_parameter_callers_must_now_pass_breaks_them_and_one_they_may_leave_ou
     assert names(tree_surface("include/passes.h", before, after, language="cpp").changes) == {
         (K.PARAM_REQUIRED, "mlir::pipeline(warpSpecialize)"),
         (K.PARAM_ADDED, "mlir::coalesce(vec)"),  # a default argument: calls still compile
-    }  # overloads (`fuse`) cannot be told apart by name: not compared
+        # overloads are told apart by their parameter types: `fuse(a, b)` calls stop compiling
+        (K.REMOVED, "mlir::fuse(int, int)"),
+        (K.ADDED, "mlir::fuse(int, int, int)"),
+    }
     go_before = "package kit\n\nfunc Dial(addr string) error { return nil }\nfunc Run(task string) error { return nil }\n"
     go_after = "package kit\n\nfunc Dial(addr string, opts ...Option) error { return nil }\nfunc Run(task string, retries int) error { return nil }\n"
     assert names(tree_surface("kit.go", go_before, go_after, language="go").changes) == {
@@ -510,3 +513,59 @@ def test_a_package_init_importing_names_from_outside_the_package_does_not_make_t
     kept = after + "\n__all__ = ['ParallelConfig']\n"
     found = names(commit_surface([FileVersions("pkg/config/__init__.py", listed, kept)], None, None))
     assert (K.REMOVED, "pkg.config.ProcessGroup") in found
+
+
+def test_an_overload_removed_from_a_header_is_a_removal_though_others_of_its_name_remain():
+    # a compiler's public header dropped `compile(src, opt_level, debug)` and `Module::dump(int) const`, keeping
+    # `compile(src)`, `compile(src, opt_level)` and `dump() const`: the dropped ones' callers stop compiling
+    before = (
+        "namespace ncc {\nint compile(const char* src);\nint compile(const char* src, int opt_level);\n"
+        "int compile(const char* src, int opt_level, bool debug);\n"
+        "class Module {\npublic:\n  void dump() const;\n  void dump(int indent) const;\n  void verify();\n};\n}\n"
+    )
+    after = (
+        "namespace ncc {\nint compile(const char* source);\nint compile(const char *s, int level);\n"
+        "class Module {\npublic:\n  void dump() const;\n  void verify();\n  void verify(bool strict);\n};\n}\n"
+    )
+    found = tree_surface("include/ncc/compiler.h", before, after, language="cpp")
+    assert names(found.changes) == {
+        (K.REMOVED, "ncc::compile(const char*, int, bool)"),  # parameter names and spacing do not matter
+        (K.REMOVED, "ncc::Module::dump(int) const"),
+        (K.ADDED, "ncc::Module::verify(bool)"),  # a new overload is new
+    }
+    assert all(c.breaking for c in found.changes if c.kind == K.REMOVED)
+
+
+def test_an_overload_that_gains_a_defaulted_parameter_or_is_declared_twice_is_kept():
+    # `f(int)` → `f(int, int = 0)` and `void f(void)` → `void f()`: every call still compiles; a declaration
+    # beside its inline definition is one function, whose parameters are still compared by name
+    before = (
+        "namespace k {\nint f(int a);\nint f(const char* s);\nvoid g(void);\nvoid g(int x);\n"
+        "int h(int x);\ninline int h(int x) { return x; }\n}\n"
+    )
+    after = (
+        "namespace k {\nint f(int a, int b = 0);\nint f(const char* s);\nvoid g();\nvoid g(int y);\n"
+        "int h(int y);\ninline int h(int y) { return y; }\n}\n"
+    )
+    assert names(tree_surface("include/k.h", before, after, language="cpp").changes) == {
+        (K.PARAM_RENAMED, "k::h(y)"),
+    }
+
+
+def test_a_python_distributions_include_headers_are_an_api_its_other_native_sources_are_not() -> None:
+    # a compiler with Python bindings built by scikit-build-core dropped `compile(src, opt_level)` from its public
+    # header: read as a native source users reach only through the Python modules, the removal went unsaid
+    from analysis.surface.packaging import read_packaging
+
+    backend = '[build-system]\nbuild-backend = "scikit_build_core.build"\n[project]\nname = "ncc"\n'
+    tree = ["pyproject.toml", "include/ncc/compiler.h", "src/driver.h", "python/ncc/__init__.py"]
+    packaging = read_packaging({"pyproject.toml": backend}, tree)
+    assert packaging is not None
+    before = (
+        "namespace ncc {\nint compile(const char* src);\nint compile(const char* src, int opt_level);\n}\n"
+    )
+    after = "namespace ncc {\nint compile(const char* src);\n}\n"
+    files = [FileVersions(p, before, after) for p in ("include/ncc/compiler.h", "src/driver.h")]
+    found = commit_surface(files, packaging, packaging.shipped(tree))
+    assert names(found) == {(K.REMOVED, "ncc::compile(const char*, int)")}
+    assert {c.path for c in found} == {"include/ncc/compiler.h"}
