@@ -31,6 +31,7 @@ from analysis.heuristic.security_lines import SECURITY_PATH, risky_calls_in
 from analysis.heuristic.setting_lines import (
     changed_defaults,
     flipped_switches,
+    renamed_keys,
     setting_changes,
     supported_lists,
 )
@@ -69,7 +70,14 @@ BREAKING = 3
 BEHAVIOUR = 2
 NOTICE = 1
 # The findings that say the change breaks users (each weighs BREAKING): what Compatibility and Risks must name.
-BREAKING_KEYS = ("breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped")
+BREAKING_KEYS = (
+    "breaking",
+    "breaking_deep",
+    "breaking_undocumented",
+    "declared_breaking",
+    "supported_dropped",
+    "setting_renamed",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,22 +486,34 @@ def _sig_mapping_settings(facts: Facts) -> list[Signal]:
     """Settings read by key in the source files users run (any mapping named so in a configuration module,
     elsewhere one named options or settings), and literals given under a setting's `is None` guard: a default
     that really changed (same mapping and key on both sides) changes what users get; a key read for the first
-    time is a new setting. A key only moved (read on both sides) is neither; a key no longer read is not
-    stated (the code may read it elsewhere)."""
+    time is a new setting; a key renamed where it is read, the old one read nowhere in the patch any more, breaks
+    every user who set it (their setting is silently ignored); so does an environment variable renamed so,
+    where the files were not parsed (the surface facts find those). A key only moved (read on both sides) is
+    none of these; a key no longer read is not stated (the code may read it elsewhere)."""
     changed: list[str] = []
     new_keys: list[str] = []
+    renamed: list[str] = []
+    env = facts.commit.surface is None
     for f in _runtime_files(facts, PathKind.SOURCE):
         diff = facts.diffs.get(f.path)
         if diff is None or (
-            ".get(" not in diff.added and ".pop(" not in diff.added and " is None" not in diff.text
+            ".get(" not in diff.added
+            and ".pop(" not in diff.added
+            and "[" not in diff.added
+            and " is None" not in diff.text
+            and not (env and "getenv(" in diff.added)
         ):
             continue
         # outside a configuration module a `config` is as often a model's or a kernel's (config.json, a tuned
         # table) as the user's: there only mappings named options or settings count
-        file_changed, file_new = setting_changes(diff, _is_config_module(f.path, PathKind.SOURCE))
+        any_mapping = _is_config_module(f.path, PathKind.SOURCE)
+        file_changed, file_new = setting_changes(diff, any_mapping)
         changed += file_changed
         new_keys += file_new
+        renamed += [f"{old} → {new}" for old, new in renamed_keys(diff, any_mapping, env)]
     out = []
+    if renamed:
+        out.append(Signal("setting_renamed", impact=BREAKING, items=tuple(dict.fromkeys(renamed))))
     if changed:
         out.append(Signal("setting_default", impact=BEHAVIOUR, items=tuple(dict.fromkeys(changed))))
     if new_keys:
