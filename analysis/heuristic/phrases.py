@@ -164,6 +164,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "risk_hist_path": "{path} 历史上容易出问题（近期 {n} 次改动中 {k} 次后来被回滚或修复）：改动需重点审查和测试",
         "risk_hist_follow_up": "本提交是对 {items} 的后续修复或回滚，而修复常常还需要再修复：确认原问题已彻底解决",
         "new_model": "新增模型/后端/平台文件 {items}",
+        "moved_names": "重构：{items} 是移动的已有代码，没有新能力",
         "revert": "回滚此前的提交（沿用被回滚改动的影响）",
         "kernel": "修改 GPU/原生内核代码 {items}",
         "dependency": "修改依赖版本：{items}",
@@ -381,6 +382,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "risk_hist_follow_up": "This commit follows up {items}, and fixes often need fixing again: check the original"
         " problem is really solved",
         "new_model": "adds new model/backend/platform files {items}",
+        "moved_names": "restructures: {items} moved from existing code, nothing new for users",
         "revert": "reverts an earlier commit (the impact of what it undoes)",
         "kernel": "changes GPU/native kernel code {items}",
         "dependency": "changes dependency versions: {items}",
