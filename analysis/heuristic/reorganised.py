@@ -29,7 +29,8 @@ def without_moved(facts: Facts, signals: tuple[Signal, ...], restructuring: Sign
     """The signals of a restructuring (its `restructuring` finding: the title's word) without the changes that
     are old code moved, and a `moved_names` statement naming them (no weight) when there are any."""
     renaming = restructuring.items[:1] in (("rename",), ("renames",), ("renamed",))
-    removed = "\n".join(d.removed for d in facts.diffs.values())
+    # the code users ran before: docs that name a name are no code it came from
+    removed = "\n".join(d.removed for path, d in facts.diffs.items() if path in facts.runtime)
     removed_lines = {line.strip() for line in removed.split("\n") if line.strip()}
     moved: list[str] = []
     out: list[Signal] = []
