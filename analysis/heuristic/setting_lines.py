@@ -230,6 +230,22 @@ def renamed_keys(diff: Diff, any_mapping: bool, env: bool = False) -> list[tuple
     return pairs
 
 
+def dropped_keys(diff: Diff, any_mapping: bool, still_read: str) -> list[str]:
+    """Keys of a settings mapping a patch no longer reads, the key named nowhere in `still_read` (the added and
+    context lines of every file of the commit: a read moved to another file is no drop) and not renamed
+    (`renamed_keys`): users who set it are silently ignored."""
+    if '"' not in diff.removed and "'" not in diff.removed:
+        return []
+    old = {
+        k: None for line in diff.removed.split("\n") for _, k, _, _ in _key_reads(line, any_mapping, False)
+    }
+    if not old:
+        return []
+    new = {k for line in diff.added.split("\n") for _, k, _, _ in _key_reads(line, any_mapping, False)}
+    renamed = {k for k, _ in renamed_keys(diff, any_mapping)}
+    return [k for k in old if k not in new and k not in renamed and not _quoted(k, still_read)]
+
+
 def _paired(
     old_line: str,
     mapping: str,

@@ -127,6 +127,7 @@ _COMPATIBILITY = {
     "declared_breaking": "compat_declared",
     "supported_dropped": "compat_breaking",
     "setting_renamed": "compat_breaking",
+    "setting_dropped": "compat_breaking",
     "behaviour": "compat_behaviour",
     "behaviour_deep": "compat_behaviour",
     "switch": "compat_behaviour",

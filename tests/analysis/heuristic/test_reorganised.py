@@ -64,7 +64,7 @@ def test_helpers_split_out_by_a_restructuring_are_no_new_capability() -> None:
     importance, reason = _split("[Refactor] Split device helpers out of the worker (#142)")
     assert importance == LOW
     assert reason.startswith(
-        "impact (low): restructures: `set_device`, `available_memory` moved from existing code, nothing new for users;"
+        "impact (low): restructures, moving existing code (nothing new for users): `set_device`, `available_memory`;"
     )
     # the same change not called a restructuring keeps its findings: a title decides what the author meant
     importance, reason = _split("[Worker] Device helpers (#142)")
@@ -100,7 +100,10 @@ def test_a_module_moved_with_its_old_path_kept_is_no_notice_in_a_restructuring()
     )
     title = "[Refactor] Split attention metadata into its own module (#112)"
     importance, reason = rank(make(title, *code, surface=(moved,)), "en")
-    assert importance == LOW and "restructures: `NimbusMetadata` moved" in reason
+    assert (
+        importance == LOW
+        and "restructures, moving existing code (nothing new for users): `NimbusMetadata`" in reason
+    )
     # not a restructuring, or one whose title says the new name is the point: users should know the new path
     for other in ("[Attention] Metadata module (#112)", "Rename the attention metadata module (#112)"):
         importance, reason = rank(make(other, *code, surface=(moved,)), "en")

@@ -137,3 +137,38 @@ def test_an_environment_variable_renamed_where_it_is_read_in_an_unparsed_file() 
     )
     assert renamed_keys(lines, any_mapping=False, env=True) == [("NIMBUS_TRACE_DIR", "NIMBUS_PROFILE_DIR")]
     assert renamed_keys(lines, any_mapping=False) == []  # parsed files: the surface facts state it
+
+
+def test_a_key_the_settings_module_no_longer_reads_breaks_users_who_set_it() -> None:
+    # "[MLA] Remove chunked_prefill_for_mla": the key's read deleted; users' value is silently ignored
+    patch = hunk(
+        ['        self.chunked_prefill_for_mla = additional_config.get("chunked_prefill_for_mla", False)'], []
+    )
+    commit = make("[MLA] Remove chunked_prefill_for_mla (#150)", fc("nimbus/plugin_config.py", 0, 1, patch))
+    importance, reason = rank(commit, "en")
+    assert importance == HIGH
+    assert reason.startswith(
+        "impact (high): stops reading settings (users' values are ignored): `chunked_prefill_for_mla`"
+    )
+    assert "breaks users: `chunked_prefill_for_mla`" in analyze(commit, "en").insights["compatibility"]
+    # read through a helper, or by another file of the commit: still read
+    helper = hunk(
+        ['        self.nz = additional_config.get("enable_weight_nz_layout", False)'],
+        ['        self.nz = _flag(additional_config, "enable_weight_nz_layout")'],
+    )
+    assert (
+        rank(make("[Refactor] One helper (#151)", fc("nimbus/plugin_config.py", 1, 1, helper)), "en")[0]
+        == LOW
+    )
+    elsewhere = fc(
+        "nimbus/ops/mla.py", 1, 0, hunk([], ['    on = options.get("chunked_prefill_for_mla", False)'])
+    )
+    moved = make(
+        "[MLA] Read it where it is used (#152)", fc("nimbus/plugin_config.py", 0, 1, patch), elsewhere
+    )
+    assert "stops reading" not in rank(moved, "en")[1]
+    # a module deleted says so by itself; outside a configuration module a key no longer read is not stated
+    deleted = fc("nimbus/plugin_config.py", 0, 1, patch, status="removed")
+    assert "stops reading" not in rank(make("Remove the config (#153)", deleted), "en")[1]
+    other = hunk(['    on = options.get("fast_path", False)'], [])
+    assert rank(make("Simplify (#154)", fc("nimbus/ops/mla.py", 0, 1, other)), "en")[0] == LOW
