@@ -514,11 +514,13 @@ def _sig_mapping_settings(facts: Facts) -> list[Signal]:
         file_changed, file_new = setting_changes(diff, any_mapping)
         changed += file_changed
         new_keys += file_new
-        renamed += [f"{old} → {new}" for old, new in renamed_keys(diff, any_mapping, env)]
+        pairs = renamed_keys(diff, any_mapping, env)
+        if pairs or (any_mapping and f.status != "removed"):
+            still_read = _still_read(facts) if still_read is None else still_read
+        # an old key another file of the commit still reads (a fallback moved there) is no rename
+        renamed += [f"{old} → {new}" for old, new in pairs if not _quoted_in(old, still_read or "")]
         if any_mapping and f.status != "removed":
-            if still_read is None:
-                still_read = _still_read(facts)
-            dropped += dropped_keys(diff, any_mapping, still_read)
+            dropped += dropped_keys(diff, any_mapping, still_read or "")
     out = []
     if renamed:
         out.append(Signal("setting_renamed", impact=BREAKING, items=tuple(dict.fromkeys(renamed))))
@@ -529,6 +531,10 @@ def _sig_mapping_settings(facts: Facts) -> list[Signal]:
     if new_keys:
         out.append(Signal("setting_added", impact=NOTICE, items=tuple(dict.fromkeys(new_keys))))
     return out
+
+
+def _quoted_in(key: str, text: str) -> bool:
+    return f'"{key}"' in text or f"'{key}'" in text
 
 
 def _reads_keys(text: str, env: bool) -> bool:

@@ -60,6 +60,14 @@ def test_a_key_renamed_by_subscript_or_with_another_form_of_read_is_paired_by_it
         "[Refactor] Rename use_cached_graph (#110)", fc("nimbus/plugin_config.py", 1, 1, target.text)
     )
     assert rank(commit, "en")[0] == HIGH  # a refactor by its title that breaks users is judged by the break
+    # the old key still read by another file of the commit: a fallback moved there, no rename
+    fallback = fc("nimbus/compat.py", 1, 0, hunk([], ['    legacy = options.get("use_cached_graph")']))
+    moved = make(
+        "[Refactor] Rename use_cached_graph (#110)",
+        fc("nimbus/plugin_config.py", 1, 1, target.text),
+        fallback,
+    )
+    assert "renames settings" not in rank(moved, "en")[1]
 
 
 def test_a_key_still_read_as_a_fallback_or_named_by_a_deprecation_is_no_rename() -> None:
