@@ -11,8 +11,10 @@ scores, both stated in the reason with their decisive facts, and which of them d
   what the packaging ships, else path kinds; prose-only files never count). Weights, few and fixed:
   3 breaks users (a public name, parameter, config field, option, environment variable, route or entry
   point removed or renamed without an alias; a supported Python version dropped; a value taken out of a
-  list of supported ones; a security advisory id with code changed; a message that declares the change
-  breaking — `type!:`, a leading 💥 or `[Breaking]`, a `BREAKING CHANGE:` footer — with code changed); 2
+  list of supported ones; a key of a settings mapping renamed where it is read with the old key read nowhere in
+  the commit, or no longer read by a configuration module; a security advisory id with code changed; a message
+  that declares the change breaking — `type!:`, a leading 💥 or `[Breaking]`, a `BREAKING CHANGE:` footer — with
+  code changed); 2
   changes what existing users get (a default that really changed, a setting's default read from a
   configuration mapping or given under its `is None` guard, a switch flipped, another object's attribute
   replaced at import, another library's settings changed at run time (its settings object patched or set by
@@ -41,7 +43,9 @@ scores, both stated in the reason with their decisive facts, and which of them d
   sits in new files, existing runtime files changed by at most SIZE_LOW_MAX lines, stays medium at most;
   a change whose existing and new code users run moved by at most SIZE_LOW_MAX lines beside more than twice that
   in tests, docs, tooling or prose stays medium at most (its size is not in what users run; not a revert);
-  a restructuring by its title where nothing users get changed stays medium at most, and docs or tests by its
+  a restructuring by its title where nothing users get changed stays medium at most (the public names it adds
+  that are old code moved, and code names it moves keeping the old path, are nothing new: `reorganised.py`),
+  and docs or tests by its
   title (a tag, conventional type or gitmoji) where nothing users get changed is low (not a revert, nor where a
   dependency or how what ships is built changes);
   a runtime dependency's version changed (a submodule's pointer moved included) is at least medium (what

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from analysis.heuristic.change_type import declared_type
 from analysis.heuristic.facts import Facts
+from analysis.heuristic.reorganised import without_moved
 from analysis.heuristic.signals import (
     BEHAVIOUR,
     BREAKING,
@@ -102,12 +103,15 @@ def percentile_tier(percentile: float) -> Importance:
 
 def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     signals = tuple(find_signals(facts))
+    restructuring = _restructuring(facts)
+    if restructuring is not None:  # the names it "adds" that are old code moved bring nothing new
+        signals = without_moved(facts, signals, restructuring)
     keys = {s.key for s in signals}
     impact = max((s.impact for s in signals), default=0)
     if "revert" in keys:
         impact = min(impact, BEHAVIOUR)
     # a restructuring, or docs or tests by the title, that changes what users get is judged by what it changes
-    restructured = (_restructuring(facts) or _declared_aside(facts, keys)) if impact < NOTICE else None
+    restructured = (restructuring or _declared_aside(facts, keys)) if impact < NOTICE else None
     if restructured is not None:
         signals += (restructured,)
         keys.add(restructured.key)

@@ -1,7 +1,8 @@
 """Readers of a diff's lines for the settings users get: literal defaults given in code or configuration
-(`x = 1`, `key: 1`, `default=1`, `getenv("X", 1)`), keys read with a default from a mapping of options,
-literals given under a setting's `is None` guard, one-line lists of supported values, and boolean switches.
-The rubric's signals (signals.py) decide what a change among them weighs.
+(`x = 1`, `key: 1`, `default=1`, `getenv("X", 1)`), keys read from a mapping of options (with a default, or
+by subscript) and keys renamed where they are read, literals given under a setting's `is None` guard, one-line
+lists of supported values, and boolean switches. The rubric's signals (signals.py) decide what a change among
+them weighs.
 """
 
 from __future__ import annotations
@@ -161,19 +162,148 @@ def flipped_switches(diff: Diff) -> list[str]:
     return [f"{name}: {old[name]} → {value}" for name, value in new.items() if old.get(name, value) != value]
 
 
+# `config["dynamic_eplb"]`, `options['timeout']`: a key read by subscript (not one assigned: `config["x"] = 1`,
+# `config["x"]["y"] = 1`, the target of an assignment, see `_subscripts`).
+_SUBSCRIPT_READ = re.compile(
+    r"\b([A-Za-z_]*(?i:config|configs|cfg|conf|options|opts|settings))\s*\[\s*"
+    r"""(["'])([A-Za-z_][\w.-]{0,80})\2\s*\]"""
+)
+# Where a line's assignment target ends: its first `=` (or augmented `+=`) between blanks, as formatted code
+# writes an assignment and never a keyword argument or a comparison.
+_ASSIGNED = re.compile(r"[ \t](?:[-+*/|&]|//)?=(?!=)[ \t]")
+
+
+def _subscripts(line: str) -> list[re.Match[str]]:
+    """The subscript reads of a line: those left of its assignment's `=` are written, not read."""
+    assigned = _ASSIGNED.search(line)
+    end = assigned.start() if assigned else -1
+    return [m for m in _SUBSCRIPT_READ.finditer(line) if m.start() > end]
+
+
+# `os.environ.get("X")`, `os.getenv("X", d)`, `os.environ["X"]`: the environment read as a mapping, for the
+# renames of patches the surface step did not parse (it finds environment variables by syntax).
+_ENV_READ = re.compile(
+    r"""\b(environ)\s*(?:\.\s*(?:get|pop)\(\s*|\[\s*)(["'])([A-Za-z_][\w.-]{0,80})\2"""
+    r"""|\b(getenv)\(\s*(["'])([A-Za-z_][\w.-]{0,80})\5"""
+)
+# What a changed line assigns to: `self.expert_map_path = ...` (pairs a key's old and new reads).
+_TARGET = re.compile(r"^[ \t]*((?:self\.)?[A-Za-z_][\w.]*)[ \t]*(?::[^=\n]{1,80})?=(?!=)")
+
+
+def _key_reads(line: str, any_mapping: bool, env: bool) -> list[tuple[str, str, int, int]]:
+    """(mapping, key, start, end) of each key a line reads from a settings mapping (or the environment, `env`),
+    start and end spanning the key's quoted literal."""
+    found: list[tuple[str, str, int, int]] = []
+    if '"' not in line and "'" not in line:  # most lines: no key to read
+        return found
+    for m in [*_MAPPING_READ.finditer(line), *_subscripts(line)]:
+        if any_mapping or m.group(1).lower().endswith(_USER_MAPPINGS):
+            found.append((m.group(1), m.group(3), m.start(2), m.end(3) + 1))
+    if env:
+        for m in _ENV_READ.finditer(line):
+            group = 1 if m.group(1) else 4
+            found.append(("environ", m.group(group + 2), m.start(group + 1), m.end(group + 2) + 1))
+    return found
+
+
+def renamed_keys(diff: Diff, any_mapping: bool, env: bool = False) -> list[tuple[str, str]]:
+    """Keys of a settings mapping renamed where they are read: `cfg.get("old", d)` → `cfg.get("new", d)`,
+    `config["old"]` → `config["new"]` (`env`: `os.environ.get("OLD")` → `os.environ.get("NEW")` too), the
+    old key read nowhere else in the patch (no fallback, no deprecation naming it). A removed and an added line
+    pair when they are the same line but for the key, or assign the same target from the same mapping.
+    [(old, new)] in order."""
+    removed = [(line, _key_reads(line, any_mapping, env)) for line in diff.removed.split("\n")]
+    added = [(line, _key_reads(line, any_mapping, env)) for line in diff.added.split("\n")]
+    old_keys = {(m, k) for _, reads in removed for m, k, _, _ in reads}
+    new_keys = {(m, k) for _, reads in added for m, k, _, _ in reads}
+    kept = "\n".join([diff.added, *(line[1:] for line in diff.text.split("\n") if line.startswith(" "))])
+    pairs: list[tuple[str, str]] = []
+    used: set[tuple[str, str]] = set()
+    for old_line, old_reads in removed:
+        for mapping, key, start, end in old_reads:
+            if (mapping, key) in new_keys or (mapping, key) in used or _quoted(key, kept):
+                continue
+            new = _paired(old_line, mapping, start, end, added, old_keys | used)
+            if new is not None:
+                used |= {(mapping, key), (mapping, new)}
+                pairs.append((key, new))
+    return pairs
+
+
+def dropped_keys(diff: Diff, any_mapping: bool, still_read: str) -> list[str]:
+    """Keys of a settings mapping a patch no longer reads, the key named nowhere in `still_read` (the added and
+    context lines of every file of the commit: a read moved to another file is no drop) and not renamed
+    (`renamed_keys`): users who set it are silently ignored."""
+    if '"' not in diff.removed and "'" not in diff.removed:
+        return []
+    old = {
+        k: None for line in diff.removed.split("\n") for _, k, _, _ in _key_reads(line, any_mapping, False)
+    }
+    if not old:
+        return []
+    new = {k for line in diff.added.split("\n") for _, k, _, _ in _key_reads(line, any_mapping, False)}
+    renamed = {k for k, _ in renamed_keys(diff, any_mapping)}
+    return [k for k in old if k not in new and k not in renamed and not _quoted(k, still_read)]
+
+
+def _paired(
+    old_line: str,
+    mapping: str,
+    start: int,
+    end: int,
+    added: list[tuple[str, list[tuple[str, str, int, int]]]],
+    taken: set[tuple[str, str]],
+) -> str | None:
+    """The key an added line reads in place of the removed line's (same mapping, a key not read before)."""
+    shape = (old_line[:start] + "\0" + old_line[end:]).strip()
+    target = _TARGET.match(old_line)
+    for line, reads in added:
+        for mapping_new, key, s, e in reads:
+            if mapping_new != mapping or (mapping, key) in taken:
+                continue
+            if (line[:s] + "\0" + line[e:]).strip() == shape:
+                return key
+            new_target = _TARGET.match(line)
+            if target and new_target and target.group(1) == new_target.group(1):
+                return key
+    return None
+
+
+def _quoted(key: str, text: str) -> bool:
+    return f'"{key}"' in text or f"'{key}'" in text
+
+
 def setting_changes(diff: Diff, any_mapping: bool) -> tuple[list[str], list[str]]:
     """The settings a diff's source lines change: defaults changed (under an `is None` guard, or read by key
-    with another default from the same mapping: `key: old → new`), and keys read for the first time.
-    `any_mapping` False: only mappings named options or settings count."""
+    with another default from the same mapping: `key: old → new`), and keys read for the first time (with a
+    default or by subscript). `any_mapping` False: only mappings named options or settings count. A key renamed
+    where it is read (`renamed_keys`) is neither."""
     changed = _guarded_defaults(diff.text)
     new_keys: list[str] = []
     old, new = _mapping_reads(diff.removed, any_mapping), _mapping_reads(diff.added, any_mapping)
+    read_before = set(old) | set(_subscript_reads(diff.removed, any_mapping))
     for key, defaults in new.items():
         before = old.get(key)
         if before is None:
-            new_keys.append(key[1])
+            if key not in read_before:
+                new_keys.append(key[1])
         elif len(before) == len(defaults):
             changed += [
                 f"{key[1]}: {a} → {b}" for a, b in zip(before, defaults, strict=True) if not same_value(a, b)
             ]
-    return changed, new_keys
+    new_keys += [
+        read[1] for read in _subscript_reads(diff.added, any_mapping) if read not in read_before | set(new)
+    ]
+    renamed = {new for _, new in renamed_keys(diff, any_mapping)} if new_keys else set()
+    return changed, [k for k in dict.fromkeys(new_keys) if k not in renamed]
+
+
+def _subscript_reads(text: str, any_mapping: bool) -> dict[tuple[str, str], None]:
+    """{(mapping, key): None} of the keys read by subscript, in order."""
+    return {
+        (m.group(1), m.group(3)): None
+        for line in text.split("\n")
+        if "[" in line
+        for m in _subscripts(line)
+        if any_mapping or m.group(1).lower().endswith(_USER_MAPPINGS)
+    }

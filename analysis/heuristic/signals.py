@@ -30,7 +30,9 @@ from analysis.heuristic.requirement_lines import (
 from analysis.heuristic.security_lines import SECURITY_PATH, risky_calls_in
 from analysis.heuristic.setting_lines import (
     changed_defaults,
+    dropped_keys,
     flipped_switches,
+    renamed_keys,
     setting_changes,
     supported_lists,
 )
@@ -77,6 +79,8 @@ BREAKING_KEYS = (
     "breaking_undocumented",
     "declared_breaking",
     "supported_dropped",
+    "setting_renamed",
+    "setting_dropped",
 )
 
 
@@ -497,27 +501,65 @@ def _sig_mapping_settings(facts: Facts) -> list[Signal]:
     """Settings read by key in the source files users run (any mapping named so in a configuration module,
     elsewhere one named options or settings), and literals given under a setting's `is None` guard: a default
     that really changed (same mapping and key on both sides) changes what users get; a key read for the first
-    time is a new setting. A key only moved (read on both sides) is neither; a key no longer read is not
-    stated (the code may read it elsewhere)."""
+    time is a new setting; a key renamed where it is read, the old one read nowhere in the patch any more, breaks
+    every user who set it (their setting is silently ignored); so does an environment variable renamed so,
+    where the files were not parsed (the surface facts find those), and a key a configuration module no longer
+    reads that no file of the commit names any more (not in a file deleted: its module's removal speaks for it).
+    A key only moved (read on both sides, or by another file of the commit) is none of these; elsewhere than a
+    configuration module a key no longer read is not stated (the code may read it elsewhere)."""
     changed: list[str] = []
     new_keys: list[str] = []
+    renamed: list[str] = []
+    dropped: list[str] = []
+    still_read: str | None = None
+    env = facts.commit.surface is None
     for f in _runtime_files(facts, PathKind.SOURCE):
         diff = facts.diffs.get(f.path)
-        if diff is None or (
-            ".get(" not in diff.added and ".pop(" not in diff.added and " is None" not in diff.text
-        ):
-            continue
         # outside a configuration module a `config` is as often a model's or a kernel's (config.json, a tuned
         # table) as the user's: there only mappings named options or settings count
-        file_changed, file_new = setting_changes(diff, _is_config_module(f.path, PathKind.SOURCE))
+        any_mapping = _is_config_module(f.path, PathKind.SOURCE)
+        if diff is None or not (
+            _reads_keys(diff.added, env)
+            or " is None" in diff.text
+            or (any_mapping and _reads_keys(diff.removed, env))
+        ):
+            continue
+        file_changed, file_new = setting_changes(diff, any_mapping)
         changed += file_changed
         new_keys += file_new
+        pairs = renamed_keys(diff, any_mapping, env)
+        if pairs or (any_mapping and f.status != "removed"):
+            still_read = _still_read(facts) if still_read is None else still_read
+        # an old key another file of the commit still reads (a fallback moved there) is no rename
+        renamed += [f"{old} → {new}" for old, new in pairs if not _quoted_in(old, still_read or "")]
+        if any_mapping and f.status != "removed":
+            dropped += dropped_keys(diff, any_mapping, still_read or "")
     out = []
+    if renamed:
+        out.append(Signal("setting_renamed", impact=BREAKING, items=tuple(dict.fromkeys(renamed))))
+    if dropped:
+        out.append(Signal("setting_dropped", impact=BREAKING, items=tuple(dict.fromkeys(dropped))))
     if changed:
         out.append(Signal("setting_default", impact=BEHAVIOUR, items=tuple(dict.fromkeys(changed))))
     if new_keys:
         out.append(Signal("setting_added", impact=NOTICE, items=tuple(dict.fromkeys(new_keys))))
     return out
+
+
+def _quoted_in(key: str, text: str) -> bool:
+    return f'"{key}"' in text or f"'{key}'" in text
+
+
+def _reads_keys(text: str, env: bool) -> bool:
+    """Whether lines may read a key (a cheap test before the patterns)."""
+    return ".get(" in text or ".pop(" in text or "[" in text or (env and "getenv(" in text)
+
+
+def _still_read(facts: Facts) -> str:
+    """The added and context lines of every patch of the commit: what the code reads after it."""
+    return "\n".join(
+        line[1:] for d in facts.diffs.values() for line in d.text.split("\n") if line[:1] in ("+", " ")
+    )
 
 
 # -- values a list of supported ones gained or lost -------------------------------------------

@@ -126,6 +126,8 @@ _COMPATIBILITY = {
     "breaking_undocumented": "compat_breaking_callers",
     "declared_breaking": "compat_declared",
     "supported_dropped": "compat_breaking",
+    "setting_renamed": "compat_breaking",
+    "setting_dropped": "compat_breaking",
     "behaviour": "compat_behaviour",
     "behaviour_deep": "compat_behaviour",
     "switch": "compat_behaviour",

@@ -48,10 +48,12 @@ RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies â€
 # What the impact clause states: the findings of weight, else the facts stated in their place (public-API
 # paths, new model files, a revert, prose-only files, nothing users run, a version bump).
 _IMPACT_KEYS = (
-    "breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped", "security", "behaviour",
+    "breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped", "setting_renamed",
+    "setting_dropped", "security", "behaviour",
     "config_default", "switch", "user_impact", "title_default", "host_patch", "foreign_setting", "setting_default", "notice",
     "setting_added", "feature", "title_feature", "title_notice", "supported_added", "behaviour_deep", "notice_deep",
-    "feature_deep", "public_api", "new_model", "revert", "prose", "non_runtime", "version_bump",
+    "feature_deep", "public_api", "new_model", "moved_names", "revert", "prose", "non_runtime",
+    "version_bump",
 )  # fmt: skip
 
 
@@ -110,7 +112,8 @@ def _risk_clauses(facts: Facts, judgment: Judgment, lang: str, history: HistoryF
         files=num(facts.commit.file_count),
         prior=importance_word(lang, judgment.prior),
     )
-    if facts.ignored_lines and not facts.counted_lines:  # "0 changed lines in 1 file" beside 242 in its lockfile
+    # "0 changed lines in 1 file" beside 242 in its lockfile
+    if facts.ignored_lines and not facts.counted_lines:
         size = t(lang, "size_ignored_only", n=num(facts.ignored_lines), files=num(facts.commit.file_count))
     elif facts.ignored_lines:
         size += t(lang, "ignored", n=num(facts.ignored_lines))

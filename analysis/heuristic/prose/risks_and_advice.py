@@ -27,6 +27,8 @@ _SIGNAL_RISKS = {
     "breaking_undocumented": "risk_breaking_callers",
     "declared_breaking": "risk_declared",
     "supported_dropped": "risk_breaking",
+    "setting_renamed": "risk_breaking",
+    "setting_dropped": "risk_breaking",
     "behaviour": "risk_behaviour",
     "behaviour_deep": "risk_behaviour",
     "switch": "risk_behaviour",

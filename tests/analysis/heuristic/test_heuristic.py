@@ -644,13 +644,13 @@ def _check_marking(a: Analysis, lang: str) -> None:
 
 
 def test_insights_say_plainly_what_the_heuristic_cannot_judge() -> None:
-    a = analyze(make("[Core] Split engine", neutral(800)), lang="en")
+    a = analyze(make("[Core] Port engine", neutral(800)), lang="en")
     assert a.importance == HIGH
     assert "Not assessable without a model" in a.insights["resources"]
     assert "Not assessable without a model" in a.insights["performance"]
     assert (
         "启发式分析无法判断"
-        in analyze(make("[Core] Split engine", neutral(800)), lang="zh").insights["resources"]
+        in analyze(make("[Core] Port engine", neutral(800)), lang="zh").insights["resources"]
     )
 
 

@@ -970,6 +970,7 @@ def _big_change(path: str = "src/engine/kernels.py", lines: int = 600) -> FileCh
         ("♻️ Reorganize the dependency solver (#124)", "refactor"),
         ("refactor(engine): share the tile loader", "refactor"),
         ("Move the backend enum into the registry (#25893)", "move"),
+        ("[Kernels] Split up fused_moe/layer.py, isolate more modular kernel code (#28064)", "split"),
         ("Simplify field creation (#11898)", "simplify"),
         ("[Backend] Use the tile loader (NFC)", "NFC"),
     ],
