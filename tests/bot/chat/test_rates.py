@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from analysis.errors import OverLimit
-from bot.chat.answers import ThreadLimiter
+from bot.chat.floods import ThreadLimiter
 from bot.digest.analyzers import HeuristicAnalyzer
 from tests.bot.chat.test_qa import DAY, REPO, PaidAnalyzer, make_service, settings  # noqa: F401
 
