@@ -22,6 +22,7 @@ from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     _clean_env,
     body_text,
     build_day,
+    day_commits,
     make_service,
     make_settings,
     send_command,
@@ -29,6 +30,7 @@ from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     slack,
 )
 from tests.fakes.digests import make_commit
+from tests.fakes.openai_server import FakeLLM
 from tests.fakes.sources import MemorySource
 
 PAUSED = "Card requests are paused in this channel: 20 were asked for in the last minute"
@@ -173,3 +175,32 @@ async def test_an_answer_that_fails_names_no_class_in_the_thread(tmp_path, slack
     reply = body_text(slack.thread(CHANNEL, thread)[-1])
     assert reply.startswith("Something failed on my side") and "KeyError" not in reply
     assert "digest_key" not in reply and "KeyError" in caplog.text
+
+
+async def test_the_models_card_budget_is_shared_by_everyone(tmp_path, slack):  # noqa: F811
+    """CHAT_MODEL_CARDS_PER_MINUTE: three people, each within their own rate, ask for three new commits; the
+    model analyses two and the third hears privately when to ask again. A refusal costs the asker no slot."""
+    shas = [c.sha for c in day_commits()[:3]]
+    with FakeLLM() as fake:
+        settings = make_settings(
+            tmp_path,
+            slack,
+            digest_model=fake.model,
+            openai_base_url=fake.base_url,
+            chat_model_cards_per_minute=2,
+        )
+        service = make_service(settings, analyzer=None)
+        service.clock = lambda: datetime(2026, 1, 28, tzinfo=ZoneInfo("UTC"))
+        app = build_app(settings, service)
+        try:
+            for user, sha in zip(("U1", "U2", "U3"), shas, strict=True):
+                await send_command(app, slack, sha[:10], user=user)
+                await app.bot.tasks.drain(30)
+        finally:
+            await app.bot.tasks.close(5)
+        purposes = [call.purpose for call in fake.log]
+    assert purposes == ["analysis"] * 2
+    [refusal] = [r["text"] for r in slack.responses]
+    assert "analysed 2 new commits for cards in the last minute" in refusal and shas[2][:7] in refusal
+    assert "again in" in refusal and len(slack.channel_messages(CHANNEL)) == 2
+    assert service.rates.cards.wait("slack:U3") == 0 and not service.rates.cards._calls.get("slack:U3")
