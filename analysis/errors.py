@@ -27,6 +27,15 @@ class OverLimit(InputError):
     allows: the message says when to ask again."""
 
 
+class Flooded(OverLimit):
+    """A whole channel asked for more than its rate allows. `public`: this refusal is the one notice the
+    channel gets this minute (everyone there sees when to retry); the others are said to their asker alone."""
+
+    def __init__(self, message: str, *, public: bool = False):
+        super().__init__(message)
+        self.public = public
+
+
 class SourceError(DigestError):
     """The commit source (GitHub or git) failed: not found, unauthorised, unreachable."""
 

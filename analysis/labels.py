@@ -80,6 +80,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "thread_lost_digest": "这个讨论串是 {repo} {day} 的摘要，但该摘要的记录已不在我的数据库中。请在频道中发送 /digest {day} {repo} 重新生成它（已发布的内容不会重复发布），然后再在这里提问。",
         "slack_cannot_post": "无法在本频道发帖（{error}）：请先邀请我加入，例如 /invite @digestbot",
         "slack_failed": "出错了：{error}",
+        "failed_inside": "这次出错的是我这边（运维人员可在服务日志中看到原因）；请稍后再试。",
         "store_failed": "我现在无法写入自己的数据库，所以这次没有完成；运维人员可在服务日志中看到原因。",
         # Discord (analysis/render/discord_embeds.py, adapters/discord/)
         "discord_continued": "{name}（续）",
@@ -154,6 +155,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "thread_lost_digest": "This thread is the digest of {repo} for {day}, but that digest's record is no longer in my database. Ask /digest {day} {repo} in the channel to build it again (nothing already posted is posted twice), then ask here.",
         "slack_cannot_post": "I can't post in this channel ({error}): invite me first, e.g. /invite @digestbot",
         "slack_failed": "Something went wrong: {error}",
+        "failed_inside": "Something failed on my side (my operator can see what in the service log); please try again in a moment.",
         "store_failed": "I can't write my database right now, so this was not done; my operator can see why "
         "in the service log.",
         # Discord (analysis/render/discord_embeds.py, adapters/discord/)

@@ -25,7 +25,7 @@ from adapters.discord.client import (
 )
 from adapters.discord.poster import DiscordPoster
 from adapters.discord.thread_answers import ThreadAnswers, question_of
-from analysis.errors import DigestError, InputError
+from analysis.errors import DigestError, Flooded, InputError
 from analysis.labels import label, repeat_card_notice
 from analysis.models import Digest
 from analysis.questions.parse import is_question
@@ -165,10 +165,11 @@ class DigestBot(discord.Client):
             cmd = self.service.prepare(PLATFORM, channel, command_text(ref, date, repo))
             if cmd.action == "day" and not _can_post_digest(interaction):
                 raise InputError(label(lang, "discord_not_here"))
-        except DigestError as exc:
+        except DigestError as exc:  # bad input, or past the channel's cards a minute: said in the response
+            public = isinstance(exc, Flooded) and exc.public  # the channel's one notice a minute of a flood
             await self._acknowledge(
                 interaction.response.send_message(
-                    _one_message(str(exc)), ephemeral=True, allowed_mentions=NO_MENTIONS
+                    _one_message(str(exc)), ephemeral=not public, allowed_mentions=NO_MENTIONS
                 )
             )
             return
@@ -192,9 +193,9 @@ class DigestBot(discord.Client):
                 await self._fail(interaction, label(lang, "discord_failed", error=str(exc)), private)
         except DigestError as exc:
             await self._fail(interaction, str(exc), private)
-        except Exception as exc:
+        except Exception:  # a bug: its traceback in the log, a line without its class name to the user
             log.exception("Discord /digest failed")
-            await self._fail(interaction, label(lang, "discord_failed", error=type(exc).__name__), private)
+            await self._fail(interaction, label(lang, "failed_inside"), private)
 
     @staticmethod
     async def _acknowledge(response: Awaitable[Any]) -> bool:

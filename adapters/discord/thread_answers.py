@@ -104,11 +104,9 @@ class ThreadAnswers:
         except Lost as exc:  # the thread is gone or closed to us: nowhere to answer
             log.warning("Discord: could not answer in %s: %s", where, exc)
             return False
-        except Exception as exc:
+        except Exception:  # a bug or a broken store: the asker hears it failed (not which class), not silence
             log.exception("Discord: answering a thread question failed")
-            chunks = content_chunks(
-                label(self.service.channel_lang(PLATFORM, where), "discord_failed", error=type(exc).__name__)
-            )
+            chunks = content_chunks(label(self.service.channel_lang(PLATFORM, where), "failed_inside"))
         try:
             for number, chunk in enumerate(chunks):
                 await deliver(
@@ -125,6 +123,28 @@ class ThreadAnswers:
                 )
         except Lost as exc:  # e.g. the thread was archived and locked meanwhile
             log.warning("Discord: could not answer in %s: %s", where, exc)
+            return False
+        return True
+
+    async def notify(self, question: Question, text: str) -> bool:
+        """A notice in the question's thread, as a reply to it (the thread's answers are capped); True once
+        posted. Its nonce is the question's own: delivered again, Discord creates it once."""
+        where = question.channel
+        message = self._at_hand.get(question.message_id)
+        channel: Any = message.channel if message else self.client.get_partial_messageable(int(where))
+        asked: Any = message or channel.get_partial_message(int(question.message_id))
+        try:
+            await deliver(
+                channel.send(
+                    content_chunks(text)[0],
+                    nonce=nonce_of(where, question.message_id, "notice", 0),
+                    allowed_mentions=NO_MENTIONS,
+                    reference=asked.to_reference(fail_if_not_exists=False),
+                    mention_author=False,
+                )
+            )
+        except Lost as exc:
+            log.warning("Discord: could not post a notice in %s: %s", where, exc)
             return False
         return True
 

@@ -23,7 +23,7 @@ from adapters.slack.client import (
 )
 from adapters.slack.poster import SlackPoster
 from adapters.slack.thread_answers import ThreadAnswers, question_of
-from analysis.errors import DigestError
+from analysis.errors import DigestError, Flooded
 from analysis.labels import label, repeat_card_notice
 from analysis.questions.parse import is_question
 from analysis.render.slack_blocks import (
@@ -141,6 +141,11 @@ def _ephemeral(text: str) -> dict[str, Any]:
     return {**text_message(text), "response_type": "ephemeral"}
 
 
+def _in_channel(text: str) -> dict[str, Any]:
+    """An acknowledgement the whole channel sees (the channel's one notice a minute of a flood)."""
+    return {**text_message(text), "response_type": "in_channel"}
+
+
 def _from_a_person(event: dict[str, Any]) -> bool:
     """Not a bot (ourselves included), not an edit or deletion: someone wrote this."""
     return (
@@ -172,6 +177,9 @@ class SlackBot:
         lang = self.service.channel_lang(PLATFORM, channel)
         try:
             cmd = self.service.prepare(PLATFORM, channel, text)
+        except Flooded as exc:  # past the channel's cards a minute: said in the ack, which costs no call
+            await ack(**(_in_channel(str(exc)) if exc.public else _ephemeral(str(exc))))
+            return
         except DigestError as exc:  # bad input: answered at once, privately
             await ack(**_ephemeral(str(exc)))
             return
@@ -212,9 +220,9 @@ class SlackBot:
             )
         except DigestError as exc:
             await self._respond(asker, label(lang, "slack_failed", error=str(exc)))
-        except Exception as exc:  # a bug: logged with its traceback, reported in one line
+        except Exception:  # a bug: logged with its traceback, reported in one line (no class name)
             log.exception("Slack: /digest %s failed", cmd.action)
-            await self._respond(asker, label(lang, "slack_failed", error=type(exc).__name__))
+            await self._respond(asker, label(lang, "failed_inside"))
 
     async def _post_card(self, channel: str, result: CommandResult, asker: _Asker) -> None:
         commit, analysis, lang = result.commit, result.analysis, result.lang

@@ -69,13 +69,25 @@ class ThreadAnswers:
                 if ctx is not None:
                     ctx.history = await self._history(channel, thread, question.message_id)
                 messages = slack_messages(await self.service.answer(ctx, text))
-            except Exception as exc:  # a bug or a broken store: the asker hears it failed, not silence
+            except (
+                Exception
+            ):  # a bug or a broken store: the asker hears it failed (not which class), not silence
                 log.exception("Slack: answering a thread question failed")
-                messages = text_messages(label(question_lang(text), "slack_failed", error=type(exc).__name__))
+                messages = text_messages(label(question_lang(text), "failed_inside"))
         try:
             await self.poster.post_answer(channel, thread, question.message_id, messages)
         except DigestError as exc:  # archived, deleted, bot removed: nowhere left to answer
             log.warning("Slack: could not answer in %s: %s", channel, exc)
+            return False
+        return True
+
+    async def notify(self, question: Question, text: str) -> bool:
+        """A notice in the question's thread (the thread's answers are capped); True once posted."""
+        thread = question.thread or question.message_id
+        try:
+            await self.poster.post_answer(question.channel, thread, question.message_id, text_messages(text))
+        except DigestError as exc:
+            log.warning("Slack: could not post a notice in %s: %s", question.channel, exc)
             return False
         return True
 

@@ -23,8 +23,6 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-import time
-from collections import OrderedDict, deque
 from dataclasses import replace
 from datetime import UTC
 from typing import Any
@@ -63,32 +61,6 @@ NAMED_MAX = 3  # commits one question may name and get answered about
 SHAS_LISTED = 8  # commits listed for a short SHA several of them start
 
 
-class ThreadLimiter:
-    """At most `limit` calls for one key (a thread, an asker) in any `window` seconds (a sliding window,
-    a minute unless given); keys seen least recently are forgotten past `threads`."""
-
-    def __init__(self, limit: int, *, window: float = 60.0, threads: int = 4096, clock: Any = time.monotonic):
-        self.limit = limit
-        self.window = window
-        self.threads = threads
-        self.clock = clock
-        self._calls: OrderedDict[str, deque[float]] = OrderedDict()
-
-    def take(self, key: str) -> float:
-        """0 when a call may go now (and it is counted); else the seconds until one may."""
-        now = self.clock()
-        calls = self._calls.setdefault(key, deque())
-        self._calls.move_to_end(key)
-        while calls and now - calls[0] >= self.window:
-            calls.popleft()
-        if len(calls) >= self.limit:
-            return max(0.1, self.window - (now - calls[0]))
-        calls.append(now)
-        while len(self._calls) > self.threads:
-            self._calls.popitem(last=False)
-        return 0.0
-
-
 _WORDS = {
     "en": {
         "not_ours": "I don't know which digest this thread belongs to. Ask in the thread of a digest or "
@@ -104,6 +76,7 @@ _WORDS = {
         "echo": "it repeated its instructions",
         "empty": "it had no visible text",
         "stopping": "the bot is restarting",
+        "failed": "the model call failed",
         "cut": "(The model's answer went on past {n} characters; the rest is not shown.)",
         "sources": "Sources: ",
         "limited": "I've asked the model {n} times in this thread in the last minute, which is its limit here; "
@@ -121,6 +94,7 @@ _WORDS = {
         "echo": "模型复述了提示词",
         "empty": "回答中没有可见的文字",
         "stopping": "机器人正在重启",
+        "failed": "模型调用失败",
         "cut": "（模型的回答超过 {n} 个字符，其余部分未显示。）",
         "sources": "来源：",
         "limited": "这个讨论串在过去一分钟内已向模型提问 {n} 次，达到上限；请 {s} 秒后再问。数据能回答的问题不需要模型，"
@@ -523,15 +497,17 @@ async def _model_answer(
             text = await _unless_stopping(service, service.answerer.answer(asked, question, lang))
     except Exception as exc:  # the thread still gets an answer: the data's
         late = isinstance(exc, TimeoutError)
+        # said in words: a Python class name means nothing in a thread (the log keeps it)
         why = (
             _w(lang, "late", s=f"{timeout:g}")
             if late
             else _w(lang, "stopping")
             if isinstance(exc, _Stopping)
-            else type(exc).__name__
+            else _w(lang, "failed")
         )
         log.warning(
-            "LLM answer failed (%s); answering from the stored data", why if late else f"{why}: {exc}"
+            "LLM answer failed (%s); answering from the stored data",
+            why if late else f"{type(exc).__name__}: {scrub(str(exc), secrets_of(service.settings))}",
         )
         return _fallen_back(fallback, data, lang, why)
     text, cut = bounded_reply(text)

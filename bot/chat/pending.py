@@ -25,6 +25,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from analysis.errors import DigestError
+from analysis.questions.parse import question_lang
+from bot.chat.floods import refusal_text
 from bot.ports.protocols import Question, ThreadAnswerer, ThreadContext
 
 log = logging.getLogger(__name__)
@@ -82,14 +84,37 @@ def named(question: Question) -> str:
 
 async def answer_once(service: Any, answerer: ThreadAnswerer, question: Question) -> None:
     """A question just delivered: claimed, answered, marked. A thread not ours is left alone unless we
-    were mentioned; a question claimed already (a delivery again) is not answered again."""
+    were mentioned; a question claimed already (a delivery again) is not answered again. Past the answers
+    a thread, an asker or the bot may have in a minute (bot/chat/floods.py) the thread is told once a
+    minute when to ask again, and the question is not answered (nor claimed: a crash leaves nothing)."""
+    floods = getattr(service, "answer_floods", None)
+    thread, asker = _thread_key(question), f"{question.platform}:{question.asker}" if question.asker else ""
+    refused = floods.admit(thread, asker) if floods is not None else None
+    if refused is not None and not refused.notice:
+        return  # told this minute already: not even its digest is loaded (a flood would load it 1,000 times)
     ctx = await asyncio.to_thread(context_of, service, question)
     if ctx is None and not question.mentioned:
+        if floods is not None and refused is None:
+            floods.give_back(thread, asker)  # not one of our threads: it costs no answer
         return  # not one of our threads: stay silent
+    if refused is not None:
+        log.info(
+            "%s: past %d answers a minute (%s cap): the thread is told",
+            named(question),
+            refused.limit,
+            refused.reason,
+        )
+        await answerer.notify(question, refusal_text(question_lang(question.text), refused))
+        return
     if not await asyncio.to_thread(begin, service, question):
         log.info("%s is answered already: not again", named(question))
         return
     await _answer_claimed(service, answerer, question, ctx)
+
+
+def _thread_key(question: Question) -> str:
+    """The thread a question's answer goes to, as the answer caps count it."""
+    return f"{question.platform}:{question.channel}:{question.thread or question.message_id}"
 
 
 def begin(service: Any, question: Question) -> bool:

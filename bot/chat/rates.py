@@ -1,5 +1,6 @@
 """What one person (or one thread) may have the bot pay for: new model analyses of commits through cards
-(CHAT_CARDS_PER_MINUTE) and new days through `/digest <date>` (CHAT_DAYS_PER_HOUR). What was paid for
+(CHAT_CARDS_PER_MINUTE) and new days through `/digest <date>` (CHAT_DAYS_PER_HOUR); and what all of them
+together may: new model analyses for cards across the bot (CHAT_MODEL_CARDS_PER_MINUTE). What was paid for
 before costs nothing and is never counted; past the rate the asker hears, privately, when to ask again."""
 
 from __future__ import annotations
@@ -14,12 +15,13 @@ from zoneinfo import ZoneInfo
 from analysis.errors import OverLimit
 from analysis.labels import label
 from analysis.models import Commit, digest_key
-from bot.chat.answers import ThreadLimiter
+from bot.chat.floods import Refusal, ThreadLimiter, refusal_text
 from bot.config.settings import Settings
 from bot.digest.analyzers import Analyzer, HeuristicAnalyzer
 from bot.store.db import Store
 
 HOUR = 3600.0
+MODEL = "*"  # the one key of the bot-wide model budget
 
 
 class ChatRates:
@@ -29,19 +31,29 @@ class ChatRates:
         self.store = store
         self.cards = ThreadLimiter(settings.chat_cards_per_minute)  # new model analyses per asker a minute
         self.days = ThreadLimiter(settings.chat_days_per_hour, window=HOUR)  # new days per asker an hour
+        # new model analyses for cards across the bot a minute: the model's budget, whoever asks
+        self.model = ThreadLimiter(settings.chat_model_cards_per_minute)
 
     def card_admission(self, asker: str, lang: str, analyzer: Analyzer) -> Callable[[Commit], None] | None:
-        """What refuses an asker's new model analysis past their rate (None: nothing to count: no asker,
-        or no model — the heuristic costs nothing). `analyse_ref` asks it only when nothing is cached."""
-        if not asker or isinstance(analyzer, HeuristicAnalyzer):
+        """What refuses a new model analysis past the asker's rate or the bot's model budget (None: nothing
+        to count: no model — the heuristic costs nothing). `analyse_ref` asks it only when nothing is
+        cached. Neither is counted unless both have room: a refusal costs no one a slot."""
+        if isinstance(analyzer, HeuristicAnalyzer):
             return None
 
         def admit(commit: Commit) -> None:
-            wait = self.cards.take(asker)
-            if wait:
+            mine = self.cards.wait(asker) if asker else 0.0
+            budget = self.model.wait(MODEL)
+            if mine >= budget and mine:
                 raise OverLimit(
-                    label(lang, "cards_limited", n=self.cards.limit, s=f"{wait:.0f}", sha=commit.short_sha)
+                    label(lang, "cards_limited", n=self.cards.limit, s=f"{mine:.0f}", sha=commit.short_sha)
                 )
+            if budget:
+                refused = Refusal("model", self.model.limit, budget)
+                raise OverLimit(refusal_text(lang, refused, commit.short_sha))
+            if asker:
+                self.cards.take(asker)
+            self.model.take(MODEL)
 
         return admit
 

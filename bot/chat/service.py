@@ -17,16 +17,17 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from analysis.errors import ConfigError, DigestError, InputError
+from analysis.errors import ConfigError, DigestError, Flooded, InputError
 from analysis.labels import label, zone_warning
 from analysis.models import Analysis, Commit, Digest
 from analysis.questions.document import Answer
 from analysis.refs import Ref
 from analysis.window import refuse_unfinished
 from bot.chat import pending
-from bot.chat.answers import ThreadLimiter, answer_question
+from bot.chat.answers import answer_question
 from bot.chat.card_turns import CardTurns, EarlierCard
 from bot.chat.commands import parse_command, usage
+from bot.chat.floods import AnswerFloods, CardFloods, ThreadLimiter, refusal_text
 from bot.chat.rates import ChatRates
 from bot.chat.recover import lost_digest
 from bot.config.settings import Settings, zone
@@ -88,6 +89,12 @@ class ChatService:
         self.qa_limiter = ThreadLimiter(settings.qa_calls_per_minute)  # model calls per thread and minute
         self.card_turns = CardTurns(store)  # one card per channel at a time, not ten copies of one
         self.rates = ChatRates(settings, store)  # new model analyses and new days one person may ask for
+        self.card_floods = CardFloods(settings.chat_channel_cards_per_minute)  # card requests per channel
+        self.answer_floods = AnswerFloods(  # thread answers per thread, per asker and in all
+            settings.qa_answers_per_minute,
+            settings.qa_asker_answers_per_minute,
+            settings.qa_answers_per_minute_all,
+        )
         _ = self.answerer  # made now, at start: the first question must not wait for the client's import
         self.stopping = asyncio.Event()  # set by the platforms' stop: model waits end, the data answers
         self.claimant = pending.Claimant()  # this process, as its claims on thread questions name it
@@ -127,8 +134,16 @@ class ChatService:
     # -- commands ---------------------------------------------------------------------------------
     def prepare(self, platform: str, channel: str, text: str) -> ChatCommand:
         """Parse `/digest …` for this channel: fast (no I/O beyond SQLite), so adapters can call it
-        before acknowledging and answer bad input at once. Raises InputError."""
-        return parse_command(text, self.channel_repo(platform, channel))
+        before acknowledging and answer bad input at once. Raises InputError; Flooded for a card past the
+        channel's CHAT_CHANNEL_CARDS_PER_MINUTE (counted here, before any work is started for it)."""
+        cmd = parse_command(text, self.channel_repo(platform, channel))
+        if cmd.action == "card" and (refused := self.card_floods.admit(f"{platform}:{channel}")):
+            if refused.notice:  # once a minute a channel: a flood must not flood the log either
+                log.info(
+                    "/digest cards in %s:%s: past %d a minute, refused", platform, channel, refused.limit
+                )
+            raise Flooded(refusal_text(self.channel_lang(platform, channel), refused), public=refused.notice)
+        return cmd
 
     async def execute(self, platform: str, channel: str, cmd: ChatCommand, user: str = "") -> CommandResult:
         """The slow part, after the acknowledgement. User errors come back as an "error" result."""

@@ -233,6 +233,14 @@ class Settings(BaseSettings):
     chat_cards_per_minute: int = Field(10, ge=1, le=600)
     # `/digest <date>` days one person may have built anew in any hour (a day built before is free)
     chat_days_per_hour: int = Field(10, ge=1, le=1000)
+    # `/digest <sha>` card requests one channel may make in any minute (a flood is refused before any work)
+    chat_channel_cards_per_minute: int = Field(20, ge=1, le=10000)
+    # New model analyses for cards (and commits a thread names) across the bot in any minute: the model's budget
+    chat_model_cards_per_minute: int = Field(30, ge=1, le=10000)
+    # Thread answers posted in any minute: in one thread, to one asker, and in all threads together
+    qa_answers_per_minute: int = Field(10, ge=1, le=600)
+    qa_asker_answers_per_minute: int = Field(6, ge=1, le=600)
+    qa_answers_per_minute_all: int = Field(60, ge=1, le=100000)
     # `/digest subscribe`: at most this many chat subscriptions in one channel, and in all (each is a day's
     # digest, its model calls included, every day); 0 leaves subscriptions to the config file
     chat_subscriptions_per_channel: int = Field(10, ge=0, le=1000)

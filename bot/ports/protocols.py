@@ -243,6 +243,11 @@ class ThreadAnswerer(Protocol):
         """Answer in the thread (ctx None: not one of ours); True once the answer is posted."""
         ...
 
+    async def notify(self, question: Question, text: str) -> bool:
+        """Post `text` (a notice, not an answer: the thread's answers are capped) in the question's thread;
+        True once posted."""
+        ...
+
 
 @dataclass(slots=True)
 class PostResult:
@@ -333,7 +338,8 @@ class ChatFacade(Protocol):
 
     def prepare(self, platform: str, channel: str, text: str) -> ChatCommand:
         """Parse `/digest …` for this channel, fast enough to answer before acknowledging. Raises
-        InputError."""
+        InputError; Flooded (analysis/errors.py) for a card past the channel's rate, `public` when it is
+        the channel's one notice this minute."""
         ...
 
     async def execute(self, platform: str, channel: str, cmd: ChatCommand, user: str = "") -> CommandResult:

@@ -14,7 +14,7 @@ from prometheus_client import generate_latest
 
 from analysis.models import FileChange, key_of
 from bot.app import chat_service
-from bot.chat.answers import ThreadLimiter
+from bot.chat.floods import ThreadLimiter
 from bot.chat.service import ChatService
 from bot.cli.main import cli
 from bot.config.settings import Settings

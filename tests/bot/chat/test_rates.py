@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from analysis.errors import OverLimit
-from bot.chat.answers import ThreadLimiter
+from bot.chat.floods import ThreadLimiter
 from bot.digest.analyzers import HeuristicAnalyzer
 from tests.bot.chat.test_qa import DAY, REPO, PaidAnalyzer, make_service, settings  # noqa: F401
 
@@ -35,7 +35,8 @@ async def test_a_day_counts_until_it_is_built_with_this_analyser(settings, store
     other.model = "another-model"
     assert await counted(other) == 1  # the model changed: each commit would be asked again
     assert await counted(paid) == 0
-    await rates.admit_day("", paid, REPO, "main", date(2026, 1, 1), SH, "en")  # no asker (the CLI): never counted
+    # no asker (the CLI): never counted
+    await rates.admit_day("", paid, REPO, "main", date(2026, 1, 1), SH, "en")
 
 
 async def test_past_the_rate_the_refusal_says_in_how_many_minutes(settings, store):  # noqa: F811
