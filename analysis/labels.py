@@ -55,6 +55,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "files": "文件",
         "generated": "生成时间",
         "medium_list": "🟡 中重要度变更",
+        "high_list": "🔴 其余高重要度变更（{n} 个，未单独成卡；完整分析见报告）",
         "full_report": "完整报告",
         "more": "更多",
         # Report renderer (analysis/render/markdown.py)
@@ -128,6 +129,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "files": "files",
         "generated": "Generated",
         "medium_list": "🟡 Medium importance",
+        "high_list": "🔴 More high-importance commits ({n}, no card of their own; the report has them in full)",
         "full_report": "Full report",
         "more": "more",
         # Report renderer (analysis/render/markdown.py)

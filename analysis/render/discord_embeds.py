@@ -479,6 +479,17 @@ def _bullets(items: list[str]) -> list[str]:
 def medium_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]:
     """The compact list of medium commits: one line each (linked SHA, title, change type)."""
     lang = check_lang(digest.lang)
+    return _commit_list(digest, commits, f"{label(lang, 'medium_list')} ({len(commits)})", Importance.MEDIUM)
+
+
+def high_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]:
+    """The high commits past a post's cap, listed like the medium ones: no card of their own."""
+    lang = check_lang(digest.lang)
+    return _commit_list(digest, commits, label(lang, "high_list", n=len(commits)), Importance.HIGH)
+
+
+def _commit_list(digest: Digest, commits: list[Commit], heading: str, tier: Importance) -> list[Message]:
+    lang = check_lang(digest.lang)
     lines = []
     for commit in commits:
         analysis = digest.analyses.get(commit.sha)
@@ -486,9 +497,8 @@ def medium_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]
         title = dc_text(quote_elided(lang, display_title(commit), MEDIUM_TITLE_MAX))
         lines.append(f"{_sha_link(commit)} {title}{kind}")
     chunks = pack_lines(lines, DESCRIPTION_MAX) or [label(lang, "none_stated")]
-    heading = f"{label(lang, 'medium_list')} ({len(commits)})"
     embeds: list[Embed] = [
-        {"title": heading, "description": chunk, "color": COLORS[Importance.MEDIUM]} for chunk in chunks
+        {"title": heading, "description": chunk, "color": COLORS[tier]} for chunk in chunks
     ]
     return _group(embeds)
 

@@ -460,6 +460,27 @@ def medium_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]
     )
 
 
+def high_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]:
+    """The high commits past a post's cap: one line each (linked title, SHA, type), no card. [] when empty."""
+    if not commits:
+        return []
+    lang = check_lang(digest.lang)
+    heading = f"*{label(lang, 'high_list', n=len(commits))}*"
+    lines = [
+        f"• {_title(c, max_len=MEDIUM_TITLE_MAX, bold=False, lang=lang)} {_sha(c)} · "
+        f"{change_type_label(lang, digest.analysis_of(c).change_type)}"
+        for c in commits
+    ]
+    fallback = f"{label(lang, 'high_list', n=len(commits))} · {escape(digest.repo)} {digest.day.isoformat()}"
+    return pack(
+        sections("\n".join([heading, *lines])),
+        elide(fallback, FALLBACK_MAX),
+        lambda part, parts: (
+            f"{label(lang, 'tier_high')} · {label(lang, 'slack_continued', part=part, parts=parts)}"
+        ),
+    )
+
+
 def _medium_line(commit: Commit, analysis: Analysis, lang: str) -> str:
     # elided with their size stated: one 60,000-character title took 14 messages; the report has it whole
     summary = safe(quote_elided(lang, " ".join(analysis.summary.split()), MEDIUM_SUMMARY_MAX))

@@ -366,7 +366,9 @@ class ChatService:
     async def post_day(self, poster: Poster, channel: str, digest: Digest) -> PostResult:
         """Post a day's digest into a channel (/digest YYYY-MM-DD): only what is missing, each item
         recorded as it is accepted (bot/delivery/posting.py)."""
-        return await post_digest(poster, self.store, channel, digest)
+        return await post_digest(
+            poster, self.store, channel, digest, max_cards=self.settings.digest_max_cards
+        )
 
     def broken_subscriptions(self) -> int:
         """How many subscriptions' last digest failed or is overdue: what a public /healthz may say (a

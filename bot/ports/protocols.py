@@ -71,6 +71,12 @@ class Poster(Protocol):
         self, channel: str, thread: str, digest: Digest, commits: list[Commit]
     ) -> Posted: ...
 
+    async def post_high_list(
+        self, channel: str, thread: str, digest: Digest, commits: list[Commit]
+    ) -> Posted:
+        """The high commits past the post's cap on cards, listed in one item (never dropped)."""
+        ...
+
     async def post_report(
         self, channel: str, thread: str, digest: Digest, filename: str, markdown: str
     ) -> Posted: ...
