@@ -202,6 +202,9 @@ class LostCommits:
     day: str = ""  # the digest's day (YYYY-MM-DD); "" for a card
     shas: tuple[str, ...] = ()  # the commits the store lacks; () with the digest's record itself gone
     message_id: str | None = None  # the replied-to message the thread was looked up with
+    # no record of the post at all (a wiped database, another host): the thread was known by what its parent
+    # message carries on the platform (Slack: its metadata)
+    forgotten: bool = False
 
 
 @dataclass(slots=True)
@@ -247,6 +250,16 @@ class ThreadAnswerer(Protocol):
 
     async def reply(self, question: Question, ctx: ThreadContext | None) -> bool:
         """Answer in the thread (ctx None: not one of ours); True once the answer is posted."""
+        ...
+
+
+class ThreadKeys(Protocol):
+    """What a chat adapter may add to its ThreadAnswerer: the digest key a thread's parent message carries
+    on the platform, for a thread the store has no record of (a wiped database, another host)."""
+
+    async def thread_key(self, question: Question) -> str | None:
+        """The key our parent message of the question's thread carries; None when it carries none (not
+        ours) or the thread cannot be read."""
         ...
 
 
