@@ -57,6 +57,7 @@ CARD_TITLE_MAX = 1000  # a card quotes at most this much of a title (a "title" c
 # A title and a summary in the medium list, elided beyond with their size stated (the report has them whole).
 MEDIUM_TITLE_MAX = 300
 MEDIUM_SUMMARY_MAX = 600
+HIGH_LIST_TITLE_MAX = 120  # the list of high commits past the cap on cards: one short line each
 LINK_LABEL_MAX = 1000  # a longer title is shown next to a short link instead of inside it
 
 _CONTINUATION_RESERVE = 200  # room kept in every message for the "continued i/n" context block
@@ -467,7 +468,7 @@ def high_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]:
     lang = check_lang(digest.lang)
     heading = f"*{label(lang, 'high_list', n=len(commits))}*"
     lines = [
-        f"• {_title(c, max_len=MEDIUM_TITLE_MAX, bold=False, lang=lang)} {_sha(c)} · "
+        f"• {_title(c, max_len=HIGH_LIST_TITLE_MAX, bold=False, lang=lang)} {_sha(c)} · "
         f"{change_type_label(lang, digest.analysis_of(c).change_type)}"
         for c in commits
     ]
