@@ -52,7 +52,8 @@ def card_commits(digest: Digest, max_cards: int = DEFAULT_MAX_CARDS, up: Iterabl
         return highs
     from analysis.heuristic.bands import day_order  # the ranking's package, only for a day past the cap
 
-    chosen = {c.sha for c in highs if c.sha in set(up)}
+    already = set(up)
+    chosen = {c.sha for c in highs if c.sha in already}
     for commit in day_order(highs, digest.analyses):
         if len(chosen) >= max_cards:
             break
