@@ -48,6 +48,9 @@ class ConsolePoster:
     async def post_medium_list(self, channel: str, thread: str, digest: Digest, commits: list[Commit]) -> Any:
         return self._posted(thread)
 
+    async def post_high_list(self, channel: str, thread: str, digest: Digest, commits: list[Commit]) -> Any:
+        return self._posted(thread)
+
     async def post_report(
         self, channel: str, thread: str, digest: Digest, filename: str, markdown: str
     ) -> Any:

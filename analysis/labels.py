@@ -55,6 +55,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "files": "文件",
         "generated": "生成时间",
         "medium_list": "🟡 中重要度变更",
+        "high_list": "🔴 其余高重要度变更（{n} 个，未单独成卡；完整分析见报告）",
         "full_report": "完整报告",
         "more": "更多",
         # Report renderer (analysis/render/markdown.py)
@@ -77,6 +78,8 @@ _LABELS: dict[str, dict[str, str]] = {
         "days_limited": "过去一小时里你已让我新生成了 {n} 天的摘要，这是每人的上限；请 {m} 分钟后再要 {day}（已生成过的日期不受此限）。",
         "thread_lost_commits": "这个讨论串是 {repo} {day} 的摘要，但其中 {n} 个提交已不在我的数据库中，也无法重新获取（{error}）。请在频道中发送 /digest {day} {repo} 重新生成它，然后再在这里提问。",
         "thread_lost_card": "这个讨论串是 {repo} 提交 {sha} 的卡片，但该提交已不在我的数据库中，也无法重新获取（{error}）。请在频道中发送 /digest {repo}@{sha} 获取新卡片。",
+        "thread_forgotten_digest": "这个讨论串是 {repo} {day} 的摘要，但我的数据库里已没有它（数据库被重置过，或我运行在另一台主机上）。"
+        "想了解某个提交，请在频道中发送 /digest <sha>；发送 /digest {day} {repo} 可重新生成这一天（已发布的内容不会重复发布）。",
         "thread_lost_digest": "这个讨论串是 {repo} {day} 的摘要，但该摘要的记录已不在我的数据库中。请在频道中发送 /digest {day} {repo} 重新生成它（已发布的内容不会重复发布），然后再在这里提问。",
         "slack_cannot_post": "无法在本频道发帖（{error}）：请先邀请我加入，例如 /invite @digestbot",
         "slack_failed": "出错了：{error}",
@@ -129,6 +132,7 @@ _LABELS: dict[str, dict[str, str]] = {
         "files": "files",
         "generated": "Generated",
         "medium_list": "🟡 Medium importance",
+        "high_list": "🔴 More high-importance commits ({n}, no card of their own; the report has them in full)",
         "full_report": "Full report",
         "more": "more",
         # Report renderer (analysis/render/markdown.py)
@@ -152,6 +156,9 @@ _LABELS: dict[str, dict[str, str]] = {
         "days_limited": "You have had {n} new days digested in the last hour, the limit per person; ask for {day} again in {m} min (days digested before come at once).",
         "thread_lost_commits": "This thread is the digest of {repo} for {day}, but {n} of its commits are no longer in my database and could not be fetched again ({error}). Ask /digest {day} {repo} in the channel to build it again, then ask here.",
         "thread_lost_card": "This thread is the card of {sha} in {repo}, but that commit is no longer in my database and could not be fetched again ({error}). Ask /digest {repo}@{sha} in the channel for a new card.",
+        "thread_forgotten_digest": "This thread is the digest of {repo} for {day}, which my database no longer"
+        " holds (it was reset, or I run on another host). Ask about one commit with /digest <sha> in the channel;"
+        " /digest {day} {repo} builds the day again (nothing already posted is posted twice).",
         "thread_lost_digest": "This thread is the digest of {repo} for {day}, but that digest's record is no longer in my database. Ask /digest {day} {repo} in the channel to build it again (nothing already posted is posted twice), then ask here.",
         "slack_cannot_post": "I can't post in this channel ({error}): invite me first, e.g. /invite @digestbot",
         "slack_failed": "Something went wrong: {error}",

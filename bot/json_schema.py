@@ -163,7 +163,7 @@ class PostResultJSON(_Out):
     channel: str
     key: str
     commits: int
-    posted: list[str] = Field(description="items posted now: parent, card:<sha>, medium, report")
+    posted: list[str] = Field(description="items posted now: parent, card:<sha>, high_list, medium, report")
     skipped: list[str] = Field(description="items found already posted")
     thread_id: str | None
     edited: list[str] = Field(
@@ -191,6 +191,10 @@ class DryRunJSON(_Out):
     platform: str
     channel: str
     key: str
+    cards: list[str] = Field(
+        description="the shas of the high commits posted as cards; past DIGEST_MAX_CARDS the day's top ones,"
+        " the rest listed in one `high_list` message"
+    )
     messages: list[PlannedMessageJSON]
 
 

@@ -44,6 +44,7 @@ from analysis.render.discord_embeds import (
     card_messages,
     content_chunks,
     dc_text,
+    high_list_messages,
     medium_list_messages,
     parent_embed,
     report_content,
@@ -151,6 +152,12 @@ class DiscordPoster:
     ) -> Posted:
         messages = medium_list_messages(digest, commits)
         return await self._send_all(channel, thread, key_of(digest), "medium", messages)
+
+    async def post_high_list(
+        self, channel: str, thread: str, digest: Digest, commits: list[Commit]
+    ) -> Posted:
+        messages = high_list_messages(digest, commits)
+        return await self._send_all(channel, thread, key_of(digest), "high_list", messages)
 
     async def post_report(
         self, channel: str, thread: str, digest: Digest, filename: str, markdown: str

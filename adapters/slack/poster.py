@@ -39,6 +39,7 @@ from analysis.render.slack_blocks import (
     Message,
     card_messages,
     escape,
+    high_list_messages,
     link,
     medium_list_messages,
     parent_message,
@@ -129,6 +130,13 @@ class SlackPoster:
     ) -> Posted:
         return await self._post_item(
             channel, thread, key_of(digest), "medium", medium_list_messages(digest, commits)
+        )
+
+    async def post_high_list(
+        self, channel: str, thread: str, digest: Digest, commits: list[Commit]
+    ) -> Posted:
+        return await self._post_item(
+            channel, thread, key_of(digest), "high_list", high_list_messages(digest, commits)
         )
 
     async def post_report(

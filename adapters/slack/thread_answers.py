@@ -5,11 +5,12 @@ answering once across a crash, are bot/'s (bot/chat/pending.py)."""
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from datetime import UTC, datetime
 from typing import Any
 
 from adapters.slack.client import PLATFORM, _call
-from adapters.slack.poster import SlackPoster
+from adapters.slack.poster import EVENT_TYPE, SlackPoster
 from analysis.errors import DigestError
 from analysis.labels import label
 from analysis.questions.parse import question_lang
@@ -20,6 +21,7 @@ from bot.ports.protocols import ChatFacade, Question, ThreadContext
 log = logging.getLogger(__name__)
 
 HISTORY_LIMIT = 20  # earlier thread messages handed to the answerer
+PARENTS_KEPT = 1024  # threads whose parent's key (or its lack) is remembered: one read per thread, bounded
 
 
 def question_of(event: dict[str, Any], mentioned: bool) -> Question:
@@ -49,6 +51,50 @@ class ThreadAnswers:
         self.poster = poster
         self.service = service
         self.me = me  # our bot user: its mention is not part of a question, its messages are ours
+        # (channel, thread) → the digest key its parent carries, None when it carries none: a busy channel's
+        # threads that are not ours cost one read each, not one per message
+        self._parents: OrderedDict[tuple[str, str], str | None] = OrderedDict()
+
+    async def thread_key(self, question: Question) -> str | None:
+        """The digest key our parent message of the question's thread carries in its metadata (set by the
+        poster on every digest parent and card), for a thread the store has no record of (bot.ports.protocols
+        .ThreadKeys). None: the parent is not ours, or the thread cannot be read (not remembered then)."""
+        if not question.thread:
+            return None
+        where = (question.channel, question.thread)
+        if where in self._parents:
+            self._parents.move_to_end(where)
+            return self._parents[where]
+        try:
+            response = await _call(
+                "conversations.replies",
+                self.poster.client.conversations_replies(
+                    channel=question.channel, ts=question.thread, limit=1, include_all_metadata=True
+                ),
+                question.channel,
+            )
+        except DigestError as exc:
+            log.warning(
+                "Slack: cannot read the parent of thread %s in %s: %s", question.thread, question.channel, exc
+            )
+            return None
+        parent = next(iter(response.get("messages") or []), {})
+        key = self._key_of(parent) if parent.get("ts") == question.thread else None
+        self._parents[where] = key
+        while len(self._parents) > PARENTS_KEPT:
+            self._parents.popitem(last=False)
+        return key
+
+    def _key_of(self, message: dict[str, Any]) -> str | None:
+        """The key of a digest parent or a standalone card that we posted; None for anything else."""
+        if self.me and message.get("user") != self.me:
+            return None  # metadata another app wrote names nothing of ours
+        meta = message.get("metadata") or {}
+        payload = meta.get("event_payload") if meta.get("event_type") == EVENT_TYPE else None
+        if not isinstance(payload, dict) or payload.get("item") not in ("parent", "card"):
+            return None
+        key = payload.get("key")
+        return key if isinstance(key, str) and key else None
 
     async def answered(self, question: Question) -> bool:
         """Whether a part of the question's answer is in the thread (its metadata names the question)."""

@@ -116,7 +116,10 @@ def band_day(
         analysis = analyses[commit.sha]
         assert analysis.rubric_importance is not None  # _scored
         tier = within_one_tier(
-            percentile_tier(position / len(ranked)), analysis.rubric_importance, analysis.ceiling, analysis.floor
+            percentile_tier(position / len(ranked)),
+            analysis.rubric_importance,
+            analysis.ceiling,
+            analysis.floor,
         )
         if tier != analysis.importance:
             rank = len(ranked) - position
@@ -124,6 +127,19 @@ def band_day(
                 commit, analysis, tier, lang, (history or {}).get(commit.sha), rank, len(ranked)
             )
     return out
+
+
+def day_order(commits: Sequence[Commit], analyses: Mapping[str, Analysis]) -> list[Commit]:
+    """The commits most important first, by the order band_day ranks a day: the model's score where it
+    stated one, then the rubric's tier, the impact and risk scores, the sha (so the order is stable: a
+    re-run picks the same top commits). What a day can show of its high commits only in part (a chat
+    post's cards) is chosen by it."""
+
+    def key(commit: Commit) -> tuple[float, int, float, float, str]:
+        score, rubric, impact, risk, _ = _order(analyses[commit.sha], commit.sha)
+        return (-score, -rubric, -impact, -risk, commit.sha)  # the sha only breaks ties, the same every run
+
+    return sorted(commits, key=key)
 
 
 def _scored(analysis: Analysis | None) -> bool:

@@ -60,6 +60,7 @@ CARD_TITLE_MAX = 1000
 CARD_AUTHOR_MAX = 200
 ONE_LINER_MAX = 120  # a title in a one-line list entry; the full title is in the card
 MEDIUM_TITLE_MAX = 300  # a title in the medium list, elided beyond with its size stated (the report has it)
+HIGH_LIST_TITLE_MAX = 120  # the list of high commits past the cap on cards: one short line each
 
 COLORS = {
     Importance.HIGH: 0xE74C3C,
@@ -479,16 +480,30 @@ def _bullets(items: list[str]) -> list[str]:
 def medium_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]:
     """The compact list of medium commits: one line each (linked SHA, title, change type)."""
     lang = check_lang(digest.lang)
+    heading = f"{label(lang, 'medium_list')} ({len(commits)})"
+    return _commit_list(digest, commits, heading, Importance.MEDIUM, MEDIUM_TITLE_MAX)
+
+
+def high_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]:
+    """The high commits past a post's cap, listed like the medium ones: no card of their own."""
+    lang = check_lang(digest.lang)
+    heading = label(lang, "high_list", n=len(commits))
+    return _commit_list(digest, commits, heading, Importance.HIGH, HIGH_LIST_TITLE_MAX)
+
+
+def _commit_list(
+    digest: Digest, commits: list[Commit], heading: str, tier: Importance, title_max: int
+) -> list[Message]:
+    lang = check_lang(digest.lang)
     lines = []
     for commit in commits:
         analysis = digest.analyses.get(commit.sha)
         kind = f" · {change_type_label(lang, analysis.change_type)}" if analysis else ""
-        title = dc_text(quote_elided(lang, display_title(commit), MEDIUM_TITLE_MAX))
+        title = dc_text(quote_elided(lang, display_title(commit), title_max))
         lines.append(f"{_sha_link(commit)} {title}{kind}")
     chunks = pack_lines(lines, DESCRIPTION_MAX) or [label(lang, "none_stated")]
-    heading = f"{label(lang, 'medium_list')} ({len(commits)})"
     embeds: list[Embed] = [
-        {"title": heading, "description": chunk, "color": COLORS[Importance.MEDIUM]} for chunk in chunks
+        {"title": heading, "description": chunk, "color": COLORS[tier]} for chunk in chunks
     ]
     return _group(embeds)
 

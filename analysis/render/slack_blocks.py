@@ -57,6 +57,7 @@ CARD_TITLE_MAX = 1000  # a card quotes at most this much of a title (a "title" c
 # A title and a summary in the medium list, elided beyond with their size stated (the report has them whole).
 MEDIUM_TITLE_MAX = 300
 MEDIUM_SUMMARY_MAX = 600
+HIGH_LIST_TITLE_MAX = 120  # the list of high commits past the cap on cards: one short line each
 LINK_LABEL_MAX = 1000  # a longer title is shown next to a short link instead of inside it
 
 _CONTINUATION_RESERVE = 200  # room kept in every message for the "continued i/n" context block
@@ -456,6 +457,27 @@ def medium_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]
         elide(fallback, FALLBACK_MAX),
         lambda part, parts: (
             f"{label(lang, 'medium_list')} · {label(lang, 'slack_continued', part=part, parts=parts)}"
+        ),
+    )
+
+
+def high_list_messages(digest: Digest, commits: list[Commit]) -> list[Message]:
+    """The high commits past a post's cap: one line each (linked title, SHA, type), no card. [] when empty."""
+    if not commits:
+        return []
+    lang = check_lang(digest.lang)
+    heading = f"*{label(lang, 'high_list', n=len(commits))}*"
+    lines = [
+        f"• {_title(c, max_len=HIGH_LIST_TITLE_MAX, bold=False, lang=lang)} {_sha(c)} · "
+        f"{change_type_label(lang, digest.analysis_of(c).change_type)}"
+        for c in commits
+    ]
+    fallback = f"{label(lang, 'high_list', n=len(commits))} · {escape(digest.repo)} {digest.day.isoformat()}"
+    return pack(
+        sections("\n".join([heading, *lines])),
+        elide(fallback, FALLBACK_MAX),
+        lambda part, parts: (
+            f"{label(lang, 'tier_high')} · {label(lang, 'slack_continued', part=part, parts=parts)}"
         ),
     )
 

@@ -93,6 +93,8 @@ async def answer_once(service: Any, answerer: ThreadAnswerer, question: Question
     if refused is not None and not refused.notice:
         return  # told this minute already: not even its digest is loaded (a flood would load it 1,000 times)
     ctx = await asyncio.to_thread(context_of, service, question)
+    if ctx is None:
+        ctx = await forgotten_context(service, answerer, question)
     if ctx is None and not question.mentioned:
         if floods is not None and refused is None:
             floods.give_back(thread, asker)  # not one of our threads: it costs no answer
@@ -146,6 +148,24 @@ def context_of(service: Any, question: Question) -> ThreadContext | None:
     if not question.thread and not question.replied_to:
         return None
     return service.thread_context(question.platform, question.thread or question.channel, question.replied_to)
+
+
+async def forgotten_context(service: Any, answerer: Any, question: Question) -> ThreadContext | None:
+    """A thread the store has no record of (a wiped database, another host) that our parent message still
+    names, on a platform whose answerer can read it (bot.ports.protocols.ThreadKeys: Slack's metadata): its
+    context from that key, so the asker hears which day it is and what to ask rather than silence."""
+    thread_key = getattr(answerer, "thread_key", None)
+    if thread_key is None or not question.thread:
+        return None
+    key = await thread_key(question)
+    if not key:
+        return None
+    ctx = await asyncio.to_thread(
+        service.context_of_key, question.platform, question.thread, key, None, None, True
+    )
+    if ctx is not None:
+        log.info("%s: a thread the store has no record of, named %s by its parent", named(question), key)
+    return ctx
 
 
 async def _answer_claimed(
@@ -221,6 +241,8 @@ async def _recover(
                 await asyncio.to_thread(end, service, question, True)
                 return
             ctx = await asyncio.to_thread(context_of, service, question)
+            if ctx is None:
+                ctx = await forgotten_context(service, answerer, question)
             if ctx is None and not question.mentioned:
                 await asyncio.to_thread(end, service, question, False)
                 return

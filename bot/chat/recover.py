@@ -27,19 +27,20 @@ FETCHES_AT_ONCE = 8  # commits asked of the source at a time (a day may have hun
 _DIGEST_KEY = re.compile(r"(?P<repo>[^@]+)@.+/(?P<day>\d{4}-\d{2}-\d{2})/.+/[^/]+")
 
 
-def lost_digest(store: Any, key: str, message_id: str | None) -> LostCommits | None:
+def lost_digest(store: Any, key: str, message_id: str | None, forgotten: bool = False) -> LostCommits | None:
     """What a digest post's thread lacks, its digest not loading: the commits its record lists that the store
-    does not have, or (the record gone) the digest named by its key alone. None: not a digest's key."""
+    does not have, or (the record gone) the digest named by its key alone. None: not a digest's key.
+    `forgotten`: the store has no record of the post either (the platform's message named the key)."""
     row = store.get_digest(key)
     if row is not None:
         shas = json.loads(row["shas"])
         stored = store.stored_shas(row["repo"], shas)
         missing = tuple(sha for sha in shas if sha not in stored)
-        return LostCommits(key, row["repo"], row["day"], missing, message_id)
+        return LostCommits(key, row["repo"], row["day"], missing, message_id, forgotten)
     named = _DIGEST_KEY.fullmatch(key)
     if named is None:
         return None
-    return LostCommits(key, named["repo"], named["day"], (), message_id)
+    return LostCommits(key, named["repo"], named["day"], (), message_id, forgotten)
 
 
 async def recover(service: Any, ctx: ThreadContext) -> tuple[ThreadContext, str]:
@@ -61,7 +62,10 @@ async def recover(service: Any, ctx: ThreadContext) -> tuple[ThreadContext, str]
         return ctx, scrub(str(exc), secrets_of(service.settings))
     finally:
         await source.aclose()
-    again = service.thread_context(ctx.platform, ctx.thread, lost.message_id)
+    if lost.forgotten:  # no record of the post: the key its platform message carried, again
+        again = service.context_of_key(ctx.platform, ctx.thread, lost.key, lost.message_id, forgotten=True)
+    else:
+        again = service.thread_context(ctx.platform, ctx.thread, lost.message_id)
     if again is None or again.lost is not None:
         return ctx, "the fetched commits did not complete it"
     again.history = ctx.history
@@ -95,6 +99,8 @@ def lost_answer(lang: str, lost: LostCommits, error: str) -> Answer:
         answer.add(
             label(lang, "thread_lost_commits", repo=lost.repo, day=lost.day, n=len(lost.shas), error=error)
         )
+    elif lost.forgotten:  # nothing of it stored: a day's rebuild is a choice, a commit's card is cheap
+        answer.add(label(lang, "thread_forgotten_digest", repo=lost.repo, day=lost.day))
     else:
         answer.add(label(lang, "thread_lost_digest", repo=lost.repo, day=lost.day))
     return answer

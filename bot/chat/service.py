@@ -333,25 +333,39 @@ class ChatService:
         )
         if post is None:
             return None
+        card = post["item"] if message_id and post["message_id"] == message_id else None
+        return self.context_of_key(platform, thread_id, post["digest_key"], message_id, card)
+
+    def context_of_key(
+        self,
+        platform: str,
+        thread_id: str,
+        key: str,
+        message_id: str | None = None,
+        item: str | None = None,
+        forgotten: bool = False,
+    ) -> ThreadContext | None:
+        """The thread of the post of digest `key` (`item`: the post replied to); None when the key is none
+        of ours. `forgotten`: the store has no record of the post, the platform's message named the key."""
         ctx = ThreadContext(platform=platform, thread=thread_id)
-        key: str = post["digest_key"]
         if key.startswith("card:"):  # a standalone /digest <sha> card: "card:owner/name@sha/lang"
-            repo, rest = key.removeprefix("card:").split("@", 1)
-            sha, lang = rest.split("/", 1)
+            repo, _, rest = key.removeprefix("card:").partition("@")
+            sha, _, lang = rest.partition("/")
+            if not (repo and sha and lang):  # a key the platform's message carried, not one we wrote
+                return None
             ctx.commit = self.store.get_commit(repo, sha)
             ctx.analysis = self.store.latest_analysis(repo, sha, lang) or self.store.latest_analysis(
                 repo, sha
             )
             if ctx.commit is None:  # its row deleted: fetched again for the question (bot/chat/recover.py)
-                ctx.lost = LostCommits(key, repo, shas=(sha,), message_id=message_id)
+                ctx.lost = LostCommits(key, repo, shas=(sha,), message_id=message_id, forgotten=forgotten)
                 return ctx
             return _with_followups(self.store, ctx)
         ctx.digest = load_digest(self.store, key)
         if ctx.digest is None:  # its commits or its record deleted: ours still, said so (bot/chat/recover.py)
-            ctx.lost = lost_digest(self.store, key, message_id)
+            ctx.lost = lost_digest(self.store, key, message_id, forgotten)
             return ctx if ctx.lost is not None else None
-        item: str = post["item"]
-        if item.startswith("card:") and message_id and post["message_id"] == message_id:
+        if item is not None and item.startswith("card:"):
             sha = item.removeprefix("card:")
             ctx.commit = next((c for c in ctx.digest.commits if c.sha == sha), None)
             ctx.analysis = ctx.digest.analyses.get(sha)
@@ -381,7 +395,9 @@ class ChatService:
     async def post_day(self, poster: Poster, channel: str, digest: Digest) -> PostResult:
         """Post a day's digest into a channel (/digest YYYY-MM-DD): only what is missing, each item
         recorded as it is accepted (bot/delivery/posting.py)."""
-        return await post_digest(poster, self.store, channel, digest)
+        return await post_digest(
+            poster, self.store, channel, digest, max_cards=self.settings.digest_max_cards
+        )
 
     def broken_subscriptions(self) -> int:
         """How many subscriptions' last digest failed or is overdue: what a public /healthz may say (a

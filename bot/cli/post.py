@@ -112,7 +112,9 @@ def post(
                 obj, repo, git_dir, branch, analyzer, the_day, zone_info, lang, refresh, bars, keep, after
             )
         )
-        plan = preview(result, platform, channel, obj.store, partial=partial)
+        plan = preview(
+            result, platform, channel, obj.store, partial=partial, max_cards=settings.digest_max_cards
+        )
         obj.write(dumps(plan) if fmt == "json" else render_text(plan))
         return
 
@@ -126,7 +128,15 @@ def post(
             )
             if partial:  # the parent's window says how far the day goes
                 result = replace(result, window_end=min(result.window_end, result.generated_at))
-            posted = await post_digest(poster, obj.store, channel, result, repost=repost, partial=partial)
+            posted = await post_digest(
+                poster,
+                obj.store,
+                channel,
+                result,
+                repost=repost,
+                partial=partial,
+                max_cards=settings.digest_max_cards,
+            )
             return result, posted
 
     result, posted = run_async(go())

@@ -254,6 +254,9 @@ class Settings(BaseSettings):
     digest_branch: str = "main"
     digest_repo: str | None = None
     digest_catchup_days: int = Field(3, ge=0, le=31)
+    # A chat post's cards: a day with more high commits posts the top ones (by the day's rank) as cards and
+    # lists the rest in one thread message, so a flood of highs cannot bury the thread (nor hit rate limits)
+    digest_max_cards: int = Field(20, ge=1, le=200, description="high commits posted as cards, 1-200")
     history_days: int = Field(
         180, ge=0, le=3650, description="days of branch history the ranking learns from (0: none)"
     )

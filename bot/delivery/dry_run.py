@@ -11,7 +11,13 @@ from typing import Any
 
 from analysis.labels import label
 from analysis.models import Digest, Importance, key_of
-from bot.delivery.posting import digest_items, report_filename
+from bot.delivery.posting import (
+    DEFAULT_MAX_CARDS,
+    HIGH_LIST,
+    digest_items,
+    listed_highs,
+    report_filename,
+)
 from bot.store.db import Store
 
 # Discord's upload cap as the poster uses it (adapters/discord/poster.py keeps the same figure).
@@ -19,21 +25,33 @@ DISCORD_REPORT_MAX_BYTES = 8 * 1024 * 1024
 
 
 def preview(
-    digest: Digest, platform: str, channel: str, store: Store | None = None, *, partial: bool = False
+    digest: Digest,
+    platform: str,
+    channel: str,
+    store: Store | None = None,
+    *,
+    partial: bool = False,
+    max_cards: int = DEFAULT_MAX_CARDS,
 ) -> dict[str, Any]:
-    """The post as data: {"platform", "channel", "key", "messages": [...]} in posting order."""
+    """The post as data: {"platform", "channel", "key", "cards", "messages": [...]} in posting order;
+    `cards` the shas whose card it posts (past `max_cards` high commits, the rest are in one list)."""
     from analysis.render.markdown import render_report
 
     done = store.get_posts(platform, channel, key_of(digest)) if store is not None else {}
     by_sha = {c.sha: c for c in digest.commits}
     report = render_report([digest], digest.lang)
     messages: list[dict[str, Any]] = []
-    for item in digest_items(digest, partial=partial):
+    up = [i.removeprefix("card:") for i in done if i.startswith("card:")]
+    items = digest_items(digest, partial=partial, max_cards=max_cards, up=up)
+    cards = [i.removeprefix("card:") for i in items if i.startswith("card:")]
+    for item in items:
         if item == "parent":
             payloads = _parent(digest, platform)
         elif item.startswith("card:"):
             commit = by_sha[item.removeprefix("card:")]
             payloads = _card(digest, platform, commit)
+        elif item == HIGH_LIST:
+            payloads = _high_list(digest, platform, listed_highs(digest, [*cards, *up]))
         elif item == "medium":
             payloads = _medium(digest, platform)
         else:
@@ -49,7 +67,13 @@ def preview(
                     "payload": payload,
                 }
             )
-    return {"platform": platform, "channel": channel, "key": key_of(digest), "messages": messages}
+    return {
+        "platform": platform,
+        "channel": channel,
+        "key": key_of(digest),
+        "cards": cards,
+        "messages": messages,
+    }
 
 
 def _parent(digest: Digest, platform: str) -> list[dict[str, Any]]:
@@ -82,6 +106,16 @@ def _medium(digest: Digest, platform: str) -> list[dict[str, Any]]:
     from analysis.render.discord_embeds import medium_list_messages as discord_medium
 
     return discord_medium(digest, commits)
+
+
+def _high_list(digest: Digest, platform: str, commits: list[Any]) -> list[dict[str, Any]]:
+    if platform == "slack":
+        from analysis.render.slack_blocks import high_list_messages
+
+        return high_list_messages(digest, commits)
+    from analysis.render.discord_embeds import high_list_messages as discord_high_list
+
+    return discord_high_list(digest, commits)
 
 
 def _report(digest: Digest, platform: str, markdown: str) -> list[dict[str, Any]]:
@@ -136,7 +170,7 @@ def render_text(plan: dict[str, Any]) -> str:
     """For people: one header line per message with its sizes, then the payload as posted."""
     lines = [
         f"dry run: {plan['key']} to {plan['platform']}:{plan['channel']}"
-        f" — {len(plan['messages'])} message(s), nothing sent",
+        f" — {len(plan['messages'])} message(s), {len(plan['cards'])} card(s), nothing sent",
         "",
     ]
     for m in plan["messages"]:

@@ -1,7 +1,8 @@
 """Posting a digest into a chat channel, idempotently, whatever the platform.
 
 A digest becomes an ordered list of items: the parent message, then in its thread one card per
-high commit, the compact list of medium commits, and the full report as a file. Every item posted
+high commit (up to `max_cards`, DIGEST_MAX_CARDS: past it the day's top ones by rank, and one list of the
+rest, so none is dropped), the compact list of medium commits, and the full report as a file. Every item posted
 is recorded (platform, channel, digest key, item) the moment the platform accepts it, so posting the
 same digest again posts nothing and an interrupted post resumes with only the missing items.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,17 +40,53 @@ from bot.store.db import Store
 log = logging.getLogger(__name__)
 
 
-def digest_items(digest: Digest, *, partial: bool = False) -> list[str]:
+DEFAULT_MAX_CARDS = 20  # DIGEST_MAX_CARDS (bot/config/settings.py)
+HIGH_LIST = "high_list"  # the item listing the high commits past the cap on cards
+
+
+def card_commits(digest: Digest, max_cards: int = DEFAULT_MAX_CARDS, up: Iterable[str] = ()) -> list[Commit]:
+    """The high commits posted as cards, in the digest's order: those whose card is `up` already (it stays
+    one), then the top of the day's rank (analysis/heuristic/bands.py) until there are `max_cards`."""
+    highs = digest.by_importance(Importance.HIGH)
+    if len(highs) <= max_cards:
+        return highs
+    from analysis.heuristic.bands import day_order  # the ranking's package, only for a day past the cap
+
+    already = set(up)
+    chosen = {c.sha for c in highs if c.sha in already}
+    for commit in day_order(highs, digest.analyses):
+        if len(chosen) >= max_cards:
+            break
+        chosen.add(commit.sha)
+    return [c for c in highs if c.sha in chosen]
+
+
+def digest_items(
+    digest: Digest, *, partial: bool = False, max_cards: int = DEFAULT_MAX_CARDS, up: Iterable[str] = ()
+) -> list[str]:
     """The ordered item names of a digest's post. Stable: they are the idempotency keys. A partial day
-    posts its parent and cards only: the medium list and the report come with the whole day."""
-    items = ["parent"]
-    items += [f"card:{c.sha}" for c in digest.by_importance(Importance.HIGH)]
+    posts its parent and cards only: the list of high commits past the cap, the medium list and the report
+    come with the whole day. `up`: the shas whose card is posted already."""
+    cards = card_commits(digest, max_cards, up)
+    items = ["parent", *(f"card:{c.sha}" for c in cards)]
     if partial:
         return items
+    if len(cards) < len(digest.by_importance(Importance.HIGH)):
+        items.append(HIGH_LIST)
     if digest.by_importance(Importance.MEDIUM):
         items.append("medium")
     items.append("report")
     return items
+
+
+def listed_highs(digest: Digest, carded: Iterable[str]) -> list[Commit]:
+    """The high commits with no card among `carded` (the shas of card items): what the high list holds."""
+    have = set(carded)
+    return [c for c in digest.by_importance(Importance.HIGH) if c.sha not in have]
+
+
+def _carded(items: Iterable[str]) -> set[str]:
+    return {i.removeprefix("card:") for i in items if i.startswith("card:")}
 
 
 def report_filename(digest: Digest) -> str:
@@ -81,14 +119,16 @@ async def post_digest(
     wait: float = LEASE_WAIT,
     repost: bool = False,
     partial: bool = False,
+    max_cards: int = DEFAULT_MAX_CARDS,
 ) -> PostResult:
     """Post what is missing of this digest in this channel; record each item as soon as it is up.
     A day already posted here keeps what its parent announced; `repost` edits the parent to today's
     digest first and then adds what that announces. `partial`: the day has not ended, so this post
-    does not freeze it (its next post re-posts)."""
+    does not freeze it (its next post re-posts). `max_cards`: past it, the day's top high commits are
+    cards and the rest one list (DIGEST_MAX_CARDS)."""
     key = key_of(digest)
     async with posting_lock(store, poster.platform, channel, key, wait=wait):
-        result = await _post_missing(poster, store, channel, digest, key, repost, partial)
+        result = await _post_missing(poster, store, channel, digest, key, repost, partial, max_cards)
         await _correct_originals(poster, store, channel, digest)
         return result
 
@@ -115,11 +155,13 @@ async def _post_missing(
     key: str,
     repost: bool = False,
     partial: bool = False,
+    max_cards: int = DEFAULT_MAX_CARDS,
 ) -> PostResult:
     done = store.get_posts(poster.platform, channel, key)
     result = PostResult(key=key, posted=[], skipped=[], thread_id=None)
     by_sha = {c.sha: c for c in digest.commits}
-    items = digest_items(digest, partial=partial)
+    # a card already up stays a card (a partial day's, a re-post's): the cap fills around it
+    items = digest_items(digest, partial=partial, max_cards=max_cards, up=_carded(done))
     if "parent" not in done:
         store.record_plan(poster.platform, channel, key, items, partial=partial)
     elif repost or store.plan_is_partial(poster.platform, channel, key):
@@ -138,7 +180,9 @@ async def _post_missing(
                 len(unannounced),
                 ", ".join(unannounced),
             )
-        items = [i for i in plan if _can_post(i, digest, by_sha)]
+        items = [i for i in plan if _can_post(i, digest, by_sha, _carded([*plan, *done]))]
+    # the high list holds every high commit that is no card here: none is dropped, whatever the cap was
+    listed = listed_highs(digest, _carded([*items, *done]))
     for item in items:
         if item in done:
             result.skipped.append(item)
@@ -152,7 +196,9 @@ async def _post_missing(
         )
         token = PART_LOG.set(parts)  # the shielded task below starts with a copy of this context
         try:
-            posted = await asyncio.shield(_post_item(poster, channel, result.thread_id, digest, item, by_sha))
+            posted = await asyncio.shield(
+                _post_item(poster, channel, result.thread_id, digest, item, by_sha, listed)
+            )
         finally:
             PART_LOG.reset(token)
         if item == "parent":
@@ -170,10 +216,12 @@ async def _post_missing(
     return result
 
 
-def _can_post(item: str, digest: Digest, by_sha: dict[str, Commit]) -> bool:
+def _can_post(item: str, digest: Digest, by_sha: dict[str, Commit], carded: set[str]) -> bool:
     """An announced item this digest can still post (a card's commit may have left the day)."""
     if item.startswith("card:"):
         return item.removeprefix("card:") in by_sha
+    if item == HIGH_LIST:
+        return bool(listed_highs(digest, carded))
     return item != "medium" or bool(digest.by_importance(Importance.MEDIUM))
 
 
@@ -189,7 +237,13 @@ async def _edit_parent(
 
 
 async def _post_item(
-    poster: Poster, channel: str, thread: str | None, digest: Digest, item: str, by_sha: dict[str, Commit]
+    poster: Poster,
+    channel: str,
+    thread: str | None,
+    digest: Digest,
+    item: str,
+    by_sha: dict[str, Commit],
+    listed: list[Commit],
 ) -> Posted:
     if item == "parent":
         return await poster.post_parent(channel, digest)
@@ -197,6 +251,8 @@ async def _post_item(
     if item.startswith("card:"):
         commit = by_sha[item.removeprefix("card:")]
         return await poster.post_card(channel, thread, digest, commit, digest.analysis_of(commit))
+    if item == HIGH_LIST:
+        return await poster.post_high_list(channel, thread, digest, listed)
     if item == "medium":
         return await poster.post_medium_list(channel, thread, digest, digest.by_importance(Importance.MEDIUM))
     if item == "report":

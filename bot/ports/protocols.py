@@ -71,6 +71,12 @@ class Poster(Protocol):
         self, channel: str, thread: str, digest: Digest, commits: list[Commit]
     ) -> Posted: ...
 
+    async def post_high_list(
+        self, channel: str, thread: str, digest: Digest, commits: list[Commit]
+    ) -> Posted:
+        """The high commits past the post's cap on cards, listed in one item (never dropped)."""
+        ...
+
     async def post_report(
         self, channel: str, thread: str, digest: Digest, filename: str, markdown: str
     ) -> Posted: ...
@@ -196,6 +202,9 @@ class LostCommits:
     day: str = ""  # the digest's day (YYYY-MM-DD); "" for a card
     shas: tuple[str, ...] = ()  # the commits the store lacks; () with the digest's record itself gone
     message_id: str | None = None  # the replied-to message the thread was looked up with
+    # no record of the post at all (a wiped database, another host): the thread was known by what its parent
+    # message carries on the platform (Slack: its metadata)
+    forgotten: bool = False
 
 
 @dataclass(slots=True)
@@ -246,6 +255,16 @@ class ThreadAnswerer(Protocol):
     async def notify(self, question: Question, text: str) -> bool:
         """Post `text` (a notice, not an answer: the thread's answers are capped) in the question's thread;
         True once posted."""
+        ...
+
+
+class ThreadKeys(Protocol):
+    """What a chat adapter may add to its ThreadAnswerer: the digest key a thread's parent message carries
+    on the platform, for a thread the store has no record of (a wiped database, another host)."""
+
+    async def thread_key(self, question: Question) -> str | None:
+        """The key our parent message of the question's thread carries; None when it carries none (not
+        ours) or the thread cannot be read."""
         ...
 
 

@@ -121,7 +121,9 @@ class DigestRunner:
                     )
                     continue
                 try:
-                    await post_digest(poster, self.store, dest.channel, digest)
+                    await post_digest(
+                        poster, self.store, dest.channel, digest, max_cards=self.settings.digest_max_cards
+                    )
                     metrics.DIGESTS_POSTED.labels(label, dest.platform).inc()
                 except Exception as exc:  # one destination failing must not stop the others
                     log.warning("posting %s to %s:%s failed: %s", sub.name, dest.platform, dest.channel, exc)

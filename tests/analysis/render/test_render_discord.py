@@ -18,6 +18,7 @@ from analysis.render.discord_embeds import (
     content_chunks,
     dc_text,
     embed_chars,
+    high_list_messages,
     medium_list_messages,
     message_problems,
     pack_embeds,
@@ -257,6 +258,17 @@ def test_medium_list_keeps_every_commit_within_limits():
         assert f"[`{commit.short_sha}`]({URL}{commit.sha})" in text
     assert messages[0]["embeds"][0]["title"] == "🟡 Medium importance (200)"
     assert all(len(e["description"]) <= DESCRIPTION_MAX for m in messages for e in m["embeds"])
+
+
+def test_the_high_list_past_the_cap_keeps_every_commit_within_limits_and_short():
+    commits = [make_commit(f"[Feature] high change number {i} " + "x" * 400) for i in range(600)]
+    digest = make_digest(["high"] * 600, commits=commits, lang="en")
+    messages = high_list_messages(digest, digest.commits)
+    assert_valid(messages)
+    text = "\n".join(t for m in messages for t in texts(m))
+    assert all(f"[`{c.short_sha}`]({URL}{c.sha})" in text for c in commits)
+    assert messages[0]["embeds"][0]["title"].startswith("🔴 More high-importance commits (600,")
+    assert "x" * 200 not in text  # a line each: long titles elided (the report has them whole)
 
 
 def test_content_chunks_split_long_answers_and_defuse_them():

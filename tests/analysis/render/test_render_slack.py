@@ -13,6 +13,7 @@ from analysis.render.slack_blocks import (
     SECTION_TEXT_MAX,
     card_messages,
     escape,
+    high_list_messages,
     medium_list_messages,
     parent_message,
     split_mrkdwn,
@@ -194,6 +195,17 @@ def test_medium_list_covers_every_commit_in_as_many_messages_as_needed():
     assert all(c.short_sha in body for c in digest.commits)
     assert "(150)" in messages[0]["blocks"][0]["text"]["text"]
     assert medium_list_messages(digest, []) == []
+
+
+def test_the_high_list_past_the_cap_covers_every_commit_a_short_line_each():
+    commits = [make_commit(f"[Feature] high change number {i} " + "x" * 400) for i in range(600)]
+    digest = make_digest(["high"] * 600, commits=commits, lang="en")
+    messages = high_list_messages(digest, digest.commits)
+    assert_valid(messages)
+    body = "\n".join(texts(messages))
+    assert all(c.short_sha in body and c.url in body for c in commits)
+    assert "More high-importance commits (600," in messages[0]["blocks"][0]["text"]["text"]
+    assert "x" * 200 not in body and high_list_messages(digest, []) == []
 
 
 def test_commit_without_a_web_page_has_no_link():

@@ -21,6 +21,17 @@ def test_bad_settings_name_the_variable(monkeypatch):
     assert "DIGEST_TZ" in str(err.value) and "LLM_CONCURRENCY" in str(err.value)
 
 
+@pytest.mark.parametrize("value", ["0", "201", "many"])
+def test_digest_max_cards_is_a_count_from_1_to_200(monkeypatch, tmp_path, value):
+    monkeypatch.chdir(tmp_path)  # no .env of the checkout
+    assert load_settings().digest_max_cards == 20
+    monkeypatch.setenv("DIGEST_MAX_CARDS", "200")
+    assert load_settings().digest_max_cards == 200
+    monkeypatch.setenv("DIGEST_MAX_CARDS", value)
+    with pytest.raises(ConfigError, match="DIGEST_MAX_CARDS"):
+        load_settings()
+
+
 def test_a_comment_kept_after_a_value_is_named_not_sent(monkeypatch, tmp_path):
     """`docker run --env-file` and systemd's EnvironmentFile= keep "# …" after a value in it: the token
     went to Discord with the comment and came back 401 with no word of the comment."""
