@@ -143,7 +143,10 @@ if TYPE_CHECKING:
 # (surface-22)
 # h32: another library's settings changed at run time (a settings object patched or set by name, a named logger's
 # level) changes what users get; a path taken by a dependency's installed version is medium at least
-RUBRIC_VERSION = "h32"
+# h33: what a change does to users, read closer (surface-24): a settings key renamed or no longer read breaks
+# users; a restructuring's moved names and an NFC commit's names are no new capability; a risky call moved or
+# re-indented is not added; dev-only requirements are no users' dependency; a squash list is not the message
+RUBRIC_VERSION = "h33"
 
 
 def counted_lines(commit: Commit) -> int:

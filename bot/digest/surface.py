@@ -51,7 +51,10 @@ log = logging.getLogger(__name__)
 # surface-23: packaging folders written with ./ are read (the package shipped nothing); a renamed entry point
 #             carries its new name; a C++/Rust function renamed under a namespace or type is one rename;
 #             a TableGen option's default is its C++ value (10, not "10")
-PARSER_VERSION = "surface-23"
+# surface-24: a definition moved to another module and imported back, a re-export `import X as X`, **kwargs
+#             aliases read where the old key is read; C++ overloads told apart by parameter types; a CMake/Meson
+#             project version is a release version; scikit-build-core ships its package and native sources
+PARSER_VERSION = "surface-24"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)

@@ -5,6 +5,9 @@ command and its result) live here too, so neither side imports the other.
 Driven adapters (adapters/github/, adapters/local_git/, llm/, chart.py and the chat posters) implement
 these; driving adapters (the Slack and Discord event handlers, the console) call the application only
 through `ChatFacade`.
+
+Over 400 lines because it is the whole contract in one place: every port beside the types that cross it,
+so an adapter author reads one file to see what is asked of them.
 """
 
 from __future__ import annotations
