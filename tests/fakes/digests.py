@@ -76,6 +76,19 @@ def make_commit(
     )
 
 
+def many_commits(n: int) -> list[Commit]:
+    """n small distinct commits a minute apart on DAY (floods, caps)."""
+    start = datetime(2026, 1, 26, 1, 0, tzinfo=ZoneInfo(TZ))
+    return [
+        make_commit(
+            f"Change part {i} (#{300 + i})",
+            committed_at=start + timedelta(minutes=i),
+            files=[FileChange(f"src/part{i}.py", "modified", 5, 1, "@@ -1 +1 @@\n-a\n+b")],
+        )
+        for i in range(n)
+    ]
+
+
 def make_analysis(
     commit: Commit,
     importance: Importance | str = Importance.LOW,

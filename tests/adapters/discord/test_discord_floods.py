@@ -5,51 +5,26 @@ anyway); the thread gets 10 answers and one notice, and nothing else is sent."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
-
 import pytest
 
-from analysis.models import Commit, FileChange
 from bot.app import chat_service
 from bot.chat.floods import AnswerFloods, CardFloods
 from bot.chat.service import ChatService
 from bot.config.settings import Settings
 from bot.digest.analyzers import HeuristicAnalyzer
 from bot.store.db import Store
-from tests.adapters.discord.test_discord_bot import REPO
 from tests.adapters.discord.test_discord_events import answers, ask, invoke, no_traceback
-from tests.fakes.digests import make_commit
+from tests.fakes.clock import ManualClock
+from tests.fakes.digests import many_commits
 from tests.fakes.sources import MemorySource
 
 EPHEMERAL = 64  # the message flag of a reply only its user sees
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 5000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def many_commits(n: int = 40) -> list[Commit]:
-    start = datetime(2026, 1, 26, 1, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
-    return [
-        make_commit(
-            f"Change part {i} (#{300 + i})",
-            repo=REPO,
-            committed_at=start + timedelta(minutes=i),
-            files=[FileChange(f"src/part{i}.py", "modified", 5, 1, "@@ -1 +1 @@\n-a\n+b")],
-        )
-        for i in range(n)
-    ]
-
-
 @pytest.fixture
 def service(settings: Settings, store: Store) -> ChatService:
     """The conftest's service over 40 commits: 20 different cards a minute can be asked for."""
-    commits = many_commits()
+    commits = many_commits(40)
     made = chat_service(
         settings, store, source_factory=lambda repo: MemorySource(repo, commits), analyzer=HeuristicAnalyzer()
     )
@@ -58,7 +33,7 @@ def service(settings: Settings, store: Store) -> ChatService:
 
 
 async def test_500_card_commands_in_a_minute_give_20_cards_and_one_public_notice(bot, fake, caplog):
-    bot.service.card_floods = CardFloods(20, clock=Clock())
+    bot.service.card_floods = CardFloods(20, clock=ManualClock())
     for i in range(500):
         sha = bot.service.commits[i % 40].sha
         await invoke(bot, fake.interaction({"ref": sha[:10]}, user_id=str(100 + i % 9)))
@@ -76,7 +51,7 @@ async def test_500_card_commands_in_a_minute_give_20_cards_and_one_public_notice
 
 
 async def test_1000_questions_in_one_thread_give_10_answers_and_one_notice(bot, fake, thread, caplog):
-    clock = Clock()
+    clock = ManualClock()
     bot.service.answer_floods = AnswerFloods(10, 6, 60, clock=clock)
     for i in range(1000):
         await bot.on_message(ask(bot, fake, thread, "what are the risks?", author_id=str(1000 + i)))

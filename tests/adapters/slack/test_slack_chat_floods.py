@@ -6,11 +6,10 @@ to Slack for the refusals (the refused /digest hear it in the acknowledgement Sl
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from adapters.slack.runtime import build_app
-from analysis.models import Commit, FileChange
 from bot.app import chat_service
 from bot.chat.floods import AnswerFloods, CardFloods
 from bot.delivery.posting import post_digest
@@ -29,41 +28,21 @@ from tests.adapters.slack.test_slack_app import (  # noqa: F401  (fixtures)
     send_event,
     slack,
 )
-from tests.fakes.digests import make_commit
+from tests.fakes.clock import ManualClock
+from tests.fakes.digests import many_commits
 from tests.fakes.openai_server import FakeLLM
 from tests.fakes.sources import MemorySource
 
 PAUSED = "Card requests are paused in this channel: 20 were asked for in the last minute"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 5000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def many_commits(n: int = 60) -> list[Commit]:
-    start = datetime(2026, 1, 26, 1, 0, tzinfo=ZoneInfo(TZ))
-    return [
-        make_commit(
-            f"Change part {i} (#{300 + i})",
-            repo=REPO,
-            committed_at=start + timedelta(minutes=i),
-            files=[FileChange(f"src/part{i}.py", "modified", 5, 1, "@@ -1 +1 @@\n-a\n+b")],
-        )
-        for i in range(n)
-    ]
-
-
 async def test_500_card_requests_in_a_minute_give_20_cards_and_one_notice(tmp_path, slack):  # noqa: F811
-    commits = many_commits()
+    commits = many_commits(60)
     settings = make_settings(tmp_path, slack)
     service = chat_service(
         settings, Store(settings.digest_db), source_factory=lambda repo: MemorySource(repo, commits)
     )
-    clock = Clock()
+    clock = ManualClock()
     service.card_floods = CardFloods(settings.chat_channel_cards_per_minute, clock=clock)
     app = build_app(settings, service)
     acks = []
@@ -108,7 +87,7 @@ def ask(thread: str, i: int, user: str) -> dict:
 async def test_1000_replies_in_one_thread_give_10_answers_and_one_notice(tmp_path, slack):  # noqa: F811
     settings = make_settings(tmp_path, slack)
     service = make_service(settings)
-    clock = Clock()
+    clock = ManualClock()
     service.answer_floods = AnswerFloods(10, 6, 60, clock=clock)
     loads = []
     load = service.thread_context

@@ -8,18 +8,11 @@ from pydantic import ValidationError
 
 from bot.chat.floods import AnswerFloods, Caps, CardFloods, Refusal, ThreadLimiter, refusal_text
 from bot.config.settings import Settings
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.fakes.clock import ManualClock
 
 
 def test_a_channel_gets_its_cards_then_one_notice_a_minute():
-    clock = Clock()
+    clock = ManualClock()
     floods = CardFloods(3, clock=clock)
     assert [floods.admit("slack:C1") for _ in range(3)] == [None] * 3
     refusals = [floods.admit("slack:C1") for _ in range(50)]
@@ -34,7 +27,7 @@ def test_a_channel_gets_its_cards_then_one_notice_a_minute():
 
 
 def test_the_window_that_holds_longest_is_said_and_a_refusal_counts_nowhere():
-    clock = Clock()
+    clock = ManualClock()
     thread, asker = ThreadLimiter(2, clock=clock), ThreadLimiter(5, clock=clock)
     caps = Caps({"thread": thread, "asker": asker})
     assert caps.admit({"thread": "T1", "asker": "U1"}) is None
@@ -46,7 +39,7 @@ def test_the_window_that_holds_longest_is_said_and_a_refusal_counts_nowhere():
 
 
 def test_answers_are_capped_per_thread_per_asker_and_in_all():
-    clock = Clock()
+    clock = ManualClock()
     floods = AnswerFloods(per_thread=10, per_asker=6, in_all=12, clock=clock)
     one_asker = [floods.admit("T1", "U1") for _ in range(8)]
     assert one_asker[:6] == [None] * 6 and {r.reason for r in one_asker[6:] if r} == {"asker"}
@@ -59,7 +52,7 @@ def test_answers_are_capped_per_thread_per_asker_and_in_all():
 
 
 def test_a_question_given_back_costs_no_answer():
-    floods = AnswerFloods(per_thread=1, per_asker=1, in_all=1, clock=Clock())
+    floods = AnswerFloods(per_thread=1, per_asker=1, in_all=1, clock=ManualClock())
     assert floods.admit("T1", "U1") is None
     floods.give_back("T1", "U1")  # not our thread after all
     assert floods.admit("T2", "U1") is None
