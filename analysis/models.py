@@ -58,6 +58,9 @@ class SurfaceKind(StrEnum):
     ROUTE_ADDED = "route_added"  # an HTTP route
     ROUTE_REMOVED = "route_removed"
     RAISES = "raises"  # an exception newly raised on a public path
+    # A public class no longer derives from a base it had (replaced or dropped): `isinstance` checks and
+    # `except` clauses match it differently. `old`/`new`: the bases as written.
+    BASES_CHANGED = "bases_changed"
     SUPPORT_DROPPED = "support_dropped"  # a supported runtime version dropped (requires-python, classifiers)
     # What the distribution depends on (analysis/surface/requirements.py): runtime and optional requirements only,
     # never a tool section, a dev group or a coverage list. Neither breaking nor a feature by itself.
@@ -112,7 +115,13 @@ FEATURE_KINDS = frozenset(
 )
 # Kinds that change what existing users get without changing a name.
 BEHAVIOUR_KINDS = frozenset(
-    {SurfaceKind.DEFAULT_CHANGED, SurfaceKind.SWITCH_FLIPPED, SurfaceKind.RAISES, SurfaceKind.DEPRECATION}
+    {
+        SurfaceKind.DEFAULT_CHANGED,
+        SurfaceKind.SWITCH_FLIPPED,
+        SurfaceKind.RAISES,
+        SurfaceKind.DEPRECATION,
+        SurfaceKind.BASES_CHANGED,
+    }
 )
 MODULE_KINDS = frozenset({SurfaceKind.MODULE_REMOVED, SurfaceKind.MODULE_RENAMED})
 DEPENDENCY_KINDS = frozenset(
@@ -188,6 +197,7 @@ _WORDS = {
     SurfaceKind.ROUTE_ADDED: "HTTP route added",
     SurfaceKind.ROUTE_REMOVED: "HTTP route removed",
     SurfaceKind.RAISES: "newly raises",
+    SurfaceKind.BASES_CHANGED: "base classes changed",
     SurfaceKind.SUPPORT_DROPPED: "support dropped",
     SurfaceKind.SUPPORT_ADDED: "support added",
     SurfaceKind.DEPENDENCY_ADDED: "dependency added",

@@ -1,5 +1,6 @@
-"""What marks a change as touching security: security-sensitive words in a path, and risky calls
-(eval, unpickling, shell=True, TLS verification off, raw HTML) in a diff's added lines.
+"""What marks a change as touching security: security-sensitive words in a path, risky calls
+(eval, unpickling, shell=True, TLS verification off, raw HTML) in a diff's added lines, and the checks that
+close a hole (a resolved path held inside its root, a carriage return refused in a value).
 """
 
 from __future__ import annotations
@@ -35,6 +36,29 @@ _RISKY_WORDS = (
     "eval", "exec", "pickle.", "dill.", "marshal.", "yaml.load", "torch.load", "os.system", "shell",
     "trust_remote_code", "verify", "nnerHTML",
 )  # fmt: skip
+
+
+# Checks whose only use is to refuse hostile input: a path kept inside its root directory (traversal), a
+# carriage return looked for in a value (header or log injection; a bare newline test is ordinary text work).
+_GUARD_CALLS = re.compile(
+    r"(?<![\w.])(?:os\.path\.)?(?:commonpath|commonprefix)(?=\s*\()|\.is_relative_to(?=\s*\()"
+)
+_CR_TEST = re.compile(r"""(["'])\\r(?:\\n)?\1\s+(?:not\s+)?in\s""")
+
+
+def guards_in(diff: Diff, removed: Callable[[], frozenset[str]] = frozenset) -> list[str]:
+    """The hostile-input checks the diff adds (not one on a line it also removes: moved or re-indented)."""
+    found: list[str] = []
+    added = diff.added
+    if "commonp" not in added and "is_relative_to" not in added and "\\r" not in added:
+        return found
+    for text, pattern in ((diff.added_code(), _GUARD_CALLS), (added, _CR_TEST)):
+        for m in pattern.finditer(text):
+            end = text.find("\n", m.end())
+            line = text[text.rfind("\n", 0, m.start()) + 1 : end if end >= 0 else None]
+            if line.strip() not in removed():
+                found.append(m.group(0).strip().lstrip(".").removeprefix("os.path."))
+    return found
 
 
 def risky_calls_in(diff: Diff, removed: Callable[[], frozenset[str]] = frozenset) -> list[str]:

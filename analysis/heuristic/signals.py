@@ -27,7 +27,7 @@ from analysis.heuristic.requirement_lines import (
     manifest_stem,
     version_changes,
 )
-from analysis.heuristic.security_lines import SECURITY_PATH, risky_calls_in
+from analysis.heuristic.security_lines import SECURITY_PATH, guards_in, risky_calls_in
 from analysis.heuristic.setting_lines import (
     changed_defaults,
     dropped_keys,
@@ -50,7 +50,13 @@ from analysis.models import (
 )
 from analysis.paths import PathKind, builds_what_ships
 from analysis.surface.packaging_files import is_dev_requirements
-from analysis.titles import declared_breaking, without_gitmoji
+from analysis.titles import (
+    conventional_prefix,
+    declared_breaking,
+    gitmoji_kind,
+    leading_tags,
+    without_gitmoji,
+)
 
 SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
@@ -700,7 +706,9 @@ def _sig_security(facts: Facts) -> Signal | None:
     upgrade), security words in the title, a security-sensitive path or a risky call added, each only
     when code users run changed (a folder named `security/` does not make a docstring typo a security
     fix). Advisory ids count anywhere in the message; words only in the title, where they are a claim
-    about the change ("no security impact" in a body is not)."""
+    about the change ("no security impact" in a body is not). A fix that adds a check refusing hostile input
+    (a path held inside its root, a carriage return refused) closes a hole as an advisory does: users must
+    upgrade, whatever the title calls it."""
     code = {f.path for f in _code_changed(facts)}
     if not code:
         return None
@@ -710,15 +718,29 @@ def _sig_security(facts: Facts) -> Signal | None:
     flagged = _matching(SECURITY_PATH, source)
     items += [f.path for f in source if f.path.lower() in flagged]
     items += _risky_calls(facts)
-    found = tuple(dict.fromkeys([*advisories, *items]))
+    guards = _risky_calls(facts, guards_in) if _declared_fix(facts) else []
+    found = tuple(dict.fromkeys([*advisories, *guards, *items]))
     if not found:
         return None
-    return Signal("security", impact=BREAKING if advisories else BEHAVIOUR, items=found)
+    return Signal("security", impact=BREAKING if advisories or guards else BEHAVIOUR, items=found)
 
 
-def _risky_calls(facts: Facts) -> list[str]:
-    """The risky calls the commit adds: not one it moves from one of its files to another (a helper that
-    calls eval() moved to a new module) or re-indents."""
+def _declared_fix(facts: Facts) -> bool:
+    """The title calls the change a fix: a tag, a conventional `fix:` type, a fix or security gitmoji, or the
+    words (a new feature that ships with its own checks closes no hole)."""
+    title = facts.commit.title
+    prefix = conventional_prefix(leading_tags(title)[1])
+    return (
+        "bugfix" in facts.tags
+        or FIXES.search(title) is not None
+        or gitmoji_kind(title) in ("fix", "security")
+        or (prefix is not None and prefix[0] in ("fix", "security"))
+    )
+
+
+def _risky_calls(facts: Facts, find: Callable[..., list[str]] = risky_calls_in) -> list[str]:
+    """The risky calls (or with `find`, the guards) the commit adds: not one it moves from one of its files to
+    another (a helper that calls eval() moved to a new module) or re-indents."""
     calls: list[str] = []
     diffs = [d for f in _runtime_files(facts, PathKind.SOURCE) if (d := facts.diffs.get(f.path)) is not None]
     removed: frozenset[str] | None = None
@@ -730,7 +752,7 @@ def _risky_calls(facts: Facts) -> list[str]:
         return removed
 
     for diff in diffs:
-        calls.extend(risky_calls_in(diff, removed_lines))
+        calls.extend(find(diff, removed_lines))
     return calls
 
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank, first_line
+from analysis.surface.class_changes import class_literal, dropped_bases, is_enum
 from analysis.surface.forwarded import forwards_keyword
 from analysis.surface.python_nodes import (
     _MODEL_BASES,
@@ -203,6 +204,7 @@ class _Module:
     deprecations: dict[tuple[str, str], int] = field(default_factory=dict)
     switches: dict[str, tuple[int, bool]] = field(default_factory=dict)  # switch-named bool attributes
     aliases: dict[str, str] = field(default_factory=dict)  # old = new assignments at module/class level
+    class_values: dict[str, tuple[int, ast.expr]] = field(default_factory=dict)  # a public class's literals
     imported: set[str] = field(default_factory=set)  # names imported at module level
     # name → where a from-import takes it from, relative as written (`..pkg.mod.name`)
     reexported: set[str] = field(default_factory=set)  # imported as themselves (`import X as X`): re-exports
@@ -683,6 +685,14 @@ class _Collector:
             if is_switch(name) and isinstance(value, ast.Constant) and isinstance(value.value, bool):
                 self.out.switches[qual] = (node.lineno, value.value)
             elif (
+                not top
+                and self._scope
+                and config is None
+                and class_literal(value)
+                and self._public(name, top=False)
+            ):
+                self.out.class_values[qual] = (node.lineno, value)  # type: ignore[assignment]
+            elif (
                 top
                 and not self._scope
                 and len(name) > 1
@@ -917,6 +927,8 @@ class _Compare:
     def run(self) -> FileSurface:
         if self.public:
             self._defs()
+            self._aliases_removed()
+            self._class_values()
             self._configs()
         self._options()
         self._envs()
@@ -1097,6 +1109,8 @@ class _Compare:
                 if None not in answers and answers[0] != answers[1]:
                     self._add(SurfaceKind.SWITCH_FLIPPED, self._name(qual), d.line,
                               old=str(answers[0]), new=str(answers[1]))  # fmt: skip
+            elif d.kind == "class" and (bases := dropped_bases(before.node, d.node)) is not None:
+                self._add(SurfaceKind.BASES_CHANGED, self._name(qual), d.line, old=bases[0], new=bases[1])
             elif d.kind == "constant" and before.value is not None and d.value is not None:
                 short = qual.rsplit(".", 1)[-1]
                 if (
@@ -1106,6 +1120,53 @@ class _Compare:
                 ):
                     self._add(SurfaceKind.DEFAULT_CHANGED, self._name(qual), d.line,
                               old=_shown(before.value), new=_shown(d.value))  # fmt: skip
+
+    def _aliases_removed(self) -> None:
+        """A public alias (`old_name = new_name` in a module or a surviving public class) the version after no
+        longer assigns nor defines: code that imports or calls it breaks, as with a function removed."""
+        old, new = self.old.defs, self.new.defs
+        for qual, target in self.old.aliases.items():
+            if (
+                qual in self.new.aliases
+                or qual in old
+                or qual in new
+                or any(part.startswith("_") for part in qual.split("."))
+            ):
+                continue
+            if not self._served_alias(target):
+                continue  # `X = Any`, `EngineId = str`: a placeholder or type shorthand, not a name users import
+            outer = qual.rpartition(".")[0]
+            if outer:
+                owner = old.get(outer)
+                if owner is None or owner.kind != "class" or not owner.public or outer not in new:
+                    continue
+            elif self.old.exports is not None and qual not in self.old.exports:
+                continue
+            self._add(SurfaceKind.REMOVED, self._name(qual), None, aliased=self._still_served(qual))
+            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = "alias:"
+
+    def _served_alias(self, target: str) -> bool:
+        """Whether an alias's target is the module's own API: defined there, or imported from a module that is
+        neither the standard library's nor typing's (`X = Any` under `if not TYPE_CHECKING` is a placeholder)."""
+        if target in self.old.defs:
+            return True
+        origin = self.old.origins.get(target)
+        if origin is None:
+            return False
+        top = origin.lstrip(".").split(".")[0]
+        return origin.startswith(".") or (top not in sys.stdlib_module_names and top != "typing_extensions")
+
+    def _class_values(self) -> None:
+        """A literal a public class's body sets, changed: what every instance gets by default (not an enum's
+        member: its value is its identity)."""
+        for qual, (line, value) in self.new.class_values.items():
+            before = self.old.class_values.get(qual)
+            owner = self.new.defs.get(qual.rpartition(".")[0])
+            if owner is None or is_enum(owner.node):
+                continue
+            if before is not None and not _VERSIONISH.search(qual) and not same_value(before[1], value):
+                self._add(SurfaceKind.DEFAULT_CHANGED, self._name(qual), line, old=_shown(before[1]),
+                          new=_shown(value))  # fmt: skip
 
     def _signature(self, qual: str, old: _Def, new: _Def) -> None:
         name = self._name(qual)

@@ -62,7 +62,7 @@ def brief(change: SurfaceChange, lang: str) -> str:
         if kind == SurfaceKind.RENAMED and _module(old, shown(old)) == _module(new, shown(new)):
             old, new = shown(old), shown(new)
         text = t(lang, f"surface_{kind.value}", old=code_span(old), new=code_span(new))
-    elif kind in (SurfaceKind.DEFAULT_CHANGED, SurfaceKind.SWITCH_FLIPPED, SurfaceKind.DEPENDENCY_CHANGED):
+    elif kind in _VALUE_KINDS:
         old, new = _value(change.old, change), _value(change.new, change)
         if old is None or new is None:
             return t(lang, f"surface_{kind.value}_bare", name=name)
@@ -92,6 +92,13 @@ def _value(value: str | None, change: SurfaceChange) -> str | None:
     return value if _SHORT_VALUE.fullmatch(value) else None
 
 
+# Kinds stated with their values before and after, when short.
+_VALUE_KINDS = (
+    SurfaceKind.DEFAULT_CHANGED,
+    SurfaceKind.SWITCH_FLIPPED,
+    SurfaceKind.DEPENDENCY_CHANGED,
+    SurfaceKind.BASES_CHANGED,
+)
 _FIELD_KINDS = frozenset({SurfaceKind.FIELD_ADDED, SurfaceKind.FIELD_REMOVED, SurfaceKind.FIELD_RENAMED})
 
 
