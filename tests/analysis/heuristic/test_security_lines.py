@@ -58,7 +58,11 @@ def commit(title: str, path: str, patch: str) -> Commit:
 
 def test_a_path_traversal_check_added_by_a_fix_is_high() -> None:
     importance, reason = rank(
-        commit("🐛 Do not serve files outside the directory in `StaticFiles` (#1542)", "quill/staticfiles.py", TRAVERSAL),
+        commit(
+            "🐛 Do not serve files outside the directory in `StaticFiles` (#1542)",
+            "quill/staticfiles.py",
+            TRAVERSAL,
+        ),
         lang="en",
     )
     assert importance == Importance.HIGH

@@ -28,7 +28,10 @@ ENCODERS = """
 
 
 def test_a_deprecated_alias_removed_at_last_breaks_its_importers():
-    after = ENCODERS.replace("\n    # Deprecated alias kept for code written against 0.30.\n    pydantic_encoder = jsonable_encoder\n", "\n")
+    after = ENCODERS.replace(
+        "\n    # Deprecated alias kept for code written against 0.30.\n    pydantic_encoder = jsonable_encoder\n",
+        "\n",
+    )
     [change] = facts(ENCODERS, after)
     assert (change.kind, change.name) == (K.REMOVED, "quill.encoders.pydantic_encoder")
     assert change.breaking and not change.aliased
@@ -72,7 +75,9 @@ def test_placeholders_and_type_shorthands_are_no_alias_users_import():
 
 
 def test_an_alias_renamed_to_a_definition_is_no_removal():
-    after = ENCODERS.replace("pydantic_encoder = jsonable_encoder", "def pydantic_encoder(obj: Any) -> Any:\n    return obj")
+    after = ENCODERS.replace(
+        "pydantic_encoder = jsonable_encoder", "def pydantic_encoder(obj: Any) -> Any:\n    return obj"
+    )
     assert [c for c in facts(ENCODERS, after) if c.kind == K.REMOVED] == []
 
 
@@ -112,7 +117,9 @@ def test_a_response_class_media_type_changed_is_a_changed_default():
 
 def test_an_enum_member_renumbered_or_a_private_class_literal_is_no_default():
     # vllm: a member removed from an IntEnum renumbers the next ones; users compare members, not numbers
-    after = RESPONSES.replace("MARLIN = 5\n        TRITON = 6", "TRITON = 5").replace('"text/plain"', '"text/html"')
+    after = RESPONSES.replace("MARLIN = 5\n        TRITON = 6", "TRITON = 5").replace(
+        '"text/plain"', '"text/html"'
+    )
     changes = facts(RESPONSES, after, path="quill/responses.py", module="quill.responses")
     assert [c for c in changes if c.kind == K.DEFAULT_CHANGED] == []
 
@@ -134,7 +141,9 @@ EXCEPTIONS = """
 
 
 def test_an_exception_moved_under_another_base_changes_which_handlers_catch_it():
-    after = EXCEPTIONS.replace("class WebSocketException(Exception)", "class WebSocketException(HTTPException)")
+    after = EXCEPTIONS.replace(
+        "class WebSocketException(Exception)", "class WebSocketException(HTTPException)"
+    )
     [change] = facts(EXCEPTIONS, after, path="quill/exceptions.py", module="quill.exceptions")
     assert (change.kind, change.name) == (K.BASES_CHANGED, "quill.exceptions.WebSocketException")
     assert (change.old, change.new) == ("Exception", "HTTPException")
