@@ -205,6 +205,7 @@ class _Module:
     switches: dict[str, tuple[int, bool]] = field(default_factory=dict)  # switch-named bool attributes
     aliases: dict[str, str] = field(default_factory=dict)  # old = new assignments at module/class level
     class_values: dict[str, tuple[int, ast.expr]] = field(default_factory=dict)  # a public class's literals
+    assigned: set[str] = field(default_factory=set)  # every name assigned at module or class level
     imported: set[str] = field(default_factory=set)  # names imported at module level
     # name → where a from-import takes it from, relative as written (`..pkg.mod.name`)
     reexported: set[str] = field(default_factory=set)  # imported as themselves (`import X as X`): re-exports
@@ -674,6 +675,7 @@ class _Collector:
         value = node.value
         for name in names:
             qual = self._qual(name)
+            self.out.assigned.add(qual)
             if isinstance(value, ast.Name) and value.id != name:
                 self.out.aliases[qual] = self._qual(value.id)  # `old = new` in the same scope
             if config is not None and isinstance(node, ast.AnnAssign) and not _is_classvar(node.annotation):
@@ -1127,7 +1129,7 @@ class _Compare:
         old, new = self.old.defs, self.new.defs
         for qual, target in self.old.aliases.items():
             if (
-                qual in self.new.aliases
+                qual in self.new.assigned  # still assigned, if not an alias now (`X: TypeAlias = A | B`)
                 or qual in old
                 or qual in new
                 or any(part.startswith("_") for part in qual.split("."))

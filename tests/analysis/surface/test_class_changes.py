@@ -164,3 +164,10 @@ def test_a_mixin_added_or_an_implementation_class_rebased_is_no_change_of_bases(
         "class WebSocketException(Exception)", "class WebSocketException(Exception, ReprMixin)"
     ).replace("class Router(BaseRouter)", "class Router(CachedRouter)")
     assert facts(EXCEPTIONS, after, path="quill/exceptions.py", module="quill.exceptions") == []
+
+
+def test_an_alias_widened_to_a_union_is_still_assigned():
+    # vllm #28483's shape: `X = A` became `X: TypeAlias = A | B`
+    before = "class A:\n    pass\n\n\nclass B:\n    pass\n\n\nInputs = A\n"
+    after = "from typing import TypeAlias\n\n\nclass A:\n    pass\n\n\nclass B:\n    pass\n\n\nInputs: TypeAlias = A | B\n"
+    assert [c for c in facts(before, after) if c.kind == K.REMOVED] == []
