@@ -12,7 +12,8 @@ scores, both stated in the reason with their decisive facts, and which of them d
   3 breaks users (a public name, parameter, config field, option, environment variable, route or entry
   point removed or renamed without an alias; a supported Python version dropped; a value taken out of a
   list of supported ones; a key of a settings mapping renamed where it is read with the old key read nowhere in
-  the commit, or no longer read by a configuration module; a security advisory id with code changed; a message
+  the commit, or no longer read by a configuration module; a security advisory id with code changed, or a fix
+  that adds a check refusing hostile input (a path held inside its root, a carriage return refused); a message
   that declares the change breaking — `type!:`, a leading 💥 or `[Breaking]`, a `BREAKING CHANGE:` footer — with
   code changed); 2
   changes what existing users get (a default that really changed, a setting's default read from a
