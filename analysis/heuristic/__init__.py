@@ -260,7 +260,9 @@ def breaking_statement(assessment: Assessment, lang: str = "zh") -> BreakingStat
     compatibility = prose.breaking_compatibility(found, lang)
     assert compatibility is not None  # a breaking finding has its phrase
     names = [n for s in found for c in s.changes for n in (c.name, c.old) if n]
-    return BreakingStatement(tuple(prose.breaking_risks(found, lang)), compatibility, tuple(dict.fromkeys(names)))
+    return BreakingStatement(
+        tuple(prose.breaking_risks(found, lang)), compatibility, tuple(dict.fromkeys(names))
+    )
 
 
 def _lang(lang: str) -> str:
