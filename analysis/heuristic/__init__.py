@@ -12,14 +12,14 @@ scores, both stated in the reason with their decisive facts, and which of them d
   3 breaks users (a public name, parameter, config field, option, environment variable, route or entry
   point removed or renamed without an alias; a supported Python version dropped; a value taken out of a
   list of supported ones; a key of a settings mapping renamed where it is read with the old key read nowhere in
-  the commit, or no longer read by a configuration module; a security advisory id with code changed, or a fix
-  that adds a check refusing hostile input (a path held inside its root, a carriage return refused); a message
+  the commit, or no longer read by a configuration module; a security advisory id with code changed; a message
   that declares the change breaking — `type!:`, a leading 💥 or `[Breaking]`, a `BREAKING CHANGE:` footer — with
   code changed); 2
   changes what existing users get (a default that really changed, a setting's default read from a
   configuration mapping or given under its `is None` guard, a switch flipped, another object's attribute
   replaced at import, another library's settings changed at run time (its settings object patched or set by
-  name, a named logger's level), security words / paths / risky calls with code changed, a fix whose title
+  name, a named logger's level), security words / paths / risky calls with code changed, a fix that adds a check refusing hostile input (a
+  path held inside its root, a carriage return refused), a fix whose title
   names a crash, hang, corruption, wrong results, an out-of-bounds access or a slowdown); 1 something new or to
   note (a public capability added, or declared by the title — ✨, `feat:`, `[Feature]`, "add support for" —
   with code changed; a title that says the change now raises or warns — "Raise error if …", "Warn when …",

@@ -707,8 +707,9 @@ def _sig_security(facts: Facts) -> Signal | None:
     when code users run changed (a folder named `security/` does not make a docstring typo a security
     fix). Advisory ids count anywhere in the message; words only in the title, where they are a claim
     about the change ("no security impact" in a body is not). A fix that adds a check refusing hostile input
-    (a path held inside its root, a carriage return refused) closes a hole as an advisory does: users must
-    upgrade, whatever the title calls it."""
+    (a path held inside its root, a carriage return refused) is security-relevant whatever the title calls it;
+    like a risky call it weighs as a behaviour change (only an advisory says users must upgrade: a check is
+    added by many fixes that close no hole)."""
     code = {f.path for f in _code_changed(facts)}
     if not code:
         return None
@@ -722,7 +723,7 @@ def _sig_security(facts: Facts) -> Signal | None:
     found = tuple(dict.fromkeys([*advisories, *guards, *items]))
     if not found:
         return None
-    return Signal("security", impact=BREAKING if advisories or guards else BEHAVIOUR, items=found)
+    return Signal("security", impact=BREAKING if advisories else BEHAVIOUR, items=found)
 
 
 def _declared_fix(facts: Facts) -> bool:

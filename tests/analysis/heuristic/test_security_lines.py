@@ -56,7 +56,7 @@ def commit(title: str, path: str, patch: str) -> Commit:
     )
 
 
-def test_a_path_traversal_check_added_by_a_fix_is_high() -> None:
+def test_a_path_traversal_check_added_by_a_fix_is_a_behaviour_change() -> None:
     importance, reason = rank(
         commit(
             "🐛 Do not serve files outside the directory in `StaticFiles` (#1542)",
@@ -65,15 +65,16 @@ def test_a_path_traversal_check_added_by_a_fix_is_high() -> None:
         ),
         lang="en",
     )
-    assert importance == Importance.HIGH
+    # medium (low before): a check many fixes add weighs as a behaviour change; only an advisory is high
+    assert importance == Importance.MEDIUM
     assert "security-relevant: `commonpath`" in reason
 
 
-def test_a_carriage_return_refused_in_headers_by_a_fix_is_high() -> None:
+def test_a_carriage_return_refused_in_headers_by_a_fix_is_a_behaviour_change() -> None:
     importance, reason = rank(
         commit("fix: reject header values with line breaks", "quill/responses.py", HEADERS), lang="en"
     )
-    assert importance == Importance.HIGH
+    assert importance == Importance.MEDIUM
     assert 'security-relevant: `"\\r" in`' in reason
 
 
