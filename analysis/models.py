@@ -57,6 +57,10 @@ class SurfaceKind(StrEnum):
     SWITCH_FLIPPED = "switch_flipped"  # enable_* / *_disabled flipped, a guard that now lets a path run
     ROUTE_ADDED = "route_added"  # an HTTP route
     ROUTE_REMOVED = "route_removed"
+    # A name users select registered with a registry (`register_model("foo", Foo)`, `BACKENDS = {"foo": Foo}`:
+    # analysis/surface/registrations.py). `name`: the registry and the key, `register_model("foo")`.
+    REGISTRATION_ADDED = "registration_added"
+    REGISTRATION_REMOVED = "registration_removed"
     RAISES = "raises"  # an exception newly raised on a public path
     SUPPORT_DROPPED = "support_dropped"  # a supported runtime version dropped (requires-python, classifiers)
     # What the distribution depends on (analysis/surface/requirements.py): runtime and optional requirements only,
@@ -92,6 +96,7 @@ BREAKING_KINDS = CODE_BREAKING_KINDS | frozenset(
         SurfaceKind.ENV_REMOVED,
         SurfaceKind.ENV_RENAMED,
         SurfaceKind.ROUTE_REMOVED,
+        SurfaceKind.REGISTRATION_REMOVED,
         SurfaceKind.SUPPORT_DROPPED,
         SurfaceKind.DEPENDENCY_OPTIONAL,
     }
@@ -107,6 +112,7 @@ FEATURE_KINDS = frozenset(
         SurfaceKind.OPTION_ADDED,
         SurfaceKind.ENV_ADDED,
         SurfaceKind.ROUTE_ADDED,
+        SurfaceKind.REGISTRATION_ADDED,
         SurfaceKind.SUPPORT_ADDED,
     }
 )
@@ -187,6 +193,8 @@ _WORDS = {
     SurfaceKind.SWITCH_FLIPPED: "switch flipped",
     SurfaceKind.ROUTE_ADDED: "HTTP route added",
     SurfaceKind.ROUTE_REMOVED: "HTTP route removed",
+    SurfaceKind.REGISTRATION_ADDED: "registration added",
+    SurfaceKind.REGISTRATION_REMOVED: "registration removed",
     SurfaceKind.RAISES: "newly raises",
     SurfaceKind.SUPPORT_DROPPED: "support dropped",
     SurfaceKind.SUPPORT_ADDED: "support added",
