@@ -132,12 +132,14 @@ def string_mapping(stmt: ast.stmt) -> tuple[str, Mapping] | None:
 def mapping_changes(
     old: dict[str, Mapping], new: dict[str, Mapping]
 ) -> tuple[dict[str, int], dict[str, int]]:
-    """(`NAME["key"]` → line) of the keys registry mappings defined in both versions lost (old lines) and
-    gained (new lines): a mapping only new, or only gone, is a module's own news (a new or deleted module)."""
+    """(`NAME["key"]` → line) of the keys registry mappings lost (old lines) and gained (new lines). A registry
+    only in one version loses or gains all its keys: a table moved to another module, or registrations moved
+    into a table, are paired by key across the commit (analysis/surface/pairing.py) and said by neither."""
     lost: dict[str, int] = {}
     gained: dict[str, int] = {}
-    for name in old.keys() & new.keys():
-        before, after = old[name], new[name]
+    empty = Mapping({}, False)
+    for name in old.keys() | new.keys():
+        before, after = old.get(name, empty), new.get(name, empty)
         if not (before.registry or after.registry):
             continue
         lost |= {f'{name}["{k}"]': line for k, line in before.keys.items() if k not in after.keys}

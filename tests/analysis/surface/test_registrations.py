@@ -16,7 +16,11 @@ def found(before: str | None, after: str | None, path: str = "nimbus/models/__in
     changes = python_surface(
         path, dedent(before) if before else None, dedent(after) if after else None, module=module
     ).changes
-    return {(c.kind, c.name, c.breaking) for c in changes if c.kind in (K.REGISTRATION_ADDED, K.REGISTRATION_REMOVED)}
+    return {
+        (c.kind, c.name, c.breaking)
+        for c in changes
+        if c.kind in (K.REGISTRATION_ADDED, K.REGISTRATION_REMOVED)
+    }
 
 
 # A plugin's entry point registers its models with the host (the shape of vllm-ascend's `register_model()`).
@@ -31,7 +35,8 @@ def register_model():
 
 def test_a_registration_dropped_from_a_plugins_register_function_breaks_who_selects_it():
     after = PLUGIN.replace(
-        '    ModelRegistry.register_model("DeepseekV2ForCausalLM", "nimbus.models.deepseek_v2:NimbusDeepseekV2")\n', ""
+        '    ModelRegistry.register_model("DeepseekV2ForCausalLM", "nimbus.models.deepseek_v2:NimbusDeepseekV2")\n',
+        "",
     )
     assert found(PLUGIN, after) == {(K.REGISTRATION_REMOVED, 'register_model("DeepseekV2ForCausalLM")', True)}
     assert found(after, PLUGIN) == {(K.REGISTRATION_ADDED, 'register_model("DeepseekV2ForCausalLM")', False)}
@@ -174,7 +179,9 @@ def test_an_alias_table_keeps_an_old_key_and_a_table_of_removals_does_not():
 def test_a_key_registered_again_elsewhere_in_the_commit_did_not_move_for_users():
     # a refactor moved the communicators' registrations from the package's entry point into a module of their own
     old_init = 'def register():\n    add_communicator("hccl", HcclCommunicator)\n    add_communicator("lccl", Lccl)\n'
-    new_init = "def register():\n    from nimbus.distributed.register import register_all\n\n    register_all()\n"
+    new_init = (
+        "def register():\n    from nimbus.distributed.register import register_all\n\n    register_all()\n"
+    )
     new_module = 'def register_all():\n    add_communicator("hccl", HcclCommunicator)\n'
     files = [
         FileVersions("nimbus/__init__.py", old_init, new_init),
@@ -190,3 +197,31 @@ def test_registrations_in_tests_are_not_users():
     registered = '@SamplerRegistry.register("test_sampler")\nclass FakeSampler:\n    pass\n'
     changes = commit_surface([FileVersions("tests/ut/test_samplers.py", registered, "")], None, None)
     assert not changes
+
+
+def test_registrations_moved_into_a_table_are_said_only_for_the_keys_that_changed():
+    # vllm #30609 moved the tokenizers' `@TokenizerRegistry.register("...")` decorators into a lazy table and
+    # spelled one key anew ("deepseek_v32" → "deepseekv32"): `tokenizer_mode="deepseek_v32"` broke (#30658)
+    decorated = '@TokenizerRegistry.register("{key}")\nclass {cls}:\n    pass\n'
+    files = [
+        FileVersions("vllm/tokenizers/hf.py", decorated.format(key="hf", cls="Hf"), "class Hf:\n    pass\n"),
+        FileVersions(
+            "vllm/tokenizers/deepseek.py",
+            decorated.format(key="deepseek_v32", cls="Ds"),
+            "class Ds:\n    pass\n",
+        ),
+        FileVersions(
+            "vllm/tokenizers/registry.py",
+            "import os\n",
+            'import os\n_TOKENIZERS = {"deepseekv32": ("deepseek", "Ds"), "hf": ("hf", "Hf")}\n',
+        ),
+    ]
+    changes = commit_surface(files, None, None)
+    assert sorted((c.kind, c.name) for c in changes if c.kind.value.startswith("registration")) == [
+        (K.REGISTRATION_ADDED, '_TOKENIZERS["deepseekv32"]'),
+        (K.REGISTRATION_REMOVED, 'register("deepseek_v32")'),
+    ]
+    # the table moved whole to another module: nothing for users
+    table = '_TOKENIZERS = {"hf": ("hf", "Hf")}\n'
+    moved = [FileVersions("pkg/a.py", table, "import os\n"), FileVersions("pkg/b.py", None, table)]
+    assert not [c for c in commit_surface(moved, None, None) if c.kind.value.startswith("registration")]
