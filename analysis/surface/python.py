@@ -10,7 +10,8 @@ What is compared (DESIGN.md §3c):
   `__getattr__` or validator mapping) or defined as a property/method there;
 - command-line options (argparse add_argument, click/typer options), environment variables read (getenv,
   os.environ, *env* helpers and registries built on them), HTTP routes (decorators and route tables of
-  FastAPI, Flask, Starlette, aiohttp; Django url patterns);
+  FastAPI, Flask, Starlette, aiohttp; Django url patterns), names registered for users to select (registration
+  calls and decorators, registry mappings: registrations.py);
 - deprecation warnings added, feature switches flipped (a switch-named default or attribute, a `supports_*`
   answer, a guard that raised or returned early that no longer does) and exceptions newly raised by a
   public function.

@@ -1511,25 +1511,3 @@ def test_a_lockfile_only_bump_says_so_instead_of_zero_lines_in_one_file() -> Non
     assert "only lockfiles or generated, vendored or binary files changed (242 lines in 1 file)" in reason
     assert "0 changed lines" not in reason
     assert "仅改动锁文件、生成、第三方或二进制文件（242 行，涉及 1 个文件）" in rank(commit, "zh")[1]
-
-
-def test_a_registration_removed_breaks_who_selects_its_name_however_deep_and_one_added_is_new() -> None:
-    # an inference engine's plugin dropped a model by deleting its `register_model(...)` line in
-    # `nimbus/models/__init__.py`: ranked low ("no user-facing change found"), the release notes call it breaking
-    path = "nimbus/model_executor/models/registry/__init__.py"
-    removed = SurfaceChange(SurfaceKind.REGISTRATION_REMOVED, 'register_model("DeepseekV2ForCausalLM")', path)
-    commit = make("[Model] Drop the DeepSeek V2 override (#152)", fc(path, 0, 1), surface=(removed,))
-    importance, reason = rank(commit, "en")
-    assert importance == HIGH
-    assert reason.startswith(
-        'impact (high): breaks users: removes registration `register_model("DeepseekV2ForCausalLM")` (no alias)'
-    )
-    a = analyze(commit, "en")
-    assert any('register_model("DeepseekV2ForCausalLM")' in r for r in a.risks)
-    assert "removes registration" in a.insights["compatibility"]
-    assert "删除注册名" in analyze(commit, "zh").importance_reason
-    added = dataclasses.replace(removed, kind=SurfaceKind.REGISTRATION_ADDED, name='_KERNELS["chunked"]')
-    importance, reason = rank(make("[Kernel] Allow chunked", fc(path, 1, 0), surface=(added,)), "en")
-    assert importance == MEDIUM and 'new capability: adds registration `_KERNELS["chunked"]`' in reason
-    aliased = dataclasses.replace(removed, aliased=True)
-    assert rank(make("[Model] Rename", fc(path, 1, 1), surface=(aliased,)), "en")[0] == MEDIUM
