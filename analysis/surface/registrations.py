@@ -35,7 +35,6 @@ _REGISTERING_SCOPE = re.compile(r"regist|plugin", re.IGNORECASE)
 _SHOWN = re.compile(r"""\(["'](.*)["']\)|\[["'](.*)["']\]""")
 
 _IMPORT_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?::[A-Za-z_]\w*)?|[A-Za-z_]\w*:[A-Za-z_]\w*")
-_CLASS_NAME = re.compile(r"_*[A-Z]\w*[a-z]\w*")  # CamelCase: not an UPPER_CASE constant
 _BUILTINS = frozenset(
     {"int", "str", "float", "bool", "bytes", "list", "dict", "set", "tuple", "object", "type"}
 )
@@ -167,9 +166,9 @@ def _names_code(node: ast.expr) -> bool:
     """A class or callable (`Foo`, `mod.Foo`, `make_foo`), an import path (`"pkg.mod.Foo"`, `"pkg.mod:Foo"`),
     or a (module, class) pair of strings (`("pkg.mod", "Foo")`, `("llama", "LlamaForCausalLM")`)."""
     if isinstance(node, ast.Name):
-        return node.id not in _BUILTINS and (_CLASS_NAME.fullmatch(node.id) is not None or node.id.islower())
+        return node.id not in _BUILTINS and _code_name(node.id)
     if isinstance(node, ast.Attribute):  # `mod.Foo`, `mod.make_foo`, `Foo.create`; not `mod.LIMIT`
-        return not node.attr.isupper()
+        return _code_name(node.attr)
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str) and _IMPORT_PATH.fullmatch(node.value) is not None
     if isinstance(node, ast.Tuple) and len(node.elts) == 2:
@@ -180,6 +179,11 @@ def _names_code(node: ast.expr) -> bool:
             and re.fullmatch(r"[A-Za-z_][\w.]*", module.value) is not None
             and isinstance(name, ast.Constant)
             and isinstance(name.value, str)
-            and _CLASS_NAME.fullmatch(name.value) is not None
+            and _code_name(name.value)
         )
     return False
+
+
+def _code_name(name: str) -> bool:
+    """A class or function name (`Foo`, `make_foo`, `xLAMToolParser`), not an UPPER_CASE constant."""
+    return name.isidentifier() and not name.isupper()
