@@ -70,3 +70,19 @@ def test_from_the_files_a_registry_key_removed_is_high_and_a_data_table_or_a_buf
         "[Refactor] Tidy tiling and the rope cache", fc(tiling, 1, 1), fc(cache, 1, 1), surface=surface
     )
     assert rank(commit, "en")[0] == LOW
+
+
+def test_a_registration_written_up_in_the_docs_is_found_by_the_key_users_type() -> None:
+    # the docs tell users the name they select (`--attention-backend nimbus_flash`), not the registering call
+    path = "nimbus/attention/backends.py"
+    added = SurfaceChange(SurfaceKind.REGISTRATION_ADDED, 'register_backend("nimbus_flash")', path)
+    guide = "docs/source/user_guide/attention.md"
+    docs = fc(
+        guide, 2, 0, patch="@@ -1,0 +1,2 @@\n+Select it with `--attention-backend nimbus_flash`.\n+More."
+    )
+    alone = make("[Attention] Add the flash backend", fc(path, 120, 10), surface=(added,))
+    assert rank(alone, "en")[0] == MEDIUM
+    importance, reason = rank(
+        make("[Attention] Add the flash backend", fc(path, 120, 10), docs, surface=(added,)), "en"
+    )
+    assert importance == HIGH and f"written up in its docs (`{guide}`)" in reason
