@@ -57,6 +57,10 @@ class SurfaceKind(StrEnum):
     SWITCH_FLIPPED = "switch_flipped"  # enable_* / *_disabled flipped, a guard that now lets a path run
     ROUTE_ADDED = "route_added"  # an HTTP route
     ROUTE_REMOVED = "route_removed"
+    # A name users select registered with a registry (`register_model("foo", Foo)`, `BACKENDS = {"foo": Foo}`:
+    # analysis/surface/registrations.py). `name`: the registry and the key, `register_model("foo")`.
+    REGISTRATION_ADDED = "registration_added"
+    REGISTRATION_REMOVED = "registration_removed"
     RAISES = "raises"  # an exception newly raised on a public path
     # A public class no longer derives from a base it had (replaced or dropped): `isinstance` checks and
     # `except` clauses match it differently. `old`/`new`: the bases as written.
@@ -95,6 +99,7 @@ BREAKING_KINDS = CODE_BREAKING_KINDS | frozenset(
         SurfaceKind.ENV_REMOVED,
         SurfaceKind.ENV_RENAMED,
         SurfaceKind.ROUTE_REMOVED,
+        SurfaceKind.REGISTRATION_REMOVED,
         SurfaceKind.SUPPORT_DROPPED,
         SurfaceKind.DEPENDENCY_OPTIONAL,
     }
@@ -110,6 +115,7 @@ FEATURE_KINDS = frozenset(
         SurfaceKind.OPTION_ADDED,
         SurfaceKind.ENV_ADDED,
         SurfaceKind.ROUTE_ADDED,
+        SurfaceKind.REGISTRATION_ADDED,
         SurfaceKind.SUPPORT_ADDED,
     }
 )
@@ -196,6 +202,8 @@ _WORDS = {
     SurfaceKind.SWITCH_FLIPPED: "switch flipped",
     SurfaceKind.ROUTE_ADDED: "HTTP route added",
     SurfaceKind.ROUTE_REMOVED: "HTTP route removed",
+    SurfaceKind.REGISTRATION_ADDED: "registration added",
+    SurfaceKind.REGISTRATION_REMOVED: "registration removed",
     SurfaceKind.RAISES: "newly raises",
     SurfaceKind.BASES_CHANGED: "base classes changed",
     SurfaceKind.SUPPORT_DROPPED: "support dropped",

@@ -40,6 +40,7 @@ from analysis.heuristic.title_claims import RESTRUCTURING, TAKES_AWAY
 from analysis.history.index import risk_score
 from analysis.models import BREAKING_KINDS, ChangeType, Importance, SurfaceKind
 from analysis.surface.doc_mentions import is_doc_text
+from analysis.surface.registrations import registered_key
 from analysis.titles import without_gitmoji
 
 if TYPE_CHECKING:
@@ -246,6 +247,8 @@ def _new_names(signals: tuple[Signal, ...]) -> set[str]:
         if c.kind in _ADDED_IN_CODE:  # `pkg.mod.Class.f(x)`: the parameter, else the last name
             # a new C++ overload `ns::f(int, bool)` is named by its types: users type its name
             word = args.rstrip(")") if args and c.kind != SurfaceKind.ADDED else head.rsplit(".", 1)[-1]
+        elif c.kind == SurfaceKind.REGISTRATION_ADDED:  # `register_model("Foo")`: users type `Foo`
+            word = registered_key(c.name)
         else:  # what users type as it is: `--max-batch`, `APP_TIMEOUT`, the path of `GET /v1/items`, `3.13`
             word = c.name.split()[-1] if c.name.split() else ""
         if len(word) >= 3 and not (word.startswith("__") and word.endswith("__")):

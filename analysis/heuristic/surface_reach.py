@@ -25,6 +25,8 @@ _TYPED_KINDS = frozenset(
         SurfaceKind.ENV_RENAMED,
         SurfaceKind.ROUTE_ADDED,
         SurfaceKind.ROUTE_REMOVED,
+        SurfaceKind.REGISTRATION_ADDED,
+        SurfaceKind.REGISTRATION_REMOVED,
         SurfaceKind.SUPPORT_DROPPED,
         SurfaceKind.SUPPORT_ADDED,
         SurfaceKind.DEPENDENCY_OPTIONAL,

@@ -172,6 +172,7 @@ SURFACE_KINDS_ZH = {
     SurfaceKind.ENV_RENAMED: "重命名环境变量", SurfaceKind.DEPRECATION: "新增弃用警告", SurfaceKind.SWITCH_FLIPPED: "开关切换",
     SurfaceKind.ROUTE_ADDED: "新增 HTTP 路由", SurfaceKind.ROUTE_REMOVED: "删除 HTTP 路由", SurfaceKind.RAISES: "新增抛出异常",
     SurfaceKind.BASES_CHANGED: "基类变化",
+    SurfaceKind.REGISTRATION_ADDED: "新增注册名", SurfaceKind.REGISTRATION_REMOVED: "删除注册名",
     SurfaceKind.SUPPORT_DROPPED: "不再支持", SurfaceKind.SUPPORT_ADDED: "新增支持", SurfaceKind.DEPENDENCY_ADDED: "新增依赖",
     SurfaceKind.DEPENDENCY_REMOVED: "移除依赖", SurfaceKind.DEPENDENCY_CHANGED: "依赖版本范围变化",
     SurfaceKind.DEPENDENCY_OPTIONAL: "依赖改为可选",

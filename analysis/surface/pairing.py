@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.python import FileSurface
+from analysis.surface.registrations import registered_key
 
 
 def without_moved_names(results: Sequence[FileSurface]) -> list[FileSurface]:
@@ -108,7 +109,9 @@ _RENAMES = {
 def without_moves(changes: tuple[SurfaceChange, ...]) -> tuple[SurfaceChange, ...]:
     """An environment variable or option no longer read in one file but read in another is where it was for
     its users: neither removed nor added. A file that drops one and reads a new one looks renamed to its
-    own parser; when another file of the commit reads the old one, the new one is only added."""
+    own parser; when another file of the commit reads the old one, the new one is only added. A name users
+    select registered again anywhere in the commit, under the same key, is still served (`_moved_keys`)."""
+    changes = _moved_keys(changes)
     came = {(c.kind, c.name) for c in changes if c.kind in _MOVES.values()}
     gone = [c for c in changes if c.kind in _MOVES and (_MOVES[c.kind], c.name) in came]
     kept = [c for c in changes if c.kind in _RENAMES and (_RENAMES[c.kind], c.old) in came]
@@ -124,3 +127,17 @@ def without_moves(changes: tuple[SurfaceChange, ...]) -> tuple[SurfaceChange, ..
         else:
             out.append(c)
     return tuple(out)
+
+
+def _moved_keys(changes: tuple[SurfaceChange, ...]) -> tuple[SurfaceChange, ...]:
+    """Registrations of one key both removed and added (moved to another file or registry, or written
+    another way): users selecting the key get it as before, so neither is said."""
+    removed = {registered_key(c.name) for c in changes if c.kind == SurfaceKind.REGISTRATION_REMOVED}
+    if not removed:
+        return changes
+    added = {registered_key(c.name) for c in changes if c.kind == SurfaceKind.REGISTRATION_ADDED}
+    both = removed & added
+    if not both:
+        return changes
+    registrations = (SurfaceKind.REGISTRATION_REMOVED, SurfaceKind.REGISTRATION_ADDED)
+    return tuple(c for c in changes if not (c.kind in registrations and registered_key(c.name) in both))

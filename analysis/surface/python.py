@@ -10,7 +10,8 @@ What is compared (DESIGN.md §3c):
   `__getattr__` or validator mapping) or defined as a property/method there;
 - command-line options (argparse add_argument, click/typer options), environment variables read (getenv,
   os.environ, *env* helpers and registries built on them), HTTP routes (decorators and route tables of
-  FastAPI, Flask, Starlette, aiohttp; Django url patterns);
+  FastAPI, Flask, Starlette, aiohttp; Django url patterns), names registered for users to select (registration
+  calls and decorators, registry mappings: registrations.py);
 - deprecation warnings added, feature switches flipped (a switch-named default or attribute, a `supports_*`
   answer, a guard that raised or returned early that no longer does) and exceptions newly raised by a
   public function.
@@ -83,6 +84,15 @@ from analysis.surface.python_nodes import (
     is_switch,
     same_value,
 )
+from analysis.surface.registrations import (
+    Mapping,
+    key_aliases,
+    mapping_changes,
+    registered_key,
+    registering_scope,
+    registration_call,
+    string_mapping,
+)
 from analysis.surface.same_code import Version, same_code
 from analysis.surface.shared_parse import GRAMMAR_FUTURE as _GRAMMAR_FUTURE
 from analysis.surface.shared_parse import PARSE_FAILURES, parse_pair
@@ -122,12 +132,14 @@ _DJANGO_ROUTES = frozenset({"path", "re_path", "url"})
 _PAYLOAD_SUFFIXES = ("Request", "Response")
 # Words without which a module has none of the calls _calls looks for (a cheap test before a full walk). An
 # option call is named `option`: `Option` would match the `Optional` on most lines of a typed module.
-_CALL_WORDS = re.compile(r"add_argument|option|env|Env|ENV|add_|Route|urlpatterns|eprecat|Warning|warn")
+_CALL_WORDS = re.compile(
+    r"add_argument|option|env|Env|ENV|add_|Route|urlpatterns|eprecat|Warning|warn|regist"
+)
 # Inside a statement that has them, a nested statement is walked only when its own text has one of these (in
 # any case): every node _Collector._node records has one in its text (add_argument, option, *env*/environ
 # reads, add_*/*Route* tables, urlpatterns, deprecat/warn), so the walk skips the rest of a long function.
 _NESTED_CALL_WORDS = re.compile(
-    r"add_argument|option|env|add_|route|urlpatterns|deprecat|warn", re.IGNORECASE
+    r"add_argument|option|env|add_|route|urlpatterns|deprecat|warn|regist", re.IGNORECASE
 )
 
 # Nodes the calls walk neither records nor finds anything under: names, constants, contexts and operators.
@@ -200,6 +212,9 @@ class _Module:
     options: dict[str, _Option] = field(default_factory=dict)
     envs: dict[str, tuple[int, ast.expr | None]] = field(default_factory=dict)
     routes: dict[str, int] = field(default_factory=dict)
+    registrations: dict[str, int] = field(default_factory=dict)  # names users select (registrations.py)
+    mappings: dict[str, Mapping] = field(default_factory=dict)  # module-level dicts of string keys
+    key_aliases: dict[str, str] = field(default_factory=dict)  # {"old key": "new key"} tables
     models: set[str] = field(default_factory=set)  # validation models and their subclasses (qualnames)
     deprecations: dict[tuple[str, str], int] = field(default_factory=dict)
     switches: dict[str, tuple[int, bool]] = field(default_factory=dict)  # switch-named bool attributes
@@ -747,6 +762,7 @@ class _Collector:
         words, nested = self._word_lines(_CALL_WORDS), None
         stack: list[tuple[ast.AST, str]] = []
         for stmt in tree.body:
+            self._registry(stmt)
             if isinstance(stmt, ast.ClassDef):  # one level down: a class's methods are checked one by one
                 for inner in stmt.body:
                     if _has_word(words, inner):
@@ -845,6 +861,11 @@ class _Collector:
             if route:
                 self._hits.append(node.lineno - 1)
                 self.out.routes[route] = node.lineno
+        elif registering_scope(scope):
+            registered = registration_call(node)
+            if registered:
+                self._hits.append(node.lineno - 1)
+                self.out.registrations.setdefault(registered, node.lineno)
         env = _env_read(node, name)
         if env is not None:
             self._hits.append(node.lineno - 1)
@@ -855,6 +876,19 @@ class _Collector:
         if message is not None:
             self._hits.append(node.lineno - 1)
             self.out.deprecations[(scope, message)] = node.lineno
+
+    def _registry(self, stmt: ast.stmt) -> None:
+        """The names a module-level statement registers: a registry mapping's keys, or a decorator's key."""
+        if isinstance(stmt, ast.Assign | ast.AnnAssign):
+            mapping = string_mapping(stmt)
+            if mapping is not None:
+                self.out.mappings[mapping[0]] = mapping[1]
+            self.out.key_aliases.update(key_aliases(stmt))
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            for deco in stmt.decorator_list:
+                registered = registration_call(deco, decorator=True) if isinstance(deco, ast.Call) else None
+                if registered:
+                    self.out.registrations.setdefault(registered, deco.lineno)
 
     def _option(self, node: ast.Call) -> None:
         names = tuple(s for s in _string_args(node) if s.startswith("-"))
@@ -935,6 +969,7 @@ class _Compare:
         self._options()
         self._envs()
         self._routes()
+        self._registrations()
         self._deprecations()
         self._switches()
         self._env_mirrors()
@@ -1372,6 +1407,21 @@ class _Compare:
         for route, line in self.new.routes.items():
             if route not in self.old.routes:
                 self._add(SurfaceKind.ROUTE_ADDED, route, line)
+
+    def _registrations(self) -> None:
+        """Names users select gone or new; an old key an alias table maps to a key still registered keeps
+        working (a table of the versions that dropped a key, `{"old": "0.12.0"}`, does not)."""
+        lost, gained = mapping_changes(self.old.mappings, self.new.mappings)
+        old, new = self.old.registrations | lost, self.new.registrations | gained
+        registries = [m.keys for m in self.new.mappings.values() if m.registry]
+        keys = {registered_key(name) for name in new} | {k for m in registries for k in m}
+        for name, line in old.items():
+            if name not in new:
+                aliased = self.new.key_aliases.get(registered_key(name)) in keys
+                self._add(SurfaceKind.REGISTRATION_REMOVED, name, line, aliased=aliased)
+        for name, line in new.items():
+            if name not in old:
+                self._add(SurfaceKind.REGISTRATION_ADDED, name, line)
 
     def _deprecations(self) -> None:
         known_scopes = {scope for scope, _ in self.old.deprecations}
