@@ -146,7 +146,10 @@ if TYPE_CHECKING:
 # level) changes what users get; a path taken by a dependency's installed version is medium at least
 # h33: what a change does to users, read closer (surface-24): a settings key renamed or no longer read breaks
 # users; a restructuring's moved names and an NFC commit's names are no new capability; a risky call moved or
-# re-indented is not added; dev-only requirements are no users' dependency; a squash list is not the message
+# re-indented is not added; dev-only requirements are no users' dependency; a squash list is not the message;
+# a registration users select (a registry key, a register* call) removed breaks users and added is new; a public
+# alias removed, a class-body literal changed and an exception base dropped reach users; a hostile-input check
+# added by a fix is a behaviour change (medium), not an advisory's weight
 RUBRIC_VERSION = "h33"
 
 

@@ -53,7 +53,9 @@ log = logging.getLogger(__name__)
 #             a TableGen option's default is its C++ value (10, not "10")
 # surface-24: a definition moved to another module and imported back, a re-export `import X as X`, **kwargs
 #             aliases read where the old key is read; C++ overloads told apart by parameter types; a CMake/Meson
-#             project version is a release version; scikit-build-core ships its package and native sources
+#             project version is a release version; scikit-build-core ships its package and native sources;
+#             registrations (register* calls and decorators, registry mappings) compared by key; public aliases,
+#             class-body literals and exception bases (class_changes.py)
 PARSER_VERSION = "surface-24"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
