@@ -64,7 +64,8 @@ def brief(change: SurfaceChange, lang: str) -> str:
         text = t(lang, f"surface_{kind.value}", old=code_span(old), new=code_span(new))
     elif kind in _VALUE_KINDS:
         old, new = _value(change.old, change), _value(change.new, change)
-        if old is None or new is None:
+        # ranges stated without their environment markers: one changed only in its marker reads `X` → `X`
+        if old is None or new is None or old == new:
             return t(lang, f"surface_{kind.value}_bare", name=name)
         text = t(lang, f"surface_{kind.value}", name=name, old=code_span(old), new=code_span(new))
         if kind == SurfaceKind.SWITCH_FLIPPED:

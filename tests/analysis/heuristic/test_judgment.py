@@ -1089,7 +1089,9 @@ def test_what_a_docs_title_does_not_speak_for_is_judged_by_itself() -> None:
     importance, reason = rank(make("[Docs] Explain the loader (#1)", _big_change(), surface=(added,)), "en")
     assert importance != LOW and "docs or tests change by its title" not in reason
     # what users install changes: the title speaks for the docs, not for the new version
-    deps = make("[Docs] Explain the loader (#2)", _big_change(), fc("pyproject.toml", 1, 1), surface=(changed,))
+    deps = make(
+        "[Docs] Explain the loader (#2)", _big_change(), fc("pyproject.toml", 1, 1), surface=(changed,)
+    )
     assert rank(deps, "en")[0] != LOW
     for title in (
         "[Doc][Bugfix] Fix the loader's offsets (#3)",  # a stronger type declared beside
@@ -1511,3 +1513,17 @@ def test_a_lockfile_only_bump_says_so_instead_of_zero_lines_in_one_file() -> Non
     assert "only lockfiles or generated, vendored or binary files changed (242 lines in 1 file)" in reason
     assert "0 changed lines" not in reason
     assert "仅改动锁文件、生成、第三方或二进制文件（242 行，涉及 1 个文件）" in rank(commit, "zh")[1]
+
+
+def test_a_dependency_changed_only_in_its_marker_is_not_said_as_the_same_range_twice() -> None:
+    # The reason read "changes the range of `torch`: `==2.8.0` → `==2.8.0`" when only the environment marker moved.
+    from analysis.heuristic.prose.surface_changes import brief
+
+    marker_only = SurfaceChange(
+        SurfaceKind.DEPENDENCY_CHANGED, "torch", "requirements/cuda.txt", 3,
+        old='torch==2.8.0; platform_machine == "x86_64"', new='torch==2.8.0; sys_platform == "linux"',
+    )  # fmt: skip
+    text = brief(marker_only, "en")
+    assert "`==2.8.0` → `==2.8.0`" not in text and "torch" in text
+    ranged = dataclasses.replace(marker_only, new='torch==2.9.0; sys_platform == "linux"')
+    assert "`==2.8.0`" in brief(ranged, "en") and "`==2.9.0`" in brief(ranged, "en")
