@@ -26,9 +26,10 @@ def is_requirements_file(path: str) -> bool:
 
 
 # A requirements file named for a development task (tests, docs, CI jobs, translation or release
-# scripts) installs tools for the maintainers, not what users get.
+# scripts) installs tools for the maintainers, not what users get. Not "build": what building from source
+# needs is everyone's who does (`is_build_requirements`).
 _DEV_REQUIREMENTS = re.compile(
-    r"(^|[^a-z])(dev|develop|development|test|tests|testing|doc|docs|lint|ci|bench|benchmark|build|"
+    r"(^|[^a-z])(dev|develop|development|test|tests|testing|doc|docs|lint|ci|bench|benchmark|"
     r"typing|mypy|format|style|coverage|github|actions|workflows?|translations?|i18n|l10n|release|"
     r"publish|deploy|pre-commit|precommit|tools?|tooling|scripts?|examples?|notebooks?|tox|nox)([^a-z]|$)"
 )
@@ -38,14 +39,33 @@ def is_dev_requirements(path: str) -> bool:
     """A requirements file for the maintainers' tasks, not what users install: named for one
     (`requirements-dev.txt`, `requirements/ci-gpu.txt`, `test-requirements.txt`) or in a folder named for one
     inside a requirements folder (`requirements/dev/base.txt`)."""
+    return any(_DEV_REQUIREMENTS.search(part) for part in _requirements_names(path))
+
+
+def _requirements_names(path: str) -> tuple[str, ...]:
+    """The names a requirements file is known by: its stem and its folders inside a requirements folder;
+    () for a file that is no requirements file (`.txt`/`.in` named for requirements or constraints, or in a
+    requirements folder)."""
     parts = path.lower().split("/")
     stem, _, suffix = parts[-1].rpartition(".")
     if suffix not in ("txt", "in") or not stem:
-        return False
+        return ()
     below = parts[parts.index("requirements") + 1 : -1] if "requirements" in parts[:-1] else None
     if below is None and not re.search(r"requirements|constraints", stem):
-        return False
-    return any(_DEV_REQUIREMENTS.search(part) for part in (stem, *(below or ())))
+        return ()
+    return (stem, *(below or ()))
+
+
+_BUILD_REQUIREMENTS = re.compile(r"(^|[^a-z])build([^a-z]|$)")
+
+
+def is_build_requirements(path: str) -> bool:
+    """A requirements file of what building from source needs (`requirements-build.txt`,
+    `requirements/build.txt`, `build-requirements.in`): everyone who installs from an sdist or a checkout
+    resolves it, as a pyproject's `[build-system] requires`. Not one also named for a maintainers' task
+    (`requirements-docs-build.txt`: the docs' build)."""
+    names = _requirements_names(path)
+    return any(_BUILD_REQUIREMENTS.search(n) for n in names) and not is_dev_requirements(path)
 
 
 # Distributions read beside those above the changed paths: the repository's other packages, whose names
