@@ -37,6 +37,7 @@ from analysis.surface.packaging_texts import (
     json_object,
     read_toml,
     setup_cfg_options,
+    setup_py_extensions,
     setup_py_keywords,
     table_of,
 )
@@ -74,6 +75,8 @@ class Distribution:
     prefixes: tuple[str, ...] = ()  # shipped path prefixes ("pkg/", "src/pkg/", "mod.py")
     patterns: tuple[str, ...] = ()  # gitignore-style patterns relative to root (npm "files", Cargo include)
     excludes: tuple[str, ...] = ()  # gitignore-style patterns relative to root taken out again
+    # taken out of what `patterns` alone ship (a native tree's tests, not a Python package's `benchmarks/`)
+    pattern_excludes: tuple[str, ...] = ()
     import_roots: tuple[str, ...] = ()  # where dotted module names start ("src/")
     understood: bool = True
     name: str = ""  # the project's canonical name ("" unknown)
@@ -86,7 +89,11 @@ class Distribution:
             return False
         if any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.prefixes):
             return True
-        return bool(self.patterns) and _spec(self.patterns).match_file(inner)
+        return (
+            bool(self.patterns)
+            and _spec(self.patterns).match_file(inner)
+            and not (self.pattern_excludes and _spec(self.pattern_excludes).match_file(inner))
+        )
 
 
 @lru_cache(maxsize=256)
@@ -183,7 +190,7 @@ def _distribution(folder: str, texts: dict[str, str], listing: set[str] | None) 
             dist = _go(folder, listing)
         if dist is None:
             return None
-        for patterns in (dist.patterns, dist.excludes):
+        for patterns in (dist.patterns, dist.excludes, dist.pattern_excludes):
             _spec(patterns)  # a pattern git cannot read raises here, not later in `ships`
         return dataclasses.replace(dist, name=_project_name(texts))
     except (TypeError, AttributeError, ValueError):
@@ -311,6 +318,56 @@ def _default_layout(
 
 
 def _setuptools(
+    root: str, data: dict, texts: dict[str, str], tree: set[str] | None, name: str
+) -> Distribution:
+    """The Python packages and modules setuptools ships, and what its extension modules compile."""
+    dist = _setuptools_packages(root, data, texts, tree, name)
+    if not dist.understood:
+        return dist
+    config = table_of(table_of(data.get("tool")).get("setuptools"))
+    prefixes, patterns, excludes = _extension_files(root, config, texts.get("setup.py"))
+    headers = setup_py_keywords(texts.get("setup.py")).get("headers")  # installed beside the package
+    prefixes += [f"{root}{_rel(h)}" for h in items_of(headers) if isinstance(h, str) and _rel(h)]
+    if not (prefixes or patterns):
+        return dist
+    return dataclasses.replace(
+        dist, prefixes=_top([*dist.prefixes, *prefixes]), patterns=patterns, pattern_excludes=excludes
+    )
+
+
+_GLOB = re.compile(r"[*?\[]")
+_HEADER_SUFFIXES = ("h", "hh", "hpp", "hxx", "cuh", "inl", "inc")
+
+
+def _extension_files(
+    root: str, config: dict, setup_py: str | None
+) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
+    """(prefixes, patterns, excludes) of what a setuptools build's extension modules compile: their sources
+    (files, or `glob()` patterns anchored at the packaging file's folder), the headers of their include
+    folders, and the native tree of an extension CMake builds (`CMakeExtension`, with its tests, docs and
+    examples left out); from setup.py's `Extension(...)` calls and pyproject's `[tool.setuptools]
+    ext-modules`."""
+    found = setup_py_extensions(setup_py)
+    sources, include_dirs = list(found.sources), list(found.include_dirs)
+    for module in items_of(config.get("ext-modules")):
+        module = table_of(module)
+        sources += [
+            s for key in ("sources", "depends") for s in items_of(module.get(key)) if isinstance(s, str)
+        ]
+        include_dirs += [d for d in items_of(module.get("include-dirs")) if isinstance(d, str)]
+    prefixes = [f"{root}{_rel(s)}" for s in sources if _rel(s) and not _GLOB.search(s)]
+    patterns = [f"/{_rel(s)}" for s in sources if _rel(s) and _GLOB.search(s)]
+    for folder in dict.fromkeys(_rel(d) for d in include_dirs):
+        base = f"/{folder}/**" if folder else "**"
+        patterns += [f"{base}/*.{suffix}" for suffix in _HEADER_SUFFIXES]
+    excludes: tuple[str, ...] = ()
+    for folder in dict.fromkeys(_rel(d) for d in found.cmake_dirs):
+        patterns += [f"/{folder}/**/{p}" if folder else p for p in _NATIVE_PATTERNS]
+        excludes = _NATIVE_EXCLUDES
+    return prefixes, tuple(dict.fromkeys(patterns)), excludes
+
+
+def _setuptools_packages(
     root: str, data: dict, texts: dict[str, str], tree: set[str] | None, name: str
 ) -> Distribution:
     config = table_of(table_of(data.get("tool")).get("setuptools"))
@@ -532,7 +589,7 @@ def _scikit_build(root: str, config: dict, tree: set[str] | None, name: str) -> 
         dist = _default_layout(root, "scikit-build", name, tree, roots=("src/", "python/", ""))
         if not dist.understood:
             dist = Distribution(root, "scikit-build")
-    return dataclasses.replace(dist, patterns=_NATIVE_PATTERNS, excludes=_NATIVE_EXCLUDES)
+    return dataclasses.replace(dist, patterns=_NATIVE_PATTERNS, pattern_excludes=_NATIVE_EXCLUDES)
 
 
 # --- other ecosystems ------------------------------------------------------------------------------------
