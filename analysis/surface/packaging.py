@@ -30,6 +30,8 @@ from functools import lru_cache
 import pathspec
 from packaging.utils import canonicalize_name
 
+from analysis.surface.meson_build import header_patterns, meson_install
+from analysis.surface.packaging_files import BUILD_DESCRIPTIONS
 from analysis.surface.packaging_texts import (
     MAX_PACKAGING_CHARS,
     FindPackages,
@@ -169,8 +171,9 @@ def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None
         by_folder.setdefault(folder + "/" if folder else "", {})[posixpath.basename(path)] = text
     found = Packaging()
     listing = set(tree) if tree is not None else None
+    builds = {path: text for path, text in files.items() if posixpath.basename(path) in BUILD_DESCRIPTIONS}
     for folder, texts in by_folder.items():
-        dist = _distribution(folder, texts, listing)
+        dist = _distribution(folder, texts, listing, builds)
         if dist is not None:
             found.distributions.append(dist)
     if not any(d.understood for d in found.distributions):
@@ -178,10 +181,13 @@ def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None
     return found
 
 
-def _distribution(folder: str, texts: dict[str, str], listing: set[str] | None) -> Distribution | None:
-    """What one folder's packaging files declare; None when nothing, or when they cannot be read."""
+def _distribution(
+    folder: str, texts: dict[str, str], listing: set[str] | None, builds: Mapping[str, str] | None = None
+) -> Distribution | None:
+    """What one folder's packaging files declare; None when nothing, or when they cannot be read. builds:
+    {path: text} of the repository's build descriptions (meson.build) its backend may read."""
     try:
-        dist = _python(folder, texts, listing)
+        dist = _python(folder, texts, listing, builds or {})
         if dist is None and "package.json" in texts:
             dist = _npm(folder, texts["package.json"], listing)
         if dist is None and "Cargo.toml" in texts:
@@ -202,7 +208,9 @@ def _distribution(folder: str, texts: dict[str, str], listing: set[str] | None) 
 # --- Python --------------------------------------------------------------------------------------------
 
 
-def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribution | None:
+def _python(
+    root: str, texts: dict[str, str], tree: set[str] | None, builds: Mapping[str, str]
+) -> Distribution | None:
     if not ({"pyproject.toml", "setup.cfg", "setup.py"} & texts.keys()):
         return None
     data = read_toml(texts.get("pyproject.toml"))
@@ -239,6 +247,8 @@ def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribu
         return _pdm(root, table_of(table_of(tool.get("pdm")).get("build")), tree, name)
     if system == "maturin":
         return _maturin(root, table_of(tool.get("maturin")), tree, name)
+    if system == "meson":
+        return _meson(root, builds)
     return Distribution(root, system, understood=False)
 
 
@@ -590,6 +600,21 @@ def _scikit_build(root: str, config: dict, tree: set[str] | None, name: str) -> 
         if not dist.understood:
             dist = Distribution(root, "scikit-build")
     return dataclasses.replace(dist, patterns=_NATIVE_PATTERNS, pattern_excludes=_NATIVE_EXCLUDES)
+
+
+def _meson(root: str, builds: Mapping[str, str]) -> Distribution:
+    """meson-python: what the Meson build installs (meson_build.py), nothing else: a Python file no
+    `install_sources()` or `install_subdir()` names is not in the wheel, whatever its folder."""
+    found = meson_install(root, builds)
+    if not found.read or not (found.files or found.folders):
+        return Distribution(root, "meson", understood=False)
+    return Distribution(
+        root,
+        "meson",
+        _top([*found.files, *found.folders]),
+        header_patterns(found.header_folders),
+        import_roots=tuple(sorted(found.import_roots, key=len, reverse=True)) or (root,),
+    )
 
 
 # --- other ecosystems ------------------------------------------------------------------------------------

@@ -11,10 +11,20 @@ from collections.abc import Collection, Iterable
 from analysis.paths import folder_kind
 
 PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "package.json", "Cargo.toml", "go.mod")
+# Build descriptions a packaging file's backend reads to know what it installs (meson-python's `meson.build`,
+# each folder's own, reached by `subdir()`): read with the packaging, but build code, not metadata.
+BUILD_DESCRIPTIONS = ("meson.build",)
+# At most this many build descriptions are read beside the packaging (the shallowest first).
+MAX_BUILD_DESCRIPTIONS = 60
 
 
 def is_packaging_file(path: str) -> bool:
     return posixpath.basename(path) in PACKAGING_FILES
+
+
+def is_packaging_input(path: str) -> bool:
+    """A packaging file or a build description that decides, with it, what a distribution ships."""
+    return posixpath.basename(path) in PACKAGING_FILES or posixpath.basename(path) in BUILD_DESCRIPTIONS
 
 
 def is_requirements_file(path: str) -> bool:
@@ -73,11 +83,17 @@ def is_build_requirements(path: str) -> bool:
 MAX_SIBLING_PACKAGING = 40
 
 
+def _beside(path: str, names: Iterable[str]) -> set[str]:
+    folder = posixpath.dirname(path)
+    return {f"{folder}/{name}" if folder else name for name in names}
+
+
 def packaging_paths(changed: Iterable[str], tree: Collection[str] | None) -> list[str]:
     """The packaging files that may decide for the changed paths: at the top and, where the tree is known,
     in every folder above a changed path, and the packaging of the repository's other distributions (not
     those in test, docs, example, CI or tooling trees; the shallowest first, at most
-    MAX_SIBLING_PACKAGING)."""
+    MAX_SIBLING_PACKAGING); and the build descriptions (meson.build) of a project whose pyproject.toml has one
+    beside it (at most MAX_BUILD_DESCRIPTIONS)."""
     wanted = set(PACKAGING_FILES)
     if tree is not None:
         folders = {""}
@@ -93,4 +109,19 @@ def packaging_paths(changed: Iterable[str], tree: Collection[str] | None) -> lis
             key=lambda p: (p.count("/"), p),
         )  # fmt: skip
         wanted.update(siblings[:MAX_SIBLING_PACKAGING])
+        # beside a pyproject.toml (a meson-python project), a build description's `subdir()` reaches any folder
+        # below: all of them, but those in test, docs or tooling trees
+        roots = tuple(
+            p[: -len("pyproject.toml")]
+            for p in wanted
+            if posixpath.basename(p) == "pyproject.toml" and _beside(p, BUILD_DESCRIPTIONS) & present
+        )
+        descriptions = sorted(
+            (p for p in present if p.startswith(roots) and posixpath.basename(p) in BUILD_DESCRIPTIONS
+             and folder_kind(p) is None),
+            key=lambda p: (p.count("/"), p),
+        ) if roots else []  # fmt: skip
+        wanted.update(descriptions[:MAX_BUILD_DESCRIPTIONS])
+    else:
+        wanted.update(BUILD_DESCRIPTIONS)
     return sorted(wanted)

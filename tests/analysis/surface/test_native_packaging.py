@@ -7,7 +7,7 @@ from __future__ import annotations
 from analysis.models import SurfaceKind as K
 from analysis.surface.commit import FileVersions, commit_surface
 from analysis.surface.packaging import read_packaging
-from analysis.surface.packaging_files import is_build_requirements, is_dev_requirements
+from analysis.surface.packaging_files import is_build_requirements, is_dev_requirements, packaging_paths
 from analysis.surface.packaging_texts import setup_py_extensions
 from analysis.surface.requirements import dependency_changes, packaging_changes
 
@@ -150,6 +150,82 @@ def test_a_public_function_removed_from_an_extensions_header_is_a_removal() -> N
     found = commit_surface(files, packaging, packaging.shipped(["include/ncc/ir.h"]))
     assert {(c.kind, c.name) for c in found} == {(K.REMOVED, "ncc::verify")}
     assert all(c.breaking for c in found)
+
+
+MESON_PYPROJECT = (
+    '[build-system]\nrequires = ["meson-python>=0.15", "pybind11"]\nbuild-backend = "mesonpy"\n'
+    '[project]\nname = "ncc"\n'
+)
+MESON_TOP = """\
+project('ncc', 'cpp', version: '0.4.0', default_options: ['cpp_std=c++17'])
+
+py = import('python').find_installation(pure: false)
+inc = include_directories('include')  # the public headers
+
+if get_option('with_tools')
+  executable('ncc-gen', 'tools/gen.cpp')
+endif
+
+subdir('src')
+subdir('python')
+"""
+MESON_SRC = """\
+core_sources = files(
+  'ir.cpp',
+  'bindings.cpp',
+)
+core_sources += files('passes.cpp')
+py.extension_module(
+  '_core',
+  core_sources,
+  include_directories: inc,
+  install: true,
+  subdir: 'ncc',
+)
+"""
+MESON_PYTHON = """\
+py.install_sources(
+  ['ncc/__init__.py', 'ncc/compiler.py'],
+  subdir: 'ncc',
+  preserve_path: false,
+)
+install_subdir('ncc' / 'passes', install_dir: py.get_install_dir() / 'ncc')
+"""
+MESON_TREE = [
+    "pyproject.toml", "meson.build", "src/meson.build", "python/meson.build", "include/ncc/ir.h",
+    "src/ir.cpp", "src/bindings.cpp", "src/passes.cpp", "src/unused.cpp", "tools/gen.cpp",
+    "python/ncc/__init__.py", "python/ncc/compiler.py", "python/ncc/draft.py", "python/ncc/passes/fold.py",
+    "tests/meson.build", "tests/test_ir.py",
+]  # fmt: skip
+
+
+def test_meson_python_ships_what_its_meson_build_files_install() -> None:
+    files = {
+        "pyproject.toml": MESON_PYPROJECT,
+        "meson.build": MESON_TOP,
+        "src/meson.build": MESON_SRC,
+        "python/meson.build": MESON_PYTHON,
+    }
+    packaging = read_packaging(files, MESON_TREE)
+    assert packaging is not None
+    assert set(packaging.shipped(MESON_TREE) or ()) == {
+        "include/ncc/ir.h", "src/ir.cpp", "src/bindings.cpp", "src/passes.cpp", "python/ncc/__init__.py",
+        "python/ncc/compiler.py", "python/ncc/passes/fold.py",
+    }  # fmt: skip
+    # a module no install_sources() names is not in the wheel; the tool built only on request is no part of it
+    assert packaging.module_name("python/ncc/compiler.py") == "ncc.compiler"
+    assert packaging.module_name("python/ncc/passes/fold.py") == "ncc.passes.fold"
+    # without the top meson.build, what is installed is not known
+    assert read_packaging({"pyproject.toml": MESON_PYPROJECT}, MESON_TREE) is None
+
+
+def test_the_meson_build_files_are_read_with_the_packaging_but_not_those_of_tests() -> None:
+    assert packaging_paths(["src/ir.cpp"], MESON_TREE) == [
+        "meson.build",
+        "pyproject.toml",
+        "python/meson.build",
+        "src/meson.build",
+    ]
 
 
 def test_build_requirements_are_everyones_who_builds_from_source() -> None:
