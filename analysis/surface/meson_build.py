@@ -69,6 +69,7 @@ class MesonInstall:
     header_folders: set[str] = field(default_factory=set)
     import_roots: set[str] = field(default_factory=set)
     read: bool = False  # the top meson.build was read
+    unread: set[str] = field(default_factory=set)  # meson.build files a subdir() reached that were not given
 
 
 def meson_install(root: str, texts: Mapping[str, str]) -> MesonInstall:
@@ -81,12 +82,16 @@ def meson_install(root: str, texts: Mapping[str, str]) -> MesonInstall:
     while todo and len(seen) < _MAX_FILES:
         folder = todo.pop(0)
         path = f"{folder}meson.build"
+        if path not in texts:
+            found.unread.add(path)
         if path in seen or path not in texts:
             continue
         seen.add(path)
         found.read = found.read or folder == root
         for call in _calls(texts[path], folder, variables):
             _record(call, folder, found, todo)
+    found.unread.update(f"{folder}meson.build" for folder in todo)  # past the bound
+    found.unread -= seen
     return found
 
 

@@ -248,7 +248,7 @@ def _python(
     if system == "maturin":
         return _maturin(root, table_of(tool.get("maturin")), tree, name)
     if system == "meson":
-        return _meson(root, builds)
+        return _meson(root, builds, tree)
     return Distribution(root, system, understood=False)
 
 
@@ -602,11 +602,12 @@ def _scikit_build(root: str, config: dict, tree: set[str] | None, name: str) -> 
     return dataclasses.replace(dist, patterns=_NATIVE_PATTERNS, pattern_excludes=_NATIVE_EXCLUDES)
 
 
-def _meson(root: str, builds: Mapping[str, str]) -> Distribution:
+def _meson(root: str, builds: Mapping[str, str], tree: set[str] | None) -> Distribution:
     """meson-python: what the Meson build installs (meson_build.py), nothing else: a Python file no
-    `install_sources()` or `install_subdir()` names is not in the wheel, whatever its folder."""
+    `install_sources()` or `install_subdir()` names is not in the wheel, whatever its folder. Not known when
+    a meson.build the build reaches is in the tree but was not read (more than the reader's bound)."""
     found = meson_install(root, builds)
-    if not found.read or not (found.files or found.folders):
+    if not found.read or not (found.files or found.folders) or (tree is not None and found.unread & tree):
         return Distribution(root, "meson", understood=False)
     return Distribution(
         root,

@@ -15,7 +15,7 @@ PACKAGING_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "package.json", "C
 # each folder's own, reached by `subdir()`): read with the packaging, but build code, not metadata.
 BUILD_DESCRIPTIONS = ("meson.build",)
 # At most this many build descriptions are read beside the packaging (the shallowest first).
-MAX_BUILD_DESCRIPTIONS = 60
+MAX_BUILD_DESCRIPTIONS = 200
 
 
 def is_packaging_file(path: str) -> bool:

@@ -217,6 +217,9 @@ def test_meson_python_ships_what_its_meson_build_files_install() -> None:
     assert packaging.module_name("python/ncc/passes/fold.py") == "ncc.passes.fold"
     # without the top meson.build, what is installed is not known
     assert read_packaging({"pyproject.toml": MESON_PYPROJECT}, MESON_TREE) is None
+    # nor when a meson.build a subdir() reaches is in the tree but was not read (past the bound)
+    partial = {k: v for k, v in files.items() if k != "python/meson.build"}
+    assert read_packaging(partial, MESON_TREE) is None
 
 
 def test_the_meson_build_files_are_read_with_the_packaging_but_not_those_of_tests() -> None:
