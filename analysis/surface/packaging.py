@@ -30,6 +30,8 @@ from functools import lru_cache
 import pathspec
 from packaging.utils import canonicalize_name
 
+from analysis.surface.meson_build import header_patterns, meson_install
+from analysis.surface.packaging_files import BUILD_DESCRIPTIONS
 from analysis.surface.packaging_texts import (
     MAX_PACKAGING_CHARS,
     FindPackages,
@@ -37,6 +39,7 @@ from analysis.surface.packaging_texts import (
     json_object,
     read_toml,
     setup_cfg_options,
+    setup_py_extensions,
     setup_py_keywords,
     table_of,
 )
@@ -74,6 +77,8 @@ class Distribution:
     prefixes: tuple[str, ...] = ()  # shipped path prefixes ("pkg/", "src/pkg/", "mod.py")
     patterns: tuple[str, ...] = ()  # gitignore-style patterns relative to root (npm "files", Cargo include)
     excludes: tuple[str, ...] = ()  # gitignore-style patterns relative to root taken out again
+    # taken out of what `patterns` alone ship (a native tree's tests, not a Python package's `benchmarks/`)
+    pattern_excludes: tuple[str, ...] = ()
     import_roots: tuple[str, ...] = ()  # where dotted module names start ("src/")
     understood: bool = True
     name: str = ""  # the project's canonical name ("" unknown)
@@ -86,7 +91,11 @@ class Distribution:
             return False
         if any(path == p or (p.endswith("/") and path.startswith(p)) for p in self.prefixes):
             return True
-        return bool(self.patterns) and _spec(self.patterns).match_file(inner)
+        return (
+            bool(self.patterns)
+            and _spec(self.patterns).match_file(inner)
+            and not (self.pattern_excludes and _spec(self.pattern_excludes).match_file(inner))
+        )
 
 
 @lru_cache(maxsize=256)
@@ -162,8 +171,9 @@ def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None
         by_folder.setdefault(folder + "/" if folder else "", {})[posixpath.basename(path)] = text
     found = Packaging()
     listing = set(tree) if tree is not None else None
+    builds = {path: text for path, text in files.items() if posixpath.basename(path) in BUILD_DESCRIPTIONS}
     for folder, texts in by_folder.items():
-        dist = _distribution(folder, texts, listing)
+        dist = _distribution(folder, texts, listing, builds)
         if dist is not None:
             found.distributions.append(dist)
     if not any(d.understood for d in found.distributions):
@@ -171,10 +181,13 @@ def read_packaging(files: Mapping[str, str], tree: Collection[str] | None = None
     return found
 
 
-def _distribution(folder: str, texts: dict[str, str], listing: set[str] | None) -> Distribution | None:
-    """What one folder's packaging files declare; None when nothing, or when they cannot be read."""
+def _distribution(
+    folder: str, texts: dict[str, str], listing: set[str] | None, builds: Mapping[str, str] | None = None
+) -> Distribution | None:
+    """What one folder's packaging files declare; None when nothing, or when they cannot be read. builds:
+    {path: text} of the repository's build descriptions (meson.build) its backend may read."""
     try:
-        dist = _python(folder, texts, listing)
+        dist = _python(folder, texts, listing, builds or {})
         if dist is None and "package.json" in texts:
             dist = _npm(folder, texts["package.json"], listing)
         if dist is None and "Cargo.toml" in texts:
@@ -183,7 +196,7 @@ def _distribution(folder: str, texts: dict[str, str], listing: set[str] | None) 
             dist = _go(folder, listing)
         if dist is None:
             return None
-        for patterns in (dist.patterns, dist.excludes):
+        for patterns in (dist.patterns, dist.excludes, dist.pattern_excludes):
             _spec(patterns)  # a pattern git cannot read raises here, not later in `ships`
         return dataclasses.replace(dist, name=_project_name(texts))
     except (TypeError, AttributeError, ValueError):
@@ -195,7 +208,9 @@ def _distribution(folder: str, texts: dict[str, str], listing: set[str] | None) 
 # --- Python --------------------------------------------------------------------------------------------
 
 
-def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribution | None:
+def _python(
+    root: str, texts: dict[str, str], tree: set[str] | None, builds: Mapping[str, str]
+) -> Distribution | None:
     if not ({"pyproject.toml", "setup.cfg", "setup.py"} & texts.keys()):
         return None
     data = read_toml(texts.get("pyproject.toml"))
@@ -232,6 +247,8 @@ def _python(root: str, texts: dict[str, str], tree: set[str] | None) -> Distribu
         return _pdm(root, table_of(table_of(tool.get("pdm")).get("build")), tree, name)
     if system == "maturin":
         return _maturin(root, table_of(tool.get("maturin")), tree, name)
+    if system == "meson":
+        return _meson(root, builds, tree)
     return Distribution(root, system, understood=False)
 
 
@@ -311,6 +328,56 @@ def _default_layout(
 
 
 def _setuptools(
+    root: str, data: dict, texts: dict[str, str], tree: set[str] | None, name: str
+) -> Distribution:
+    """The Python packages and modules setuptools ships, and what its extension modules compile."""
+    dist = _setuptools_packages(root, data, texts, tree, name)
+    if not dist.understood:
+        return dist
+    config = table_of(table_of(data.get("tool")).get("setuptools"))
+    prefixes, patterns, excludes = _extension_files(root, config, texts.get("setup.py"))
+    headers = setup_py_keywords(texts.get("setup.py")).get("headers")  # installed beside the package
+    prefixes += [f"{root}{_rel(h)}" for h in items_of(headers) if isinstance(h, str) and _rel(h)]
+    if not (prefixes or patterns):
+        return dist
+    return dataclasses.replace(
+        dist, prefixes=_top([*dist.prefixes, *prefixes]), patterns=patterns, pattern_excludes=excludes
+    )
+
+
+_GLOB = re.compile(r"[*?\[]")
+_HEADER_SUFFIXES = ("h", "hh", "hpp", "hxx", "cuh", "inl", "inc")
+
+
+def _extension_files(
+    root: str, config: dict, setup_py: str | None
+) -> tuple[list[str], tuple[str, ...], tuple[str, ...]]:
+    """(prefixes, patterns, excludes) of what a setuptools build's extension modules compile: their sources
+    (files, or `glob()` patterns anchored at the packaging file's folder), the headers of their include
+    folders, and the native tree of an extension CMake builds (`CMakeExtension`, with its tests, docs and
+    examples left out); from setup.py's `Extension(...)` calls and pyproject's `[tool.setuptools]
+    ext-modules`."""
+    found = setup_py_extensions(setup_py)
+    sources, include_dirs = list(found.sources), list(found.include_dirs)
+    for module in items_of(config.get("ext-modules")):
+        module = table_of(module)
+        sources += [
+            s for key in ("sources", "depends") for s in items_of(module.get(key)) if isinstance(s, str)
+        ]
+        include_dirs += [d for d in items_of(module.get("include-dirs")) if isinstance(d, str)]
+    prefixes = [f"{root}{_rel(s)}" for s in sources if _rel(s) and not _GLOB.search(s)]
+    patterns = [f"/{_rel(s)}" for s in sources if _rel(s) and _GLOB.search(s)]
+    for folder in dict.fromkeys(_rel(d) for d in include_dirs):
+        base = f"/{folder}/**" if folder else "**"
+        patterns += [f"{base}/*.{suffix}" for suffix in _HEADER_SUFFIXES]
+    excludes: tuple[str, ...] = ()
+    for folder in dict.fromkeys(_rel(d) for d in found.cmake_dirs):
+        patterns += [f"/{folder}/**/{p}" if folder else p for p in _NATIVE_PATTERNS]
+        excludes = _NATIVE_EXCLUDES
+    return prefixes, tuple(dict.fromkeys(patterns)), excludes
+
+
+def _setuptools_packages(
     root: str, data: dict, texts: dict[str, str], tree: set[str] | None, name: str
 ) -> Distribution:
     config = table_of(table_of(data.get("tool")).get("setuptools"))
@@ -532,7 +599,23 @@ def _scikit_build(root: str, config: dict, tree: set[str] | None, name: str) -> 
         dist = _default_layout(root, "scikit-build", name, tree, roots=("src/", "python/", ""))
         if not dist.understood:
             dist = Distribution(root, "scikit-build")
-    return dataclasses.replace(dist, patterns=_NATIVE_PATTERNS, excludes=_NATIVE_EXCLUDES)
+    return dataclasses.replace(dist, patterns=_NATIVE_PATTERNS, pattern_excludes=_NATIVE_EXCLUDES)
+
+
+def _meson(root: str, builds: Mapping[str, str], tree: set[str] | None) -> Distribution:
+    """meson-python: what the Meson build installs (meson_build.py), nothing else: a Python file no
+    `install_sources()` or `install_subdir()` names is not in the wheel, whatever its folder. Not known when
+    a meson.build the build reaches is in the tree but was not read (more than the reader's bound)."""
+    found = meson_install(root, builds)
+    if not found.read or not (found.files or found.folders) or (tree is not None and found.unread & tree):
+        return Distribution(root, "meson", understood=False)
+    return Distribution(
+        root,
+        "meson",
+        _top([*found.files, *found.folders]),
+        header_patterns(found.header_folders),
+        import_roots=tuple(sorted(found.import_roots, key=len, reverse=True)) or (root,),
+    )
 
 
 # --- other ecosystems ------------------------------------------------------------------------------------

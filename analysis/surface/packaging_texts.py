@@ -155,6 +155,109 @@ def setup_py_keywords(text: str | None) -> dict:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class ExtensionFiles:
+    """What setup.py's extension modules compile, relative to its folder: source files or glob patterns
+    (`glob("src/*.cpp")`), the folders of headers they include, and the source folders of extensions with no
+    sources of their own, built by CMake from a `build_ext` (`CMakeExtension("pkg._C", sourcedir=".")`)."""
+
+    sources: tuple[str, ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    cmake_dirs: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.sources or self.include_dirs or self.cmake_dirs)
+
+
+# Calls that describe a compiled module: setuptools' `Extension` and its kin (`Pybind11Extension`,
+# `CppExtension`, `CUDAExtension`, a project's own `CMakeExtension`), and Cython's `cythonize("pkg/*.pyx")`.
+_SOURCE_KEYWORDS = ("sources", "depends")
+_CMAKE_DIR_KEYWORDS = ("sourcedir", "source_dir", "cmake_lists_dir", "cmake_source_dir")
+
+
+@lru_cache(maxsize=_PARSED_TEXTS)
+def setup_py_extensions(text: str | None) -> ExtensionFiles:
+    """The files setup.py's `Extension(...)` calls (wherever they are written: in `ext_modules=`, in a list
+    assigned before) compile, read from its syntax tree, never run. Only what literals, names bound to them,
+    `glob()`, `sorted()`, `os.path.join()` and `+` spell is read; a computed path is left out."""
+    if not text or len(text) > MAX_PACKAGING_CHARS:
+        return ExtensionFiles()
+    try:
+        tree = parse_python(text.removeprefix("\ufeff"))
+    except (SyntaxError, ValueError, RecursionError):
+        return ExtensionFiles()
+    bound = {
+        target.id: node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    sources: list[str] = []
+    include_dirs: list[str] = []
+    cmake_dirs: list[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _call_name(node)
+        if name == "cythonize":
+            sources += [p for arg in node.args[:1] for p in _paths(arg, bound)]
+            continue
+        if not name.endswith("Extension"):
+            continue
+        found = [p for key in _SOURCE_KEYWORDS for p in _paths(_kwarg(node, key), bound)]
+        found += [p for arg in node.args[1:2] for p in _paths(arg, bound)]
+        sources += found
+        include_dirs += _paths(_kwarg(node, "include_dirs"), bound)
+        folder = next((k.value for k in node.keywords if k.arg in _CMAKE_DIR_KEYWORDS), None)
+        if folder is not None or (not found and "cmake" in name.lower()):
+            # a folder computed (`os.path.dirname(__file__)`) is, by CMake's convention, setup.py's own
+            cmake_dirs += _paths(folder, bound) or [""]
+    return ExtensionFiles(tuple(dict.fromkeys(sources)), tuple(dict.fromkeys(include_dirs)),
+                          tuple(dict.fromkeys(cmake_dirs)))  # fmt: skip
+
+
+_PATH_CALLS = (
+    "glob",
+    "iglob",
+    "sorted",
+    "list",
+    "tuple",
+    "set",
+    "abspath",
+    "normpath",
+    "realpath",
+    "Path",
+    "str",
+)
+_MAX_DEPTH = 20  # names bound to names bound to ...: a cycle (`a = b; b = a`) ends here
+
+
+def _paths(node: ast.expr | None, bound: Mapping[str, ast.expr], depth: int = 0) -> list[str]:
+    """The paths (or glob patterns) an expression spells; [] where it computes one we cannot read."""
+    if node is None or depth > _MAX_DEPTH:
+        return []
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) else []
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return [p for item in node.elts for p in _paths(item, bound, depth + 1)]
+    if isinstance(node, ast.Starred):
+        return _paths(node.value, bound, depth + 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _paths(node.left, bound, depth + 1) + _paths(node.right, bound, depth + 1)
+    if isinstance(node, ast.Name):
+        return _paths(bound.get(node.id), bound, depth + 1)
+    if isinstance(node, ast.Call):
+        name = _call_name(node)
+        if name in _PATH_CALLS and node.args:
+            return _paths(node.args[0], bound, depth + 1)
+        if name == "join" and node.args:  # os.path.join("src", "core.cpp"): every part a single path
+            parts = [_paths(arg, bound, depth + 1) for arg in node.args]
+            if all(len(p) == 1 for p in parts):
+                return ["/".join(p[0].strip("/") for p in parts if p[0].strip("/"))]
+    return []
+
+
 def _call_name(node: ast.Call) -> str:
     func = node.func
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""

@@ -15,7 +15,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 
 from analysis.models import SurfaceChange, SurfaceKind
-from analysis.surface.packaging_files import is_dev_requirements, is_requirements_file
+from analysis.surface.packaging_files import is_build_requirements, is_dev_requirements, is_requirements_file
 from analysis.surface.packaging_texts import (
     MAX_PACKAGING_CHARS,
     json_object,
@@ -157,7 +157,8 @@ def _requirements(path: str, text: str | None) -> dict[tuple[str, str], str]:
     elif is_requirements_file(path):
         if is_dev_requirements(path):
             return {}
-        found += [("runtime", line) for line in _requirement_lines(text)]
+        scope = "build" if is_build_requirements(path) else "runtime"  # what building from source needs
+        found += [(scope, line) for line in _requirement_lines(text)]
     elif name == "package.json":
         data = json_object(text)
         if data is None:

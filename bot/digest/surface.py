@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit, FileTexts
-from analysis.surface.packaging_files import is_packaging_file, packaging_paths
+from analysis.surface.packaging_files import is_packaging_input, packaging_paths
 from bot.digest.collector import collector_paused
 from bot.digest.documented import DocsSeen, mark_documented
 from bot.digest.inherited import BaseTexts, drop_inherited
@@ -260,13 +260,13 @@ async def _read_and_parse(
 
 def batches_of(commits: Sequence[Commit]) -> list[list[Commit]]:
     """The commits in batches of at most BATCH, in the order they landed, a batch ending before a commit that
-    changes a packaging file: a batch's tree and packaging are read at its newest commit, and a commit must
-    be judged with the packaging of its own time (a package renamed later the same day made an earlier
-    removal from it "not shipped")."""
+    changes a packaging file or a build description (meson.build): a batch's tree and packaging are read at
+    its newest commit, and a commit must be judged with the packaging of its own time (a package renamed later
+    the same day made an earlier removal from it "not shipped")."""
     batches: list[list[Commit]] = []
     for commit in sorted(commits, key=lambda c: c.committed_at):
         starts = not batches or len(batches[-1]) >= BATCH
-        if starts or any(is_packaging_file(f.path) for f in commit.files):
+        if starts or any(is_packaging_input(f.path) for f in commit.files):
             batches.append([])
         batches[-1].append(commit)
     return batches

@@ -252,3 +252,28 @@ def test_a_developer_requirements_file_is_no_dependency_of_users() -> None:
     )
     importance, reason = rank(shipped, "en")
     assert importance == MEDIUM and "numpy" in reason
+
+
+def test_a_build_requirement_changed_is_everyones_who_builds_from_source() -> None:
+    # "Require CMake 3.26 to build from source": `requirements-build.txt` was read as a maintainers' file (like
+    # `requirements-dev.txt`) and ranked low; whoever installs from an sdist or a checkout resolves it
+    from analysis.surface.requirements import packaging_changes
+
+    for path in ("requirements-build.txt", "requirements/build.txt"):
+        patch = hunk(["cmake>=3.24"], ["cmake>=3.26"])
+        surface = tuple(packaging_changes(path, "cmake>=3.24\nninja\n", "cmake>=3.26\nninja\n"))
+        assert surface, path
+        title = "Require CMake 3.26 to build from source (#105)"
+        # read from the patch lines (a big commit, a card) and from the files parsed
+        for commit in (
+            make(title, fc(path, 1, 1, patch)),
+            make(title, fc(path, 1, 1, patch), surface=surface),
+        ):
+            importance, reason = rank(commit, "en")
+            assert importance == MEDIUM, (path, reason)
+            assert "dependenc" in reason and "cmake" in reason and "nothing users run changed" not in reason
+    # a docs build's requirements stay the maintainers'
+    docs = make(
+        "Bump sphinx (#9)", fc("requirements-docs-build.txt", 1, 1, hunk(["sphinx==7"], ["sphinx==8"]))
+    )
+    assert rank(docs, "en")[0] == LOW
