@@ -149,7 +149,8 @@ if TYPE_CHECKING:
 # re-indented is not added; dev-only requirements are no users' dependency; a squash list is not the message;
 # a registration users select (a registry key, a register* call) removed breaks users and added is new; a public
 # alias removed, a class-body literal changed and an exception base dropped reach users; a hostile-input check
-# added by a fix is a behaviour change (medium), not an advisory's weight
+# added by a fix is a behaviour change (medium), not an advisory's weight; requirements files for building
+# from source are dependencies (medium), not developers' tools
 RUBRIC_VERSION = "h33"
 
 

@@ -55,7 +55,8 @@ log = logging.getLogger(__name__)
 #             aliases read where the old key is read; C++ overloads told apart by parameter types; a CMake/Meson
 #             project version is a release version; scikit-build-core ships its package and native sources;
 #             registrations (register* calls and decorators, registry mappings) compared by key; public aliases,
-#             class-body literals and exception bases (class_changes.py)
+#             class-body literals and exception bases (class_changes.py); setuptools extensions' sources and
+#             include_dirs, CMake-built native trees and meson-python's installs shipped; build requirements
 PARSER_VERSION = "surface-24"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
