@@ -16,7 +16,7 @@ import pytest
 import adapters.discord.client
 from adapters.discord.client import login
 from adapters.discord.handlers import DigestBot
-from adapters.discord.keys import card_key, key_in
+from adapters.discord.keys import card_key, key_in, keyed_messages
 from adapters.discord.poster import DiscordPoster
 from analysis.models import key_of
 from analysis.render.discord_embeds import parent_embed
@@ -200,3 +200,16 @@ async def test_the_starter_read_failing_is_one_line_and_tried_again(
     await wiped.on_message(ask(wiped, fake, thread, "what are the risks?", mention=False))
     [answer] = answers(fake, thread)  # the failure was not remembered: read again, answered
     assert answer["content"].startswith(NOTICE)
+
+
+def test_a_message_the_key_would_push_past_discords_limits_is_sent_without_it():
+    key = card_key(REPO, "a" * 40, "en")
+    room = {"title": "t", "description": "d" * 4096, "fields": [{"name": "n", "value": "v" * 1000}]}
+    full = {"embeds": [{**room, "footer": {"text": "f" * (6000 - 4096 - 1002 - 1)}}]}  # 5999 of 6000
+    short = {"embeds": [{"title": "t", "footer": {"text": f"{REPO} · heuristic"}}]}
+    plain = {"content": "no embed"}
+    kept, keyed, untouched = keyed_messages([full, short, plain], key)
+    assert kept == full and untouched == plain
+    assert footer(keyed).splitlines() == [f"{REPO} · heuristic", key]
+    assert "\n" not in footer(short)  # the caller's message is not changed
+    assert keyed_messages([short], "not a key") == [short]
