@@ -23,6 +23,7 @@ from adapters.discord.client import (
     deliver,
     send_kwargs,
 )
+from adapters.discord.keys import card_key, keyed_messages
 from adapters.discord.poster import DiscordPoster
 from adapters.discord.thread_answers import ThreadAnswers, question_of
 from analysis.errors import DigestError, Flooded, InputError
@@ -223,9 +224,11 @@ class DigestBot(discord.Client):
                     notice = repeat_card_notice(lang, commit.short_sha, earlier.minutes_ago, where)
                     await self._send_followups(interaction, [{"content": notice}])
                     return
-                first = await self._send_card(
-                    interaction, card_messages(commit, analysis, lang), commit.short_sha
+                # keyed: a thread someone starts from the card is answered after a wiped database too
+                messages = keyed_messages(
+                    card_messages(commit, analysis, lang), card_key(commit.repo, commit.sha, lang)
                 )
+                first = await self._send_card(interaction, messages, commit.short_sha)
                 if first is not None:
                     self.service.record_card(PLATFORM, channel, commit, lang, Posted(str(first.id)))
         elif result.kind == "digest":

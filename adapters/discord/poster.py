@@ -35,6 +35,7 @@ from adapters.discord.client import (
     send_kwargs,
     snowflake,
 )
+from adapters.discord.keys import keyed_messages
 from adapters.discord.reconcile import SeenMessages, fingerprint, nonce_of, print_of
 from analysis.errors import ServiceError, Undeliverable
 from analysis.models import Analysis, Commit, Digest, key_of
@@ -105,7 +106,7 @@ class DiscordPoster:
     async def post_parent(self, channel: str, digest: Digest) -> Posted:
         target = await self._text_channel(channel)
         key = key_of(digest)
-        expected = parent_embed(digest)
+        expected = keyed_parent(digest)
         print_ = fingerprint(None, [discord.Embed.from_dict(expected).to_dict()], [])
         window = next((line for line in expected["description"].splitlines() if digest.timezone in line), "")
         same = (expected["title"], window) if window else None
@@ -121,7 +122,7 @@ class DiscordPoster:
                     channel,
                     target,
                     lambda: {
-                        "embed": discord.Embed.from_dict(parent_embed(digest)),
+                        "embed": discord.Embed.from_dict(keyed_parent(digest)),
                         "allowed_mentions": NO_MENTIONS,
                     },
                     # A parent deleted for want of a thread is gone: its replacement needs a fresh nonce.
@@ -214,7 +215,7 @@ class DiscordPoster:
         message = target.get_partial_message(snowflake(message_id))
         await self._call(
             channel,
-            message.edit(embed=discord.Embed.from_dict(parent_embed(digest)), allowed_mentions=NO_MENTIONS),
+            message.edit(embed=discord.Embed.from_dict(keyed_parent(digest)), allowed_mentions=NO_MENTIONS),
         )
 
     # -- internals ------------------------------------------------------------------------------------
@@ -537,6 +538,14 @@ class DiscordPoster:
             raise ServiceError(
                 f"cannot reach Discord at {Route.BASE} for channel {channel}: {detail}"
             ) from None
+
+
+def keyed_parent(digest: Digest) -> dict[str, Any]:
+    """The parent's embed with the digest's key in its footer (adapters/discord/keys.py): a question in its
+    thread is still answered when the store has no record of the post. A parent posted before it carried
+    the key is found again by its title and window line (`_find_in_channel`), and a re-post's edit adds it."""
+    [message] = keyed_messages([{"embeds": [parent_embed(digest)]}], key_of(digest))
+    return message["embeds"][0]
 
 
 @asynccontextmanager

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
@@ -22,6 +23,7 @@ from adapters.discord.client import (
     deliver,
     describe_error,
 )
+from adapters.discord.keys import key_in
 from adapters.discord.reconcile import nonce_of
 from analysis.errors import ServiceError
 from analysis.labels import label
@@ -33,6 +35,7 @@ log = logging.getLogger(__name__)
 
 HISTORY_MESSAGES = 20  # thread messages given to the answerer as context
 LOOK_AHEAD = 200  # messages after a question searched for our reply to it
+STARTERS_KEPT = 1024  # threads whose starter's key (or its lack) is remembered: one read per thread, bounded
 
 
 def question_of(message: discord.Message, mentioned: bool) -> Question:
@@ -60,6 +63,9 @@ class ThreadAnswers:
         self.client = client
         self.service = service
         self._at_hand: dict[str, discord.Message] = {}  # the gateway's messages being answered
+        # thread id → the digest key its starter message carries, None when it carries none: a busy
+        # server's threads that are not ours cost one read each, not one per message
+        self._starters: OrderedDict[str, str | None] = OrderedDict()
 
     @contextmanager
     def at_hand(self, message: discord.Message) -> Iterator[None]:
@@ -70,6 +76,47 @@ class ThreadAnswers:
             yield
         finally:
             self._at_hand.pop(str(message.id), None)
+
+    async def thread_key(self, question: Question) -> str | None:
+        """The digest key our starter message of the question's thread carries in its footer (set by the
+        poster on every digest parent, by /digest on every card), for a thread the store has no record of
+        (bot.ports.protocols.ThreadKeys). A thread started from a message shares its id, and the message
+        is in the thread's parent channel. None: the starter is not ours (or there is none), or it cannot
+        be read (not remembered then: the next question tries again)."""
+        thread = question.thread
+        if not thread:
+            return None
+        if thread in self._starters:
+            self._starters.move_to_end(thread)
+            return self._starters[thread]
+        try:
+            parent = await self._parent_of(question)
+            if parent is None:
+                key = None
+            else:
+                async with deadline():
+                    starter = await self.client.get_partial_messageable(parent).fetch_message(int(thread))
+                key = key_in(starter, self.client.user.id if self.client.user else None)
+        except discord.NotFound:  # a thread started from no message, or its starter deleted: not ours
+            key = None
+        except (*DELIVERY_ERRORS, discord.DiscordException) as exc:
+            log.warning("Discord: cannot read the starter of thread %s: %s", thread, describe_error(exc))
+            return None
+        self._starters[thread] = key
+        while len(self._starters) > STARTERS_KEPT:
+            self._starters.popitem(last=False)
+        return key
+
+    async def _parent_of(self, question: Question) -> int | None:
+        """The id of the channel the question's thread was started in: the gateway's thread object when
+        at hand (or cached), else read over REST (a question taken over after a restart)."""
+        assert question.thread is not None
+        message = self._at_hand.get(question.message_id)
+        channel: Any = message.channel if message else self.client.get_channel(int(question.thread))
+        if not isinstance(channel, discord.Thread):
+            async with deadline():
+                channel = await self.client.fetch_channel(int(question.thread))
+        return channel.parent_id if isinstance(channel, discord.Thread) else None
 
     async def answered(self, question: Question) -> bool:
         """Whether our reply to the question is in its channel (the history does not return nonces:

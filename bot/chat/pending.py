@@ -152,8 +152,9 @@ def context_of(service: Any, question: Question) -> ThreadContext | None:
 
 async def forgotten_context(service: Any, answerer: Any, question: Question) -> ThreadContext | None:
     """A thread the store has no record of (a wiped database, another host) that our parent message still
-    names, on a platform whose answerer can read it (bot.ports.protocols.ThreadKeys: Slack's metadata): its
-    context from that key, so the asker hears which day it is and what to ask rather than silence."""
+    names, on a platform whose answerer can read it (bot.ports.protocols.ThreadKeys: Slack's metadata,
+    Discord's embed footer): its context from that key, so the asker hears which day it is and what to ask
+    rather than silence."""
     thread_key = getattr(answerer, "thread_key", None)
     if thread_key is None or not question.thread:
         return None

@@ -817,12 +817,25 @@ class FakeDiscord(FakeServer):
         name = payload.get("name") or ""
         if not name or len(name) > THREAD_NAME_MAX:
             return _json(_error({"name": _max_length(THREAD_NAME_MAX)}), 400)
+        thread = self.add_thread(channel_id, message_id, name, self.user["id"], payload)
+        return _json(thread, 201)
+
+    def add_thread(
+        self,
+        channel_id: str,
+        message_id: str,
+        name: str = "talk",
+        owner_id: str = "42",
+        payload: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A public thread started from a message of the channel (by someone, from the client's menu)."""
+        payload = payload or {}
         thread = {
             "id": message_id,  # a thread started from a message shares its id
             "type": 11,
             "guild_id": str(self.guild_id),
             "parent_id": channel_id,
-            "owner_id": self.user["id"],
+            "owner_id": owner_id,
             "name": name,
             "rate_limit_per_user": payload.get("rate_limit_per_user") or 0,
             "message_count": 0,
@@ -837,7 +850,7 @@ class FakeDiscord(FakeServer):
         with self._lock:
             self.channels[message_id] = thread
             self.messages[message_id] = []
-        return _json(thread, 201)
+        return thread
 
     def _delete_message(self, channel_id: str, message_id: str) -> Response:
         with self._lock:
