@@ -346,7 +346,6 @@ def _setuptools(
 
 
 _GLOB = re.compile(r"[*?\[]")
-_HEADER_SUFFIXES = ("h", "hh", "hpp", "hxx", "cuh", "inl", "inc")
 
 
 def _extension_files(
@@ -367,9 +366,7 @@ def _extension_files(
         include_dirs += [d for d in items_of(module.get("include-dirs")) if isinstance(d, str)]
     prefixes = [f"{root}{_rel(s)}" for s in sources if _rel(s) and not _GLOB.search(s)]
     patterns = [f"/{_rel(s)}" for s in sources if _rel(s) and _GLOB.search(s)]
-    for folder in dict.fromkeys(_rel(d) for d in include_dirs):
-        base = f"/{folder}/**" if folder else "**"
-        patterns += [f"{base}/*.{suffix}" for suffix in _HEADER_SUFFIXES]
+    patterns += header_patterns({_rel(d) for d in include_dirs})
     excludes: tuple[str, ...] = ()
     for folder in dict.fromkeys(_rel(d) for d in found.cmake_dirs):
         patterns += [f"/{folder}/**/{p}" if folder else p for p in _NATIVE_PATTERNS]
