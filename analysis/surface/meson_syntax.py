@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 _TOKEN = re.compile(
@@ -232,47 +232,46 @@ class _Reader:
             self.expect(")")
             return value, ""
         if text == "[":
-            self.depth += 1
             items: list[object] = []
-            while self.peek()[1] != "]":
-                items.append(self.expression())
-                if self.peek()[1] != ",":
-                    break
-                self.take()
-            self.depth -= 1
-            self.expect("]")
+            self.separated("]", lambda: items.append(self.expression()))
             return items, ""
         if text == "{":
-            self.depth += 1
-            while self.peek()[1] != "}":
-                self.expression()
-                self.expect(":")
-                self.expression()
-                if self.peek()[1] != ",":
-                    break
-                self.take()
-            self.depth -= 1
-            self.expect("}")
+            self.separated("}", self.entry)
             return None, ""
         raise _Unreadable
 
+    def entry(self) -> None:
+        """A dict's `key: value`, read for the calls in it (a dict's value is not followed)."""
+        self.expression()
+        self.expect(":")
+        self.expression()
+
+    def separated(self, close: str, item: Callable[[], object]) -> None:
+        """Items separated by commas up to `close` (a trailing comma allowed), the closing bracket taken;
+        newlines inside are no statement's end."""
+        self.depth += 1
+        while self.peek()[1] != close:
+            item()
+            if self.peek()[1] != ",":
+                break
+            self.take()
+        self.depth -= 1
+        self.expect(close)
+
     def call(self, name: str, _callee: object) -> object:
         self.expect("(")
-        self.depth += 1
         args: list[object] = []
         kwargs: dict[str, object] = {}
-        while self.peek()[1] != ")":
+
+        def argument() -> None:
             if self.peek()[0] == "name" and self.tokens[self.pos + 1][1] == ":":
                 key = self.take()[1]
                 self.take()
                 kwargs[key] = self.expression()
             else:
                 args.append(self.expression())
-            if self.peek()[1] != ",":
-                break
-            self.take()
-        self.depth -= 1
-        self.expect(")")
+
+        self.separated(")", argument)
         if name == "files":
             return Files(tuple(sources(tuple(args), self.folder)))
         if name == "include_directories":
