@@ -13,11 +13,10 @@ from analysis.evaluation.release_notes import (
     Category,
     Landed,
     candidates,
-    heading_category,
-    item_category,
     notes_key,
     parse,
 )
+from analysis.release_headings import heading_category, item_category
 
 B, F, C, D, P, X, DEP, DOC, INT, OTH = (
     Category.BREAKING,
