@@ -89,12 +89,8 @@ class Entry:
 
     @property
     def declares(self) -> str:
-        """The entry in a reason line's words: its category, then where and what (`breaking (CHANGELOG.md: …)`)."""
-        return (
-            f"{self.category.value} ({self.path}: {self.text})"
-            if self.text
-            else f"{self.category.value} ({self.path})"
-        )
+        """The entry in a reason line's words: its category, then what it says (a fragment: its path)."""
+        return f"{self.category.value}: {self.text or self.path}"
 
 
 def is_release_notes_file(path: str) -> bool:

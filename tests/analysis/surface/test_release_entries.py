@@ -35,18 +35,21 @@ def notes(patch: str, path: str = "CHANGELOG.md") -> FileChange:
     return FileChange(path, "modified", patch.count("\n+"), patch.count("\n-"), patch)
 
 
-KEEP_A_CHANGELOG = """@@ -8,6 +8,10 @@ and this project adheres to [Semantic Versioning](https://semver.org/).
- ## [Unreleased]
- 
- ### Added
-+- `Client.retry` option to retry failed requests (#41)
-+
-+### Removed
-+- The deprecated `Client.fetch_all` method (#41)
- 
- ## [1.4.0] - 2026-01-01
- 
-"""
+KEEP_A_CHANGELOG = "\n".join(
+    [
+        "@@ -8,6 +8,10 @@ and this project adheres to [Semantic Versioning](https://semver.org/).",
+        " ## [Unreleased]",
+        " ",
+        " ### Added",
+        "+- `Client.retry` option to retry failed requests (#41)",
+        "+",
+        "+### Removed",
+        "+- The deprecated `Client.fetch_all` method (#41)",
+        " ",
+        " ## [1.4.0] - 2026-01-01",
+        "",
+    ]
+)
 
 
 def test_keep_a_changelog_items_take_their_heading():
