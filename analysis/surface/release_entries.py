@@ -84,7 +84,7 @@ _HEADING_LEVEL_OF_CONTEXT = 7.0  # deeper than any heading inside the hunk, whic
 class Entry:
     path: str
     category: Category
-    text: str  # the item's first line or the fragment's name, shortened (untrusted)
+    text: str  # the item's or the fragment's first line, shortened (untrusted); "" when the patch has none
     fragment: bool = False
 
     @property
@@ -133,7 +133,9 @@ def declared_entries(commit: Commit) -> tuple[Entry, ...]:
     described = {f.path for f in notes} | {f.path for f, _ in fragments}
     if all(f.path in described or classify_path(f.path) == PathKind.DOCS for f in commit.files):
         return ()  # it writes about other commits
-    entries = [Entry(f.path, c, "", fragment=True) for f, c in fragments if f.status == "added"]
+    entries = [
+        Entry(f.path, c, _first_added(f.patch), fragment=True) for f, c in fragments if f.status == "added"
+    ]
     if not any(f.status == "removed" for f, _ in fragments):  # else the notes are compiled from them
         removed = {_key(text) for f in notes for text in _removed_items(f.patch or "")}
         entries += [
@@ -211,6 +213,14 @@ def _context_heading(text: str) -> str | None:
     ):
         return text
     return None
+
+
+def _first_added(patch: str | None) -> str:
+    """A fragment's first line of text (its whole content is the entry)."""
+    for sign, line in (pair for _, lines in _hunks(patch or "") for pair in lines):
+        if sign == "+" and line.strip():
+            return _shorten(line.lstrip("-*+ \t"))
+    return ""
 
 
 def _shorten(text: str) -> str:

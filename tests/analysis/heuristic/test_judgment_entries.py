@@ -53,7 +53,9 @@ def test_a_breaking_entry_is_high_and_named_in_the_reason_compatibility_and_risk
     # the same by a towncrier fragment added with the code
     fragment = fc("changes/77.removal.md", 1, 0, "@@ -0,0 +1 @@\n+Removed `Engine.legacy_step`.\n", "added")
     importance, reason = rank(make("Rework the engine loop (#77)", CODE, fragment), "en")
-    assert importance == HIGH and "its release-notes entry: `breaking: changes/77.removal.md`" in reason
+    assert (
+        importance == HIGH and "its release-notes entry: `breaking: Removed 'Engine.legacy_step'.`" in reason
+    )
 
 
 def test_a_feature_change_deprecation_or_performance_entry_is_at_least_medium():

@@ -109,8 +109,8 @@ def test_rst_underlined_heading_in_the_context():
 def test_towncrier_fragment_added_with_the_code():
     fragment = FileChange("changes/1234.feature.md", "added", 1, 0, "@@ -0,0 +1 @@\n+Add `--retry`.\n")
     found = declared_entries(commit(CODE, fragment))
-    assert [(e.path, e.category, e.fragment) for e in found] == [
-        ("changes/1234.feature.md", Category.FEATURE, True)
+    assert [(e.path, e.category, e.fragment, e.text) for e in found] == [
+        ("changes/1234.feature.md", Category.FEATURE, True, "Add `--retry`.")
     ]
 
 
