@@ -51,6 +51,7 @@ from analysis.release_headings import (
     line_category,
     underlines,
 )
+from analysis.surface.release_entries import MAX_ENTRIES, fragment_category
 from analysis.titles import PR_DIGITS
 
 UNLISTED = "unlisted"  # a PR the notes do not list, in a repository that lists its user-facing changes
@@ -139,6 +140,27 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
             if current is None or category.significance < current.significance:
                 found[pr] = category
     return ReleaseNotes(found, home, tuple(h for h in unclassified if h))
+
+
+def fragment_notes(commits: Iterable[tuple[int | None, Sequence[str]]]) -> ReleaseNotes:
+    """The notes a span's news fragments make (towncrier's `changes/1234.feature.md`, read by
+    analysis/surface/release_entries.py): each pull request with the most significant category of the fragments
+    its commit adds. `commits`: (pull request, changed paths) in time order; paths only, so a fragment belongs
+    to the first commit that touches it (the release that deletes it comes later), and a commit touching more
+    than MAX_ENTRIES fragments is a release compiling them, not one change's declaration."""
+    seen: set[str] = set()
+    found: dict[int, Category] = {}
+    for pr, paths in commits:
+        mine = [(p, c) for p in paths if (c := fragment_category(p)) is not None]
+        new = [c for p, c in mine if p not in seen]
+        seen.update(p for p, _ in mine)
+        if pr is None or not new or len(mine) > MAX_ENTRIES:
+            continue
+        for category in new:
+            current = found.get(pr)
+            if current is None or category.significance < current.significance:
+                found[pr] = category
+    return ReleaseNotes(found)
 
 
 def candidates(paths: Iterable[str]) -> list[str]:
