@@ -77,6 +77,7 @@ _FRAGMENT_TYPES = {
 }
 # `@@ -1,4 +1,6 @@ text`: the hunk's header and the line git shows as its heading.
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
+_LINK = re.compile(r"\[([^\]\n]{0,200})\]\([^)\s]{0,300}\)")
 _HEADING_LEVEL_OF_CONTEXT = 7.0  # deeper than any heading inside the hunk, which then takes its place
 
 
@@ -224,7 +225,9 @@ def _first_added(patch: str | None) -> str:
 
 
 def _shorten(text: str) -> str:
-    text = " ".join(text.split())
+    text = " ".join(
+        _LINK.sub(r"\1", text).split()
+    )  # a Markdown link's text: its URL says nothing of the kind
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1].rstrip() + "…"
 
 

@@ -111,3 +111,19 @@ def test_a_code_finding_of_weight_speaks_for_itself():
     commit = make(commit.message, *commit.files, surface=(added,))
     importance, reason = rank(commit, "en")
     assert importance == MEDIUM and "release-notes entry" not in reason and "Engine.run_batch" in reason
+
+
+def test_a_release_that_writes_the_notes_of_other_pull_requests_declares_nothing():
+    # "Prepare release 2.11.0b2 (#11569)": the version bumped, and HISTORY.md items for other pull requests
+    patch = (
+        "@@ -1,3 +1,8 @@\n"
+        " ## Unreleased\n"
+        "+\n"
+        "+## v2.4.0b2 (2026-01-29)\n"
+        "+\n"
+        "+### New Features\n"
+        "+- Add experimental support for free threading by @ada in [#70](https://github.com/acme/widget/pull/70)\n"
+    )
+    version = fc("src/widget/version.py", 1, 1, hunk(["VERSION = '2.4.0b1'"], ["VERSION = '2.4.0b2'"]))
+    commit = make("Prepare release 2.4.0b2 (#71)", version, fc("HISTORY.md", 5, 0, patch))
+    assert rank(commit, "en")[0] == LOW

@@ -202,3 +202,8 @@ def test_many_entries_are_a_collected_release():
 def test_contributors_sections_list_people():
     patch = "@@ -3,3 +3,4 @@\n ### New Contributors\n+- @ada made their first contribution in #41\n"
     assert declared_entries(commit(CODE, notes(patch))) == ()
+
+
+def test_a_links_text_stands_for_it():
+    patch = "@@ -3,3 +3,4 @@\n ### Added\n+- Free threading by @ada in [#70](https://github.com/acme/widget/pull/70)\n"
+    assert [e.text for e in declared_entries(commit(CODE, notes(patch)))] == ["Free threading by @ada in #70"]
