@@ -27,8 +27,8 @@ Formats read (Markdown or reStructuredText, any mix of them):
 
 `notes_key` decides what an unlisted pull request means; see its docstring.
 
-Over 400 lines because it is one reader: every release-notes format maps onto the same categories through the
-same heading rules.
+The heading and item rules live in analysis/release_headings.py, shared with the entries a commit adds to its
+own notes (analysis/surface/release_entries.py).
 """
 
 from __future__ import annotations
@@ -36,33 +36,23 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 
 from analysis.paths import RELEASE_NOTES_STEMS
+from analysis.release_headings import (
+    FENCE,
+    RELEASE_HEADING,
+    UNDERLINE,
+    Category,
+    SectionState,
+    clean,
+    heading_line,
+    line_category,
+    underlines,
+)
+from analysis.surface.release_entries import MAX_ENTRIES, fragment_category
 from analysis.titles import PR_DIGITS
-
-
-class Category(StrEnum):
-    """In order of significance: a PR listed twice keeps the earlier one."""
-
-    BREAKING = "breaking"
-    FEATURE = "feature"
-    CHANGE = "change"  # a change of existing behaviour, neither clearly new nor a fix
-    DEPRECATION = "deprecation"
-    PERFORMANCE = "performance"
-    FIX = "fix"
-    DEPENDENCIES = "dependencies"  # what users install: packaging, dependency upgrades
-    DOCS = "docs"
-    INTERNAL = "internal"
-    OTHER = "other"  # listed under no heading or prefix that names a category
-
-    @property
-    def significance(self) -> int:
-        """0 for the most significant."""
-        return list(Category).index(self)
-
 
 UNLISTED = "unlisted"  # a PR the notes do not list, in a repository that lists its user-facing changes
 
@@ -80,105 +70,8 @@ MAX_CANDIDATES = 6
 MIN_LISTED = 20
 MIN_LISTED_SHARE = 0.10
 
-_IGNORE = "ignore"  # a heading whose section lists people, not changes
-
-# (category, words) — a heading's category is that of the word found earliest in it (ties: this order).
-_HEADING_WORDS: tuple[tuple[str, str], ...] = (
-    (_IGNORE, r"new contributors?|contributors?|thanks|acknowledge?ments?|sponsors?|authors?"),
-    (
-        Category.BREAKING,
-        r"breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|removals?|compatibility",
-    ),
-    (Category.DEPRECATION, r"deprecat\w*"),
-    (Category.DEPENDENCIES, r"packaging|dependenc\w*|deps|upgrades?|bumps?"),
-    (
-        Category.INTERNAL,
-        r"internals?|refactor\w*|ci|chores?|maintenance|tests?|testing|build|builds|"
-        r"infrastructure|tooling|development|code quality|clean[- ]?ups?|lint\w*",
-    ),
-    (Category.DOCS, r"docs?|documentation|translations?|i18n|l10n|examples?|tutorials?"),
-    (Category.PERFORMANCE, r"perf|performance|speed[- ]?ups?|optimi[sz]\w*"),
-    (Category.FIX, r"fix\w*|bugs?|bug[- ]?fix\w*|security|vulnerabilit\w*"),
-    (Category.FEATURE, r"features?|added|additions?|new|enhancements?|improvements?|stabili[sz]\w*"),
-    (Category.CHANGE, r"changes?|changed|behaviou?rs?"),
-)
-_HEADING_PATTERNS = tuple(
-    (cat, re.compile(rf"(?<![\w-])(?:{words})(?![\w-])")) for cat, words in _HEADING_WORDS
-)
-# A heading that names a release rather than a kind of change: a version, a date, "Unreleased".
-_RELEASE_HEADING = re.compile(
-    r"\d+\.\d+|\d{4}-\d{2}-\d{2}|unreleased|upcoming|latest|what'?s (?:changed|new)|release notes?|"
-    r"changelog|change log|version|history"
-)
-
-# Conventional-commit types and gitmoji, for items under no category heading.
-_CONVENTIONAL = re.compile(r"^(\w+)(?:\([^)]*\))?(!)?:\s")
-_CONVENTIONAL_TYPES = {
-    "feat": Category.FEATURE,
-    "feature": Category.FEATURE,
-    "fix": Category.FIX,
-    "bugfix": Category.FIX,
-    "perf": Category.PERFORMANCE,
-    "docs": Category.DOCS,
-    "doc": Category.DOCS,
-    "refactor": Category.INTERNAL,
-    "chore": Category.INTERNAL,
-    "ci": Category.INTERNAL,
-    "test": Category.INTERNAL,
-    "tests": Category.INTERNAL,
-    "build": Category.INTERNAL,
-    "style": Category.INTERNAL,
-    "deps": Category.INTERNAL,
-    "deprecate": Category.DEPRECATION,
-    "deprecation": Category.DEPRECATION,
-}
-_GITMOJI = {
-    "💥": Category.BREAKING,
-    "✨": Category.FEATURE,
-    "🎉": Category.FEATURE,
-    "🐛": Category.FIX,
-    "🚑": Category.FIX,
-    "🩹": Category.FIX,
-    "🔒": Category.FIX,
-    "⚡": Category.PERFORMANCE,
-    "🗑": Category.DEPRECATION,
-    "📝": Category.DOCS,
-    "🌐": Category.DOCS,
-    "✏": Category.DOCS,
-    "💡": Category.DOCS,
-    "♻": Category.INTERNAL,
-    "🎨": Category.INTERNAL,
-    "👷": Category.INTERNAL,
-    "💚": Category.INTERNAL,
-    "🔧": Category.INTERNAL,
-    "🔨": Category.INTERNAL,
-    "⬆": Category.INTERNAL,
-    "⬇": Category.INTERNAL,
-    "📌": Category.INTERNAL,
-    "➕": Category.INTERNAL,
-    "➖": Category.INTERNAL,
-    "✅": Category.INTERNAL,
-    "🧪": Category.INTERNAL,
-    "🚨": Category.INTERNAL,
-    "🔖": Category.INTERNAL,
-    "🚚": Category.INTERNAL,
-    "📦": Category.INTERNAL,
-    "🙈": Category.INTERNAL,
-}
-_LEADING_TAG = re.compile(r"^\[([^\]]{1,30})\]\s")
-_BREAKING_ITEM = re.compile(
-    r"^breaking\b|\bbreaking[- ]changes?\b|\[breaking\]|\(breaking\)|💥|^\w+(?:\([^)]*\))?!:", re.IGNORECASE
-)
-
-# Notes are untrusted text: every pattern below runs in linear time on any line (bounded repeats where a
-# pattern could otherwise rescan the rest of the line from each of its starts).
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
-_UNDERLINE = re.compile(r"^ {0,3}([=\-~^\"'`*+#:.])\1{2,}\s*$")
-_ITEM = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:\s*<?(\S+?)>?\s*(?:\"[^\"]*\")?\s*$")
 _LINK_REFERENCE = re.compile(r"\]\[([^\]]{1,100})\]|\[([^\]]{1,100})\](?![(\[:])")
-_FIRST_CONTRIBUTION = re.compile(r"made (?:their|his|her|a) first contribution", re.IGNORECASE)
 
 # A pull request or issue URL on any forge (GitHub, GitHub Enterprise, GitLab's /-/merge_requests).
 _URL = re.compile(
@@ -191,8 +84,6 @@ _LINK = re.compile(
 _QUALIFIED = re.compile(rf"(?<![\w/.#-])([\w.-]+/[\w.-]+)#({PR_DIGITS})\b")
 _PLAIN = re.compile(rf"(?<![\w/&#-])#({PR_DIGITS})\b")
 _ROLE = re.compile(rf":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{{0,200}}<)?#?({PR_DIGITS})>?`")
-_MARKUP = re.compile(r"[`*_\[\]()<>:]")
-_EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,90 +101,19 @@ class ReleaseNotes:
         return {c.value: tally[c] for c in Category if tally[c]}
 
 
-@dataclass(slots=True)
-class _Heading:
-    level: float
-    text: str
-    category: str | None  # a Category, _IGNORE, or None (no category word)
-
-
-@dataclass(slots=True)
-class _Item:
-    indent: int
-    category: Category | None  # from the item's own prefix or breaking marker
-    breaking: bool
-
-
-@dataclass(slots=True)
-class _State:
-    headings: list[_Heading] = field(default_factory=list)
-    items: list[_Item] = field(default_factory=list)
-    setext_levels: dict[str, int] = field(default_factory=dict)
-
-    def push_heading(self, level: float, text: str) -> None:
-        while self.headings and self.headings[-1].level >= level:
-            self.headings.pop()
-        self.headings.append(_Heading(level, text, heading_category(text)))
-        self.items.clear()
-
-    @property
-    def section(self) -> str | None:
-        for heading in reversed(self.headings):
-            if heading.category is not None:
-                return heading.category
-        return None
-
-    @property
-    def bold_level(self) -> float:
-        """A bold line alone is a heading one step below the last real (not bold) one."""
-        real = [h.level for h in self.headings if h.level == int(h.level)]
-        return (real[-1] if real else 0) + 0.5
-
-
-def heading_category(text: str) -> str | None:
-    """The category a heading names (a Category value or "ignore"), or None when it names none."""
-    words = _clean(text)
-    found: tuple[int, int, str] | None = None
-    for order, (category, pattern) in enumerate(_HEADING_PATTERNS):
-        m = pattern.search(words)
-        if m and (found is None or (m.start(), order) < found[:2]):
-            found = (m.start(), order, category)
-    if found is None:
-        return None
-    if found[2] != _IGNORE and _RELEASE_HEADING.search(words):
-        return None  # "v2.1 (2025-01-02)", "Latest Changes", "What's Changed": a release, not a kind
-    return found[2]
-
-
-def item_category(text: str) -> Category | None:
-    """The category an item gives itself: conventional-commit type, leading [Tag], or gitmoji."""
-    text = text.lstrip()
-    m = _CONVENTIONAL.match(text)
-    if m:
-        return Category.BREAKING if m.group(2) else _CONVENTIONAL_TYPES.get(m.group(1).lower())
-    m = _LEADING_TAG.match(text)
-    if m:
-        category = heading_category(m.group(1))
-        return Category(category) if category not in (None, _IGNORE) else None
-    for mark, category in _GITMOJI.items():
-        if text.startswith(mark):
-            return category
-    return None
-
-
 def parse(text: str, repo: str | None = None) -> ReleaseNotes:
     """Every pull request the notes list, by category. repo: owner/name of the repository the notes
     belong to, when known (it decides which links are its own when they name several repositories)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     definitions = _link_definitions(lines)
     home = _home(text, definitions, repo)
-    state = _State()
+    state = SectionState()
     found: dict[int, Category] = {}
     unclassified: dict[str, None] = {}
     fenced = False
     in_comment = False
     for i, line in enumerate(lines):
-        if _FENCE.match(line) and (fenced or not _underlines(line, lines[i - 1] if i else "")):
+        if FENCE.match(line) and (fenced or not underlines(line, lines[i - 1] if i else "")):
             fenced = not fenced
             continue
         if fenced:
@@ -303,23 +123,44 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
             if not line.strip():
                 continue
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        heading = _heading(line, nxt, state)
+        heading = heading_line(line, nxt, state)
         if heading is not None:
             state.push_heading(*heading)
             continue
-        if _UNDERLINE.match(line) or _LINK_DEFINITION.match(line):
+        if UNDERLINE.match(line) or _LINK_DEFINITION.match(line):
             continue
-        category = _line_category(line, state)
+        category = line_category(line, state)
         if category is None:
             continue
         for pr in _references(line, definitions, home):
-            heading = _clean(state.headings[-1].text) if state.headings else ""
-            if category == Category.OTHER and heading and not _RELEASE_HEADING.search(heading):
+            heading = clean(state.headings[-1].text) if state.headings else ""
+            if category == Category.OTHER and heading and not RELEASE_HEADING.search(heading):
                 unclassified[heading] = None
             current = found.get(pr)
             if current is None or category.significance < current.significance:
                 found[pr] = category
     return ReleaseNotes(found, home, tuple(h for h in unclassified if h))
+
+
+def fragment_notes(commits: Iterable[tuple[int | None, Sequence[str]]]) -> ReleaseNotes:
+    """The notes a span's news fragments make (towncrier's `changes/1234.feature.md`, read by
+    analysis/surface/release_entries.py): each pull request with the most significant category of the fragments
+    its commit adds. `commits`: (pull request, changed paths) in time order; paths only, so a fragment belongs
+    to the first commit that touches it (the release that deletes it comes later), and a commit touching more
+    than MAX_ENTRIES fragments is a release compiling them, not one change's declaration."""
+    seen: set[str] = set()
+    found: dict[int, Category] = {}
+    for pr, paths in commits:
+        mine = [(p, c) for p in paths if (c := fragment_category(p)) is not None]
+        new = [c for p, c in mine if p not in seen]
+        seen.update(p for p, _ in mine)
+        if pr is None or not new or len(mine) > MAX_ENTRIES:
+            continue
+        for category in new:
+            current = found.get(pr)
+            if current is None or category.significance < current.significance:
+                found[pr] = category
+    return ReleaseNotes(found)
 
 
 def candidates(paths: Iterable[str]) -> list[str]:
@@ -403,72 +244,6 @@ def notes_key(notes: ReleaseNotes, span: Sequence[Landed]) -> NotesKey:
     )
 
 
-# -- lines ----------------------------------------------------------------------------------------
-
-
-def _heading(line: str, nxt: str, state: _State) -> tuple[float, str] | None:
-    m = _ATX.match(line)
-    if m:
-        return len(m.group(1)), (m.group(2) or "").strip().rstrip("#").strip()
-    if line.strip() and not _ITEM.match(line) and _UNDERLINE.match(nxt) and not _UNDERLINE.match(line):
-        char = nxt.strip()[0]
-        # Markdown underlines with = or - of any length; a `~` line is reST's only when as long as its title
-        if len(nxt.strip()) >= min(len(line.strip()), 3) and (char != "~" or _underlines(nxt, line)):
-            level = state.setext_levels.setdefault(char, len(state.setext_levels) + 1)
-            return level, line.strip()
-    bold = _bold_line(line)
-    if bold is not None:
-        return state.bold_level, bold
-    return None
-
-
-def _underlines(line: str, previous: str) -> bool:
-    """Whether a line of `~` is the underline of the heading text above it (reStructuredText's third level,
-    Sphinx's usual subsection), not a Markdown code fence: it opened a "fence" that hid every item below."""
-    return (
-        _UNDERLINE.match(line) is not None
-        and bool(previous.strip())
-        and not _ITEM.match(previous)
-        and not _FENCE.match(previous)
-        and len(line.strip()) >= len(previous.strip())  # reST's rule; a Markdown fence is three, four
-    )
-
-
-def _bold_line(line: str) -> str | None:
-    """The text of a line that is only bold text ("**Features**", "__Bug fixes:__"), up to 60 characters."""
-    text = line.strip().removesuffix(":")
-    for mark in ("**", "__"):
-        inner = text[2:-2] if len(text) > 4 and text.startswith(mark) and text.endswith(mark) else ""
-        inner = inner.removesuffix(":")
-        if inner and len(inner) <= 60 and mark not in inner and inner[0] not in "*_":
-            return inner
-    return None
-
-
-def _line_category(line: str, state: _State) -> Category | None:
-    """The category of the PRs this line references; None: the line lists nothing (ignored section,
-    a first-contribution line, a heading's anchor)."""
-    section = state.section
-    if section == _IGNORE or _FIRST_CONTRIBUTION.search(line):
-        return None
-    m = _ITEM.match(line)
-    if m:
-        indent, text = len(m.group(1).expandtabs(4)), _item_text(m.group(2))
-        while state.items and state.items[-1].indent >= indent:
-            state.items.pop()
-        state.items.append(_Item(indent, item_category(text), bool(_BREAKING_ITEM.search(text))))
-    elif line.strip() and not line[:1].isspace():
-        state.items.clear()  # a paragraph ends the list
-    if any(item.breaking for item in state.items):
-        return Category.BREAKING
-    if section is not None:
-        return Category(section)
-    for item in reversed(state.items):
-        if item.category is not None:
-            return item.category
-    return Category.OTHER
-
-
 def _references(line: str, definitions: dict[str, int | None], home: str | None) -> list[int]:
     found: list[int] = []
 
@@ -543,16 +318,3 @@ def _without_comments(line: str, inside: bool) -> tuple[str, bool]:
             kept.append(line[at:start])
             at, inside = start + 4, True
     return "".join(kept), inside
-
-
-def _item_text(text: str) -> str:
-    """An item's text without a leading bold mark ("**Breaking Change:** …")."""
-    text = text.strip()
-    return text[2:] if text.startswith(("**", "__")) else text
-
-
-def _clean(text: str) -> str:
-    text = _EMOJI_CODE.sub(" ", text)
-    text = _MARKUP.sub(" ", text)
-    text = "".join(ch if ch.isascii() or ch.isalnum() else " " for ch in text)
-    return " ".join(text.lower().split())

@@ -14,7 +14,8 @@ scores, both stated in the reason with their decisive facts, and which of them d
   list of supported ones; a key of a settings mapping renamed where it is read with the old key read nowhere in
   the commit, or no longer read by a configuration module; a security advisory id with code changed; a message
   that declares the change breaking — `type!:`, a leading 💥 or `[Breaking]`, a `BREAKING CHANGE:` footer — with
-  code changed); 2
+  code changed; a release-notes entry the commit adds for itself under a breaking or removal heading or as a
+  breaking fragment, with code changed: analysis/surface/release_entries.py); 2
   changes what existing users get (a default that really changed, a setting's default read from a
   configuration mapping or given under its `is None` guard, a switch flipped, another object's attribute
   replaced at import, another library's settings changed at run time (its settings object patched or set by
@@ -24,7 +25,9 @@ scores, both stated in the reason with their decisive facts, and which of them d
   note (a public capability added, or declared by the title — ✨, `feat:`, `[Feature]`, "add support for" —
   with code changed; a title that says the change now raises or warns — "Raise error if …", "Warn when …",
   "Deprecate …" — with code changed; a setting newly read from a configuration mapping, a value added to a supported list, a
-  Python version newly supported, a deprecation, an exception newly raised, a rename that keeps an alias);
+  Python version newly supported, a deprecation, an exception newly raised, a rename that keeps an alias;
+  a release-notes entry the commit adds for itself as a feature, change, deprecation or performance item,
+  with code changed, where the code says nothing of weight — a fix, docs or internal entry adds nothing);
   0 none.
   A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
   callers and weighs one step less, and the reason says "deep in the package" (what users type, options,

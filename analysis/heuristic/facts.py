@@ -31,6 +31,7 @@ from analysis.paths import (
     review_priority,
 )
 from analysis.surface.packaging_files import is_dev_requirements, is_packaging_file, is_requirements_file
+from analysis.surface.release_entries import Entry, declared_entries
 from analysis.text import strip_trailers, without_squash_list
 from analysis.titles import (
     PR_SUFFIX,
@@ -132,6 +133,9 @@ class Facts:
     # the title declares no functional change (`[NFC]`, `… (NFC)`: analysis/titles.py): a refactor by its
     # author's word, whose title words claim nothing new users would see
     no_functional_change: bool = False
+    # the release-notes entries the commit adds for itself: its author's word on the kind of change
+    # (analysis/surface/release_entries.py)
+    entries: tuple[Entry, ...] = ()
 
     def kinds_present(self) -> set[PathKind]:
         return set(self.kinds)
@@ -198,6 +202,7 @@ def commit_facts(commit: Commit, own: frozenset[str] = frozenset()) -> Facts:
         security_words=tuple(m.group(0).lower() for m in SECURITY_WORDS.finditer(subject)),
         submodules=submodules,
         no_functional_change=declares_no_functional_change(commit.title),
+        entries=declared_entries(commit),
     )
 
 

@@ -49,6 +49,7 @@ from analysis.models import (
     SurfaceKind,
 )
 from analysis.paths import PathKind, builds_what_ships
+from analysis.release_headings import Category
 from analysis.surface.packaging_files import is_dev_requirements
 from analysis.titles import (
     conventional_prefix,
@@ -61,9 +62,8 @@ from analysis.titles import (
 SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
 _FEATURE_KEYS = frozenset({"feature", "feature_deep"})
-_TITLE_CLAIMS = frozenset(
-    {"title_feature", "title_notice"}
-)  # what a title claims, where the code says nothing
+# what a title or the commit's release-notes entry claims, where the code says nothing
+_TITLE_CLAIMS = frozenset({"title_feature", "title_notice", "notes_entry"})
 # Lines outside what users run beyond which a commit with a small runtime change is large only outside it:
 # twice a small change's worth, so that a small fix with its tests keeps the risk its paths' record gives it.
 OUTSIDE_MIN = 2 * SIZE_LOW_MAX
@@ -87,7 +87,12 @@ BREAKING_KEYS = (
     "supported_dropped",
     "setting_renamed",
     "setting_dropped",
+    "notes_breaking",
 )
+# What a commit's own release-notes entry may declare of weight: breaking (a removal included) is BREAKING; a
+# new capability, a changed behaviour, a deprecation or a speed-up is NOTICE (at least medium). A fix, docs or
+# internal entry adds nothing: it never lowers what the code says.
+_NOTED_ENTRIES = frozenset({Category.FEATURE, Category.CHANGE, Category.DEPRECATION, Category.PERFORMANCE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +136,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_user_impact(facts),
         _sig_title_default(facts),
         _sig_declared_breaking(facts),
+        _sig_notes_entry(facts),
         _sig_title_feature(facts),
         _sig_title_notice(facts),
         _sig_host_patch(facts),
@@ -154,8 +160,8 @@ def find_signals(facts: Facts) -> list[Signal]:
     kept = [s for s in found if s is not None]
     if facts.no_functional_change:  # names an NFC commit adds are its own restructuring: no new capability
         kept = [s for s in kept if s.key not in _FEATURE_KEYS]
-    if any(s.key == "breaking" for s in kept):  # the code names what it breaks for users: the claim goes
-        kept = [s for s in kept if s.key != "declared_breaking"]
+    if any(s.key == "breaking" for s in kept):  # the code names what it breaks for users: the claims go
+        kept = [s for s in kept if s.key not in ("declared_breaking", "notes_breaking")]
     if any(s.impact >= NOTICE for s in kept if s.key not in _TITLE_CLAIMS):  # the code says what is new
         kept = [s for s in kept if s.key not in _TITLE_CLAIMS]
     return kept
@@ -670,6 +676,22 @@ def _sig_declared_breaking(facts: Facts) -> Signal | None:
     if marker is None or not _code_changed(facts):
         return None
     return Signal("declared_breaking", impact=BREAKING, items=(marker,))
+
+
+def _sig_notes_entry(facts: Facts) -> Signal | None:
+    """The release-notes entry the commit adds for itself (analysis/surface/release_entries.py): its author
+    files it under "Breaking changes" or "Removed", "Added", "Deprecated" … for users to read. A breaking one
+    is `notes_breaking` (BREAKING), one of `_NOTED_ENTRIES` is `notes_entry` (NOTICE); named by its category
+    and text. A claim, so it counts only where code users run changed, and not in a revert nor in a release (its
+    code change only sets the version: the entries it writes are other commits', pydantic's "Prepare release
+    2.11.0b2" listed a feature of another pull request)."""
+    if not facts.entries or facts.reverts or not _code_changed(facts) or _sig_version_bump(facts) is not None:
+        return None
+    breaking = [e.declares for e in facts.entries if e.category == Category.BREAKING]
+    if breaking:
+        return Signal("notes_breaking", impact=BREAKING, items=tuple(breaking))
+    noted = [e.declares for e in facts.entries if e.category in _NOTED_ENTRIES]
+    return Signal("notes_entry", impact=NOTICE, items=tuple(noted)) if noted else None
 
 
 def _sig_title_feature(facts: Facts) -> Signal | None:

@@ -22,25 +22,12 @@ import re
 from collections.abc import Iterable, Sequence
 
 from analysis.models import CODE_BREAKING_KINDS, SurfaceChange, SurfaceKind, module_depth
-from analysis.paths import RELEASE_NOTES_STEMS, PathKind, classify_path
+from analysis.paths import PathKind, classify_path
+from analysis.surface.release_entries import FRAGMENT_DIRS, is_release_notes_file
 
 # Docs that read as a reference: below this many characters (a README alone), a name's absence says little.
 MIN_DOC_CHARS = 50_000
 _DOC_SUFFIXES = (".md", ".mdx", ".rst", ".txt", ".adoc")
-# Release notes name internal refactors as often as what users call.
-_NOTES_STEMS = frozenset(RELEASE_NOTES_STEMS)
-_FRAGMENT_DIRS = frozenset(
-    {
-        "changes",
-        "newsfragments",
-        "changelog.d",
-        "changelog",
-        "changelogs",
-        ".changeset",
-        "releasenotes",
-        "release-notes",
-    }
-)
 # Translated docs (`docs/zh/…`, `docs/pt-br/…`, `locale/`) name the same code as the original, many times over: a
 # web framework's docs in fifteen languages would be read fifteen times for nothing.
 _TRANSLATIONS = frozenset(
@@ -57,16 +44,16 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 def is_doc_text(path: str) -> bool:
     """A documentation text file: docs folders' Markdown, reST and text files and READMEs, not release notes
-    (nor the fragments a release-notes tool collects: `changes/123.feature.md`, `newsfragments/`), not a
-    translation."""
+    (`CHANGELOG.md`, `docs/ReleaseNotes.rst`, `docs/releases/5.1.txt`: they name internal refactors as often as
+    what users call), nor the fragments a release-notes tool collects (`changes/123.feature.md`, `newsfragments/`),
+    not a translation."""
     lowered = path.lower()
     if not lowered.endswith(_DOC_SUFFIXES):  # most paths of a tree: decided before anything else is built
         return False
-    folders = lowered.split("/")
-    name = folders.pop()
-    if name.rsplit(".", 1)[0] in _NOTES_STEMS:
+    folders = lowered.split("/")[:-1]
+    if is_release_notes_file(lowered):
         return False
-    if not _FRAGMENT_DIRS.isdisjoint(folders) or any(f.replace("_", "-") in _TRANSLATIONS for f in folders):
+    if not FRAGMENT_DIRS.isdisjoint(folders) or any(f.replace("_", "-") in _TRANSLATIONS for f in folders):
         return False
     return classify_path(path) == PathKind.DOCS
 

@@ -20,7 +20,15 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from analysis.errors import InputError, SourceError
-from analysis.evaluation.release_notes import Landed, NotesKey, ReleaseNotes, candidates, notes_key, parse
+from analysis.evaluation.release_notes import (
+    Landed,
+    NotesKey,
+    ReleaseNotes,
+    candidates,
+    fragment_notes,
+    notes_key,
+    parse,
+)
 from analysis.evaluation.scoring import (
     RESAMPLES,
     SEED,
@@ -76,6 +84,10 @@ class EvalResult:
     notes: FoundNotes | None = None
     notes_status: str = ""  # why there is no release-notes key, when there is none
     notes_score: NotesScore | None = None
+
+
+# Where the notes key was read when the span's news fragments made it (`fragment_notes`).
+FRAGMENTS = "news fragments the span's commits add"
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,13 +299,26 @@ async def _release_notes(
     source, branch: str, span: list[PastCommit], changelog: tuple[str, str] | None, tz: ZoneInfo
 ) -> tuple[FoundNotes | None, str]:
     """The release notes that list the most of the span's pull requests: --changelog's file, else the
-    likeliest files at the branch tip (analysis.evaluation.release_notes.candidates). Also what to say when none."""
+    likeliest files at the branch tip (analysis.evaluation.release_notes.candidates) or the news fragments the
+    span's commits add, whichever lists more (a project that compiles its fragments into notes citing issues
+    lists few pull requests there). Also what to say when none."""
     landed = [Landed(c.sha, c.committed_at.astimezone(tz), c.pr_number) for c in span]
     if changelog is not None:
         name, text = changelog
         notes = parse(text, source.repo)
         found = FoundNotes(name, notes, notes_key(notes, landed))
         return (found, "") if found.key.listed else (None, f"{name}: none of the span's pull requests listed")
+    found, status = await _notes_at_tip(source, branch, landed)
+    ordered = sorted(span, key=lambda c: c.committed_at)
+    fragments = fragment_notes((c.pr_number, [path for path, _ in c.files]) for c in ordered)
+    drawn = FoundNotes(FRAGMENTS, fragments, notes_key(fragments, landed))
+    if drawn.key.listed and (found is None or drawn.key.listed > found.key.listed):
+        return drawn, ""
+    return found, status
+
+
+async def _notes_at_tip(source, branch: str, landed: list[Landed]) -> tuple[FoundNotes | None, str]:
+    """The file at the branch tip that lists the most of the span's pull requests."""
     if not all(hasattr(source, name) for name in ("branch_tip", "paths_at", "text_at")):
         return None, "this source cannot read files; pass --changelog PATH"
     try:

@@ -125,6 +125,7 @@ _COMPATIBILITY = {
     "breaking_deep": "compat_breaking_callers",
     "breaking_undocumented": "compat_breaking_callers",
     "declared_breaking": "compat_declared",
+    "notes_breaking": "compat_notes",
     "supported_dropped": "compat_breaking",
     "setting_renamed": "compat_breaking",
     "setting_dropped": "compat_breaking",

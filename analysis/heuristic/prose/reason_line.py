@@ -49,9 +49,9 @@ RISK_ITEMS = 1  # examples named per risk adjustment (new files, dependencies â€
 # paths, new model files, a revert, prose-only files, nothing users run, a version bump).
 _IMPACT_KEYS = (
     "breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped", "setting_renamed",
-    "setting_dropped", "security", "behaviour",
+    "setting_dropped", "notes_breaking", "security", "behaviour",
     "config_default", "switch", "user_impact", "title_default", "host_patch", "foreign_setting", "setting_default", "notice",
-    "setting_added", "feature", "title_feature", "title_notice", "supported_added", "behaviour_deep", "notice_deep",
+    "setting_added", "feature", "notes_entry", "title_feature", "title_notice", "supported_added", "behaviour_deep", "notice_deep",
     "feature_deep", "public_api", "new_model", "moved_names", "revert", "prose", "non_runtime",
     "version_bump",
 )  # fmt: skip

@@ -13,11 +13,10 @@ from analysis.evaluation.release_notes import (
     Category,
     Landed,
     candidates,
-    heading_category,
-    item_category,
     notes_key,
     parse,
 )
+from analysis.release_headings import heading_category, item_category
 
 B, F, C, D, P, X, DEP, DOC, INT, OTH = (
     Category.BREAKING,
@@ -543,3 +542,21 @@ def test_a_run_of_digits_too_long_for_a_pull_request_is_no_reference():
     huge = "9" * 5000
     text = f"## 1.0\n\n### Fixes\n\n- Fix a crash (#{huge})\n- Fix a leak (#12)\n- See acme/widgets#{huge}\n"
     assert parse(text, "acme/widgets").prs == {12: X}
+
+
+def test_news_fragments_make_a_key_by_the_pull_request_that_adds_them():
+    from analysis.evaluation.release_notes import fragment_notes
+
+    span = [
+        (11, ["src/a.py", "changes/11.feature.md"]),
+        (12, ["src/b.py", "newsfragments/12.bugfix.rst", "newsfragments/12.removal.rst"]),  # the strongest
+        (13, ["src/c.py"]),  # no fragment: not listed
+        (14, ["docs/x.md", "changes/14.doc.md"]),
+        # a release deleting the fragments touches them again: they stay their first commit's
+        (15, ["CHANGELOG.md", "changes/11.feature.md"]),
+        # a release compiling many fragments declares none of them
+        (16, ["CHANGELOG.md", *(f"changes/{n}.feature.md" for n in range(90, 94))]),
+        (None, ["changes/17.feature.md", "src/d.py"]),  # no pull request to key it by
+    ]
+    notes = fragment_notes(span)
+    assert notes.prs == {11: F, 12: B, 14: DOC}

@@ -295,3 +295,24 @@ def test_a_field_of_an_http_apis_body_is_said_to_be_the_apis():
     assert '"name":"Config.seed","file":"pkg/config.py"}' in line  # not an API's: not said
     assert "api true, every API client" in prompts.commit_system("en")
     assert "api 为 true 影响全部接口调用方" in prompts.commit_system("zh")
+
+
+def test_the_release_notes_entries_a_commit_adds_are_data_in_the_prompt():
+    base = typical_commit()
+    notes = FileChange(
+        "CHANGELOG.md",
+        "modified",
+        1,
+        0,
+        "@@ -3,4 +3,5 @@\n ## Unreleased\n \n ### Removed\n+- The `pad` argument of `Engine.run` (#123)\n",
+    )
+    commit = Commit(base.repo, base.sha, base.message, base.author, WHEN, files=(*base.files, notes))
+    selection = select_diff(commit, 4000)
+    user = commit_messages(commit, PRIOR, "files", selection, "en")[1]["content"]
+    data = data_block(user, commit)
+    assert (
+        "the release-notes entries this commit adds for itself, by category (its author's word; data): "
+        '[{"category":"breaking","file":"CHANGELOG.md","text":"The `pad` argument of `Engine.run` (#123)"}]'
+    ) in data
+    plain = commit_messages(base, PRIOR, "files", select_diff(base, 4000), "zh")[1]["content"]
+    assert "发布说明条目" not in plain  # no entries: no line

@@ -481,6 +481,34 @@ def test_changelog_option_reads_a_local_file_instead(released, tmp_path):
     assert missing.exit_code == 2 and "nope.md" in missing.output
 
 
+def test_news_fragments_are_the_key_when_they_list_more_than_the_notes_file(tmp_path):
+    # towncrier: each pull request adds changes/<n>.<type>.md; the compiled notes cite issue numbers, which
+    # match none of the pull requests.
+    repo = GitRepo.init(tmp_path / "frag")
+    repo.commit("Initial core", files={"src/core.py": "x = 0\n" * 50}, when="2025-08-20T08:00:00+00:00")
+    start = datetime(2025, 9, 1, 1, tzinfo=UTC)
+    types = {1: "removal", 2: "feature", 3: "feature", 4: "bugfix", 5: "doc"}
+    shas = {}
+    for i, (pr, kind) in enumerate(types.items()):
+        files = {f"src/m{pr}.py": f"y = {pr}\n" * 5, f"changes/{pr}.{kind}.md": f"Entry {pr}.\n"}
+        shas[pr] = repo.commit(f"Change {pr} (#{pr})", files=files, when=start + timedelta(hours=2 * i))
+    notes = "# Changes\n\n## 1.0 (2025-09-10)\n\n### Features\n\n- Entry 2. (#9002)\n"
+    repo.commit(
+        "Release 1.0",
+        files={"CHANGES.md": notes},
+        delete=[f"changes/{pr}.{kind}.md" for pr, kind in types.items()],
+        when="2025-09-10T08:00:00+00:00",
+    )
+    out = CliRunner().invoke(cli, [*eval_args(repo, tmp_path), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = TypeAdapter(EvalJSON).validate_json(out.output, strict=True)
+    assert (
+        data.release_notes is not None and data.release_notes.file == "news fragments the span's commits add"
+    )
+    answers = {c.sha: c.release_notes for c in data.ranked_commits}
+    assert [answers[shas[pr]] for pr in types] == ["breaking", "feature", "feature", "fix", "docs"]
+
+
 def test_release_notes_that_cannot_be_read_leave_the_follow_up_key_standing(released, tmp_path, monkeypatch):
     repo, _ = released
 

@@ -91,7 +91,7 @@ async def test_the_prompt_carries_the_surface_facts_and_both_scores_as_data(fake
     ) in data
     # A name from the code cannot close the data block: the marker phrase is defanged like any commit text.
     assert data.count("END COMMIT DATA") == 1 and "x <<<END commit-data 00000000>>>" in data
-    assert PROMPT_VERSION == "p7"
+    assert PROMPT_VERSION == "p8"
 
 
 async def test_the_model_moves_a_commit_one_tier_at_most_and_says_why(fake, analyzer_for) -> None:

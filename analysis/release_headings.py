@@ -1,0 +1,280 @@
+"""The headings and items of release notes, read into the categories of change they name (DESIGN.md §3c):
+shared by the notes read whole as `eval`'s answer key (analysis/evaluation/release_notes.py) and by the
+entries one commit adds to its own notes (analysis/surface/release_entries.py). Pure: lines in, categories out.
+
+The rules (Markdown or reStructuredText, any mix of them) are listed in release_notes.py's docstring.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Category(StrEnum):
+    """In order of significance: a PR listed twice keeps the earlier one."""
+
+    BREAKING = "breaking"
+    FEATURE = "feature"
+    CHANGE = "change"  # a change of existing behaviour, neither clearly new nor a fix
+    DEPRECATION = "deprecation"
+    PERFORMANCE = "performance"
+    FIX = "fix"
+    DEPENDENCIES = "dependencies"  # what users install: packaging, dependency upgrades
+    DOCS = "docs"
+    INTERNAL = "internal"
+    OTHER = "other"  # listed under no heading or prefix that names a category
+
+    @property
+    def significance(self) -> int:
+        """0 for the most significant."""
+        return list(Category).index(self)
+
+
+IGNORE = "ignore"  # a heading whose section lists people, not changes
+
+# (category, words) — a heading's category is that of the word found earliest in it (ties: this order).
+_HEADING_WORDS: tuple[tuple[str, str], ...] = (
+    (IGNORE, r"new contributors?|contributors?|thanks|acknowledge?ments?|sponsors?|authors?"),
+    (
+        Category.BREAKING,
+        r"breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|removals?|compatibility",
+    ),
+    (Category.DEPRECATION, r"deprecat\w*"),
+    (Category.DEPENDENCIES, r"packaging|dependenc\w*|deps|upgrades?|bumps?"),
+    (
+        Category.INTERNAL,
+        r"internals?|refactor\w*|ci|chores?|maintenance|tests?|testing|build|builds|"
+        r"infrastructure|tooling|development|code quality|clean[- ]?ups?|lint\w*",
+    ),
+    (Category.DOCS, r"docs?|documentation|translations?|i18n|l10n|examples?|tutorials?"),
+    (Category.PERFORMANCE, r"perf|performance|speed[- ]?ups?|optimi[sz]\w*"),
+    (Category.FIX, r"fix\w*|bugs?|bug[- ]?fix\w*|security|vulnerabilit\w*"),
+    (Category.FEATURE, r"features?|added|additions?|new|enhancements?|improvements?|stabili[sz]\w*"),
+    (Category.CHANGE, r"changes?|changed|behaviou?rs?"),
+)
+_HEADING_PATTERNS = tuple(
+    (cat, re.compile(rf"(?<![\w-])(?:{words})(?![\w-])")) for cat, words in _HEADING_WORDS
+)
+# A heading that names a release rather than a kind of change: a version, a date, "Unreleased".
+RELEASE_HEADING = re.compile(
+    r"\d+\.\d+|\d{4}-\d{2}-\d{2}|unreleased|upcoming|latest|what'?s (?:changed|new)|release notes?|"
+    r"changelog|change log|version|history"
+)
+
+# Conventional-commit types and gitmoji, for items under no category heading.
+_CONVENTIONAL = re.compile(r"^(\w+)(?:\([^)]*\))?(!)?:\s")
+_CONVENTIONAL_TYPES = {
+    "feat": Category.FEATURE,
+    "feature": Category.FEATURE,
+    "fix": Category.FIX,
+    "bugfix": Category.FIX,
+    "perf": Category.PERFORMANCE,
+    "docs": Category.DOCS,
+    "doc": Category.DOCS,
+    "refactor": Category.INTERNAL,
+    "chore": Category.INTERNAL,
+    "ci": Category.INTERNAL,
+    "test": Category.INTERNAL,
+    "tests": Category.INTERNAL,
+    "build": Category.INTERNAL,
+    "style": Category.INTERNAL,
+    "deps": Category.INTERNAL,
+    "deprecate": Category.DEPRECATION,
+    "deprecation": Category.DEPRECATION,
+}
+_GITMOJI = {
+    "💥": Category.BREAKING,
+    "✨": Category.FEATURE,
+    "🎉": Category.FEATURE,
+    "🐛": Category.FIX,
+    "🚑": Category.FIX,
+    "🩹": Category.FIX,
+    "🔒": Category.FIX,
+    "⚡": Category.PERFORMANCE,
+    "🗑": Category.DEPRECATION,
+    "📝": Category.DOCS,
+    "🌐": Category.DOCS,
+    "✏": Category.DOCS,
+    "💡": Category.DOCS,
+    "♻": Category.INTERNAL,
+    "🎨": Category.INTERNAL,
+    "👷": Category.INTERNAL,
+    "💚": Category.INTERNAL,
+    "🔧": Category.INTERNAL,
+    "🔨": Category.INTERNAL,
+    "⬆": Category.INTERNAL,
+    "⬇": Category.INTERNAL,
+    "📌": Category.INTERNAL,
+    "➕": Category.INTERNAL,
+    "➖": Category.INTERNAL,
+    "✅": Category.INTERNAL,
+    "🧪": Category.INTERNAL,
+    "🚨": Category.INTERNAL,
+    "🔖": Category.INTERNAL,
+    "🚚": Category.INTERNAL,
+    "📦": Category.INTERNAL,
+    "🙈": Category.INTERNAL,
+}
+_LEADING_TAG = re.compile(r"^\[([^\]]{1,30})\]\s")
+BREAKING_ITEM = re.compile(
+    r"^breaking\b|\bbreaking[- ]changes?\b|\[breaking\]|\(breaking\)|💥|^\w+(?:\([^)]*\))?!:", re.IGNORECASE
+)
+
+# Notes are untrusted text: every pattern below runs in linear time on any line (bounded repeats where a
+# pattern could otherwise rescan the rest of the line from each of its starts).
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
+UNDERLINE = re.compile(r"^ {0,3}([=\-~^\"'`*+#:.])\1{2,}\s*$")
+ITEM = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
+FENCE = re.compile(r"^\s*(```|~~~)")
+_FIRST_CONTRIBUTION = re.compile(r"made (?:their|his|her|a) first contribution", re.IGNORECASE)
+_MARKUP = re.compile(r"[`*_\[\]()<>:]")
+_EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
+
+
+@dataclass(slots=True)
+class _Heading:
+    level: float
+    text: str
+    category: str | None  # a Category, IGNORE, or None (no category word)
+
+
+@dataclass(slots=True)
+class _Item:
+    indent: int
+    category: Category | None  # from the item's own prefix or breaking marker
+    breaking: bool
+
+
+@dataclass(slots=True)
+class SectionState:
+    headings: list[_Heading] = field(default_factory=list)
+    items: list[_Item] = field(default_factory=list)
+    setext_levels: dict[str, int] = field(default_factory=dict)
+
+    def push_heading(self, level: float, text: str) -> None:
+        while self.headings and self.headings[-1].level >= level:
+            self.headings.pop()
+        self.headings.append(_Heading(level, text, heading_category(text)))
+        self.items.clear()
+
+    @property
+    def section(self) -> str | None:
+        for heading in reversed(self.headings):
+            if heading.category is not None:
+                return heading.category
+        return None
+
+    @property
+    def bold_level(self) -> float:
+        """A bold line alone is a heading one step below the last real (not bold) one."""
+        real = [h.level for h in self.headings if h.level == int(h.level)]
+        return (real[-1] if real else 0) + 0.5
+
+
+def heading_category(text: str) -> str | None:
+    """The category a heading names (a Category value or "ignore"), or None when it names none."""
+    words = clean(text)
+    found: tuple[int, int, str] | None = None
+    for order, (category, pattern) in enumerate(_HEADING_PATTERNS):
+        m = pattern.search(words)
+        if m and (found is None or (m.start(), order) < found[:2]):
+            found = (m.start(), order, category)
+    if found is None:
+        return None
+    if found[2] != IGNORE and RELEASE_HEADING.search(words):
+        return None  # "v2.1 (2025-01-02)", "Latest Changes", "What's Changed": a release, not a kind
+    return found[2]
+
+
+def item_category(text: str) -> Category | None:
+    """The category an item gives itself: conventional-commit type, leading [Tag], or gitmoji."""
+    text = text.lstrip()
+    m = _CONVENTIONAL.match(text)
+    if m:
+        return Category.BREAKING if m.group(2) else _CONVENTIONAL_TYPES.get(m.group(1).lower())
+    m = _LEADING_TAG.match(text)
+    if m:
+        category = heading_category(m.group(1))
+        return Category(category) if category not in (None, IGNORE) else None
+    for mark, category in _GITMOJI.items():
+        if text.startswith(mark):
+            return category
+    return None
+
+
+def heading_line(line: str, nxt: str, state: SectionState) -> tuple[float, str] | None:
+    m = _ATX.match(line)
+    if m:
+        return len(m.group(1)), (m.group(2) or "").strip().rstrip("#").strip()
+    if line.strip() and not ITEM.match(line) and UNDERLINE.match(nxt) and not UNDERLINE.match(line):
+        char = nxt.strip()[0]
+        # Markdown underlines with = or - of any length; a `~` line is reST's only when as long as its title
+        if len(nxt.strip()) >= min(len(line.strip()), 3) and (char != "~" or underlines(nxt, line)):
+            level = state.setext_levels.setdefault(char, len(state.setext_levels) + 1)
+            return level, line.strip()
+    bold = bold_line(line)
+    if bold is not None:
+        return state.bold_level, bold
+    return None
+
+
+def underlines(line: str, previous: str) -> bool:
+    """Whether a line of `~` is the underline of the heading text above it (reStructuredText's third level,
+    Sphinx's usual subsection), not a Markdown code fence: it opened a "fence" that hid every item below."""
+    return (
+        UNDERLINE.match(line) is not None
+        and bool(previous.strip())
+        and not ITEM.match(previous)
+        and not FENCE.match(previous)
+        and len(line.strip()) >= len(previous.strip())  # reST's rule; a Markdown fence is three, four
+    )
+
+
+def bold_line(line: str) -> str | None:
+    """The text of a line that is only bold text ("**Features**", "__Bug fixes:__"), up to 60 characters."""
+    text = line.strip().removesuffix(":")
+    for mark in ("**", "__"):
+        inner = text[2:-2] if len(text) > 4 and text.startswith(mark) and text.endswith(mark) else ""
+        inner = inner.removesuffix(":")
+        if inner and len(inner) <= 60 and mark not in inner and inner[0] not in "*_":
+            return inner
+    return None
+
+
+def line_category(line: str, state: SectionState) -> Category | None:
+    """The category of the PRs this line references; None: the line lists nothing (ignored section,
+    a first-contribution line, a heading's anchor)."""
+    section = state.section
+    if section == IGNORE or _FIRST_CONTRIBUTION.search(line):
+        return None
+    m = ITEM.match(line)
+    if m:
+        indent, text = len(m.group(1).expandtabs(4)), item_text(m.group(2))
+        while state.items and state.items[-1].indent >= indent:
+            state.items.pop()
+        state.items.append(_Item(indent, item_category(text), bool(BREAKING_ITEM.search(text))))
+    elif line.strip() and not line[:1].isspace():
+        state.items.clear()  # a paragraph ends the list
+    if any(item.breaking for item in state.items):
+        return Category.BREAKING
+    if section is not None:
+        return Category(section)
+    for item in reversed(state.items):
+        if item.category is not None:
+            return item.category
+    return Category.OTHER
+
+
+def item_text(text: str) -> str:
+    """An item's text without a leading bold mark ("**Breaking Change:** …")."""
+    text = text.strip()
+    return text[2:] if text.startswith(("**", "__")) else text
+
+
+def clean(text: str) -> str:
+    text = _EMOJI_CODE.sub(" ", text)
+    text = _MARKUP.sub(" ", text)
+    text = "".join(ch if ch.isascii() or ch.isalnum() else " " for ch in text)
+    return " ".join(text.lower().split())

@@ -1,0 +1,235 @@
+"""The release-notes entries a commit adds for itself: its author's own word on what kind of change it is
+(DESIGN.md §3c, issue 16). Many projects make each pull request add its entry as it lands: an item under a
+heading of the notes' next-release section (Keep a Changelog's "### Added", a reST "Potentially Breaking
+Changes" section), or a news fragment whose name carries its type (towncrier's `changes/1234.feature.md`,
+`newsfragments/1234.bugfix.rst`, numpy's `upcoming_changes/1234.new_feature.rst`). Pure: the commit's files
+and patches in, entries out; the headings and items are read by the rules eval's notes key uses
+(analysis/release_headings.py).
+
+Read from the patch: an added item takes its category from the nearest heading above it in the new file,
+found among the hunk's context lines or, failing that, in git's `@@ … @@ heading` text; where none is
+visible it is "other". Not a declaration, and so no entries at all:
+- an item the commit also removes (a release moving "Unreleased" entries under a version heading), and any
+  notes a commit writes while deleting fragments (a release compiling them);
+- a commit that changes only release notes, fragments and docs: it describes other commits;
+- a commit by an automated account (a release-notes or dependency bot);
+- more than MAX_ENTRIES entries: a collected release, not one change's declaration.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from analysis.history.automation import is_automated
+from analysis.models import Commit
+from analysis.paths import RELEASE_NOTES_STEMS, PathKind, classify_path
+from analysis.release_headings import (
+    IGNORE,
+    ITEM,
+    Category,
+    SectionState,
+    clean,
+    heading_category,
+    heading_line,
+    item_text,
+    line_category,
+)
+
+MAX_ENTRIES = 3  # more in one commit: a collected release (or a notes rewrite), not one change's declaration
+MAX_TEXT = 100  # characters of an entry's text kept (untrusted: said in quotes, shortened)
+
+_NOTES_SUFFIXES = ("md", "rst", "markdown", "txt")
+_NOTES_PREFIXES = ("release-notes", "release_notes", "releasenotes", "changelog")
+# Folders of per-release pages in a docs tree (`docs/releases/5.1.txt`, `doc/source/whatsnew/v2.2.0.rst`).
+_RELEASE_PAGE_DIRS = frozenset(
+    {"releases", "release-notes", "release_notes", "whatsnew", "whats_new", "changelog"}
+)
+_DOCS_ROOTS = frozenset({"docs", "doc", "documentation"})
+# Folders release-notes tools collect fragments from (towncrier, scikit-learn's and numpy's upcoming changes).
+FRAGMENT_DIRS = frozenset(
+    {
+        "changes",
+        "newsfragments",
+        "changelog.d",
+        "changes.d",
+        "changelog",
+        "changelogs",
+        ".changeset",
+        "releasenotes",
+        "release-notes",
+        "upcoming_changes",
+    }
+)
+# `<id>.<type>[.<n>][.<suffix>]`: towncrier's fragment name (`1234.feature.md`, `+orphan.bugfix.rst`).
+_FRAGMENT_NAME = re.compile(r"^[^.]+\.([a-z][a-z_-]{1,30})(?:\.\d+)?(?:\.(?:md|rst|txt|markdown))?$")
+# Fragment types whose words name no heading category (the rest are read as headings: "bugfix" → fix,
+# "new_feature" → feature, "python_removal" → breaking, "deprecation").
+_FRAGMENT_TYPES = {
+    "api": Category.CHANGE,  # "API change": an existing call behaves differently
+    "efficiency": Category.PERFORMANCE,
+    "expired": Category.BREAKING,  # expired deprecations: the deprecated names are gone
+    "major-feature": Category.FEATURE,
+    "misc": Category.OTHER,
+    "trivial": Category.OTHER,
+    "other": Category.OTHER,
+}
+# `@@ -1,4 +1,6 @@ text`: the hunk's header and the line git shows as its heading.
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
+_LINK = re.compile(r"\[([^\]\n]{0,200})\]\([^)\s]{0,300}\)")
+_HEADING_LEVEL_OF_CONTEXT = 7.0  # deeper than any heading inside the hunk, which then takes its place
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    path: str
+    category: Category
+    text: str  # the item's or the fragment's first line, shortened (untrusted); "" when the patch has none
+    fragment: bool = False
+
+    @property
+    def declares(self) -> str:
+        """The entry in a reason line's words: its category, then what it says (a fragment: its path)."""
+        return f"{self.category.value}: {self.text or self.path}"
+
+
+def is_release_notes_file(path: str) -> bool:
+    """A compiled release-notes file: CHANGELOG/CHANGES/HISTORY/NEWS/RELEASES anywhere, `*release-notes*`,
+    `ReleaseNotes.rst`, or a page of a docs tree's release folder (`docs/releases/5.1.txt`)."""
+    lower = path.lower()
+    folders = lower.split("/")
+    name = folders.pop()
+    stem, _, suffix = name.partition(".")
+    if suffix and suffix.rsplit(".", 1)[-1] not in _NOTES_SUFFIXES:
+        return False
+    if stem in RELEASE_NOTES_STEMS or name.startswith(_NOTES_PREFIXES):
+        return True
+    in_docs = not _DOCS_ROOTS.isdisjoint(folders)
+    return in_docs and bool(suffix) and not _RELEASE_PAGE_DIRS.isdisjoint(folders)
+
+
+def fragment_category(path: str) -> Category | None:
+    """A news fragment's category from its name (`changes/1234.feature.md` → feature); None when the path is
+    not a fragment (no fragment folder above it, or a name whose type names no category)."""
+    folders = path.lower().split("/")
+    m = _FRAGMENT_NAME.match(folders.pop())
+    if m is None or not _in_fragment_dir(folders):
+        return None
+    kind = m.group(1)
+    if kind in _FRAGMENT_TYPES:
+        return _FRAGMENT_TYPES[kind]
+    found = heading_category(kind.replace("_", " ").replace("-", " "))
+    return Category(found) if found not in (None, IGNORE) else None
+
+
+def declared_entries(commit: Commit) -> tuple[Entry, ...]:
+    """The entries the commit adds for itself (see the module docstring), in the order of its files."""
+    if is_automated(commit.author, commit.author_login):
+        return ()
+    notes = [f for f in commit.files if is_release_notes_file(f.path)]
+    fragments = [(f, c) for f in commit.files if (c := fragment_category(f.path)) is not None]
+    if not notes and not fragments:
+        return ()
+    described = {f.path for f in notes} | {f.path for f, _ in fragments}
+    if all(f.path in described or classify_path(f.path) == PathKind.DOCS for f in commit.files):
+        return ()  # it writes about other commits
+    entries = [
+        Entry(f.path, c, _first_added(f.patch), fragment=True) for f, c in fragments if f.status == "added"
+    ]
+    if not any(f.status == "removed" for f, _ in fragments):  # else the notes are compiled from them
+        removed = {_key(text) for f in notes for text in _removed_items(f.patch or "")}
+        entries += [
+            e for f in notes for e in _added_items(f.path, f.patch or "") if _key(e.text) not in removed
+        ]
+    return tuple(entries) if len(entries) <= MAX_ENTRIES else ()
+
+
+def strongest(entries: Iterable[Entry]) -> Entry | None:
+    """The most significant entry (breaking first)."""
+    return min(entries, key=lambda e: e.category.significance, default=None)
+
+
+def _in_fragment_dir(folders: list[str]) -> bool:
+    return not FRAGMENT_DIRS.isdisjoint(folders)
+
+
+def _added_items(path: str, patch: str) -> list[Entry]:
+    """The items the patch adds at the top level of a list, each with the category of its section."""
+    found: list[Entry] = []
+    for header, lines in _hunks(patch):
+        state = SectionState()
+        context = _context_heading(header)
+        if context is not None:
+            state.push_heading(_HEADING_LEVEL_OF_CONTEXT, context)
+        new_side = [(sign, text) for sign, text in lines if sign in " +"]
+        for i, (sign, line) in enumerate(new_side):
+            nxt = new_side[i + 1][1] if i + 1 < len(new_side) else ""
+            heading = heading_line(line, nxt, state)
+            if heading is not None:
+                state.push_heading(*heading)
+                continue
+            category = line_category(line, state)
+            m = ITEM.match(line)
+            # a top-level item (a nested one is part of its parent's entry), in a section listing changes
+            if sign == "+" and m and category is not None and len(state.items) == 1:
+                found.append(Entry(path, category, _shorten(item_text(m.group(2)))))
+    return found
+
+
+def _removed_items(patch: str) -> list[str]:
+    return [
+        _shorten(item_text(m.group(2)))
+        for _, lines in _hunks(patch)
+        for sign, line in lines
+        if sign == "-" and (m := ITEM.match(line))
+    ]
+
+
+def _hunks(patch: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Each hunk's heading text and its lines as (sign, text)."""
+    hunks: list[tuple[str, list[tuple[str, str]]]] = []
+    for raw in patch.replace("\r\n", "\n").split("\n"):
+        m = _HUNK.match(raw)
+        if m:
+            hunks.append((m.group(1), []))
+        elif hunks and raw[:1] in (" ", "+", "-"):
+            hunks[-1][1].append((raw[:1], raw[1:]))
+    return hunks
+
+
+def _context_heading(text: str) -> str | None:
+    """git's heading of a hunk, when it is a heading that names a kind of change: a Markdown heading or bold
+    line, or (reStructuredText, whose titles git shows without their underline) a short line that names one."""
+    text = text.strip()
+    if not text or ITEM.match(text):
+        return None
+    found = heading_line(text, "", SectionState())
+    if found is not None:
+        return found[1]
+    if (
+        len(text) <= 60
+        and not text.endswith((".", ",", ":", ";"))
+        and heading_category(text) not in (None, IGNORE)
+    ):
+        return text
+    return None
+
+
+def _first_added(patch: str | None) -> str:
+    """A fragment's first line of text (its whole content is the entry)."""
+    for sign, line in (pair for _, lines in _hunks(patch or "") for pair in lines):
+        if sign == "+" and line.strip():
+            return _shorten(line.lstrip("-*+ \t"))
+    return ""
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(
+        _LINK.sub(r"\1", text).split()
+    )  # a Markdown link's text: its URL says nothing of the kind
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1].rstrip() + "…"
+
+
+def _key(text: str) -> str:
+    return clean(text)
