@@ -683,8 +683,8 @@ def _sig_notes_entry(facts: Facts) -> Signal | None:
     files it under "Breaking changes" or "Removed", "Added", "Deprecated" … for users to read. A breaking one
     is `notes_breaking` (BREAKING), one of `_NOTED_ENTRIES` is `notes_entry` (NOTICE); named by its category
     and text. A claim, so it counts only where code users run changed, and not in a revert nor in a release (its
-    code change only sets the version: the entries it writes are other commits', pydantic's "Prepare release
-    2.11.0b2" listed a feature of another pull request)."""
+    code change only sets the version: the entries a "Prepare release" commit writes are other pull
+    requests')."""
     if not facts.entries or facts.reverts or not _code_changed(facts) or _sig_version_bump(facts) is not None:
         return None
     breaking = [e.declares for e in facts.entries if e.category == Category.BREAKING]
