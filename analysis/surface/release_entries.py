@@ -39,6 +39,11 @@ from analysis.release_headings import (
 
 MAX_ENTRIES = 3  # more in one commit: a collected release (or a notes rewrite), not one change's declaration
 MAX_TEXT = 100  # characters of an entry's text kept (untrusted: said in quotes, shortened)
+# Characters of an item read to find its text: a hostile megabyte-long line costs no more than a long item.
+READ_CHARS = 10 * MAX_TEXT
+# Lines of a notes file's patch beyond which it is a rewrite or a compiled release, not one change's entry: not
+# read at all (a 200,000-line patch took seconds to read for entries it was then too many to keep).
+MAX_NOTES_PATCH_LINES = 2_000
 
 _NOTES_SUFFIXES = ("md", "rst", "markdown", "txt")
 _NOTES_PREFIXES = ("release-notes", "release_notes", "releasenotes", "changelog")
@@ -128,6 +133,8 @@ def declared_entries(commit: Commit) -> tuple[Entry, ...]:
     if is_automated(commit.author, commit.author_login):
         return ()
     notes = [f for f in commit.files if is_release_notes_file(f.path)]
+    if any((f.patch or "").count("\n") > MAX_NOTES_PATCH_LINES for f in notes):
+        return ()  # a rewrite of the notes or a release compiling them
     fragments = [(f, c) for f in commit.files if (c := fragment_category(f.path)) is not None]
     if not notes and not fragments:
         return ()
@@ -225,9 +232,8 @@ def _first_added(patch: str | None) -> str:
 
 
 def _shorten(text: str) -> str:
-    text = " ".join(
-        _LINK.sub(r"\1", text).split()
-    )  # a Markdown link's text: its URL says nothing of the kind
+    # a Markdown link's text: its URL says nothing of the kind
+    text = " ".join(_LINK.sub(r"\1", text[:READ_CHARS]).split())
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1].rstrip() + "…"
 
 

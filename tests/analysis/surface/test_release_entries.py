@@ -10,6 +10,8 @@ from analysis.models import Commit, FileChange
 from analysis.release_headings import Category
 from analysis.surface.release_entries import (
     MAX_ENTRIES,
+    MAX_NOTES_PATCH_LINES,
+    MAX_TEXT,
     declared_entries,
     fragment_category,
     is_release_notes_file,
@@ -207,3 +209,17 @@ def test_contributors_sections_list_people():
 def test_a_links_text_stands_for_it():
     patch = "@@ -3,3 +3,4 @@\n ### Added\n+- Free threading by @ada in [#70](https://github.com/acme/widget/pull/70)\n"
     assert [e.text for e in declared_entries(commit(CODE, notes(patch)))] == ["Free threading by @ada in #70"]
+
+
+def test_a_notes_patch_of_thousands_of_lines_declares_nothing_and_is_not_read():
+    # a rewrite of the notes or a compiled release: one change's entry is a few lines
+    items = "".join(f"+- item {i} (#{i})\n" for i in range(MAX_NOTES_PATCH_LINES + 1))
+    patch = "@@ -1,2 +1,3 @@\n ## Unreleased\n ### Added\n" + items
+    assert declared_entries(commit(CODE, notes(patch))) == ()
+
+
+def test_a_megabyte_long_item_is_read_by_its_first_characters():
+    patch = "@@ -1,2 +1,3 @@\n ### Breaking changes\n+- " + "[a](" * 250_000 + "\n"
+    [entry] = declared_entries(commit(CODE, notes(patch)))
+    assert entry.category == Category.BREAKING
+    assert entry.text.startswith("[a]([a](") and entry.text.endswith("…") and len(entry.text) <= MAX_TEXT
