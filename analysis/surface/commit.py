@@ -265,11 +265,7 @@ def _python_owned(path: str, packaging: Packaging | None) -> bool:
 
 
 def _user_facing(path: str, shipped: frozenset[str] | None, *, vendored_looking: bool = False) -> bool:
-    """Whether a path's changes reach users: shipped, when the packaging says what ships; else by its kind.
-    `vendored_looking`: a file in a vendored-looking folder (third_party/<name>/) is read as what it would be
-    outside it. Whether the branch maintains that tree as its own code is its history's to say
-    (analysis/history/index.py), which this parse, stored once per commit, does not see: the judgment keeps
-    such a file's changes only for a tree the history calls the branch's own (`Facts.runtime`)."""
+    """vendored_looking: a third_party/<x>/ file read as if outside it (the history, unseen here, decides)."""
     if _test_path(path):
         return False
     if shipped is not None:
