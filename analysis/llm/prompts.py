@@ -39,6 +39,7 @@ from analysis.models import (
     Importance,
     SurfaceChange,
 )
+from analysis.paths import PathKind, kind_in
 from analysis.surface.release_entries import Entry, declared_entries
 from analysis.text import neutralize_mentions, strip_trailers
 from analysis.titles import REVERTS_SHA
@@ -486,8 +487,11 @@ def commit_messages(
     extra = [f"{t['prior']}{sep}{Importance(prior[0]).value} — {prior[1]}"]
     if judgment is not None:
         extra.append(scores_line(judgment, history, lang))
+    # the surface step reads vendored-looking trees too: the history says which ones the branch maintains
+    own = frozenset(history.own_trees) if history is not None else frozenset()
+    surface = [c for c in commit.surface or () if kind_in(c.path, own) != PathKind.VENDORED]
     lines = (
-        surface_line(commit.surface, lang),
+        surface_line(surface, lang),
         entries_line(declared_entries(commit), lang),
         history_line(history, lang),
     )

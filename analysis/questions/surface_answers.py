@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from analysis.models import Commit, SurfaceChange, SurfaceKind, commit_ref
+from analysis.paths import PathKind, classify_path
 from analysis.questions.document import Answer, QAData, Strong
 from analysis.questions.matching import filtered, term_in
 from analysis.questions.parse import Facet, Question
@@ -28,6 +29,8 @@ def _wanted(
 ) -> bool:
     if env_vars and change.kind not in _ENV_KINDS:
         return False
+    if classify_path(change.path) == PathKind.VENDORED:
+        return False  # read in case the branch maintains the tree; without its history, someone else's code
     kinds = (
         (Facet.BREAKING in facets and change.breaking)
         or (Facet.BEHAVIOUR in facets and change.behaviour)

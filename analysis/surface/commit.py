@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from analysis.models import DEPENDENCY_KINDS, Commit, FileChange, FileTexts, SurfaceChange, SurfaceKind
-from analysis.paths import PathKind, classify_path, folder_kind
+from analysis.paths import PathKind, classify_own, classify_path, folder_kind
 from analysis.surface.build_options import is_build_options_file, mentions_options
 from analysis.surface.entry_points import entry_point_changes
 from analysis.surface.manifest_surface import manifest_changes
@@ -133,7 +133,7 @@ def read_surface(
                 )
             if kind == "packaging":
                 continue
-        if not _user_facing(f.path, shipped):
+        if not _user_facing(f.path, shipped, vendored_looking=True):
             continue
         if kind not in ("python", "packaging+python") and _python_owned(f.path, packaging):
             # A Python distribution's native or web sources: users reach their names through its modules,
@@ -264,12 +264,16 @@ def _python_owned(path: str, packaging: Packaging | None) -> bool:
     return owner is not None and owner.system in _PYTHON_SYSTEMS and not installed_header(path)
 
 
-def _user_facing(path: str, shipped: frozenset[str] | None) -> bool:
+def _user_facing(path: str, shipped: frozenset[str] | None, *, vendored_looking: bool = False) -> bool:
+    """vendored_looking: a third_party/<x>/ file read as if outside it (the history, unseen here, decides)."""
     if _test_path(path):
         return False
     if shipped is not None:
         return path in shipped
-    return classify_path(path) not in _NOT_USER_FACING
+    kind = classify_path(path)
+    if vendored_looking and kind == PathKind.VENDORED:
+        kind = classify_own(path)
+    return kind not in _NOT_USER_FACING
 
 
 def _test_path(path: str) -> bool:

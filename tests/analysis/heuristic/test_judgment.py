@@ -1158,6 +1158,32 @@ def test_a_vendored_looking_tree_the_branch_edits_week_after_week_is_its_own_cod
     assert facts.score > thin.facts(backend).score  # its lines now count for the risk too
 
 
+def test_a_surface_change_in_a_vendored_looking_tree_counts_only_where_the_branch_maintains_it() -> None:
+    # The surface step reads third_party/<vendor>/ trees (it cannot see the history): a backend's launch
+    # option renamed is breaking in a tree the branch edits as its own, nothing in someone else's copy.
+    renamed = SurfaceChange(
+        SurfaceKind.FIELD_RENAMED, "acme.BackendOptions.max_num_regs", "third_party/acme/backend/compiler.py",
+        7, old="maxnreg", new="max_num_regs",
+    )  # fmt: skip
+    commit = make(
+        "[Backend] Rename the `maxnreg` option to `max_num_regs` (#5101)",
+        fc("third_party/acme/backend/compiler.py", 1, 1),
+        surface=(renamed,),
+    )
+    own = HistoryIndex(
+        _sources(250)
+        + _edits("third_party/acme/lib/", 7, 1000)
+        + _edits("third_party/acme/backend/", 5, 2000),
+        [],
+        DAY,
+    )
+    theirs = HistoryIndex(_sources(250), [], DAY)
+    maintained, copied = judge_commit(commit, own.facts(commit)), judge_commit(commit, theirs.facts(commit))
+    assert maintained.impact > copied.impact == 0
+    assert maintained.importance != LOW and copied.importance == LOW
+    assert [c.new for sig in maintained.signals for c in sig.changes] == ["max_num_regs"]
+
+
 def test_dependency_updates_occasional_patches_and_bots_do_not_make_a_vendored_tree_the_branchs_own() -> None:
     history = (
         _sources(250)

@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import re
 from datetime import UTC, datetime
@@ -15,7 +16,7 @@ from analysis.llm.prompts import (
     repair_messages,
 )
 from analysis.llm.tokens import estimate_messages
-from analysis.models import Analysis, ChangeType, Commit, FileChange, Importance
+from analysis.models import Analysis, ChangeType, Commit, FileChange, Importance, SurfaceChange, SurfaceKind
 
 WHEN = datetime(2026, 1, 29, 12, 0, tzinfo=UTC)
 CONTEXT, OUTPUT = 8192, 1536
@@ -203,6 +204,20 @@ def test_history_facts_are_compact_json_inside_the_data():
     assert ", " not in line.removeprefix(heading)  # compact separators
     without = commit_messages(c, PRIOR, "", select_diff(c, 500), "en")[1]["content"]
     assert "History of the touched paths" not in without
+
+
+def test_surface_facts_of_a_vendored_looking_tree_reach_the_model_only_where_the_branch_maintains_it():
+    theirs = SurfaceChange(SurfaceKind.REMOVED, "zlib.inflate_fast", "third_party/zlib/inflate.py", 3)
+    ours = SurfaceChange(SurfaceKind.FIELD_RENAMED, "acme.Options.max_regs", "third_party/acme/backend/opts.py",
+                         7, old="maxnreg", new="max_regs")  # fmt: skip
+    c = dataclasses.replace(typical_commit(), surface=(theirs, ours))
+    facts = HistoryFacts(
+        window_days=180, commits_seen=400, followed_seen=20, own_trees=("third_party/acme/",)
+    )
+    content = commit_messages(c, PRIOR, "", select_diff(c, 500), "en", facts)[1]["content"]
+    assert "max_regs" in content and "inflate_fast" not in content
+    without = commit_messages(c, PRIOR, "", select_diff(c, 500), "en")[1]["content"]
+    assert "max_regs" not in without and "inflate_fast" not in without
 
 
 def test_long_message_is_shortened_at_a_line():

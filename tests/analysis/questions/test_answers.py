@@ -250,6 +250,16 @@ def test_surface_changes_of_the_day():
     assert "新增命令行选项：--trace，位于 src/app/cli/serve.py:30" in text and "added" not in text
 
 
+def test_a_surface_fact_in_a_vendored_looking_tree_is_not_an_answer():
+    # The surface step reads third_party/<name>/ trees in case the branch maintains them; without the
+    # history that says so, a fact there is someone else's code's.
+    data = day()
+    copied = SurfaceChange(SurfaceKind.REMOVED, "zlib.inflate_fast", "third_party/zlib/inflate.py", 3)
+    data.commits[1] = _with_surface(data.commits[1], (*data.commits[1].surface, copied))
+    _, text, _ = answer("any breaking changes today?", data)
+    assert "--max-batch" in text and "inflate_fast" not in text
+
+
 def test_surface_not_known_is_said_plainly():
     data = day()
     data.commits = [data.commits[0]]  # surface None: its files were not read

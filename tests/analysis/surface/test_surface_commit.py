@@ -252,6 +252,28 @@ def test_what_is_not_shipped_or_is_a_test_gives_no_api_facts():
     assert names(commit_surface(files, None, None)) == {(K.REMOVED, "pkg.core.public_helper")}
 
 
+def test_a_vendored_looking_tree_is_read_and_its_history_left_to_judge_it():
+    # A compiler keeps a GPU backend's Python under third_party/<vendor>/backend/: its options class is what
+    # users pass to a kernel launch. Whether the tree is the branch's own is the history's to say; this parse
+    # is stored once per commit, so it reads the tree as what it would be outside the vendored folder.
+    before = (
+        "from dataclasses import dataclass\n\n\n@dataclass(frozen=True)\nclass BackendOptions:\n"
+        "    num_warps: int = 4\n    maxnreg: int | None = None\n"
+    )
+    after = before.replace("maxnreg", "max_num_regs")
+    files = [
+        FileVersions("third_party/acme/backend/compiler.py", before, after),
+        FileVersions("third_party/acme/test/test_backend.py", "def check_backend():\n    pass\n", ""),
+    ]
+    changes = commit_surface(files, None, None)
+    assert [(c.kind, c.name.rsplit(".", 2)[-2:], c.old) for c in changes] == [
+        (K.FIELD_RENAMED, ["BackendOptions", "max_num_regs"], "maxnreg")
+    ]
+    assert {c.path for c in changes} == {"third_party/acme/backend/compiler.py"}  # its test folder is tests
+    # where the packaging says what ships and ships no such tree, it is not read
+    assert commit_surface(files, None, frozenset()) == ()
+
+
 def _commit(files: tuple[FileChange, ...]) -> Commit:
     return Commit("o/r", "c" * 40, "Change", "a", datetime(2026, 1, 1, tzinfo=UTC), ("p" * 40,), files)
 
