@@ -154,7 +154,12 @@ if TYPE_CHECKING:
 # alias removed, a class-body literal changed and an exception base dropped reach users; a hostile-input check
 # added by a fix is a behaviour change (medium), not an advisory's weight; requirements files for building
 # from source are dependencies (medium), not developers' tools
-RUBRIC_VERSION = "h33"
+# h34: a release-notes entry the commit adds for itself is its author's word (analysis/surface/release_entries.py):
+# breaking → high, feature/change/deprecation/performance → at least medium, with code changed and not in a
+# release, a revert, a notes-only commit, a bot's commit or one of more than 3 entries; release-notes pages and
+# fragments are not docs that write a feature up; a vendored-looking tree the branch maintains gets its surface
+# facts (surface-25)
+RUBRIC_VERSION = "h34"
 
 
 def counted_lines(commit: Commit) -> int:
