@@ -33,6 +33,9 @@ class Category(StrEnum):
 
 
 IGNORE = "ignore"  # a heading whose section lists people, not changes
+# Kinds whose sections projects divide by topic; a generic "Changes" is often the file's own title, and so
+# never one.
+_UMBRELLAS = frozenset({Category.BREAKING, Category.DEPRECATION, Category.FEATURE})
 
 # (category, words) — a heading's category is that of the word found earliest in it (ties: this order).
 _HEADING_WORDS: tuple[tuple[str, str], ...] = (
@@ -57,7 +60,14 @@ _HEADING_WORDS: tuple[tuple[str, str], ...] = (
 _HEADING_PATTERNS = tuple(
     (cat, re.compile(rf"(?<![\w-])(?:{words})(?![\w-])")) for cat, words in _HEADING_WORDS
 )
-# A heading that names a release rather than a kind of change: a version, a date, "Unreleased".
+# Words that say what happened to the features a heading names: they name its kind wherever they stand.
+_OVERRIDING = re.compile(
+    r"(?<![\w-])(?:breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|deprecat\w*)(?![\w-])"
+)
+# A heading that names a release rather than a kind of change: a version, a date, "Unreleased". With a word
+# of a specific kind it names both ("Backwards incompatible changes in 5.1", "Bug Fixes in This Version"): the
+# kind is kept; with only "changes" or "new" it names the release.
+_GENERIC = re.compile(r"(?<![\w-])(?:changes?|changed|new)(?![\w-])")
 RELEASE_HEADING = re.compile(
     r"\d+\.\d+|\d{4}-\d{2}-\d{2}|unreleased|upcoming|latest|what'?s (?:changed|new)|release notes?|"
     r"changelog|change log|version|history"
@@ -161,10 +171,14 @@ class SectionState:
 
     @property
     def section(self) -> str | None:
-        for heading in reversed(self.headings):
-            if heading.category is not None:
-                return heading.category
-        return None
+        """The category of the nearest heading that names one; under a heading of an umbrella kind, its
+        subheadings are topics ("Minor features" › "Tests", "Backwards incompatible API changes" › "Other
+        API changes"): the umbrella's kind stands when it is the more significant."""
+        named = [h.category for h in self.headings if h.category is not None]
+        if not named or named[-1] == IGNORE:
+            return named[-1] if named else None
+        umbrellas = [Category(c) for c in named[:-1] if c in _UMBRELLAS]
+        return min([Category(named[-1]), *umbrellas], key=lambda c: c.significance)
 
     @property
     def bold_level(self) -> float:
@@ -176,16 +190,26 @@ class SectionState:
 def heading_category(text: str) -> str | None:
     """The category a heading names (a Category value or "ignore"), or None when it names none."""
     words = clean(text)
+    category = _named(words)
+    if category in (Category.FEATURE, Category.CHANGE):
+        # "Features deprecated in 5.1", "Features removed in 5.0": what happens to them is the kind
+        overriding = _OVERRIDING.search(words)
+        if overriding is not None:
+            return Category.DEPRECATION if overriding.group().startswith("deprecat") else Category.BREAKING
+    if category not in (None, IGNORE) and RELEASE_HEADING.search(words):
+        # "Latest Changes", "What's new in 5.1": a release, unless a word of a specific kind names one too
+        return _named(_GENERIC.sub(" ", RELEASE_HEADING.sub(" ", words)))
+    return category
+
+
+def _named(words: str) -> str | None:
+    """The category of the word found earliest (ties: the order of _HEADING_WORDS)."""
     found: tuple[int, int, str] | None = None
     for order, (category, pattern) in enumerate(_HEADING_PATTERNS):
         m = pattern.search(words)
         if m and (found is None or (m.start(), order) < found[:2]):
             found = (m.start(), order, category)
-    if found is None:
-        return None
-    if found[2] != IGNORE and RELEASE_HEADING.search(words):
-        return None  # "v2.1 (2025-01-02)", "Latest Changes", "What's Changed": a release, not a kind
-    return found[2]
+    return found[2] if found is not None else None
 
 
 def item_category(text: str) -> Category | None:

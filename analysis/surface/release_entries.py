@@ -2,13 +2,15 @@
 (DESIGN.md §3c, issue 16). Many projects make each pull request add its entry as it lands: an item under a
 heading of the notes' next-release section (Keep a Changelog's "### Added", a reST "Potentially Breaking
 Changes" section), or a news fragment whose name carries its type (towncrier's `changes/1234.feature.md`,
-`newsfragments/1234.bugfix.rst`, numpy's `upcoming_changes/1234.new_feature.rst`). Pure: the commit's files
-and patches in, entries out; the headings and items are read by the rules eval's notes key uses
-(analysis/release_headings.py).
+`newsfragments/1234.bugfix.rst`, numpy's `upcoming_changes/1234.new_feature.rst`) or whose text does (reno's
+`features:`, a `:tags: bug` line, a changeset's `minor` bump: analysis/surface/fragment_types.py). Pure: the
+commit's files and patches in, entries out; the headings and items are read by the rules eval's notes key
+uses (analysis/release_headings.py).
 
 Read from the patch: an added item takes its category from the nearest heading above it in the new file,
-found among the hunk's context lines or, failing that, in git's `@@ … @@ heading` text; where none is
-visible it is "other". Not a declaration, and so no entries at all:
+found among the hunk's context lines or, failing that, in git's `@@ … @@ heading` text (a heading in the
+hunk that names no kind, such as a module's name, is a topic under it); where none is visible it is
+"other". Not a declaration, and so no entries at all:
 - an item the commit also removes (a release moving "Unreleased" entries under a version heading), and any
   notes a commit writes while deleting fragments (a release compiling them);
 - a commit that changes only release notes, fragments and docs: it describes other commits;
@@ -23,11 +25,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from analysis.history.automation import is_automated
-from analysis.models import Commit
+from analysis.models import Commit, FileChange
 from analysis.paths import RELEASE_NOTES_STEMS, PathKind, classify_path
 from analysis.release_headings import (
     IGNORE,
     ITEM,
+    RELEASE_HEADING,
     Category,
     SectionState,
     clean,
@@ -36,6 +39,7 @@ from analysis.release_headings import (
     item_text,
     line_category,
 )
+from analysis.surface.fragment_types import body_lines, name_category, text_category
 
 MAX_ENTRIES = 3  # more in one commit: a collected release (or a notes rewrite), not one change's declaration
 MAX_TEXT = 100  # characters of an entry's text kept (untrusted: said in quotes, shortened)
@@ -46,6 +50,7 @@ READ_CHARS = 10 * MAX_TEXT
 MAX_NOTES_PATCH_LINES = 2_000
 
 _NOTES_SUFFIXES = ("md", "rst", "markdown", "txt")
+_FRAGMENT_SUFFIXES = (".md", ".rst", ".markdown", ".txt", ".yaml", ".yml")
 _NOTES_PREFIXES = ("release-notes", "release_notes", "releasenotes", "changelog")
 # Folders of per-release pages in a docs tree (`docs/releases/5.1.txt`, `doc/source/whatsnew/v2.2.0.rst`).
 _RELEASE_PAGE_DIRS = frozenset(
@@ -67,23 +72,11 @@ FRAGMENT_DIRS = frozenset(
         "upcoming_changes",
     }
 )
-# `<id>.<type>[.<n>][.<suffix>]`: towncrier's fragment name (`1234.feature.md`, `+orphan.bugfix.rst`).
-_FRAGMENT_NAME = re.compile(r"^[^.]+\.([a-z][a-z_-]{1,30})(?:\.\d+)?(?:\.(?:md|rst|txt|markdown))?$")
-# Fragment types whose words name no heading category (the rest are read as headings: "bugfix" → fix,
-# "new_feature" → feature, "python_removal" → breaking, "deprecation").
-_FRAGMENT_TYPES = {
-    "api": Category.CHANGE,  # "API change": an existing call behaves differently
-    "efficiency": Category.PERFORMANCE,
-    "expired": Category.BREAKING,  # expired deprecations: the deprecated names are gone
-    "major-feature": Category.FEATURE,
-    "misc": Category.OTHER,
-    "trivial": Category.OTHER,
-    "other": Category.OTHER,
-}
 # `@@ -1,4 +1,6 @@ text`: the hunk's header and the line git shows as its heading.
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
 _LINK = re.compile(r"\[([^\]\n]{0,200})\]\([^)\s]{0,300}\)")
-_HEADING_LEVEL_OF_CONTEXT = 7.0  # deeper than any heading inside the hunk, which then takes its place
+# The hunk's own heading is above every line the hunk shows, at a level its text does not tell.
+_HEADING_LEVEL_OF_CONTEXT = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,33 +111,29 @@ def fragment_category(path: str) -> Category | None:
     """A news fragment's category from its name (`changes/1234.feature.md` → feature); None when the path is
     not a fragment (no fragment folder above it, or a name whose type names no category)."""
     folders = path.lower().split("/")
-    m = _FRAGMENT_NAME.match(folders.pop())
-    if m is None or not _in_fragment_dir(folders):
-        return None
-    kind = m.group(1)
-    if kind in _FRAGMENT_TYPES:
-        return _FRAGMENT_TYPES[kind]
-    found = heading_category(kind.replace("_", " ").replace("-", " "))
-    return Category(found) if found not in (None, IGNORE) else None
+    name = folders.pop()
+    return name_category(name) if _in_fragment_dir(folders) else None
 
 
 def declared_entries(commit: Commit) -> tuple[Entry, ...]:
     """The entries the commit adds for itself (see the module docstring), in the order of its files."""
     if is_automated(commit.author, commit.author_login):
         return ()
-    notes = [f for f in commit.files if is_release_notes_file(f.path)]
+    fragments = [(f, c) for f in commit.files if (c := _fragment_kind(f)) is not None]
+    typed = {f.path for f, _ in fragments}
+    notes = [f for f in commit.files if is_release_notes_file(f.path) and f.path not in typed]
     if any((f.patch or "").count("\n") > MAX_NOTES_PATCH_LINES for f in notes):
         return ()  # a rewrite of the notes or a release compiling them
-    fragments = [(f, c) for f in commit.files if (c := fragment_category(f.path)) is not None]
     if not notes and not fragments:
         return ()
-    described = {f.path for f in notes} | {f.path for f, _ in fragments}
+    described = {f.path for f in notes} | typed
     if all(f.path in described or classify_path(f.path) == PathKind.DOCS for f in commit.files):
         return ()  # it writes about other commits
     entries = [
         Entry(f.path, c, _first_added(f.patch), fragment=True) for f, c in fragments if f.status == "added"
     ]
-    if not any(f.status == "removed" for f, _ in fragments):  # else the notes are compiled from them
+    if not any(f.status == "removed" and _is_fragment_file(f.path) for f in commit.files):
+        # else the notes are compiled from the fragments it deletes
         removed = {_key(text) for f in notes for text in _removed_items(f.patch or "")}
         entries += [
             e for f in notes for e in _added_items(f.path, f.patch or "") if _key(e.text) not in removed
@@ -161,6 +150,29 @@ def _in_fragment_dir(folders: list[str]) -> bool:
     return not FRAGMENT_DIRS.isdisjoint(folders)
 
 
+def _is_fragment_file(path: str) -> bool:
+    """A file of notes text in a fragment folder, whether or not its name carries a type."""
+    folders = path.lower().split("/")
+    return folders.pop().endswith(_FRAGMENT_SUFFIXES) and _in_fragment_dir(folders)
+
+
+def _fragment_kind(change: FileChange) -> Category | None:
+    """A fragment's category: from its name, or, for one the commit adds, from its own text (a reno note,
+    a `.. change::` block's tags, a changeset's version bump)."""
+    found = fragment_category(change.path)
+    if (
+        found is not None
+        or change.status != "added"
+        or not _in_fragment_dir(change.path.lower().split("/")[:-1])
+    ):
+        return found
+    return text_category(change.path, _added_lines(change.patch))
+
+
+def _added_lines(patch: str | None) -> list[str]:
+    return [line for _, lines in _hunks(patch or "") for sign, line in lines if sign == "+"]
+
+
 def _added_items(path: str, patch: str) -> list[Entry]:
     """The items the patch adds at the top level of a list, each with the category of its section."""
     found: list[Entry] = []
@@ -174,6 +186,9 @@ def _added_items(path: str, patch: str) -> list[Entry]:
             nxt = new_side[i + 1][1] if i + 1 < len(new_side) else ""
             heading = heading_line(line, nxt, state)
             if heading is not None:
+                if _names_a_kind_or_release(heading[1]):
+                    # a sibling of the hunk's heading or a release above it, not a topic under it
+                    state.headings = [h for h in state.headings if h.level != _HEADING_LEVEL_OF_CONTEXT]
                 state.push_heading(*heading)
                 continue
             category = line_category(line, state)
@@ -182,6 +197,10 @@ def _added_items(path: str, patch: str) -> list[Entry]:
             if sign == "+" and m and category is not None and len(state.items) == 1:
                 found.append(Entry(path, category, _shorten(item_text(m.group(2)))))
     return found
+
+
+def _names_a_kind_or_release(text: str) -> bool:
+    return heading_category(text) is not None or RELEASE_HEADING.search(clean(text)) is not None
 
 
 def _removed_items(patch: str) -> list[str]:
@@ -224,10 +243,9 @@ def _context_heading(text: str) -> str | None:
 
 
 def _first_added(patch: str | None) -> str:
-    """A fragment's first line of text (its whole content is the entry)."""
-    for sign, line in (pair for _, lines in _hunks(patch or "") for pair in lines):
-        if sign == "+" and line.strip():
-            return _shorten(line.lstrip("-*+ \t"))
+    """A fragment's first line of prose (its whole content is the entry)."""
+    for line in body_lines(_added_lines(patch))[:1]:
+        return _shorten(line.strip().lstrip("-*+ \t"))
     return ""
 
 

@@ -75,7 +75,19 @@ B, F, C, D, P, X, DEP, DOC, INT, OTH = (
         ("Improved Documentation", DOC),
         ("New Contributors", "ignore"),
         ("Contributors", "ignore"),
+        # A release's version beside a word of a specific kind: the kind (per-release docs pages).
+        ("Backwards incompatible changes in 5.1", B),
+        ("Features deprecated in 5.1", D),
+        ("Features removed in 5.1", B),
+        ("Bug Fixes in This Version", X),
+        ("v2.1 new features", F),
+        # What happens to the features names the kind, wherever it stands.
+        ("Removed Compiler Flags", B),
+        ("New deprecations", D),
+        ("New Compiler Flags", F),
         # A release, not a kind of change.
+        ("What's new in 5.1", None),
+        ("Changes in 1.2", None),
         ("v2.14.0b1 (2026-08-06)", None),
         ("[1.2.0] - 2025-01-02", None),
         ("What's Changed", None),
@@ -560,3 +572,51 @@ def test_news_fragments_make_a_key_by_the_pull_request_that_adds_them():
     ]
     notes = fragment_notes(span)
     assert notes.prs == {11: F, 12: B, 14: DOC}
+
+
+# A per-release docs page: sections divided by topic, whose subheadings name an area, not a kind.
+DOCS_RELEASE_PAGE = """\
+What's new in Widget 5.1
+========================
+
+Minor features
+--------------
+
+Tests
+~~~~~
+
+* The test runner supports a ``--screenshots`` option (#1).
+
+Security
+~~~~~~~~
+
+* Tokens are compared in constant time (#2).
+
+Backwards incompatible changes in 5.1
+=====================================
+
+Miscellaneous
+-------------
+
+* The admin's filter is rendered in a ``<nav>`` tag (#3).
+
+Features deprecated in 5.1
+==========================
+
+Miscellaneous
+-------------
+
+* ``Reader.open()`` is deprecated (#4).
+"""
+
+
+def test_a_subheading_under_an_umbrella_kind_is_a_topic():
+    assert parse(DOCS_RELEASE_PAGE).prs == {1: F, 2: F, 3: B, 4: D}
+
+
+def test_a_generic_title_is_no_umbrella():
+    # a file titled "Changes" divides by kind below it
+    text = (
+        "# Changes\n\n## 1.2\n\n### Fixed\n\n- Crash on empty input (#5)\n\n### Removed\n\n- `old()` (#6)\n"
+    )
+    assert parse(text).prs == {5: X, 6: B}

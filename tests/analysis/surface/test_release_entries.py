@@ -127,6 +127,12 @@ def test_towncrier_fragment_added_with_the_code():
         ("changes/1234.deprecation.2.md", Category.DEPRECATION),
         ("changes/1234.doc", Category.DOCS),
         ("changes/1234.misc.md", Category.OTHER),
+        ("doc/whats_new/upcoming_changes/Imputer.34010.enhancement.rst", Category.FEATURE),  # a name, an id
+        ("doc/whats_new/upcoming_changes/33101.enh.rst", Category.FEATURE),
+        ("changelog/1234.vendor.rst", Category.DEPENDENCIES),
+        ("changelog/1234.contrib.rst", Category.INTERNAL),
+        ("releasenotes/notes/rep-time-48533d8fe474a035.yaml", None),  # its type is in its text
+        (".changeset/brave-dogs-dance.md", None),
         ("src/pkg/changes/tracker.py", None),  # a module in a folder of that name, not a fragment
         ("notes/1234.feature.md", None),  # no fragment folder
     ],
