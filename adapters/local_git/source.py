@@ -17,7 +17,6 @@ import os
 import re
 import secrets
 import shutil
-from collections import OrderedDict
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -25,7 +24,7 @@ from pathlib import Path
 
 from adapters.local_git.big_files import recount
 from adapters.local_git.branches import BranchReads
-from adapters.local_git.file_reads import FileReads
+from adapters.local_git.file_reads import FileReads, kept_blobs, kept_trees
 from adapters.local_git.git_cli import (
     LOG_OPTIONS,
     NO_GIT,
@@ -104,7 +103,8 @@ class LocalGitSource(FileReads, BranchReads):
         self._env = git_env()
         self.git_dir = self._discover(Path(git_dir))
         self._cut = ShallowCut(self.git_dir)
-        self._trees = OrderedDict()  # FileReads._tree_listing: the last few tree listings
+        self._trees = kept_trees()  # FileReads._tree_listing: the recent tree listings
+        self._blobs = kept_blobs()  # FileReads._blob_texts: the recent blob texts
         self._fresher_of: dict[tuple[str, str, str], str] = {}  # _fresher: (branch, local, tracking) → read
         self._tip_times: dict[str, int] = {}  # _tip_before: a tip's committer date (Unix seconds)
         hosted = self._hosted_remote()
@@ -128,6 +128,13 @@ class LocalGitSource(FileReads, BranchReads):
             commits.extend(await self._load(shas[i : i + self.batch_size]))
             if progress:
                 progress(len(commits), len(shas))
+        return commits
+
+    async def read_commits(self, shas: Sequence[str]) -> list[Commit]:
+        """Full commits by their full shas, in that order (eval reads the days a history listed)."""
+        commits: list[Commit] = []
+        for i in range(0, len(shas), self.batch_size):
+            commits.extend(await self._load(shas[i : i + self.batch_size]))
         return commits
 
     async def history_start(self, branch: str, start: datetime, end: datetime) -> datetime | None:
