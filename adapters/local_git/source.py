@@ -4,9 +4,10 @@ no quota.
 Every git call pins the options that shape its output, so that a user's git configuration cannot change
 what we parse (git_cli.py); the output is parsed as bytes (git_output.py); files at a commit are
 file_reads.py's, which commit a branch name reads branches.py's. Here: the repository (discovery, its
-name, default branch), a window's commits (a first-parent walk that survives clock skew), whether the
-clone has nothing as recent as a day (newest_before, with a warning), full commits in batches, a span's
-history in parallel passes, and shallow clones.
+name, default branch), a window's commits (a first-parent walk that survives clock skew), commits by sha
+(read_commits: eval's days, which the history listed already), whether the clone has nothing as recent as a
+day (newest_before, with a warning), full commits in batches, a span's history in parallel passes, and
+shallow clones.
 """
 
 from __future__ import annotations

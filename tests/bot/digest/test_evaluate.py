@@ -349,6 +349,13 @@ async def test_a_second_eval_reads_the_days_from_the_store_and_ranks_nothing_aga
         return await real_window(self, *a, **kw)
 
     monkeypatch.setattr(LocalGitSource, "commits_in_window", counting)
+    real_read = LocalGitSource.read_commits
+
+    async def reading(self, *a, **kw):
+        listed.append(a)
+        return await real_read(self, *a, **kw)
+
+    monkeypatch.setattr(LocalGitSource, "read_commits", reading)
     again = await run_eval(repo, store)
     assert listed == [] and worked_out == []
     assert [(j.sha, j.importance) for j in again.judged] == [(j.sha, j.importance) for j in first.judged]
