@@ -4,10 +4,9 @@ no quota.
 Every git call pins the options that shape its output, so that a user's git configuration cannot change
 what we parse (git_cli.py); the output is parsed as bytes (git_output.py); files at a commit are
 file_reads.py's, which commit a branch name reads branches.py's. Here: the repository (discovery, its
-name, default branch), a window's commits (a first-parent walk that survives clock skew), commits by sha
-(read_commits: eval's days, which the history listed already), whether the clone has nothing as recent as a
-day (newest_before, with a warning), full commits in batches, a span's history in parallel passes, and
-shallow clones.
+name, default branch), a window's commits (a first-parent walk that survives clock skew) or known shas',
+whether the clone has nothing as recent as a day (newest_before, with a warning), full commits in batches,
+a span's history in parallel passes, and shallow clones.
 """
 
 from __future__ import annotations
@@ -104,8 +103,7 @@ class LocalGitSource(FileReads, BranchReads):
         self._env = git_env()
         self.git_dir = self._discover(Path(git_dir))
         self._cut = ShallowCut(self.git_dir)
-        self._trees = kept_trees()  # FileReads._tree_listing: the recent tree listings
-        self._blobs = kept_blobs()  # FileReads._blob_texts: the recent blob texts
+        self._trees, self._blobs = kept_trees(), kept_blobs()  # FileReads': recent tree listings, blob texts
         self._fresher_of: dict[tuple[str, str, str], str] = {}  # _fresher: (branch, local, tracking) → read
         self._tip_times: dict[str, int] = {}  # _tip_before: a tip's committer date (Unix seconds)
         hosted = self._hosted_remote()
@@ -121,7 +119,10 @@ class LocalGitSource(FileReads, BranchReads):
         if start.tzinfo is None or end.tzinfo is None:
             raise ValueError("window bounds must be timezone-aware")
         tip = await self._resolve_branch(branch)
-        shas = await self._shas_in_window(tip, start, end)
+        return await self.read_commits(await self._shas_in_window(tip, start, end), progress)
+
+    async def read_commits(self, shas: Sequence[str], progress: Progress | None = None) -> list[Commit]:
+        """Full commits by their full shas, in that order, a batch at a time (eval's days: their history's)."""
         if progress:
             progress(0, len(shas))
         commits: list[Commit] = []
@@ -129,13 +130,6 @@ class LocalGitSource(FileReads, BranchReads):
             commits.extend(await self._load(shas[i : i + self.batch_size]))
             if progress:
                 progress(len(commits), len(shas))
-        return commits
-
-    async def read_commits(self, shas: Sequence[str]) -> list[Commit]:
-        """Full commits by their full shas, in that order (eval reads the days a history listed)."""
-        commits: list[Commit] = []
-        for i in range(0, len(shas), self.batch_size):
-            commits.extend(await self._load(shas[i : i + self.batch_size]))
         return commits
 
     async def history_start(self, branch: str, start: datetime, end: datetime) -> datetime | None:

@@ -570,9 +570,9 @@ async def test_a_chunks_days_are_read_by_their_shas_as_their_windows_would_read_
         windows.append(a)
         return await real_window(self, *a, **kw)
 
-    async def read(self, wanted):
+    async def read(self, wanted, *a):
         reads.append(list(wanted))
-        return await real_read(self, wanted)
+        return await real_read(self, wanted, *a)
 
     monkeypatch.setattr(LocalGitSource, "commits_in_window", window)
     monkeypatch.setattr(LocalGitSource, "read_commits", read)
@@ -580,10 +580,28 @@ async def test_a_chunks_days_are_read_by_their_shas_as_their_windows_would_read_
     by_sha = await run_eval(repo, by_sha_store)
     assert windows == [] and len(reads) == 1
     assert sorted(reads[0]) == sorted(shas[k] for k in ("big", "docs", "small", "medium", "revert", "fix"))
-    monkeypatch.delattr(LocalGitSource, "read_commits")  # a source without it: each day's window
+
+    class WindowsOnly:  # a source that cannot read commits by sha: each day's window is read
+        def __init__(self, source: LocalGitSource) -> None:
+            self._source = source
+
+        def __getattr__(self, name: str):
+            if name == "read_commits":
+                raise AttributeError(name)
+            return getattr(self._source, name)
+
     by_window_store = Store(tmp_path / "by_window.db")
-    by_window = await run_eval(repo, by_window_store)
-    assert len(windows) == 4 and len(reads) == 1
+    by_window = await evaluate(
+        WindowsOnly(LocalGitSource(repo.path)),
+        by_window_store,
+        HeuristicAnalyzer(),
+        branch="main",
+        since=date(2025, 9, 1),
+        until=date(2025, 9, 4),
+        tz=UTCZ,
+        lang="en",
+    )
+    assert len(windows) == 4 and len(reads) == 5  # the windows read their commits by sha
     assert by_sha.judged == by_window.judged
     judged = [j.sha for j in by_sha.judged]
     assert by_sha_store.get_commits(by_sha.repo, judged) == by_window_store.get_commits(by_sha.repo, judged)
