@@ -1,26 +1,44 @@
 """Reading files at a commit of a local clone (the surface step's reads): the paths of a commit's tree (with
 their blob ids) and the text of files in it, blobs read in one batch. Paths need not be UTF-8: one shown with a
-replacement character is named to git again by its own bytes, found in the commit's tree (`_raw_names`)."""
+replacement character is named to git again by its own bytes, found in the commit's tree (`_raw_names`).
+
+A long run (eval) reads the same trees and file versions again batch after batch (a file's version after one
+batch is its version before the next; a batch's newest tree is where the next batch's docs are read): the
+recent tree listings and blob texts are kept, within a memory budget each (kept.py)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Sequence
 
 from adapters.local_git.git_cli import GitCli
 from adapters.local_git.git_output import parse_batch, text_of
+from adapters.local_git.kept import Kept
 from analysis.errors import SourceError
 from analysis.models import FileTexts
 from analysis.refs import is_full_object_name
 
-KEPT_TREES = 2  # commits whose tree listing is kept (paths and blob ids)
+# Tree listings (paths and blob ids) kept: eval reads chunks ahead of the batches whose docs are read, so a
+# listing is asked for again a dozen batches later; a listing of a 4,000-file tree is about 400 kB.
+KEPT_TREE_BYTES = 32 * 1024 * 1024
+KEPT_TREES = 2  # listings kept whatever their size (a batch's, then the next batch's docs)
+# File texts kept by blob id (decoded; None for a binary): a file touched batch after batch is read once.
+KEPT_BLOB_BYTES = 64 * 1024 * 1024
+
+
+def kept_trees() -> Kept[str, bytes]:
+    return Kept(KEPT_TREE_BYTES, len, keep_at_least=KEPT_TREES)
+
+
+def kept_blobs() -> Kept[str, str | None]:
+    return Kept(KEPT_BLOB_BYTES, lambda text: 0 if text is None else len(text))
 
 
 class FileReads(GitCli):
     """The file reads of bot.ports.protocols.CommitSource, over the git calls of GitCli."""
 
-    _trees: OrderedDict[str, bytes]  # set by the source: the last KEPT_TREES tree listings
+    _trees: Kept[str, bytes]  # set by the source (kept_trees): the recent tree listings
+    _blobs: Kept[str, str | None]  # set by the source (kept_blobs): the recent blob texts, by blob id
 
     async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
         """The text of each (commit sha, path) for the surface facts: one `git cat-file --batch-check` for
@@ -50,16 +68,25 @@ class FileReads(GitCli):
                 blobs.setdefault(parts[0].decode("ascii"), []).append(spec)
             else:
                 result.skipped.add(spec)
-        if blobs:
-            out = await self._git_async("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in blobs))
-            for oid, data in parse_batch(out):
-                text = None if b"\0" in data else data.decode("utf-8", "replace")
-                for spec in blobs.get(oid, ()):
-                    if text is None:
-                        result.skipped.add(spec)
-                    else:
-                        result.texts[spec] = text
+        for oid, text in (await self._blob_texts(list(blobs))).items():
+            for spec in blobs.get(oid, ()):
+                if text is None:
+                    result.skipped.add(spec)
+                else:
+                    result.texts[spec] = text
         return result
+
+    async def _blob_texts(self, oids: list[str]) -> dict[str, str | None]:
+        """The text of each blob id (None: binary), the kept ones without asking git again; git's `cat-file
+        --batch` for the others."""
+        found = {oid: self._blobs.get(oid) for oid in oids if oid in self._blobs}
+        unread = [oid for oid in oids if oid not in found]
+        if unread:
+            out = await self._git_async("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in unread))
+            for oid, data in parse_batch(out):
+                found[oid] = text = None if b"\0" in data else data.decode("utf-8", "replace")
+                self._blobs.put(oid, text)
+        return found
 
     async def list_blobs(self, sha: str) -> dict[str, str] | None:
         """Every file path at a commit with its blob id (symbolic links and submodules left out); None when
@@ -77,16 +104,13 @@ class FileReads(GitCli):
         return found
 
     async def _tree_listing(self, sha: str) -> bytes:
-        """`git ls-tree -r -z --full-tree` of a commit, the last KEPT_TREES kept as git wrote them (a large
+        """`git ls-tree -r -z --full-tree` of a commit, the recent ones kept as git wrote them (a large
         tree's listing is smaller than its parsed entries): the surface step lists a batch's newest commit,
         and the next batch's docs are read at that same commit."""
-        kept = self._trees
-        if sha in kept:
-            kept.move_to_end(sha)
-            return kept[sha]
-        listing = kept[sha] = await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
-        while len(kept) > KEPT_TREES:
-            kept.popitem(last=False)
+        listing = self._trees.get(sha)
+        if listing is None:
+            listing = await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
+            self._trees.put(sha, listing)
         return listing
 
     async def read_blobs(self, ids: Sequence[str], *, max_bytes: int) -> dict[str, str | None]:
@@ -106,10 +130,7 @@ class FileReads(GitCli):
             parts = row.split()
             if len(parts) == 3 and parts[1] == b"blob" and int(parts[2]) <= max_bytes:
                 small.append(parts[0].decode("ascii"))
-        if small:
-            out = await self._git_async("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in small))
-            for oid, data in parse_batch(out):
-                found[oid] = None if b"\0" in data else data.decode("utf-8", "replace")
+        found.update(await self._blob_texts(small))
         return found
 
     async def paths_at(self, sha: str) -> list[str]:

@@ -4,9 +4,9 @@ no quota.
 Every git call pins the options that shape its output, so that a user's git configuration cannot change
 what we parse (git_cli.py); the output is parsed as bytes (git_output.py); files at a commit are
 file_reads.py's, which commit a branch name reads branches.py's. Here: the repository (discovery, its
-name, default branch), a window's commits (a first-parent walk that survives clock skew), whether the
-clone has nothing as recent as a day (newest_before, with a warning), full commits in batches, a span's
-history in parallel passes, and shallow clones.
+name, default branch), a window's commits (a first-parent walk that survives clock skew) or known shas',
+whether the clone has nothing as recent as a day (newest_before, with a warning), full commits in batches,
+a span's history in parallel passes, and shallow clones.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import os
 import re
 import secrets
 import shutil
-from collections import OrderedDict
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -25,7 +24,7 @@ from pathlib import Path
 
 from adapters.local_git.big_files import recount
 from adapters.local_git.branches import BranchReads
-from adapters.local_git.file_reads import FileReads
+from adapters.local_git.file_reads import FileReads, kept_blobs, kept_trees
 from adapters.local_git.git_cli import (
     LOG_OPTIONS,
     NO_GIT,
@@ -104,7 +103,7 @@ class LocalGitSource(FileReads, BranchReads):
         self._env = git_env()
         self.git_dir = self._discover(Path(git_dir))
         self._cut = ShallowCut(self.git_dir)
-        self._trees = OrderedDict()  # FileReads._tree_listing: the last few tree listings
+        self._trees, self._blobs = kept_trees(), kept_blobs()  # FileReads': recent tree listings, blob texts
         self._fresher_of: dict[tuple[str, str, str], str] = {}  # _fresher: (branch, local, tracking) → read
         self._tip_times: dict[str, int] = {}  # _tip_before: a tip's committer date (Unix seconds)
         hosted = self._hosted_remote()
@@ -120,7 +119,10 @@ class LocalGitSource(FileReads, BranchReads):
         if start.tzinfo is None or end.tzinfo is None:
             raise ValueError("window bounds must be timezone-aware")
         tip = await self._resolve_branch(branch)
-        shas = await self._shas_in_window(tip, start, end)
+        return await self.read_commits(await self._shas_in_window(tip, start, end), progress)
+
+    async def read_commits(self, shas: Sequence[str], progress: Progress | None = None) -> list[Commit]:
+        """Full commits by their full shas, in that order, a batch at a time (eval's days: their history's)."""
         if progress:
             progress(0, len(shas))
         commits: list[Commit] = []

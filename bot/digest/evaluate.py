@@ -237,10 +237,7 @@ async def _filled_days(
     parsed while the caller ranks this one's days."""
 
     async def fill(chunk: list[tuple[date, list[PastCommit]]]) -> list[tuple[date, list[Commit]]]:
-        read = [
-            await _day_commits(source, store, branch, members, *day_window(day, tz), sample)
-            for day, members in chunk
-        ]
+        read = await _chunk_commits(source, store, branch, chunk, tz, sample)
         filled = await fill_surfaces(source, store, read, parsers)
         return [(day, commits) for (day, _), commits in zip(chunk, filled, strict=True)]
 
@@ -278,21 +275,48 @@ def _chunks(days: list[tuple[date, list[PastCommit]]]) -> list[list[tuple[date, 
     return chunks
 
 
+async def _chunk_commits(
+    source,
+    store: Store,
+    branch: str,
+    chunk: list[tuple[date, list[PastCommit]]],
+    tz: ZoneInfo,
+    sample: int | None,
+) -> list[list[Commit]]:
+    """Each replayed day's commits, newest first (ties by sha, whatever the source's order): from the store
+    when a run before read them all, else from the source (and then kept). A source that reads commits by
+    sha (read_commits) reads the history's members of the chunk's days at once: a day's window walked again
+    (a first-parent walk from the tip per day) found the same commits."""
+    stored = await asyncio.to_thread(store.get_commits, source.repo, [c.sha for _, day in chunk for c in day])
+    unread = [members for _, members in chunk if any(c.sha not in stored for c in members)]
+    fresh: dict[str, Commit] = {}
+    if unread and getattr(source, "read_commits", None) is not None:
+        read = await source.read_commits([c.sha for members in unread for c in members])
+        fresh = {c.sha: c for c in read}
+        await asyncio.to_thread(keep_commits, store, read)
+    days: list[list[Commit]] = []
+    for day, members in chunk:
+        if all(c.sha in stored for c in members):
+            commits = [stored[c.sha] for c in members]
+        elif fresh:
+            commits = [fresh[c.sha] for c in members]
+        else:
+            commits = await _day_commits(source, store, branch, members, *day_window(day, tz), sample)
+        days.append(sorted(commits, key=lambda c: (-c.committed_at.timestamp(), c.sha)))
+    return days
+
+
 async def _day_commits(
     source, store: Store, branch: str, members: list[PastCommit], start, end, sample: int | None
 ) -> list[Commit]:
-    """A replayed day's commits, newest first (ties by sha, whatever the source's order): from the store
-    when a run before read them all, else from the source (and then kept)."""
-    stored = await asyncio.to_thread(store.get_commits, source.repo, [c.sha for c in members])
-    if len(stored) == len(members):
-        commits = list(stored.values())
+    """A replayed day's commits read from the source (and then kept): the day's window, or its members one
+    by one when sampled."""
+    if sample is None:
+        commits = await source.commits_in_window(branch, start, end)
     else:
-        if sample is None:
-            commits = await source.commits_in_window(branch, start, end)
-        else:
-            commits = [await source.get_commit(c.sha) for c in members]
-        await asyncio.to_thread(keep_commits, store, commits)
-    return sorted(commits, key=lambda c: (-c.committed_at.timestamp(), c.sha))
+        commits = [await source.get_commit(c.sha) for c in members]
+    await asyncio.to_thread(keep_commits, store, commits)
+    return commits
 
 
 async def _release_notes(

@@ -197,3 +197,47 @@ async def test_github_lists_blob_ids_from_the_tree_it_lists_paths_from(fake, sto
     assert sorted(paths) == sorted(blobs) == ["docs/a.md", "kit/api.py"]
     assert texts == {blobs["docs/a.md"]: "# A\n"}  # not an id: never asked
     assert small == {blobs["kit/api.py"]: None}  # over the cap
+
+
+async def test_local_git_reads_a_blob_once_for_batch_after_batch_and_commits_by_sha(repo, tmp_path):
+    """A file version the next batch reads again (its "before"), or the docs read at a listed tree, costs
+    no second `cat-file --batch` or `ls-tree`; commits read by sha are those get_commit reads, in order."""
+    first = repo.commit("Start", {"kit/api.py": "def go():\n    pass\n", "docs/a.md": "# A\n"}, when=WHEN)
+    second = repo.commit("Change", {"kit/api.py": "def go(fast=False):\n    pass\n"}, when=WHEN)
+    source = LocalGitSource(repo.clone(tmp_path / "kit.git", bare=True))
+    calls: list[str] = []
+    original = source._git_async
+
+    async def counting(*args, **kw):
+        calls.append(" ".join(a for a in args[:2] if not a.startswith("--batch-check")))
+        return await original(*args, **kw)
+
+    source._git_async = counting
+    texts = await source.read_files([(first, "kit/api.py"), (second, "kit/api.py")], max_bytes=1000)
+    again = await source.read_files([(second, "kit/api.py"), (second, "docs/a.md")], max_bytes=1000)
+    assert again.texts == {
+        (second, "kit/api.py"): texts.texts[second, "kit/api.py"],
+        (second, "docs/a.md"): "# A\n",
+    }
+    blobs = await source.list_blobs(second)
+    for sha in (first, second, first):
+        await source.list_paths(sha)
+    read = await source.read_blobs(list(blobs.values()), max_bytes=1000)
+    assert read == {blobs["kit/api.py"]: "def go(fast=False):\n    pass\n", blobs["docs/a.md"]: "# A\n"}
+    # each blob read once (the docs file only by the second call), each tree listed once
+    assert calls.count("cat-file --batch") == 2 and calls.count("ls-tree -r") == 2
+    assert await source.read_commits([second, first]) == [await source.get_commit(s) for s in (second, first)]
+
+
+def test_kept_drops_the_least_recently_used_past_its_byte_budget_but_keeps_the_newest() -> None:
+    from adapters.local_git.kept import Kept
+
+    kept: Kept[str, str | None] = Kept(10, lambda v: len(v or ""), keep_at_least=1)
+    kept.put("a", "1234")
+    kept.put("b", None)  # a binary: kept, costs nothing
+    kept.put("c", "1234")
+    assert kept.get("a") == "1234"  # now the most recent: "b" and "c" are older
+    kept.put("d", "12345")  # 13 bytes: the oldest go until it fits
+    assert [k for k in "abcd" if k in kept] == ["a", "d"] and kept.bytes == 9
+    kept.put("huge", "x" * 50)  # over the budget alone: the newest stays
+    assert len(kept) == 1 and kept.get("huge") == "x" * 50 and kept.bytes == 50

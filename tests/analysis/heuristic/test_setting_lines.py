@@ -180,3 +180,38 @@ def test_a_key_the_settings_module_no_longer_reads_breaks_users_who_set_it() -> 
     assert "stops reading" not in rank(make("Remove the config (#153)", deleted), "en")[1]
     other = hunk(['    on = options.get("fast_path", False)'], [])
     assert rank(make("Simplify (#154)", fc("nimbus/ops/mla.py", 0, 1, other)), "en")[0] == LOW
+
+
+def test_a_settings_mappings_reads_are_found_alike_by_the_ascii_pattern_and_the_plain_one() -> None:
+    """The name read as one run of letters checked by lookbehinds finds what the plain pattern finds, on
+    ASCII text; text with other characters keeps the plain pattern (case folding reads `ſ` as `s`)."""
+    import random
+
+    from analysis.heuristic.setting_lines import _MAPPING_READ, _SUBSCRIPT_READ, _mapping_reads
+
+    rng = random.Random(7)
+
+    def fragment() -> str:
+        name = rng.choice(["config", "configs", "cfg", "conf", "options", "opts", "settings", "ion", "conf2"])
+        name = "".join(c.upper() if rng.random() < 0.3 else c for c in name)
+        prefix = rng.choice(["", "my_", "x", "self.", "2", "vllm_", "_"])
+        read = rng.choice([".get(", " . pop( ", "[", " [ ", ".items(", "\n.get("])
+        key = rng.choice(['"k"', "'a.b'", '"9"', "k"])
+        return (
+            prefix
+            + name
+            + read
+            + key
+            + rng.choice([", 3)", ")", "]", " ]", ""])
+            + rng.choice([" ", "\n", "("])
+        )
+
+    texts = ["".join(fragment() for _ in range(40)) for _ in range(200)]
+    found = 0
+    for read in (_MAPPING_READ, _SUBSCRIPT_READ):
+        for text in texts:
+            plain = [(m.span(), m.groups()) for m in read.plain.finditer(text)]
+            assert [(m.span(), m.groups()) for m in read.finditer(text)] == plain
+            found += len(plain)
+    assert found > 100  # the texts do read settings
+    assert _mapping_reads('x = ſettings.get("a", 1)', True) == {("ſettings", "a"): ["1"]}

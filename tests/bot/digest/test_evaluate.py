@@ -349,6 +349,13 @@ async def test_a_second_eval_reads_the_days_from_the_store_and_ranks_nothing_aga
         return await real_window(self, *a, **kw)
 
     monkeypatch.setattr(LocalGitSource, "commits_in_window", counting)
+    real_read = LocalGitSource.read_commits
+
+    async def reading(self, *a, **kw):
+        listed.append(a)
+        return await real_read(self, *a, **kw)
+
+    monkeypatch.setattr(LocalGitSource, "read_commits", reading)
     again = await run_eval(repo, store)
     assert listed == [] and worked_out == []
     assert [(j.sha, j.importance) for j in again.judged] == [(j.sha, j.importance) for j in first.judged]
@@ -575,3 +582,54 @@ async def test_a_failing_day_leaves_no_chunk_being_read_behind(known, store, mon
     with pytest.raises(RuntimeError, match="analyser broke"):
         await run_eval(repo, store)
     assert asyncio.all_tasks() == {asyncio.current_task()}
+
+
+async def test_a_chunks_days_are_read_by_their_shas_as_their_windows_would_read_them(
+    known, tmp_path, monkeypatch
+):
+    """A source that reads commits by sha is asked once per chunk for the days the history listed, not once
+    per day for its window (a first-parent walk each): the same commits, ranks and stored rows."""
+    repo, shas = known
+    windows: list[object] = []
+    reads: list[list[str]] = []
+    real_window, real_read = LocalGitSource.commits_in_window, LocalGitSource.read_commits
+
+    async def window(self, *a, **kw):
+        windows.append(a)
+        return await real_window(self, *a, **kw)
+
+    async def read(self, wanted, *a):
+        reads.append(list(wanted))
+        return await real_read(self, wanted, *a)
+
+    monkeypatch.setattr(LocalGitSource, "commits_in_window", window)
+    monkeypatch.setattr(LocalGitSource, "read_commits", read)
+    by_sha_store = Store(tmp_path / "by_sha.db")
+    by_sha = await run_eval(repo, by_sha_store)
+    assert windows == [] and len(reads) == 1
+    assert sorted(reads[0]) == sorted(shas[k] for k in ("big", "docs", "small", "medium", "revert", "fix"))
+
+    class WindowsOnly:  # a source that cannot read commits by sha: each day's window is read
+        def __init__(self, source: LocalGitSource) -> None:
+            self._source = source
+
+        def __getattr__(self, name: str):
+            if name == "read_commits":
+                raise AttributeError(name)
+            return getattr(self._source, name)
+
+    by_window_store = Store(tmp_path / "by_window.db")
+    by_window = await evaluate(
+        WindowsOnly(LocalGitSource(repo.path)),
+        by_window_store,
+        HeuristicAnalyzer(),
+        branch="main",
+        since=date(2025, 9, 1),
+        until=date(2025, 9, 4),
+        tz=UTCZ,
+        lang="en",
+    )
+    assert len(windows) == 4 and len(reads) == 5  # the windows read their commits by sha
+    assert by_sha.judged == by_window.judged
+    judged = [j.sha for j in by_sha.judged]
+    assert by_sha_store.get_commits(by_sha.repo, judged) == by_window_store.get_commits(by_sha.repo, judged)
