@@ -26,7 +26,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from analysis.errors import RateLimited, SourceError
-from analysis.models import Commit, FileTexts
+from analysis.models import Commit, FileTexts, SurfaceChange, SurfaceKind
 from analysis.surface.packaging_files import is_packaging_input, packaging_paths
 from bot.digest.collector import collector_paused
 from bot.digest.documented import DocsSeen, mark_documented
@@ -318,7 +318,15 @@ def with_stored_surface(store: Store, commits: Sequence[Commit]) -> list[Commit]
 
 def _with_facts(commit: Commit, facts: Facts) -> Commit:
     surface, shipped, prose = facts
-    return dataclasses.replace(commit, surface=surface, shipped=shipped, prose_files=prose)
+    entries: tuple[SurfaceChange, ...] = ()
+    if surface is not None and any(c.kind == SurfaceKind.RELEASE_ENTRY for c in surface):
+        # what the notes say, stored with the facts but no fact of what the code does to its users: every
+        # reader of `surface` (rendering, questions, prompts, scores) would take them for API changes
+        entries = tuple(c for c in surface if c.kind == SurfaceKind.RELEASE_ENTRY)
+        surface = tuple(c for c in surface if c.kind != SurfaceKind.RELEASE_ENTRY)
+    return dataclasses.replace(
+        commit, surface=surface, shipped=shipped, prose_files=prose, release_entries=entries
+    )
 
 
 async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
