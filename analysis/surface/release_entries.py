@@ -150,7 +150,16 @@ def notes_to_read(commit: Commit) -> list[FileChange]:
     found = _declaring_files(commit)
     if found is None or any(f.status == "removed" and _is_fragment_file(f.path) for f in commit.files):
         return []
-    return [f for f in found[1] if f.status != "removed" and _added_item_lines(f.patch or "")]
+    fragments, notes = found
+    removed = {_key(text) for f in notes for text in _removed_items(f.patch or "")}
+    new = {
+        f.path: [t for t in _added_item_lines(f.patch or "").values() if _key(_item(t)) not in removed]
+        for f in notes
+        if f.status != "removed"
+    }
+    if sum(map(len, new.values())) + sum(f.status == "added" for f, _ in fragments) > MAX_ENTRIES:
+        return []  # too many for one change's declaration whatever their headings (a release): not worth a read
+    return [f for f in notes if new.get(f.path)]  # an item moved (removed too) is no entry: nor worth one
 
 
 def placed_entries(path: str, patch: str, after: str) -> tuple[SurfaceChange, ...] | None:
@@ -265,11 +274,14 @@ def _names_a_kind_or_release(text: str) -> bool:
 
 def _removed_items(patch: str) -> list[str]:
     return [
-        _shorten(item_text(m.group(2)))
-        for _, lines in _hunks(patch)
-        for sign, line in lines
-        if sign == "-" and (m := ITEM.match(line))
+        _item(line) for _, lines in _hunks(patch) for sign, line in lines if sign == "-" and ITEM.match(line)
     ]
+
+
+def _item(line: str) -> str:
+    """An item line's text as an entry keeps it."""
+    m = ITEM.match(line)
+    return _shorten(item_text(m.group(2))) if m else ""
 
 
 def _added_item_lines(patch: str) -> dict[int, str]:

@@ -10,7 +10,7 @@ from analysis.heuristic import rank
 from analysis.models import Commit, FileChange, FileTexts, Importance, SurfaceKind
 from analysis.release_headings import Category
 from analysis.surface.commit import MAX_FILES_PER_COMMIT, commit_facts, file_specs, without_diffs
-from analysis.surface.release_entries import declared_entries, notes_to_read, placed_entries
+from analysis.surface.release_entries import MAX_ENTRIES, declared_entries, notes_to_read, placed_entries
 from tests.analysis.heuristic.test_heuristic import fc
 from tests.analysis.heuristic.test_heuristic import make as make_commit
 from tests.analysis.heuristic.test_judgment import hunk
@@ -169,27 +169,27 @@ def test_items_in_fenced_code_nested_items_and_thanks_are_no_entries():
 
 
 def test_a_release_moving_its_entries_declares_nothing_even_with_the_text():
-    before = "\n".join(
-        ["## Unreleased", "", "### Removed", "", "- `Engine.legacy_step` (#70)", "", "## 2.3.0", ""]
+    unreleased = (
+        "## Unreleased\n\n### Removed\n\n- `Engine.legacy_step` (#70)\n\n### Fixed\n\n- Crash (#71)\n"
     )
-    after = "\n".join(
-        [
-            "## Unreleased",
-            "",
-            "## 2.4.0",
-            "",
-            "### Removed",
-            "",
-            "- `Engine.legacy_step` (#70)",
-            "",
-            "## 2.3.0",
-            "",
-        ]
-    )
+    before = unreleased + "\n## 2.3.0\n\n- First.\n"
+    # the release's sections under its version, the kinds in another order: each item moved is removed too
+    after = "## Unreleased\n\n## 2.4.0\n\n### Fixed\n\n- Crash (#71)\n\n### Removed\n\n- `Engine.legacy_step` (#70)\n"
+    after += "\n## 2.3.0\n\n- First.\n"
     version = fc("src/widget/__init__.py", 1, 1, hunk(['__version__ = "2.3.0"'], ['__version__ = "2.4.0"']))
     commit = make("Release 2.4.0", version, notes_change(before, after))
-    filled = read(commit, {(commit.sha, "CHANGELOG.md"): after})
+    assert notes_to_read(commit) == []  # its items are moved, not added: nothing to read
+    placed = placed_entries("CHANGELOG.md", commit.files[1].patch, after)  # as a stored fact would say
+    assert [(c.name, c.new) for c in placed or ()] == [("fix", "Crash (#71)")]
+    filled = dataclasses.replace(commit, surface=(), release_entries=placed or ())
     assert declared_entries(commit) == () and declared_entries(filled) == ()
+
+
+def test_more_items_than_one_change_declares_are_not_read():
+    items = "".join(f"- Removal number {n} (#{n})\n" for n in range(20, 20 + MAX_ENTRIES + 1))
+    after = MARKDOWN.replace(OLD_ITEMS[-1] + "\n", OLD_ITEMS[-1] + "\n" + items, 1)
+    commit = make("Prepare release 2.4.0 (#80)", CODE, notes_change(MARKDOWN, after))
+    assert notes_to_read(commit) == [] and declared_entries(commit) == ()
 
 
 def test_a_notes_only_commit_or_a_bots_reads_no_notes_file():
