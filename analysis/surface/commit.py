@@ -4,7 +4,12 @@ across the commit into renames (a definition moved to another module under anoth
 removal).
 
 The sources read the files (adapters/); this module only looks at text. Which files are worth reading is
-decided here too (`wanted`), so every source reads the same ones.
+decided here too (`wanted`; the release-notes files whose text places a commit's own entries: `notes_files`),
+so every source reads the same ones.
+
+Over 400 lines because what a source reads for a commit (`file_specs`) and what its parsers then ask for
+(`commit_facts`) must be decided in one place: a file one side wants and the other never read costs the
+commit its facts.
 """
 
 from __future__ import annotations

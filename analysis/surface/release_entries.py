@@ -183,6 +183,17 @@ def placed_entries(path: str, patch: str, after: str) -> tuple[SurfaceChange, ..
     return tuple(found)
 
 
+def apart(
+    surface: tuple[SurfaceChange, ...] | None,
+) -> tuple[tuple[SurfaceChange, ...] | None, tuple[SurfaceChange, ...]]:
+    """A commit's stored facts split into its surface and its placed entries (Commit.release_entries): every
+    reader of the surface (digests, cards, questions, prompts, scores) takes its facts for API changes."""
+    if surface is None or not any(c.kind == SurfaceKind.RELEASE_ENTRY for c in surface):
+        return surface, ()
+    entries = tuple(c for c in surface if c.kind == SurfaceKind.RELEASE_ENTRY)
+    return tuple(c for c in surface if c.kind != SurfaceKind.RELEASE_ENTRY), entries
+
+
 def _declaring_files(commit: Commit) -> tuple[list[tuple[FileChange, Category]], list[FileChange]] | None:
     """The commit's fragments (with their categories) and notes files, or None where it declares nothing
     (see the module docstring)."""

@@ -26,8 +26,9 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from analysis.errors import RateLimited, SourceError
-from analysis.models import Commit, FileTexts, SurfaceChange, SurfaceKind
+from analysis.models import Commit, FileTexts
 from analysis.surface.packaging_files import is_packaging_input, packaging_paths
+from analysis.surface.release_entries import apart
 from bot.digest.collector import collector_paused
 from bot.digest.documented import DocsSeen, mark_documented
 from bot.digest.inherited import BaseTexts, drop_inherited
@@ -317,16 +318,9 @@ def with_stored_surface(store: Store, commits: Sequence[Commit]) -> list[Commit]
 
 
 def _with_facts(commit: Commit, facts: Facts) -> Commit:
-    surface, shipped, prose = facts
-    entries: tuple[SurfaceChange, ...] = ()
-    if surface is not None and any(c.kind == SurfaceKind.RELEASE_ENTRY for c in surface):
-        # what the notes say, stored with the facts but no fact of what the code does to its users: every
-        # reader of `surface` (rendering, questions, prompts, scores) would take them for API changes
-        entries = tuple(c for c in surface if c.kind == SurfaceKind.RELEASE_ENTRY)
-        surface = tuple(c for c in surface if c.kind != SurfaceKind.RELEASE_ENTRY)
-    return dataclasses.replace(
-        commit, surface=surface, shipped=shipped, prose_files=prose, release_entries=entries
-    )
+    surface, entries = apart(facts[0])  # the notes' word, no fact of what the code does (release_entries.py)
+    changed = {"surface": surface, "shipped": facts[1], "prose_files": facts[2], "release_entries": entries}
+    return dataclasses.replace(commit, **changed)
 
 
 async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
