@@ -73,6 +73,10 @@ class SurfaceKind(StrEnum):
     DEPENDENCY_CHANGED = "dependency_changed"  # its version range changed
     # A runtime requirement moved to an optional extra: the default install no longer brings it (`new`: the extra).
     DEPENDENCY_OPTIONAL = "dependency_optional"
+    # An item the commit adds to its release notes, under the heading the notes' text places it
+    # (analysis/surface/release_entries.py): what its author says, not what its code does. `name`: the
+    # item's category, `new`: its text (shortened, untrusted). Kept out of Commit.surface (release_entries).
+    RELEASE_ENTRY = "release_entry"
 
 
 # Kinds that break the callers of a name in the code (a function, class, method or constant, its parameters, a
@@ -212,6 +216,7 @@ _WORDS = {
     SurfaceKind.DEPENDENCY_REMOVED: "dependency removed",
     SurfaceKind.DEPENDENCY_CHANGED: "dependency range changed",
     SurfaceKind.DEPENDENCY_OPTIONAL: "dependency made optional",
+    SurfaceKind.RELEASE_ENTRY: "release-notes entry",
 }
 
 
@@ -356,6 +361,9 @@ class Commit:
     # Touched Python files whose two versions parse to the same code but for comments, docstrings, message text
     # and layout (analysis/surface/same_code.py); None: the files were not read.
     prose_files: frozenset[str] | None = None
+    # The release-notes items the commit adds, placed under their headings from the notes' text (RELEASE_ENTRY
+    # facts, stored with the surface): apart from `surface`, which says what the code does to its users.
+    release_entries: tuple[SurfaceChange, ...] = ()
 
     @property
     def title(self) -> str:

@@ -8,6 +8,7 @@ The rules (Markdown or reStructuredText, any mix of them) are listed in release_
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -289,6 +290,57 @@ def line_category(line: str, state: SectionState) -> Category | None:
         if item.category is not None:
             return item.category
     return Category.OTHER
+
+
+def listed_lines(
+    lines: Sequence[str], skip: Callable[[str], bool] | None = None
+) -> Iterator[tuple[int, str, Category, SectionState]]:
+    """Each line of notes that lists changes, read from the top: its index, its text (HTML comments taken
+    out), its category and the sections and items it stands under (the state, live: read it before the next
+    line). Headings, underlines, fenced code, comments, lines in an ignored section and `skip`'s lines (link
+    definitions) are read here and not yielded."""
+    state = SectionState()
+    fenced = False
+    in_comment = False
+    for i, line in enumerate(lines):
+        if FENCE.match(line) and (fenced or not underlines(line, lines[i - 1] if i else "")):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        if in_comment or "<!--" in line:
+            line, in_comment = without_comments(line, in_comment)
+            if not line.strip():
+                continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        heading = heading_line(line, nxt, state)
+        if heading is not None:
+            state.push_heading(*heading)
+            continue
+        if UNDERLINE.match(line) or (skip is not None and skip(line)):
+            continue
+        category = line_category(line, state)
+        if category is not None:
+            yield i, line, category, state
+
+
+def without_comments(line: str, inside: bool) -> tuple[str, bool]:
+    """The line without its HTML comments, and whether a comment is still open after it."""
+    kept, at = [], 0
+    while at < len(line):
+        if inside:
+            end = line.find("-->", at)
+            if end < 0:
+                return "".join(kept), True
+            at, inside = end + 3, False
+        else:
+            start = line.find("<!--", at)
+            if start < 0:
+                kept.append(line[at:])
+                break
+            kept.append(line[at:start])
+            at, inside = start + 4, True
+    return "".join(kept), inside
 
 
 def item_text(text: str) -> str:

@@ -40,17 +40,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from analysis.paths import RELEASE_NOTES_STEMS
-from analysis.release_headings import (
-    FENCE,
-    RELEASE_HEADING,
-    UNDERLINE,
-    Category,
-    SectionState,
-    clean,
-    heading_line,
-    line_category,
-    underlines,
-)
+from analysis.release_headings import RELEASE_HEADING, Category, clean, listed_lines
 from analysis.surface.release_entries import MAX_ENTRIES, fragment_category
 from analysis.titles import PR_DIGITS
 
@@ -107,31 +97,9 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     definitions = _link_definitions(lines)
     home = _home(text, definitions, repo)
-    state = SectionState()
     found: dict[int, Category] = {}
     unclassified: dict[str, None] = {}
-    fenced = False
-    in_comment = False
-    for i, line in enumerate(lines):
-        if FENCE.match(line) and (fenced or not underlines(line, lines[i - 1] if i else "")):
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
-        if in_comment or "<!--" in line:
-            line, in_comment = _without_comments(line, in_comment)
-            if not line.strip():
-                continue
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        heading = heading_line(line, nxt, state)
-        if heading is not None:
-            state.push_heading(*heading)
-            continue
-        if UNDERLINE.match(line) or _LINK_DEFINITION.match(line):
-            continue
-        category = line_category(line, state)
-        if category is None:
-            continue
+    for _, line, category, state in listed_lines(lines, skip=_LINK_DEFINITION.match):
         for pr in _references(line, definitions, home):
             heading = clean(state.headings[-1].text) if state.headings else ""
             if category == Category.OTHER and heading and not RELEASE_HEADING.search(heading):
@@ -299,22 +267,3 @@ def _home(text: str, definitions: dict[str, int | None], repo: str | None) -> st
     if repo and repo.lower() in named:
         return repo.lower()
     return named.most_common(1)[0][0]
-
-
-def _without_comments(line: str, inside: bool) -> tuple[str, bool]:
-    """The line without its HTML comments, and whether a comment is still open after it."""
-    kept, at = [], 0
-    while at < len(line):
-        if inside:
-            end = line.find("-->", at)
-            if end < 0:
-                return "".join(kept), True
-            at, inside = end + 3, False
-        else:
-            start = line.find("<!--", at)
-            if start < 0:
-                kept.append(line[at:])
-                break
-            kept.append(line[at:start])
-            at, inside = start + 4, True
-    return "".join(kept), inside

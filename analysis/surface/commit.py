@@ -4,7 +4,12 @@ across the commit into renames (a definition moved to another module under anoth
 removal).
 
 The sources read the files (adapters/); this module only looks at text. Which files are worth reading is
-decided here too (`wanted`), so every source reads the same ones.
+decided here too (`wanted`; the release-notes files whose text places a commit's own entries: `notes_files`),
+so every source reads the same ones.
+
+Over 400 lines because what a source reads for a commit (`file_specs`) and what its parsers then ask for
+(`commit_facts`) must be decided in one place: a file one side wants and the other never read costs the
+commit its facts.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from analysis.surface.packaging import Packaging, module_from_path, read_packagi
 from analysis.surface.packaging_files import is_packaging_file, is_requirements_file
 from analysis.surface.pairing import pair_renames, without_moved_names, without_moves
 from analysis.surface.python import Collected, FileSurface, python_surface
+from analysis.surface.release_entries import notes_to_read, placed_entries
 from analysis.surface.requirements import packaging_changes
 
 # Files read per commit: a commit touching more is read in part, the files users reach first.
@@ -68,12 +74,21 @@ def wanted(commit: Commit) -> list[FileChange]:
     return files[:MAX_FILES_PER_COMMIT]
 
 
+def notes_files(commit: Commit) -> list[FileChange]:
+    """The release-notes files whose text after the commit places the items it adds (release_entries.py's
+    `notes_to_read`), in the room `wanted` leaves: the code's facts come first."""
+    notes = notes_to_read(commit)
+    return notes[: max(0, MAX_FILES_PER_COMMIT - len(wanted(commit)))] if notes else notes
+
+
 def without_diffs(commit: Commit) -> Commit:
-    """The commit as its parsers need it: no diffs, but for the few that `wanted` reads (kept whole, so that
-    the parsers want the very files the source read)."""
+    """The commit as its parsers need it: no diffs, but for the few that `wanted` reads and the notes files
+    (kept whole, so that the parsers want the very files the source read; a notes patch gives its items'
+    lines)."""
+    notes = {f.path for f in notes_files(commit)}
     files = tuple(
         f
-        if parsed_kind(f.path) in ("knobs", "build_options") and _worth_reading(f)
+        if (parsed_kind(f.path) in ("knobs", "build_options") and _worth_reading(f)) or f.path in notes
         else replace(f, patch=None)
         for f in commit.files
     )
@@ -309,8 +324,10 @@ def _version_keys(commit: Commit) -> list[tuple[FileChange, Key | None, Key | No
 
 
 def file_specs(commit: Commit) -> list[Key]:
-    """The (commit sha, path) pairs to read for a commit: each wanted file's versions before and after."""
-    return [key for _, *keys in _version_keys(commit) for key in keys if key is not None]
+    """The (commit sha, path) pairs to read for a commit: each wanted file's versions before and after, then
+    each notes file's version after."""
+    keys = [key for _, *keys in _version_keys(commit) for key in keys if key is not None]
+    return keys + [(commit.sha, f.path) for f in notes_files(commit)]
 
 
 def expect_versions(commits: Iterable[Commit], texts: FileTexts, collected: Collected) -> None:
@@ -358,7 +375,18 @@ def commit_facts(
         )
     before = _packaging_before(commit, texts, packaging_files, tree, cache) if _moves_python(commit) else None
     surface, prose = read_surface(versions, packaging, shipped, collected, before)
-    return surface, shipped, prose
+    return surface + _release_entries(commit, texts), shipped, prose
+
+
+def _release_entries(commit: Commit, texts: FileTexts) -> tuple[SurfaceChange, ...]:
+    """The items the commit adds to its notes, placed by the notes' text; a file not read (over the size cap,
+    a request budget spent) has none here: the ranking reads its items from the patch."""
+    found: list[SurfaceChange] = []
+    for f in notes_files(commit):
+        text = texts.texts.get((commit.sha, f.path))
+        placed = placed_entries(f.path, f.patch or "", text) if text is not None else None
+        found.extend(placed or ())
+    return tuple(found)
 
 
 def _moves_python(commit: Commit) -> bool:

@@ -7,10 +7,14 @@ Changes" section), or a news fragment whose name carries its type (towncrier's `
 commit's files and patches in, entries out; the headings and items are read by the rules eval's notes key
 uses (analysis/release_headings.py).
 
-Read from the patch: an added item takes its category from the nearest heading above it in the new file,
-found among the hunk's context lines or, failing that, in git's `@@ … @@ heading` text (a heading in the
-hunk that names no kind, such as a module's name, is a topic under it); where none is visible it is
-"other". Not a declaration, and so no entries at all:
+Where the surface step read a notes file's text after the commit (`notes_to_read`, `placed_entries`: the
+commit's RELEASE_ENTRY facts, Commit.release_entries), an added item takes its category from the headings
+above it in that text, walked from the top down to the item's line (the patch's hunk headers give it): most
+items sit far below their heading, out of the patch's three lines of context. Else (a source that reads no
+files, a file over the read cap) it is read from the patch: an added item takes its category from the
+nearest heading above it in the new file, found among the hunk's context lines or, failing that, in git's
+`@@ … @@ heading` text (a heading in the hunk that names no kind, such as a module's name, is a topic under
+it); where none is visible it is "other". Not a declaration, and so no entries at all:
 - an item the commit also removes (a release moving "Unreleased" entries under a version heading), and any
   notes a commit writes while deleting fragments (a release compiling them);
 - a commit that changes only release notes, fragments and docs: it describes other commits;
@@ -25,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from analysis.history.automation import is_automated
-from analysis.models import Commit, FileChange
+from analysis.models import Commit, FileChange, SurfaceChange, SurfaceKind
 from analysis.paths import RELEASE_NOTES_STEMS, PathKind, classify_path
 from analysis.release_headings import (
     IGNORE,
@@ -38,6 +42,7 @@ from analysis.release_headings import (
     heading_line,
     item_text,
     line_category,
+    listed_lines,
 )
 from analysis.surface.fragment_types import body_lines, name_category, text_category
 
@@ -73,10 +78,11 @@ FRAGMENT_DIRS = frozenset(
     }
 )
 # `@@ -1,4 +1,6 @@ text`: the hunk's header and the line git shows as its heading.
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?(.*)$")
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@ ?(.*)$")
 _LINK = re.compile(r"\[([^\]\n]{0,200})\]\([^)\s]{0,300}\)")
 # The hunk's own heading is above every line the hunk shows, at a level its text does not tell.
 _HEADING_LEVEL_OF_CONTEXT = 0.0
+_CATEGORIES = frozenset(c.value for c in Category)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,28 +123,102 @@ def fragment_category(path: str) -> Category | None:
 
 def declared_entries(commit: Commit) -> tuple[Entry, ...]:
     """The entries the commit adds for itself (see the module docstring), in the order of its files."""
-    if is_automated(commit.author, commit.author_login):
+    found = _declaring_files(commit)
+    if found is None:
         return ()
-    fragments = [(f, c) for f in commit.files if (c := _fragment_kind(f)) is not None]
-    typed = {f.path for f, _ in fragments}
-    notes = [f for f in commit.files if is_release_notes_file(f.path) and f.path not in typed]
-    if any((f.patch or "").count("\n") > MAX_NOTES_PATCH_LINES for f in notes):
-        return ()  # a rewrite of the notes or a release compiling them
-    if not notes and not fragments:
-        return ()
-    described = {f.path for f in notes} | typed
-    if all(f.path in described or classify_path(f.path) == PathKind.DOCS for f in commit.files):
-        return ()  # it writes about other commits
+    fragments, notes = found
     entries = [
         Entry(f.path, c, _first_added(f.patch), fragment=True) for f, c in fragments if f.status == "added"
     ]
     if not any(f.status == "removed" and _is_fragment_file(f.path) for f in commit.files):
         # else the notes are compiled from the fragments it deletes
         removed = {_key(text) for f in notes for text in _removed_items(f.patch or "")}
+        placed = _placed(commit.release_entries)
         entries += [
-            e for f in notes for e in _added_items(f.path, f.patch or "") if _key(e.text) not in removed
+            e
+            for f in notes
+            for e in placed.get(f.path, None) or _added_items(f.path, f.patch or "")
+            if _key(e.text) not in removed
         ]
     return tuple(entries) if len(entries) <= MAX_ENTRIES else ()
+
+
+def notes_to_read(commit: Commit) -> list[FileChange]:
+    """The release-notes files whose text after the commit places the items it adds under their headings:
+    those `declared_entries` reads entries from whose patch adds an item (none for a commit it reads none
+    from: a release, a notes-only commit, a bot's)."""
+    found = _declaring_files(commit)
+    if found is None or any(f.status == "removed" and _is_fragment_file(f.path) for f in commit.files):
+        return []
+    fragments, notes = found
+    removed = {_key(text) for f in notes for text in _removed_items(f.patch or "")}
+    new = {
+        f.path: [t for t in _added_item_lines(f.patch or "").values() if _key(_item(t)) not in removed]
+        for f in notes
+        if f.status != "removed"
+    }
+    if sum(map(len, new.values())) + sum(f.status == "added" for f, _ in fragments) > MAX_ENTRIES:
+        return []  # too many for one change's declaration whatever their headings (a release): not worth a read
+    return [f for f in notes if new.get(f.path)]  # an item moved (removed too) is no entry: nor worth one
+
+
+def placed_entries(path: str, patch: str, after: str) -> tuple[SurfaceChange, ...] | None:
+    """The items the patch adds at the top level of a list, each with the category the headings above it
+    in the file's text after the commit give it: RELEASE_ENTRY facts (name: the category, new: the item's
+    text, line: its line). None when the text is not the one the patch made (a line differs): the patch
+    alone then says."""
+    added = _added_item_lines(patch)
+    if not added:
+        return ()
+    lines = [line.removesuffix("\r") for line in after.split("\n")[: max(added) + 1]]
+    if any(n > len(lines) or lines[n - 1] != text.removesuffix("\r") for n, text in added.items()):
+        return None
+    found: list[SurfaceChange] = []
+    for i, line, category, state in listed_lines(lines):
+        m = ITEM.match(line)
+        # a top-level item (a nested one is part of its parent's entry), in a section listing changes
+        if i + 1 in added and m and len(state.items) == 1:
+            text = _shorten(item_text(m.group(2)))
+            found.append(SurfaceChange(SurfaceKind.RELEASE_ENTRY, category.value, path, i + 1, new=text))
+    return tuple(found)
+
+
+def apart(
+    surface: tuple[SurfaceChange, ...] | None,
+) -> tuple[tuple[SurfaceChange, ...] | None, tuple[SurfaceChange, ...]]:
+    """A commit's stored facts split into its surface and its placed entries (Commit.release_entries): every
+    reader of the surface (digests, cards, questions, prompts, scores) takes its facts for API changes."""
+    if surface is None or not any(c.kind == SurfaceKind.RELEASE_ENTRY for c in surface):
+        return surface, ()
+    entries = tuple(c for c in surface if c.kind == SurfaceKind.RELEASE_ENTRY)
+    return tuple(c for c in surface if c.kind != SurfaceKind.RELEASE_ENTRY), entries
+
+
+def _declaring_files(commit: Commit) -> tuple[list[tuple[FileChange, Category]], list[FileChange]] | None:
+    """The commit's fragments (with their categories) and notes files, or None where it declares nothing
+    (see the module docstring)."""
+    if is_automated(commit.author, commit.author_login):
+        return None
+    fragments = [(f, c) for f in commit.files if (c := _fragment_kind(f)) is not None]
+    typed = {f.path for f, _ in fragments}
+    notes = [f for f in commit.files if is_release_notes_file(f.path) and f.path not in typed]
+    if any((f.patch or "").count("\n") > MAX_NOTES_PATCH_LINES for f in notes):
+        return None  # a rewrite of the notes or a release compiling them
+    if not notes and not fragments:
+        return None
+    described = {f.path for f in notes} | typed
+    if all(f.path in described or classify_path(f.path) == PathKind.DOCS for f in commit.files):
+        return None  # it writes about other commits
+    return fragments, notes
+
+
+def _placed(facts: Iterable[SurfaceChange]) -> dict[str, list[Entry]]:
+    """The entries the surface step placed from the notes' text, by path."""
+    found: dict[str, list[Entry]] = {}
+    for c in facts:
+        if c.kind == SurfaceKind.RELEASE_ENTRY and c.name in _CATEGORIES:
+            found.setdefault(c.path, []).append(Entry(c.path, Category(c.name), c.new or ""))
+    return found
 
 
 def strongest(entries: Iterable[Entry]) -> Entry | None:
@@ -205,11 +285,31 @@ def _names_a_kind_or_release(text: str) -> bool:
 
 def _removed_items(patch: str) -> list[str]:
     return [
-        _shorten(item_text(m.group(2)))
-        for _, lines in _hunks(patch)
-        for sign, line in lines
-        if sign == "-" and (m := ITEM.match(line))
+        _item(line) for _, lines in _hunks(patch) for sign, line in lines if sign == "-" and ITEM.match(line)
     ]
+
+
+def _item(line: str) -> str:
+    """An item line's text as an entry keeps it."""
+    m = ITEM.match(line)
+    return _shorten(item_text(m.group(2))) if m else ""
+
+
+def _added_item_lines(patch: str) -> dict[int, str]:
+    """{line in the new file: text} of the list items the patch adds (counted from its hunk headers)."""
+    found: dict[int, str] = {}
+    line = 0
+    for raw in patch.split("\n"):
+        m = _HUNK.match(raw)
+        if m:
+            line = int(m.group(1))
+        elif line and raw[:1] == "+":
+            if ITEM.match(raw[1:]):
+                found[line] = raw[1:]
+            line += 1
+        elif line and raw[:1] != "-" and raw[:1] != "\\":  # "\ No newline at end of file" is no line
+            line += 1  # context (a blank one may have lost its space)
+    return found
 
 
 def _hunks(patch: str) -> list[tuple[str, list[tuple[str, str]]]]:
@@ -218,7 +318,7 @@ def _hunks(patch: str) -> list[tuple[str, list[tuple[str, str]]]]:
     for raw in patch.replace("\r\n", "\n").split("\n"):
         m = _HUNK.match(raw)
         if m:
-            hunks.append((m.group(1), []))
+            hunks.append((m.group(2), []))
         elif hunks and raw[:1] in (" ", "+", "-"):
             hunks[-1][1].append((raw[:1], raw[1:]))
     return hunks

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit, FileTexts
 from analysis.surface.packaging_files import is_packaging_input, packaging_paths
+from analysis.surface.release_entries import apart
 from bot.digest.collector import collector_paused
 from bot.digest.documented import DocsSeen, mark_documented
 from bot.digest.inherited import BaseTexts, drop_inherited
@@ -317,8 +318,9 @@ def with_stored_surface(store: Store, commits: Sequence[Commit]) -> list[Commit]
 
 
 def _with_facts(commit: Commit, facts: Facts) -> Commit:
-    surface, shipped, prose = facts
-    return dataclasses.replace(commit, surface=surface, shipped=shipped, prose_files=prose)
+    surface, entries = apart(facts[0])  # the notes' word, no fact of what the code does (release_entries.py)
+    changed = {"surface": surface, "shipped": facts[1], "prose_files": facts[2], "release_entries": entries}
+    return dataclasses.replace(commit, **changed)
 
 
 async def _read_batch(source: Any, commits: list[Commit]) -> Batch:
