@@ -158,7 +158,8 @@ if TYPE_CHECKING:
 # breaking → high, feature/change/deprecation/performance → at least medium, with code changed and not in a
 # release, a revert, a notes-only commit, a bot's commit or one of more than 3 entries; release-notes pages and
 # fragments are not docs that write a feature up; a vendored-looking tree the branch maintains gets its surface
-# facts (surface-25)
+# facts (surface-25); an entry's category comes from the headings of the notes file's text when the surface step
+# read it, else from the patch, and from a fragment's own text where its tool keeps the type there
 RUBRIC_VERSION = "h34"
 
 

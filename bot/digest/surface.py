@@ -58,9 +58,9 @@ log = logging.getLogger(__name__)
 #             registrations (register* calls and decorators, registry mappings) compared by key; public aliases,
 #             class-body literals and exception bases (class_changes.py); setuptools extensions' sources and
 #             include_dirs, CMake-built native trees and meson-python's installs shipped; build requirements
-# surface-25: release-notes pages and news fragments are not docs that mention a name (doc_mentions.py); files in
-#             vendored-looking trees (`third_party/<x>/`) are parsed as if outside them, their facts kept only
-#             where the history says the branch maintains the tree
+# surface-25: release pages and news fragments are no docs mentioning a name (doc_mentions.py); vendored-looking
+#             trees (`third_party/<x>/`) parsed, their facts kept where the history says the branch maintains
+#             them; a release-notes item placed under its heading by the notes' text (RELEASE_ENTRY facts)
 PARSER_VERSION = "surface-25"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
