@@ -21,6 +21,7 @@ follows reads the same in both. A check that fails, or a parse that fails, sends
 from __future__ import annotations
 
 import ast
+import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from analysis.surface.shared_parse import parse as parse_python
 # Places a function's first line has in the new text that are compared with it, at most: a file of many
 # functions that start alike (`def __init__(self):`) would compare each with all of them.
 MAX_TRIED = 16
+# A `def` line up to its name, when the parameters follow: a blanked head keeps it and drops the rest.
+_DEF_NAME = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+\w+(?=[ \t]*[(\[])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +49,13 @@ class Span:
 
 
 def blank(
-    lines: list[str], known: Sequence[str], spans: Iterable[Span]
+    lines: list[str], known: Sequence[str], spans: Iterable[Span], *, heads: bool = False
 ) -> tuple[list[str], dict[int, tuple[int, int]]]:
     """`lines` with the bodies emptied of the `spans` (functions of the lines `known`) that stand in them word for
     word, each closed by the next line that is not empty or a comment; and {line of each `pass`: (line of its
-    `def`, line where its body started)}, numbered from 1 as the parser does."""
+    `def`, line where its body started)}, numbered from 1 as the parser does. heads: their parameters and
+    return annotation left out too (`def name():`), for a caller that reads a blanked function's signature
+    from its whole node (`Blanked.whole`); its decorators stay."""
     spans = list(spans)
     firsts = {known[s.first] for s in spans}
     where: dict[str, list[int]] = {}
@@ -76,13 +81,25 @@ def blank(
                 continue
             if out is None:
                 out = list(lines)
-            body, last = at + s.body - s.first, end - 1
+            head, body, last = at + s.head - s.first, at + s.body - s.first, end - 1
             out[body:last] = [""] * (last - body)
             out[last] = s.indent + "pass"
+            if heads:
+                _blank_head(out, head, body)
             used[at:end] = b"\x01" * size
             stubs[last + 1] = (at + s.head - s.first + 1, body + 1)
             break
     return (out if out is not None else lines), stubs
+
+
+def _blank_head(lines: list[str], head: int, body: int) -> None:
+    """The `def` line at index `head` as `def name():`, its other lines up to the body's first (`body`) left
+    empty: a signature's annotations and defaults are a large part of what a blanked text parses."""
+    found = _DEF_NAME.match(lines[head])
+    if found is None:  # the name on a line of its own (after a backslash): the head is kept
+        return
+    lines[head] = found.group() + "():"
+    lines[head + 1 : body] = [""] * (body - head - 1)
 
 
 def _closed(lines: list[str], i: int, head: str) -> bool:

@@ -29,8 +29,10 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank, first_line
@@ -420,7 +422,8 @@ def _collect_against(text: str, known: _Module | Relative | None, package_init: 
         or _GRAMMAR_FUTURE in text
     ):
         return _collect(text, _tree(text), package_init)
-    lines, stubs = blank(text.split("\n"), lines_known, spans)
+    # a head is read only for typer options (its parameters' defaults) or, when compared, from its whole node
+    lines, stubs = blank(text.split("\n"), lines_known, spans, heads=not _may_have_typer_options(text))
     if stubs:
         collector = _Collector(package_init, stubs)
         try:
@@ -430,6 +433,29 @@ def _collect_against(text: str, known: _Module | Relative | None, package_init: 
         except (_Unverified, *PARSE_FAILURES):
             pass
     return _collect(text, _tree(text), package_init)
+
+
+def _may_have_typer_options(text: str) -> bool:
+    """A typer option is a call named `Option`: a text without that word (`Optional` is another) has none,
+    unless a character of it is one the parser may normalize (NFKC) to an ASCII letter of a name."""
+    if not text.isascii() and any(_folds_to_ascii(c) for c in set(text) if not c.isascii()):
+        return True
+    at = text.find("Option")
+    while at >= 0:
+        end = at + len("Option")
+        if not _word_char(text, at - 1) and not _word_char(text, end):
+            return True
+        at = text.find("Option", end)
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _folds_to_ascii(char: str) -> bool:
+    return any(c.isascii() and (c.isalnum() or c == "_") for c in unicodedata.normalize("NFKC", char))
+
+
+def _word_char(text: str, i: int) -> bool:
+    return 0 <= i < len(text) and (text[i].isalnum() or text[i] == "_")
 
 
 # --- collecting one version ----------------------------------------------------------------------------
@@ -459,10 +485,8 @@ class _Collector:
         # without "\r" a line's index is the count of "\n" before it (str.split: six times the regex's speed)
         self._plain_lines = "\r" not in text
         self._searched = parsed if parsed is not None else text
-        # A typer option is a call named `Option`: an ASCII text without the word has none (a text with other
-        # characters may spell the name in letters the parser normalizes to it). Most modules have none,
-        # and each parameter of each definition was looked at.
-        self._typer_options = "Option" in text or not text.isascii()
+        # Most modules have no typer option, and each parameter of each definition was looked at.
+        self._typer_options = _may_have_typer_options(text)
         self._lines = text.split("\n") if self._plain_lines else _PARSER_LINE_BREAK.split(text)
         self.out.tree = tree
         if self._stubs:
