@@ -59,9 +59,8 @@ def blank(
     spans = list(spans)
     firsts = {known[s.first] for s in spans}
     where: dict[str, list[int]] = {}
-    for i, line in enumerate(lines):
-        if line in firsts:
-            where.setdefault(line, []).append(i)
+    for i in [i for i, line in enumerate(lines) if line in firsts]:  # a comprehension: most lines are none
+        where.setdefault(lines[i], []).append(i)
     out: list[str] | None = None
     used = bytearray(len(lines))
     free: dict[str, int] = {}  # per first line, where its places not yet blanked start
