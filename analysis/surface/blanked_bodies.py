@@ -7,8 +7,10 @@ environment variable, a route, a deprecation: what it finds in a function depend
 alone). So a version collected after another version of its file has each function of that version in which
 the walk found nothing, and that stands word for word in its text as a whole function, parsed with its body
 replaced by a `pass` on the body's last line, the lines before it left empty: every line number stays the
-file's, and the parser skips the empty lines almost for free. A node whose text holds such a body is parsed
-again from its own lines when it is asked for (`reparse`).
+file's, and the parser skips the empty lines almost for free. Unless the text may hold a typer option (read
+from a parameter's default), the head goes too: `def name():` on the `def` line, its other lines empty (the
+decorators stay); the collector reads a function's parameters only when a comparison asks, from its whole
+node. A node whose text holds such a body is parsed again from its own lines when it is asked for (`reparse`).
 
 Why the rest of the tree is exactly ast.parse's: a blanked function's text parsed, in the other version, as
 one complete function; the text before it is the same in the parsed text and in the file. The collector checks
@@ -86,7 +88,7 @@ def blank(
             if heads:
                 _blank_head(out, head, body)
             used[at:end] = b"\x01" * size
-            stubs[last + 1] = (at + s.head - s.first + 1, body + 1)
+            stubs[last + 1] = (head + 1, body + 1)
             break
     return (out if out is not None else lines), stubs
 
