@@ -7,8 +7,10 @@ environment variable, a route, a deprecation: what it finds in a function depend
 alone). So a version collected after another version of its file has each function of that version in which
 the walk found nothing, and that stands word for word in its text as a whole function, parsed with its body
 replaced by a `pass` on the body's last line, the lines before it left empty: every line number stays the
-file's, and the parser skips the empty lines almost for free. A node whose text holds such a body is parsed
-again from its own lines when it is asked for (`reparse`).
+file's, and the parser skips the empty lines almost for free. Unless the text may hold a typer option (read
+from a parameter's default), the head goes too: `def name():` on the `def` line, its other lines empty (the
+decorators stay); the collector reads a function's parameters only when a comparison asks, from its whole
+node. A node whose text holds such a body is parsed again from its own lines when it is asked for (`reparse`).
 
 Why the rest of the tree is exactly ast.parse's: a blanked function's text parsed, in the other version, as
 one complete function; the text before it is the same in the parsed text and in the file. The collector checks
@@ -21,6 +23,7 @@ follows reads the same in both. A check that fails, or a parse that fails, sends
 from __future__ import annotations
 
 import ast
+import re
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -31,6 +34,8 @@ from analysis.surface.shared_parse import parse as parse_python
 # Places a function's first line has in the new text that are compared with it, at most: a file of many
 # functions that start alike (`def __init__(self):`) would compare each with all of them.
 MAX_TRIED = 16
+# A `def` line up to its name, when the parameters follow: a blanked head keeps it and drops the rest.
+_DEF_NAME = re.compile(r"[ \t]*(?:async[ \t]+)?def[ \t]+\w+(?=[ \t]*[(\[])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,17 +51,18 @@ class Span:
 
 
 def blank(
-    lines: list[str], known: Sequence[str], spans: Iterable[Span]
+    lines: list[str], known: Sequence[str], spans: Iterable[Span], *, heads: bool = False
 ) -> tuple[list[str], dict[int, tuple[int, int]]]:
     """`lines` with the bodies emptied of the `spans` (functions of the lines `known`) that stand in them word for
     word, each closed by the next line that is not empty or a comment; and {line of each `pass`: (line of its
-    `def`, line where its body started)}, numbered from 1 as the parser does."""
+    `def`, line where its body started)}, numbered from 1 as the parser does. heads: their parameters and
+    return annotation left out too (`def name():`), for a caller that reads a blanked function's signature
+    from its whole node (`Blanked.whole`); its decorators stay."""
     spans = list(spans)
     firsts = {known[s.first] for s in spans}
     where: dict[str, list[int]] = {}
-    for i, line in enumerate(lines):
-        if line in firsts:
-            where.setdefault(line, []).append(i)
+    for i in [i for i, line in enumerate(lines) if line in firsts]:  # a comprehension: most lines are none
+        where.setdefault(lines[i], []).append(i)
     out: list[str] | None = None
     used = bytearray(len(lines))
     free: dict[str, int] = {}  # per first line, where its places not yet blanked start
@@ -76,13 +82,25 @@ def blank(
                 continue
             if out is None:
                 out = list(lines)
-            body, last = at + s.body - s.first, end - 1
+            head, body, last = at + s.head - s.first, at + s.body - s.first, end - 1
             out[body:last] = [""] * (last - body)
             out[last] = s.indent + "pass"
+            if heads:
+                _blank_head(out, head, body)
             used[at:end] = b"\x01" * size
-            stubs[last + 1] = (at + s.head - s.first + 1, body + 1)
+            stubs[last + 1] = (head + 1, body + 1)
             break
     return (out if out is not None else lines), stubs
+
+
+def _blank_head(lines: list[str], head: int, body: int) -> None:
+    """The `def` line at index `head` as `def name():`, its other lines up to the body's first (`body`) left
+    empty: a signature's annotations and defaults are a large part of what a blanked text parses."""
+    found = _DEF_NAME.match(lines[head])
+    if found is None:  # the name on a line of its own (after a backslash): the head is kept
+        return
+    lines[head] = found.group() + "():"
+    lines[head + 1 : body] = [""] * (body - head - 1)
 
 
 def _closed(lines: list[str], i: int, head: str) -> bool:

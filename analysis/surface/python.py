@@ -29,8 +29,10 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank, first_line
@@ -144,12 +146,16 @@ _NESTED_CALL_WORDS = re.compile(
 
 # Nodes the calls walk neither records nor finds anything under: names, constants, contexts and operators.
 _INERT = (ast.expr_context, ast.Name, ast.Constant, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+# The kinds of node _Collector._node records anything of (the parser makes no subclasses): the walk calls it
+# for these only, a few of the nodes it passes.
+_RECORDED = frozenset({ast.Call, ast.Subscript, ast.Compare, ast.Assign})
 # Where the parser starts a new line: "\r\n", "\r" or "\n" — not the form feeds, separators and "\u2028"
 # that str.splitlines also splits at (inside a string or comment they would shift every later line).
 _PARSER_LINE_BREAK = re.compile("\r\n|\r|\n")
 # The characters other than ASCII letters that a case-insensitive search matches to an ASCII letter, or that
 # lower to one: without them, the lowered text has a lowercase word exactly where the text has it in any case.
 _CASE_FOLDS = re.compile("[\u0130\u0131\u017f\u212a]")
+_OPTION_WORD = re.compile(r"Option(?!\w)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,9 +426,11 @@ def _collect_against(text: str, known: _Module | Relative | None, package_init: 
         or _GRAMMAR_FUTURE in text
     ):
         return _collect(text, _tree(text), package_init)
-    lines, stubs = blank(text.split("\n"), lines_known, spans)
+    # a head is read only for typer options (its parameters' defaults) or, when compared, from its whole node
+    typer_options = _may_have_typer_options(text)
+    lines, stubs = blank(text.split("\n"), lines_known, spans, heads=not typer_options)
     if stubs:
-        collector = _Collector(package_init, stubs)
+        collector = _Collector(package_init, stubs, typer_options)
         try:
             parsed = "\n".join(lines)
             collector.module(parse_python(parsed), text, parsed)
@@ -430,6 +438,28 @@ def _collect_against(text: str, known: _Module | Relative | None, package_init: 
         except (_Unverified, *PARSE_FAILURES):
             pass
     return _collect(text, _tree(text), package_init)
+
+
+def _may_have_typer_options(text: str) -> bool:
+    """A typer option is a call named `Option`: a text without that word (`Optional` is another) has none,
+    unless a character of it is one the parser may normalize (NFKC) to an ASCII letter of a name (a text
+    that NFKC leaves as it is has none)."""
+    if (
+        not text.isascii()
+        and not unicodedata.is_normalized("NFKC", text)
+        and any(_folds_to_ascii(c) for c in set(text) if not c.isascii())
+    ):
+        return True
+    for found in _OPTION_WORD.finditer(text):  # a pattern that starts with the word: searched for fast
+        before = found.start() - 1
+        if before < 0 or not (text[before].isalnum() or text[before] == "_"):
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _folds_to_ascii(char: str) -> bool:
+    return any(c.isascii() and (c.isalnum() or c == "_") for c in unicodedata.normalize("NFKC", char))
 
 
 # --- collecting one version ----------------------------------------------------------------------------
@@ -440,7 +470,12 @@ class _Unverified(Exception):
 
 
 class _Collector:
-    def __init__(self, package_init: bool = False, stubs: dict[int, tuple[int, int]] | None = None) -> None:
+    def __init__(
+        self,
+        package_init: bool = False,
+        stubs: dict[int, tuple[int, int]] | None = None,
+        typer_options: bool | None = None,  # _may_have_typer_options of the text, when known
+    ) -> None:
         self.out = _Module()
         self._stubs = stubs or {}
         self._package_init = package_init  # a package's __init__ re-exports what it imports
@@ -451,7 +486,7 @@ class _Collector:
         self._verified = 0
         self._bodies: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, str]] = []
         self._hits: list[int] = []  # line indexes of what the calls walk found
-        self._typer_options = True  # whether a call named `Option` may be in the text (set by `module`)
+        self._typer_options = typer_options  # whether a call named `Option` may be in the text
 
     def module(self, tree: ast.Module, text: str, parsed: str | None = None) -> None:
         """parsed: the text with the blanked bodies (blanked_bodies.py) the tree was parsed from. The calls
@@ -459,10 +494,9 @@ class _Collector:
         # without "\r" a line's index is the count of "\n" before it (str.split: six times the regex's speed)
         self._plain_lines = "\r" not in text
         self._searched = parsed if parsed is not None else text
-        # A typer option is a call named `Option`: an ASCII text without the word has none (a text with other
-        # characters may spell the name in letters the parser normalizes to it). Most modules have none,
-        # and each parameter of each definition was looked at.
-        self._typer_options = "Option" in text or not text.isascii()
+        # Most modules have no typer option, and each parameter of each definition was looked at.
+        if self._typer_options is None:
+            self._typer_options = _may_have_typer_options(text)
         self._lines = text.split("\n") if self._plain_lines else _PARSER_LINE_BREAK.split(text)
         self.out.tree = tree
         if self._stubs:
@@ -794,7 +828,8 @@ class _Collector:
                         stack.append((node, _scoped(scope, node)))
                     else:
                         stack.append((node, scope))
-                    self._node(node, scope)
+                    if type(node) in _RECORDED:
+                        self._node(node, scope)
 
     def _word_lines(self, pattern: re.Pattern[str]) -> list[int]:
         """The indexes in self._lines of the lines where pattern matches, in order. A word never spans

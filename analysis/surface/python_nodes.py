@@ -191,6 +191,9 @@ class _Def:
         if self.signature is None:
             return []
         args, method = self.signature
+        node = self.whole  # a blanked function's head is `def name():` (blanked_bodies.py): its own is here
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
         return _params(args, method=method)
 
     @cached_property
@@ -492,11 +495,23 @@ def _shape(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> str:
 
 
 def _strings(node: ast.AST) -> set[str]:
-    return {
-        n.value
-        for n in ast.walk(node)
-        if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 200
-    }
+    """Every string constant under node shorter than 200 characters (asked of whole modules and classes: a
+    walk without ast.walk's generator per node)."""
+    out: set[str] = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Constant):
+            if isinstance(n.value, str) and len(n.value) < 200:
+                out.add(n.value)
+            continue
+        for name in n._fields:
+            value = getattr(n, name, None)
+            if isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return out
 
 
 def _raises(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:

@@ -399,3 +399,76 @@ def test_first_line_is_the_first_decorators_on_every_definition_of_our_modules()
             elif isinstance(node, ast.stmt):
                 assert first_line(node) == node.lineno
     assert seen > 50
+
+
+def test_a_blanked_head_keeps_its_name_decorators_and_line_numbers():
+    known = _known(BASE)
+    lines, stubs = blank(BASE.split("\n"), known.lines, known.spans, heads=True)
+    assert len(lines) == len(BASE.split("\n")) and stubs
+    assert "        def deep():" in lines and "async def fetch():" in lines
+    assert lines[lines.index("async def fetch():") - 4] == "@decorate("  # decorators stay as written
+    tree = ast.parse("\n".join(lines))
+    heads = {n.name: n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    whole = {
+        n.name: n for n in ast.walk(ast.parse(BASE)) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    for name, node in heads.items():
+        assert (node.lineno, node.col_offset, node.end_lineno, first_line(node)) == (
+            whole[name].lineno,
+            whole[name].col_offset,
+            whole[name].end_lineno,
+            first_line(whole[name]),
+        )
+
+
+def test_a_blanked_head_gives_its_parameters_from_the_whole_node():
+    module = _blanked(BASE.replace("return x * 2", "return x * 3"), BASE)
+    assert module is not None and module.blanked is not None
+    run = module.defs["run"]
+    assert not run.node.args.args  # the head was blanked: `def run():`
+    assert [(p.name, p.kind, ast.dump(p.default) if p.default else None) for p in run.params] == [
+        ("task", "pos", None),
+        ("retries", "pos", ast.dump(ast.Constant(3))),
+    ]
+
+
+TYPER = """import typer
+
+
+def main(name: str = typer.Option("--name")):
+    return name
+
+
+def helper(x: int = 1):
+    return x
+
+
+def other(y: int = 2):
+    return y
+"""
+
+
+def test_a_text_that_may_hold_a_typer_option_keeps_its_heads():
+    after = TYPER.replace("return x", "return x + 1")
+    module = _blanked(after, TYPER)
+    assert module is not None and module.blanked is not None
+    other = module.defs["other"].node
+    assert other.body[0].__class__ is ast.Pass and other.args.args  # its body blanked, not its head
+    whole, batched = _facts(TYPER, after, relative=TYPER)
+    assert batched == whole
+
+
+@pytest.mark.parametrize(
+    ("text", "may"),
+    [
+        ("x: Optional[int] = None", False),
+        ("name = typer.Option('--name')", True),
+        ("name = Option ('--name')", True),
+        ("my_Option(1) + Optionx", False),
+        ("a = 1\nOption", True),
+        ("# \u2014 a dash, an ellipsis \u2026, no option", False),
+        ("name = \uff2fption('--name')", True),  # a fullwidth O: the parser reads the name `Option`
+    ],
+)
+def test_which_texts_may_hold_a_typer_option(text, may):
+    assert surface_python._may_have_typer_options(text) is may

@@ -178,8 +178,8 @@ async def test_a_worker_parses_its_next_task_against_the_files_of_its_last(repo,
     blanked: list[int] = []
     real_blank = surface_python.blank
 
-    def counted_blank(*args):
-        out = real_blank(*args)
+    def counted_blank(*args, **kwargs):
+        out = real_blank(*args, **kwargs)
         blanked.append(len(out[1]))
         return out
 
