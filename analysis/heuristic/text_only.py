@@ -136,6 +136,10 @@ def _readings(lines: Side, language: str, at_top: bool) -> tuple[Reading, ...]:
     comment = _comment_line(language)
     readings = []
     for start in open_states(language)[:1] if at_top else open_states(language):
+        if start is not None and not any(start in text for text in texts):
+            # nothing closes the string it starts in: every line is inside it, prose, and the string stays open
+            readings.append((start, [("", True, True)] * len(texts), start, True))
+            continue
         scanned, left_open = scan(texts, language, start)
         prose = all(
             _is_prose_line(text, code, began or ended, comment)
