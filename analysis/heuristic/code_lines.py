@@ -79,6 +79,8 @@ class _Scanner:
         return [self.line(line) for line in lines]
 
     def line(self, text: str) -> str:
+        if self.open is None and self.special.search(text) is None:
+            return text  # most lines: nothing that opens a string or comment, all code
         out: list[str] = []
         i = 0
         if self.open is not None:

@@ -366,7 +366,10 @@ def _is_kernel(f: FileChange, kind: PathKind, diff: Diff | None) -> bool:
     family = "c" if diff is not None and diff.language in _C_FAMILY else diff.language if diff else None
     if diff is None or family not in _KERNEL_HINTS or not any(h in diff.text for h in _KERNEL_HINTS[family]):
         return False  # a plain substring test first: far cheaper than scanning the code
-    return bool(_KERNEL_MARKERS[family].search(diff.code()))
+    # the code is the patch with strings emptied and comments cut, which never makes a marker: none in the patch,
+    # none in its code, and the code is not scanned
+    marker = _KERNEL_MARKERS[family]
+    return bool(marker.search(diff.text) and marker.search(diff.code()))
 
 
 def _split_title(title: str) -> tuple[tuple[str, ...], str]:

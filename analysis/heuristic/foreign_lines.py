@@ -95,8 +95,11 @@ def foreign_settings(diffs: Iterable[Diff]) -> list[str]:
 
 def _settings(text: str) -> list[str]:
     found = []
-    for m in _SETTINGS_CALL.finditer(text):
-        name = next((g for g in m.groups()[1:] if g), None)
-        found.append(f"{m[1]}: {name}" if name else m[1])
-    found += [f"{m[1]} logger" for m in _LOGGER.finditer(text)]
+    # what each pattern cannot match without: most patches have neither, and a substring test is far cheaper
+    if any(f".{w}." in text for w in ("config", "settings", "options")):
+        for m in _SETTINGS_CALL.finditer(text):
+            name = next((g for g in m.groups()[1:] if g), None)
+            found.append(f"{m[1]}: {name}" if name else m[1])
+    if "getLogger" in text:
+        found += [f"{m[1]} logger" for m in _LOGGER.finditer(text)]
     return found

@@ -59,7 +59,8 @@ def _moved(
     if change.kind != SurfaceKind.ADDED:
         return False  # what users set or pass is judged by itself
     name = _tail(change.name).lstrip("_")
-    if not name or re.search(rf"(?<!\w)_*{re.escape(name)}\b", removed):
+    # the substring test first: the pattern cannot match without it, and it is the common answer
+    if not name or (name in removed and re.search(rf"(?<!\w)_*{re.escape(name)}\b", removed)):
         return True
     diff = facts.diffs.get(change.path)
     body = _body(diff.added, name) if diff is not None else []

@@ -137,6 +137,8 @@ def _mapping_reads(text: str, any_mapping: bool) -> dict[tuple[str, str], list[s
     """{(mapping, key): [the default of each read, "None" when not given]}; `any_mapping` False: only
     mappings named options or settings."""
     found: dict[tuple[str, str], list[str]] = {}
+    if "get(" not in text and "pop(" not in text:
+        return found  # no read with a default (what the pattern needs): the pattern's scan is spared
     for m in _MAPPING_READ.finditer(text):
         if not any_mapping and not m.group(1).lower().endswith(_USER_MAPPINGS):
             continue
@@ -228,8 +230,15 @@ def renamed_keys(diff: Diff, any_mapping: bool, env: bool = False) -> list[tuple
     old key read nowhere else in the patch (no fallback, no deprecation naming it). A removed and an added line
     pair when they are the same line but for the key, or assign the same target from the same mapping.
     [(old, new)] in order."""
-    removed = [(line, _key_reads(line, any_mapping, env)) for line in diff.removed.split("\n")]
-    added = [(line, _key_reads(line, any_mapping, env)) for line in diff.added.split("\n")]
+    # only lines that read a key take part: most patches' removed lines read none, and then nothing was renamed
+    removed = [
+        (line, reads) for line in diff.removed.split("\n") if (reads := _key_reads(line, any_mapping, env))
+    ]
+    if not removed:
+        return []
+    added = [
+        (line, reads) for line in diff.added.split("\n") if (reads := _key_reads(line, any_mapping, env))
+    ]
     old_keys = {(m, k) for _, reads in removed for m, k, _, _ in reads}
     new_keys = {(m, k) for _, reads in added for m, k, _, _ in reads}
     kept = "\n".join([diff.added, *(line[1:] for line in diff.text.split("\n") if line.startswith(" "))])

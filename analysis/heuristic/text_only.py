@@ -40,6 +40,7 @@ _CODE_HINT = re.compile(
 # Two whole words in a string literal: a message. "int max_tokens, " is a piece of a signature a schema string
 # spells out (an op's declaration), its words identifiers: code.
 _WHOLE_WORDS = re.compile(r"(?<!\w)[A-Za-z]{2,}[^\w\n]+[A-Za-z]{2,}(?!\w)")
+Side = tuple[tuple[str, str], ...]  # a hunk side's lines (sign, text), its context included
 _START_PENALTY = 0.5  # a reading that assumes the hunk starts inside a string: prefer "outside" on ties
 
 
@@ -58,7 +59,7 @@ def prose_only(patch: str, language: str | None) -> bool:
     return changed > 0
 
 
-def _comments_differ(sides: list[tuple[str, list[tuple[str, str]], bool]], language: str) -> bool:
+def _comments_differ(sides: tuple[tuple[str, Side, bool], ...], language: str) -> bool:
     """Whether a hunk's two sides are the same code, line by line, once their comments are cut: a trailing
     comment reworded on a line of code (`#define SHR(a, b) ((a) >> (b))  // Shift Right Algebaic`), beside
     comment lines. Read from outside any string or comment; a side that begins or ends a multi-line string or
@@ -72,7 +73,9 @@ def _comments_differ(sides: list[tuple[str, list[tuple[str, str]], bool]], langu
         scanned, left_open = scan([text for _, text in mine], language, keep_strings=True)
         if left_open is not None:
             return False
-        if any(began or ended for (sign, _), (_, began, ended) in zip(mine, scanned, strict=True) if sign == side):
+        if any(
+            began or ended for (sign, _), (_, began, ended) in zip(mine, scanned, strict=True) if sign == side
+        ):
             return False
         # the whole side, context included (a line moved is no comment changed), and the spaces inside each line
         # as written (inside a string they are data)
@@ -92,7 +95,7 @@ def changed_code_lines(patch: str, language: str | None, limit: int) -> int:
             if not knows(language):
                 count += sum(1 for _, text in changed if text.strip())
             else:
-                scanned = _most_plausible(_readings(mine, language, at_top), [text for _, text in mine])[1]  # type: ignore[arg-type]
+                scanned = _most_plausible(mine, language, at_top)[1]  # type: ignore[arg-type]
                 count += sum(
                     1
                     for (sign, text), (code, began, ended) in zip(mine, scanned, strict=True)
@@ -103,31 +106,40 @@ def changed_code_lines(patch: str, language: str | None, limit: int) -> int:
     return count
 
 
-def _hunks(patch: str) -> Iterator[tuple[list[tuple[str, str]], list[tuple[str, list[tuple[str, str]], bool]]]]:
+def _hunks(patch: str) -> Iterator[tuple[Side, tuple[tuple[str, Side, bool], ...]]]:
     """Each hunk's lines (sign, text) and its two sides: (sign, the side's lines with the context, whether the
     side starts at the file's first line, outside any string)."""
     for hunk in _HUNK.split(patch)[1:] or ["\n" + patch]:
         header = _HUNK_LINES.match(hunk)
-        lines = [(line[:1], line[1:]) for line in hunk.split("\n")[1:] if line[:1] in (" ", "+", "-")]
+        lines = tuple((line[:1], line[1:]) for line in hunk.split("\n")[1:] if line[:1] in (" ", "+", "-"))
         sides = []
         for side, first in (("-", header and header["old"]), ("+", header and header["new"])):
-            mine = [(sign, text) for sign, text in lines if sign in (" ", side)]
+            mine = tuple((sign, text) for sign, text in lines if sign in (" ", side))
             sides.append((side, mine, first is not None and int(first) <= 1))
-        yield lines, sides
+        yield lines, tuple(sides)
 
 
 def _comment_line(language: str | None) -> re.Pattern[str]:
     return _HASH_COMMENT_LINE if language in ("python", "shell", "ruby") else _C_COMMENT_LINE
 
 
-Reading = tuple[str | None, list[tuple[str, bool, bool]], str | None, bool]  # start, scanned, left open, prose
+Reading = tuple[
+    str | None, list[tuple[str, bool, bool]], str | None, bool
+]  # start, scanned, left open, prose
 
 
-def _readings(lines: list[tuple[str, str]], language: str, at_top: bool) -> list[Reading]:
+# The facts ask whether a file is prose only, the signals how many of its lines are code: a side read twice a
+# commit is scanned and weighed once (immutable results, keyed by the side's lines).
+@lru_cache(maxsize=256)
+def _readings(lines: Side, language: str, at_top: bool) -> tuple[Reading, ...]:
     texts = [text for _, text in lines]
     comment = _comment_line(language)
     readings = []
     for start in open_states(language)[:1] if at_top else open_states(language):
+        if start is not None and not any(start in text for text in texts):
+            # nothing closes the string it starts in: every line is inside it, prose, and the string stays open
+            readings.append((start, [("", True, True)] * len(texts), start, True))
+            continue
         scanned, left_open = scan(texts, language, start)
         prose = all(
             _is_prose_line(text, code, began or ended, comment)
@@ -135,20 +147,23 @@ def _readings(lines: list[tuple[str, str]], language: str, at_top: bool) -> list
             if sign != " "
         )
         readings.append((start, scanned, left_open, prose))
-    return readings
+    return tuple(readings)
 
 
-def _side_is_prose(lines: list[tuple[str, str]], language: str, at_top: bool = False) -> bool:
+def _side_is_prose(lines: Side, language: str, at_top: bool = False) -> bool:
     readings = _readings(lines, language, at_top)
     if not any(prose for *_, prose in readings):
         return False  # code under every reading: no need to weigh them
     first = readings[0]
     if first[3] and first[2] is None:
         return True  # read from outside, balanced, and all prose: the plain reading stands
-    return _most_plausible(readings, [text for _, text in lines])[3]
+    return _most_plausible(lines, language, at_top)[3]
 
 
-def _most_plausible(readings: list[Reading], texts: list[str]) -> Reading:
+@lru_cache(maxsize=256)
+def _most_plausible(lines: Side, language: str, at_top: bool) -> Reading:
+    readings = _readings(lines, language, at_top)
+    texts = [text for _, text in lines]
     best, least = readings[0], _cost(*readings[0][:3], texts)
     for reading in readings[1:]:
         cost = _cost(*reading[:3], texts, least)

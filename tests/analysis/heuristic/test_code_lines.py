@@ -73,3 +73,15 @@ def test_shell_hash_inside_a_word_is_code() -> None:
 def test_unknown_language_is_left_as_is() -> None:
     lines = ["shell=True  # a YAML value", "eval: true"]
     assert code_only(lines, None) == lines
+
+
+def test_plain_lines_come_back_whole_and_a_string_left_open_still_swallows_them() -> None:
+    # a line with nothing that opens a string or comment is returned as is; the scanner's state still decides
+    lines = ["x = f(1)", 'doc = """Start', "plain words = here", 'end"""  # note', "y = g(2)"]
+    assert code_only(lines, "python") == ["x = f(1)", 'doc = ""', "", '""  ', "y = g(2)"]
+    assert code_only(["int n = 1;", "/* a", "int m = 2;", "*/ int k;"], "c") == [
+        "int n = 1;",
+        "",
+        "",
+        " int k;",
+    ]

@@ -526,6 +526,21 @@ def test_kernel_code_raises_one_tier(path: str, patch: str | None) -> None:
     assert f"changes GPU/native kernel code `{path}`" in reason
 
 
+@pytest.mark.parametrize(
+    ("added", "kernel"),
+    [
+        (['    """Tuned per arch: see tl.load and num_warps in the docs."""'], False),  # hints, no marker
+        (['    LOG = "calls tl.load(ptr)"'], False),  # a marker in the patch, but only inside a string
+        (["    x = tl.load(ptr)  # the block"], True),
+    ],
+)
+def test_a_kernel_marker_counts_in_the_code_only(added: list[str], kernel: bool) -> None:
+    from analysis.heuristic.facts import commit_facts
+
+    facts = commit_facts(make("Tune", fc("src/widget/ops/scan.py", 1, 1, hunk(["    x = 1"], added))))
+    assert (facts.kernels == ("src/widget/ops/scan.py",)) is kernel
+
+
 def test_revert_is_typed_revert_says_what_it_reverts_and_is_not_raised_by_itself() -> None:
     message = (
         'Revert "Add fused sampler (#4242)"\n\nThis reverts commit 89abcdef0123456789abcdef0123456789abcdef.\n\n'

@@ -215,3 +215,17 @@ def test_a_settings_mappings_reads_are_found_alike_by_the_ascii_pattern_and_the_
             found += len(plain)
     assert found > 100  # the texts do read settings
     assert _mapping_reads('x = ſettings.get("a", 1)', True) == {("ſettings", "a"): ["1"]}
+
+
+def test_a_rename_is_paired_past_lines_reading_no_key_and_none_is_found_when_no_removed_line_reads_one() -> (
+    None
+):
+    renamed = _diff(
+        ["        n = 1", '        self.path = options.get("old_path", None)', "        m = 2"],
+        ["        n = 3", '        self.path = options.get("new_path", None)'],
+    )
+    assert renamed_keys(renamed, any_mapping=False) == [("old_path", "new_path")]
+    only_added = _diff(["        n = 1"], ['        self.path = options.get("new_path", None)'])
+    assert renamed_keys(only_added, any_mapping=False) == []
+    # read without a default (no get/pop): no default changed, and the subscript read is a new key
+    assert setting_changes(_diff([], ['    x = options["fresh"]']), any_mapping=False) == ([], ["fresh"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from analysis.heuristic.text_only import prose_only
@@ -161,3 +163,50 @@ def test_unknown_languages_and_huge_patches_are_read_as_code() -> None:
     assert not prose_only(COMMENTS, None)
     many = "@@ -1,500 +1,500 @@\n" + "\n".join(f"-# c{i}\n+# d{i}" for i in range(500))
     assert not prose_only(many, "python")
+
+
+# -- what is kept or skipped to spare CPU must read the same ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "texts",
+    [
+        [
+            "def f(x):",
+            "    return x + 1",
+            "",
+            "# a comment",
+        ],  # no triple quote: the string starts are not scanned
+        ["    Validate the input.", '    """', "    return x"],  # one closes: scanned
+        ["x = '''a", "b'''"],
+        [],
+    ],
+)
+def test_the_readings_of_a_side_are_those_of_a_scan_from_each_start(texts: list[str]) -> None:
+    from analysis.heuristic.code_lines import open_states, scan
+    from analysis.heuristic.text_only import _is_prose_line, _readings
+
+    lines = tuple(("+", text) for text in texts)
+    _readings.cache_clear()
+    readings = _readings(lines, "python", False)
+    assert [r[0] for r in readings] == list(open_states("python"))
+    for start, scanned, left_open, prose in readings:
+        assert (list(scanned), left_open) == scan(texts, "python", start)
+        comment = re.compile(r"^\s*#")
+        expected = all(
+            _is_prose_line(t, c, b or e, comment) for t, (c, b, e) in zip(texts, scanned, strict=True)
+        )
+        assert prose == expected
+
+
+def test_a_patch_read_by_the_facts_then_by_the_signals_counts_as_read_fresh() -> None:
+    from analysis.heuristic.text_only import _most_plausible, _readings, changed_code_lines
+
+    patch = MIDDLE_OF_A_LONG_DOCSTRING + "\n@@ -200,1 +200,1 @@\n-    x = compute(1)\n+    x = compute(2)"
+    _readings.cache_clear()
+    _most_plausible.cache_clear()
+    fresh = changed_code_lines(patch, "python", 100)
+    assert fresh == 2  # the code line on each side; the docstring's lines are prose
+    assert not prose_only(patch, "python")  # fills the caches with this patch's sides
+    assert changed_code_lines(patch, "python", 100) == fresh
+    assert _readings.cache_info().hits > 0
