@@ -96,6 +96,7 @@ from analysis.surface.registrations import (
     string_mapping,
 )
 from analysis.surface.same_code import Version, same_code
+from analysis.surface.shapes import Shape
 from analysis.surface.shared_parse import GRAMMAR_FUTURE as _GRAMMAR_FUTURE
 from analysis.surface.shared_parse import PARSE_FAILURES, parse_pair
 from analysis.surface.shared_parse import parse as parse_python
@@ -163,7 +164,8 @@ class FileSurface:
     """What one file's diff does to its users; shapes pair removals and additions across the commit."""
 
     changes: list[SurfaceChange]
-    shapes: dict[tuple[SurfaceKind, str], str] = field(default_factory=dict)  # (ADDED|REMOVED, name) → shape
+    # (ADDED|REMOVED, name) → shape
+    shapes: dict[tuple[SurfaceKind, str], Shape] = field(default_factory=dict)
     prose_only: bool = False  # both versions parsed: only comments, docstrings, message text or layout differ
     # names this version imports from its own package anew or from elsewhere than before, absolute:
     # "pkg.mod.name" → where from ("pkg.other.name"); a package's __init__'s re-pointed ones: before → after
@@ -993,7 +995,7 @@ class _Compare:
     def __init__(self, path: str, module: str, public: bool, old: _Module, new: _Module):
         self.path, self.module, self.public, self.old, self.new = path, module, public, old, new
         self.out: list[SurfaceChange] = []
-        self.shapes: dict[tuple[SurfaceKind, str], str] = {}
+        self.shapes: dict[tuple[SurfaceKind, str], Shape] = {}
 
     def run(self) -> FileSurface:
         if self.public:
@@ -1048,7 +1050,8 @@ class _Compare:
                 c.kind in mirror
                 and "." not in qual
                 and (mirror[c.kind], qual) in env
-                and self.shapes.get((c.kind, c.name), "").startswith("constant:")
+                and (shape := self.shapes.get((c.kind, c.name))) is not None
+                and shape.kind == "constant"
             )
 
         self.out = [c for c in self.out if not same_variable(c)]
@@ -1159,14 +1162,14 @@ class _Compare:
                           new=self._name(target), aliased=True)  # fmt: skip
                 continue
             self._add(SurfaceKind.REMOVED, self._name(qual), d.line, aliased=self._still_served(qual))
-            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = f"{d.kind}:{d.shape}"
+            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = Shape(d.kind, d)
         renamed_to = {self.new.aliases[q] for q in gone if q in self.new.aliases}
         for qual in came:
             if qual in renamed_to:
                 continue
             d = new[qual]
             self._add(SurfaceKind.ADDED, self._name(qual), d.line)
-            self.shapes[(SurfaceKind.ADDED, self._name(qual))] = f"{d.kind}:{d.shape}"
+            self.shapes[(SurfaceKind.ADDED, self._name(qual))] = Shape(d.kind, d)
         for qual, d in new.items():
             before = old.get(qual)
             if before is None or not (d.public and before.public) or before.kind != d.kind:
@@ -1215,7 +1218,7 @@ class _Compare:
             elif self.old.exports is not None and qual not in self.old.exports:
                 continue
             self._add(SurfaceKind.REMOVED, self._name(qual), None, aliased=self._still_served(qual))
-            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = "alias:"
+            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = Shape("alias")
 
     def _served_alias(self, target: str) -> bool:
         """Whether an alias's target is the module's own API: defined there, or imported from a module that is
