@@ -263,6 +263,14 @@ class Collected:
         self._uses: Counter[tuple[int, bool]] = Counter()
         self._kept: dict[tuple[int, bool], tuple[str, _Module | None]] = {}
         self.relatives = relatives  # other versions of the files, whose function bodies a version may blank
+        # the trees of the versions after a commit, by text, for the reads that follow its facts (the class
+        # lookups of inherited.py: no second parse); the caller clears them between commits
+        self.trees_after: dict[int, tuple[str, ast.Module]] = {}
+
+    def tree_after(self, text: str) -> ast.Module | None:
+        """The tree collected of this text as a version after (its function bodies may be blanked)."""
+        found = self.trees_after.get(id(text))
+        return found[1] if found is not None and found[0] is text else None
 
     def expect(self, text: str | None, package_init: bool) -> None:
         if text is not None:
@@ -343,6 +351,8 @@ def python_surface(
                 collected.keep(text, init, version)
         if collected.relatives is not None and new is not None and new.lines is not None:
             collected.relatives.put(path, new.lines, new.spans)
+        if after is not None and source_after is after and new is not None and new.tree is not None:
+            collected.trees_after[id(after)] = (after, new.tree)  # the text as read: ast.parse refuses a BOM
     if old is None or new is None:
         return FileSurface([])
     if (
