@@ -354,6 +354,8 @@ def commit_facts(
     them. cache: shared by the commits of one batch (one tree); collected: the Python versions the batch
     collected already, after `expect_versions` counted them. surface and prose are None when a file it
     needed was not read."""
+    if collected is not None:
+        collected.trees_after.clear()  # the commit before's, kept for its lookups (inherited.py) until now
     here = _overlaid(dict(packaging_files), texts, [(commit.sha, f.path) for f in commit.files])
     packaging = _packaging(here, tree, commit, cache if cache is not None else {})
     changed = [f.path for f in commit.files]

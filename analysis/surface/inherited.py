@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import posixpath
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,11 +65,13 @@ def queries(
     changes: Iterable[SurfaceChange],
     texts: Mapping[str, str | None],
     tree: Collection[str] | None,
+    parsed: Callable[[str], ast.Module | None] | None = None,
 ) -> tuple[set[int], list[Query]]:
     """For a commit's facts and its files' texts after it ({path: text}): the ids of the member removals a
     base class of the same file still defines (dropped at once), and the queries to follow for the others
     whose class has bases imported from the repository's modules. tree: every path of the repository at
-    the commit (None: unknown, each candidate path is read)."""
+    the commit (None: unknown, each candidate path is read). parsed: a text's tree parsed already, if any
+    (function bodies may be blanked: only classes' own statements and the module's imports are read)."""
     inherited: set[int] = set()
     out: list[Query] = []
     classes_of: dict[str, _Classes | None] = {}
@@ -77,7 +79,7 @@ def queries(
         if change.kind not in _MEMBER_REMOVALS or not change.path.endswith((".py", ".pyi")):
             continue
         if change.path not in classes_of:
-            classes_of[change.path] = _classes(texts.get(change.path), change.path)
+            classes_of[change.path] = _classes(texts.get(change.path), change.path, parsed)
         classes = classes_of[change.path]
         found = member_of(change, classes.defs) if classes is not None else None
         if classes is None or found is None:
@@ -179,13 +181,17 @@ class _Classes:
         return BaseRef(paths, name) if paths else None
 
 
-def _classes(text: str | None, path: str) -> _Classes | None:
+def _classes(
+    text: str | None, path: str, parsed: Callable[[str], ast.Module | None] | None = None
+) -> _Classes | None:
     if text is None or len(text) > MAX_SOURCE_CHARS:
         return None
-    try:
-        tree = parse_python(text)
-    except PARSE_FAILURES:
-        return None
+    tree = parsed(text) if parsed is not None else None
+    if tree is None:
+        try:
+            tree = parse_python(text)
+        except PARSE_FAILURES:
+            return None
     defs: dict[str, ast.ClassDef] = {}
     imports: dict[str, tuple[str, str]] = {}
     _walk(tree.body, "", defs, imports)

@@ -30,6 +30,7 @@ from functools import cache
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.python import FileSurface
+from analysis.surface.shapes import Shape
 
 MAX_SOURCE_BYTES = 2_000_000
 _PRIVATE_NAMESPACES = frozenset({"detail", "details", "internal", "impl", "_internal"})
@@ -108,16 +109,16 @@ def tree_surface(path: str, before: str | None, after: str | None, *, language: 
     if old is None or new is None:
         return FileSurface([])
     out: list[SurfaceChange] = []
-    shapes: dict[tuple[SurfaceKind, str], str] = {}
+    shapes: dict[tuple[SurfaceKind, str], Shape] = {}
     for name, item in old.items.items():
         if name not in new.items:
             out.append(SurfaceChange(SurfaceKind.REMOVED, name, path, item.line))
-            shapes[(SurfaceKind.REMOVED, name)] = f"{item.kind}:{item.shape}"
+            shapes[(SurfaceKind.REMOVED, name)] = Shape(item.kind, item)
     for name, item in new.items.items():
         before_item = old.items.get(name)
         if before_item is None:
             out.append(SurfaceChange(SurfaceKind.ADDED, name, path, item.line))
-            shapes[(SurfaceKind.ADDED, name)] = f"{item.kind}:{item.shape}"
+            shapes[(SurfaceKind.ADDED, name)] = Shape(item.kind, item)
         else:
             if item.deprecated and not before_item.deprecated:
                 out.append(SurfaceChange(SurfaceKind.DEPRECATION, name, path, item.line))
@@ -137,7 +138,7 @@ def tree_surface(path: str, before: str | None, after: str | None, *, language: 
 
 
 def _overloads(
-    path: str, name: str, old: _Item, new: _Item, shapes: dict[tuple[SurfaceKind, str], str]
+    path: str, name: str, old: _Item, new: _Item, shapes: dict[tuple[SurfaceKind, str], Shape]
 ) -> Iterator[SurfaceChange]:
     """Overloads of one name told apart by their parameter types: one gone is a removal, whatever overloads of
     the name remain (its calls stop compiling), unless a new one takes the same leading types and lets a call
@@ -145,7 +146,7 @@ def _overloads(
     for sig, (line, _) in old.signatures.items():
         if sig not in new.signatures and not any(_extends(s, r, sig) for s, (_, r) in new.signatures.items()):
             label = _overload_name(name, sig)
-            shapes[(SurfaceKind.REMOVED, label)] = f"function:{old.shape}"
+            shapes[(SurfaceKind.REMOVED, label)] = Shape("function", old)
             yield SurfaceChange(SurfaceKind.REMOVED, label, path, line)
     for sig, (line, required) in new.signatures.items():
         gone = (o for o in old.signatures if o not in new.signatures)

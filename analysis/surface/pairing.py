@@ -12,6 +12,7 @@ from dataclasses import replace
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.python import FileSurface
 from analysis.surface.registrations import registered_key
+from analysis.surface.shapes import Shape
 
 
 def without_moved_names(results: Sequence[FileSurface]) -> list[FileSurface]:
@@ -60,13 +61,23 @@ def pair_renames(results: Iterable[FileSurface]) -> tuple[SurfaceChange, ...]:
     changes: list[SurfaceChange] = []
     removed: dict[str, SurfaceChange] = {}
     added: dict[str, SurfaceChange] = {}
-    shape_of: dict[int, str] = {}
+    shaped: list[tuple[SurfaceChange, Shape]] = []
     for result in results:
         for change in result.changes:
             shape = result.shapes.get((change.kind, change.name))
             if shape is not None:
-                shape_of[id(change)] = shape
+                shaped.append((change, shape))
             changes.append(change)
+    # only a kind both removed and added can pair: the others' shapes are never computed
+    kinds = {s.kind for c, s in shaped if c.kind == SurfaceKind.REMOVED}
+    kinds &= {s.kind for c, s in shaped if c.kind == SurfaceKind.ADDED}
+    shape_of: dict[int, str] = {}
+    for change, shape in shaped:
+        if shape.kind in kinds:
+            try:
+                shape_of[id(change)] = shape.text
+            except RecursionError:  # a definition too deeply nested to dump: not paired
+                continue
     removed_counts = Counter(
         shape_of[id(c)] for c in changes if c.kind == SurfaceKind.REMOVED and id(c) in shape_of
     )

@@ -96,6 +96,7 @@ from analysis.surface.registrations import (
     string_mapping,
 )
 from analysis.surface.same_code import Version, same_code
+from analysis.surface.shapes import Shape
 from analysis.surface.shared_parse import GRAMMAR_FUTURE as _GRAMMAR_FUTURE
 from analysis.surface.shared_parse import PARSE_FAILURES, parse_pair
 from analysis.surface.shared_parse import parse as parse_python
@@ -163,7 +164,8 @@ class FileSurface:
     """What one file's diff does to its users; shapes pair removals and additions across the commit."""
 
     changes: list[SurfaceChange]
-    shapes: dict[tuple[SurfaceKind, str], str] = field(default_factory=dict)  # (ADDED|REMOVED, name) → shape
+    # (ADDED|REMOVED, name) → shape
+    shapes: dict[tuple[SurfaceKind, str], Shape] = field(default_factory=dict)
     prose_only: bool = False  # both versions parsed: only comments, docstrings, message text or layout differ
     # names this version imports from its own package anew or from elsewhere than before, absolute:
     # "pkg.mod.name" → where from ("pkg.other.name"); a package's __init__'s re-pointed ones: before → after
@@ -261,6 +263,14 @@ class Collected:
         self._uses: Counter[tuple[int, bool]] = Counter()
         self._kept: dict[tuple[int, bool], tuple[str, _Module | None]] = {}
         self.relatives = relatives  # other versions of the files, whose function bodies a version may blank
+        # the trees of the versions after a commit, by text, for the reads that follow its facts (the class
+        # lookups of inherited.py: no second parse); the caller clears them between commits
+        self.trees_after: dict[int, tuple[str, ast.Module]] = {}
+
+    def tree_after(self, text: str) -> ast.Module | None:
+        """The tree collected of this text as a version after (its function bodies may be blanked)."""
+        found = self.trees_after.get(id(text))
+        return found[1] if found is not None and found[0] is text else None
 
     def expect(self, text: str | None, package_init: bool) -> None:
         if text is not None:
@@ -341,6 +351,8 @@ def python_surface(
                 collected.keep(text, init, version)
         if collected.relatives is not None and new is not None and new.lines is not None:
             collected.relatives.put(path, new.lines, new.spans)
+        if after is not None and source_after is after and new is not None and new.tree is not None:
+            collected.trees_after[id(after)] = (after, new.tree)  # the text as read: ast.parse refuses a BOM
     if old is None or new is None:
         return FileSurface([])
     if (
@@ -993,7 +1005,7 @@ class _Compare:
     def __init__(self, path: str, module: str, public: bool, old: _Module, new: _Module):
         self.path, self.module, self.public, self.old, self.new = path, module, public, old, new
         self.out: list[SurfaceChange] = []
-        self.shapes: dict[tuple[SurfaceKind, str], str] = {}
+        self.shapes: dict[tuple[SurfaceKind, str], Shape] = {}
 
     def run(self) -> FileSurface:
         if self.public:
@@ -1048,7 +1060,8 @@ class _Compare:
                 c.kind in mirror
                 and "." not in qual
                 and (mirror[c.kind], qual) in env
-                and self.shapes.get((c.kind, c.name), "").startswith("constant:")
+                and (shape := self.shapes.get((c.kind, c.name))) is not None
+                and shape.kind == "constant"
             )
 
         self.out = [c for c in self.out if not same_variable(c)]
@@ -1159,14 +1172,14 @@ class _Compare:
                           new=self._name(target), aliased=True)  # fmt: skip
                 continue
             self._add(SurfaceKind.REMOVED, self._name(qual), d.line, aliased=self._still_served(qual))
-            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = f"{d.kind}:{d.shape}"
+            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = Shape(d.kind, d)
         renamed_to = {self.new.aliases[q] for q in gone if q in self.new.aliases}
         for qual in came:
             if qual in renamed_to:
                 continue
             d = new[qual]
             self._add(SurfaceKind.ADDED, self._name(qual), d.line)
-            self.shapes[(SurfaceKind.ADDED, self._name(qual))] = f"{d.kind}:{d.shape}"
+            self.shapes[(SurfaceKind.ADDED, self._name(qual))] = Shape(d.kind, d)
         for qual, d in new.items():
             before = old.get(qual)
             if before is None or not (d.public and before.public) or before.kind != d.kind:
@@ -1215,7 +1228,7 @@ class _Compare:
             elif self.old.exports is not None and qual not in self.old.exports:
                 continue
             self._add(SurfaceKind.REMOVED, self._name(qual), None, aliased=self._still_served(qual))
-            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = "alias:"
+            self.shapes[(SurfaceKind.REMOVED, self._name(qual))] = Shape("alias")
 
     def _served_alias(self, target: str) -> bool:
         """Whether an alias's target is the module's own API: defined there, or imported from a module that is

@@ -210,14 +210,17 @@ class _Def:
         return frozenset(_strings(self.whole)) if self.node is not None else frozenset()
 
     @cached_property
-    def raises(self) -> dict[str, int]:
+    def exits(self) -> tuple[dict[str, int], dict[str, tuple[int, str]]]:
         node = self.whole
-        return _raises(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
+        return _exits(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else ({}, {})
 
-    @cached_property
+    @property
+    def raises(self) -> dict[str, int]:
+        return self.exits[0]
+
+    @property
     def guards(self) -> dict[str, tuple[int, str]]:
-        node = self.whole
-        return _guards(node) if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else {}
+        return self.exits[1]
 
     @cached_property
     def returns_switch(self) -> bool | None:  # a supports_*/is_*_enabled answer
@@ -514,16 +517,6 @@ def _strings(node: ast.AST) -> set[str]:
     return out
 
 
-def _raises(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for n in _own_statements(node):
-        if isinstance(n, ast.Raise) and n.exc is not None:
-            name = _name_of(n.exc)
-            if name[:1].isupper() and name not in out:
-                out[name] = n.lineno
-    return out
-
-
 # What a guard that keeps a path from running says: "not supported", "not implemented", "only … with",
 # "requires …", "disabled": lifting it lets users take that path.
 _UNSUPPORTED = re.compile(
@@ -533,22 +526,30 @@ _UNSUPPORTED = re.compile(
 )
 
 
-def _guards(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, tuple[int, str]]:
-    """Exits that keep a path from running for some users: `if cond: raise NotImplementedError` or a raise or
-    assert whose message says the path is unsupported, and `if cond: return` when the condition names a
-    switch. Keyed by the condition and the exit, so a guard that only moved is the same guard."""
-    out: dict[str, tuple[int, str]] = {}
+def _exits(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, int], dict[str, tuple[int, str]]]:
+    """The exceptions a function raises itself (by name: the first line of each), and its guards: exits that
+    keep a path from running for some users: `if cond: raise NotImplementedError` or a raise or assert whose
+    message says the path is unsupported, and `if cond: return` when the condition names a switch. Guards are
+    keyed by the condition and the exit, so a guard that only moved is the same guard. One walk for both: a
+    changed function is asked for both."""
+    raises: dict[str, int] = {}
+    guards: dict[str, tuple[int, str]] = {}
     for n in _own_statements(node):
-        if isinstance(n, ast.Assert):
+        if isinstance(n, ast.Raise):
+            if n.exc is not None:
+                name = _name_of(n.exc)
+                if name[:1].isupper() and name not in raises:
+                    raises[name] = n.lineno
+        elif isinstance(n, ast.Assert):
             if n.msg is not None and _UNSUPPORTED.search(_message_text(n.msg)):
-                out["assert:" + _dump(n.test)] = (n.lineno, _shown(n.test))
+                guards["assert:" + _dump(n.test)] = (n.lineno, _shown(n.test))
         elif isinstance(n, ast.If) and n.body and len(n.body) <= 3:
             last = n.body[-1]
             if isinstance(last, ast.Raise) and last.exc is not None and _refuses(last.exc):
-                out[f"raise:{_name_of(last.exc)}:" + _dump(n.test)] = (n.lineno, _shown(n.test))
+                guards[f"raise:{_name_of(last.exc)}:" + _dump(n.test)] = (n.lineno, _shown(n.test))
             elif isinstance(last, ast.Return) and any(is_switch(_name_of(x)) for x in ast.walk(n.test)):
-                out["return:" + _dump(n.test)] = (n.lineno, _shown(n.test))
-    return out
+                guards["return:" + _dump(n.test)] = (n.lineno, _shown(n.test))
+    return raises, guards
 
 
 def _refuses(exc: ast.expr) -> bool:

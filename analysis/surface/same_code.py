@@ -59,14 +59,42 @@ def _same_body(a: Version, xs: list[ast.stmt], b: Version, ys: list[ast.stmt]) -
             return False
         if a.text(x) == b.text(y):
             continue  # the same source lines: the same code (a blanked body is blanked text that was equal)
+        as_parsed = True  # the nodes are the parse of their text: none holds a blanked body
         if not isinstance(x, ast.ClassDef):  # a class's own body is never blanked: its methods are given back
-            x, y = a.whole(x), b.whole(y)
-            if x is None or y is None:
+            wx, wy = a.whole(x), b.whole(y)
+            if wx is None or wy is None:
                 return False
+            as_parsed, x, y = wx is x and wy is y, wx, wy
         if isinstance(x, _DEFINITIONS):
             if not _same_fields(x, y, skip="body") or not _same_body(a, x.body, b, y.body):  # type: ignore[attr-defined]
                 return False
-        elif not _same(x, y, message=False):
+        elif not (_same_block(a, x, b, y) if as_parsed else _same(x, y, message=False)):
+            return False
+    return True
+
+
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar)
+_BLOCK_BODIES = frozenset({"body", "orelse", "finalbody"})
+
+
+def _same_block(a: Version, x: ast.stmt, b: Version, y: ast.stmt) -> bool:
+    """`_same(x, y, message=False)` for two statements parsed from their text, with a block's statements of
+    equal text not walked (equal lines parse to equal trees): a change inside an `if` or `for` compares the
+    changed statements only."""
+    if not isinstance(x, _BLOCKS) or type(x) is not type(y):
+        return _same(x, y, message=False)
+    for name in x._fields:
+        u, v = getattr(x, name, None), getattr(y, name, None)
+        if name in _BLOCK_BODIES:
+            us, vs = _code(u), _code(v)  # type: ignore[arg-type]
+            if len(us) != len(vs):
+                return False
+            for p, q in zip(us, vs, strict=True):
+                if type(p) is not type(q):
+                    return False
+                if a.text(p) != b.text(q) and not _same_block(a, p, b, q):
+                    return False
+        elif not _same_value(u, v, False):
             return False
     return True
 

@@ -391,7 +391,7 @@ def parse_batches(batches: Sequence[Batch], relatives: Any = None) -> Parsed:
                     )
                     if surface:  # a member removal its class still inherits is none (inherited.py)
                         after = {c.path: batch.texts.texts.get((commit.sha, c.path)) for c in surface}
-                        inherited, asked[commit.sha] = queries(surface, after, tree)
+                        inherited, asked[commit.sha] = queries(surface, after, tree, collected.tree_after)
                         surface = without_inherited(surface, inherited)
                     found[commit.sha] = (surface, shipped, prose)
                 except Exception as exc:

@@ -42,7 +42,11 @@ def _facts(
         if known.lines is not None:
             relatives.put(PATH, known.lines, known.spans)
     batched = python_surface(PATH, before, after, module="kit.core", collected=Collected(relatives))
-    return (whole.changes, whole.shapes), (batched.changes, batched.shapes)
+    return (whole.changes, _texts(whole.shapes)), (batched.changes, _texts(batched.shapes))
+
+
+def _texts(shapes: dict) -> dict:
+    return {key: shape.text for key, shape in shapes.items()}
 
 
 def _blanked(text: str, relative: str) -> surface_python._Module | None:

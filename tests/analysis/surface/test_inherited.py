@@ -3,9 +3,14 @@ once; a base imported from another module of the repository becomes a query whos
 
 from __future__ import annotations
 
+import ast
+
+import analysis.surface.inherited as inherited_module
 from analysis.models import SurfaceChange
 from analysis.models import SurfaceKind as K
+from analysis.surface.blanked_bodies import Relatives
 from analysis.surface.inherited import BaseRef, lookup, queries, without_inherited
+from analysis.surface.python import Collected, python_surface
 
 TREE = frozenset(
     {"src/kit/__init__.py", "src/kit/layers/base.py", "src/kit/layers/__init__.py", "src/kit/layers/impl.py"}
@@ -92,3 +97,29 @@ def test_lookup_answers_from_the_class_its_local_bases_or_the_next_module():
     cache: dict = {}
     assert lookup(base, path, "LinearBase", "bias", TREE, cache) is True
     assert lookup(base, path, "LinearBase", "bias", TREE, cache) is True and len(cache) == 1
+
+
+def test_a_tree_parsed_already_is_read_instead_of_parsing_again(monkeypatch):
+    text = "class Base:\n    def run(self):\n        pass\n\nclass Job(Base):\n    pass\n"
+    fact = removed("kit.run.Job.run", "src/kit/run.py")
+    parsed_once = ast.parse(text)
+
+    def no_parse(text: str) -> ast.Module:
+        raise AssertionError("parsed again")
+
+    monkeypatch.setattr(inherited_module, "parse_python", no_parse)
+    inherited, asked = queries([fact], {fact.path: text}, None, {text: parsed_once}.get)
+    assert inherited == {id(fact)} and asked == []
+
+
+def test_a_version_after_keeps_its_tree_for_the_lookups_of_its_commit():
+    before = "class Base:\n    def run(self):\n        return 1\n\nclass Job(Base):\n    def run(self):\n        return 2\n"
+    after = before.replace("    def run(self):\n        return 2\n", "    pass\n")
+    collected = Collected(Relatives())
+    python_surface("src/kit/run.py", before, after, module="kit.run", collected=collected)
+    tree = collected.tree_after(after)
+    assert tree is not None and [n.name for n in tree.body] == ["Base", "Job"]  # type: ignore[attr-defined]
+    assert collected.tree_after("".join(after)) is None  # another text object: unknown
+    with_bom = "\ufeff" + after
+    python_surface("src/kit/run.py", before, with_bom, module="kit.run", collected=collected)
+    assert collected.tree_after(with_bom) is None  # ast.parse refuses the mark: not the same answer

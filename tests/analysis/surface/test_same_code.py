@@ -3,8 +3,11 @@ whole and through the blanked path a batch takes."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
 
+import analysis.surface.same_code as same_code_module
 from analysis.surface.blanked_bodies import Relatives
 from analysis.surface.python import Collected, python_surface
 
@@ -233,3 +236,58 @@ def test_an_option_name_or_a_key_passed_to_a_call_is_no_message():
     # words with spaces between them passed to a call are still a message
     said = 'raise ValueError("the value is out of range")\n'
     assert python_surface("v.py", said, said.replace("out of range", "too large"), module="v").prose_only
+
+
+BLOCKS = """def run(items, log):
+    for item in items:
+        if item.ready:
+            log("item is ready to go")
+            item.start()
+        else:
+            item.wait()
+    try:
+        items.close()
+    except OSError:
+        log("could not close the items")
+    finally:
+        log("all done here")
+"""
+
+
+def _same_text(before: str, after: str) -> bool:
+    def version(text: str) -> same_code_module.Version:
+        return same_code_module.Version(ast.parse(text), text.split("\n"), lambda node: node)
+
+    return same_code_module.same_code(version(before), version(after))
+
+
+@pytest.mark.parametrize(
+    "old, new, same",
+    [
+        ('log("item is ready to go")', 'log("the item is ready")', True),  # a message inside if inside for
+        ('log("all done here")', 'log("everything is done")', True),  # in a finally block
+        ("item.start()", "item.begin()", False),
+        ("item.wait()", "item.wait(1)", False),  # in an else block
+        ("items.close()", "items.close(force=True)", False),
+        ("except OSError:", "except ValueError:", False),  # a handler's own fields
+        ("if item.ready:", "if item.done:", False),  # a block's condition
+        ("            item.wait()\n", "            item.wait()\n            item.log()\n", False),
+    ],
+)
+def test_statements_inside_blocks_are_compared_as_a_body_is(old, new, same):
+    assert old in BLOCKS
+    assert _same_text(BLOCKS, BLOCKS.replace(old, new)) is same
+
+
+def test_a_statement_of_equal_text_inside_a_changed_block_is_not_walked(monkeypatch):
+    walked: list[int] = []  # the lines of the statements compared node by node
+    compare = same_code_module._same
+
+    def counted(x, y, message):  # type: ignore[no-untyped-def]
+        if isinstance(x, ast.stmt):
+            walked.append(x.lineno)
+        return compare(x, y, message)
+
+    monkeypatch.setattr(same_code_module, "_same", counted)
+    assert _same_text(BLOCKS, BLOCKS.replace("item is ready to go", "the item is ready"))
+    assert walked == [4]  # the message's statement; not `item.start()` beside it, nor the else block

@@ -127,10 +127,7 @@ def _calls_found(text: str) -> list:
 def _exits_found(text: str) -> list:
     tree = ast.parse(text)
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-    return [
-        (f.name, f.lineno, list(surface_nodes._raises(f).items()), list(surface_nodes._guards(f).items()))
-        for f in functions
-    ]
+    return [(f.name, f.lineno, *([*found.items()] for found in surface_nodes._exits(f))) for f in functions]
 
 
 def _facts(before: str, after: str) -> list:

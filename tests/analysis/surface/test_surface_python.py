@@ -730,7 +730,7 @@ def test_rename_shapes_ignore_names_and_docstrings():
     before = 'def old(a):\n    """Old."""\n    return a * 2\n'
     after = 'def new(a):\n    """New."""\n    return a * 2\n'
     result = python_surface("m.py", before, after, module="m")
-    assert result.shapes[(K.REMOVED, "m.old")] == result.shapes[(K.ADDED, "m.new")]
+    assert result.shapes[(K.REMOVED, "m.old")].text == result.shapes[(K.ADDED, "m.new")].text
 
 
 def test_a_deprecated_decorator_added_to_an_unchanged_function_is_a_deprecation():
