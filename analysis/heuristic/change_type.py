@@ -1,7 +1,7 @@
 """The change type of a commit, from its facts by fixed rules: a revert first, then a CVE / GHSA id
 in the message, title tags (the most meaningful of several wins), a conventional-commit prefix or gitmoji,
-security words, the paths when they are all of one kind, the title's first word and keywords, weak
-tags ([Chore], [Model]), new source files; else `other`. The tag vocabularies and their precedence
+security words, the paths when they are all of one kind, the release-notes entry the commit adds for itself,
+the title's first word and keywords, weak tags ([Chore], [Model]), new source files; else `other`. The tag vocabularies and their precedence
 are shared with grounding, which lets a stated type overrule the model's."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from analysis.heuristic.facts import ADVISORY, NON_RUNTIME, SECURITY_WORDS, Facts, commit_facts
 from analysis.models import ChangeType, Commit
 from analysis.paths import PathKind
+from analysis.release_headings import Category
 from analysis.titles import conventional_prefix, gitmoji_kind, leading_tags
 
 # Most meaningful first: with several tags ("[ROCm][Bugfix]", "[CI/Build][BugFix]") the earliest wins.
@@ -124,6 +125,7 @@ def classify(facts: Facts) -> ChangeType:
         _type_from_prefix,
         _type_from_security_words,
         _type_from_paths,
+        _type_from_entries,
         _type_from_words,
         _type_from_weak_tags,
         _type_from_new_files,
@@ -235,6 +237,23 @@ def _type_from_paths(facts: Facts) -> ChangeType | None:
         }
         return max(weights, key=lambda t: weights[t])
     return None
+
+
+# The entry categories that name one change type; a breaking, changed or deprecated entry may be a feature, a fix
+# or a refactor, and docs or internal entries beside code say little of the code: those leave the type to the words.
+_ENTRY_TYPES = {
+    Category.FEATURE: ChangeType.FEATURE,
+    Category.FIX: ChangeType.BUGFIX,
+    Category.PERFORMANCE: ChangeType.PERFORMANCE,
+    Category.DEPENDENCIES: ChangeType.DEPENDENCY,
+}
+
+
+def _type_from_entries(facts: Facts) -> ChangeType | None:
+    """The type the commit's own release-notes entry files it under (an "Added" item, a `1234.bugfix.md`
+    fragment): its author's word, stronger than the title's first word ("Update x" that fixes a crash). With
+    entries of several types, the most meaningful."""
+    return most_meaningful([t for e in facts.entries if (t := _ENTRY_TYPES.get(e.category)) is not None])
 
 
 def _type_from_words(facts: Facts) -> ChangeType | None:

@@ -127,3 +127,23 @@ def test_a_release_that_writes_the_notes_of_other_pull_requests_declares_nothing
     version = fc("src/widget/version.py", 1, 1, hunk(["VERSION = '2.4.0b1'"], ["VERSION = '2.4.0b2'"]))
     commit = make("Prepare release 2.4.0b2 (#71)", version, fc("HISTORY.md", 5, 0, patch))
     assert rank(commit, "en")[0] == LOW
+
+
+def test_the_entrys_section_sets_the_change_type_where_the_title_declares_none():
+    from analysis.heuristic.change_type import classify_change
+    from analysis.models import ChangeType
+
+    assert classify_change(make("Rework the engine loop (#77)", CODE)) != ChangeType.BUGFIX
+    assert classify_change(with_entry("Fixed", "A crash when the loop is empty (#77)")) == ChangeType.BUGFIX
+    assert classify_change(with_entry("Added", "`Engine.step(n)` runs n steps (#77)")) == ChangeType.FEATURE
+    assert (
+        classify_change(with_entry("Performance", "The loop no longer copies (#77)"))
+        == ChangeType.PERFORMANCE
+    )
+    # a breaking or changed entry may be a feature, a fix or a refactor: the title's words decide
+    assert classify_change(with_entry("Removed", "`Engine.legacy_step` (#77)")) == classify_change(
+        make("Rework the engine loop (#77)", CODE)
+    )
+    # what the title declares stays the author's first word on it
+    tagged = with_entry("Added", "`Engine.step(n)` (#77)", title="[Perf] Rework the engine loop (#77)")
+    assert classify_change(tagged) == ChangeType.PERFORMANCE
