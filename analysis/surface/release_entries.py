@@ -130,16 +130,14 @@ def declared_entries(commit: Commit) -> tuple[Entry, ...]:
     entries = [
         Entry(f.path, c, _first_added(f.patch), fragment=True) for f, c in fragments if f.status == "added"
     ]
-    if not any(f.status == "removed" and _is_fragment_file(f.path) for f in commit.files):
-        # else the notes are compiled from the fragments it deletes
-        removed = {_key(text) for f in notes for text in _removed_items(f.patch or "")}
-        placed = _placed(commit.release_entries)
-        entries += [
-            e
-            for f in notes
-            for e in placed.get(f.path, None) or _added_items(f.path, f.patch or "")
-            if _key(e.text) not in removed
-        ]
+    removed = _removed_keys(notes)
+    placed = _placed(commit.release_entries)
+    entries += [
+        e
+        for f in notes
+        for e in placed.get(f.path, None) or _added_items(f.path, f.patch or "")
+        if _key(e.text) not in removed
+    ]
     return tuple(entries) if len(entries) <= MAX_ENTRIES else ()
 
 
@@ -148,10 +146,10 @@ def notes_to_read(commit: Commit) -> list[FileChange]:
     those `declared_entries` reads entries from whose patch adds an item (none for a commit it reads none
     from: a release, a notes-only commit, a bot's)."""
     found = _declaring_files(commit)
-    if found is None or any(f.status == "removed" and _is_fragment_file(f.path) for f in commit.files):
+    if found is None:
         return []
     fragments, notes = found
-    removed = {_key(text) for f in notes for text in _removed_items(f.patch or "")}
+    removed = _removed_keys(notes)
     new = {
         f.path: [t for t in _added_item_lines(f.patch or "").values() if _key(_item(t)) not in removed]
         for f in notes
@@ -195,8 +193,9 @@ def apart(
 
 
 def _declaring_files(commit: Commit) -> tuple[list[tuple[FileChange, Category]], list[FileChange]] | None:
-    """The commit's fragments (with their categories) and notes files, or None where it declares nothing
-    (see the module docstring)."""
+    """The commit's fragments (with their categories) and the notes files its own entries may stand in (none
+    where it deletes fragments: it compiles the notes from them), or None where it declares nothing (see the
+    module docstring)."""
     if is_automated(commit.author, commit.author_login):
         return None
     fragments = [(f, c) for f in commit.files if (c := _fragment_kind(f)) is not None]
@@ -209,7 +208,14 @@ def _declaring_files(commit: Commit) -> tuple[list[tuple[FileChange, Category]],
     described = {f.path for f in notes} | typed
     if all(f.path in described or classify_path(f.path) == PathKind.DOCS for f in commit.files):
         return None  # it writes about other commits
+    if any(f.status == "removed" and _is_fragment_file(f.path) for f in commit.files):
+        notes = []  # compiled from the fragments it deletes: the items it writes are theirs
     return fragments, notes
+
+
+def _removed_keys(notes: Iterable[FileChange]) -> set[str]:
+    """The items the notes' patches remove, as entries key them: an item removed and added again moved."""
+    return {_key(text) for f in notes for text in _removed_items(f.patch or "")}
 
 
 def _placed(facts: Iterable[SurfaceChange]) -> dict[str, list[Entry]]:
