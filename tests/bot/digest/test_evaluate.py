@@ -64,10 +64,11 @@ def known(tmp_path: Path) -> tuple[GitRepo, dict[str, str]]:
     return repo, shas
 
 
-async def run_eval(repo: GitRepo, store: Store, **kw):
-    """The known repository's first four days, ranked by the heuristic, scored in UTC."""
+async def run_eval(repo: GitRepo, store: Store, source=None, **kw):
+    """The known repository's first four days, ranked by the heuristic, scored in UTC (source: another reader
+    of the repository than its LocalGitSource)."""
     return await evaluate(
-        LocalGitSource(repo.path),
+        source if source is not None else LocalGitSource(repo.path),
         store,
         HeuristicAnalyzer(),
         branch="main",
@@ -619,16 +620,7 @@ async def test_a_chunks_days_are_read_by_their_shas_as_their_windows_would_read_
             return getattr(self._source, name)
 
     by_window_store = Store(tmp_path / "by_window.db")
-    by_window = await evaluate(
-        WindowsOnly(LocalGitSource(repo.path)),
-        by_window_store,
-        HeuristicAnalyzer(),
-        branch="main",
-        since=date(2025, 9, 1),
-        until=date(2025, 9, 4),
-        tz=UTCZ,
-        lang="en",
-    )
+    by_window = await run_eval(repo, by_window_store, WindowsOnly(LocalGitSource(repo.path)))
     assert len(windows) == 4 and len(reads) == 5  # the windows read their commits by sha
     assert by_sha.judged == by_window.judged
     judged = [j.sha for j in by_sha.judged]
