@@ -123,9 +123,8 @@ def _comment_line(language: str | None) -> re.Pattern[str]:
     return _HASH_COMMENT_LINE if language in ("python", "shell", "ruby") else _C_COMMENT_LINE
 
 
-Reading = tuple[
-    str | None, list[tuple[str, bool, bool]], str | None, bool
-]  # start, scanned, left open, prose
+# start, scanned, left open, prose
+Reading = tuple[str | None, list[tuple[str, bool, bool]], str | None, bool]
 
 
 # The facts ask whether a file is prose only, the signals how many of its lines are code: a side read twice a
