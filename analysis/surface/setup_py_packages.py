@@ -13,6 +13,9 @@ then falls back to the folders setuptools would most plausibly ship.
 Scopes are not told apart (a name's bindings anywhere in the file count together): build scripts bind their
 package lists once, and a name bound only by unpacking a call's result (`a, packages = configure()`) is read
 through its other bindings, the function that builds it.
+
+Over 400 lines because it is one small evaluator: lists, single strings and package_dir mappings are read by
+the same bindings, each shape needing the other two (an f-string item over a loop name over a list).
 """
 
 from __future__ import annotations
