@@ -153,8 +153,11 @@ def read_surface(
         if kind not in ("python", "packaging+python") and _python_owned(f.path, packaging):
             # A Python distribution's native or web sources: users reach their names through its modules,
             # but the environment variables they read are the users' still (its `include/` headers: an API).
+            # A TableGen file declares a compiler's dialect: the operations users write in their IR and the
+            # passes' options, an interface whether or not a Python package wraps the compiler.
             if f.path.lower().endswith(KNOB_SUFFIXES):
-                results.append(knob_surface(f.path, f.before, f.after, options=False))
+                tablegen = f.path.lower().endswith(".td")
+                results.append(knob_surface(f.path, f.before, f.after, options=tablegen))
             continue
         before = f.before
         if kind == "python":

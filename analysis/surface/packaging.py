@@ -43,6 +43,7 @@ from analysis.surface.packaging_texts import (
     setup_py_keywords,
     table_of,
 )
+from analysis.surface.setup_py_packages import SetupPackages, Spelled, setup_py_packages
 
 # setuptools' own automatic discovery leaves these top-level folders out (FlatLayoutPackageFinder).
 _SETUPTOOLS_EXCLUDE = (
@@ -380,38 +381,41 @@ def _setuptools_packages(
     config = table_of(table_of(data.get("tool")).get("setuptools"))
     options = setup_cfg_options(texts.get("setup.cfg"))
     literal = setup_py_keywords(texts.get("setup.py"))
-    package_dir = config.get("package-dir") or options.get("package_dir") or literal.get("package_dir") or {}
+    spelled = setup_py_packages(texts.get("setup.py")) or SetupPackages()
+    package_dir = config.get("package-dir") or options.get("package_dir") or spelled.package_dir or {}
     if not isinstance(package_dir, dict):
         package_dir = {}
+    dir_computed = (
+        not (config.get("package-dir") or options.get("package_dir")) and spelled.package_dir_computed
+    )
     base = _rel(package_dir.get("", ""))
     base = f"{base}/" if base else ""
-    packages = config.get("packages", options.get("packages", literal.get("packages")))
-    modules = config.get("py-modules") or options.get("py_modules") or literal.get("py_modules")
+    packages = config.get("packages", options.get("packages", spelled.packages))
+    modules = config.get("py-modules") or options.get("py_modules") or spelled.py_modules
+    if isinstance(modules, Spelled):
+        modules = list(modules.names)
     prefixes: list[str] = [f"{root}{base}{m}.py" for m in items_of(modules) if isinstance(m, str)]
     if isinstance(packages, list):
-        for package in packages:
-            if isinstance(package, str):
-                mapped = package_dir.get(package)
-                folder = _rel(mapped) if mapped else base + package.replace(".", "/")
-                prefixes.append(f"{root}{folder}/")
-        return Distribution(root, "setuptools", _top(prefixes), import_roots=(f"{root}{base}",))
-    if (isinstance(packages, dict) and "find" in packages) or isinstance(packages, FindPackages):
-        find = (
-            packages
-            if isinstance(packages, FindPackages)
-            else FindPackages.of(table_of(packages.get("find")))
-        )
-        wheres = [_rel(w) for w in find.where] or [base.rstrip("/")]
-        for where in wheres:
-            folder = f"{root}{where}/" if where else root
-            prefixes.extend(_find_packages(folder, find, tree))
-        roots = tuple(f"{root}{w}/" if w else root for w in wheres)
-        return Distribution(root, "setuptools", tuple(prefixes), import_roots=roots)
+        packages = Spelled(tuple(p for p in packages if isinstance(p, str)))
+    elif isinstance(packages, dict) and "find" in packages:
+        packages = Spelled(finds=(FindPackages.of(table_of(packages.get("find"))),))
+    elif isinstance(packages, FindPackages):
+        packages = Spelled(finds=(packages,))
+    elif packages is None and (literal.get("_opaque") or dir_computed):
+        packages = Spelled(computed=True)  # discovery from folders setup.py computes: the plausible ones
+    if isinstance(packages, Spelled):
+        return _spelled_packages(root, base, package_dir, dir_computed, packages, prefixes, tree)
     if packages is not None or literal.get("_opaque"):
-        return Distribution(root, "setuptools", understood=False)  # computed in setup.py: not ours to guess
-    # automatic discovery: src layout, else flat layout without setuptools' excluded names
+        return Distribution(root, "setuptools", understood=False)  # a value of no type setuptools reads
+    # automatic discovery: an explicit package_dir, the src layout, else flat layout without setuptools'
+    # excluded names
     if tree is None:
         return Distribution(root, "setuptools", understood=False)
+    if base:  # package_dir={"": "python"}: its folder is the src layout's `src/`
+        return Distribution(root, "setuptools", (f"{root}{base}", *prefixes), import_roots=(f"{root}{base}",))
+    mapped = [f"{root}{_rel(d)}/" for k, d in package_dir.items() if k and isinstance(d, str) and _rel(d)]
+    if mapped:  # package_dir={"pkg": "lib"} alone: setuptools' explicit layout ships the packages it maps
+        return Distribution(root, "setuptools", _top([*mapped, *prefixes]), import_roots=(root,))
     if _exists_dir(tree, f"{root}src"):
         return Distribution(root, "setuptools", (f"{root}src/",), import_roots=(f"{root}src/",))
     tops = {p[len(root) :].split("/", 1)[0] for p in tree if p.startswith(root) and "/" in p[len(root) :]}
@@ -422,6 +426,93 @@ def _setuptools_packages(
         and posixpath.basename(p)[:-3] not in _SETUPTOOLS_MODULE_EXCLUDE and not p[len(root):].startswith(("_", "."))
     ]  # fmt: skip
     return Distribution(root, "setuptools", tuple(flat or singles), import_roots=(root,))
+
+
+def _spelled_packages(
+    root: str,
+    base: str,
+    package_dir: dict,
+    dir_computed: bool,
+    packages: Spelled,
+    prefixes: list[str],
+    tree: set[str] | None,
+) -> Distribution:
+    """The packages a list of names and find_packages requests ship; where setup.py computes a part of them,
+    what setuptools would most plausibly ship besides (`_plausible_packages`)."""
+    prefixes = list(prefixes)
+    roots = [f"{root}{base}"]
+    for package in packages.names:
+        folder = _package_folder(package, package_dir, base)
+        prefixes.append(f"{root}{folder}/" if folder else root)
+    for find in packages.finds:
+        wheres = [_rel(w) for w in find.where] or [base.rstrip("/")]
+        for where in wheres:
+            folder = f"{root}{where}/" if where else root
+            prefixes.extend(_find_packages(folder, find, tree))
+        roots = [*(f"{root}{w}/" if w else root for w in wheres), *roots] if find.where else roots
+    if packages.computed:
+        # what the computed part names is not known: the folders setuptools would most plausibly ship, under
+        # the folders the packages are mapped to (and the packaging file's own folder, when a mapping is
+        # computed too); without the tree, or with no such folder, "unknown" stays
+        folders = [f"{root}{base}"]
+        folders += [
+            f"{root}{_rel(d)}/" for k, d in package_dir.items() if k and isinstance(d, str) and _rel(d)
+        ]
+        if dir_computed:
+            folders.append(root)
+        found = _plausible_packages(folders, tree)
+        if not found:
+            return Distribution(root, "setuptools", understood=False)
+        prefixes.extend(found)
+        # the test, example, doc and benchmark trees inside a guessed package are no more plausible
+        excludes = tuple(f"/{p[len(root) :]}**/{n}/" for p in found for n in sorted(_NOT_PLAUSIBLE))
+        return Distribution(
+            root, "setuptools", _top(prefixes), excludes=excludes, import_roots=tuple(dict.fromkeys(roots))
+        )
+    return Distribution(root, "setuptools", _top(prefixes), import_roots=tuple(dict.fromkeys(roots)))
+
+
+def _package_folder(package: str, package_dir: dict, base: str) -> str:
+    """The folder setuptools takes a package from: its own package_dir entry, else its nearest mapped parent's
+    folder with the rest of its name, else the root's (`""`) folder."""
+    parts = package.split(".")
+    for cut in range(len(parts), 0, -1):
+        mapped = package_dir.get(".".join(parts[:cut]))
+        if isinstance(mapped, str) and _rel(mapped):
+            return "/".join([_rel(mapped), *parts[cut:]])
+    return base + package.replace(".", "/")
+
+
+# Trees no package-discovery guess counts as shipped, at any depth: a build script that computes its packages
+# rarely means to install its tests, examples, docs or benchmarks, and a wrong "shipped" there ranks them high.
+_NOT_PLAUSIBLE = frozenset(
+    {"test", "tests", "testing", "example", "examples", "doc", "docs", "benchmark", "benchmarks", "bench"}
+)
+
+
+def _plausible_packages(folders: Iterable[str], tree: set[str] | None) -> list[str]:
+    """Why this rather than "unknown": a setup.py that computes its packages (a loop over `os.listdir`, a
+    backend list read from the environment) almost always ships the folders holding `__init__.py` under
+    the folders it maps packages from, and knowing that ranks a change to them as one to what users install
+    and one to `examples/` as not; "unknown" would rank both alike. Left out: setuptools' own excluded top
+    folders (`tests`, `docs`, `tools`, `build` ...), dot and underscore folders, and any test, example, doc or
+    benchmark tree below (a `_private` subpackage is the package's own). Without the tree there is nothing to
+    look at: []."""
+    if tree is None:
+        return []
+    found = []
+    for folder in dict.fromkeys(folders):
+        for path in tree:
+            if not (path.startswith(folder) and path.endswith("/__init__.py")):
+                continue
+            parts = path[len(folder) :].split("/")[:-1]
+            if (
+                parts
+                and not _excluded_top(parts[0])
+                and not any(p in _NOT_PLAUSIBLE or p.startswith(".") for p in parts)
+            ):
+                found.append(f"{folder}{'/'.join(parts)}/")
+    return list(_top(found))
 
 
 def _excluded_top(name: str) -> bool:

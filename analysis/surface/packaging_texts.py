@@ -193,6 +193,7 @@ def setup_py_extensions(text: str | None) -> ExtensionFiles:
         for target in node.targets
         if isinstance(target, ast.Name)
     }
+    inits = _own_inits(tree)
     sources: list[str] = []
     include_dirs: list[str] = []
     cmake_dirs: list[str] = []
@@ -205,16 +206,50 @@ def setup_py_extensions(text: str | None) -> ExtensionFiles:
             continue
         if not name.endswith("Extension"):
             continue
-        found = [p for key in _SOURCE_KEYWORDS for p in _paths(_kwarg(node, key), bound)]
-        found += [p for arg in node.args[1:2] for p in _paths(arg, bound)]
+        arguments = _by_parameter(node, inits.get(name))
+        found = [p for key in _SOURCE_KEYWORDS for p in _paths(arguments.get(key), bound)]
         sources += found
-        include_dirs += _paths(_kwarg(node, "include_dirs"), bound)
-        folder = next((k.value for k in node.keywords if k.arg in _CMAKE_DIR_KEYWORDS), None)
+        include_dirs += _paths(arguments.get("include_dirs"), bound)
+        folder = next((arguments[k] for k in _CMAKE_DIR_KEYWORDS if k in arguments), None)
         if folder is not None or (not found and "cmake" in name.lower()):
             # a folder computed (`os.path.dirname(__file__)`) is, by CMake's convention, setup.py's own
             cmake_dirs += _paths(folder, bound) or [""]
     return ExtensionFiles(tuple(dict.fromkeys(sources)), tuple(dict.fromkeys(include_dirs)),
                           tuple(dict.fromkeys(cmake_dirs)))  # fmt: skip
+
+
+def _own_inits(tree: ast.Module) -> dict[str, ast.arguments]:
+    """The `__init__` parameters of the Extension subclasses the file defines (`class CMakeExtension(Extension)`)."""
+    out: dict[str, ast.arguments] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef):
+            init = next(
+                (f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None
+            )
+            if init is not None:
+                out[node.name] = init.args
+    return out
+
+
+def _by_parameter(call: ast.Call, init: ast.arguments | None) -> dict[str, ast.expr]:
+    """An Extension call's arguments by parameter name. setuptools' own takes (name, sources, ...); a subclass
+    the file defines takes its `__init__`'s parameters, with their defaults (`CMakeExtension(name, path,
+    sourcedir="")`: its second argument is a path inside the package, not a source)."""
+    out = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    if init is None:
+        names = ["name", "sources"]
+        defaults: dict[str, ast.expr] = {}
+    else:
+        params = [*init.posonlyargs, *init.args][1:]  # without self
+        names = [a.arg for a in params]
+        defaults = dict(zip(names[len(names) - len(init.defaults) :], init.defaults, strict=True))
+        defaults.update({a.arg: d for a, d in zip(init.kwonlyargs, init.kw_defaults, strict=True) if d})
+    for param, arg in zip(names, call.args, strict=False):
+        if not isinstance(arg, ast.Starred):
+            out.setdefault(param, arg)
+    for param, default in defaults.items():
+        out.setdefault(param, default)
+    return out
 
 
 _PATH_CALLS = (

@@ -79,7 +79,7 @@ setup(
 )
 """
     found = setup_py_extensions(text)
-    assert found.sources == ("src/ir.cpp", "src/bindings.cpp", "src/extra.c", "csrc/ops.h", "csrc/ops.cpp")
+    assert found.sources == ("src/ir.cpp", "src/bindings.cpp", "src/extra.c", "csrc/ops.cpp", "csrc/ops.h")
     assert found.include_dirs == ("include",)
     assert found.cmake_dirs == ()
     tree = ["setup.py", "ncc/__init__.py", "src/ir.cpp", "src/bindings.cpp", "csrc/ops.cpp", "csrc/add.cu"]
@@ -127,6 +127,16 @@ setup(packages=["ncc"], package_dir={"": "python"}, ext_modules=[CMakeExtension(
         "native/core.cpp",
         "python/ncc/__init__.py",
     }
+    # positionally, the subclass's own parameters: CMakeExtension(name, path, sourcedir="") takes a path inside
+    # the package second, not a source (read as one, it hid the CMake build: no native file shipped)
+    by_path = text.replace(
+        'def __init__(self, name, sourcedir=""):', 'def __init__(self, name, path, sourcedir=""):'
+    )
+    by_path = by_path.replace('CMakeExtension("ncc._C")', 'CMakeExtension("ncc", "ncc/_C/")')
+    found = setup_py_extensions(by_path)
+    assert (found.sources, found.cmake_dirs) == ((), ("",))
+    by_dir = text.replace('CMakeExtension("ncc._C")', 'CMakeExtension("ncc._C", "native")')
+    assert setup_py_extensions(by_dir).cmake_dirs == ("native",)
 
 
 def test_pyproject_ext_modules_and_setup_headers_ship() -> None:
@@ -262,3 +272,27 @@ def test_the_native_trees_tests_are_left_out_but_not_a_python_package_named_like
         "pkg/benchmarks/serve.py",
         "csrc/ops.cu",
     }
+
+
+def test_a_tablegen_dialect_inside_a_python_distribution_keeps_its_operations_and_pass_options() -> None:
+    # a compiler wrapped by a Python package: its C++ flags are no command line users type, but the dialect's
+    # operations and passes a TableGen file declares are what users write in their IR
+    text = (
+        "from setuptools import Extension, setup\n"
+        "class CMakeExtension(Extension):\n    def __init__(self, name, sourcedir=''):\n"
+        "        super().__init__(name, sources=[])\n"
+        "setup(packages=['ncc'], package_dir={'': 'python'}, ext_modules=[CMakeExtension('ncc._C')])\n"
+    )
+    tree = ["setup.py", "CMakeLists.txt", "include/ncc/Ops.td", "lib/Pass.cpp", "python/ncc/__init__.py"]
+    packaging = read_packaging({"setup.py": text}, tree)
+    ops = 'class N_Op<string m> : Op<N_Dialect, m>;\ndef N_LoadOp : N_Op<"load">;\ndef N_FenceOp : N_Op<"fence">;\n'
+    cpp = 'static cl::opt<bool> Fuse("fuse-loops", cl::init(true));\nbool debug() { return getenv("NCC_DEBUG"); }\n'
+    files = [
+        FileVersions("include/ncc/Ops.td", ops, ops.replace('def N_FenceOp : N_Op<"fence">;\n', "")),
+        FileVersions("lib/Pass.cpp", cpp, ""),
+    ]
+    found = commit_surface(files, packaging, packaging.shipped(["include/ncc/Ops.td", "lib/Pass.cpp"]))
+    names = {(c.kind, c.name) for c in found}
+    assert (K.REMOVED, "N_FenceOp") in names  # the operation
+    assert not any("fuse-loops" in c.name for c in found)  # the extension's own flag: not the users'
+    assert any("NCC_DEBUG" in c.name for c in found)  # an environment variable still is

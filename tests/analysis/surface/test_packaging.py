@@ -136,7 +136,11 @@ def test_setup_cfg_and_setup_py_literals():
         "lib/x.py"
     }
     computed = "from setuptools import setup\nsetup(name='lib', packages=compute())\n"
-    assert read_packaging({"setup.py": computed}, tree) is None  # not ours to guess
+    # computed where it cannot be read: the folders setuptools would plausibly ship (test_setup_py_packages.py)
+    assert read_packaging({"setup.py": computed}, tree).shipped(
+        ["lib/x.py", "tests/t.py", "tools/gen.py"]
+    ) == {"lib/x.py"}
+    assert read_packaging({"setup.py": computed}) is None  # without the tree there is nothing to look at
 
 
 @pytest.mark.parametrize(
