@@ -17,9 +17,14 @@ Formats read (Markdown or reStructuredText, any mix of them):
 - An item that declares itself breaking ("**Breaking Change:** …", "[BREAKING]", 💥, `feat!:`) is
   breaking whatever its section. An item under no category heading takes one from its own prefix where it
   has one: a conventional-commit type (`fix:`, `feat(x):`), a leading `[Tag]`, or a gitmoji.
+- Notes written as plain items under version headings (most items led by a verb, few under a category
+  heading: decided per file, analysis.release_headings.written_with_verbs) classify an item by its leading
+  verb: "Add/Support/Allow/Introduce/New …" → feature, "Fix …" → fix, "Remove/Drop …" → breaking,
+  "Deprecate …", "Change …"/"Make … default" → change, "Improve performance/Speed up/Faster" → performance,
+  "Document …" → docs. GitHub's generated items ("… by @ann in …") are pull-request titles: never read so.
 - References: `#123`, `(#123)`, `[#123](…/pull/123)`, `…/pull/123` and `…/issues/123` URLs (GitHub
   numbers issues and pull requests alike; a number that landed no commit matches nothing), link
-  reference definitions (`[123]: …/pull/123`), reST roles (:pr:`123`, :issue:`123`). A reference into
+  reference definitions (`[123]: …/pull/123`), reST roles (:pr:`123`, :issue:`123`, :pr:`123, 124`). A reference into
   another repository (`other/repo#12`, a URL of another repository) is not this repository's: the notes'
   own repository is the one their pull-request URLs name most often, or the caller's when it is among them.
 - A pull request listed twice keeps its most significant category (breaking > feature > change >
@@ -40,7 +45,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from analysis.paths import RELEASE_NOTES_STEMS
-from analysis.release_headings import RELEASE_HEADING, Category, clean, listed_lines
+from analysis.release_headings import RELEASE_HEADING, Category, clean, listed_lines, written_with_verbs
 from analysis.surface.release_entries import MAX_ENTRIES, fragment_category
 from analysis.titles import PR_DIGITS
 
@@ -73,7 +78,11 @@ _LINK = re.compile(
 )
 _QUALIFIED = re.compile(rf"(?<![\w/.#-])([\w.-]+/[\w.-]+)#({PR_DIGITS})\b")
 _PLAIN = re.compile(rf"(?<![\w/&#-])#({PR_DIGITS})\b")
-_ROLE = re.compile(rf":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{{0,200}}<)?#?({PR_DIGITS})>?`")
+# A reST role naming one number or a list (":pr:`967, 976`", as Pallets' notes write several).
+_ROLE = re.compile(
+    rf":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{{0,200}}<)?(#?{PR_DIGITS}(?:,[ ]{{0,3}}#?{PR_DIGITS}){{0,30}})>?`"
+)
+_DIGITS = re.compile(PR_DIGITS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +108,8 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
     home = _home(text, definitions, repo)
     found: dict[int, Category] = {}
     unclassified: dict[str, None] = {}
-    for _, line, category, state in listed_lines(lines, skip=_LINK_DEFINITION.match):
+    verbs = written_with_verbs(lines, skip=_LINK_DEFINITION.match)
+    for _, line, category, state in listed_lines(lines, skip=_LINK_DEFINITION.match, verbs=verbs):
         for pr in _references(line, definitions, home):
             heading = clean(state.headings[-1].text) if state.headings else ""
             if category == Category.OTHER and heading and not RELEASE_HEADING.search(heading):
@@ -239,7 +249,7 @@ def _references(line: str, definitions: dict[str, int | None], home: str | None)
             found.append(int(m.group(2)))
     rest = _QUALIFIED.sub(" ", rest)
     found += [int(n) for n in _PLAIN.findall(rest)]
-    found += [int(n) for n in _ROLE.findall(rest)]
+    found += [int(n) for listed in _ROLE.findall(rest) for n in _DIGITS.findall(listed)]
     for m in _LINK_REFERENCE.finditer(line):
         number = definitions.get((m.group(1) or m.group(2)).lower())
         if number is not None:

@@ -14,7 +14,9 @@ items sit far below their heading, out of the patch's three lines of context. El
 files, a file over the read cap) it is read from the patch: an added item takes its category from the
 nearest heading above it in the new file, found among the hunk's context lines or, failing that, in git's
 `@@ … @@ heading` text (a heading in the hunk that names no kind, such as a module's name, is a topic under
-it); where none is visible it is "other". Not a declaration, and so no entries at all:
+it); where none is visible it is "other". An item under no category heading in notes written as plain items
+led by verbs ("Version 3.1.0" / "- Add …") takes its verb's category; whether a file is written so is read from
+its whole text, and so only where the surface step read it. Not a declaration, and so no entries at all:
 - an item the commit also removes (a release moving "Unreleased" entries under a version heading), and any
   notes a commit writes while deleting fragments (a release compiling them);
 - a commit that changes only release notes, fragments and docs: it describes other commits;
@@ -43,6 +45,7 @@ from analysis.release_headings import (
     item_text,
     line_category,
     listed_lines,
+    written_with_verbs,
 )
 from analysis.surface.fragment_types import body_lines, name_category, text_category
 
@@ -168,11 +171,13 @@ def placed_entries(path: str, patch: str, after: str) -> tuple[SurfaceChange, ..
     added = _added_item_lines(patch)
     if not added:
         return ()
-    lines = [line.removesuffix("\r") for line in after.split("\n")[: max(added) + 1]]
+    whole = [line.removesuffix("\r") for line in after.split("\n")]
+    lines = whole[: max(added) + 1]
     if any(n > len(lines) or lines[n - 1] != text.removesuffix("\r") for n, text in added.items()):
         return None
     found: list[SurfaceChange] = []
-    for i, line, category, state in listed_lines(lines):
+    # whether the file classifies its items by their verbs is the whole file's style, not its top's
+    for i, line, category, state in listed_lines(lines, verbs=written_with_verbs(whole)):
         m = ITEM.match(line)
         # a top-level item (a nested one is part of its parent's entry), in a section listing changes
         if i + 1 in added and m and len(state.items) == 1:
