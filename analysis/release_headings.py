@@ -152,7 +152,10 @@ _VERB_RULES: tuple[tuple[Category, re.Pattern[str]], ...] = tuple(
         ),
         (Category.DEPRECATION, r"deprecate(?:s|d)?"),
         (Category.BREAKING, r"remove(?:s|d)?|drop(?:s|ped)?"),
-        (Category.CHANGE, r"(?:change(?:s|d)?|make(?:s)?|made|set(?:s)?) [^.]{0,80}?\bdefaults?|change(?:s|d)?"),
+        (
+            Category.CHANGE,
+            r"(?:change(?:s|d)?|make(?:s)?|made|set(?:s)?) [^.]{0,80}?\bdefaults?|change(?:s|d)?",
+        ),
         (Category.FIX, r"fix(?:es|ed)?"),
         (
             Category.FEATURE,
