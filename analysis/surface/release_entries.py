@@ -27,7 +27,7 @@ its whole text, and so only where the surface step read it. Not a declaration, a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from analysis.history.automation import is_automated
@@ -250,14 +250,25 @@ def _is_fragment_file(path: str) -> bool:
 def _fragment_kind(change: FileChange) -> Category | None:
     """A fragment's category: from its name, or, for one the commit adds, from its own text (a reno note,
     a `.. change::` block's tags, a changeset's version bump)."""
-    found = fragment_category(change.path)
-    if (
-        found is not None
-        or change.status != "added"
-        or not _in_fragment_dir(change.path.lower().split("/")[:-1])
-    ):
+    return fragment_type(change.path, _added_lines(change.patch) if change.status == "added" else None)
+
+
+def fragment_type(path: str, text: Sequence[str] | None) -> Category | None:
+    """A news fragment's category from its name, else from its text's lines (`text`: the fragment as it was
+    added; None: not known); None when the path is no fragment or neither says. The one reading of a fragment
+    for a commit's own entries and for eval's key (analysis/evaluation/release_notes.fragment_notes)."""
+    found = fragment_category(path)
+    if found is not None or text is None or not _in_fragment_dir(path.lower().split("/")[:-1]):
         return found
-    return text_category(change.path, _added_lines(change.patch))
+    return text_category(path, text)
+
+
+def is_fragment_file(path: str) -> bool:
+    """A file of notes text in a fragment folder, whether or not its name carries a type (a compiled notes
+    file kept there, `changelog/changelog_20.rst`, is not one)."""
+    name = path.lower().rpartition("/")[2]
+    compiled = name.partition(".")[0] in RELEASE_NOTES_STEMS or name.startswith(_NOTES_PREFIXES)
+    return _is_fragment_file(path) and not compiled
 
 
 def _added_lines(patch: str | None) -> list[str]:

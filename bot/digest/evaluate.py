@@ -21,11 +21,13 @@ from zoneinfo import ZoneInfo
 
 from analysis.errors import InputError, SourceError
 from analysis.evaluation.release_notes import (
+    MAX_FRAGMENT_BYTES,
     Landed,
     NotesKey,
     ReleaseNotes,
     candidates,
     fragment_notes,
+    fragments_to_read,
     notes_key,
     parse,
 )
@@ -334,11 +336,26 @@ async def _release_notes(
         return (found, "") if found.key.listed else (None, f"{name}: none of the span's pull requests listed")
     found, status = await _notes_at_tip(source, branch, landed)
     ordered = sorted(span, key=lambda c: c.committed_at)
-    fragments = fragment_notes((c.pr_number, [path for path, _ in c.files]) for c in ordered)
+    texts = await _fragment_texts(
+        source, fragments_to_read((c.sha, [p for p, _ in c.files]) for c in ordered)
+    )
+    fragments = fragment_notes(((c.pr_number, [path for path, _ in c.files]) for c in ordered), texts)
     drawn = FoundNotes(FRAGMENTS, fragments, notes_key(fragments, landed))
     if drawn.key.listed and (found is None or drawn.key.listed > found.key.listed):
         return drawn, ""
     return found, status
+
+
+async def _fragment_texts(source, wanted: list[tuple[str, str]]) -> dict[str, str | None]:
+    """{path: text} of the news fragments whose type is in their text, as the commits that added them wrote
+    them; none where the source reads no files or the read fails (their names still say what they say)."""
+    if not wanted or getattr(source, "read_files", None) is None:
+        return {}
+    try:
+        read = await source.read_files(wanted, max_bytes=MAX_FRAGMENT_BYTES)
+    except SourceError:
+        return {}
+    return {path: read.texts.get((sha, path)) for sha, path in wanted}
 
 
 async def _notes_at_tip(source, branch: str, landed: list[Landed]) -> tuple[FoundNotes | None, str]:

@@ -735,3 +735,53 @@ def test_notes_with_category_headings_do_not_read_verbs():
 def test_a_flat_list_of_generated_titles_is_not_read_by_verb():
     text = "".join(f"* Add thing {n} by @ann in https://github.com/acme/tool/pull/{n}\n" for n in range(1, 6))
     assert set(parse("## What's Changed\n" + text).prs.values()) == {OTH}
+
+
+# Fragments whose type is in their text (rewritten shapes of reno notes, changesets and `.. change::` blocks).
+RENO_UPGRADE = "---\nupgrade:\n  - |\n    The ``ZoneFilter`` was deprecated and is now removed.\n"
+RENO_FEATURE = "---\nfeatures:\n  - |\n    A new ``[scheduler] spread`` option.\n"
+CHANGESET_MINOR = '---\n"@acme/cli": minor\n---\n\nAllow comma-separated names in `--only`.\n'
+CHANGESET_PATCH_NAMED = "---\n'@acme/core': patch\n---\n\nFix the retry loop (#31).\n"
+CHANGE_BLOCK = ".. change::\n    :tags: bug, orm\n    :tickets: 32, 9001\n\n    Fixed a leak when a session closes.\n"
+CHANGE_BLOCK_ISSUE = ".. change::\n    :tags: usecase, postgresql\n    :tickets: 9002\n\n    Added multi-host URLs.\n"
+
+
+def test_fragments_typed_by_their_text_key_the_pull_request_they_name_else_the_one_adding_them():
+    from analysis.evaluation.release_notes import fragment_notes, fragments_to_read
+
+    span = [
+        ("a", 21, ["nova/filters.py", "releasenotes/notes/zone-filter-removal-587f7337.yaml"]),
+        ("b", 22, ["nova/scheduler.py", "releasenotes/notes/spread-option-0a1b2c3d.yaml"]),
+        ("c", 23, ["packages/cli/src/args.ts", ".changeset/brave-lions-sing.md"]),
+        # written by a follow-up for the pull request it names, which landed in the span
+        ("d", 24, [".changeset/quiet-owls-nod.md", "packages/core/src/retry.ts"]),
+        ("e", 31, ["packages/core/src/retry.ts"]),
+        # `:tickets:` names #32 (a landed pull request) and #9001 (an issue: matches nothing)
+        ("f", 25, ["lib/orm/session.py", "doc/build/changelog/unreleased_20/9001.rst"]),
+        ("g", 32, ["lib/orm/session.py"]),
+        # an issue's number only: the pull request adding the fragment
+        ("h", 26, ["lib/dialects/pg.py", "doc/build/changelog/unreleased_20/9002.rst"]),
+        ("i", 27, ["src/x.py", "changes/27.feature.md"]),  # typed by its name: not read
+    ]
+    texts = {
+        "releasenotes/notes/zone-filter-removal-587f7337.yaml": RENO_UPGRADE,
+        "releasenotes/notes/spread-option-0a1b2c3d.yaml": RENO_FEATURE,
+        ".changeset/brave-lions-sing.md": CHANGESET_MINOR,
+        ".changeset/quiet-owls-nod.md": CHANGESET_PATCH_NAMED,
+        "doc/build/changelog/unreleased_20/9001.rst": CHANGE_BLOCK,
+        "doc/build/changelog/unreleased_20/9002.rst": CHANGE_BLOCK_ISSUE,
+    }
+    wanted = fragments_to_read((sha, paths) for sha, _, paths in span)
+    assert wanted == [(sha, p) for sha, _, paths in span for p in paths if p in texts]
+    notes = fragment_notes([(pr, paths) for _, pr, paths in span], texts)
+    assert notes.prs == {21: B, 22: F, 23: F, 31: X, 32: X, 26: F, 27: F}
+    # without their texts only the name-typed fragment says anything
+    assert fragment_notes([(pr, paths) for _, pr, paths in span]).prs == {27: F}
+
+
+def test_a_compiled_notes_file_in_a_fragment_folder_is_no_fragment():
+    from analysis.evaluation.release_notes import fragment_notes, fragments_to_read
+
+    span = [("a", 40, ["lib/x.py", "doc/build/changelog/changelog_20.rst"])]
+    assert fragments_to_read((sha, paths) for sha, _, paths in span) == []
+    assert fragment_notes([(40, span[0][2])], {"doc/build/changelog/changelog_20.rst": CHANGE_BLOCK}).prs == {}
