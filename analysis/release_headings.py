@@ -273,7 +273,7 @@ def item_category(text: str) -> Category | None:
 def verb_category(text: str) -> Category | None:
     """The category an item's leading verb names ("Add …" → feature, "Drop …" → breaking), None when it
     starts with none of them or is a generated item (a pull request's title)."""
-    words = " ".join(text.lstrip("[*_ ").lower().split()[:20])
+    words = " ".join(text[:300].lstrip("[*_ ").lower().split()[:20])  # untrusted: its first words only
     if _GENERATED_ITEM.search(text):
         return None
     for category, pattern in _VERB_RULES:

@@ -24,9 +24,10 @@ Formats read (Markdown or reStructuredText, any mix of them):
   "Document …" → docs. GitHub's generated items ("… by @ann in …") are pull-request titles: never read so.
 - References: `#123`, `(#123)`, `[#123](…/pull/123)`, `…/pull/123` and `…/issues/123` URLs (GitHub
   numbers issues and pull requests alike; a number that landed no commit matches nothing), link
-  reference definitions (`[123]: …/pull/123`), reST roles (:pr:`123`, :issue:`123`, :pr:`123, 124`). A reference into
-  another repository (`other/repo#12`, a URL of another repository) is not this repository's: the notes'
-  own repository is the one their pull-request URLs name most often, or the caller's when it is among them.
+  reference definitions (`[123]: …/pull/123`), reST roles (:pr:`123`, :issue:`123`, :pr:`123, 124`). A
+  reference into another repository (`other/repo#12`, a URL of another repository) is not this
+  repository's: the notes' own repository is the one their pull-request URLs name most often, or the
+  caller's when it is among them.
 - A pull request listed twice keeps its most significant category (breaking > feature > change >
   deprecation > performance > fix > dependencies > docs > internal > other).
 
@@ -84,7 +85,8 @@ _QUALIFIED = re.compile(rf"(?<![\w/.#-])([\w.-]+/[\w.-]+)#({PR_DIGITS})\b")
 _PLAIN = re.compile(rf"(?<![\w/&#-])#({PR_DIGITS})\b")
 # A reST role naming one number or a list (":pr:`967, 976`", as Pallets' notes write several).
 _ROLE = re.compile(
-    rf":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{{0,200}}<)?(#?{PR_DIGITS}(?:,[ ]{{0,3}}#?{PR_DIGITS}){{0,30}})>?`"
+    rf":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{{0,200}}<)?"
+    rf"(#?{PR_DIGITS}(?:,[ ]{{0,3}}#?{PR_DIGITS}){{0,30}})>?`"
 )
 _DIGITS = re.compile(PR_DIGITS)
 # What a news fragment names for itself: `1234.feature.rst`'s number, a `:tickets: 1, 2` field (reST
@@ -141,8 +143,8 @@ def fragment_notes(
     commit's own entries are (analysis/surface/release_entries.fragment_type).
 
     A fragment is written for the pull requests it names where they landed in the span (its name's number,
-    `1234.feature.rst`; in its text a `:tickets:`/`:pr:` field or role, a pull-request URL, a "(#N)"), else for
-    the pull request that added it: a number that landed nothing (an issue's) says nothing."""
+    `1234.feature.rst`; in its text a `:tickets:`/`:pr:` field or role, a pull-request URL, a "(#N)"), else
+    for the pull request that added it: a number that landed nothing (an issue's) says nothing."""
     texts = texts or {}
     spans = list(commits)
     landed = {pr for pr, _ in spans if pr is not None}

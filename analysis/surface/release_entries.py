@@ -15,8 +15,8 @@ files, a file over the read cap) it is read from the patch: an added item takes 
 nearest heading above it in the new file, found among the hunk's context lines or, failing that, in git's
 `@@ … @@ heading` text (a heading in the hunk that names no kind, such as a module's name, is a topic under
 it); where none is visible it is "other". An item under no category heading in notes written as plain items
-led by verbs ("Version 3.1.0" / "- Add …") takes its verb's category; whether a file is written so is read from
-its whole text, and so only where the surface step read it. Not a declaration, and so no entries at all:
+led by verbs ("Version 3.1.0" / "- Add …") takes its verb's category; whether a file is written so is read
+from its whole text, and so only where the surface step read it. Not a declaration, and so no entries at all:
 - an item the commit also removes (a release moving "Unreleased" entries under a version heading), and any
   notes a commit writes while deleting fragments (a release compiling them);
 - a commit that changes only release notes, fragments and docs: it describes other commits;

@@ -673,8 +673,8 @@ def test_plain_items_under_version_headings_take_their_leading_verb():
         490: B,
         491: F,
         492: X,
-        # :issue: numbers are listed too: GitHub numbers issues and pull requests alike, and an issue landed no
-        # commit, so it matches nothing in a span
+        # :issue: numbers are listed too: GitHub numbers issues and pull requests alike, and an issue landed
+        # no commit, so it matches nothing in a span
         480: F,
         481: X,
         470: F,
@@ -742,8 +742,10 @@ RENO_UPGRADE = "---\nupgrade:\n  - |\n    The ``ZoneFilter`` was deprecated and 
 RENO_FEATURE = "---\nfeatures:\n  - |\n    A new ``[scheduler] spread`` option.\n"
 CHANGESET_MINOR = '---\n"@acme/cli": minor\n---\n\nAllow comma-separated names in `--only`.\n'
 CHANGESET_PATCH_NAMED = "---\n'@acme/core': patch\n---\n\nFix the retry loop (#31).\n"
-CHANGE_BLOCK = ".. change::\n    :tags: bug, orm\n    :tickets: 32, 9001\n\n    Fixed a leak when a session closes.\n"
-CHANGE_BLOCK_ISSUE = ".. change::\n    :tags: usecase, postgresql\n    :tickets: 9002\n\n    Added multi-host URLs.\n"
+CHANGE_BLOCK = ".. change::\n    :tags: bug, orm\n    :tickets: 32, 9001\n\n    Fixed a leak on close.\n"
+CHANGE_BLOCK_ISSUE = (
+    ".. change::\n    :tags: usecase, postgresql\n    :tickets: 9002\n\n    Added host lists.\n"
+)
 
 
 def test_fragments_typed_by_their_text_key_the_pull_request_they_name_else_the_one_adding_them():
@@ -784,4 +786,6 @@ def test_a_compiled_notes_file_in_a_fragment_folder_is_no_fragment():
 
     span = [("a", 40, ["lib/x.py", "doc/build/changelog/changelog_20.rst"])]
     assert fragments_to_read((sha, paths) for sha, _, paths in span) == []
-    assert fragment_notes([(40, span[0][2])], {"doc/build/changelog/changelog_20.rst": CHANGE_BLOCK}).prs == {}
+    assert (
+        fragment_notes([(40, span[0][2])], {"doc/build/changelog/changelog_20.rst": CHANGE_BLOCK}).prs == {}
+    )

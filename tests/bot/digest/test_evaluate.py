@@ -628,7 +628,7 @@ async def test_a_chunks_days_are_read_by_their_shas_as_their_windows_would_read_
 
 
 def test_eval_reads_notes_written_as_verb_led_items_under_version_headings(tmp_path):
-    # A Pallets-style CHANGES.rst: version headings, a release line, plain items whose leading verb is their kind.
+    # A Pallets-style CHANGES.rst: version headings, a release line, plain items led by their kind's verb.
     repo = GitRepo.init(tmp_path / "plain")
     repo.commit("Initial core", files={"src/core.py": "x = 0\n" * 100}, when="2025-08-20T08:00:00+00:00")
     start = datetime(2025, 9, 1, 1, tzinfo=UTC)
@@ -647,7 +647,10 @@ def test_eval_reads_notes_written_as_verb_led_items_under_version_headings(tmp_p
     items = "\n".join(
         f"-   {verb} thing number {pr}. :issue:`{900 + pr}` :pr:`{pr}`" for pr, verb in verbs.items()
     )
-    notes = f"Version 1.1.0\n-------------\n\nUnreleased\n\n{items}\n\n\nVersion 1.0.0\n-------------\n\nReleased 2025-08-01\n"
+    notes = (
+        f"Version 1.1.0\n-------------\n\nUnreleased\n\n{items}\n\n\n"
+        "Version 1.0.0\n-------------\n\nReleased 2025-08-01\n"
+    )
     repo.commit("Release 1.1.0", files={"CHANGES.rst": notes}, when="2025-09-10T08:00:00+00:00")
     table = CliRunner().invoke(cli, eval_args(repo, tmp_path))
     assert table.exit_code == 0, table.output
