@@ -133,46 +133,6 @@ BREAKING_ITEM = re.compile(
     r"^breaking\b|\bbreaking[- ]changes?\b|\[breaking\]|\(breaking\)|💥|^\w+(?:\([^)]*\))?!:", re.IGNORECASE
 )
 
-# Notes written as plain items under version headings ("Version 3.1.0" / "- Add …" / "- Fix …") classify each
-# item by its leading verb: (category, the item's first words), tried in this order. Read only in files
-# written that way (`written_with_verbs`), where no heading or prefix names a category.
-_VERB_RULES: tuple[tuple[Category, re.Pattern[str]], ...] = tuple(
-    (category, re.compile(rf"^(?:{words})(?![\w-])"))
-    for category, words in (
-        # what an "Add …" item adds decides when it is tests or docs, not a capability users get
-        (Category.INTERNAL, r"add(?:s|ed)? (?:(?:a|an|the|more|missing|some) )?(?:unit )?tests?"),
-        (
-            Category.DOCS,
-            r"add(?:s|ed)? (?:(?:a|an|the|more|missing|some) )?(?:docs?|documentation|docstrings?|examples?)|"
-            r"document(?:s|ed)?|docs?|fix(?:es|ed)? (?:a |some )?typos?",
-        ),
-        (
-            Category.PERFORMANCE,
-            r"improve(?:s|d)? (?:the )?(?:performance|speed)|speed(?:s|ed)? up|faster|optimi[sz]e(?:s|d)?",
-        ),
-        (Category.DEPRECATION, r"deprecate(?:s|d)?"),
-        (Category.BREAKING, r"remove(?:s|d)?|drop(?:s|ped)?"),
-        (
-            Category.CHANGE,
-            r"(?:change(?:s|d)?|make(?:s)?|made|set(?:s)?) [^.]{0,80}?\bdefaults?|change(?:s|d)?",
-        ),
-        (Category.FIX, r"fix(?:es|ed)?"),
-        (
-            Category.FEATURE,
-            r"add(?:s|ed)?|support(?:s|ed)?|allow(?:s|ed)?|introduce(?:s|d)?|new|implement(?:s|ed)?|"
-            r"provide(?:s|d)?|expose(?:s|d)?",
-        ),
-    )
-)
-# GitHub's generated list ("… by @ann in https://…/pull/12"): its items are the pull requests' titles, which
-# the ranking reads too: a key drawn from their verbs would score the ranking against its own input.
-_GENERATED_ITEM = re.compile(r"\bby @[\w-]{1,40}(?:\[bot\])? in\b")
-# "Written that way": of a file's top-level items, at most this share stands under a category heading or
-# carries a prefix, and at least this share of the rest (and MIN_VERB_ITEMS) starts with a verb above.
-MAX_CATEGORISED_SHARE = 0.2
-MIN_VERB_SHARE = 0.3
-MIN_VERB_ITEMS = 3
-
 # Notes are untrusted text: every pattern below runs in linear time on any line (bounded repeats where a
 # pattern could otherwise rescan the rest of the line from each of its starts).
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
@@ -203,7 +163,8 @@ class SectionState:
     headings: list[_Heading] = field(default_factory=list)
     items: list[_Item] = field(default_factory=list)
     setext_levels: dict[str, int] = field(default_factory=dict)
-    verbs: bool = False  # items under no category take one from their leading verb (`written_with_verbs`)
+    # the file's own way of classifying an item that has no prefix (analysis/release_verbs.py), or None
+    read_item: Callable[[str], Category | None] | None = None
 
     def push_heading(self, level: float, text: str) -> None:
         while self.headings and self.headings[-1].level >= level:
@@ -270,38 +231,6 @@ def item_category(text: str) -> Category | None:
     return None
 
 
-def verb_category(text: str) -> Category | None:
-    """The category an item's leading verb names ("Add …" → feature, "Drop …" → breaking), None when it
-    starts with none of them or is a generated item (a pull request's title)."""
-    words = " ".join(text[:300].lstrip("[*_ ").lower().split()[:20])  # untrusted: its first words only
-    if _GENERATED_ITEM.search(text):
-        return None
-    for category, pattern in _VERB_RULES:
-        if pattern.match(words):
-            return category
-    return None
-
-
-def written_with_verbs(lines: Sequence[str], skip: Callable[[str], bool] | None = None) -> bool:
-    """Whether notes classify their items by leading verbs rather than by headings or prefixes (see
-    MAX_CATEGORISED_SHARE): decided once for a whole file, so files with category headings read as before."""
-    categorised = plain = verb_led = 0
-    for _, line, category, state in listed_lines(lines, skip):
-        m = ITEM.match(line)
-        if m is None or len(state.items) != 1:
-            continue  # a continuation line or a nested item: part of its top-level item
-        if category != Category.OTHER:
-            categorised += 1
-        else:
-            plain += 1
-            verb_led += verb_category(item_text(m.group(2))) is not None
-    return (
-        verb_led >= MIN_VERB_ITEMS
-        and verb_led >= MIN_VERB_SHARE * plain
-        and categorised <= MAX_CATEGORISED_SHARE * (categorised + plain)
-    )
-
-
 def heading_line(line: str, nxt: str, state: SectionState) -> tuple[float, str] | None:
     m = _ATX.match(line)
     if m:
@@ -352,7 +281,7 @@ def line_category(line: str, state: SectionState) -> Category | None:
         indent, text = len(m.group(1).expandtabs(4)), item_text(m.group(2))
         while state.items and state.items[-1].indent >= indent:
             state.items.pop()
-        own = item_category(text) or (verb_category(text) if state.verbs else None)
+        own = item_category(text) or (state.read_item(text) if state.read_item is not None else None)
         state.items.append(_Item(indent, own, bool(BREAKING_ITEM.search(text))))
     elif line.strip() and not line[:1].isspace():
         state.items.clear()  # a paragraph ends the list
@@ -367,13 +296,17 @@ def line_category(line: str, state: SectionState) -> Category | None:
 
 
 def listed_lines(
-    lines: Sequence[str], skip: Callable[[str], bool] | None = None, *, verbs: bool = False
+    lines: Sequence[str],
+    skip: Callable[[str], bool] | None = None,
+    *,
+    read_item: Callable[[str], Category | None] | None = None,
 ) -> Iterator[tuple[int, str, Category, SectionState]]:
     """Each line of notes that lists changes, read from the top: its index, its text (HTML comments taken
     out), its category and the sections and items it stands under (the state, live: read it before the next
     line). Headings, underlines, fenced code, comments, lines in an ignored section and `skip`'s lines (link
-    definitions) are read here and not yielded. verbs: items under no category take their leading verb's."""
-    state = SectionState(verbs=verbs)
+    definitions) are read here and not yielded. read_item: how the file classifies an item with no prefix
+    (analysis.release_verbs.item_reader), for the items under no category heading."""
+    state = SectionState(read_item=read_item)
     fenced = False
     in_comment = False
     for i, line in enumerate(lines):

@@ -18,7 +18,7 @@ Formats read (Markdown or reStructuredText, any mix of them):
   breaking whatever its section. An item under no category heading takes one from its own prefix where it
   has one: a conventional-commit type (`fix:`, `feat(x):`), a leading `[Tag]`, or a gitmoji.
 - Notes written as plain items under version headings (most items led by a verb, few under a category
-  heading: decided per file, analysis.release_headings.written_with_verbs) classify an item by its leading
+  heading: decided per file, analysis/release_verbs.py) classify an item by its leading
   verb: "Add/Support/Allow/Introduce/New …" → feature, "Fix …" → fix, "Remove/Drop …" → breaking,
   "Deprecate …", "Change …"/"Make … default" → change, "Improve performance/Speed up/Faster" → performance,
   "Document …" → docs. GitHub's generated items ("… by @ann in …") are pull-request titles: never read so.
@@ -46,7 +46,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from analysis.paths import RELEASE_NOTES_STEMS
-from analysis.release_headings import RELEASE_HEADING, Category, clean, listed_lines, written_with_verbs
+from analysis.release_headings import RELEASE_HEADING, Category, clean, listed_lines
+from analysis.release_verbs import item_reader
 from analysis.surface.release_entries import MAX_ENTRIES, fragment_category, fragment_type, is_fragment_file
 from analysis.titles import PR_DIGITS
 
@@ -119,8 +120,8 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
     home = _home(text, definitions, repo)
     found: dict[int, Category] = {}
     unclassified: dict[str, None] = {}
-    verbs = written_with_verbs(lines, skip=_LINK_DEFINITION.match)
-    for _, line, category, state in listed_lines(lines, skip=_LINK_DEFINITION.match, verbs=verbs):
+    read_item = item_reader(lines, skip=_LINK_DEFINITION.match)
+    for _, line, category, state in listed_lines(lines, skip=_LINK_DEFINITION.match, read_item=read_item):
         for pr in _references(line, definitions, home):
             heading = clean(state.headings[-1].text) if state.headings else ""
             if category == Category.OTHER and heading and not RELEASE_HEADING.search(heading):

@@ -45,8 +45,8 @@ from analysis.release_headings import (
     item_text,
     line_category,
     listed_lines,
-    written_with_verbs,
 )
+from analysis.release_verbs import item_reader
 from analysis.surface.fragment_types import body_lines, name_category, text_category
 
 MAX_ENTRIES = 3  # more in one commit: a collected release (or a notes rewrite), not one change's declaration
@@ -177,7 +177,7 @@ def placed_entries(path: str, patch: str, after: str) -> tuple[SurfaceChange, ..
         return None
     found: list[SurfaceChange] = []
     # whether the file classifies its items by their verbs is the whole file's style, not its top's
-    for i, line, category, state in listed_lines(lines, verbs=written_with_verbs(whole)):
+    for i, line, category, state in listed_lines(lines, read_item=item_reader(whole)):
         m = ITEM.match(line)
         # a top-level item (a nested one is part of its parent's entry), in a section listing changes
         if i + 1 in added and m and len(state.items) == 1:

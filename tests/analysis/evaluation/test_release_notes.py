@@ -718,7 +718,7 @@ def test_an_item_keys_its_pull_request_whichever_line_names_it():
     ],
 )
 def test_an_items_leading_verb(item, category):
-    from analysis.release_headings import verb_category
+    from analysis.release_verbs import verb_category
 
     assert verb_category(item) == category
 
