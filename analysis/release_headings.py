@@ -163,6 +163,8 @@ class SectionState:
     headings: list[_Heading] = field(default_factory=list)
     items: list[_Item] = field(default_factory=list)
     setext_levels: dict[str, int] = field(default_factory=dict)
+    # the file's own way of classifying an item that has no prefix (analysis/release_verbs.py), or None
+    read_item: Callable[[str], Category | None] | None = None
 
     def push_heading(self, level: float, text: str) -> None:
         while self.headings and self.headings[-1].level >= level:
@@ -279,7 +281,8 @@ def line_category(line: str, state: SectionState) -> Category | None:
         indent, text = len(m.group(1).expandtabs(4)), item_text(m.group(2))
         while state.items and state.items[-1].indent >= indent:
             state.items.pop()
-        state.items.append(_Item(indent, item_category(text), bool(BREAKING_ITEM.search(text))))
+        own = item_category(text) or (state.read_item(text) if state.read_item is not None else None)
+        state.items.append(_Item(indent, own, bool(BREAKING_ITEM.search(text))))
     elif line.strip() and not line[:1].isspace():
         state.items.clear()  # a paragraph ends the list
     if any(item.breaking for item in state.items):
@@ -293,13 +296,17 @@ def line_category(line: str, state: SectionState) -> Category | None:
 
 
 def listed_lines(
-    lines: Sequence[str], skip: Callable[[str], bool] | None = None
+    lines: Sequence[str],
+    skip: Callable[[str], bool] | None = None,
+    *,
+    read_item: Callable[[str], Category | None] | None = None,
 ) -> Iterator[tuple[int, str, Category, SectionState]]:
     """Each line of notes that lists changes, read from the top: its index, its text (HTML comments taken
     out), its category and the sections and items it stands under (the state, live: read it before the next
     line). Headings, underlines, fenced code, comments, lines in an ignored section and `skip`'s lines (link
-    definitions) are read here and not yielded."""
-    state = SectionState()
+    definitions) are read here and not yielded. read_item: how the file classifies an item with no prefix
+    (analysis.release_verbs.item_reader), for the items under no category heading."""
+    state = SectionState(read_item=read_item)
     fenced = False
     in_comment = False
     for i, line in enumerate(lines):

@@ -17,11 +17,17 @@ Formats read (Markdown or reStructuredText, any mix of them):
 - An item that declares itself breaking ("**Breaking Change:** …", "[BREAKING]", 💥, `feat!:`) is
   breaking whatever its section. An item under no category heading takes one from its own prefix where it
   has one: a conventional-commit type (`fix:`, `feat(x):`), a leading `[Tag]`, or a gitmoji.
+- Notes written as plain items under version headings (most items led by a verb, few under a category
+  heading: decided per file, analysis/release_verbs.py) classify an item by its leading
+  verb: "Add/Support/Allow/Introduce/New …" → feature, "Fix …" → fix, "Remove/Drop …" → breaking,
+  "Deprecate …", "Change …"/"Make … default" → change, "Improve performance/Speed up/Faster" → performance,
+  "Document …" → docs. GitHub's generated items ("… by @ann in …") are pull-request titles: never read so.
 - References: `#123`, `(#123)`, `[#123](…/pull/123)`, `…/pull/123` and `…/issues/123` URLs (GitHub
   numbers issues and pull requests alike; a number that landed no commit matches nothing), link
-  reference definitions (`[123]: …/pull/123`), reST roles (:pr:`123`, :issue:`123`). A reference into
-  another repository (`other/repo#12`, a URL of another repository) is not this repository's: the notes'
-  own repository is the one their pull-request URLs name most often, or the caller's when it is among them.
+  reference definitions (`[123]: …/pull/123`), reST roles (:pr:`123`, :issue:`123`, :pr:`123, 124`). A
+  reference into another repository (`other/repo#12`, a URL of another repository) is not this
+  repository's: the notes' own repository is the one their pull-request URLs name most often, or the
+  caller's when it is among them.
 - A pull request listed twice keeps its most significant category (breaking > feature > change >
   deprecation > performance > fix > dependencies > docs > internal > other).
 
@@ -35,13 +41,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from analysis.paths import RELEASE_NOTES_STEMS
 from analysis.release_headings import RELEASE_HEADING, Category, clean, listed_lines
-from analysis.surface.release_entries import MAX_ENTRIES, fragment_category
+from analysis.release_verbs import item_reader
+from analysis.surface.release_entries import MAX_ENTRIES, fragment_category, fragment_type, is_fragment_file
 from analysis.titles import PR_DIGITS
 
 UNLISTED = "unlisted"  # a PR the notes do not list, in a repository that lists its user-facing changes
@@ -53,6 +60,10 @@ ROOT_SUFFIXES = (".md", ".rst", ".markdown", ".txt", "")
 DOCS_PREFIXES = ("release-notes", "release_notes", "releasenotes", "changelog")
 DOCS_SUFFIXES = (".md", ".rst", ".markdown")
 MAX_CANDIDATES = 6
+# Fragments whose type is in their text, read in one span (a read each on a forge's API): enough for months of
+# a busy project's fragments, bounded for a span of years.
+MAX_FRAGMENT_READS = 1_000
+MAX_FRAGMENT_BYTES = 64_000  # a fragment is a paragraph; a bigger file in a fragment folder is something else
 
 # "Lists its user-facing changes": within the stretch of the span its notes cover, at least this many of
 # the span's pull requests are listed, and at least this share of them. Below that (a file of highlights
@@ -73,7 +84,17 @@ _LINK = re.compile(
 )
 _QUALIFIED = re.compile(rf"(?<![\w/.#-])([\w.-]+/[\w.-]+)#({PR_DIGITS})\b")
 _PLAIN = re.compile(rf"(?<![\w/&#-])#({PR_DIGITS})\b")
-_ROLE = re.compile(rf":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{{0,200}}<)?#?({PR_DIGITS})>?`")
+# A reST role naming one number or a list (":pr:`967, 976`", as Pallets' notes write several).
+_ROLE = re.compile(
+    rf":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{{0,200}}<)?"
+    rf"(#?{PR_DIGITS}(?:,[ ]{{0,3}}#?{PR_DIGITS}){{0,30}})>?`"
+)
+_DIGITS = re.compile(PR_DIGITS)
+# What a news fragment names for itself: `1234.feature.rst`'s number, a `:tickets: 1, 2` field (reST
+# `.. change::` blocks), "(#1234)".
+_NAME_NUMBER = re.compile(rf"^({PR_DIGITS})(?:\.|$)")
+_NUMBERS_FIELD = re.compile(r"^\s*:(?:tickets?|prs?|pulls?|issues?):[ \t]+([\d, \t#]{1,200})$")
+_PARENTHESISED = re.compile(rf"\(#({PR_DIGITS})\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +120,8 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
     home = _home(text, definitions, repo)
     found: dict[int, Category] = {}
     unclassified: dict[str, None] = {}
-    for _, line, category, state in listed_lines(lines, skip=_LINK_DEFINITION.match):
+    read_item = item_reader(lines, skip=_LINK_DEFINITION.match)
+    for _, line, category, state in listed_lines(lines, skip=_LINK_DEFINITION.match, read_item=read_item):
         for pr in _references(line, definitions, home):
             heading = clean(state.headings[-1].text) if state.headings else ""
             if category == Category.OTHER and heading and not RELEASE_HEADING.search(heading):
@@ -110,25 +132,78 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
     return ReleaseNotes(found, home, tuple(h for h in unclassified if h))
 
 
-def fragment_notes(commits: Iterable[tuple[int | None, Sequence[str]]]) -> ReleaseNotes:
-    """The notes a span's news fragments make (towncrier's `changes/1234.feature.md`, read by
-    analysis/surface/release_entries.py): each pull request with the most significant category of the fragments
-    its commit adds. `commits`: (pull request, changed paths) in time order; paths only, so a fragment belongs
-    to the first commit that touches it (the release that deletes it comes later), and a commit touching more
-    than MAX_ENTRIES fragments is a release compiling them, not one change's declaration."""
-    seen: set[str] = set()
+def fragment_notes(
+    commits: Iterable[tuple[int | None, Sequence[str]]], texts: Mapping[str, str | None] | None = None
+) -> ReleaseNotes:
+    """The notes a span's news fragments make: each pull request with the most significant category of the
+    fragments written for it. `commits`: (pull request, changed paths) in time order; paths only, so a
+    fragment belongs to the first commit that touches it (the release that deletes it comes later), and a
+    commit touching more than MAX_ENTRIES fragments is a release compiling them, not one change's declaration.
+    `texts`: {path: the fragment's text as that commit added it} (`fragments_to_read`'s), for the fragments
+    whose type is in their text, not their name (reno, changesets, `.. change::` blocks): read the way a
+    commit's own entries are (analysis/surface/release_entries.fragment_type).
+
+    A fragment is written for the pull requests it names where they landed in the span (its name's number,
+    `1234.feature.rst`; in its text a `:tickets:`/`:pr:` field or role, a pull-request URL, a "(#N)"), else
+    for the pull request that added it: a number that landed nothing (an issue's) says nothing."""
+    texts = texts or {}
+    spans = list(commits)
+    landed = {pr for pr, _ in spans if pr is not None}
     found: dict[int, Category] = {}
-    for pr, paths in commits:
-        mine = [(p, c) for p in paths if (c := fragment_category(p)) is not None]
-        new = [c for p, c in mine if p not in seen]
-        seen.update(p for p, _ in mine)
-        if pr is None or not new or len(mine) > MAX_ENTRIES:
-            continue
-        for category in new:
-            current = found.get(pr)
-            if current is None or category.significance < current.significance:
-                found[pr] = category
+    for (pr, _), new in zip(spans, _added_fragments(paths for _, paths in spans), strict=True):
+        for path in new:
+            text = texts.get(path)
+            lines = text.replace("\r\n", "\n").split("\n") if text is not None else None
+            category = fragment_type(path, lines)
+            if category is None:
+                continue
+            named = [n for n in _fragment_numbers(path, lines or ()) if n in landed]
+            for number in named or ([pr] if pr is not None else []):
+                current = found.get(number)
+                if current is None or category.significance < current.significance:
+                    found[number] = category
     return ReleaseNotes(found)
+
+
+def fragments_to_read(commits: Iterable[tuple[str, Sequence[str]]]) -> list[tuple[str, str]]:
+    """(commit sha, path) of the fragments `fragment_notes` needs the text of: those a commit adds whose
+    name carries no type, at most MAX_FRAGMENT_READS. `commits`: (sha, changed paths) in time order."""
+    spans = list(commits)
+    wanted = [
+        (sha, path)
+        for (sha, _), new in zip(spans, _added_fragments(paths for _, paths in spans), strict=True)
+        for path in new
+        if fragment_category(path) is None
+    ]
+    return wanted[:MAX_FRAGMENT_READS]
+
+
+def _added_fragments(commits: Iterable[Sequence[str]]) -> Iterator[list[str]]:
+    """For each commit in time order, the fragments it touches first; none for a release compiling more than
+    MAX_ENTRIES of them."""
+    seen: set[str] = set()
+    for paths in commits:
+        mine = [p for p in paths if fragment_category(p) is not None or is_fragment_file(p)]
+        new = [p for p in mine if p not in seen]
+        seen.update(mine)
+        yield new if len(mine) <= MAX_ENTRIES else []
+
+
+def _fragment_numbers(path: str, lines: Iterable[str]) -> list[int]:
+    """The numbers a fragment names for itself: its name's leading number, its fields and roles, its
+    pull-request URLs and "(#N)" (a bare "#N" in prose may name the change it fixes, not its own)."""
+    found: list[int] = []
+    m = _NAME_NUMBER.match(path.rpartition("/")[2])
+    if m:
+        found.append(int(m.group(1)))
+    for line in lines:
+        field = _NUMBERS_FIELD.match(line)
+        if field:
+            found += [int(n) for n in _DIGITS.findall(field.group(1))]
+        found += [int(n) for listed in _ROLE.findall(line) for n in _DIGITS.findall(listed)]
+        found += [int(m.group(3)) for m in _URL.finditer(line)]
+        found += [int(n) for n in _PARENTHESISED.findall(line)]
+    return list(dict.fromkeys(found))
 
 
 def candidates(paths: Iterable[str]) -> list[str]:
@@ -239,7 +314,7 @@ def _references(line: str, definitions: dict[str, int | None], home: str | None)
             found.append(int(m.group(2)))
     rest = _QUALIFIED.sub(" ", rest)
     found += [int(n) for n in _PLAIN.findall(rest)]
-    found += [int(n) for n in _ROLE.findall(rest)]
+    found += [int(n) for listed in _ROLE.findall(rest) for n in _DIGITS.findall(listed)]
     for m in _LINK_REFERENCE.finditer(line):
         number = definitions.get((m.group(1) or m.group(2)).lower())
         if number is not None:

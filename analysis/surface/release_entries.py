@@ -14,7 +14,9 @@ items sit far below their heading, out of the patch's three lines of context. El
 files, a file over the read cap) it is read from the patch: an added item takes its category from the
 nearest heading above it in the new file, found among the hunk's context lines or, failing that, in git's
 `@@ … @@ heading` text (a heading in the hunk that names no kind, such as a module's name, is a topic under
-it); where none is visible it is "other". Not a declaration, and so no entries at all:
+it); where none is visible it is "other". An item under no category heading in notes written as plain items
+led by verbs ("Version 3.1.0" / "- Add …") takes its verb's category; whether a file is written so is read
+from its whole text, and so only where the surface step read it. Not a declaration, and so no entries at all:
 - an item the commit also removes (a release moving "Unreleased" entries under a version heading), and any
   notes a commit writes while deleting fragments (a release compiling them);
 - a commit that changes only release notes, fragments and docs: it describes other commits;
@@ -25,7 +27,7 @@ it); where none is visible it is "other". Not a declaration, and so no entries a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from analysis.history.automation import is_automated
@@ -44,6 +46,7 @@ from analysis.release_headings import (
     line_category,
     listed_lines,
 )
+from analysis.release_verbs import item_reader
 from analysis.surface.fragment_types import body_lines, name_category, text_category
 
 MAX_ENTRIES = 3  # more in one commit: a collected release (or a notes rewrite), not one change's declaration
@@ -168,11 +171,13 @@ def placed_entries(path: str, patch: str, after: str) -> tuple[SurfaceChange, ..
     added = _added_item_lines(patch)
     if not added:
         return ()
-    lines = [line.removesuffix("\r") for line in after.split("\n")[: max(added) + 1]]
+    whole = [line.removesuffix("\r") for line in after.split("\n")]
+    lines = whole[: max(added) + 1]
     if any(n > len(lines) or lines[n - 1] != text.removesuffix("\r") for n, text in added.items()):
         return None
     found: list[SurfaceChange] = []
-    for i, line, category, state in listed_lines(lines):
+    # whether the file classifies its items by their verbs is the whole file's style, not its top's
+    for i, line, category, state in listed_lines(lines, read_item=item_reader(whole)):
         m = ITEM.match(line)
         # a top-level item (a nested one is part of its parent's entry), in a section listing changes
         if i + 1 in added and m and len(state.items) == 1:
@@ -245,14 +250,25 @@ def _is_fragment_file(path: str) -> bool:
 def _fragment_kind(change: FileChange) -> Category | None:
     """A fragment's category: from its name, or, for one the commit adds, from its own text (a reno note,
     a `.. change::` block's tags, a changeset's version bump)."""
-    found = fragment_category(change.path)
-    if (
-        found is not None
-        or change.status != "added"
-        or not _in_fragment_dir(change.path.lower().split("/")[:-1])
-    ):
+    return fragment_type(change.path, _added_lines(change.patch) if change.status == "added" else None)
+
+
+def fragment_type(path: str, text: Sequence[str] | None) -> Category | None:
+    """A news fragment's category from its name, else from its text's lines (`text`: the fragment as it was
+    added; None: not known); None when the path is no fragment or neither says. The one reading of a fragment
+    for a commit's own entries and for eval's key (analysis/evaluation/release_notes.fragment_notes)."""
+    found = fragment_category(path)
+    if found is not None or text is None or not _in_fragment_dir(path.lower().split("/")[:-1]):
         return found
-    return text_category(change.path, _added_lines(change.patch))
+    return text_category(path, text)
+
+
+def is_fragment_file(path: str) -> bool:
+    """A file of notes text in a fragment folder, whether or not its name carries a type (a compiled notes
+    file kept there, `changelog/changelog_20.rst`, is not one)."""
+    name = path.lower().rpartition("/")[2]
+    compiled = name.partition(".")[0] in RELEASE_NOTES_STEMS or name.startswith(_NOTES_PREFIXES)
+    return _is_fragment_file(path) and not compiled
 
 
 def _added_lines(patch: str | None) -> list[str]:

@@ -19,16 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from analysis.errors import InputError, SourceError
-from analysis.evaluation.release_notes import (
-    Landed,
-    NotesKey,
-    ReleaseNotes,
-    candidates,
-    fragment_notes,
-    notes_key,
-    parse,
-)
+from analysis.errors import InputError
 from analysis.evaluation.scoring import (
     RESAMPLES,
     SEED,
@@ -50,6 +41,7 @@ from analysis.models import Analysis, Commit
 from analysis.window import day_window
 from bot.digest.analyzers import Analyzer
 from bot.digest.history import sync_history
+from bot.digest.notes_source import FoundNotes, find_release_notes
 from bot.digest.pipeline import analyse_commits, keep_commits
 from bot.digest.surface import Parsers, fill_surfaces
 from bot.store.db import Store, utcnow
@@ -86,17 +78,6 @@ class EvalResult:
     notes_score: NotesScore | None = None
 
 
-# Where the notes key was read when the span's news fragments made it (`fragment_notes`).
-FRAGMENTS = "news fragments the span's commits add"
-
-
-@dataclass(frozen=True, slots=True)
-class FoundNotes:
-    path: str  # where they were read: a path at the branch tip, or the --changelog file
-    notes: ReleaseNotes
-    key: NotesKey
-
-
 async def evaluate(
     source,
     store: Store,
@@ -131,7 +112,7 @@ async def evaluate(
     store.save_followups(source.repo, links)
     answer = _answer_key(links, timedelta(days=horizon_days))
     span = [c for c in history if start <= c.committed_at < end]
-    found, notes_status = await _release_notes(source, branch, span, changelog, tz)
+    found, notes_status = await find_release_notes(source, branch, span, changelog, tz)
     notes_answers = found.key.answers if found else {}
     chosen, weights = _sample(span, answer, sample)
     days = _by_day(chosen, tz)
@@ -317,55 +298,6 @@ async def _day_commits(
         commits = [await source.get_commit(c.sha) for c in members]
     await asyncio.to_thread(keep_commits, store, commits)
     return commits
-
-
-async def _release_notes(
-    source, branch: str, span: list[PastCommit], changelog: tuple[str, str] | None, tz: ZoneInfo
-) -> tuple[FoundNotes | None, str]:
-    """The release notes that list the most of the span's pull requests: --changelog's file, else the
-    likeliest files at the branch tip (analysis.evaluation.release_notes.candidates) or the news fragments the
-    span's commits add, whichever lists more (a project that compiles its fragments into notes citing issues
-    lists few pull requests there). Also what to say when none."""
-    landed = [Landed(c.sha, c.committed_at.astimezone(tz), c.pr_number) for c in span]
-    if changelog is not None:
-        name, text = changelog
-        notes = parse(text, source.repo)
-        found = FoundNotes(name, notes, notes_key(notes, landed))
-        return (found, "") if found.key.listed else (None, f"{name}: none of the span's pull requests listed")
-    found, status = await _notes_at_tip(source, branch, landed)
-    ordered = sorted(span, key=lambda c: c.committed_at)
-    fragments = fragment_notes((c.pr_number, [path for path, _ in c.files]) for c in ordered)
-    drawn = FoundNotes(FRAGMENTS, fragments, notes_key(fragments, landed))
-    if drawn.key.listed and (found is None or drawn.key.listed > found.key.listed):
-        return drawn, ""
-    return found, status
-
-
-async def _notes_at_tip(source, branch: str, landed: list[Landed]) -> tuple[FoundNotes | None, str]:
-    """The file at the branch tip that lists the most of the span's pull requests."""
-    if not all(hasattr(source, name) for name in ("branch_tip", "paths_at", "text_at")):
-        return None, "this source cannot read files; pass --changelog PATH"
-    try:
-        tip = await source.branch_tip(branch)
-        paths = candidates(await source.paths_at(tip))
-        read = [(path, await source.text_at(tip, path)) for path in paths]
-    except SourceError as exc:  # the follow-up key stands without the notes
-        return None, f"cannot read the release notes at the tip of {branch}: {exc}; pass --changelog PATH"
-    if not paths:
-        return None, (
-            f"no release notes at the tip of {branch} (CHANGELOG, HISTORY, CHANGES, NEWS, RELEASES,"
-            " docs/**/release-notes*, docs/**/changelog*); pass --changelog PATH"
-        )
-    best: FoundNotes | None = None
-    for path, text in read:
-        if text is not None:
-            notes = parse(text, source.repo)
-            found = FoundNotes(path, notes, notes_key(notes, landed))
-            if best is None or found.key.listed > best.key.listed:
-                best = found
-    if best is None or not best.key.listed:
-        return None, f"{', '.join(paths)} at the tip of {branch}: none of the span's pull requests listed"
-    return best, ""
 
 
 def _answer_key(links: list[FollowUpLink], horizon: timedelta) -> dict[str, FollowUpLink]:

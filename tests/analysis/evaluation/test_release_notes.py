@@ -620,3 +620,172 @@ def test_a_generic_title_is_no_umbrella():
         "# Changes\n\n## 1.2\n\n### Fixed\n\n- Crash on empty input (#5)\n\n### Removed\n\n- `old()` (#6)\n"
     )
     assert parse(text).prs == {5: X, 6: B}
+
+
+# Notes in the shape Pallets projects (and many others) write: a version heading, a release line, plain items
+# led by a verb, issue and pull-request roles, lists of numbers in a role (rewritten, not quoted).
+VERSION_ITEMS = """\
+.. currentmodule:: widgets
+
+Version 3.2.0
+-------------
+
+Unreleased
+
+-   Drop support for Python 3.9. :pr:`501`
+-   Add a ``timeout`` parameter to ``Client.open``. :issue:`480`
+    :pr:`502`
+-   Fix the reloader missing files in nested folders. :issue:`481`
+-   Deprecate the ``legacy`` argument. :pr:`503, 504`
+-   Make JSON the default output format. :pr:`505`
+-   Improve performance of routing with many rules. :pr:`506`
+-   Document how to run behind a proxy. :pr:`507`
+-   Add tests for the CLI loader. :pr:`508`
+-   ``Client.close`` is idempotent. :pr:`509`
+
+
+Version 3.1.0
+-------------
+
+Released 2025-11-13
+
+-   Remove previously deprecated code. :pr:`490`
+
+    -   ``old_name`` is removed, use ``new_name``.
+
+-   Support async handlers. :issue:`470`, :pr:`491`
+-   Fixed a crash on empty input. :pr:`492`
+"""
+
+
+def test_plain_items_under_version_headings_take_their_leading_verb():
+    notes = parse(VERSION_ITEMS)
+    assert notes.prs == {
+        501: B,  # a supported version dropped: a removal
+        502: F,  # on the item's second line: the item's category
+        503: D,
+        504: D,  # a list of numbers in one role
+        505: C,  # a changed default
+        506: P,
+        507: DOC,
+        508: INT,  # what an "Add" adds decides
+        509: OTH,  # led by no verb: no category
+        490: B,
+        491: F,
+        492: X,
+        # :issue: numbers are listed too: GitHub numbers issues and pull requests alike, and an issue landed
+        # no commit, so it matches nothing in a span
+        480: F,
+        481: X,
+        470: F,
+    }
+    assert "Released 2025-11-13" not in str(notes.unclassified_headings) and notes.unclassified_headings == ()
+
+
+def test_an_item_keys_its_pull_request_whichever_line_names_it():
+    # "Add … :issue:`480`" on the first line and ":pr:`502`" on the next: the commit landing #502 is keyed by
+    # the item; a fix whose item names only its issue (#481, landed as #620) is not guessed at
+    notes = parse(VERSION_ITEMS)
+    span = span_of([502, 620, 491])
+    key = notes_key(notes, span)
+    assert [key.answers[c.sha] for c in span] == ["feature", None, "feature"]
+
+
+@pytest.mark.parametrize(
+    ("item", "category"),
+    [
+        ("Add a ``--json`` flag.", F),
+        ("Adds a repr to ``Command``.", F),
+        ("Allow passing a list of commands.", F),
+        ("Introduce the ``Pool`` class.", F),
+        ("New class attributes customise the core objects.", F),
+        ("Newlines in help text are kept.", None),
+        ("Fix the order of callbacks.", X),
+        ("Fix a typo in the tutorial.", DOC),
+        ("Drop support for Python 2.", B),
+        ("Removed the unused ``mix`` parameter.", B),
+        ("Deprecate ``before_first_request``.", D),
+        ("Change the default port to 8080.", C),
+        ("Make ``strict`` the default.", C),
+        ("Make the warning clearer.", None),
+        ("Speed up parsing of large files.", P),
+        ("Faster startup.", P),
+        ("Document the ``--env-file`` option.", DOC),
+        ("Add documentation for ``ignore_unknown``.", DOC),
+        ("Add tests for Windows paths.", INT),
+        ("``Client.close`` is idempotent.", None),
+        ("Add the flag by @ann in https://github.com/acme/tool/pull/41", None),  # a generated title
+    ],
+)
+def test_an_items_leading_verb(item, category):
+    from analysis.release_verbs import verb_category
+
+    assert verb_category(item) == category
+
+
+def test_notes_with_category_headings_do_not_read_verbs():
+    # the same verb-led items, but most of the file stands under category headings: read as before
+    text = (
+        "## 2.0\n\n### Added\n\n- Add X (#1)\n- Add Y (#2)\n- Z works (#3)\n\n### Fixed\n\n- Fix W (#4)\n\n"
+        "## 1.0\n\n- Add V (#5)\n- Fix U (#6)\n"
+    )
+    assert parse(text).prs == {1: F, 2: F, 3: F, 4: X, 5: OTH, 6: OTH}
+
+
+def test_a_flat_list_of_generated_titles_is_not_read_by_verb():
+    text = "".join(f"* Add thing {n} by @ann in https://github.com/acme/tool/pull/{n}\n" for n in range(1, 6))
+    assert set(parse("## What's Changed\n" + text).prs.values()) == {OTH}
+
+
+# Fragments whose type is in their text (rewritten shapes of reno notes, changesets and `.. change::` blocks).
+RENO_UPGRADE = "---\nupgrade:\n  - |\n    The ``ZoneFilter`` was deprecated and is now removed.\n"
+RENO_FEATURE = "---\nfeatures:\n  - |\n    A new ``[scheduler] spread`` option.\n"
+CHANGESET_MINOR = '---\n"@acme/cli": minor\n---\n\nAllow comma-separated names in `--only`.\n'
+CHANGESET_PATCH_NAMED = "---\n'@acme/core': patch\n---\n\nFix the retry loop (#31).\n"
+CHANGE_BLOCK = ".. change::\n    :tags: bug, orm\n    :tickets: 32, 9001\n\n    Fixed a leak on close.\n"
+CHANGE_BLOCK_ISSUE = (
+    ".. change::\n    :tags: usecase, postgresql\n    :tickets: 9002\n\n    Added host lists.\n"
+)
+
+
+def test_fragments_typed_by_their_text_key_the_pull_request_they_name_else_the_one_adding_them():
+    from analysis.evaluation.release_notes import fragment_notes, fragments_to_read
+
+    span = [
+        ("a", 21, ["nova/filters.py", "releasenotes/notes/zone-filter-removal-587f7337.yaml"]),
+        ("b", 22, ["nova/scheduler.py", "releasenotes/notes/spread-option-0a1b2c3d.yaml"]),
+        ("c", 23, ["packages/cli/src/args.ts", ".changeset/brave-lions-sing.md"]),
+        # written by a follow-up for the pull request it names, which landed in the span
+        ("d", 24, [".changeset/quiet-owls-nod.md", "packages/core/src/retry.ts"]),
+        ("e", 31, ["packages/core/src/retry.ts"]),
+        # `:tickets:` names #32 (a landed pull request) and #9001 (an issue: matches nothing)
+        ("f", 25, ["lib/orm/session.py", "doc/build/changelog/unreleased_20/9001.rst"]),
+        ("g", 32, ["lib/orm/session.py"]),
+        # an issue's number only: the pull request adding the fragment
+        ("h", 26, ["lib/dialects/pg.py", "doc/build/changelog/unreleased_20/9002.rst"]),
+        ("i", 27, ["src/x.py", "changes/27.feature.md"]),  # typed by its name: not read
+    ]
+    texts = {
+        "releasenotes/notes/zone-filter-removal-587f7337.yaml": RENO_UPGRADE,
+        "releasenotes/notes/spread-option-0a1b2c3d.yaml": RENO_FEATURE,
+        ".changeset/brave-lions-sing.md": CHANGESET_MINOR,
+        ".changeset/quiet-owls-nod.md": CHANGESET_PATCH_NAMED,
+        "doc/build/changelog/unreleased_20/9001.rst": CHANGE_BLOCK,
+        "doc/build/changelog/unreleased_20/9002.rst": CHANGE_BLOCK_ISSUE,
+    }
+    wanted = fragments_to_read((sha, paths) for sha, _, paths in span)
+    assert wanted == [(sha, p) for sha, _, paths in span for p in paths if p in texts]
+    notes = fragment_notes([(pr, paths) for _, pr, paths in span], texts)
+    assert notes.prs == {21: B, 22: F, 23: F, 31: X, 32: X, 26: F, 27: F}
+    # without their texts only the name-typed fragment says anything
+    assert fragment_notes([(pr, paths) for _, pr, paths in span]).prs == {27: F}
+
+
+def test_a_compiled_notes_file_in_a_fragment_folder_is_no_fragment():
+    from analysis.evaluation.release_notes import fragment_notes, fragments_to_read
+
+    span = [("a", 40, ["lib/x.py", "doc/build/changelog/changelog_20.rst"])]
+    assert fragments_to_read((sha, paths) for sha, _, paths in span) == []
+    assert (
+        fragment_notes([(40, span[0][2])], {"doc/build/changelog/changelog_20.rst": CHANGE_BLOCK}).prs == {}
+    )

@@ -201,3 +201,46 @@ def test_a_notes_only_commit_or_a_bots_reads_no_notes_file():
         author_login="dependabot[bot]",
     )
     assert notes_to_read(bot) == []
+
+
+# Notes of plain items under version headings, classified by their leading verbs (rewritten Pallets shape).
+VERSION_ITEMS = "\n".join(
+    [
+        "Version 2.4.0",
+        "-------------",
+        "",
+        "Unreleased",
+        "",
+        "-   Add a ``retries`` option to the client. :pr:`70`",
+        "-   Fix the loop stalling on an empty queue. :issue:`60`",
+        "",
+        "",
+        "Version 2.3.0",
+        "-------------",
+        "",
+        "Released 2026-01-05",
+        "",
+        *[f"-   Fix crash number {n}. :pr:`{n}`" for n in range(1, 6)],
+        "-   Support a ``step`` argument. :pr:`6`",
+        "",
+    ]
+)
+
+
+def test_an_item_in_notes_written_with_verbs_takes_its_verbs_kind_from_the_text():
+    item = "-   Drop the ``Engine.legacy_step`` method. :pr:`77`"
+    after = after_adding(VERSION_ITEMS, "-   Fix the loop stalling on an empty queue. :issue:`60`", item)
+    commit = make("Rework the engine loop (#77)", CODE, notes_change(VERSION_ITEMS, after, "CHANGES.rst"))
+    # the patch alone cannot tell how the whole file is written: "other"
+    assert [e.category for e in declared_entries(commit)] == [Category.OTHER]
+    filled = read(commit, {(commit.sha, "CHANGES.rst"): after})
+    assert [(e.category, e.text) for e in declared_entries(filled)] == [
+        (Category.BREAKING, "Drop the ``Engine.legacy_step`` method. :pr:`77`")
+    ]
+    # the same item in notes under category headings keeps their reading ("Fixed" here)
+    categorised = (
+        "## 2.4.0\n\n### Fixed\n\n" + "\n".join(f"- Fix crash {n} (#{n})" for n in range(1, 6)) + "\n"
+    )
+    after = categorised + "- Drop the `Engine.legacy_step` method (#77)\n"
+    placed = placed_entries("CHANGELOG.md", diff(categorised, after), after)
+    assert [c.name for c in placed or ()] == ["fix"]

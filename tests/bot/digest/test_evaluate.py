@@ -625,3 +625,74 @@ async def test_a_chunks_days_are_read_by_their_shas_as_their_windows_would_read_
     assert by_sha.judged == by_window.judged
     judged = [j.sha for j in by_sha.judged]
     assert by_sha_store.get_commits(by_sha.repo, judged) == by_window_store.get_commits(by_sha.repo, judged)
+
+
+def test_eval_reads_notes_written_as_verb_led_items_under_version_headings(tmp_path):
+    # A Pallets-style CHANGES.rst: version headings, a release line, plain items led by their kind's verb.
+    repo = GitRepo.init(tmp_path / "plain")
+    repo.commit("Initial core", files={"src/core.py": "x = 0\n" * 100}, when="2025-08-20T08:00:00+00:00")
+    start = datetime(2025, 9, 1, 1, tzinfo=UTC)
+    verbs = {
+        1: "Drop",
+        2: "Add",
+        3: "Add",
+        4: "Support",
+        **dict.fromkeys(range(5, 21), "Fix"),
+        21: "Document",
+    }
+    shas = {}
+    for i, pr in enumerate([1, 2, 3, 4, 22, 23, *range(5, 22)]):  # #22, #23 land among them, not listed
+        files = {f"src/m{pr}.py": f"y = {pr}\n" * (200 if pr <= 4 else 8)}
+        shas[pr] = repo.commit(f"Change {pr} (#{pr})", files=files, when=start + timedelta(hours=2 * i))
+    items = "\n".join(
+        f"-   {verb} thing number {pr}. :issue:`{900 + pr}` :pr:`{pr}`" for pr, verb in verbs.items()
+    )
+    notes = (
+        f"Version 1.1.0\n-------------\n\nUnreleased\n\n{items}\n\n\n"
+        "Version 1.0.0\n-------------\n\nReleased 2025-08-01\n"
+    )
+    repo.commit("Release 1.1.0", files={"CHANGES.rst": notes}, when="2025-09-10T08:00:00+00:00")
+    table = CliRunner().invoke(cli, eval_args(repo, tmp_path))
+    assert table.exit_code == 0, table.output
+    assert "release notes: CHANGES.rst lists" in table.output
+    rows = table.output.split("category ", 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    assert {line.split()[0]: line.split()[1] for line in rows} == {
+        "breaking": "1",
+        "feature": "3",
+        "fix": "16",
+        "docs": "1",
+        "unlisted": "2",
+    }
+    assert (
+        "breaking at high" in table.output and "ROC AUC, breaking/feature vs the rest: tier" in table.output
+    )
+
+
+def test_news_fragments_typed_by_their_text_make_the_key(tmp_path):
+    # reno notes and changesets keep their type inside the file: read from the text each commit added
+    repo = GitRepo.init(tmp_path / "reno")
+    repo.commit("Initial core", files={"src/core.py": "x = 0\n" * 50}, when="2025-08-20T08:00:00+00:00")
+    start = datetime(2025, 9, 1, 1, tzinfo=UTC)
+    texts = {
+        1: ("releasenotes/notes/old-filter-removal-5a6b7c8d.yaml", "---\nupgrade:\n  - |\n    Removed.\n"),
+        2: ("releasenotes/notes/spread-option-1a2b3c4d.yaml", "---\nfeatures:\n  - |\n    New option.\n"),
+        3: (".changeset/brave-lions-sing.md", '---\n"@acme/cli": minor\n---\n\nAllow names.\n'),
+        4: (".changeset/quiet-owls-nod.md", "---\n'@acme/core': patch\n---\n\nFix the retry loop.\n"),
+        5: ("releasenotes/notes/guide-9f8e7d6c.yaml", "---\nother:\n  - |\n    A guide.\n"),
+    }
+    shas = {}
+    for i, (pr, (path, text)) in enumerate(texts.items()):
+        files = {f"src/m{pr}.py": f"y = {pr}\n" * 5, path: text}
+        shas[pr] = repo.commit(f"Change {pr} (#{pr})", files=files, when=start + timedelta(hours=2 * i))
+    repo.commit(
+        "Release 1.0", files={"src/core.py": "x = 1\n"}, delete=[p for p, _ in texts.values()],
+        when="2025-09-10T08:00:00+00:00",
+    )  # fmt: skip
+    out = CliRunner().invoke(cli, [*eval_args(repo, tmp_path), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = TypeAdapter(EvalJSON).validate_json(out.output, strict=True)
+    assert (
+        data.release_notes is not None and data.release_notes.file == "news fragments the span's commits add"
+    )
+    answers = {c.sha: c.release_notes for c in data.ranked_commits}
+    assert [answers[shas[pr]] for pr in texts] == ["breaking", "feature", "feature", "fix", "other"]
