@@ -175,6 +175,7 @@ PHRASES: dict[str, dict[str, str]] = {
         "risk_hist_follow_up": "本提交是对 {items} 的后续修复或回滚，而修复常常还需要再修复：确认原问题已彻底解决",
         "new_model": "新增模型/后端/平台文件 {items}",
         "moved_names": "重构，仅移动已有代码（没有新能力）：{items}",
+        "internal_names": "标题称为内部重构，文档从未提及这些名称（不影响用户）：{items}",
         "revert": "回滚此前的提交（沿用被回滚改动的影响）",
         "kernel": "修改 GPU/原生内核代码 {items}",
         "dependency": "修改依赖版本：{items}",
@@ -404,6 +405,8 @@ PHRASES: dict[str, dict[str, str]] = {
         " problem is really solved",
         "new_model": "adds new model/backend/platform files {items}",
         "moved_names": "restructures, moving existing code (nothing new for users): {items}",
+        "internal_names": "an internal restructuring by its title, of names the docs never mention (nothing for"
+        " users): {items}",
         "revert": "reverts an earlier commit (the impact of what it undoes)",
         "kernel": "changes GPU/native kernel code {items}",
         "dependency": "changes dependency versions: {items}",

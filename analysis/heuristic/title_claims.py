@@ -66,3 +66,7 @@ RESTRUCTURING = re.compile(
 )
 # What a title declared a refactor may still start with that takes something away ("[Refactor] Remove …").
 TAKES_AWAY = re.compile(r"^\s*(?:remov|delet|drop|deprecat|disabl)\w*\b", re.IGNORECASE)
+# A title that calls what it restructures internal ("Refactor internal `check()`", "Rename internal helper",
+# "refactor internals in preparation for …", "Make X private"): the author's word that the code names it touches
+# are not for users.
+INTERNAL_CODE = re.compile(r"\b(?:internals?|private)\b", re.IGNORECASE)
