@@ -40,6 +40,13 @@ TITLE_FEATURE = re.compile(
     re.IGNORECASE,
 )
 
+# A title that declares a speed-up by a convention for it: the ⚡ (:zap:) gitmoji, a conventional `perf:` /
+# `perf(x):`, a leading `[Perf]` / `[Performance]` tag. Release notes give speed-ups a section of their own: what
+# users get changes (a commit's own notes entry under it weighs the same, signals._NOTED_ENTRIES).
+TITLE_PERF = re.compile(
+    r"^\s*(?:⚡|:zap:|perf(?:\([^)\n]*\))?:|\[\s*(?:perf|performance)\s*\])", re.IGNORECASE
+)
+
 # A title that says the change now refuses or warns: "Raise error if …", "raise a ValueError for …", "Warn when …",
 # "Emit a deprecation warning …", "Deprecate …". Users should know, whether or not the raise sits in a public
 # function the surface facts compare (a version check at import, a private helper). "Raise the limit" is no
