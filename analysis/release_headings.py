@@ -55,7 +55,8 @@ _HEADING_WORDS: tuple[tuple[str, str], ...] = (
     (Category.DOCS, r"docs?|documentation|translations?|i18n|l10n|examples?|tutorials?"),
     (Category.PERFORMANCE, r"perf|performance|speed[- ]?ups?|optimi[sz]\w*"),
     (Category.FIX, r"fix\w*|bugs?|bug[- ]?fix\w*|security|vulnerabilit\w*"),
-    (Category.FEATURE, r"features?|added|additions?|new|enhancements?|improvements?|stabili[sz]\w*"),
+    # "Model support", "Hardware and operator support": what now works that did not
+    (Category.FEATURE, r"features?|added|additions?|new|enhancements?|improvements?|stabili[sz]\w*|support"),
     (Category.CHANGE, r"changes?|changed|behaviou?rs?"),
 )
 _HEADING_PATTERNS = tuple(
@@ -64,6 +65,20 @@ _HEADING_PATTERNS = tuple(
 # Words that say what happened to the features a heading names: they name its kind wherever they stand.
 _OVERRIDING = re.compile(
     r"(?<![\w-])(?:breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|deprecat\w*)(?![\w-])"
+)
+# A heading that names deprecations and breaking changes as two kinds side by side ("Deprecation & Breaking
+# Changes", "Deprecations and Removals"): its items say which they are (see `_mixed_item_kind`).
+_MIXED = re.compile(
+    r"(?<![\w-])deprecat\w*\s*(?:and|&|,|/|\+)\s*(?:breaking|removals?|backwards?[- ]incompatib\w*|incompatib\w*)"
+    r"|(?<![\w-])(?:breaking|removals?|backwards?[- ]incompatib\w*|incompatib\w*)(?:\s+changes?)?\s*(?:and|&|,|/|\+)\s*"
+    r"deprecat\w*"
+)
+# What an item under such a heading says first: deprecated (still works), or taken away now.
+_ITEM_DEPRECATED = re.compile(r"(?<![\w-])deprecat\w*", re.IGNORECASE)
+_ITEM_TAKEN = re.compile(
+    r"(?<![\w-])(?:remov(?:ed|es|e|al)|dropp(?:ed|ing)|drops?|renam(?:ed|es|e)|disabl(?:ed|es|e)|delet(?:ed|es|e)"
+    r"|no\s+longer|breaking)(?![\w-])",
+    re.IGNORECASE,
 )
 # A heading that names a release rather than a kind of change: a version, a date, "Unreleased". With a word
 # of a specific kind it names both ("Backwards incompatible changes in 5.1", "Bug Fixes in This Version"): the
@@ -149,6 +164,7 @@ class _Heading:
     level: float
     text: str
     category: str | None  # a Category, IGNORE, or None (no category word)
+    mixed: bool = False  # names deprecations and breaking changes side by side: its items decide
 
 
 @dataclass(slots=True)
@@ -156,6 +172,7 @@ class _Item:
     indent: int
     category: Category | None  # from the item's own prefix or breaking marker
     breaking: bool
+    mixed_kind: Category | None = None  # what it says under a mixed heading: deprecated, or taken away
 
 
 @dataclass(slots=True)
@@ -169,7 +186,9 @@ class SectionState:
     def push_heading(self, level: float, text: str) -> None:
         while self.headings and self.headings[-1].level >= level:
             self.headings.pop()
-        self.headings.append(_Heading(level, text, heading_category(text)))
+        category = heading_category(text)
+        mixed = category == Category.BREAKING and _MIXED.search(clean(text)) is not None
+        self.headings.append(_Heading(level, text, category, mixed))
         self.items.clear()
 
     @property
@@ -194,6 +213,8 @@ def heading_category(text: str) -> str | None:
     """The category a heading names (a Category value or "ignore"), or None when it names none."""
     words = clean(text)
     category = _named(words)
+    if category == Category.DEPRECATION and _MIXED.search(words):
+        return Category.BREAKING  # the stronger kind; `line_category` takes each item's own word
     if category in (Category.FEATURE, Category.CHANGE):
         # "Features deprecated in 5.1", "Features removed in 5.0": what happens to them is the kind
         overriding = _OVERRIDING.search(words)
@@ -229,6 +250,18 @@ def item_category(text: str) -> Category | None:
         if text.startswith(mark):
             return category
     return None
+
+
+def _mixed_item_kind(text: str) -> Category | None:
+    """Under a heading of deprecations and breaking changes, the kind an item's first such word names: "`x` is
+    deprecated, it will be removed" is a deprecation, "Removed the deprecated `y`" and "`z` is dropped" are
+    breaking; None when it says neither."""
+    deprecated, taken = _ITEM_DEPRECATED.search(text), _ITEM_TAKEN.search(text)
+    if deprecated is None and taken is None:
+        return None
+    if taken is None or (deprecated is not None and deprecated.start() < taken.start()):
+        return Category.DEPRECATION
+    return Category.BREAKING
 
 
 def heading_line(line: str, nxt: str, state: SectionState) -> tuple[float, str] | None:
@@ -282,11 +315,14 @@ def line_category(line: str, state: SectionState) -> Category | None:
         while state.items and state.items[-1].indent >= indent:
             state.items.pop()
         own = item_category(text) or (state.read_item(text) if state.read_item is not None else None)
-        state.items.append(_Item(indent, own, bool(BREAKING_ITEM.search(text))))
+        state.items.append(_Item(indent, own, bool(BREAKING_ITEM.search(text)), _mixed_item_kind(text)))
     elif line.strip() and not line[:1].isspace():
         state.items.clear()  # a paragraph ends the list
     if any(item.breaking for item in state.items):
         return Category.BREAKING
+    if section == Category.BREAKING and any(h.mixed for h in state.headings):
+        said = [item.mixed_kind for item in state.items if item.mixed_kind is not None]
+        return said[0] if said else Category.BREAKING
     if section is not None:
         return Category(section)
     for item in reversed(state.items):

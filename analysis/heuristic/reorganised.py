@@ -7,6 +7,12 @@ aside: `_set_device` → `set_device`) or hold its body. A code name renamed wit
 too, unless the title says "rename": there the new name is the point, and users should know it. What it adds or
 renames that users set (an option, an environment variable, a configuration field, a parameter, a route, an
 entry point, a supported version) is still judged.
+
+A restructuring whose title calls the code it touches internal (`INTERNAL_CODE`: "Refactor internal `f()`",
+"Rename internal X") and whose code names the repository's docs never mention takes nothing from users and
+gives them nothing: its removals and renames of such names (`breaking_undocumented`) and the code names it
+adds are not weighed either (an `internal_names` statement names them). Both must hold: the author's word and
+the docs' silence. What users set is still judged, and so is a name the docs mention.
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ from dataclasses import replace
 
 from analysis.heuristic.facts import Facts
 from analysis.heuristic.signals import Signal
+from analysis.heuristic.title_claims import INTERNAL_CODE
 from analysis.models import CODE_BREAKING_KINDS, SurfaceChange, SurfaceKind
+from analysis.titles import without_gitmoji
 
 # The findings whose changes may be the old code moved: code names added, renames that keep an alias.
 _MOVABLE_KEYS = frozenset({"feature", "feature_deep", "notice", "notice_deep"})
@@ -49,6 +57,37 @@ def without_moved(facts: Facts, signals: tuple[Signal, ...], restructuring: Sign
     if moved:
         out.append(Signal("moved_names", items=tuple(dict.fromkeys(moved))))
     return tuple(out)
+
+
+def without_internal(facts: Facts, signals: tuple[Signal, ...]) -> tuple[Signal, ...]:
+    """The signals of a restructuring without the code names its title calls internal (see the module's
+    docstring): the undocumented names it breaks and the code names it adds; unchanged when the title does not
+    say "internal" or "private"."""
+    if INTERNAL_CODE.search(without_gitmoji(facts.subject)) is None:
+        return signals
+    internal: list[str] = []
+    out: list[Signal] = []
+    for signal in signals:
+        if signal.key not in _INTERNAL_KEYS or not signal.changes:
+            out.append(signal)
+            continue
+        kept = [c for c in signal.changes if not _internal(c, signal.key)]
+        internal += [_tail(c.name) for c in signal.changes if _internal(c, signal.key)]
+        if kept:
+            out.append(replace(signal, changes=tuple(kept)))
+    if internal:
+        out.append(Signal("internal_names", items=tuple(dict.fromkeys(internal))))
+    return tuple(out)
+
+
+# The findings whose changes may be code names the title calls internal.
+_INTERNAL_KEYS = frozenset({"breaking_undocumented", "feature", "feature_deep"})
+
+
+def _internal(change: SurfaceChange, key: str) -> bool:
+    if key == "breaking_undocumented":
+        return change.kind in CODE_BREAKING_KINDS and change.documented is False
+    return change.kind == SurfaceKind.ADDED  # a code name; an option, a field, a route users set is judged
 
 
 def _moved(

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from analysis.heuristic.change_type import declared_type
 from analysis.heuristic.facts import Facts
-from analysis.heuristic.reorganised import without_moved
+from analysis.heuristic.reorganised import without_internal, without_moved
 from analysis.heuristic.signals import (
     BEHAVIOUR,
     BREAKING,
@@ -106,7 +106,7 @@ def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     signals = tuple(find_signals(facts))
     restructuring = _restructuring(facts)
     if restructuring is not None:  # the names it "adds" that are old code moved bring nothing new
-        signals = without_moved(facts, signals, restructuring)
+        signals = without_internal(facts, without_moved(facts, signals, restructuring))
     keys = {s.key for s in signals}
     impact = max((s.impact for s in signals), default=0)
     if "revert" in keys:

@@ -38,7 +38,14 @@ from analysis.heuristic.setting_lines import (
 )
 from analysis.heuristic.surface_reach import ENV_KINDS, reaches_everyone, test_knob
 from analysis.heuristic.text_only import changed_code_lines
-from analysis.heuristic.title_claims import FIXES, TITLE_DEFAULT, TITLE_FEATURE, TITLE_NOTICE, USER_IMPACT
+from analysis.heuristic.title_claims import (
+    FIXES,
+    TITLE_DEFAULT,
+    TITLE_FEATURE,
+    TITLE_NOTICE,
+    TITLE_PERF,
+    USER_IMPACT,
+)
 from analysis.heuristic.version_lines import sets_only_the_version
 from analysis.models import (
     BREAKING_KINDS,
@@ -63,7 +70,7 @@ SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
 _FEATURE_KEYS = frozenset({"feature", "feature_deep"})
 # what a title or the commit's release-notes entry claims, where the code says nothing
-_TITLE_CLAIMS = frozenset({"title_feature", "title_notice", "notes_entry"})
+_TITLE_CLAIMS = frozenset({"title_feature", "title_perf", "title_notice", "notes_entry"})
 # Lines outside what users run beyond which a commit with a small runtime change is large only outside it:
 # twice a small change's worth, so that a small fix with its tests keeps the risk its paths' record gives it.
 OUTSIDE_MIN = 2 * SIZE_LOW_MAX
@@ -138,6 +145,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_declared_breaking(facts),
         _sig_notes_entry(facts),
         _sig_title_feature(facts),
+        _sig_title_perf(facts),
         _sig_title_notice(facts),
         _sig_host_patch(facts),
         _sig_foreign_setting(facts),
@@ -699,6 +707,13 @@ def _sig_title_feature(facts: Facts) -> Signal | None:
     existing calls do (a dependency kind now supported, a form now accepted) without a new name."""
     found = TITLE_FEATURE.search(facts.commit.title)
     return _title_claim(facts, "title_feature", found and found.group(0))
+
+
+def _sig_title_perf(facts: Facts) -> Signal | None:
+    """A speed-up the title declares ("[Perf] Remove the transpose after attention"): what users get changes
+    though no name, option or default does, as a release-notes entry under "Performance" says."""
+    found = TITLE_PERF.search(facts.commit.title)
+    return _title_claim(facts, "title_perf", found and found.group(0).strip())
 
 
 def _sig_title_notice(facts: Facts) -> Signal | None:

@@ -40,6 +40,13 @@ TITLE_FEATURE = re.compile(
     re.IGNORECASE,
 )
 
+# A title that declares a speed-up by a convention for it: the ⚡ (:zap:) gitmoji, a conventional `perf:` /
+# `perf(x):`, a leading `[Perf]` / `[Performance]` tag. Release notes give speed-ups a section of their own: what
+# users get changes (a commit's own notes entry under it weighs the same, signals._NOTED_ENTRIES).
+TITLE_PERF = re.compile(
+    r"^\s*(?:⚡|:zap:|perf(?:\([^)\n]*\))?:|\[\s*(?:perf|performance)\s*\])", re.IGNORECASE
+)
+
 # A title that says the change now refuses or warns: "Raise error if …", "raise a ValueError for …", "Warn when …",
 # "Emit a deprecation warning …", "Deprecate …". Users should know, whether or not the raise sits in a public
 # function the surface facts compare (a version check at import, a private helper). "Raise the limit" is no
@@ -66,3 +73,7 @@ RESTRUCTURING = re.compile(
 )
 # What a title declared a refactor may still start with that takes something away ("[Refactor] Remove …").
 TAKES_AWAY = re.compile(r"^\s*(?:remov|delet|drop|deprecat|disabl)\w*\b", re.IGNORECASE)
+# A title that calls what it restructures internal ("Refactor internal `check()`", "Rename internal helper",
+# "refactor internals in preparation for …", "Make X private"): the author's word that the code names it touches
+# are not for users.
+INTERNAL_CODE = re.compile(r"\b(?:internals?|private)\b", re.IGNORECASE)

@@ -976,6 +976,35 @@ def _bare_constructor(qual: str, d: _Def) -> bool:
     return bool(owner) and short in ("__init__", "__new__") and d.kind == "function" and not d.params
 
 
+# Records whose class statement writes their constructor: a dataclass or attrs class, a NamedTuple, a model.
+_GENERATED_INIT_DECORATORS = frozenset({"dataclass", "define", "frozen", "mutable", "attrs", "s"})
+_GENERATED_INIT_BASES = frozenset({"NamedTuple"}) | _MODEL_BASES
+
+
+def _generated_constructor(qual: str, d: _Def, new_defs: dict[str, _Def]) -> bool:
+    """An `__init__` dropped from a class that is now a record (`@dataclass`, attrs, a NamedTuple, a validation
+    model) whose fields take every argument it took, those it took by position first and in their order:
+    `C(a, b=1)` builds the class as before, from the constructor the record writes."""
+    owner, _, short = qual.rpartition(".")
+    cls = new_defs.get(owner)
+    if short != "__init__" or cls is None or not isinstance(cls.node, ast.ClassDef):
+        return False
+    node = cls.node
+    if not (
+        any(_name_of(x) in _GENERATED_INIT_DECORATORS for x in node.decorator_list)
+        or any(_name_of(b) in _GENERATED_INIT_BASES for b in node.bases)
+    ):
+        return False
+    fields = [
+        s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+    ]
+    params = [p for p in d.params if p.kind not in ("vararg", "kwarg")]
+    if len(params) < len(d.params) or not {p.name for p in params} <= set(fields):
+        return False  # `*args`, `**kwargs` or a keyword the record does not take
+    positional = [p.name for p in params if p.kind in ("posonly", "pos")]
+    return fields[: len(positional)] == positional
+
+
 def _sets_attribute(cls: ast.ClassDef, name: str) -> bool:
     """Whether a class body assigns the name (`name: int`, `name = ...`) or one of its own methods sets
     `self.name` (not a nested class's)."""
@@ -1166,6 +1195,8 @@ class _Compare:
                 continue  # a property become a plain attribute: `obj.name` reads the same
             if _bare_constructor(qual, d) and self.new.defs.get(qual.rpartition(".")[0]) is not None:
                 continue  # `C()` works as before: an `__init__(self)` dropped is no name users lose
+            if _generated_constructor(qual, d, self.new.defs):
+                continue  # the class became a record whose generated `__init__` takes the same arguments
             target = self.new.aliases.get(qual)
             if target is not None and target in new:
                 self._add(SurfaceKind.RENAMED, self._name(target), new[target].line, old=self._name(qual),

@@ -73,6 +73,12 @@ B, F, C, D, P, X, DEP, DOC, INT, OTH = (
         ("Maintenance", INT),
         ("Dependencies", DEP),
         ("Improved Documentation", DOC),
+        ("Model Support", F),
+        ("Hardware and Operator Support", F),
+        # deprecations and breaking changes side by side: the stronger kind, each item then says its own
+        ("Deprecation & Breaking Changes", B),
+        ("Deprecations and Removals", B),
+        ("Breaking Changes and Deprecations", B),
         ("New Contributors", "ignore"),
         ("Contributors", "ignore"),
         # A release's version beside a word of a specific kind: the kind (per-release docs pages).
@@ -789,3 +795,45 @@ def test_a_compiled_notes_file_in_a_fragment_folder_is_no_fragment():
     assert (
         fragment_notes([(40, span[0][2])], {"doc/build/changelog/changelog_20.rst": CHANGE_BLOCK}).prs == {}
     )
+
+
+# A plugin's notes (the shape of an inference-engine plugin's release page): deprecations and breaking changes
+# under one heading, each item saying which it is; topics as bold lines under "Highlights".
+MIXED_DEPRECATION_AND_BREAKING = """\
+# Release Notes
+## v2.0.0 - 2026.01.10
+
+### Highlights
+
+**Model Support**
+- **Whisper**: Added support for cross-attention and Whisper models. [#21](https://github.com/o/plugin/pull/21)
+
+### Hardware and Operator Support
+
+- **Custom Operators**: l2norm kernel [#22](https://github.com/o/plugin/pull/22)
+
+### Deprecation & Breaking Changes
+
+- **Old Scheduler** has been dropped. [#11](https://github.com/o/plugin/pull/11)
+- `PLUGIN_ENABLE_X` is disabled for float weights. Set it to 2 to keep it. [#12](https://github.com/o/plugin/pull/12)
+- `dump_config` is renamed to `dump_config_path`. [#13](https://github.com/o/plugin/pull/13)
+- **--task parameter** for embedding models is deprecated. [#14](https://github.com/o/plugin/pull/14)
+- **Offload connector** is deprecated. We'll remove it in the next release. [#15](https://github.com/o/plugin/pull/15)
+- Removed the deprecated `legacy_mode` option. [#16](https://github.com/o/plugin/pull/16)
+"""
+
+
+def test_a_heading_of_deprecations_and_breaking_changes_lets_each_item_say_which():
+    prs = parse(MIXED_DEPRECATION_AND_BREAKING).prs
+    assert {pr: prs[pr] for pr in (11, 12, 13, 16)} == {11: B, 12: B, 13: B, 16: B}
+    assert (prs[14], prs[15]) == (D, D)
+
+
+def test_support_headings_list_new_capabilities():
+    prs = parse(MIXED_DEPRECATION_AND_BREAKING).prs
+    assert (prs[21], prs[22]) == (F, F)
+
+
+def test_removed_deprecated_names_under_a_breaking_heading_stay_breaking():
+    text = "## 3.0\n\n### Breaking changes\n\n- `old()` (deprecated since 2.1) is gone (#7)\n"
+    assert parse(text).prs == {7: B}

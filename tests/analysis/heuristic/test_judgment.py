@@ -953,6 +953,31 @@ def test_a_title_that_declares_a_new_capability_is_at_least_medium_when_code_use
     )
 
 
+def test_a_title_that_declares_a_speed_up_is_at_least_medium_when_code_users_run_changed() -> None:
+    # A plugin's "[Perf] Remove the transpose step after attention and switch to transpose_batchmatmul": a
+    # 4-line change in its attention backend, no name or option changed; its release notes list it under
+    # Features, then Performance. Ranked low.
+    patch = hunk(
+        ["        out = torch.bmm(x, w)", "        out = out.transpose(0, 1)"],
+        ["        out = torch_npu.npu_transpose_batchmatmul(x, w, perm_y=(1, 0, 2))"],
+    )
+    code = fc("plugin/attention/mla.py", 1, 2, patch)
+    for title in (
+        "[Perf] Remove the transpose step after attention (#5390)",
+        "⚡️ Improve performance in request body parsing with a cache (#12184)",
+        "perf(attention): fuse the transpose into the matmul",
+        "[Performance] Fuse the transpose into the matmul",
+    ):
+        importance, reason = rank(make(title, code), "en")
+        assert importance == MEDIUM, title
+        assert "speed-up (title: " in reason
+    # no claim, a claim about files users do not run, a revert: nothing users get
+    assert rank(make("[Attention] Fuse the transpose into the matmul (#5390)", code), "en")[0] == LOW
+    bench = fc("benchmarks/kernels/bench_mla.py", 4, 2, patch)
+    assert rank(make("[Perf] Benchmark the fused transpose (#5391)", bench), "en")[0] == LOW
+    assert "speed-up" not in rank(make('Revert "[Perf] Remove the transpose step (#5390)"', code), "en")[1]
+
+
 def _big_change(path: str = "src/engine/kernels.py", lines: int = 600) -> FileChange:
     # code users run, changed in many lines that state no user-facing fact
     patch = hunk(

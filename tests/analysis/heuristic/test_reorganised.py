@@ -143,3 +143,55 @@ def test_a_restructuring_that_adds_a_user_option_is_judged_by_that_option() -> N
     )
     importance, reason = rank(make(title, code, surface=(moved, option)), "en")
     assert importance == MEDIUM and "adds environment variable `NIMBUS_ROPE_CACHE`" in reason
+
+
+# A web framework's refactors of its dependency-injection internals (release notes: "Refactors", internal): a
+# helper renamed without an alias, a result type added, in modules the docs never mention.
+_UTILS = hunk(
+    ["def create_response_field(", "    name: str,", "    type_: Type[Any],"],
+    ["def create_model_field(", "    name: str,", "    type_: Type[Any],"],
+)
+
+
+def _renamed(documented: bool) -> SurfaceChange:
+    return SurfaceChange(
+        SurfaceKind.RENAMED,
+        "webkit.utils.create_model_field",
+        "webkit/utils.py",
+        12,
+        old="webkit.utils.create_response_field",
+        new="webkit.utils.create_model_field",
+        documented=documented,
+    )
+
+
+def _internal(title: str, *surface: SurfaceChange) -> tuple[Importance, str]:
+    commit = make(
+        title, fc("webkit/utils.py", 3, 3, _UTILS), fc("webkit/routing.py", 2, 2, _UTILS), surface=surface
+    )
+    return rank(commit, "en")
+
+
+def test_an_internal_restructuring_of_names_the_docs_never_mention_takes_nothing_from_users() -> None:
+    title = "♻️ Rename internal `create_response_field()` to `create_model_field()` (#12)"
+    importance, reason = _internal(title, _renamed(documented=False))
+    assert importance == LOW
+    assert reason.startswith("impact (low): an internal restructuring by its title, of names the docs never")
+    assert "`create_model_field`" in reason.partition(";")[0]
+    added = SurfaceChange(
+        SurfaceKind.ADDED, "webkit.dependencies.utils.SolvedDependency", "webkit/utils.py", 40
+    )
+    title = "♻️ Refactor and simplify internal data from `solve_dependencies()` using dataclasses (#13)"
+    assert _internal(title, added)[0] == LOW
+
+
+def test_the_title_alone_or_the_docs_silence_alone_keeps_the_finding() -> None:
+    # the author's word without the docs' silence: the docs mention the name, users call it
+    title = "♻️ Rename internal `create_response_field()` to `create_model_field()` (#12)"
+    assert _internal(title, _renamed(documented=True))[0] == HIGH
+    # the docs' silence without the author's word: a rename of a name near the top still reaches callers
+    importance, reason = _internal("♻️ Rename `create_response_field()` (#12)", _renamed(documented=False))
+    assert importance == MEDIUM and "breaks callers of names its docs never mention" in reason
+    # not a restructuring by its title: "internal" alone does not say nothing changed
+    importance, _ = _internal("🐛 Fix internal `create_response_field()` (#12)", _renamed(documented=False))
+    assert importance == MEDIUM

@@ -1126,3 +1126,50 @@ def test_kwargs_handed_to_a_method_or_a_base_defined_here_that_takes_the_name_al
                            ", **extra):\n        super().__init__(**extra)")  # fmt: skip
     [change] = facts(before, after, module="web.app")
     assert change.name == "web.app.App.__init__(debug)" and change.aliased
+
+
+# --- a class turned into a record: its generated constructor ------------------------------------------------
+
+CLASS_WITH_INIT = """
+    from typing import List, Optional
+
+
+    class Requirement:
+        def __init__(self, scheme: str, scopes: Optional[List[str]] = None):
+            self.scheme = scheme
+            self.scopes = scopes
+"""
+
+
+def _as_record(fields: str, decorator: str = "@dataclass\n    ") -> str:
+    return f"""
+    from dataclasses import dataclass
+    from typing import List, Optional
+
+
+    {decorator}class Requirement:
+{fields}
+"""
+
+
+def test_a_class_turned_dataclass_with_the_same_arguments_keeps_its_constructor():
+    after = _as_record("        scheme: str\n        scopes: Optional[List[str]] = None")
+    assert facts(CLASS_WITH_INIT, after, path="web/models.py", module="web.models") == []
+
+
+def test_a_dataclass_taking_a_renamed_keyword_loses_the_old_constructor():
+    after = _as_record("        scheme: str\n        requirements: Optional[List[str]] = None")
+    changes = facts(CLASS_WITH_INIT, after, path="web/models.py", module="web.models")
+    assert (K.REMOVED, "web.models.Requirement.__init__") in [(c.kind, c.name) for c in changes]
+
+
+def test_a_dataclass_reordering_positional_arguments_loses_the_old_constructor():
+    after = _as_record("        scopes: Optional[List[str]] = None\n        scheme: str = ''")
+    changes = facts(CLASS_WITH_INIT, after, path="web/models.py", module="web.models")
+    assert (K.REMOVED, "web.models.Requirement.__init__") in [(c.kind, c.name) for c in changes]
+
+
+def test_a_plain_class_dropping_its_init_still_loses_it():
+    after = _as_record("        scheme: str\n        scopes: Optional[List[str]] = None", decorator="")
+    changes = facts(CLASS_WITH_INIT, after, path="web/models.py", module="web.models")
+    assert (K.REMOVED, "web.models.Requirement.__init__") in [(c.kind, c.name) for c in changes]
