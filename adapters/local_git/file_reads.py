@@ -16,6 +16,7 @@ from adapters.local_git.cat_file import CatFile, Header, supports_batch_command
 from adapters.local_git.git_cli import GIT_TIMEOUT, GitCli
 from adapters.local_git.git_output import parse_batch, text_of
 from adapters.local_git.kept import Kept
+from adapters.local_git.tree_listing import TreeListing
 from analysis.errors import SourceError
 from analysis.models import FileTexts
 from analysis.refs import is_full_object_name
@@ -43,6 +44,7 @@ class FileReads(GitCli):
     _blobs: Kept[str, str | None]  # set by the source (kept_blobs): the recent blob texts, by blob id
     _cat: CatFile | None = None  # the long-running cat-file (_objects), once git is known to have one
     _cat_checked = False  # whether git's version was asked
+    _lister: TreeListing | None = None  # tree listings from _cat's tree objects
 
     async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
         """The text of each (commit sha, path) for the surface facts: one `git cat-file --batch-check` for
@@ -149,9 +151,17 @@ class FileReads(GitCli):
         and the next batch's docs are read at that same commit."""
         listing = self._trees.get(sha)
         if listing is None:
-            listing = await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
+            listing = await self._list_tree(sha)
             self._trees.put(sha, listing)
         return listing
+
+    async def _list_tree(self, sha: str) -> bytes:
+        cat = await self._objects()
+        if cat is not None and is_full_object_name(sha):  # from the long-running cat-file's tree objects
+            if self._lister is None:
+                self._lister = TreeListing(cat)
+            return await asyncio.to_thread(self._lister.listing, sha)
+        return await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
 
     async def read_blobs(self, ids: Sequence[str], *, max_bytes: int) -> dict[str, str | None]:
         """The text of each blob id, in one `git cat-file --batch`; None for one over max_bytes, binary or
