@@ -134,6 +134,8 @@ class FileReads(GitCli):
         """Every file path at a commit with its blob id (symbolic links and submodules left out); None when
         git cannot list it (a commit this clone does not have)."""
         try:
+            if self._lister is not None and is_full_object_name(sha):  # its folders' blob ids are kept
+                return await asyncio.to_thread(self._lister.blobs, sha)
             listing = await self._tree_listing(sha)
         except SourceError:
             return None

@@ -11,11 +11,13 @@ from __future__ import annotations
 import threading
 
 from adapters.local_git.cat_file import CatFile
+from adapters.local_git.git_output import text_of
 from adapters.local_git.kept import Kept
 from analysis.errors import SourceError
 
 KEPT_FOLDER_BYTES = 32 * 1024 * 1024  # folder listings kept; a whole tree of 4,000 files lists in ~400 kB
 _TREE, _LINK, _GITLINK = 0o040000, 0o120000, 0o160000
+Folder = tuple[bytes, dict[str, str]]  # a folder's listing and its files' blob ids
 
 
 class TreeListing:
@@ -23,11 +25,21 @@ class TreeListing:
 
     def __init__(self, cat: CatFile) -> None:
         self._cat = cat
-        self._folders: Kept[tuple[bytes, bytes], bytes] = Kept(KEPT_FOLDER_BYTES, len)
+        # (listing, {path: blob id} of its files but symbolic links): a folder's blob ids are kept beside its
+        # listing (list_blobs, for the docs of batch after batch), each costing about its listing's size again
+        self._folders: Kept[tuple[bytes, bytes], Folder] = Kept(KEPT_FOLDER_BYTES, lambda f: 2 * len(f[0]))
         self._lock = threading.Lock()  # the kept folders are shared by the reader threads
 
     def listing(self, commit: str) -> bytes:
         """The listing of a commit given by its full id."""
+        return self._folder(commit)[0]
+
+    def blobs(self, commit: str) -> dict[str, str]:
+        """Each file's path (decoded as text_of decodes it) with its blob id, symbolic links and submodules left
+        out: what FileReads.list_blobs makes of the listing, without parsing it again."""
+        return dict(self._folder(commit)[1])
+
+    def _folder(self, commit: str) -> Folder:
         [header] = self._cat.info([commit.encode("ascii") + b"^{tree}"])
         parts = header.split()
         if len(parts) != 3 or parts[1] != b"tree":
@@ -57,24 +69,30 @@ class TreeListing:
                 if mode == _TREE
             ]
 
-    def _render(self, oid: bytes, prefix: bytes, trees: dict[bytes, list[tuple[int, bytes, bytes]]]) -> bytes:
+    def _render(
+        self, oid: bytes, prefix: bytes, trees: dict[bytes, list[tuple[int, bytes, bytes]]]
+    ) -> Folder:
         kept = self._folders.get((oid, prefix))
         if kept is not None:
             return kept
-        if (
-            oid not in trees
-        ):  # kept when the levels were read, dropped since for the folders rendered before it
+        # kept when the levels were read, dropped since for the folders rendered before it
+        if oid not in trees:
             self._read_changed(oid, prefix, trees)
         out = []
+        blobs: dict[str, str] = {}
         for mode, name, child in trees[oid]:
             if mode == _TREE:
-                out.append(self._render(child, prefix + name + b"/", trees))
+                listing, inner = self._render(child, prefix + name + b"/", trees)
+                out.append(listing)
+                blobs.update(inner)
             else:
                 kind = b"commit" if mode == _GITLINK else b"blob"
                 out.append(b"%06o %s %s\t%s%s\0" % (mode, kind, child, prefix, name))
-        listing = b"".join(out)
-        self._folders.put((oid, prefix), listing)
-        return listing
+                if mode != _GITLINK and mode != _LINK:
+                    blobs[text_of(prefix + name)] = child.decode("ascii")
+        folder = (b"".join(out), blobs)
+        self._folders.put((oid, prefix), folder)
+        return folder
 
 
 def _entries(data: bytes, id_bytes: int) -> list[tuple[int, bytes, bytes]]:

@@ -1,5 +1,5 @@
 """A commit's tree listing from its tree objects (tree_listing.py) is `git ls-tree -r -z --full-tree`'s, byte
-for byte: names that sort around "/", names git would quote, an executable, a symbolic link, a submodule, a
+for byte, and its blob ids those list_blobs reads from that listing: names that sort around "/", names git would quote, an executable, a symbolic link, a submodule, a
 mode only old git wrote; commit after commit, with folders kept or dropped from the budget."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import pytest
 
 from adapters.local_git import LocalGitSource, tree_listing
 from adapters.local_git.cat_file import CatFile
+from adapters.local_git.git_output import text_of
 from adapters.local_git.tree_listing import TreeListing
 from analysis.errors import SourceError
 from tests.fakes.gitrepo import GitRepo, git_date, isolate_git_env
@@ -72,7 +73,14 @@ def test_listing_is_ls_trees_byte_for_byte(
     cat = _cat(repo.path / ".git")
     lister = TreeListing(cat)
     for sha in [*shas, *shas[::-1]]:  # read anew, then from kept folders
-        assert lister.listing(sha) == repo.git_bytes("ls-tree", "-r", "-z", "--full-tree", sha)
+        listed = repo.git_bytes("ls-tree", "-r", "-z", "--full-tree", sha)
+        assert lister.listing(sha) == listed
+        # the blob ids list_blobs reads from the listing, in its order: files only, names as text_of decodes them
+        rows = [entry.partition(b"\t") for entry in listed.split(b"\0") if entry]
+        files = [
+            (text_of(path), meta.split()[2].decode()) for meta, _, path in rows if meta.startswith(b"100")
+        ]
+        assert list(lister.blobs(sha).items()) == files
     assert b"100644 blob" in lister.listing(shas[-1]) and b"160000 commit" in lister.listing(shas[2])
     with pytest.raises(SourceError):
         lister.listing("0" * 40)
