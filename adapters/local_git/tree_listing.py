@@ -15,7 +15,7 @@ from adapters.local_git.git_output import text_of
 from adapters.local_git.kept import Kept
 from analysis.errors import SourceError
 
-KEPT_FOLDER_BYTES = 32 * 1024 * 1024  # folder listings kept; a whole tree of 4,000 files lists in ~400 kB
+KEPT_FOLDER_BYTES = 8 * 1024 * 1024  # folder listings kept: a 4,000-file tree lists in ~400 kB, its folders in a few MB
 _TREE, _LINK, _GITLINK = 0o040000, 0o120000, 0o160000
 Folder = tuple[bytes, dict[str, str]]  # a folder's listing and its files' blob ids
 
