@@ -9,11 +9,14 @@ recent tree listings and blob texts are kept, within a memory budget each (kept.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import Sequence
 
-from adapters.local_git.git_cli import GitCli
+from adapters.local_git.cat_file import CatFile, Header, supports_batch_command
+from adapters.local_git.git_cli import GIT_TIMEOUT, GitCli
 from adapters.local_git.git_output import parse_batch, text_of
 from adapters.local_git.kept import Kept
+from adapters.local_git.tree_listing import TreeListing
 from analysis.errors import SourceError
 from analysis.models import FileTexts
 from analysis.refs import is_full_object_name
@@ -39,6 +42,9 @@ class FileReads(GitCli):
 
     _trees: Kept[str, bytes]  # set by the source (kept_trees): the recent tree listings
     _blobs: Kept[str, str | None]  # set by the source (kept_blobs): the recent blob texts, by blob id
+    _cat: CatFile | None = None  # the long-running cat-file (_objects), once git is known to have one
+    _cat_checked = False  # whether git's version was asked
+    _lister: TreeListing | None = None  # tree listings from _cat's tree objects
 
     async def read_files(self, wanted: Sequence[tuple[str, str]], *, max_bytes: int) -> FileTexts:
         """The text of each (commit sha, path) for the surface facts: one `git cat-file --batch-check` for
@@ -55,14 +61,11 @@ class FileReads(GitCli):
         specs = list(named)
         if not specs:
             return result
-        lines = b"".join(f"{sha}:".encode() + raw + b"\n" for (sha, _), raw in named.items())
-        checked = await self._git_async(
-            "cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)", stdin=lines
-        )
+        checked = await self._check([f"{sha}:".encode() + raw for (sha, _), raw in named.items()])
         blobs: dict[str, list[tuple[str, str]]] = {}
-        for spec, row in zip(specs, checked.split(b"\n"), strict=False):
+        for spec, row in zip(specs, checked, strict=False):
             parts = row.split()
-            if len(parts) == 2 and parts[1] == b"missing":
+            if row.endswith(b" missing"):
                 result.texts[spec] = None
             elif len(parts) == 3 and parts[1] == b"blob" and int(parts[2]) <= max_bytes:
                 blobs.setdefault(parts[0].decode("ascii"), []).append(spec)
@@ -82,16 +85,57 @@ class FileReads(GitCli):
         found = {oid: self._blobs.get(oid) for oid in oids if oid in self._blobs}
         unread = [oid for oid in oids if oid not in found]
         if unread:
-            out = await self._git_async("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in unread))
-            for oid, data in parse_batch(out):
+            for oid, data in await self._blob_bytes(unread):
                 found[oid] = text = None if b"\0" in data else data.decode("utf-8", "replace")
                 self._blobs.put(oid, text)
         return found
+
+    async def _check(self, names: list[bytes]) -> list[Header]:
+        """git's `--batch-check` header of each object name, in order."""
+        cat = await self._objects()
+        if cat is not None:
+            return await asyncio.to_thread(cat.info, names)
+        checked = await self._git_async(
+            "cat-file",
+            "--batch-check=%(objectname) %(objecttype) %(objectsize)",
+            stdin=b"".join(name + b"\n" for name in names),
+        )
+        return checked.split(b"\n")
+
+    async def _blob_bytes(self, oids: list[str]) -> list[tuple[str, bytes]]:
+        """(oid, data) of each object git has, of those asked."""
+        cat = await self._objects()
+        if cat is None:
+            return parse_batch(
+                await self._git_async("cat-file", "--batch", stdin="".join(f"{oid}\n" for oid in oids))
+            )
+        answers = await asyncio.to_thread(cat.contents, [oid.encode("ascii") for oid in oids])
+        return [(header.split()[0].decode("ascii"), data) for header, data in answers if data is not None]
+
+    async def _objects(self) -> CatFile | None:
+        """The source's long-running `git cat-file --batch-command`; None on a git without one (before 2.36),
+        whose reads then start a `cat-file` process each."""
+        if not self._cat_checked:
+            proc = await asyncio.to_thread(self._spawn, ["version"])
+            if supports_batch_command(proc.stdout):
+                self._cat = CatFile(self._start_cat_file, GIT_TIMEOUT)
+            self._cat_checked = True
+        return self._cat
+
+    def _start_cat_file(self) -> subprocess.Popen[bytes]:
+        args = ["cat-file", "--batch-command", "--buffer"]
+        return self._popen(args, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def _close_objects(self) -> None:
+        if self._cat is not None:
+            self._cat.close()
 
     async def list_blobs(self, sha: str) -> dict[str, str] | None:
         """Every file path at a commit with its blob id (symbolic links and submodules left out); None when
         git cannot list it (a commit this clone does not have)."""
         try:
+            if self._lister is not None and is_full_object_name(sha):  # its folders' blob ids are kept
+                return await asyncio.to_thread(self._lister.blobs, sha)
             listing = await self._tree_listing(sha)
         except SourceError:
             return None
@@ -109,9 +153,17 @@ class FileReads(GitCli):
         and the next batch's docs are read at that same commit."""
         listing = self._trees.get(sha)
         if listing is None:
-            listing = await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
+            listing = await self._list_tree(sha)
             self._trees.put(sha, listing)
         return listing
+
+    async def _list_tree(self, sha: str) -> bytes:
+        cat = await self._objects()
+        if cat is not None and is_full_object_name(sha):  # from the long-running cat-file's tree objects
+            if self._lister is None:
+                self._lister = TreeListing(cat)
+            return await asyncio.to_thread(self._lister.listing, sha)
+        return await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
 
     async def read_blobs(self, ids: Sequence[str], *, max_bytes: int) -> dict[str, str | None]:
         """The text of each blob id, in one `git cat-file --batch`; None for one over max_bytes, binary or
@@ -120,13 +172,8 @@ class FileReads(GitCli):
         found: dict[str, str | None] = dict.fromkeys(wanted)
         if not wanted:
             return found
-        checked = await self._git_async(
-            "cat-file",
-            "--batch-check=%(objectname) %(objecttype) %(objectsize)",
-            stdin="".join(f"{i}\n" for i in wanted),
-        )
         small = []
-        for row in checked.split(b"\n"):
+        for row in await self._check([i.encode("ascii") for i in wanted]):
             parts = row.split()
             if len(parts) == 3 and parts[1] == b"blob" and int(parts[2]) <= max_bytes:
                 small.append(parts[0].decode("ascii"))

@@ -254,7 +254,7 @@ class LocalGitSource(FileReads, BranchReads):
         return is_full_object_name(sha) and not (await asyncio.to_thread(self._spawn, args)).returncode
 
     async def aclose(self) -> None:
-        return None
+        self._close_objects()  # the long-running `git cat-file` (file_reads.py), if one was started
 
     # --- repository -----------------------------------------------------------------------------------
 

@@ -171,13 +171,13 @@ async def test_local_git_lists_blob_ids_and_reads_blobs_by_id(repo, tmp_path):
     # a batch's newest commit is listed for its paths, and the next batch's docs are read at it: one ls-tree
     source = LocalGitSource(source.git_dir)
     calls = []
-    original = source._git_async
+    original = source._list_tree
 
-    async def counting(*args, **kw):
-        calls.append(args[0])
-        return await original(*args, **kw)
+    async def counting(sha):
+        calls.append("ls-tree")
+        return await original(sha)
 
-    source._git_async = counting
+    source._list_tree = counting
     assert sorted(await source.list_paths(linked)) == ["big.md", "docs/a.md", "link.md", "logo.png"]
     assert set(await source.list_blobs(linked)) == {"big.md", "docs/a.md", "logo.png"}
     assert calls == ["ls-tree"]
@@ -212,7 +212,17 @@ async def test_local_git_reads_a_blob_once_for_batch_after_batch_and_commits_by_
         calls.append(" ".join(a for a in args[:2] if not a.startswith("--batch-check")))
         return await original(*args, **kw)
 
+    async def reading(oids):
+        calls.append("blobs")
+        return await original_reads(oids)
+
+    async def listing(sha):
+        calls.append("ls-tree -r")
+        return await original_listing(sha)
+
     source._git_async = counting
+    original_reads, source._blob_bytes = source._blob_bytes, reading
+    original_listing, source._list_tree = source._list_tree, listing
     texts = await source.read_files([(first, "kit/api.py"), (second, "kit/api.py")], max_bytes=1000)
     again = await source.read_files([(second, "kit/api.py"), (second, "docs/a.md")], max_bytes=1000)
     assert again.texts == {
@@ -225,7 +235,7 @@ async def test_local_git_reads_a_blob_once_for_batch_after_batch_and_commits_by_
     read = await source.read_blobs(list(blobs.values()), max_bytes=1000)
     assert read == {blobs["kit/api.py"]: "def go(fast=False):\n    pass\n", blobs["docs/a.md"]: "# A\n"}
     # each blob read once (the docs file only by the second call), each tree listed once
-    assert calls.count("cat-file --batch") == 2 and calls.count("ls-tree -r") == 2
+    assert calls.count("blobs") == 2 and calls.count("ls-tree -r") == 2
     assert await source.read_commits([second, first]) == [await source.get_commit(s) for s in (second, first)]
 
 
