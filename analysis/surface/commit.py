@@ -286,6 +286,10 @@ def _user_facing(path: str, shipped: frozenset[str] | None, *, vendored_looking:
     """vendored_looking: a third_party/<x>/ file read as if outside it (the history, unseen here, decides)."""
     if _test_path(path):
         return False
+    if shipped is not None and path not in shipped and installed_header(path):
+        # A Python distribution's `include/` headers: an API to compile against, installed by its native
+        # build (CMake, Meson) where the Python packaging, read statically, does not say so.
+        return classify_path(path) not in _NOT_USER_FACING
     if shipped is not None:
         return path in shipped
     kind = classify_path(path)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.cpp_macros import plain_cpp
 from analysis.surface.python import FileSurface
 from analysis.surface.shapes import Shape
 
@@ -214,6 +215,8 @@ def _api(text: str, language: str) -> _Api | None:
     data = text.encode("utf-8", "replace")
     if len(data) > MAX_SOURCE_BYTES:
         return None
+    if language == "cpp":
+        data = plain_cpp(text).encode("utf-8", "replace")
     try:
         root = _parser(language).parse(data).root_node
     except (ImportError, ValueError, RuntimeError):

@@ -591,3 +591,50 @@ def test_a_python_distributions_include_headers_are_an_api_its_other_native_sour
     found = commit_surface(files, packaging, packaging.shipped(tree))
     assert names(found) == {(K.REMOVED, "ncc::compile(const char*, int)")}
     assert {c.path for c in found} == {"include/ncc/compiler.h"}
+
+
+def test_headers_whose_namespaces_and_declarations_are_macros_are_read():
+    # a binding library opens its namespaces with `KIT_NAMESPACE_BEGIN(...)` and declares members with macros
+    # (`KIT_OBJECT_DEFAULT(slice, object, check)`, `KIT_DEPRECATED("...")`): tree-sitter found errors in every
+    # header, and its new sub-interpreter API, a deprecation and a removed function went unsaid
+    before = (
+        '#pragma once\n#include "detail/common.h"\n\nKIT_NAMESPACE_BEGIN(KIT_NAMESPACE)\n\n'
+        "class slice : public object {\npublic:\n    KIT_OBJECT_DEFAULT(slice, object, PySlice_Check)\n"
+        "    ssize_t start() const;\n};\n\ninline object get_type(handle h) { return h; }\n"
+        "inline object make_namespace(handle h) { return h; }\n\nKIT_NAMESPACE_BEGIN(detail)\n"
+        "inline int helper(int x) { return x; }\nKIT_NAMESPACE_END(detail)\nKIT_NAMESPACE_END(KIT_NAMESPACE)\n"
+    )
+    after = (
+        '#pragma once\n#include "detail/common.h"\n\nKIT_NAMESPACE_BEGIN(KIT_NAMESPACE)\n\n'
+        "class slice : public object {\npublic:\n    KIT_OBJECT_DEFAULT(slice, object, PySlice_Check)\n"
+        '    ssize_t start() const;\n};\n\nKIT_DEPRECATED("Use type::of() instead")\n'
+        "inline object get_type(handle h) { return h; }\n\nclass subinterpreter {\npublic:\n"
+        "    static subinterpreter create();\n};\n\nKIT_NAMESPACE_BEGIN(detail)\n"
+        "inline int helper(int x, int y) { return x + y; }\nKIT_NAMESPACE_END(detail)\n"
+        "KIT_NAMESPACE_END(KIT_NAMESPACE)\n"
+    )
+    found = tree_surface("include/kit/kit.h", before, after, language="cpp").changes
+    assert names(found) == {
+        (K.DEPRECATION, "KIT_NAMESPACE::get_type"),
+        (K.REMOVED, "KIT_NAMESPACE::make_namespace"),
+        (K.ADDED, "KIT_NAMESPACE::subinterpreter"),
+        (K.ADDED, "KIT_NAMESPACE::subinterpreter::create"),
+    }  # `detail`'s helper is the library's own
+    assert {c.line for c in found if c.kind == K.DEPRECATION} == {13}  # lines kept as written
+    # a library that spells them `FMT_BEGIN_NAMESPACE` / `FMT_END_NAMESPACE`
+    fmt = "FMT_BEGIN_NAMESPACE\nint format_to(int n);\nFMT_END_NAMESPACE\n"
+    widened = tree_surface("include/fmt/core.h", fmt, fmt.replace("int n", "int n, int m"), language="cpp")
+    assert names(widened.changes) == {(K.PARAM_REQUIRED, "FMT_BEGIN_NAMESPACE::format_to(m)")}
+
+
+def test_include_headers_count_where_a_python_packaging_read_statically_does_not_ship_them() -> None:
+    # a setup.py that runs CMake to install the headers into the wheel: read statically, the distribution
+    # shipped only its Python package, and the header's removed function went unsaid (a vendored header and a
+    # test's header stay out)
+    before = "namespace kit {\ninline int make_namespace(int a) { return a; }\ninline int keep(int a) { return a; }\n}\n"
+    after = "namespace kit {\ninline int keep(int a) { return a; }\n}\n"
+    paths = ("include/kit/kit.h", "third_party/zlib/include/zlib.h", "tests/include/fixture.h")
+    files = [FileVersions(p, before, after) for p in paths]
+    found = commit_surface(files, None, frozenset({"kit/__init__.py"}))
+    assert names(found) == {(K.REMOVED, "kit::make_namespace")}
+    assert {c.path for c in found} == {"include/kit/kit.h"}
