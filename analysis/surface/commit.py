@@ -15,6 +15,7 @@ commit its facts.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -148,6 +149,12 @@ def read_surface(
                 )
             if kind == "packaging":
                 continue
+        if kind == "build_options" and _exports_cmake_package(f) and _user_facing(f.path, None):
+            # A CMake build that installs a package config is consumed by other CMake projects too
+            # (`add_subdirectory`, FetchContent, `find_package`): the options it declares are its users'
+            # `-D` flags, inside a Python distribution or not.
+            results.append(knob_surface(f.path, f.before, f.after))
+            continue
         if not _user_facing(f.path, shipped, vendored_looking=True):
             continue
         if kind not in ("python", "packaging+python") and _python_owned(f.path, packaging):
@@ -275,6 +282,16 @@ def _speaks_for_users(path: str, packaging: Packaging | None) -> bool:
         return False
     ecosystem = _ECOSYSTEM.get(posixpath.basename(path))
     return ecosystem is None or not _python_owned(path, packaging)
+
+
+# What a CMake build writes for other CMake projects to find it by (`find_package(kit CONFIG)`).
+_CMAKE_PACKAGE = re.compile(
+    r"(?i)\b(?:configure_package_config_file|write_basic_package_version_file)\s*\(|\binstall\s*\(\s*EXPORT\b"
+)
+
+
+def _exports_cmake_package(f: FileVersions) -> bool:
+    return any(text is not None and _CMAKE_PACKAGE.search(text) for text in (f.before, f.after))
 
 
 def _python_owned(path: str, packaging: Packaging | None) -> bool:

@@ -638,3 +638,28 @@ def test_include_headers_count_where_a_python_packaging_read_statically_does_not
     found = commit_surface(files, None, frozenset({"kit/__init__.py"}))
     assert names(found) == {(K.REMOVED, "kit::make_namespace")}
     assert {c.path for c in found} == {"include/kit/kit.h"}
+
+
+def test_a_cmake_option_of_a_build_that_exports_a_package_config_is_its_users_even_in_a_python_distribution():
+    # a binding library built by setup.py through CMake, and consumed by CMake projects through its package
+    # config: dropping its `KIT_NUMPY_1_ONLY` option breaks every `-DKIT_NUMPY_1_ONLY=ON` build command; read
+    # as a Python distribution's own build, the removal went unsaid
+    from analysis.surface.packaging import read_packaging
+
+    setup = "from setuptools import setup\nsetup(name='kit', packages=['kit'])\n"
+    tree = ["setup.py", "CMakeLists.txt", "kit/__init__.py", "tests/CMakeLists.txt"]
+    packaging = read_packaging({"setup.py": setup}, tree)
+    assert packaging is not None
+    exported = "include(CMakePackageConfigHelpers)\nconfigure_package_config_file(tools/kitConfig.cmake.in kitConfig.cmake)\n"
+    before = 'option(KIT_INSTALL "Install headers" ON)\noption(KIT_NUMPY_1_ONLY "NumPy 1 only" OFF)\n'
+    after = 'option(KIT_INSTALL "Install headers" ON)\n'
+    files = [
+        FileVersions("CMakeLists.txt", before + exported, after + exported),
+        FileVersions("tests/CMakeLists.txt", before, after),  # the test suite's own build
+    ]
+    found = commit_surface(files, packaging, packaging.shipped(tree))
+    assert names(found) == {(K.OPTION_REMOVED, "-DKIT_NUMPY_1_ONLY")}
+    assert all(c.breaking for c in found)
+    # without a package config, a Python distribution's CMake build stays its own
+    plain = [FileVersions("CMakeLists.txt", before, after)]
+    assert commit_surface(plain, packaging, packaging.shipped(tree)) == ()
