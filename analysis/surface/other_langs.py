@@ -399,7 +399,8 @@ def _cpp_type(node, api: _Api, prefix: str) -> None:
     for member in body.children:
         if member.type == "access_specifier":
             public = _text(member).startswith("public")
-        elif member.type == "field_declaration" and public:
+        elif member.type in ("field_declaration", "function_definition") and public:
+            # a method declared, or defined inline in the class body (a header-only library's usual way)
             declarator = member.child_by_field_name("declarator")
             function = _function_declarator(declarator)
             if function is not None:

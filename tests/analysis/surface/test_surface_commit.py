@@ -663,3 +663,21 @@ def test_a_cmake_option_of_a_build_that_exports_a_package_config_is_its_users_ev
     # without a package config, a Python distribution's CMake build stays its own
     plain = [FileVersions("CMakeLists.txt", before, after)]
     assert commit_surface(plain, packaging, packaging.shipped(tree)) == ()
+
+
+def test_methods_defined_inline_in_a_class_body_are_its_api():
+    # a header-only library defines its methods in the class body: `native_enum::doc` added and
+    # `native_enum::values` removed went unsaid, as only declared methods (`void f();`) were read
+    before = (
+        "namespace kit {\nclass native_enum {\npublic:\n    object value(handle h) const { return h; }\n"
+        "    object values() const { return {}; }\nprivate:\n    void grow() {}\n};\n}\n"
+    )
+    after = (
+        "namespace kit {\nclass native_enum {\npublic:\n    object doc(const char* d) const { return {}; }\n"
+        "    object value(handle h, bool strict) const { return h; }\nprivate:\n    void shrink() {}\n};\n}\n"
+    )
+    assert names(tree_surface("include/kit/native_enum.h", before, after, language="cpp").changes) == {
+        (K.ADDED, "kit::native_enum::doc"),
+        (K.REMOVED, "kit::native_enum::values"),
+        (K.PARAM_REQUIRED, "kit::native_enum::value(strict)"),
+    }
