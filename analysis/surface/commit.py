@@ -36,7 +36,7 @@ from analysis.surface.requirements import packaging_changes
 
 # Files read per commit: a commit touching more is read in part, the files users reach first.
 MAX_FILES_PER_COMMIT = 150
-_TEST_DIRS = frozenset({"tests", "test", "testing", "testdata", "__tests__", "spec"})
+_TEST_DIRS = frozenset({"tests", "test", "testdata", "__tests__", "spec"})
 _NOT_USER_FACING = frozenset(
     {PathKind.TESTS, PathKind.DOCS, PathKind.EXAMPLE, PathKind.BENCHMARK, PathKind.TOOLING, PathKind.CI}
     | {PathKind.GENERATED, PathKind.VENDORED, PathKind.LOCKFILE, PathKind.MINIFIED, PathKind.BINARY}
@@ -320,6 +320,7 @@ def _test_path(path: str) -> bool:
     name = parts[-1]
     return (
         any(p in _TEST_DIRS for p in parts[:-1])
+        or (len(parts) > 1 and parts[0] == "testing")  # nested, a module: a test client users import
         or name.startswith("test_")
         or name == "conftest.py"
         or posixpath.splitext(name)[0].endswith(("_test", ".test", ".spec"))

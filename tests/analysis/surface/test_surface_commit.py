@@ -681,3 +681,13 @@ def test_methods_defined_inline_in_a_class_body_are_its_api():
         (K.REMOVED, "kit::native_enum::values"),
         (K.PARAM_REQUIRED, "kit::native_enum::value(strict)"),
     }
+
+
+def test_a_nested_testing_package_is_read_a_top_level_testing_tree_is_not():
+    # the test client a web framework ships for its users' tests, beside a project's top-level test tree
+    before = "class TestClient:\n    def __init__(self, app, base_url='http://testserver'):\n        self.app = app\n"
+    after = "class TestClient:\n    def __init__(self, app):\n        self.app = app\n"
+    paths = ("kit/testing/client.py", "testing/helpers.py")
+    found = commit_surface([FileVersions(p, before, after) for p in paths], None, None)
+    assert names(found) == {(K.PARAM_REMOVED, "kit.testing.client.TestClient.__init__(base_url)")}
+    assert {c.path for c in found} == {"kit/testing/client.py"}
