@@ -42,6 +42,9 @@ class SurfaceKind(StrEnum):
     PARAM_RENAMED = "param_renamed"
     PARAM_REORDERED = "param_reordered"  # also: a positional parameter inserted before existing ones
     PARAM_REQUIRED = "param_required"  # a new parameter without a default, or a default taken away
+    # A method added to an existing public class as abstract (`@abstractmethod`, or a body that only raises
+    # NotImplementedError): every subclass users wrote must now implement it.
+    ABSTRACT_ADDED = "abstract_added"
     DEFAULT_CHANGED = "default_changed"  # a value that really changed, not the same value retyped
     FIELD_ADDED = "field_added"  # a configuration field: dataclass, pydantic model, TypedDict
     FIELD_REMOVED = "field_removed"
@@ -91,6 +94,7 @@ CODE_BREAKING_KINDS = frozenset(
         SurfaceKind.PARAM_RENAMED,
         SurfaceKind.PARAM_REORDERED,
         SurfaceKind.PARAM_REQUIRED,
+        SurfaceKind.ABSTRACT_ADDED,
     }
 )
 # Kinds that break a user's code or command line unless an alias keeps the old name working.
@@ -109,7 +113,9 @@ BREAKING_KINDS = CODE_BREAKING_KINDS | frozenset(
     }
 )
 # Breaking kinds no alias could soften: what users can install, not a name.
-UNALIASED_KINDS = frozenset({SurfaceKind.SUPPORT_DROPPED, SurfaceKind.DEPENDENCY_OPTIONAL})
+UNALIASED_KINDS = frozenset(
+    {SurfaceKind.SUPPORT_DROPPED, SurfaceKind.DEPENDENCY_OPTIONAL, SurfaceKind.ABSTRACT_ADDED}
+)
 # Kinds that give users something new.
 FEATURE_KINDS = frozenset(
     {
@@ -192,6 +198,7 @@ _WORDS = {
     SurfaceKind.PARAM_RENAMED: "parameter renamed",
     SurfaceKind.PARAM_REORDERED: "positional parameters moved",
     SurfaceKind.PARAM_REQUIRED: "parameter now required",
+    SurfaceKind.ABSTRACT_ADDED: "abstract method added (subclasses must implement it)",
     SurfaceKind.DEFAULT_CHANGED: "default changed",
     SurfaceKind.FIELD_ADDED: "field added",
     SurfaceKind.FIELD_REMOVED: "field removed",

@@ -171,9 +171,10 @@ _CI_FILES = frozenset(
 _TOP_CI_DIRS = frozenset({"ci"})
 
 _TEST_DIRS = frozenset(
-    {"tests", "test", "__tests__", "testing", "testdata", "test_data", "spec", "specs", "e2e"}
+    {"tests", "test", "__tests__", "testdata", "test_data", "spec", "specs", "e2e"}
     | {"integration_tests", "unittests", "unit_tests", "test-data", "__mocks__", "cypress"}
 )
+_TOP_TEST_DIRS = frozenset({"unittest", "testing"})
 # A folder named as tests of a kind, or for them: integration-tests/, e2e_tests/, tests_gpu/, test_utils/,
 # test-suite/; and fuzzing targets, which are not shipped either.
 _TEST_DIR_NAME = re.compile(r"^(tests?[_-]\w[\w-]*|[\w-]*\w[_-]tests?|fuzz|fuzzing|fuzzers)$")
@@ -270,7 +271,15 @@ _TEST_NAME = re.compile(
 _JVM_TEST_NAME = re.compile(r"^\w*[a-z0-9]Tests?\.(java|kt|scala|groovy|cs)$|^Test[A-Z]\w*\.(java|kt|cs)$")
 _DOC_EXT = frozenset({"md", "mdx", "rst", "adoc", "asciidoc", "txt", "rdoc", "org", "tex", "texi"})
 # The names a repository's release notes go by at its root, in the order eval tries them (analysis/evaluation).
-RELEASE_NOTES_STEMS = ("changelog", "changes", "history", "news", "releases", "release-notes", "release_notes")
+RELEASE_NOTES_STEMS = (
+    "changelog",
+    "changes",
+    "history",
+    "news",
+    "releases",
+    "release-notes",
+    "release_notes",
+)
 _DOC_STEMS = frozenset(
     {"readme", "changelog", "changes", "history", "news", "license", "licence", "copying", "notice"}
     | {"authors", "contributors", "contributing", "code_of_conduct", "security", "maintainers", "codeowners"}
@@ -434,8 +443,14 @@ def _built_tool(dirs: list[str], ext: str) -> bool:
 def _kind_by_folder(dirs: list[str]) -> PathKind | None:
     # The outermost telling folder wins: docs/examples/foo.py is documentation.
     for depth, segment in enumerate(dirs):
-        if segment in _TEST_DIRS or _TEST_DIR_NAME.match(segment) or (depth == 0 and segment == "unittest"):
-            return PathKind.TESTS  # a top-level unittest/ only: a nested one may be a module (Lib/unittest/)
+        if (
+            segment in _TEST_DIRS
+            or _TEST_DIR_NAME.match(segment)
+            or (depth == 0 and segment in _TOP_TEST_DIRS)
+        ):
+            # a top-level unittest/ or testing/ only: a nested one is as often a module (Lib/unittest/, a web
+            # framework's `pkg/testing/` test client users import)
+            return PathKind.TESTS
         # Only a top-level benchmarks/ (or Rust's benches/): a nested one such as pkg/benchmarks/
         # is often shipped code (a `bench` CLI).
         if segment in _BENCH_DIRS and (depth == 0 or segment == "benches"):

@@ -3,6 +3,8 @@ shared by the notes read whole as `eval`'s answer key (analysis/evaluation/relea
 entries one commit adds to its own notes (analysis/surface/release_entries.py). Pure: lines in, categories out.
 
 The rules (Markdown or reStructuredText, any mix of them) are listed in release_notes.py's docstring.
+Over 400 lines because the heading words, the item prefixes and the line reader that applies them are one
+table read together: split apart, a rule and the words it reads would sit in different files.
 """
 
 from __future__ import annotations
@@ -72,6 +74,10 @@ _MIXED = re.compile(
     r"(?<![\w-])deprecat\w*\s*(?:and|&|,|/|\+)\s*(?:breaking|removals?|backwards?[- ]incompatib\w*|incompatib\w*)"
     r"|(?<![\w-])(?:breaking|removals?|backwards?[- ]incompatib\w*|incompatib\w*)(?:\s+changes?)?\s*(?:and|&|,|/|\+)\s*"
     r"deprecat\w*"
+)
+# A heading that names additions and removals side by side ("New and removed platforms"): its items say which.
+_MIXED_NEW = re.compile(
+    r"(?<![\w-])(?:new|added|additions?)\s*(?:and|&|,|/|\+)\s*(?:removed|removals?|dropped)(?![\w-])"
 )
 # What an item under such a heading says first: deprecated (still works), or taken away now.
 _ITEM_DEPRECATED = re.compile(r"(?<![\w-])deprecat\w*", re.IGNORECASE)
@@ -164,7 +170,9 @@ class _Heading:
     level: float
     text: str
     category: str | None  # a Category, IGNORE, or None (no category word)
-    mixed: bool = False  # names deprecations and breaking changes side by side: its items decide
+    # names two kinds side by side (deprecations and breaking changes, or additions and removals): its items
+    # decide; this is the kind of an item that says neither
+    mixed: Category | None = None
 
 
 @dataclass(slots=True)
@@ -187,7 +195,11 @@ class SectionState:
         while self.headings and self.headings[-1].level >= level:
             self.headings.pop()
         category = heading_category(text)
-        mixed = category == Category.BREAKING and _MIXED.search(clean(text)) is not None
+        mixed = None
+        if category == Category.BREAKING and _MIXED_NEW.search(clean(text)):
+            mixed = Category.FEATURE
+        elif category == Category.BREAKING and _MIXED.search(clean(text)):
+            mixed = Category.BREAKING
         self.headings.append(_Heading(level, text, category, mixed))
         self.items.clear()
 
@@ -274,10 +286,22 @@ def heading_line(line: str, nxt: str, state: SectionState) -> tuple[float, str] 
         if len(nxt.strip()) >= min(len(line.strip()), 3) and (char != "~" or underlines(nxt, line)):
             level = state.setext_levels.setdefault(char, len(state.setext_levels) + 1)
             return level, line.strip()
-    bold = bold_line(line)
+    bold = bold_line(line) or colon_line(line, nxt)
     if bold is not None:
         return state.bold_level, bold
     return None
+
+
+def colon_line(line: str, nxt: str) -> str | None:
+    """The text of a short unindented line that ends with a colon and names a category, above a blank line
+    or an item ("New Features:", "Bug fixes (free-threading):"): a heading in notes written without markup."""
+    text = line.rstrip()
+    if not text.endswith(":") or line[:1].isspace() or len(text) > 60 or ITEM.match(line):
+        return None
+    if nxt.strip() and not ITEM.match(nxt):
+        return None
+    inner = text[:-1].strip()
+    return inner if inner and heading_category(inner) not in (None, IGNORE) else None
 
 
 def underlines(line: str, previous: str) -> bool:
@@ -320,9 +344,10 @@ def line_category(line: str, state: SectionState) -> Category | None:
         state.items.clear()  # a paragraph ends the list
     if any(item.breaking for item in state.items):
         return Category.BREAKING
-    if section == Category.BREAKING and any(h.mixed for h in state.headings):
+    mixed = next((h.mixed for h in reversed(state.headings) if h.mixed is not None), None)
+    if section == Category.BREAKING and mixed is not None:
         said = [item.mixed_kind for item in state.items if item.mixed_kind is not None]
-        return said[0] if said else Category.BREAKING
+        return said[0] if said else mixed
     if section is not None:
         return Category(section)
     for item in reversed(state.items):

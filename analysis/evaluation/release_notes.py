@@ -28,6 +28,8 @@ Formats read (Markdown or reStructuredText, any mix of them):
   reference into another repository (`other/repo#12`, a URL of another repository) is not this
   repository's: the notes' own repository is the one their pull-request URLs name most often, or the
   caller's when it is among them.
+- Notes kept as reST `.. change::` blocks (`:type: feature`, `:breaking:`, `:pr: 12`): each block's fields
+  name its pull requests and their kind (analysis/release_blocks.py); its prose is not read for references.
 - A pull request listed twice keeps its most significant category (breaking > feature > change >
   deprecation > performance > fix > dependencies > docs > internal > other).
 
@@ -46,6 +48,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from analysis.paths import RELEASE_NOTES_STEMS
+from analysis.release_blocks import change_blocks
 from analysis.release_headings import RELEASE_HEADING, Category, clean, listed_lines
 from analysis.release_verbs import item_reader
 from analysis.surface.release_entries import MAX_ENTRIES, fragment_category, fragment_type, is_fragment_file
@@ -116,9 +119,12 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
     """Every pull request the notes list, by category. repo: owner/name of the repository the notes
     belong to, when known (it decides which links are its own when they name several repositories)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    blocks = change_blocks(lines)
+    # a `.. change::` block's fields name its changes; its prose names others ("a regression from #2751")
+    lines = ["" if i in blocks.covered else line for i, line in enumerate(lines)]
     definitions = _link_definitions(lines)
     home = _home(text, definitions, repo)
-    found: dict[int, Category] = {}
+    found: dict[int, Category] = dict(blocks.prs)
     unclassified: dict[str, None] = {}
     read_item = item_reader(lines, skip=_LINK_DEFINITION.match)
     for _, line, category, state in listed_lines(lines, skip=_LINK_DEFINITION.match, read_item=read_item):

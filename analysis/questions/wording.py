@@ -165,6 +165,7 @@ SURFACE_KINDS_ZH = {
     SurfaceKind.MODULE_REMOVED: "删除模块", SurfaceKind.MODULE_RENAMED: "重命名模块",
     SurfaceKind.PARAM_ADDED: "新增参数", SurfaceKind.PARAM_REMOVED: "删除参数", SurfaceKind.PARAM_RENAMED: "重命名参数",
     SurfaceKind.PARAM_REORDERED: "位置参数顺序调整", SurfaceKind.PARAM_REQUIRED: "参数变为必填",
+    SurfaceKind.ABSTRACT_ADDED: "新增抽象方法（子类必须实现）",
     SurfaceKind.DEFAULT_CHANGED: "默认值变化", SurfaceKind.FIELD_ADDED: "新增字段", SurfaceKind.FIELD_REMOVED: "删除字段",
     SurfaceKind.FIELD_RENAMED: "重命名字段", SurfaceKind.OPTION_ADDED: "新增命令行选项",
     SurfaceKind.OPTION_REMOVED: "删除命令行选项", SurfaceKind.OPTION_RENAMED: "重命名命令行选项",

@@ -15,6 +15,7 @@ commit its facts.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -35,7 +36,7 @@ from analysis.surface.requirements import packaging_changes
 
 # Files read per commit: a commit touching more is read in part, the files users reach first.
 MAX_FILES_PER_COMMIT = 150
-_TEST_DIRS = frozenset({"tests", "test", "testing", "testdata", "__tests__", "spec"})
+_TEST_DIRS = frozenset({"tests", "test", "testdata", "__tests__", "spec"})
 _NOT_USER_FACING = frozenset(
     {PathKind.TESTS, PathKind.DOCS, PathKind.EXAMPLE, PathKind.BENCHMARK, PathKind.TOOLING, PathKind.CI}
     | {PathKind.GENERATED, PathKind.VENDORED, PathKind.LOCKFILE, PathKind.MINIFIED, PathKind.BINARY}
@@ -148,6 +149,12 @@ def read_surface(
                 )
             if kind == "packaging":
                 continue
+        if kind == "build_options" and _exports_cmake_package(f) and _user_facing(f.path, None):
+            # A CMake build that installs a package config is consumed by other CMake projects too
+            # (`add_subdirectory`, FetchContent, `find_package`): the options it declares are its users'
+            # `-D` flags, inside a Python distribution or not.
+            results.append(knob_surface(f.path, f.before, f.after))
+            continue
         if not _user_facing(f.path, shipped, vendored_looking=True):
             continue
         if kind not in ("python", "packaging+python") and _python_owned(f.path, packaging):
@@ -277,6 +284,16 @@ def _speaks_for_users(path: str, packaging: Packaging | None) -> bool:
     return ecosystem is None or not _python_owned(path, packaging)
 
 
+# What a CMake build writes for other CMake projects to find it by (`find_package(kit CONFIG)`).
+_CMAKE_PACKAGE = re.compile(
+    r"(?i)\b(?:configure_package_config_file|write_basic_package_version_file)\s*\(|\binstall\s*\(\s*EXPORT\b"
+)
+
+
+def _exports_cmake_package(f: FileVersions) -> bool:
+    return any(text is not None and _CMAKE_PACKAGE.search(text) for text in (f.before, f.after))
+
+
 def _python_owned(path: str, packaging: Packaging | None) -> bool:
     owner = packaging.owner(path) if packaging is not None else None
     return owner is not None and owner.system in _PYTHON_SYSTEMS and not installed_header(path)
@@ -286,6 +303,10 @@ def _user_facing(path: str, shipped: frozenset[str] | None, *, vendored_looking:
     """vendored_looking: a third_party/<x>/ file read as if outside it (the history, unseen here, decides)."""
     if _test_path(path):
         return False
+    if shipped is not None and path not in shipped and installed_header(path):
+        # A Python distribution's `include/` headers: an API to compile against, installed by its native
+        # build (CMake, Meson) where the Python packaging, read statically, does not say so.
+        return classify_path(path) not in _NOT_USER_FACING
     if shipped is not None:
         return path in shipped
     kind = classify_path(path)
@@ -299,6 +320,7 @@ def _test_path(path: str) -> bool:
     name = parts[-1]
     return (
         any(p in _TEST_DIRS for p in parts[:-1])
+        or (len(parts) > 1 and parts[0] == "testing")  # nested, a module: a test client users import
         or name.startswith("test_")
         or name == "conftest.py"
         or posixpath.splitext(name)[0].endswith(("_test", ".test", ".spec"))

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from analysis.models import SurfaceChange, SurfaceKind
+from analysis.surface.cpp_macros import plain_cpp
 from analysis.surface.python import FileSurface
 from analysis.surface.shapes import Shape
 
@@ -214,6 +215,8 @@ def _api(text: str, language: str) -> _Api | None:
     data = text.encode("utf-8", "replace")
     if len(data) > MAX_SOURCE_BYTES:
         return None
+    if language == "cpp":
+        data = plain_cpp(text).encode("utf-8", "replace")
     try:
         root = _parser(language).parse(data).root_node
     except (ImportError, ValueError, RuntimeError):
@@ -396,7 +399,8 @@ def _cpp_type(node, api: _Api, prefix: str) -> None:
     for member in body.children:
         if member.type == "access_specifier":
             public = _text(member).startswith("public")
-        elif member.type == "field_declaration" and public:
+        elif member.type in ("field_declaration", "function_definition") and public:
+            # a method declared, or defined inline in the class body (a header-only library's usual way)
             declarator = member.child_by_field_name("declarator")
             function = _function_declarator(declarator)
             if function is not None:

@@ -82,6 +82,7 @@ from analysis.surface.python_nodes import (
     _string_args,
     _strings,
     _truthy,
+    abstract_method,
     branch_blocks,
     is_switch,
     same_value,
@@ -1101,6 +1102,19 @@ class _Compare:
     def _name(self, qual: str) -> str:
         return f"{self.module}.{qual}" if self.module else qual
 
+    @staticmethod
+    def _abstract_added(qual: str, d: _Def, old: dict[str, _Def]) -> bool:
+        """A public method added to a public class that existed before, left to subclasses to implement."""
+        owner = old.get(qual.rpartition(".")[0])
+        return (
+            d.kind == "function"
+            and d.public
+            and owner is not None
+            and owner.kind == "class"
+            and owner.public
+            and abstract_method(d.whole)
+        )
+
     def _still_served(self, qual: str) -> bool:
         """An old name kept working: an alias assignment, a string the module still serves (a
         `__getattr__` or deprecation mapping, `__all__`), or a definition under it."""
@@ -1209,6 +1223,9 @@ class _Compare:
             if qual in renamed_to:
                 continue
             d = new[qual]
+            if self._abstract_added(qual, d, old):
+                self._add(SurfaceKind.ABSTRACT_ADDED, self._name(qual), d.line)
+                continue
             self._add(SurfaceKind.ADDED, self._name(qual), d.line)
             self.shapes[(SurfaceKind.ADDED, self._name(qual))] = Shape(d.kind, d)
         for qual, d in new.items():

@@ -346,6 +346,28 @@ def _similar(a: str, b: str) -> bool:
 # --- syntax helpers -------------------------------------------------------------------------------------
 
 
+def abstract_method(node: ast.AST | None) -> bool:
+    """A method its class leaves to subclasses: `@abstractmethod`, or a body (past its docstring) that only
+    raises NotImplementedError."""
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    if any(_name_of(d).rpartition(".")[2] == "abstractmethod" for d in node.decorator_list):
+        return True
+    body = node.body[1:] if node.body and _docstring(node.body[0]) else node.body
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return _name_of(exc) == "NotImplementedError"
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
 def _marked_deprecated(where: _Def) -> bool:
     node = where.node
     decorators = (

@@ -257,3 +257,12 @@ def test_a_folder_that_only_contains_the_letters_of_test_is_not(path):
 
 def test_a_nested_unittest_folder_may_be_a_module():
     assert classify_path("Lib/unittest/case.py") == PathKind.SOURCE  # the standard library's own module
+
+
+def test_a_nested_testing_folder_is_a_module_users_import():
+    # a web framework's `pkg/testing/` holds the test client users write their tests with: ranked as tests,
+    # a change to its public return types was "nothing users run changed"
+    assert classify_path("kit/testing/client/sync_client.py") == PathKind.SOURCE
+    assert classify_path("src/kit/testing/helpers.py") == PathKind.SOURCE
+    assert classify_path("testing/test_collection.py") == PathKind.TESTS  # a project's top-level test tree
+    assert classify_path("testing/conftest.py") == PathKind.TESTS

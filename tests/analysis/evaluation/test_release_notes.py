@@ -837,3 +837,121 @@ def test_support_headings_list_new_capabilities():
 def test_removed_deprecated_names_under_a_breaking_heading_stay_breaking():
     text = "## 3.0\n\n### Breaking changes\n\n- `old()` (deprecated since 2.1) is gone (#7)\n"
     assert parse(text).prs == {7: B}
+
+
+# A binding library's notes (its 3.0 release): sections are plain lines ending with a colon, no heading markup.
+# Read as one block of unclassified items, they were classified by each item's leading verb ("Fix Buffer type
+# hint" under "New Features / fixes (typing)" a fix, "Support and test iOS in CI" a feature, 21 items "other").
+COLON_NOTES = """# Changelog
+
+## Version 3.0.0 (July 10, 2025)
+
+Pybind-style 3.0 includes an ABI bump. Please check our upgrade guide:
+
+New Features:
+
+- Support `kit::numpy_scalar<>` for NumPy types.
+  [#5726](https://github.com/acme/kit/pull/5726)
+
+New Features / fixes (typing):
+
+- Fix Buffer type hint.
+  [#5662](https://github.com/acme/kit/pull/5662)
+
+Removals:
+
+- Remove `make_simple_namespace` (added in 2.8.0, deprecated in 2.8.1).
+  [#5597](https://github.com/acme/kit/pull/5597)
+
+Bug fixes (free-threading):
+- Fix data race when accessing a shared static variable. [#5494](https://github.com/acme/kit/pull/5494)
+
+New and removed platforms:
+
+- Support Python 3.14 (beta 1+).
+  [#5646](https://github.com/acme/kit/pull/5646)
+- Support for PyPy 3.8 and 3.9 was dropped.
+  [#5578](https://github.com/acme/kit/pull/5578)
+
+Internals:
+
+- Use CPython macros to construct the version hex.
+  [#5683](https://github.com/acme/kit/pull/5683)
+
+Tests:
+
+- Run pytest under Python devmode.
+  [#5715](https://github.com/acme/kit/pull/5715)
+"""
+
+
+def test_plain_lines_ending_with_a_colon_are_section_headings():
+    assert parse(COLON_NOTES, "acme/kit").prs == {
+        5726: F,
+        5662: F,  # the section's kind, not the item's verb
+        5597: B,
+        5494: X,
+        5646: F,  # "New and removed": each item says which it is
+        5578: B,
+        5683: INT,
+        5715: INT,
+    }
+
+
+def test_a_colon_line_that_names_no_category_or_runs_on_into_prose_is_no_heading():
+    # "Usage:" names no kind; "Fixes for the release:" continued by a line of prose is a sentence
+    text = (
+        "## 1.2\n\nFeatures:\n\n- New `run` command (#1)\n\nUsage:\n\n- Pass `--fast` (#2)\n\n"
+        "## 1.1\n\nFixes for the release:\nwere all backported.\n\n- Old thing (#3)\n"
+    )
+    assert parse(text).prs == {1: F, 2: F, 3: OTH}
+
+
+# A web framework's compiled changelog: Sphinx `.. change::` blocks, each with its kind in a `:type:` field and
+# a `:breaking:` flag (none of the 41 pull requests of two months were read: the fields are no reST roles).
+BLOCK_NOTES = """:orphan:
+
+2.x Changelog
+=============
+
+.. changelog:: 2.7.0
+    :date: 2024-03-10
+
+    .. change:: Remove deprecated ``contrib.jwt`` module
+        :type: feature
+        :breaking:
+        :pr: 4333
+        :issue: 4304
+
+        Remove the deprecated module. Code still using it should switch.
+
+    .. change:: Allow reusable ``Router`` instances
+        :type: feature
+        :pr: 3103
+        :issue: 3012
+
+        It was not possible to re-attach a router; a regression from #2751 made it worse (see PR #2960).
+
+    .. change:: missing cors headers in response
+        :type: bugfix
+        :pr: 3179, 3180
+
+        Set CORS Middleware headers as per spec.
+
+    .. change:: Improve performance of threaded synchronous execution
+        :type: misc
+        :pr: 2937
+
+.. changelog:: 2.6.0
+    :date: 2024/02/06
+
+    .. change:: Add structlog plugin
+        :type: feature
+        :pr: 2943
+"""
+
+
+def test_change_blocks_key_their_pull_requests_by_their_fields():
+    notes = parse(BLOCK_NOTES)
+    assert notes.prs == {4333: B, 4304: B, 3103: F, 3012: F, 3179: X, 3180: X, 2937: OTH, 2943: F}
+    assert 2751 not in notes.prs and 2960 not in notes.prs  # a block's prose names other changes

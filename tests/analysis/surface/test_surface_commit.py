@@ -591,3 +591,103 @@ def test_a_python_distributions_include_headers_are_an_api_its_other_native_sour
     found = commit_surface(files, packaging, packaging.shipped(tree))
     assert names(found) == {(K.REMOVED, "ncc::compile(const char*, int)")}
     assert {c.path for c in found} == {"include/ncc/compiler.h"}
+
+
+def test_headers_whose_namespaces_and_declarations_are_macros_are_read():
+    # a binding library opens its namespaces with `KIT_NAMESPACE_BEGIN(...)` and declares members with macros
+    # (`KIT_OBJECT_DEFAULT(slice, object, check)`, `KIT_DEPRECATED("...")`): tree-sitter found errors in every
+    # header, and its new sub-interpreter API, a deprecation and a removed function went unsaid
+    before = (
+        '#pragma once\n#include "detail/common.h"\n\nKIT_NAMESPACE_BEGIN(KIT_NAMESPACE)\n\n'
+        "class slice : public object {\npublic:\n    KIT_OBJECT_DEFAULT(slice, object, PySlice_Check)\n"
+        "    ssize_t start() const;\n};\n\ninline object get_type(handle h) { return h; }\n"
+        "inline object make_namespace(handle h) { return h; }\n\nKIT_NAMESPACE_BEGIN(detail)\n"
+        "inline int helper(int x) { return x; }\nKIT_NAMESPACE_END(detail)\nKIT_NAMESPACE_END(KIT_NAMESPACE)\n"
+    )
+    after = (
+        '#pragma once\n#include "detail/common.h"\n\nKIT_NAMESPACE_BEGIN(KIT_NAMESPACE)\n\n'
+        "class slice : public object {\npublic:\n    KIT_OBJECT_DEFAULT(slice, object, PySlice_Check)\n"
+        '    ssize_t start() const;\n};\n\nKIT_DEPRECATED("Use type::of() instead")\n'
+        "inline object get_type(handle h) { return h; }\n\nclass subinterpreter {\npublic:\n"
+        "    static subinterpreter create();\n};\n\nKIT_NAMESPACE_BEGIN(detail)\n"
+        "inline int helper(int x, int y) { return x + y; }\nKIT_NAMESPACE_END(detail)\n"
+        "KIT_NAMESPACE_END(KIT_NAMESPACE)\n"
+    )
+    found = tree_surface("include/kit/kit.h", before, after, language="cpp").changes
+    assert names(found) == {
+        (K.DEPRECATION, "KIT_NAMESPACE::get_type"),
+        (K.REMOVED, "KIT_NAMESPACE::make_namespace"),
+        (K.ADDED, "KIT_NAMESPACE::subinterpreter"),
+        (K.ADDED, "KIT_NAMESPACE::subinterpreter::create"),
+    }  # `detail`'s helper is the library's own
+    assert {c.line for c in found if c.kind == K.DEPRECATION} == {13}  # lines kept as written
+    # a library that spells them `FMT_BEGIN_NAMESPACE` / `FMT_END_NAMESPACE`
+    fmt = "FMT_BEGIN_NAMESPACE\nint format_to(int n);\nFMT_END_NAMESPACE\n"
+    widened = tree_surface("include/fmt/core.h", fmt, fmt.replace("int n", "int n, int m"), language="cpp")
+    assert names(widened.changes) == {(K.PARAM_REQUIRED, "FMT_BEGIN_NAMESPACE::format_to(m)")}
+
+
+def test_include_headers_count_where_a_python_packaging_read_statically_does_not_ship_them() -> None:
+    # a setup.py that runs CMake to install the headers into the wheel: read statically, the distribution
+    # shipped only its Python package, and the header's removed function went unsaid (a vendored header and a
+    # test's header stay out)
+    before = "namespace kit {\ninline int make_namespace(int a) { return a; }\ninline int keep(int a) { return a; }\n}\n"
+    after = "namespace kit {\ninline int keep(int a) { return a; }\n}\n"
+    paths = ("include/kit/kit.h", "third_party/zlib/include/zlib.h", "tests/include/fixture.h")
+    files = [FileVersions(p, before, after) for p in paths]
+    found = commit_surface(files, None, frozenset({"kit/__init__.py"}))
+    assert names(found) == {(K.REMOVED, "kit::make_namespace")}
+    assert {c.path for c in found} == {"include/kit/kit.h"}
+
+
+def test_a_cmake_option_of_a_build_that_exports_a_package_config_is_its_users_even_in_a_python_distribution():
+    # a binding library built by setup.py through CMake, and consumed by CMake projects through its package
+    # config: dropping its `KIT_NUMPY_1_ONLY` option breaks every `-DKIT_NUMPY_1_ONLY=ON` build command; read
+    # as a Python distribution's own build, the removal went unsaid
+    from analysis.surface.packaging import read_packaging
+
+    setup = "from setuptools import setup\nsetup(name='kit', packages=['kit'])\n"
+    tree = ["setup.py", "CMakeLists.txt", "kit/__init__.py", "tests/CMakeLists.txt"]
+    packaging = read_packaging({"setup.py": setup}, tree)
+    assert packaging is not None
+    exported = "include(CMakePackageConfigHelpers)\nconfigure_package_config_file(tools/kitConfig.cmake.in kitConfig.cmake)\n"
+    before = 'option(KIT_INSTALL "Install headers" ON)\noption(KIT_NUMPY_1_ONLY "NumPy 1 only" OFF)\n'
+    after = 'option(KIT_INSTALL "Install headers" ON)\n'
+    files = [
+        FileVersions("CMakeLists.txt", before + exported, after + exported),
+        FileVersions("tests/CMakeLists.txt", before, after),  # the test suite's own build
+    ]
+    found = commit_surface(files, packaging, packaging.shipped(tree))
+    assert names(found) == {(K.OPTION_REMOVED, "-DKIT_NUMPY_1_ONLY")}
+    assert all(c.breaking for c in found)
+    # without a package config, a Python distribution's CMake build stays its own
+    plain = [FileVersions("CMakeLists.txt", before, after)]
+    assert commit_surface(plain, packaging, packaging.shipped(tree)) == ()
+
+
+def test_methods_defined_inline_in_a_class_body_are_its_api():
+    # a header-only library defines its methods in the class body: `native_enum::doc` added and
+    # `native_enum::values` removed went unsaid, as only declared methods (`void f();`) were read
+    before = (
+        "namespace kit {\nclass native_enum {\npublic:\n    object value(handle h) const { return h; }\n"
+        "    object values() const { return {}; }\nprivate:\n    void grow() {}\n};\n}\n"
+    )
+    after = (
+        "namespace kit {\nclass native_enum {\npublic:\n    object doc(const char* d) const { return {}; }\n"
+        "    object value(handle h, bool strict) const { return h; }\nprivate:\n    void shrink() {}\n};\n}\n"
+    )
+    assert names(tree_surface("include/kit/native_enum.h", before, after, language="cpp").changes) == {
+        (K.ADDED, "kit::native_enum::doc"),
+        (K.REMOVED, "kit::native_enum::values"),
+        (K.PARAM_REQUIRED, "kit::native_enum::value(strict)"),
+    }
+
+
+def test_a_nested_testing_package_is_read_a_top_level_testing_tree_is_not():
+    # the test client a web framework ships for its users' tests, beside a project's top-level test tree
+    before = "class TestClient:\n    def __init__(self, app, base_url='http://testserver'):\n        self.app = app\n"
+    after = "class TestClient:\n    def __init__(self, app):\n        self.app = app\n"
+    paths = ("kit/testing/client.py", "testing/helpers.py")
+    found = commit_surface([FileVersions(p, before, after) for p in paths], None, None)
+    assert names(found) == {(K.PARAM_REMOVED, "kit.testing.client.TestClient.__init__(base_url)")}
+    assert {c.path for c in found} == {"kit/testing/client.py"}

@@ -8,6 +8,7 @@ from textwrap import dedent
 import pytest
 
 from analysis.models import SurfaceKind as K
+from analysis.models import describe
 from analysis.surface.blanked_bodies import Relatives
 from analysis.surface.python import MAX_SOURCE_CHARS, Collected, python_surface
 
@@ -1173,3 +1174,25 @@ def test_a_plain_class_dropping_its_init_still_loses_it():
     after = _as_record("        scheme: str\n        scopes: Optional[List[str]] = None", decorator="")
     changes = facts(CLASS_WITH_INIT, after, path="web/models.py", module="web.models")
     assert (K.REMOVED, "web.models.Requirement.__init__") in [(c.kind, c.name) for c in changes]
+
+
+def test_an_abstract_method_added_to_an_existing_class_breaks_its_subclasses():
+    # a web framework's session backend base gained `get_session_id`, which its own backends implement and
+    # which only raises NotImplementedError in the base: every backend users wrote must now implement it
+    before = "class Backend:\n    def load(self, c):\n        return c\n"
+    after = before + (
+        '\n    def get_session_id(self, c):\n        """Its id."""\n        raise NotImplementedError\n'
+        "\n    def helper(self, c):\n        return c\n"
+        "\n    @abc.abstractmethod\n    def store(self, c): ...\n"
+        "\n    def _private(self):\n        raise NotImplementedError()\n"
+        "\n\nclass New:\n    def run(self):\n        raise NotImplementedError\n"
+    )
+    found = python_surface("kit/session/base.py", before, after, module="kit.session.base").changes
+    assert {(c.kind, c.name) for c in found} == {
+        (K.ABSTRACT_ADDED, "kit.session.base.Backend.get_session_id"),
+        (K.ABSTRACT_ADDED, "kit.session.base.Backend.store"),
+        (K.ADDED, "kit.session.base.Backend.helper"),
+        (K.ADDED, "kit.session.base.New"),  # a new class (its methods with it): no subclass of it exists yet
+    }
+    assert all(c.breaking for c in found if c.kind == K.ABSTRACT_ADDED)
+    assert "subclasses must implement it" in describe(next(c for c in found if c.kind == K.ABSTRACT_ADDED))
