@@ -160,7 +160,11 @@ if TYPE_CHECKING:
 # fragments are not docs that write a feature up; a vendored-looking tree the branch maintains gets its surface
 # facts (surface-25); an entry's category comes from the headings of the notes file's text when the surface step
 # read it, else from the patch, and from a fragment's own text where its tool keeps the type there
-RUBRIC_VERSION = "h34"
+# h35: a title calling a restructuring internal, with the docs silent on the names it moves, weighs no code names;
+# a speed-up declared by convention ([Perf], perf:, ⚡) is a notice claim where code users run changed; a new
+# abstract method in an existing public class is breaking (abstract_added); a CMake build's options are its users'
+# flags where it exports a package config (surface-26)
+RUBRIC_VERSION = "h35"
 
 
 def counted_lines(commit: Commit) -> int:

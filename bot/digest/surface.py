@@ -41,14 +41,7 @@ log = logging.getLogger(__name__)
 
 # Bump when the parsers find something new or differently: the stored facts of older versions are
 # then read again (they stay in the store, unused).
-# surface-16: code names removed or renamed are marked with whether the docs mention them (documented.py)
-# surface-17: a dependency's floor raised past a major version drops support for that major (requirements.py);
-# a C/C++, Rust, Go or TypeScript parameter added that calls must pass is required, not new (other_langs.py)
-# surface-18: a runtime requirement moved to an optional extra leaves the default install (requirements.py)
-# surface-19: a flag's default retyped from its number (`1` → `True`) is the same value, not a changed default
-# surface-20: a positional parameter removed before others is that removal, not also a reorder
-# surface-21: an assert's message is message text: a file whose only change rewords one is prose (same_code.py)
-# surface-22: a field of an HTTP API's request or response model is marked `api` (python.py's _PAYLOAD_SUFFIXES)
+# surface-16 .. surface-22: see CHANGELOG.md (docs mentions, requirements, retyped defaults, reorders, prose)
 # surface-23: packaging folders written with ./ are read (the package shipped nothing); a renamed entry point
 #             carries its new name; a C++/Rust function renamed under a namespace or type is one rename;
 #             a TableGen option's default is its C++ value (10, not "10")
@@ -61,7 +54,11 @@ log = logging.getLogger(__name__)
 # surface-25: release pages and news fragments are no docs mentioning a name (doc_mentions.py); vendored-looking
 #             trees (`third_party/<x>/`) parsed, their facts kept where the history says the branch maintains
 #             them; a release-notes item placed under its heading by the notes' text (RELEASE_ENTRY facts)
-PARSER_VERSION = "surface-25"
+# surface-26: packages a setup.py computes (setup_py_packages.py); a same-file Extension subclass's arguments; TableGen
+#             facts inside Python distributions; C/C++ headers through macro namespaces, inline methods; CMake
+#             options of an exported package; nested testing/ a module; abstract methods added; a class turned
+#             record keeps its constructor; notes items by their leading verb where a file is written that way
+PARSER_VERSION = "surface-26"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)
