@@ -132,19 +132,19 @@ def setup_py_keywords(text: str | None) -> dict:
         return {}
     out: dict = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _call_name(node) == "setup":
+        if isinstance(node, ast.Call) and call_name(node) == "setup":
             for kw in node.keywords:
                 if kw.arg is None:
                     continue
                 value = kw.value
-                if isinstance(value, ast.Call) and _call_name(value) in (
+                if isinstance(value, ast.Call) and call_name(value) in (
                     "find_packages",
                     "find_namespace_packages",
                 ):
                     out[kw.arg] = FindPackages(
-                        tuple(_strs(_kwarg(value, "where") or (value.args[0] if value.args else None))),
-                        tuple(_strs(_kwarg(value, "include"))), tuple(_strs(_kwarg(value, "exclude"))),
-                        _call_name(value) == "find_namespace_packages",
+                        tuple(_strs(keyword_value(value, "where") or (value.args[0] if value.args else None))),
+                        tuple(_strs(keyword_value(value, "include"))), tuple(_strs(keyword_value(value, "exclude"))),
+                        call_name(value) == "find_namespace_packages",
                     )  # fmt: skip
                     continue
                 try:
@@ -200,7 +200,7 @@ def setup_py_extensions(text: str | None) -> ExtensionFiles:
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
-        name = _call_name(node)
+        name = call_name(node)
         if name == "cythonize":
             sources += [p for arg in node.args[:1] for p in _paths(arg, bound)]
             continue
@@ -283,7 +283,7 @@ def _paths(node: ast.expr | None, bound: Mapping[str, ast.expr], depth: int = 0)
     if isinstance(node, ast.Name):
         return _paths(bound.get(node.id), bound, depth + 1)
     if isinstance(node, ast.Call):
-        name = _call_name(node)
+        name = call_name(node)
         if name in _PATH_CALLS and node.args:
             return _paths(node.args[0], bound, depth + 1)
         if name == "join" and node.args:  # os.path.join("src", "core.cpp"): every part a single path
@@ -293,12 +293,14 @@ def _paths(node: ast.expr | None, bound: Mapping[str, ast.expr], depth: int = 0)
     return []
 
 
-def _call_name(node: ast.Call) -> str:
+def call_name(node: ast.Call) -> str:
+    """The called name: `setup` of `setup(...)` and of `setuptools.setup(...)`; "" for anything else."""
     func = node.func
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def _kwarg(call: ast.Call, name: str) -> ast.expr | None:
+def keyword_value(call: ast.Call, name: str) -> ast.expr | None:
+    """The expression a call passes as keyword `name`, None where it passes none."""
     return next((k.value for k in call.keywords if k.arg == name), None)
 
 

@@ -26,7 +26,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from analysis.surface.packaging_texts import MAX_PACKAGING_CHARS, FindPackages
+from analysis.surface.packaging_texts import MAX_PACKAGING_CHARS, FindPackages, call_name, keyword_value
 from analysis.surface.shared_parse import parse as parse_python
 
 _MAX_DEPTH = 30  # names bound to names bound to ...; a cycle (`a = a + [...]`) ends earlier, on its own node
@@ -76,7 +76,7 @@ def setup_py_packages(text: str | None) -> SetupPackages | None:
     except (SyntaxError, ValueError, RecursionError):
         return None
     reader = _Reader(tree)
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _call_name(n) == "setup" and n.keywords]
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and call_name(n) == "setup" and n.keywords]
     if not calls:
         return None
     call = max(calls, key=lambda c: len(c.keywords))  # setup(...) itself, not another object's `.setup()`
@@ -201,7 +201,7 @@ class _Reader:
         return out
 
     def _call_items(self, call: ast.Call, depth: int) -> Spelled:
-        name = _call_name(call)
+        name = call_name(call)
         if (
             name in _FINDERS and name not in self.functions
         ):  # a same-file `def find_packages` is the file's own
@@ -233,17 +233,21 @@ class _Reader:
 
     def _find(self, call: ast.Call, depth: int) -> Spelled:
         """A find_packages(...) request; its `where` computed leaves the request unread."""
-        where_node = _kwarg(call, "where") or (call.args[0] if call.args else None)
+        where_node = keyword_value(call, "where") or (call.args[0] if call.args else None)
         where = self.one(where_node, depth) if where_node is not None else Spelled()
-        include = self.items(_kwarg(call, "include") or (call.args[2] if len(call.args) > 2 else None), depth)
-        exclude = self.items(_kwarg(call, "exclude") or (call.args[1] if len(call.args) > 1 else None), depth)
+        include = self.items(
+            keyword_value(call, "include") or (call.args[2] if len(call.args) > 2 else None), depth
+        )
+        exclude = self.items(
+            keyword_value(call, "exclude") or (call.args[1] if len(call.args) > 1 else None), depth
+        )
         if where.computed or len(where.names) > 1:
             return _COMPUTED
         if include.computed and not include.names:
             include = Spelled()  # none read: every package, as find_packages' default
         # an exclude list read in part leaves out what it names: the rest ships, as setuptools would
         return Spelled(
-            finds=(FindPackages(where.names, include.names, exclude.names, _call_name(call) == _FINDERS[1]),)
+            finds=(FindPackages(where.names, include.names, exclude.names, call_name(call) == _FINDERS[1]),)
         )
 
     # --- single strings ---------------------------------------------------------------------------------
@@ -293,8 +297,8 @@ class _Reader:
             return _joined([self.one(node.left, depth), self.one(node.right, depth)])
         if (
             isinstance(node, ast.Call)
-            and _call_name(node) in _FINDERS
-            and _call_name(node) not in self.functions
+            and call_name(node) in _FINDERS
+            and call_name(node) not in self.functions
         ):
             return self._find(
                 node, depth
@@ -337,7 +341,7 @@ class _Reader:
                 computed |= more_computed
             return out, computed
         if isinstance(node, ast.Call):
-            name = _call_name(node)
+            name = call_name(node)
             if name == "dict" and isinstance(node.func, ast.Name):
                 out, computed = {}, False
                 if node.args:
@@ -426,15 +430,6 @@ def _dict_entries(node: ast.expr) -> list[tuple[str, ast.expr]]:
             for k, v in zip(node.keys, node.values, strict=True)
             if isinstance(k, ast.Constant) and isinstance(k.value, str)
         ]
-    if isinstance(node, ast.Call) and _call_name(node) == "dict":
+    if isinstance(node, ast.Call) and call_name(node) == "dict":
         return [(kw.arg, kw.value) for kw in node.keywords if kw.arg is not None]
     return []
-
-
-def _call_name(node: ast.Call) -> str:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-
-
-def _kwarg(call: ast.Call, name: str) -> ast.expr | None:
-    return next((k.value for k in call.keywords if k.arg == name), None)
