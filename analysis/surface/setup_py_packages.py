@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import itertools
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -158,13 +159,20 @@ class _Reader:
 
     def items(self, node: ast.expr | None, depth: int = 0) -> Spelled:
         """The items a list-valued expression holds."""
+        return self._guarded(self._items, node, depth)
+
+    def _guarded(
+        self, read: Callable[[ast.expr, int], Spelled], node: ast.expr | None, depth: int
+    ) -> Spelled:
+        """`read` of a node, bounded: too deep reads as computed, a node already being read (a cycle) as
+        nothing more."""
         if node is None or depth > _MAX_DEPTH:
             return _COMPUTED
         if id(node) in self.active:
             return Spelled()
         self.active.add(id(node))
         try:
-            return self._items(node, depth + 1)
+            return read(node, depth + 1)
         finally:
             self.active.discard(id(node))
 
@@ -254,15 +262,7 @@ class _Reader:
 
     def one(self, node: ast.expr | None, depth: int = 0) -> Spelled:
         """The strings a string-valued expression can be (several, for a loop name over a literal list)."""
-        if node is None or depth > _MAX_DEPTH:
-            return _COMPUTED
-        if id(node) in self.active:
-            return Spelled()
-        self.active.add(id(node))
-        try:
-            spelled = self._one(node, depth + 1)
-        finally:
-            self.active.discard(id(node))
+        spelled = self._guarded(self._one, node, depth)
         if len(spelled.names) > _MAX_SPELLINGS:
             return _COMPUTED
         return spelled
