@@ -52,9 +52,19 @@ def mechanical_file(f: FileChange, diff: Diff | None) -> str | None:
 _COMMENT = re.compile(r"^\s*(#|//|/\*|\*|--|;|<!--|$)")
 
 
+# In C and the languages that share its preprocessor a `#` line is a directive (`#define X 1`, `#undef X`), code.
+_PREPROCESSED = frozenset({"c", "cpp", "cuda", "hip", "metal", "opencl"})
+_DIRECTIVE = re.compile(r"^\s*#\s*[a-z]+\b")
+
+
 def comments_only(diff: Diff | None) -> bool:
     """True when every changed line is a comment or blank: such a change cannot alter behaviour."""
-    return diff is not None and all(_COMMENT.match(line) for line in diff.changed_lines())
+    if diff is None:
+        return False
+    directives = diff.language in _PREPROCESSED
+    return all(
+        _COMMENT.match(line) and not (directives and _DIRECTIVE.match(line)) for line in diff.changed_lines()
+    )
 
 
 def _squash(text: str) -> str:

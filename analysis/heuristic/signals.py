@@ -45,6 +45,7 @@ from analysis.heuristic.title_claims import (
     TITLE_NOTICE,
     TITLE_PERF,
     USER_IMPACT,
+    declared_by_verb,
 )
 from analysis.heuristic.version_lines import sets_only_the_version
 from analysis.models import (
@@ -704,9 +705,11 @@ def _sig_notes_entry(facts: Facts) -> Signal | None:
 
 def _sig_title_feature(facts: Facts) -> Signal | None:
     """A new capability the title declares where no surface fact states one: many features change what
-    existing calls do (a dependency kind now supported, a form now accepted) without a new name."""
+    existing calls do (a dependency kind now supported, a form now accepted) without a new name. Declared by a
+    convention for it or by the leading verb a release-notes item would use ("Support X", "Allow X")."""
     found = TITLE_FEATURE.search(facts.commit.title)
-    return _title_claim(facts, "title_feature", found and found.group(0))
+    claim = found.group(0) if found else declared_by_verb(facts.subject, facts.tags, Category.FEATURE)
+    return _title_claim(facts, "title_feature", claim)
 
 
 def _sig_title_perf(facts: Facts) -> Signal | None:

@@ -40,7 +40,7 @@ def commit(*files: FileChange) -> Commit:
     return Commit(
         repo="acme/widget",
         sha="0123456789abcdef0123456789abcdef01234567",
-        message="Add the rules",
+        message="The rules module",
         author="Ada",
         committed_at=datetime(2026, 1, 29, 12, 0, tzinfo=UTC),
         files=files,

@@ -250,7 +250,8 @@ def test_a_field_of_an_http_apis_request_model_reaches_every_api_client_however_
     field = SurfaceChange(
         SurfaceKind.FIELD_ADDED, "pkg.entrypoints.openai.protocol.ResponsesRequest.top_k", path
     )
-    importance, reason = rank(make("add extra body parameters", fc(path, 2, 0), surface=(field,)), "en")
+    # (a title whose verb declares the capability, "add extra body parameters", would be a claim of its own)
+    importance, reason = rank(make("extra body parameters", fc(path, 2, 0), surface=(field,)), "en")
     assert importance == LOW and "deep in the package" in reason
     api_field = dataclasses.replace(field, api=True)
     importance, reason = rank(make("add extra body parameters", fc(path, 2, 0), surface=(api_field,)), "en")
@@ -951,6 +952,58 @@ def test_a_title_that_declares_a_new_capability_is_at_least_medium_when_code_use
     assert (
         "new capability" not in rank(make('Revert "Add support for generator dependencies"', code), "en")[1]
     )
+
+
+def test_a_title_whose_leading_verb_declares_a_capability_is_at_least_medium_where_code_changed() -> None:
+    # A binding toolchain's "Support const-only smart pointers" and a plugin's "[Model] Support <model>": a
+    # function body now takes what it refused, no public name changes; their release notes list them as
+    # features in the title's own words. Ranked low: no convention (✨, feat:) declared them.
+    patch = hunk(["    if (is_const) return false;"], ["    if (is_const) return load_const(src);"])
+    code = fc("include/widget/cast.h", 1, 1, patch)
+    for title in (
+        "Support const-only smart pointers (#5718)",
+        "[Model] Support a new layout (#5624)",
+        "Allow the cache to be disabled (#12)",
+        "✨ Introduce a streaming reader",
+        "feat: expose the pool size",
+        "Implement lazy loading",
+    ):
+        importance, reason = rank(make(title, code), "en")
+        assert importance == MEDIUM, title
+        assert "new capability (title: " in reason, title
+    # what every project adds for its own sake, a title of another type, or no code users run: nothing new
+    for title in (
+        "Add tests for const pointers",
+        "Add missing import",
+        "Add logging to the loader",
+        "Add a comment on the cast",
+        "Add type hints to the reader",
+        "Add docs for the pool",
+        "[Bugfix] Add a missing null check",
+        "docs: add an example",
+        "Remove unused helper",
+    ):
+        assert rank(make(title, code), "en")[0] == LOW, title
+    ci = fc(".github/workflows/ci.yml", 7, 0)
+    assert rank(make("Support and test a new platform in CI", ci), "en")[0] == LOW
+
+
+def test_a_preprocessor_directive_is_code_not_a_comment() -> None:
+    # "Allow X to be disabled if defined to 0": a header's change is all `#define` / `#undef` / `#if` lines,
+    # which a `#` comment rule read as comments, so no claim about the code could count.
+    patch = hunk(
+        ["#    define WIDGET_HAS_POOL"],
+        [
+            "#    define WIDGET_HAS_POOL 1",
+            "#endif",
+            "#if defined(WIDGET_HAS_POOL) && !WIDGET_HAS_POOL",
+            "#    undef WIDGET_HAS_POOL",
+        ],
+    )
+    header = fc("include/widget/common.h", 4, 1, patch)
+    assert rank(make("Allow the pool to be disabled if defined to 0", header), "en")[0] == MEDIUM
+    comment = fc("src/widget/engine.py", 1, 1, hunk(["# define the pool"], ["# define the pools"]))
+    assert rank(make("Allow the pool to be disabled", comment), "en")[0] == LOW
 
 
 def test_a_title_that_declares_a_speed_up_is_at_least_medium_when_code_users_run_changed() -> None:

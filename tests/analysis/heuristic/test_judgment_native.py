@@ -90,7 +90,7 @@ def test_a_value_taken_out_of_a_supported_list_breaks_its_users() -> None:
     assert importance == MEDIUM and "supports new values: `SUPPORTED_DTYPES: fp8`" in reason
     # what is not supported growing is no support dropped
     unsupported = hunk(['UNSUPPORTED_OPS = ["a", "b"]'], ['UNSUPPORTED_OPS = ["a"]'])
-    assert rank(make("Support b (#4)", fc("plugin/platform.py", 1, 1, unsupported)), "en")[0] == LOW
+    assert rank(make("Run b (#4)", fc("plugin/platform.py", 1, 1, unsupported)), "en")[0] == LOW
 
 
 def test_a_setting_read_from_a_configuration_mapping() -> None:
