@@ -163,7 +163,8 @@ if TYPE_CHECKING:
 # h35: a title calling a restructuring internal, with the docs silent on the names it moves, weighs no code names;
 # a speed-up declared by convention ([Perf], perf:, ⚡) is a notice claim where code users run changed; a new
 # abstract method in an existing public class is breaking (abstract_added); a CMake build's options are its users'
-# flags where it exports a package config (surface-26)
+# flags where it exports a package config (surface-26); a title led by a capability verb (Add, Support, Allow …;
+# untagged or under a feature/model tag) is a feature claim where code users run changed; C/C++ `#` lines are code
 RUBRIC_VERSION = "h35"
 
 
