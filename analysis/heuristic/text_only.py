@@ -216,9 +216,8 @@ def _is_prose_line(text: str, code: str, inside: bool, comment: re.Pattern[str])
 _NAME_PAIR = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)[ \t]+(?=([A-Za-z_][A-Za-z0-9_]*)(?![\w\"']))")
 # Soft keywords of later Pythons and the old print statement counted too: a pair with one is left to compile.
 _NOT_PLAIN_NAMES = frozenset((*keyword.kwlist, *keyword.softkwlist, "type", "print", "exec"))
-_OPENS_TEXT = re.compile(
-    r"[\"'#\\]"
-)  # a string, a comment or a line continuation: words after it may be anything
+# What opens a string, a comment or a line continuation: the words after it may be anything.
+_OPENS_TEXT = re.compile(r"[\"'#\\]")
 _TRIPLE_QUOTES = ('"""', "'''")
 
 
