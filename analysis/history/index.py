@@ -106,7 +106,7 @@ class HistoryIndex:
         self.followed_seen = 0
         self._window: list[PastCommit] = []  # the baseline: the window's commits but automated ones
         self._scores: list[float] | None = None
-        self._rates: dict[str, float] = {}  # smoothed rate by path, computed when first asked
+        self._rates: dict[str, float | None] = {}  # smoothed rate by path (None: too few touches), once asked
         edited: Counter[str | None] = Counter()  # commits by people per vendored-looking tree
         for commit in past:
             if not (start <= commit.committed_at < cutoff):
@@ -269,26 +269,29 @@ class HistoryIndex:
         """`risk_score` of a past commit as this index sees it: the same float as through `records` and
         `lift`, without building and sorting records (the lift needs only the highest rate among the
         paths with enough history), and the terms that depend on the files alone cached."""
+        keys, paths, size = _past_terms(commit.files, self.own)
         recent = self.recent
-        churn = max((recent[p] for p, _ in commit.files), default=0)
-        follows = bool(self._links_by_follow_up.get(commit.sha))
-        best = self._best_rate(file_keys(commit.files))
+        churn = max([recent.get(p, 0) for p in paths], default=0)  # get: a Counter's missing key is 0
+        follows = commit.sha in self._links_by_follow_up  # its lists are never empty
+        best = self._best_rate(keys)
         lift = best / self.base_rate if best is not None and self.base_rate else 1.0  # as `lift` computes it
-        return risk_score(commit.files, lift, churn, follows, self.own)
+        return _scored(size, lift, churn, follows)
 
     def _best_rate(self, keys: Iterable[str]) -> float | None:
-        """The highest smoothed rate among these paths touched at least MIN_TOUCHES times (None: none)."""
+        """The highest smoothed rate among these paths touched at least MIN_TOUCHES times (None: none).
+        Each path's rate, or None below MIN_TOUCHES, is worked out once per index: every past commit asks."""
         best = None
-        touches, rates = self.touches, self._rates
+        rates = self._rates
         for key in keys:
-            if touches[key] < MIN_TOUCHES:
-                continue
-            rate = rates.get(key)
-            if rate is None:
-                rate = rates[key] = self.record(key).rate
-            if best is None or rate > best:
+            rate = rates.get(key, _UNSEEN)
+            if rate is _UNSEEN:
+                rate = rates[key] = self.record(key).rate if self.touches[key] >= MIN_TOUCHES else None
+            if rate is not None and (best is None or rate > best):
                 best = rate
         return best
+
+
+_UNSEEN = object()  # a path whose rate this index has not worked out yet
 
 
 def risk_score(
@@ -302,13 +305,22 @@ def risk_score(
     lift over the base rate, recent churn on the same files, and being a follow-up itself. `own`: the
     vendored-looking trees the branch maintains (their files count as what they are)."""
     lines, runtime = _size_terms(tuple(files), own)
-    return (
-        lines
-        + runtime
-        + W_PATH_LIFT * log(max(lift, LIFT_FLOOR))
-        + W_CHURN * log1p(churn)
-        + W_FOLLOW_UP * follows_up
-    )
+    return _scored(lines + runtime, lift, churn, follows_up)
+
+
+def _scored(size: float, lift: float, churn: int, follows_up: bool) -> float:
+    """`risk_score` from its size terms' sum: added in the same order, the same float."""
+    return size + W_PATH_LIFT * log(max(lift, LIFT_FLOOR)) + W_CHURN * log1p(churn) + W_FOLLOW_UP * follows_up
+
+
+@lru_cache(maxsize=1 << 16)
+def _past_terms(
+    files: tuple[tuple[str, int], ...], own: frozenset[str]
+) -> tuple[tuple[str, ...], tuple[str, ...], float]:
+    """What a past commit's score takes from its files alone, asked every day of a replay: the paths and
+    folders its record is kept under (`file_keys`), its files' paths, and the sum of its size terms."""
+    lines, runtime = _size_terms(files, own)
+    return tuple(file_keys(files)), tuple(path for path, _ in files), lines + runtime
 
 
 @lru_cache(maxsize=1 << 16)
