@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from itertools import repeat
 from math import log, log1p
 
 from analysis.history.automation import is_automated
@@ -106,7 +107,7 @@ class HistoryIndex:
         self.followed_seen = 0
         self._window: list[PastCommit] = []  # the baseline: the window's commits but automated ones
         self._scores: list[float] | None = None
-        self._rates: dict[str, float | None] = {}  # smoothed rate by path (None: too few touches), once asked
+        self._rates: dict[str, float] | None = None  # see `_path_rates`
         edited: Counter[str | None] = Counter()  # commits by people per vendored-looking tree
         for commit in past:
             if not (start <= commit.committed_at < cutoff):
@@ -273,25 +274,24 @@ class HistoryIndex:
         recent = self.recent
         churn = max([recent.get(p, 0) for p in paths], default=0)  # get: a Counter's missing key is 0
         follows = commit.sha in self._links_by_follow_up  # its lists are never empty
-        best = self._best_rate(keys)
-        lift = best / self.base_rate if best is not None and self.base_rate else 1.0  # as `lift` computes it
+        best = max(map(self._path_rates().get, keys, repeat(_NO_RATE)), default=_NO_RATE)
+        lift = best / self.base_rate if best != _NO_RATE and self.base_rate else 1.0  # as `lift` computes it
         return _scored(size, lift, churn, follows)
 
-    def _best_rate(self, keys: Iterable[str]) -> float | None:
-        """The highest smoothed rate among these paths touched at least MIN_TOUCHES times (None: none).
-        Each path's rate, or None below MIN_TOUCHES, is worked out once per index: every past commit asks."""
-        best = None
-        rates = self._rates
-        for key in keys:
-            rate = rates.get(key, _UNSEEN)
-            if rate is _UNSEEN:
-                rate = rates[key] = self.record(key).rate if self.touches[key] >= MIN_TOUCHES else None
-            if rate is not None and (best is None or rate > best):
-                best = rate
-        return best
+    def _path_rates(self) -> dict[str, float]:
+        """The smoothed rate (as `record` computes it) of every path touched at least MIN_TOUCHES times: each
+        past commit's lift is the highest among its paths'. Worked out once per index, when first asked."""
+        if self._rates is None:
+            hits, prior = self.hits, SMOOTHING * self.base_rate
+            self._rates = {
+                path: (hits.get(path, 0) + prior) / (touches + SMOOTHING)
+                for path, touches in self.touches.items()
+                if touches >= MIN_TOUCHES
+            }
+        return self._rates
 
 
-_UNSEEN = object()  # a path whose rate this index has not worked out yet
+_NO_RATE = -1.0  # below any rate: no path of the commit has enough history
 
 
 def risk_score(
