@@ -18,6 +18,7 @@ from __future__ import annotations
 import keyword
 import re
 import warnings
+from collections.abc import Iterator
 from functools import lru_cache
 
 from analysis.heuristic.code_lines import knows, open_states, scan
@@ -106,16 +107,9 @@ def changed_code_lines(patch: str, language: str | None, limit: int) -> int:
     return count
 
 
-Hunk = tuple[Side, tuple[tuple[str, Side, bool], ...]]
-
-
-# The facts ask whether a file is prose only, the signals how many of its lines are code: a patch read twice a
-# commit is split once (immutable results, keyed by the patch).
-@lru_cache(maxsize=64)
-def _hunks(patch: str) -> tuple[Hunk, ...]:
+def _hunks(patch: str) -> Iterator[tuple[Side, tuple[tuple[str, Side, bool], ...]]]:
     """Each hunk's lines (sign, text) and its two sides: (sign, the side's lines with the context, whether the
     side starts at the file's first line, outside any string)."""
-    hunks = []
     for hunk in _HUNK.split(patch)[1:] or ["\n" + patch]:
         header = _HUNK_LINES.match(hunk)
         lines = tuple((line[:1], line[1:]) for line in hunk.split("\n")[1:] if line[:1] in (" ", "+", "-"))
@@ -123,8 +117,7 @@ def _hunks(patch: str) -> tuple[Hunk, ...]:
         for side, first in (("-", header and header["old"]), ("+", header and header["new"])):
             mine = tuple((sign, text) for sign, text in lines if sign in (" ", side))
             sides.append((side, mine, first is not None and int(first) <= 1))
-        hunks.append((lines, tuple(sides)))
-    return tuple(hunks)
+        yield lines, tuple(sides)
 
 
 def _comment_line(language: str | None) -> re.Pattern[str]:
