@@ -103,6 +103,8 @@ _MAPPING_READ = _NamedRead(
 # A default given where a setting was left unset: `if cache_config.block_size is None:` then
 # `cache_config.block_size = 128` on the next line. The patch shows the guard as the changed line's context.
 _UNSET_GUARD = re.compile(r"^ [ \t]*if\s+([A-Za-z_][\w.]*)\s+is\s+None\s*:\s*$")
+# The same over a whole patch: one pass tells that no line is such a guard (most patches), and the lines go unread.
+_ANY_UNSET_GUARD = re.compile(_UNSET_GUARD.pattern, re.M)
 _LITERAL_SET = re.compile(
     r"^[-+][ \t]*([A-Za-z_][\w.]*)\s*=\s*(-?[\d.]+(?:e-?\d+)?|True|False|\"[^\"\n]{0,40}\"|'[^'\n]{0,40}')\s*$"
 )
@@ -111,6 +113,8 @@ _LITERAL_SET = re.compile(
 def _guarded_defaults(patch: str) -> list[str]:
     """Literals assigned to a setting right under its `is None` guard that changed: `target: old → new`."""
     out: list[str] = []
+    if not _ANY_UNSET_GUARD.search(patch):
+        return out
     guard: str | None = None
     removed: dict[str, str] = {}
     for line in patch.split("\n"):

@@ -15,6 +15,7 @@ file of an unknown language, or with more than PROSE_MAX_LINES changed lines, is
 
 from __future__ import annotations
 
+import keyword
 import re
 import warnings
 from collections.abc import Iterator
@@ -210,10 +211,40 @@ def _is_prose_line(text: str, code: str, inside: bool, comment: re.Pattern[str])
     return bool(string and _WHOLE_WORDS.search(string.group("body")))
 
 
+# Two names in a row, neither a keyword (`the input`): no Python statement has that, whatever is put around it.
+# The second is not a string's prefix (`r"..."`).
+_NAME_PAIR = re.compile(r"(?<![\w.])([A-Za-z_][A-Za-z0-9_]*)[ \t]+(?=([A-Za-z_][A-Za-z0-9_]*)(?![\w\"']))")
+# Soft keywords of later Pythons and the old print statement counted too: a pair with one is left to compile.
+_NOT_PLAIN_NAMES = frozenset((*keyword.kwlist, *keyword.softkwlist, "type", "print", "exec"))
+# What opens a string, a comment or a line continuation: the words after it may be anything.
+_OPENS_TEXT = re.compile(r"[\"'#\\]")
+_TRIPLE_QUOTES = ('"""', "'''")
+
+
 @lru_cache(maxsize=4096)
 def _looks_like_code(line: str) -> bool:
     """Whether one stripped line parses as (part of) a Python statement: the prose of a docstring
     (`Validate the input and return a model.`, `Args:`) does not."""
+    return not _never_parses(line) and _parses(line)
+
+
+def _never_parses(line: str) -> bool:
+    """Whether no context `_parses` tries can make the line compile, told without its dozen compiles: before
+    anything that opens a string or comment, two plain names in a row (which no statement has), or a
+    triple-quoted string opened and not closed on the line (as a docstring's first line of prose is)."""
+    opens = _OPENS_TEXT.search(line)
+    end = opens.start() if opens else len(line)
+    for pair in _NAME_PAIR.finditer(line):
+        if pair.end(2) > end:
+            break
+        if pair.group(1) not in _NOT_PLAIN_NAMES and pair.group(2) not in _NOT_PLAIN_NAMES:
+            return True
+    delimiter = line[end : end + 3]
+    return delimiter in _TRIPLE_QUOTES and delimiter not in line[end + 3 :]
+
+
+def _parses(line: str) -> bool:
+    """Whether the line compiles alone or in one of the contexts a line cut from a statement needs."""
     attempts = (
         line,
         line + " pass",

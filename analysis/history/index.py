@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import lru_cache
+from itertools import repeat
 from math import log, log1p
 
 from analysis.history.automation import is_automated
@@ -106,7 +107,7 @@ class HistoryIndex:
         self.followed_seen = 0
         self._window: list[PastCommit] = []  # the baseline: the window's commits but automated ones
         self._scores: list[float] | None = None
-        self._rates: dict[str, float] = {}  # smoothed rate by path, computed when first asked
+        self._rates: dict[str, float] | None = None  # see `_path_rates`
         edited: Counter[str | None] = Counter()  # commits by people per vendored-looking tree
         for commit in past:
             if not (start <= commit.committed_at < cutoff):
@@ -269,26 +270,28 @@ class HistoryIndex:
         """`risk_score` of a past commit as this index sees it: the same float as through `records` and
         `lift`, without building and sorting records (the lift needs only the highest rate among the
         paths with enough history), and the terms that depend on the files alone cached."""
+        keys, paths, size = _past_terms(commit.files, self.own)
         recent = self.recent
-        churn = max((recent[p] for p, _ in commit.files), default=0)
-        follows = bool(self._links_by_follow_up.get(commit.sha))
-        best = self._best_rate(file_keys(commit.files))
-        lift = best / self.base_rate if best is not None and self.base_rate else 1.0  # as `lift` computes it
-        return risk_score(commit.files, lift, churn, follows, self.own)
+        churn = max([recent.get(p, 0) for p in paths], default=0)  # get: a Counter's missing key is 0
+        follows = commit.sha in self._links_by_follow_up  # its lists are never empty
+        best = max(map(self._path_rates().get, keys, repeat(_NO_RATE)), default=_NO_RATE)
+        lift = best / self.base_rate if best != _NO_RATE and self.base_rate else 1.0  # as `lift` computes it
+        return _scored(size, lift, churn, follows)
 
-    def _best_rate(self, keys: Iterable[str]) -> float | None:
-        """The highest smoothed rate among these paths touched at least MIN_TOUCHES times (None: none)."""
-        best = None
-        touches, rates = self.touches, self._rates
-        for key in keys:
-            if touches[key] < MIN_TOUCHES:
-                continue
-            rate = rates.get(key)
-            if rate is None:
-                rate = rates[key] = self.record(key).rate
-            if best is None or rate > best:
-                best = rate
-        return best
+    def _path_rates(self) -> dict[str, float]:
+        """The smoothed rate (as `record` computes it) of every path touched at least MIN_TOUCHES times: each
+        past commit's lift is the highest among its paths'. Worked out once per index, when first asked."""
+        if self._rates is None:
+            hits, prior = self.hits, SMOOTHING * self.base_rate
+            self._rates = {
+                path: (hits.get(path, 0) + prior) / (touches + SMOOTHING)
+                for path, touches in self.touches.items()
+                if touches >= MIN_TOUCHES
+            }
+        return self._rates
+
+
+_NO_RATE = -1.0  # below any rate: no path of the commit has enough history
 
 
 def risk_score(
@@ -302,13 +305,22 @@ def risk_score(
     lift over the base rate, recent churn on the same files, and being a follow-up itself. `own`: the
     vendored-looking trees the branch maintains (their files count as what they are)."""
     lines, runtime = _size_terms(tuple(files), own)
-    return (
-        lines
-        + runtime
-        + W_PATH_LIFT * log(max(lift, LIFT_FLOOR))
-        + W_CHURN * log1p(churn)
-        + W_FOLLOW_UP * follows_up
-    )
+    return _scored(lines + runtime, lift, churn, follows_up)
+
+
+def _scored(size: float, lift: float, churn: int, follows_up: bool) -> float:
+    """`risk_score` from its size terms' sum: added in the same order, the same float."""
+    return size + W_PATH_LIFT * log(max(lift, LIFT_FLOOR)) + W_CHURN * log1p(churn) + W_FOLLOW_UP * follows_up
+
+
+@lru_cache(maxsize=1 << 16)
+def _past_terms(
+    files: tuple[tuple[str, int], ...], own: frozenset[str]
+) -> tuple[tuple[str, ...], tuple[str, ...], float]:
+    """What a past commit's score takes from its files alone, asked every day of a replay: the paths and
+    folders its record is kept under (`file_keys`), its files' paths, and the sum of its size terms."""
+    lines, runtime = _size_terms(files, own)
+    return tuple(file_keys(files)), tuple(path for path, _ in files), lines + runtime
 
 
 @lru_cache(maxsize=1 << 16)

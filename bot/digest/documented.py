@@ -16,6 +16,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from analysis.errors import RateLimited, SourceError
@@ -32,6 +33,9 @@ KEPT_REVISIONS = 8  # revisions whose docs are kept for the next batches of the 
 KEPT_BLOBS = 20_000  # docs files' words kept in memory for the same run (each a few thousand words at most)
 
 Mentioned = tuple[frozenset[str], int]  # the words a file mentions, and its length
+
+# Which paths are docs, asked of every path of each revision's tree: most come back the next batch.
+_is_doc_path = lru_cache(maxsize=1 << 16)(is_doc_text)
 
 
 @dataclass(slots=True)
@@ -89,7 +93,7 @@ async def docs_at(source: Any, store: Store, sha: str, seen: DocsSeen) -> DocWor
     listed = await source.list_blobs(sha)
     docs = None
     if listed is not None:
-        blobs = frozenset(blob for path, blob in listed.items() if is_doc_text(path))
+        blobs = frozenset(blob for path, blob in listed.items() if _is_doc_path(path))
         if len(blobs) <= MAX_DOC_FILES:
             docs = await _words(source, store, blobs, seen)
     seen.remember(sha, docs)

@@ -229,3 +229,20 @@ def test_a_rename_is_paired_past_lines_reading_no_key_and_none_is_found_when_no_
     assert renamed_keys(only_added, any_mapping=False) == []
     # read without a default (no get/pop): no default changed, and the subscript read is a new key
     assert setting_changes(_diff([], ['    x = options["fresh"]']), any_mapping=False) == ([], ["fresh"])
+
+
+def test_a_default_under_an_is_none_guard_is_read_only_from_patches_that_have_such_a_guard() -> None:
+    from analysis.heuristic.setting_lines import _guarded_defaults
+
+    guarded = (
+        "@@ -10,3 +10,3 @@\n"
+        "     if cache_config.block_size is None:\n"
+        "-        cache_config.block_size = 16\n"
+        "+        cache_config.block_size = 128\n"
+    )
+    assert _guarded_defaults(guarded) == ["cache_config.block_size: 16 → 128"]
+    spaced = guarded.replace(" is None:", "  is\tNone :")  # blanks the guard's pattern allows
+    assert _guarded_defaults(spaced) == ["cache_config.block_size: 16 → 128"]
+    # the guard changed itself, or is not one: no line of these patches is a guard, nothing is read
+    assert _guarded_defaults(guarded.replace("     if", "-    if")) == []
+    assert _guarded_defaults(guarded.replace("is None", "is not None")) == []

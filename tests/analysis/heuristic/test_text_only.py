@@ -210,3 +210,42 @@ def test_a_patch_read_by_the_facts_then_by_the_signals_counts_as_read_fresh() ->
     assert not prose_only(patch, "python")  # fills the caches with this patch's sides
     assert changed_code_lines(patch, "python", 100) == fresh
     assert _readings.cache_info().hits > 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Validate the input and return a model.",  # two plain names in a row
+        '"""Base method for speech-to-text operations like',  # a triple-quoted string left open
+        "Returns the value of 'key' for this request.",  # the names come before the quote
+        "é the value",  # a non-ASCII name before them changes nothing
+    ],
+)
+def test_a_line_that_never_parses_is_told_without_compiling(line: str) -> None:
+    from analysis.heuristic.text_only import _looks_like_code, _never_parses, _parses
+
+    assert _never_parses(line)
+    assert not _parses(line)  # the shortcut agrees with the dozen compiles
+    assert not _looks_like_code(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "return the_value",  # a keyword and a name: a statement
+        "x if cond else y",
+        "match command",  # a soft keyword: left to compile
+        "case Point",
+        "value r'raw'",  # a name before a string's prefix: the pair is not two names
+        "'''a''' and b c",  # the names come after a string: anything may precede them
+        "x = 1  # set the value",  # the words are in a comment
+        'f(""" closed """)',
+        "Args:",  # no two names at all
+        "a.b c",  # a name after a dot is not told (kept to compile)
+    ],
+)
+def test_a_line_the_shortcut_cannot_rule_out_is_compiled(line: str) -> None:
+    from analysis.heuristic.text_only import _looks_like_code, _never_parses, _parses
+
+    assert not _never_parses(line)
+    assert _looks_like_code(line) == _parses(line)

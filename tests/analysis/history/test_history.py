@@ -210,3 +210,24 @@ def test_the_days_score_array_is_each_past_commits_risk_score_through_its_record
     expected = sorted(before(c) for c in past if c.committed_at < DAY)
     assert index._scores == expected
     assert percentile == bisect_left(expected, index.facts(commit).score) / len(expected)
+
+
+def test_each_past_score_is_the_risk_score_its_records_give():
+    """The distribution's scores are worked out per path once and per commit from cached terms: each is the
+    float that `records`, `lift` and `risk_score` give the commit's files (churn and follow-up included)."""
+    from analysis.history.index import risk_score
+
+    past = branch_history()
+    past.append(commit_at(990, DAY - timedelta(days=1), "[Core] Two places", "core/sched.py", "lib/new.py"))
+    past.sort(key=lambda c: c.committed_at)
+    links = find_links(past)
+    index = HistoryIndex(past, links, DAY)
+    followed_up = {link.follow_up for link in links}
+    expected = []
+    for commit in past:
+        paths = [p for p, _ in commit.files]
+        churn = max(index.recent[p] for p in paths)
+        lift = index.lift(index.records(paths))
+        expected.append(risk_score(commit.files, lift, churn, commit.sha in followed_up, index.own))
+    assert index.past_scores() == sorted(expected)
+    assert any(score != expected[0] for score in expected)  # lifts, churn and follow-ups differ among them
