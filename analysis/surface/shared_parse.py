@@ -64,21 +64,19 @@ def shared_runs(old: list[str], new: list[str]) -> list[tuple[int, int]]:
     MIN_SHARED_LINES long, starting at a likely top-level statement start and ending at one (or at the end
     of both texts)."""
     runs: list[tuple[int, int]] = []
-    n = min(len(old), len(new))
-    i = 0
-    while i < n:
-        if old[i] != new[i]:
-            i += 1
-            continue
-        start = i
-        while i < n and old[i] == new[i]:
-            i += 1
-        first = next((k for k in range(start, i) if _cut_on_both(old, new, k)), None)
-        if first is None:
-            continue
-        last = next((k for k in range(i, first, -1) if _cut_on_both(old, new, k)), None)
-        if last is not None and last - first >= MIN_SHARED_LINES:
-            runs.append((first, last))
+    same = bytes(map(str.__eq__, old, new))  # 1 where the line is the same at that place: compared in C
+    n = len(same)
+    start = same.find(1)
+    while start >= 0:
+        i = same.find(0, start)
+        i = n if i < 0 else i  # [start, i): a longest run of equal lines
+        if i - start >= MIN_SHARED_LINES:  # else no cuts within it can be far enough apart
+            first = next((k for k in range(start, i) if _cut_on_both(old, new, k)), None)
+            if first is not None:
+                last = next((k for k in range(i, first, -1) if _cut_on_both(old, new, k)), None)
+                if last is not None and last - first >= MIN_SHARED_LINES:
+                    runs.append((first, last))
+        start = same.find(1, i)
     return runs
 
 
