@@ -96,10 +96,11 @@ from analysis.surface.registrations import (
     registration_call,
     string_mapping,
 )
+from analysis.surface.reused_parse import parse_reusing
 from analysis.surface.same_code import Version, same_code
 from analysis.surface.shapes import Shape
 from analysis.surface.shared_parse import GRAMMAR_FUTURE as _GRAMMAR_FUTURE
-from analysis.surface.shared_parse import PARSE_FAILURES, parse_pair
+from analysis.surface.shared_parse import PARSE_FAILURES
 from analysis.surface.shared_parse import parse as parse_python
 
 MAX_SOURCE_CHARS = 2_000_000  # a larger file is generated or vendored: not parsed
@@ -239,6 +240,8 @@ class _Module:
     lines: list[str] | None = None  # the text's, when it has spans
     spans: tuple[Span, ...] = ()  # the functions another version may blank (blanked_bodies.py)
     blanked: Blanked | None = None  # the bodies this version's tree has blanked
+    # the lines `tree` is the parse of (blanked or not), when another version's parse may take its statements
+    parsed_lines: list[str] | None = None
     _strings: set[str] | None = None
 
     @property
@@ -316,36 +319,22 @@ def python_surface(
     collected: the batch's versions collected for an earlier use, which are not parsed again, and its
     `relatives`: with another version of a file known, a version is parsed with the bodies of the functions it
     shares with that one left out (blanked_bodies.py): the first version of a file in a batch against the
-    version its worker parsed last, each next one against its neighbour."""
+    version its worker parsed last (parsed whole when there is none), each next one against its neighbour,
+    whose parse gives it the statements they have at the same lines (reused_parse.py)."""
     init = path.endswith("__init__.py")
     had_old, old = collected.take(before, init) if collected and before is not None else (False, None)
     had_new, new = collected.take(after, init) if collected and after is not None else (False, None)
     relative = collected.relatives.get(path) if collected and collected.relatives else None
     # The texts as read are what `collected` knows; the code parsed is without a BOM.
     source_before, source_after = without_bom(before), without_bom(after)
-    if (
-        had_old
-        or had_new
-        or relative is not None
-        or source_before is None
-        or source_after is None
-        or max(len(source_before), len(source_after)) > MAX_SOURCE_CHARS
-    ):  # each version parsed with the bodies it shares with the nearest version known blanked (blanked_bodies.py)
-        if not had_old:
-            old = (
-                _collect_against(source_before, new if had_new else relative, init)
-                if source_before is not None
-                else _Module()
-            )
-        if not had_new:
-            new = (
-                _collect_against(source_after, old if old is not None and old.spans else relative, init)
-                if source_after is not None
-                else _Module()
-            )
-    else:  # the stretches both versions share at the same lines are parsed once
-        trees = parse_pair(source_before, source_after)
-        old, new = _collect(source_before, trees[0], init), _collect(source_after, trees[1], init)
+    # each version parsed with the bodies it shares with the nearest version known blanked (blanked_bodies.py)
+    # and the statements at the same lines as in that version's parse taken from its tree (reused_parse.py)
+    if not had_old:
+        known = new if had_new else relative
+        old = _collect_against(source_before, known, init) if source_before is not None else _Module()
+    if not had_new:
+        known = old if old is not None and old.spans else relative
+        new = _collect_against(source_after, known, init) if source_after is not None else _Module()
     if collected:
         for had, text, version in ((had_old, before, old), (had_new, after, new)):
             if not had and text is not None:
@@ -424,6 +413,8 @@ def _collect(text: str, tree: ast.Module | None, package_init: bool) -> _Module 
         collector.module(tree, text)
     except RecursionError:
         return None
+    if "\r" not in text and _GRAMMAR_FUTURE not in text:  # lines split as the parser counts them
+        collector.out.parsed_lines = collector.out.lines  # (set when another version may blank against it)
     return collector.out
 
 
@@ -441,12 +432,20 @@ def _collect_against(text: str, known: _Module | Relative | None, package_init: 
         return _collect(text, _tree(text), package_init)
     # a head is read only for typer options (its parameters' defaults) or, when compared, from its whole node
     typer_options = _may_have_typer_options(text)
-    lines, stubs = blank(text.split("\n"), lines_known, spans, heads=not typer_options)
+    original = text.split("\n")
+    lines, stubs = blank(original, lines_known, spans, heads=not typer_options)
     if stubs:
-        collector = _Collector(package_init, stubs, typer_options)
         try:
-            parsed = "\n".join(lines)
-            collector.module(parse_python(parsed), text, parsed)
+            if isinstance(known, _Module) and known.tree is not None and known.parsed_lines is not None:
+                # the statements shared with the known version's parse at the same lines are taken from it
+                tree, lines, stubs = parse_reusing(original, lines, stubs, known.parsed_lines, known.tree)
+                parsed = "\n".join(lines)
+            else:
+                parsed = "\n".join(lines)
+                tree = parse_python(parsed)
+            collector = _Collector(package_init, stubs, typer_options)
+            collector.module(tree, text, parsed)
+            collector.out.parsed_lines = lines
             return collector.out
         except (_Unverified, *PARSE_FAILURES):
             pass

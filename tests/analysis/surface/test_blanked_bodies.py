@@ -8,12 +8,13 @@ import ast
 import random
 import re
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
 from analysis.models import SurfaceKind as K
 from analysis.surface import python as surface_python
-from analysis.surface.blanked_bodies import Blanked, Relatives, Span, blank, first_line, reparse
+from analysis.surface.blanked_bodies import Blanked, Relative, Relatives, Span, blank, first_line, reparse
 from analysis.surface.python import Collected, python_surface
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -32,7 +33,9 @@ def _facts(
 ) -> tuple:
     """python_surface's facts parsed whole (no batch), and through a batch that knows `relative` (another
     version of the file): both, to compare."""
-    whole = python_surface(PATH, before, after, module="kit.core")
+    # python_surface blanks a version against the other even without a batch: each parsed whole here
+    with mock.patch.object(surface_python, "_collect_against", _parsed_whole):
+        whole = python_surface(PATH, before, after, module="kit.core")
     relatives = Relatives()
     if relative is not None:
         known = _known(relative)
@@ -45,12 +48,19 @@ def _facts(
     return (whole.changes, _texts(whole.shapes)), (batched.changes, _texts(batched.shapes))
 
 
+def _parsed_whole(text: str, known: object, package_init: bool) -> surface_python._Module | None:
+    return surface_python._parse(text, package_init)
+
+
 def _texts(shapes: dict) -> dict:
     return {key: shape.text for key, shape in shapes.items()}
 
 
 def _blanked(text: str, relative: str) -> surface_python._Module | None:
-    return surface_python._collect_against(text, _known(relative), False)
+    """text collected against `relative` as a batch's first version of the file is (no tree to take from)."""
+    known = _known(relative)
+    assert known.lines is not None
+    return surface_python._collect_against(text, Relative(known.lines, known.spans), False)
 
 
 BASE = '''"""A kit."""

@@ -1,5 +1,6 @@
-"""Both versions of a file parsed with their shared stretches parsed once give exactly ast.parse's trees
-(every node, every position), and a failure anywhere gives what ast.parse of each whole text gives."""
+"""A version parsed with the statements it shares, at the same lines, with another version's parse taken from
+that parse gives exactly ast.parse's tree (every node, every position), and a failure anywhere gives what
+ast.parse of the whole text gives (reused_parse.py, with shared_parse.py's runs and pieces)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from analysis.models import SurfaceKind as K
+from analysis.surface import python as surface_python
 from analysis.surface import shared_parse
 from analysis.surface.python import python_surface
+from analysis.surface.reused_parse import parse_reusing
 
 ROOT = Path(__file__).resolve().parents[3]
 REAL_MODULES = sorted(p for top in ("analysis", "bot") for p in (ROOT / top).rglob("*.py"))
@@ -25,16 +28,26 @@ def _dump(tree: ast.Module | None) -> str | None:
     return ast.dump(tree, include_attributes=True) if tree is not None else None
 
 
-def _whole(text: str) -> str | None:
+def _whole(text: str) -> ast.Module | None:
     try:
-        return _dump(ast.parse(text))
+        return ast.parse(text)
     except (SyntaxError, ValueError):
         return None
 
 
 def _same_as_whole(before: str, after: str) -> tuple[ast.Module | None, ast.Module | None]:
-    old, new = shared_parse.parse_pair(before, after)
-    assert (_dump(old), _dump(new)) == (_whole(before), _whole(after))
+    """The version before parsed whole, the one after with what it shares taken from that parse."""
+    old = _whole(before)
+    new = _whole(after)
+    if old is not None:
+        lines = after.split("\n")
+        try:
+            new, parsed, stubs = parse_reusing(lines, list(lines), {}, before.split("\n"), old)
+        except (SyntaxError, ValueError):
+            new = None
+        else:
+            assert (parsed, stubs) == (lines, {})
+    assert _dump(new) == _dump(_whole(after))
     return old, new
 
 
@@ -148,19 +161,42 @@ def test_a_version_that_does_not_parse_is_none_as_with_ast_parse(broken, side):
     assert (old is None) == (side == "before") and (new is None) == (side == "after")
 
 
-def test_texts_numbered_otherwise_are_parsed_whole():
-    crlf = HEAD.replace("\n", "\r\n")
-    _same_as_whole(crlf, crlf.replace("if mode:", "if not mode:"))
-    assert (
-        shared_parse.parse_pair(crlf, crlf)[0].body[0] is not shared_parse.parse_pair(crlf, crlf)[1].body[0]
-    )
+@pytest.mark.parametrize(
+    "text",
+    [
+        HEAD.replace("\n", "\r\n"),  # lines the parser counts otherwise than "\n" does
+        "from __future__ import barry_as_FLUFL\n\n\n" + HEAD,  # the grammar changed
+    ],
+)
+def test_texts_numbered_otherwise_or_in_another_grammar_share_nothing(text):
+    known = surface_python._parse(text)
+    assert known is not None and known.parsed_lines is None  # no other version takes its statements
+    edited = text.replace("if mode:", "if not mode:")
+    collected = surface_python._collect_against(edited, known, False)
+    assert collected is not None and collected.tree is not None
+    assert _shared(known.tree, collected.tree) == 0
 
 
-def test_a_grammar_future_import_means_a_whole_parse():
-    text = "from __future__ import barry_as_FLUFL\n\n\nx = 1 <> 2\n\n\ny = 3\n\n\nz = 4\n"
-    assert shared_parse.shared_runs(text.split("\n"), text.split("\n"))
-    old, new = _same_as_whole(text, text.replace("z = 4", "z = 5"))
-    assert _shared(old, new) == 0
+def test_functions_blanked_against_a_whole_parse_are_kept_where_they_stand_in_it():
+    """A version blanked against one parsed whole takes that one's statements at the same lines, functions
+    and all, and blanks only where the lines moved."""
+    known = surface_python._parse(HEAD)
+    assert known is not None and known.spans and known.parsed_lines is not None
+    same_count = surface_python._collect_against(HEAD.replace("return a + b", "return a - b"), known, False)
+    assert same_count is not None and same_count.tree is not None
+    assert _shared(known.tree, same_count.tree) >= 6
+    assert same_count.blanked is None  # every function it could blank stands whole at its lines in the known
+    moved = HEAD.replace("import os\n", "import os\nimport sys\n")
+    shifted = surface_python._collect_against(moved, known, False)
+    assert shifted is not None and shifted.tree is not None and shifted.blanked is not None
+    assert _shared(known.tree, shifted.tree) == 1  # the docstring above the import added
+    for version, text in ((same_count, HEAD.replace("return a + b", "return a - b")), (shifted, moved)):
+        whole = surface_python._parse(text)
+        assert whole is not None
+        compared = [
+            surface_python._Compare("m.py", "m", True, known, v).run().changes for v in (version, whole)
+        ]
+        assert compared[0] == compared[1]
 
 
 def test_a_file_created_or_deleted_has_its_facts():
