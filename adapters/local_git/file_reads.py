@@ -21,8 +21,9 @@ from analysis.errors import SourceError
 from analysis.models import FileTexts
 from analysis.refs import is_full_object_name
 
-# Tree listings (paths and blob ids) kept: eval reads chunks ahead of the batches whose docs are read, so a
-# listing is asked for again a dozen batches later; a listing of a 4,000-file tree is about 400 kB.
+# `git ls-tree` listings kept (git without a long-running cat-file; tree_listing.py keeps folders otherwise): eval
+# reads chunks ahead of the batches whose docs are read, so a listing is asked for again a dozen batches later; a
+# listing of a 4,000-file tree is about 400 kB.
 KEPT_TREE_BYTES = 32 * 1024 * 1024
 KEPT_TREES = 2  # listings kept whatever their size (a batch's, then the next batch's docs)
 # File texts kept by blob id (decoded; None for a binary): a file touched batch after batch is read once.
@@ -134,8 +135,8 @@ class FileReads(GitCli):
         """Every file path at a commit with its blob id (symbolic links and submodules left out); None when
         git cannot list it (a commit this clone does not have)."""
         try:
-            if self._lister is not None and is_full_object_name(sha):  # its folders' blob ids are kept
-                return await asyncio.to_thread(self._lister.blobs, sha)
+            if (lister := await self._tree_lister(sha)) is not None:  # its folders' blob ids are kept
+                return await asyncio.to_thread(lister.blobs, sha)
             listing = await self._tree_listing(sha)
         except SourceError:
             return None
@@ -147,23 +148,25 @@ class FileReads(GitCli):
                 found[text_of(path)] = parts[2].decode("ascii")
         return found
 
+    async def _tree_lister(self, sha: str) -> TreeListing | None:
+        """The listings from the long-running cat-file's tree objects; None on a git without one, or for a
+        name that is not a full id (`git ls-tree` lists it then)."""
+        cat = await self._objects()
+        if cat is None or not is_full_object_name(sha):
+            return None
+        if self._lister is None:
+            self._lister = TreeListing(cat)
+        return self._lister
+
     async def _tree_listing(self, sha: str) -> bytes:
         """`git ls-tree -r -z --full-tree` of a commit, the recent ones kept as git wrote them (a large
         tree's listing is smaller than its parsed entries): the surface step lists a batch's newest commit,
         and the next batch's docs are read at that same commit."""
         listing = self._trees.get(sha)
         if listing is None:
-            listing = await self._list_tree(sha)
+            listing = await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
             self._trees.put(sha, listing)
         return listing
-
-    async def _list_tree(self, sha: str) -> bytes:
-        cat = await self._objects()
-        if cat is not None and is_full_object_name(sha):  # from the long-running cat-file's tree objects
-            if self._lister is None:
-                self._lister = TreeListing(cat)
-            return await asyncio.to_thread(self._lister.listing, sha)
-        return await self._git_async("ls-tree", "-r", "-z", "--full-tree", sha)
 
     async def read_blobs(self, ids: Sequence[str], *, max_bytes: int) -> dict[str, str | None]:
         """The text of each blob id, in one `git cat-file --batch`; None for one over max_bytes, binary or
@@ -182,6 +185,8 @@ class FileReads(GitCli):
 
     async def paths_at(self, sha: str) -> list[str]:
         """Every file path in the commit's tree."""
+        if (lister := await self._tree_lister(sha)) is not None:  # its folders' paths are kept
+            return await asyncio.to_thread(lister.paths, sha)
         listing = await self._tree_listing(sha)
         return [text_of(entry.partition(b"\t")[2]) for entry in listing.split(b"\0") if entry]
 

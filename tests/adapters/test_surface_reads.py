@@ -10,7 +10,7 @@ import pytest
 
 from adapters.github import GitHubSource
 from adapters.github import source as github
-from adapters.local_git import LocalGitSource
+from adapters.local_git import LocalGitSource, tree_listing
 from tests.fakes.github import FakeGitHub
 from tests.fakes.gitrepo import GitRepo, isolate_git_env
 
@@ -151,7 +151,7 @@ async def test_github_rate_limit_stops_the_reads_without_waiting(fake, store):
     assert len(texts.texts) <= 1 and later.texts == {}
 
 
-async def test_local_git_lists_blob_ids_and_reads_blobs_by_id(repo, tmp_path):
+async def test_local_git_lists_blob_ids_and_reads_blobs_by_id(repo, tmp_path, monkeypatch):
     first = repo.commit(
         "Start",
         {"docs/a.md": "# A\n", "logo.png": b"\x89PNG\r\n\x00\x00", "big.md": "x\n" * 200},
@@ -168,19 +168,36 @@ async def test_local_git_lists_blob_ids_and_reads_blobs_by_id(repo, tmp_path):
     assert texts[blobs["logo.png"]] is None and texts[blobs["big.md"]] is None  # binary, over the cap
     assert texts["0" * 40] is None and "not-an-id" not in texts  # missing: None; not an id: never asked
     assert await source.list_blobs("0" * 40) is None  # a commit this clone does not have
-    # a batch's newest commit is listed for its paths, and the next batch's docs are read at it: one ls-tree
+    # a batch's newest commit is listed for its paths, and the next batch's docs are read at it: its tree
+    # objects are read once
     source = LocalGitSource(source.git_dir)
-    calls = []
-    original = source._list_tree
-
-    async def counting(sha):
-        calls.append("ls-tree")
-        return await original(sha)
-
-    source._list_tree = counting
+    parsed = _parsed_trees(monkeypatch)
     assert sorted(await source.list_paths(linked)) == ["big.md", "docs/a.md", "link.md", "logo.png"]
     assert set(await source.list_blobs(linked)) == {"big.md", "docs/a.md", "logo.png"}
-    assert calls == ["ls-tree"]
+    assert sorted(parsed) == sorted(_tree_objects(repo, linked))
+
+
+def _parsed_trees(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """The tree objects the local source's tree listings parse from here on (their data, one per read)."""
+    parsed: list[bytes] = []
+    original = tree_listing._entries
+
+    def parsing(data: bytes, id_bytes: int) -> list[tuple[int, bytes, bytes]]:
+        parsed.append(data)
+        return original(data, id_bytes)
+
+    monkeypatch.setattr(tree_listing, "_entries", parsing)
+    return parsed
+
+
+def _tree_objects(repo: GitRepo, *shas: str) -> list[bytes]:
+    """The data of every distinct tree object of the commits, each once."""
+    ids = {repo.git("rev-parse", f"{sha}^{{tree}}").strip() for sha in shas}
+    for sha in shas:
+        ids.update(
+            row.split()[2] for row in repo.git("ls-tree", "-r", "-t", sha).splitlines() if " tree " in row
+        )
+    return [repo.git_bytes("cat-file", "tree", oid) for oid in ids]
 
 
 async def test_github_lists_blob_ids_from_the_tree_it_lists_paths_from(fake, store):
@@ -199,7 +216,9 @@ async def test_github_lists_blob_ids_from_the_tree_it_lists_paths_from(fake, sto
     assert small == {blobs["kit/api.py"]: None}  # over the cap
 
 
-async def test_local_git_reads_a_blob_once_for_batch_after_batch_and_commits_by_sha(repo, tmp_path):
+async def test_local_git_reads_a_blob_once_for_batch_after_batch_and_commits_by_sha(
+    repo, tmp_path, monkeypatch
+):
     """A file version the next batch reads again (its "before"), or the docs read at a listed tree, costs
     no second `cat-file --batch` or `ls-tree`; commits read by sha are those get_commit reads, in order."""
     first = repo.commit("Start", {"kit/api.py": "def go():\n    pass\n", "docs/a.md": "# A\n"}, when=WHEN)
@@ -216,13 +235,9 @@ async def test_local_git_reads_a_blob_once_for_batch_after_batch_and_commits_by_
         calls.append("blobs")
         return await original_reads(oids)
 
-    async def listing(sha):
-        calls.append("ls-tree -r")
-        return await original_listing(sha)
-
     source._git_async = counting
     original_reads, source._blob_bytes = source._blob_bytes, reading
-    original_listing, source._list_tree = source._list_tree, listing
+    parsed = _parsed_trees(monkeypatch)
     texts = await source.read_files([(first, "kit/api.py"), (second, "kit/api.py")], max_bytes=1000)
     again = await source.read_files([(second, "kit/api.py"), (second, "docs/a.md")], max_bytes=1000)
     assert again.texts == {
@@ -234,8 +249,9 @@ async def test_local_git_reads_a_blob_once_for_batch_after_batch_and_commits_by_
         await source.list_paths(sha)
     read = await source.read_blobs(list(blobs.values()), max_bytes=1000)
     assert read == {blobs["kit/api.py"]: "def go(fast=False):\n    pass\n", blobs["docs/a.md"]: "# A\n"}
-    # each blob read once (the docs file only by the second call), each tree listed once
-    assert calls.count("blobs") == 2 and calls.count("ls-tree -r") == 2
+    # each blob read once (the docs file only by the second call), each tree object once, no ls-tree
+    assert calls.count("blobs") == 2 and sorted(parsed) == sorted(_tree_objects(repo, first, second))
+    assert not any(call.startswith("ls-tree") for call in calls)
     assert await source.read_commits([second, first]) == [await source.get_commit(s) for s in (second, first)]
 
 

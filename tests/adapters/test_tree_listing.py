@@ -1,5 +1,5 @@
-"""A commit's tree listing from its tree objects (tree_listing.py) is `git ls-tree -r -z --full-tree`'s, byte
-for byte, and its blob ids those list_blobs reads from that listing: names that sort around "/", names git would quote, an executable, a symbolic link, a submodule, a
+"""A commit's tree listing from its tree objects (tree_listing.py) gives `git ls-tree -r -z --full-tree`'s
+paths in its order, and its blob ids those list_blobs reads from that listing: names that sort around "/", names git would quote, an executable, a symbolic link, a submodule, a
 mode only old git wrote; commit after commit, with folders kept or dropped from the budget."""
 
 from __future__ import annotations
@@ -65,25 +65,25 @@ def _cat(git_dir: Path) -> CatFile:
 
 
 @pytest.mark.parametrize("budget", [tree_listing.KEPT_FOLDER_BYTES, 40])  # 40: folders dropped mid-listing
-def test_listing_is_ls_trees_byte_for_byte(
-    repo: GitRepo, monkeypatch: pytest.MonkeyPatch, budget: int
-) -> None:
+def test_paths_and_blob_ids_are_ls_trees(repo: GitRepo, monkeypatch: pytest.MonkeyPatch, budget: int) -> None:
     monkeypatch.setattr(tree_listing, "KEPT_FOLDER_BYTES", budget)
     shas = _history(repo)
     cat = _cat(repo.path / ".git")
     lister = TreeListing(cat)
     for sha in [*shas, *shas[::-1]]:  # read anew, then from kept folders
         listed = repo.git_bytes("ls-tree", "-r", "-z", "--full-tree", sha)
-        assert lister.listing(sha) == listed
-        # the blob ids list_blobs reads from the listing, in its order: files only, names as text_of decodes them
         rows = [entry.partition(b"\t") for entry in listed.split(b"\0") if entry]
+        assert lister.paths(sha) == [text_of(path) for _, _, path in rows]  # what paths_at read from ls-tree
+        # the blob ids list_blobs reads from the listing, in its order: files only, names as text_of decodes them
         files = [
             (text_of(path), meta.split()[2].decode()) for meta, _, path in rows if meta.startswith(b"100")
         ]
         assert list(lister.blobs(sha).items()) == files
-    assert b"100644 blob" in lister.listing(shas[-1]) and b"160000 commit" in lister.listing(shas[2])
+    assert list(lister.blobs(shas[-1])) == ["old.txt"] and "vendor/sub" in lister.paths(shas[2])
     with pytest.raises(SourceError):
-        lister.listing("0" * 40)
+        lister.paths("0" * 40)
+    with pytest.raises(SourceError):
+        lister.blobs("0" * 40)
     cat.close()
 
 
