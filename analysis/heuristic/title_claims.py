@@ -8,7 +8,7 @@ import re
 
 from analysis.release_headings import Category
 from analysis.release_verbs import verb_category
-from analysis.titles import without_gitmoji
+from analysis.titles import norm_tag, without_gitmoji
 
 # A fix whose title names a failure users see: a crash, a hang, lost or wrong results, a slowdown.
 FIXES = re.compile(r"\b(?:fix(?:es|ed|ing)?|bug\s*fix|hot\s*fix|resolve[sd]?)\b", re.IGNORECASE)
@@ -108,7 +108,7 @@ def declared_by_verb(subject: str, tags: tuple[str, ...], category: Category) ->
     as a release-notes item would ("Support const-only smart pointers" → "support" for FEATURE), else None.
     None where a tag other than a feature's or a conventional type other than `feat` stands before it, or what
     the verb adds is no capability (`_NOT_A_CAPABILITY`)."""
-    if any(re.sub(r"[\s_-]+", "", tag.lower()) not in _FEATURE_TAGS for tag in tags):
+    if any(norm_tag(tag) not in _FEATURE_TAGS for tag in tags):
         return None
     text = without_gitmoji(subject)
     if (found := _CONVENTIONAL_TYPE.match(text)) is not None:
