@@ -489,6 +489,17 @@ def test_changelog_option_reads_a_local_file_instead(released, tmp_path):
     assert missing.exit_code == 2 and "nope.md" in missing.output
 
 
+def _fragment_key_answers(repo, tmp_path) -> dict[str, str | None]:
+    """eval's JSON over the repository, its key drawn from the span's news fragments: each commit's category."""
+    out = CliRunner().invoke(cli, [*eval_args(repo, tmp_path), "--format", "json"])
+    assert out.exit_code == 0, out.output
+    data = TypeAdapter(EvalJSON).validate_json(out.output, strict=True)
+    assert (
+        data.release_notes is not None and data.release_notes.file == "news fragments the span's commits add"
+    )
+    return {c.sha: c.release_notes for c in data.ranked_commits}
+
+
 def test_news_fragments_are_the_key_when_they_list_more_than_the_notes_file(tmp_path):
     # towncrier: each pull request adds changes/<n>.<type>.md; the compiled notes cite issue numbers, which
     # match none of the pull requests.
@@ -507,13 +518,7 @@ def test_news_fragments_are_the_key_when_they_list_more_than_the_notes_file(tmp_
         delete=[f"changes/{pr}.{kind}.md" for pr, kind in types.items()],
         when="2025-09-10T08:00:00+00:00",
     )
-    out = CliRunner().invoke(cli, [*eval_args(repo, tmp_path), "--format", "json"])
-    assert out.exit_code == 0, out.output
-    data = TypeAdapter(EvalJSON).validate_json(out.output, strict=True)
-    assert (
-        data.release_notes is not None and data.release_notes.file == "news fragments the span's commits add"
-    )
-    answers = {c.sha: c.release_notes for c in data.ranked_commits}
+    answers = _fragment_key_answers(repo, tmp_path)
     assert [answers[shas[pr]] for pr in types] == ["breaking", "feature", "feature", "fix", "docs"]
 
 
@@ -688,11 +693,5 @@ def test_news_fragments_typed_by_their_text_make_the_key(tmp_path):
         "Release 1.0", files={"src/core.py": "x = 1\n"}, delete=[p for p, _ in texts.values()],
         when="2025-09-10T08:00:00+00:00",
     )  # fmt: skip
-    out = CliRunner().invoke(cli, [*eval_args(repo, tmp_path), "--format", "json"])
-    assert out.exit_code == 0, out.output
-    data = TypeAdapter(EvalJSON).validate_json(out.output, strict=True)
-    assert (
-        data.release_notes is not None and data.release_notes.file == "news fragments the span's commits add"
-    )
-    answers = {c.sha: c.release_notes for c in data.ranked_commits}
+    answers = _fragment_key_answers(repo, tmp_path)
     assert [answers[shas[pr]] for pr in texts] == ["breaking", "feature", "feature", "fix", "other"]
