@@ -28,6 +28,9 @@ Formats read (Markdown or reStructuredText, any mix of them):
   reference into another repository (`other/repo#12`, a URL of another repository) is not this
   repository's: the notes' own repository is the one their pull-request URLs name most often, or the
   caller's when it is among them.
+- An item line that names no pull request but links its commit (`[a1b2c3d](…/commit/a1b2c3d…)`, as
+  release-please writes a change pushed without a pull request) lists that commit. Only there: beside a
+  pull request, a commit link may be the change it fixes.
 - Notes kept as reST `.. change::` blocks (`:type: feature`, `:breaking:`, `:pr: 12`): each block's fields
   name its pull requests and their kind (analysis/release_blocks.py); its prose is not read for references.
 - A pull request listed twice keeps its most significant category (breaking > feature > change >
@@ -44,7 +47,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from analysis.paths import RELEASE_NOTES_STEMS
@@ -98,6 +101,8 @@ _DIGITS = re.compile(PR_DIGITS)
 _NAME_NUMBER = re.compile(rf"^({PR_DIGITS})(?:\.|$)")
 _NUMBERS_FIELD = re.compile(r"^\s*:(?:tickets?|prs?|pulls?|issues?):[ \t]+([\d, \t#]{1,200})$")
 _PARENTHESISED = re.compile(rf"\(#({PR_DIGITS})\)")
+# A commit URL on any forge (GitHub's /commit/, GitLab's /-/commit/), with an abbreviated or full sha.
+_COMMIT_URL = re.compile(r"https?://[^\s/()<>\]]+/([\w.-]+)/([\w.-]+)/(?:-/)?commits?/([0-9a-fA-F]{7,40})\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,13 +110,24 @@ class ReleaseNotes:
     prs: dict[int, Category]  # every pull request the notes list, with its most significant category
     home: str | None = None  # owner/name the notes' PR links point at (lower case), when they have any
     unclassified_headings: tuple[str, ...] = ()  # headings with PRs but no category word, for the report
+    # items that name no pull request but link their commit: {lower-case sha as linked: category}
+    commits: dict[str, Category] = field(default_factory=dict)
 
     def category(self, pr: int | None) -> Category | None:
         return self.prs.get(pr) if pr is not None else None
 
+    def commit_category(self, sha: str) -> Category | None:
+        """The category of the item that links this commit (full sha) by itself, when one does."""
+        sha = sha.lower()
+        for length in {len(linked) for linked in self.commits}:
+            found = self.commits.get(sha[:length])
+            if found is not None:
+                return found
+        return None
+
     @property
     def counts(self) -> dict[str, int]:
-        tally = Counter(self.prs.values())
+        tally = Counter([*self.prs.values(), *self.commits.values()])
         return {c.value: tally[c] for c in Category if tally[c]}
 
 
@@ -125,17 +141,34 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
     definitions = _link_definitions(lines)
     home = _home(text, definitions, repo)
     found: dict[int, Category] = dict(blocks.prs)
+    commits: dict[str, Category] = {}
     unclassified: dict[str, None] = {}
     read_item = item_reader(lines, skip=_LINK_DEFINITION.match)
     for _, line, category, state in listed_lines(lines, skip=_LINK_DEFINITION.match, read_item=read_item):
-        for pr in _references(line, definitions, home):
+        references = _references(line, definitions, home)
+        for sha in [] if references else _commit_references(line, home):
+            current_commit = commits.get(sha)
+            if current_commit is None or category.significance < current_commit.significance:
+                commits[sha] = category
+        for pr in references:
             heading = clean(state.headings[-1].text) if state.headings else ""
             if category == Category.OTHER and heading and not RELEASE_HEADING.search(heading):
                 unclassified[heading] = None
             current = found.get(pr)
             if current is None or category.significance < current.significance:
                 found[pr] = category
-    return ReleaseNotes(found, home, tuple(h for h in unclassified if h))
+    return ReleaseNotes(found, home, tuple(h for h in unclassified if h), commits)
+
+
+def _commit_references(line: str, home: str | None) -> list[str]:
+    """The commits a line links in the notes' own repository (lower-case shas as linked)."""
+    return list(
+        dict.fromkeys(
+            m.group(3).lower()
+            for m in _COMMIT_URL.finditer(line)
+            if home is None or f"{m.group(1)}/{m.group(2)}".lower() == home
+        )
+    )
 
 
 def fragment_notes(
@@ -249,7 +282,9 @@ class NotesKey:
     answers: dict[str, str | None]  # by sha
     lists_changes: bool
     listed: int  # the span's pull requests the notes list
-    with_pr: int  # the span's commits that name their pull request, within the covered stretch
+    with_pr: (
+        int  # the span's commits that name their pull request (or the notes link), within the covered stretch
+    )
     covered_from: datetime | None
     covered_to: datetime | None
 
@@ -274,20 +309,26 @@ def notes_key(notes: ReleaseNotes, span: Sequence[Landed]) -> NotesKey:
     """Each commit's answer. The notes cover the stretch of the span from the first to the last commit
     whose pull request they list (later commits are not released yet; earlier ones may predate the
     file). There, a listed PR has its category; an unlisted one is UNLISTED when the repository lists
-    its user-facing changes (MIN_LISTED and MIN_LISTED_SHARE), else unknown. Commits outside the stretch
-    and commits that name no pull request are unknown (None): nothing says whether they were released."""
+    its user-facing changes (MIN_LISTED and MIN_LISTED_SHARE), else unknown. A commit an item links by itself
+    is listed as a pull request is. Commits outside the stretch and commits that name no pull request and
+    are not linked are unknown (None): nothing says whether they were released."""
     ordered = sorted(span, key=lambda c: c.committed_at)
-    listed_at = [i for i, c in enumerate(ordered) if notes.category(c.pr) is not None]
+
+    def category(c: Landed) -> Category | None:
+        by_pr = notes.category(c.pr)
+        return by_pr if by_pr is not None or not notes.commits else notes.commit_category(c.sha)
+
+    listed_at = [i for i, c in enumerate(ordered) if category(c) is not None]
     answers: dict[str, str | None] = {c.sha: None for c in ordered}
     if not listed_at:
         return NotesKey(answers, False, 0, 0, None, None)
     first, last = listed_at[0], listed_at[-1]
-    stretch = [c for c in ordered[first : last + 1] if c.pr is not None]
+    stretch = [c for c in ordered[first : last + 1] if c.pr is not None or category(c) is not None]
     listed = len(listed_at)
     lists = listed >= MIN_LISTED and listed / len(stretch) >= MIN_LISTED_SHARE
     for c in stretch:
-        category = notes.category(c.pr)
-        answers[c.sha] = category.value if category else (UNLISTED if lists else None)
+        found = category(c)
+        answers[c.sha] = found.value if found else (UNLISTED if lists else None)
     return NotesKey(
         answers, lists, listed, len(stretch), ordered[first].committed_at, ordered[last].committed_at
     )

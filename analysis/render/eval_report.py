@@ -103,7 +103,9 @@ def _notes_lines(result: Any) -> list[str]:
         return [f"release notes: none ({result.notes_status})"]
     ns: NotesScore = result.notes_score
     lines = [
-        f"release notes: {found.path} lists {len(found.notes.prs):,} pull requests; {found.key.reason}",
+        f"release notes: {found.path} lists {len(found.notes.prs):,} pull requests"
+        + (f" and {len(found.notes.commits):,} commits by their link" if found.notes.commits else "")
+        + f"; {found.key.reason}",
         f"{'category':<12} {'commits':>8} {'high':>16} {'medium+high':>16}",
     ]
     for row in ns.rows:

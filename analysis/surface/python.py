@@ -1532,11 +1532,31 @@ class _Compare:
             where = self.new.defs.get(scope) if scope else None
             if where is not None and not where.public and _marked_deprecated(where):
                 continue  # a private name marked deprecated: no user calls it
+            # PEP 562: a module's `__getattr__` that warns deprecates the names it answers, not itself
+            if scope == "__getattr__":
+                for served in self._served_by_getattr() or [None]:
+                    name = self._name(served) if served else self.module or self.path
+                    self._add(SurfaceKind.DEPRECATION, name, line, new=message[:_SHOWN] or None)
+                continue
             name = self._name(scope) if scope else self.module or self.path
             passed = _passed_params(where, line) if where is not None else []
             if passed:  # `if old_param is not None: warn(...)` deprecates the parameter, not the function
                 name = f"{name}({', '.join(passed)})"
             self._add(SurfaceKind.DEPRECATION, name, line, new=message[:_SHOWN] or None)
+
+    def _served_by_getattr(self) -> list[str]:
+        """The module's public names gone from its code that a string still names (what its `__getattr__`
+        answers with a warning), in their order before."""
+        gone = [*self.old.defs, *(q for q in self.old.aliases if q not in self.old.defs)]
+        return [
+            q
+            for q in gone
+            if "." not in q
+            and not q.startswith("_")
+            and q not in self.new.defs
+            and q not in self.new.aliases
+            and q in self.new.strings
+        ]
 
     def _switches(self) -> None:
         for qual, (line, value) in self.new.switches.items():

@@ -113,7 +113,10 @@ def _floor_major(requirement: str) -> int | None:
 def dependency_changes(path: str, before: str | None, after: str | None) -> list[DependencyChange]:
     """Requirements users get that a change added, removed or re-ranged, for one file's two versions
     (None: absent). Runtime and optional requirements and build requirements count; development groups,
-    tool sections (coverage, linters, test runners) and lockfiles do not."""
+    tool sections (coverage, linters, test runners) and lockfiles do not, nor a requirements file that installs
+    the checkout itself: a development environment, whatever its name."""
+    if is_requirements_file(path) and (installs_checkout(before) or installs_checkout(after)):
+        return []
     old, new = _requirements(path, before), _requirements(path, after)
     out = []
     for key in sorted(old.keys() | new.keys()):
@@ -124,6 +127,19 @@ def dependency_changes(path: str, before: str | None, after: str | None) -> list
         line = line_of(after if b else before, name)
         out.append(DependencyChange(name, a, b, scope, line))
     return out
+
+
+# A requirements line installing the repository's own checkout (`-e .[full]`, `--editable=.`, `.`, `-e file:.`):
+# the file sets up a working copy for its maintainers (the project, its tests' and docs' tools); users install
+# the package, whose metadata states what they get.
+_CHECKOUT_LINE = re.compile(
+    r"^[ \t]*(?:(?:-e|--editable)(?:[ \t]+|=))?(?:file:)?\./?(?:\[[^\]\n]*\])?[ \t]*(?:#.*)?$", re.M
+)
+
+
+def installs_checkout(text: str | None) -> bool:
+    """Whether a requirements file installs the checkout it sits in (see _CHECKOUT_LINE)."""
+    return bool(text) and len(text) <= MAX_PACKAGING_CHARS and _CHECKOUT_LINE.search(text) is not None
 
 
 def _requirements(path: str, text: str | None) -> dict[tuple[str, str], str]:

@@ -541,6 +541,38 @@ def test_too_few_listed_prs_leave_unlisted_ones_unknown():
     assert "left out" in key.reason
 
 
+def test_an_item_that_names_no_pull_request_lists_the_commit_it_links():
+    # release-please's CHANGELOG.md: every item links its commit; those pushed without a pull request name
+    # only that. A commit link beside a pull request is not read (it may be the change being fixed).
+    span = span_of([101, None, 102, None, None])
+    gh = "https://github.com/acme/sdk"
+
+    def item(text: str, pr: int | None, i: int) -> str:
+        ref = f" ([#{pr}]({gh}/issues/{pr}))" if pr else ""
+        return f"* {text}{ref} ([{span[i].sha[:7]}]({gh}/commit/{span[i].sha}))\n"
+
+    text = (
+        f"## 1.41.0 (2024-08-16)\n\nFull Changelog: [v1.40.8...v1.41.0]({gh}/compare/v1.40.8...v1.41.0)\n\n"
+        f"### Features\n\n{item('**client:** add uploads.upload_file helper', None, 1)}\n"
+        f"### Bug Fixes\n\n{item('**json schema:** remove `None` defaults', 101, 0)}"
+        f"* **types:** a regression ([#102]({gh}/issues/102)), from [{span[3].sha[:7]}]({gh}/commit/{span[3].sha})\n\n"
+        f"### Chores\n\n{item('**internal:** update test snapshots', None, 4)}"
+        f"* sync with [upstream](https://github.com/other/repo/commit/{span[2].sha})\n"
+    )
+    notes = parse(text)
+    assert notes.prs == {101: X, 102: X}
+    assert notes.commits == {span[1].sha: F, span[4].sha: INT}
+    key = notes_key(notes, span)
+    assert [key.answers[c.sha] for c in span] == ["fix", "feature", "fix", None, "internal"]
+    assert key.listed == 4 and key.with_pr == 4
+    # a link with an abbreviated sha lists the commit it abbreviates
+    short = parse(f"### Features\n* add a helper ([abc1234]({gh}/commit/abc1234))\n")
+    assert (
+        short.commit_category("abc1234" + "0" * 33) == F
+        and short.commit_category("abc1235" + "0" * 33) is None
+    )
+
+
 def test_notes_that_list_none_of_the_span():
     key = notes_key(parse("### Fixes\n- a (#9999)\n"), span_of([1, 2, 3]))
     assert key.listed == 0 and set(key.answers.values()) == {None}

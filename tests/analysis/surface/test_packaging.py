@@ -353,6 +353,27 @@ def test_requirements_files_count_unless_named_for_development():
     assert [c.name for c in dependency_changes("requirements/cuda.txt", "torch\n", "torch>=2\n")] == ["torch"]
 
 
+@pytest.mark.parametrize(
+    "own", ["-e .[full]", "-e .", "--editable=.", ".", ".[test]  # the package", "-e file:."]
+)
+def test_a_requirements_file_that_installs_the_checkout_is_a_development_environment(own):
+    # A root requirements.txt that starts with `-e .[full]` and pins the linters, test runner and docs theme:
+    # a bot bumping a pinned formatter across a major changes nothing users install (nor drops support)
+    before = f"# Optionals\n{own}\n\n# Testing\nblack==21.12b0\nmypy==0.931\n\n# Documentation\nmkdocs-material==8.1.3\n"
+    after = before.replace("black==21.12b0", "black==22.3.0").replace("mkdocs-material==8.1.3\n", "")
+    assert dependency_changes("requirements.txt", before, after) == []
+    assert packaging_changes("requirements.txt", before, after) == []
+    # the same lines without the checkout are what a deployment installs
+    plain = before.replace(f"{own}\n", "")
+    found = {c.kind for c in packaging_changes("requirements.txt", plain, after.replace(f"{own}\n", ""))}
+    assert found == {K.DEPENDENCY_CHANGED, K.DEPENDENCY_REMOVED, K.SUPPORT_DROPPED}
+    # a sibling package installed from its folder is no checkout of this one
+    sibling = "-e ./plugins/extra\ntorch==2.8\n"
+    assert [
+        c.name for c in dependency_changes("requirements.txt", sibling, sibling.replace("2.8", "2.9"))
+    ] == ["torch"]
+
+
 def test_package_json_and_cargo_dependencies():
     before = json.dumps({"dependencies": {"react": "^18"}, "devDependencies": {"vitest": "^1"}})
     after = json.dumps({"dependencies": {"react": "^19"}, "devDependencies": {"vitest": "^2"}})

@@ -431,6 +431,45 @@ def test_a_new_raise_on_a_public_path_and_a_deprecation_warning():
     ]
 
 
+def test_a_module_getattr_that_warns_deprecates_the_names_it_serves():
+    """A status-codes module replaced two constants by correctly numbered ones and kept the old names through a
+    module `__getattr__` (PEP 562) that warns: it was stated as deprecating `__getattr__`, a hook nobody calls."""
+    before = """
+        WS_1000_NORMAL_CLOSURE = 1000
+        WS_1004_NO_STATUS_RCVD = 1004
+        WS_1005_ABNORMAL_CLOSURE = 1005
+    """
+    after = """
+        import warnings
+
+        WS_1000_NORMAL_CLOSURE = 1000
+        WS_1005_NO_STATUS_RCVD = 1005
+        WS_1006_ABNORMAL_CLOSURE = 1006
+
+        __deprecated__ = {"WS_1004_NO_STATUS_RCVD": 1004, "WS_1005_ABNORMAL_CLOSURE": 1005}
+
+
+        def __getattr__(name: str) -> int:
+            deprecated = __deprecated__.get(name)
+            if deprecated:
+                warnings.warn(f"'{name}' is deprecated.", category=DeprecationWarning, stacklevel=3)
+                return deprecated
+            raise AttributeError(f"module has no attribute '{name}'")
+    """
+    found = facts(before, after, path="web/status.py", module="web.status")
+    deprecations = [c.name for c in found if c.kind == K.DEPRECATION]
+    assert deprecations == ["web.status.WS_1004_NO_STATUS_RCVD", "web.status.WS_1005_ABNORMAL_CLOSURE"]
+    assert all(c.aliased for c in found if c.kind in (K.REMOVED, K.RENAMED))
+    # a `__getattr__` that warns for names it never served before (a lazy import made to warn) names the module
+    lazy_before = "def __getattr__(name):\n    return _load(name)\n"
+    lazy_after = (
+        "import warnings\n\n\ndef __getattr__(name):\n"
+        "    warnings.warn('importing from web.lazy is deprecated', DeprecationWarning)\n    return _load(name)\n"
+    )
+    found = facts(lazy_before, lazy_after, path="web/lazy.py", module="web.lazy")
+    assert [(c.kind, c.name) for c in found] == [(K.DEPRECATION, "web.lazy")]
+
+
 def test_a_warning_when_a_parameter_is_passed_deprecates_that_parameter_and_a_private_helper_none():
     """A framework deprecated `on_startup`/`on_shutdown` with a warning in its app's `__init__` under `if
     on_startup or on_shutdown:` and `example` under `if example is not None:`; it was stated as deprecating
