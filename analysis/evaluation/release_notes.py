@@ -282,9 +282,7 @@ class NotesKey:
     answers: dict[str, str | None]  # by sha
     lists_changes: bool
     listed: int  # the span's pull requests the notes list
-    with_pr: (
-        int  # the span's commits that name their pull request (or the notes link), within the covered stretch
-    )
+    with_pr: int  # commits in the covered stretch naming their pull request (or linked by the notes)
     covered_from: datetime | None
     covered_to: datetime | None
 
