@@ -35,7 +35,7 @@ class Category(StrEnum):
         return list(Category).index(self)
 
 
-IGNORE = "ignore"  # a heading whose section lists people, not changes
+IGNORE = "ignore"  # a heading whose section lists people, or every merged PR: not what users were told
 # Kinds whose sections projects divide by topic; a generic "Changes" is often the file's own title, and so
 # never one.
 _UMBRELLAS = frozenset({Category.BREAKING, Category.DEPRECATION, Category.FEATURE})
@@ -43,6 +43,9 @@ _UMBRELLAS = frozenset({Category.BREAKING, Category.DEPRECATION, Category.FEATUR
 # (category, words) — a heading's category is that of the word found earliest in it (ties: this order).
 _HEADING_WORDS: tuple[tuple[str, str], ...] = (
     (IGNORE, r"new contributors?|contributors?|thanks|acknowledge?ments?|sponsors?|authors?"),
+    # An index of every pull request merged ("Pull-Requests:", a "Full Changelog" table) beside the sections
+    # the maintainers wrote: a PR listed only there is one they chose not to tell users about.
+    (IGNORE, r"(?:merged )?pull[- ]requests?|full change ?log|commits?"),
     (
         Category.BREAKING,
         r"breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|removals?|compatibility",

@@ -13,7 +13,9 @@ Formats read (Markdown or reStructuredText, any mix of them):
   "Build" → internal. A heading with no category word (a
   version, "What's Changed", "Language", a component name) adds none: its items keep the category of
   the nearest heading above that has one, else they are listed without a category ("other").
-- "New Contributors", "Contributors", "Thanks" sections list people, not changes: ignored.
+- "New Contributors", "Contributors", "Thanks" sections list people, not changes: ignored. So is an index of
+  every merged pull request ("Pull-Requests:", "Full Changelog", "Commits") beside the written sections: a PR
+  only there is one the maintainers chose not to tell users about (unlisted).
 - An item that declares itself breaking ("**Breaking Change:** …", "[BREAKING]", 💥, `feat!:`) is
   breaking whatever its section. An item under no category heading takes one from its own prefix where it
   has one: a conventional-commit type (`fix:`, `feat(x):`), a leading `[Tag]`, or a gitmoji.

@@ -81,6 +81,9 @@ B, F, C, D, P, X, DEP, DOC, INT, OTH = (
         ("Breaking Changes and Deprecations", B),
         ("New Contributors", "ignore"),
         ("Contributors", "ignore"),
+        # an index of every merged pull request, beside the written sections
+        ("Pull-Requests", "ignore"),
+        ("Full Changelog", "ignore"),
         # A release's version beside a word of a specific kind: the kind (per-release docs pages).
         ("Backwards incompatible changes in 5.1", B),
         ("Features deprecated in 5.1", D),
@@ -422,6 +425,57 @@ def test_compiler_style_notes_with_underlined_headings_and_reference_links():
     }
     assert 14141 not in notes.prs  # another repository's
     assert notes.unclassified_headings == ("language", "compiler")
+
+
+# A compiler's notes: written-up entries under category sections, then the index of every merged pull request.
+NOTES_WITH_INDEX = """Version 0.61.0 (16 January 2025)
+================================
+
+Bug Fixes
+~~~~~~~~~
+
+Fix parfor hoisting
+-------------------
+
+Traverse blocks in the right order.
+
+(`PR-#9397 <https://github.com/acme/lang/pull/9397>`__)
+
+Pull-Requests:
+~~~~~~~~~~~~~~
+
+* PR `#9397 <https://github.com/acme/lang/pull/9397>`_: Reorder block traversal (`ann <https://github.com/ann>`_)
+* PR `#9701 <https://github.com/acme/lang/pull/9701>`_: update flake8 in pre-commit (`bob <https://github.com/bob>`_)
+
+Authors:
+~~~~~~~~
+
+* `ann <https://github.com/ann>`_
+"""
+
+# A plugin's notes: topical sections, then a "Full Changelog" table of every pull request.
+PLUGIN_NOTES = """# Plugin v0.24.0 Release Notes
+
+## Fixes
+
+- Fixed the kernel block size. ([#1453](https://github.com/acme/plugin/pull/1453))
+
+---
+
+## Full Changelog
+
+| PR | Title | Author |
+| --- | --- | --- |
+| [#1453](https://github.com/acme/plugin/pull/1453) | fix kernel block size | @ann |
+| [#1464](https://github.com/acme/plugin/pull/1464) | Increase timeout from default 6h to 12h | @bob |
+"""
+
+
+@pytest.mark.parametrize(("text", "written", "index_only"), [(NOTES_WITH_INDEX, 9397, 9701),
+                                                              (PLUGIN_NOTES, 1453, 1464)])  # fmt: skip
+def test_an_index_of_every_merged_pull_request_lists_none_of_them(text, written, index_only):
+    # the maintainers wrote up the first; the second is only in the index: not told to users (unlisted)
+    assert parse(text).prs == {written: X} and index_only not in parse(text).prs
 
 
 def test_a_tilde_underline_is_a_heading_not_a_code_fence():
