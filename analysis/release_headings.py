@@ -48,7 +48,7 @@ _HEADING_WORDS: tuple[tuple[str, str], ...] = (
     (IGNORE, r"(?:merged )?pull[- ]requests?|full change ?log|commits?"),
     (
         Category.BREAKING,
-        r"breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|removals?|compatibility",
+        r"breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|removals?|dropped|compatibility",
     ),
     (Category.DEPRECATION, r"deprecat\w*"),
     (Category.DEPENDENCIES, r"packaging|dependenc\w*|deps|upgrades?|bumps?"),
@@ -69,7 +69,7 @@ _HEADING_PATTERNS = tuple(
 )
 # Words that say what happened to the features a heading names: they name its kind wherever they stand.
 _OVERRIDING = re.compile(
-    r"(?<![\w-])(?:breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|deprecat\w*)(?![\w-])"
+    r"(?<![\w-])(?:breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|dropped|deprecat\w*)(?![\w-])"
 )
 # A heading that names deprecations and breaking changes as two kinds side by side ("Deprecation & Breaking
 # Changes", "Deprecations and Removals"): its items say which they are (see `_mixed_item_kind`).
@@ -164,7 +164,9 @@ UNDERLINE = re.compile(r"^ {0,3}([=\-~^\"'`*+#:.])\1{2,}\s*$")
 ITEM = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 _FIRST_CONTRIBUTION = re.compile(r"made (?:their|his|her|a) first contribution", re.IGNORECASE)
-_MARKUP = re.compile(r"[`*_\[\]()<>:]")
+# Markup, and the underscores of emphasis (`__Fixes__`) but not those inside an identifier: `new_style` is a
+# name, not the word "new".
+_MARKUP = re.compile(r"[`*\[\]()<>:]|(?<!\w)_+|_+(?!\w)")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 
 

@@ -4,7 +4,8 @@ branch tip is the sources' job.
 
 Formats read (Markdown or reStructuredText, any mix of them):
 - headings of any kind (`## x`, a line underlined with `===`/`---`/`~~~`, a line that is only bold text)
-  name a category by general words: "Breaking changes", "Backwards-incompatible", "Removed" → breaking;
+  name a category by general words: "Breaking changes", "Backwards-incompatible", "Removed", "Dropped" →
+  breaking (a word inside an identifier, `new_style`, is a name, not a kind);
   "New features", "Added", "Enhancements" → feature; "Changes"/"Changed" → change (of existing
   behaviour); "Deprecations"; "Performance"; "Fixes", "Bug fixes", "Security" → fix; "Docs",
   "Documentation", "Translations" → docs; "Packaging", "Dependencies", "Upgrades" → dependencies (what
