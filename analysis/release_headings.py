@@ -196,10 +196,15 @@ class SectionState:
     # the file's own way of classifying an item that has no prefix (analysis/release_verbs.py), or None
     read_item: Callable[[str], Category | None] | None = None
 
-    def push_heading(self, level: float, text: str) -> None:
+    def push_heading(self, level: float, text: str, entry: bool = False) -> None:
+        """entry: the heading is one entry's title (a paragraph below it, no list: see `entry_title`)."""
         while self.headings and self.headings[-1].level >= level:
             self.headings.pop()
         category = heading_category(text)
+        if entry and category not in (Category.BREAKING, Category.DEPRECATION) and self.section is not None:
+            # An entry's title under a section that names its kind ("Changes" › "POWER support update"): the
+            # section decides; only a title that says the thing was removed or deprecated says more.
+            category = None
         mixed = None
         if category == Category.BREAKING and _MIXED_NEW.search(clean(text)):
             mixed = Category.FEATURE
@@ -388,13 +393,32 @@ def listed_lines(
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         heading = heading_line(line, nxt, state)
         if heading is not None:
-            state.push_heading(*heading)
+            state.push_heading(*heading, entry=entry_title(lines, i))
             continue
         if UNDERLINE.match(line) or (skip is not None and skip(line)):
             continue
         category = line_category(line, state)
         if category is not None:
             yield i, line, category, state
+
+
+_ENTRY_LOOKAHEAD = 60  # lines: an entry is a paragraph or two; the bound keeps a file of headings linear
+
+
+def entry_title(lines: Sequence[str], at: int) -> bool:
+    """Whether the heading at `at` is the title of one entry (reST notes that underline each entry's title, a
+    paragraph and its pull request below): text follows it and no list does before the next heading."""
+    text = False
+    start = at + 2 if at + 1 < len(lines) and UNDERLINE.match(lines[at + 1]) else at + 1
+    end = min(len(lines), start + _ENTRY_LOOKAHEAD)
+    for j in range(start, end):
+        line, nxt = lines[j], lines[j + 1] if j + 1 < len(lines) else ""
+        if _ATX.match(line) or (line.strip() and UNDERLINE.match(nxt) and not UNDERLINE.match(line)):
+            return text
+        if ITEM.match(line) or FENCE.match(line) or UNDERLINE.match(line) or bold_line(line):
+            return False
+        text = text or bool(line.strip())
+    return text and end == len(lines)  # the file's last entry; a section longer than the bound is no entry
 
 
 def without_comments(line: str, inside: bool) -> tuple[str, bool]:

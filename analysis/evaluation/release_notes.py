@@ -14,6 +14,9 @@ Formats read (Markdown or reStructuredText, any mix of them):
   "Build" → internal. A heading with no category word (a
   version, "What's Changed", "Language", a component name) adds none: its items keep the category of
   the nearest heading above that has one, else they are listed without a category ("other").
+- A heading with a paragraph and no list below it is one entry's title (reST notes that underline each entry,
+  towncrier's compiled fragments): under a section that names a kind, the section decides ("Changes" ›
+  "POWER support update" is a change), unless the title says the thing was removed or deprecated.
 - "New Contributors", "Contributors", "Thanks" sections list people, not changes: ignored. So is an index of
   every merged pull request ("Pull-Requests:", "Full Changelog", "Commits") beside the written sections: a PR
   only there is one the maintainers chose not to tell users about (unlisted).

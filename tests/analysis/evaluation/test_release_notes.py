@@ -459,6 +459,58 @@ Authors:
 * `ann <https://github.com/ann>`_
 """
 
+# reST notes that underline each entry's title (towncrier's compiled fragments in a compiler's style).
+ENTRY_TITLES = """Highlights
+~~~~~~~~~~
+
+Dropped support for Python 3.9
+------------------------------
+
+Numba now supports Python 3.10 and later.
+
+(`PR-#1 <https://github.com/acme/lang/pull/1>`__)
+
+Python 3.13 support
+-------------------
+
+Support for Python 3.13 is added.
+
+(`PR-#2 <https://github.com/acme/lang/pull/2>`__)
+
+Changes
+~~~~~~~
+
+POWER Support Update
+--------------------
+
+POWER support is now downgraded to unofficial status.
+
+(`PR-#3 <https://github.com/acme/lang/pull/3>`__)
+
+Removal of experimental frontend
+--------------------------------
+
+The experimental frontend has been removed.
+
+(`PR-#4 <https://github.com/acme/lang/pull/4>`__)
+
+Bug Fixes
+~~~~~~~~~
+
+Make it compliant under new style error handling
+------------------------------------------------
+
+Internal code now raises NumbaErrors.
+
+(`PR-#5 <https://github.com/acme/lang/pull/5>`__)
+"""
+
+
+def test_an_entry_title_under_a_section_that_names_its_kind_takes_the_sections_kind():
+    # under no category, the title's words decide; under one, the section does unless the title says removed
+    assert parse(ENTRY_TITLES).prs == {1: B, 2: F, 3: C, 4: B, 5: X}
+
+
 # A plugin's notes: topical sections, then a "Full Changelog" table of every pull request.
 PLUGIN_NOTES = """# Plugin v0.24.0 Release Notes
 
