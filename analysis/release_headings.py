@@ -35,7 +35,7 @@ class Category(StrEnum):
         return list(Category).index(self)
 
 
-IGNORE = "ignore"  # a heading whose section lists people, not changes
+IGNORE = "ignore"  # a heading whose section lists people, or every merged PR: not what users were told
 # Kinds whose sections projects divide by topic; a generic "Changes" is often the file's own title, and so
 # never one.
 _UMBRELLAS = frozenset({Category.BREAKING, Category.DEPRECATION, Category.FEATURE})
@@ -43,9 +43,12 @@ _UMBRELLAS = frozenset({Category.BREAKING, Category.DEPRECATION, Category.FEATUR
 # (category, words) — a heading's category is that of the word found earliest in it (ties: this order).
 _HEADING_WORDS: tuple[tuple[str, str], ...] = (
     (IGNORE, r"new contributors?|contributors?|thanks|acknowledge?ments?|sponsors?|authors?"),
+    # An index of every pull request merged ("Pull-Requests:", a "Full Changelog" table) beside the sections
+    # the maintainers wrote: a PR listed only there is one they chose not to tell users about.
+    (IGNORE, r"(?:merged )?pull[- ]requests?|full change ?log|commits?"),
     (
         Category.BREAKING,
-        r"breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|removals?|compatibility",
+        r"breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|removals?|dropped|compatibility",
     ),
     (Category.DEPRECATION, r"deprecat\w*"),
     (Category.DEPENDENCIES, r"packaging|dependenc\w*|deps|upgrades?|bumps?"),
@@ -66,7 +69,7 @@ _HEADING_PATTERNS = tuple(
 )
 # Words that say what happened to the features a heading names: they name its kind wherever they stand.
 _OVERRIDING = re.compile(
-    r"(?<![\w-])(?:breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|deprecat\w*)(?![\w-])"
+    r"(?<![\w-])(?:breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|dropped|deprecat\w*)(?![\w-])"
 )
 # A heading that names deprecations and breaking changes as two kinds side by side ("Deprecation & Breaking
 # Changes", "Deprecations and Removals"): its items say which they are (see `_mixed_item_kind`).
@@ -161,7 +164,9 @@ UNDERLINE = re.compile(r"^ {0,3}([=\-~^\"'`*+#:.])\1{2,}\s*$")
 ITEM = re.compile(r"^(\s*)(?:[-*+•]|\d{1,3}[.)])\s+(.*)$")
 FENCE = re.compile(r"^\s*(```|~~~)")
 _FIRST_CONTRIBUTION = re.compile(r"made (?:their|his|her|a) first contribution", re.IGNORECASE)
-_MARKUP = re.compile(r"[`*_\[\]()<>:]")
+# Markup, and the underscores of emphasis (`__Fixes__`) but not those inside an identifier: `new_style` is a
+# name, not the word "new".
+_MARKUP = re.compile(r"[`*\[\]()<>:]|(?<!\w)_+|_+(?!\w)")
 _EMOJI_CODE = re.compile(r":[a-z0-9_+-]+:")
 
 
@@ -191,10 +196,15 @@ class SectionState:
     # the file's own way of classifying an item that has no prefix (analysis/release_verbs.py), or None
     read_item: Callable[[str], Category | None] | None = None
 
-    def push_heading(self, level: float, text: str) -> None:
+    def push_heading(self, level: float, text: str, entry: bool = False) -> None:
+        """entry: the heading is one entry's title (a paragraph below it, no list: see `entry_title`)."""
         while self.headings and self.headings[-1].level >= level:
             self.headings.pop()
         category = heading_category(text)
+        if entry and category not in (Category.BREAKING, Category.DEPRECATION) and self.section is not None:
+            # An entry's title under a section that names its kind ("Changes" › "POWER support update"): the
+            # section decides; only a title that says the thing was removed or deprecated says more.
+            category = None
         mixed = None
         if category == Category.BREAKING and _MIXED_NEW.search(clean(text)):
             mixed = Category.FEATURE
@@ -383,13 +393,32 @@ def listed_lines(
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
         heading = heading_line(line, nxt, state)
         if heading is not None:
-            state.push_heading(*heading)
+            state.push_heading(*heading, entry=entry_title(lines, i))
             continue
         if UNDERLINE.match(line) or (skip is not None and skip(line)):
             continue
         category = line_category(line, state)
         if category is not None:
             yield i, line, category, state
+
+
+_ENTRY_LOOKAHEAD = 60  # lines: an entry is a paragraph or two; the bound keeps a file of headings linear
+
+
+def entry_title(lines: Sequence[str], at: int) -> bool:
+    """Whether the heading at `at` is the title of one entry (reST notes that underline each entry's title, a
+    paragraph and its pull request below): text follows it and no list does before the next heading."""
+    text = False
+    start = at + 2 if at + 1 < len(lines) and UNDERLINE.match(lines[at + 1]) else at + 1
+    end = min(len(lines), start + _ENTRY_LOOKAHEAD)
+    for j in range(start, end):
+        line, nxt = lines[j], lines[j + 1] if j + 1 < len(lines) else ""
+        if _ATX.match(line) or (line.strip() and UNDERLINE.match(nxt) and not UNDERLINE.match(line)):
+            return text
+        if ITEM.match(line) or FENCE.match(line) or UNDERLINE.match(line) or bold_line(line):
+            return False
+        text = text or bool(line.strip())
+    return text and end == len(lines)  # the file's last entry; a section longer than the bound is no entry
 
 
 def without_comments(line: str, inside: bool) -> tuple[str, bool]:

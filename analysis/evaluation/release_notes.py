@@ -4,7 +4,8 @@ branch tip is the sources' job.
 
 Formats read (Markdown or reStructuredText, any mix of them):
 - headings of any kind (`## x`, a line underlined with `===`/`---`/`~~~`, a line that is only bold text)
-  name a category by general words: "Breaking changes", "Backwards-incompatible", "Removed" → breaking;
+  name a category by general words: "Breaking changes", "Backwards-incompatible", "Removed", "Dropped" →
+  breaking (a word inside an identifier, `new_style`, is a name, not a kind);
   "New features", "Added", "Enhancements" → feature; "Changes"/"Changed" → change (of existing
   behaviour); "Deprecations"; "Performance"; "Fixes", "Bug fixes", "Security" → fix; "Docs",
   "Documentation", "Translations" → docs; "Packaging", "Dependencies", "Upgrades" → dependencies (what
@@ -13,7 +14,12 @@ Formats read (Markdown or reStructuredText, any mix of them):
   "Build" → internal. A heading with no category word (a
   version, "What's Changed", "Language", a component name) adds none: its items keep the category of
   the nearest heading above that has one, else they are listed without a category ("other").
-- "New Contributors", "Contributors", "Thanks" sections list people, not changes: ignored.
+- A heading with a paragraph and no list below it is one entry's title (reST notes that underline each entry,
+  towncrier's compiled fragments): under a section that names a kind, the section decides ("Changes" ›
+  "POWER support update" is a change), unless the title says the thing was removed or deprecated.
+- "New Contributors", "Contributors", "Thanks" sections list people, not changes: ignored. So is an index of
+  every merged pull request ("Pull-Requests:", "Full Changelog", "Commits") beside the written sections: a PR
+  only there is one the maintainers chose not to tell users about (unlisted).
 - An item that declares itself breaking ("**Breaking Change:** …", "[BREAKING]", 💥, `feat!:`) is
   breaking whatever its section. An item under no category heading takes one from its own prefix where it
   has one: a conventional-commit type (`fix:`, `feat(x):`), a leading `[Tag]`, or a gitmoji.

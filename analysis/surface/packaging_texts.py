@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from analysis.surface.shared_parse import parse as parse_python
+from analysis.surface.static_values import UNKNOWN, keyword_items, module_bindings, static_value, unalias
 
 MAX_PACKAGING_CHARS = 1_000_000
 
@@ -122,8 +123,9 @@ def _lines(value: str) -> list[str]:
 
 @lru_cache(maxsize=_PARSED_TEXTS)
 def setup_py_keywords(text: str | None) -> dict:
-    """The literal keyword arguments of setup(...), and find_packages(...) calls; "_opaque" when the call
-    has keywords we cannot read (computed packages)."""
+    """The keyword arguments of setup(...) (also those spread from a dict: `setup(**metadata)`) whose values
+    literals spell, directly or through named constants (static_values.py), and find_packages(...) calls;
+    "_opaque" when the call has keywords we cannot read (computed packages)."""
     if not text or len(text) > MAX_PACKAGING_CHARS:
         return {}
     try:
@@ -131,26 +133,33 @@ def setup_py_keywords(text: str | None) -> dict:
     except (SyntaxError, ValueError, RecursionError):
         return {}
     out: dict = {}
+    bound = module_bindings(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and call_name(node) == "setup":
+            keywords: list[tuple[str, ast.expr]] = []
             for kw in node.keywords:
-                if kw.arg is None:
-                    continue
-                value = kw.value
+                # `setup(**metadata)`: the keywords of the dict bound to that name
+                keywords += keyword_items(tree, kw.value, bound) if kw.arg is None else [(kw.arg, kw.value)]
+            for arg, given in keywords:
+                value = unalias(given, bound)
                 if isinstance(value, ast.Call) and call_name(value) in (
                     "find_packages",
                     "find_namespace_packages",
                 ):
-                    out[kw.arg] = FindPackages(
+                    out[arg] = FindPackages(
                         tuple(_strs(keyword_value(value, "where") or (value.args[0] if value.args else None))),
                         tuple(_strs(keyword_value(value, "include"))), tuple(_strs(keyword_value(value, "exclude"))),
                         call_name(value) == "find_namespace_packages",
                     )  # fmt: skip
                     continue
                 try:
-                    out[kw.arg] = ast.literal_eval(value)
+                    out[arg] = ast.literal_eval(value)
                 except (ValueError, TypeError, SyntaxError, RecursionError):
-                    if kw.arg in ("packages", "package_dir", "py_modules"):
+                    # names bound to literals, "...".format(...) and f-strings of them
+                    computed = static_value(value, bound)
+                    if computed is not UNKNOWN:
+                        out[arg] = computed
+                    elif arg in ("packages", "package_dir", "py_modules"):
                         out["_opaque"] = True
     return out
 

@@ -81,6 +81,15 @@ B, F, C, D, P, X, DEP, DOC, INT, OTH = (
         ("Breaking Changes and Deprecations", B),
         ("New Contributors", "ignore"),
         ("Contributors", "ignore"),
+        # an entry's title (reST notes that underline each entry): a drop is breaking whatever it drops; a
+        # word inside an identifier is a name, not a kind
+        ("Dropped support for Python 3.9", B),
+        ("Python 3.8 support dropped", B),
+        ('Make it compliant under "new_style" error handling', None),
+        ("__Bug fixes__", X),
+        # an index of every merged pull request, beside the written sections
+        ("Pull-Requests", "ignore"),
+        ("Full Changelog", "ignore"),
         # A release's version beside a word of a specific kind: the kind (per-release docs pages).
         ("Backwards incompatible changes in 5.1", B),
         ("Features deprecated in 5.1", D),
@@ -422,6 +431,109 @@ def test_compiler_style_notes_with_underlined_headings_and_reference_links():
     }
     assert 14141 not in notes.prs  # another repository's
     assert notes.unclassified_headings == ("language", "compiler")
+
+
+# A compiler's notes: written-up entries under category sections, then the index of every merged pull request.
+NOTES_WITH_INDEX = """Version 0.61.0 (16 January 2025)
+================================
+
+Bug Fixes
+~~~~~~~~~
+
+Fix parfor hoisting
+-------------------
+
+Traverse blocks in the right order.
+
+(`PR-#9397 <https://github.com/acme/lang/pull/9397>`__)
+
+Pull-Requests:
+~~~~~~~~~~~~~~
+
+* PR `#9397 <https://github.com/acme/lang/pull/9397>`_: Reorder block traversal (`ann <https://github.com/ann>`_)
+* PR `#9701 <https://github.com/acme/lang/pull/9701>`_: update flake8 in pre-commit (`bob <https://github.com/bob>`_)
+
+Authors:
+~~~~~~~~
+
+* `ann <https://github.com/ann>`_
+"""
+
+# reST notes that underline each entry's title (towncrier's compiled fragments in a compiler's style).
+ENTRY_TITLES = """Highlights
+~~~~~~~~~~
+
+Dropped support for Python 3.9
+------------------------------
+
+Numba now supports Python 3.10 and later.
+
+(`PR-#1 <https://github.com/acme/lang/pull/1>`__)
+
+Python 3.13 support
+-------------------
+
+Support for Python 3.13 is added.
+
+(`PR-#2 <https://github.com/acme/lang/pull/2>`__)
+
+Changes
+~~~~~~~
+
+POWER Support Update
+--------------------
+
+POWER support is now downgraded to unofficial status.
+
+(`PR-#3 <https://github.com/acme/lang/pull/3>`__)
+
+Removal of experimental frontend
+--------------------------------
+
+The experimental frontend has been removed.
+
+(`PR-#4 <https://github.com/acme/lang/pull/4>`__)
+
+Bug Fixes
+~~~~~~~~~
+
+Make it compliant under new style error handling
+------------------------------------------------
+
+Internal code now raises NumbaErrors.
+
+(`PR-#5 <https://github.com/acme/lang/pull/5>`__)
+"""
+
+
+def test_an_entry_title_under_a_section_that_names_its_kind_takes_the_sections_kind():
+    # under no category, the title's words decide; under one, the section does unless the title says removed
+    assert parse(ENTRY_TITLES).prs == {1: B, 2: F, 3: C, 4: B, 5: X}
+
+
+# A plugin's notes: topical sections, then a "Full Changelog" table of every pull request.
+PLUGIN_NOTES = """# Plugin v0.24.0 Release Notes
+
+## Fixes
+
+- Fixed the kernel block size. ([#1453](https://github.com/acme/plugin/pull/1453))
+
+---
+
+## Full Changelog
+
+| PR | Title | Author |
+| --- | --- | --- |
+| [#1453](https://github.com/acme/plugin/pull/1453) | fix kernel block size | @ann |
+| [#1464](https://github.com/acme/plugin/pull/1464) | Increase timeout from default 6h to 12h | @bob |
+"""
+
+
+@pytest.mark.parametrize(("text", "written", "index_only"), [(NOTES_WITH_INDEX, 9397, 9701),
+                                                              (PLUGIN_NOTES, 1453, 1464)])  # fmt: skip
+def test_an_index_of_every_merged_pull_request_lists_none_of_them(text, written, index_only):
+    # the maintainers wrote up the first; the second is only in the index: not told to users (unlisted)
+    assert parse(text).prs == {written: X} and index_only not in parse(text).prs
 
 
 def test_a_tilde_underline_is_a_heading_not_a_code_fence():
