@@ -263,20 +263,24 @@ class HistoryIndex:
         if self._baseline < MIN_DISTRIBUTION:
             return None
         if self._scores is None:
-            self._scores = sorted(self._past_score(c) for c in self._window)
+            self._scores = sorted(self._window_scores())
         return self._scores
 
-    def _past_score(self, commit: PastCommit) -> float:
-        """`risk_score` of a past commit as this index sees it: the same float as through `records` and
-        `lift`, without building and sorting records (the lift needs only the highest rate among the
-        paths with enough history), and the terms that depend on the files alone cached."""
-        keys, paths, size = _past_terms(commit.files, self.own)
-        recent = self.recent
-        churn = max([recent.get(p, 0) for p in paths], default=0)  # get: a Counter's missing key is 0
-        follows = commit.sha in self._links_by_follow_up  # its lists are never empty
-        best = max(map(self._path_rates().get, keys, repeat(_NO_RATE)), default=_NO_RATE)
-        lift = best / self.base_rate if best != _NO_RATE and self.base_rate else 1.0  # as `lift` computes it
-        return _scored(size, lift, churn, follows)
+    def _window_scores(self) -> list[float]:
+        """`risk_score` of each of the window's past commits as this index sees it: the same floats as through
+        `records` and `lift`, without building and sorting records (the lift needs only the highest rate among
+        the paths with enough history), the terms that depend on the files alone cached, and what every commit
+        looks up bound once (a replay scores the window's thousands of commits every day)."""
+        rate_of, recent_of = self._path_rates().get, self.recent.get
+        follow_ups, base, own = self._links_by_follow_up, self.base_rate, self.own
+        scores = []
+        for commit in self._window:
+            keys, paths, size = _past_terms(commit.files, own)
+            churn = max(map(recent_of, paths, repeat(0)), default=0)  # a Counter's missing key is 0
+            best = max(map(rate_of, keys, repeat(_NO_RATE)), default=_NO_RATE)
+            lift = best / base if best != _NO_RATE and base else 1.0  # as `lift` computes it
+            scores.append(_scored(size, lift, churn, commit.sha in follow_ups))  # its lists are never empty
+        return scores
 
     def _path_rates(self) -> dict[str, float]:
         """The smoothed rate (as `record` computes it) of every path touched at least MIN_TOUCHES times: each

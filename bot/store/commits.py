@@ -15,7 +15,18 @@ from bot.store.rows import commit_from_row, insert_sql, iso, json_paths, paths_f
 
 _UPSERT_ANALYSIS = insert_sql(
     "analyses",
-    ("repo", "sha", "model", "prompt_version", "lang", "importance", "change_type", "analyzer", "data", "created_at"),
+    (
+        "repo",
+        "sha",
+        "model",
+        "prompt_version",
+        "lang",
+        "importance",
+        "change_type",
+        "analyzer",
+        "data",
+        "created_at",
+    ),
     key=("repo", "sha", "model", "prompt_version", "lang"),
 )
 _COMMIT_COLUMNS = (
@@ -26,6 +37,9 @@ _UPSERT_COMMIT = insert_sql("commits", _COMMIT_COLUMNS, key=("repo", "sha"))
 _INSERT_FILE = insert_sql(
     "files", ("repo", "sha", "idx", "path", "status", "additions", "deletions", "patch", "previous_path")
 )
+_SURFACE_COLUMNS = ("repo", "sha", "version", "surface", "shipped", "prose", "created_at")
+_UPSERT_SURFACE = insert_sql("surfaces", _SURFACE_COLUMNS, key=("repo", "sha", "version"))
+_UPSERT_DOC_MENTIONS = insert_sql("doc_mentions", ("blob", "words", "chars"), key=("blob",))
 
 if TYPE_CHECKING:
     import sqlite_utils
@@ -219,21 +233,24 @@ class CommitTables:
         version: str,
         found: Mapping[str, tuple[tuple[SurfaceChange, ...], frozenset[str] | None, frozenset[str] | None]],
     ) -> None:
+        # One statement per row, not sqlite-utils' upsert_all (its per-value conversions and statements for each
+        # chunk): eval stores a span's thousands of facts beside the parsing workers.
+        now = iso(utcnow())
         rows = [
-            {
-                "repo": repo,
-                "sha": sha,
-                "version": version,
-                "surface": json.dumps([surface_row(c) for c in surface], ensure_ascii=False),
-                "shipped": json_paths(shipped),
-                "prose": json_paths(prose),
-                "created_at": iso(utcnow()),
-            }
+            (
+                repo,
+                sha,
+                version,
+                json.dumps([surface_row(c) for c in surface], ensure_ascii=False),
+                json_paths(shipped),
+                json_paths(prose),
+                now,
+            )
             for sha, (surface, shipped, prose) in found.items()
         ]
         if rows:
             with self.transaction():
-                self.db["surfaces"].upsert_all(rows, pk=("repo", "sha", "version"))
+                self.db.conn.executemany(_UPSERT_SURFACE, rows)
 
     def surfaces(
         self, repo: str, shas: Iterable[str], version: str
@@ -270,7 +287,7 @@ class CommitTables:
             return {r["blob"]: (frozenset(r["words"].split()), r["chars"]) for r in rows}
 
     def save_doc_mentions(self, found: Mapping[str, tuple[frozenset[str], int]]) -> None:
-        rows = [{"blob": b, "words": " ".join(sorted(w)), "chars": n} for b, (w, n) in found.items()]
+        rows = [(b, " ".join(sorted(w)), n) for b, (w, n) in found.items()]
         if rows:
             with self.transaction():
-                self.db["doc_mentions"].upsert_all(rows, pk="blob")
+                self.db.conn.executemany(_UPSERT_DOC_MENTIONS, rows)

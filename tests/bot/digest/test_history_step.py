@@ -139,8 +139,13 @@ async def test_the_spans_counts_and_past_scores_are_kept_and_read_by_the_next_ru
         for n in range(MIN_DISTRIBUTION + 20)
     ]  # fmt: skip
     scored: list[str] = []
-    real = HistoryIndex._past_score
-    monkeypatch.setattr(HistoryIndex, "_past_score", lambda self, c: scored.append(c.sha) or real(self, c))
+    real = HistoryIndex._window_scores
+
+    def scoring(self: HistoryIndex) -> list[float]:
+        scored.extend(c.sha for c in self._window)
+        return real(self)
+
+    monkeypatch.setattr(HistoryIndex, "_window_scores", scoring)
     reads: list[bool] = []
     history = store.history
     monkeypatch.setattr(
