@@ -99,9 +99,8 @@ class DocWordCounts:
     file's words, taken afresh each time, was most of the docs step's time on a long replay)."""
 
     files: frozenset[str] = frozenset()
-    counts: Counter[str] = dataclasses.field(
-        default_factory=Counter
-    )  # word → files of `files` that mention it
+    # word → how many of `files` mention it
+    counts: Counter[str] = dataclasses.field(default_factory=Counter)
     chars: int = 0
 
     def words_of(self, files: frozenset[str], parts: Mapping[str, tuple[frozenset[str], int]]) -> DocWords:
