@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import shutil
+import subprocess
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -24,8 +25,11 @@ from pathlib import Path
 
 from adapters.local_git.big_files import recount
 from adapters.local_git.branches import BranchReads
+from adapters.local_git.diff_tree import DIFF_TREE_OPTIONS, DiffTree
 from adapters.local_git.file_reads import FileReads, kept_blobs, kept_trees
 from adapters.local_git.git_cli import (
+    DIFF_OPTIONS,
+    GIT_TIMEOUT,
     LOG_OPTIONS,
     NO_GIT,
     PATCH_OPTIONS,
@@ -42,6 +46,7 @@ from adapters.local_git.git_output import (
     parse_history,
     parse_meta,
     parse_patches,
+    parse_tree_patches,
     stamped,
     text_of,
 )
@@ -106,6 +111,9 @@ class LocalGitSource(FileReads, BranchReads):
         self._trees, self._blobs = kept_trees(), kept_blobs()  # FileReads': recent tree listings, blob texts
         self._fresher_of: dict[tuple[str, str, str], str] = {}  # _fresher: (branch, local, tracking) → read
         self._tip_times: dict[str, int] = {}  # _tip_before: a tip's committer date (Unix seconds)
+        self._diffs: DiffTree | None = DiffTree(
+            self._start_diff_tree, GIT_TIMEOUT
+        )  # _patches, started on use
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
         self._own_name = hosted.name if hosted else None  # _where: what the clone says it is
@@ -255,6 +263,8 @@ class LocalGitSource(FileReads, BranchReads):
 
     async def aclose(self) -> None:
         self._close_objects()  # the long-running `git cat-file` (file_reads.py), if one was started
+        if self._diffs is not None:
+            self._diffs.close()  # the long-running `git diff-tree` (_patches), if one was started
 
     # --- repository -----------------------------------------------------------------------------------
 
@@ -338,7 +348,6 @@ class LocalGitSource(FileReads, BranchReads):
         lines added and removed are counted in the patches (a `--numstat` beside `--raw` diffed every file a
         second time: a third of the reading's CPU); git's own count is asked for only when a commit's
         patches do not pair with its files one to one (never seen: both calls diff alike)."""
-        nonce = secrets.token_hex(16)
         stdin = "\n".join(shas) + "\n"
 
         def meta_call(*counts: str) -> Awaitable[bytes]:
@@ -346,12 +355,9 @@ class LocalGitSource(FileReads, BranchReads):
                 "log", *LOG_OPTIONS, "-z", "--raw", *counts, "--date=raw", f"--format={META}", stdin=stdin
             )
 
-        meta_out, patch_out = await asyncio.gather(
-            meta_call(),
-            self._git_async("log", *LOG_OPTIONS, *PATCH_OPTIONS, f"--format={nonce}%H", stdin=stdin),
-        )
+        meta_out, patched = await asyncio.gather(meta_call(), self._patches(list(dict.fromkeys(shas))))
         metas = parse_meta(meta_out)
-        patches = await recount(self._git_async, metas, parse_patches(patch_out, nonce.encode()))
+        patches = await recount(self._git_async, metas, patched)
         counted = all(len(patches.get(m.sha, ())) == len(m.files) for m in metas)
         if not counted:
             metas = parse_meta(await meta_call("--numstat"))
@@ -361,6 +367,26 @@ class LocalGitSource(FileReads, BranchReads):
         if missing:
             raise SourceError(f"git did not return commit {missing[0]} of {self.repo}")
         return [by_sha[sha] for sha in shas]
+
+    async def _patches(self, shas: list[str]) -> dict[str, list[Patch]]:
+        """The commits' patch sections from the long-running `git diff-tree` (diff_tree.py); from a `git log -p`
+        of their own when it fails (an older git without --diff-merges), and from then on."""
+        if self._diffs is not None:
+            try:
+                return parse_tree_patches(await asyncio.to_thread(self._diffs.patches, shas), shas)
+            except SourceError as exc:
+                log.warning("%s: reading patches with git log instead of git diff-tree: %s", self.repo, exc)
+                self._diffs.close()
+                self._diffs = None
+        nonce = secrets.token_hex(16)
+        out = await self._git_async(
+            "log", *LOG_OPTIONS, *PATCH_OPTIONS, f"--format={nonce}%H", stdin="\n".join(shas) + "\n"
+        )
+        return parse_patches(out, nonce.encode())
+
+    def _start_diff_tree(self) -> subprocess.Popen[bytes]:
+        args = [*DIFF_TREE_OPTIONS, *DIFF_OPTIONS, *PATCH_OPTIONS]
+        return self._popen(args, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def _commit(self, meta: Meta, patches: list[Patch] | None, counted: bool, at_cut: bool = False) -> Commit:
         # At a shallow clone's cut git diffs against the empty tree (its parent is not there): that is the
