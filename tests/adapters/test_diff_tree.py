@@ -44,6 +44,11 @@ def repo(tmp_path: Path) -> GitRepo:
     )
     os.chmod(repo.path / "a.py", 0o755)
     repo.commit("mode only", when="2026-01-26T10:30:00+08:00")
+    (repo.path / "empty.txt").unlink()
+    os.symlink("a.py", repo.path / "empty.txt")  # a file turned symbolic link: two sections
+    (repo.path / "vendor" / "sub").mkdir(parents=True)  # as a submodule not checked out looks
+    repo.git("update-index", "--add", "--cacheinfo", f"160000,{repo.head()},vendor/sub")
+    repo.commit("type change and submodule", when="2026-01-26T10:35:00+08:00")
     repo.commit("nothing changed", when="2026-01-26T10:40:00+08:00")
     repo.branch("side")
     repo.checkout("side")
@@ -74,8 +79,13 @@ async def test_same_sections_as_git_log_for_every_kind_of_change(repo: GitRepo) 
     assert from_tree == from_log
     assert set(from_tree) == set(names)
     assert from_tree[repo.git("rev-parse", "HEAD~2")] == []  # nothing changed: its header, no section
-    assert [p.hunks for p in from_tree[repo.git("rev-parse", "HEAD~3")]] == [None]  # a mode change
-    kinds = from_tree[repo.git("rev-parse", "HEAD~4")]
+    types = from_tree[repo.git("rev-parse", "HEAD~3")]  # the empty file's removal, the link, the submodule
+    assert [p.hunks is None for p in types] == [True, False, False]
+    assert types[2].hunks is not None and types[2].hunks.endswith(
+        f"+Subproject commit {repo.git('rev-parse', 'HEAD~4')}"
+    )
+    assert [p.hunks for p in from_tree[repo.git("rev-parse", "HEAD~4")]] == [None]  # a mode change
+    kinds = from_tree[repo.git("rev-parse", "HEAD~5")]
     assert len(kinds) == 6  # a.py, empty.txt, img.bin, keep.txt, moved/old.py, new.py
     assert sum(p.binary for p in kinds) == 1
     assert len(from_tree[repo.head()]) == 1  # the merge: its first-parent diff
