@@ -68,7 +68,7 @@ DEFAULT_SINCE_MARGIN = timedelta(days=30)
 # Past where the --since walk stopped, the first-parent history is read in pages (doubling up to the
 # largest) while a page still holds commits at or after the bound: see LocalGitSource._past_skew.
 SKEW_PAGE, MAX_SKEW_PAGE = 16, 4096
-BATCH_SIZE = 50  # commits per `git log -p` call: few processes, bounded output per call
+BATCH_SIZE = 50  # commits per metadata call and diff-tree request: bounded output per call
 # `git log --numstat` diffs every file of every commit: months of history are seconds of one core (the
 # file list alone is a tenth of that). A long span is read by one process per core, in contiguous parts.
 HISTORY_PASSES = max(1, min(4, os.cpu_count() or 1))
@@ -344,10 +344,10 @@ class LocalGitSource(FileReads, BranchReads):
             start, skip_start, page = rows[-1][1], True, min(page * 2, MAX_SKEW_PAGE)
 
     async def _load(self, shas: Sequence[str]) -> list[Commit]:
-        """Full commits for shas, in that order: one metadata and one patch call for the whole batch. The
-        lines added and removed are counted in the patches (a `--numstat` beside `--raw` diffed every file a
-        second time: a third of the reading's CPU); git's own count is asked for only when a commit's
-        patches do not pair with its files one to one (never seen: both calls diff alike)."""
+        """Full commits for shas, in that order: one metadata call and one patch request (_patches) for the
+        whole batch. The lines added and removed are counted in the patches (a `--numstat` beside `--raw`
+        diffed every file a second time: a third of the reading's CPU); git's own count is asked for only when
+        a commit's patches do not pair with its files one to one (never seen: both calls diff alike)."""
         stdin = "\n".join(shas) + "\n"
 
         def meta_call(*counts: str) -> Awaitable[bytes]:
