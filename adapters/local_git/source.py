@@ -17,7 +17,6 @@ import os
 import re
 import secrets
 import shutil
-import subprocess
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -25,14 +24,10 @@ from pathlib import Path
 
 from adapters.local_git.big_files import recount
 from adapters.local_git.branches import BranchReads
-from adapters.local_git.diff_tree import DIFF_TREE_OPTIONS, DiffTree
 from adapters.local_git.file_reads import FileReads, kept_blobs, kept_trees
 from adapters.local_git.git_cli import (
-    DIFF_OPTIONS,
-    GIT_TIMEOUT,
     LOG_OPTIONS,
     NO_GIT,
-    PATCH_OPTIONS,
     ReadCount,
     first_line,
     git_env,
@@ -45,11 +40,10 @@ from adapters.local_git.git_output import (
     file_changes,
     parse_history,
     parse_meta,
-    parse_patches,
-    parse_tree_patches,
     stamped,
     text_of,
 )
+from adapters.local_git.patch_reads import PatchReads
 from adapters.local_git.remote import RemoteRepo, parse_remote_url, searched_where
 from adapters.local_git.shallow import ShallowCut
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
@@ -80,7 +74,7 @@ _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 log = logging.getLogger(__name__)
 
 
-class LocalGitSource(FileReads, BranchReads):
+class LocalGitSource(FileReads, BranchReads, PatchReads):
     """bot.ports.protocols.CommitSource over a local clone.
 
     Construction is synchronous (the source factory is): a few quick git calls check the repository
@@ -111,9 +105,6 @@ class LocalGitSource(FileReads, BranchReads):
         self._trees, self._blobs = kept_trees(), kept_blobs()  # FileReads': recent tree listings, blob texts
         self._fresher_of: dict[tuple[str, str, str], str] = {}  # _fresher: (branch, local, tracking) → read
         self._tip_times: dict[str, int] = {}  # _tip_before: a tip's committer date (Unix seconds)
-        self._diffs: DiffTree | None = DiffTree(
-            self._start_diff_tree, GIT_TIMEOUT
-        )  # _patches, started on use
         hosted = self._hosted_remote()
         self._web_url = hosted.web_url if hosted else None
         self._own_name = hosted.name if hosted else None  # _where: what the clone says it is
@@ -263,8 +254,7 @@ class LocalGitSource(FileReads, BranchReads):
 
     async def aclose(self) -> None:
         self._close_objects()  # the long-running `git cat-file` (file_reads.py), if one was started
-        if self._diffs is not None:
-            self._diffs.close()  # the long-running `git diff-tree` (_patches), if one was started
+        self._close_diffs()  # the long-running `git diff-tree` (patch_reads.py), if one was started
 
     # --- repository -----------------------------------------------------------------------------------
 
@@ -367,26 +357,6 @@ class LocalGitSource(FileReads, BranchReads):
         if missing:
             raise SourceError(f"git did not return commit {missing[0]} of {self.repo}")
         return [by_sha[sha] for sha in shas]
-
-    async def _patches(self, shas: list[str]) -> dict[str, list[Patch]]:
-        """The commits' patch sections from the long-running `git diff-tree` (diff_tree.py); from a `git log -p`
-        of their own when it fails (an older git without --diff-merges), and from then on."""
-        if self._diffs is not None:
-            try:
-                return parse_tree_patches(await asyncio.to_thread(self._diffs.patches, shas), shas)
-            except SourceError as exc:
-                log.warning("%s: reading patches with git log instead of git diff-tree: %s", self.repo, exc)
-                self._diffs.close()
-                self._diffs = None
-        nonce = secrets.token_hex(16)
-        out = await self._git_async(
-            "log", *LOG_OPTIONS, *PATCH_OPTIONS, f"--format={nonce}%H", stdin="\n".join(shas) + "\n"
-        )
-        return parse_patches(out, nonce.encode())
-
-    def _start_diff_tree(self) -> subprocess.Popen[bytes]:
-        args = [*DIFF_TREE_OPTIONS, *DIFF_OPTIONS, *PATCH_OPTIONS]
-        return self._popen(args, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
 
     def _commit(self, meta: Meta, patches: list[Patch] | None, counted: bool, at_cut: bool = False) -> Commit:
         # At a shallow clone's cut git diffs against the empty tree (its parent is not there): that is the

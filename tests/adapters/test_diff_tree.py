@@ -3,6 +3,7 @@ replaced: the same patch sections for every kind of file change, in rounds, acro
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 from pathlib import Path
@@ -64,7 +65,7 @@ def shas(repo: GitRepo) -> list[str]:
 
 
 async def log_patches(source: LocalGitSource, names: list[str]) -> dict:
-    source._diffs = None  # the `git log -p` it falls back to
+    source._diffs_failed = True  # the `git log -p` it falls back to
     return await source._patches(names)
 
 
@@ -97,7 +98,7 @@ def test_rounds_fit_the_pipe_and_one_process_serves_them_all(
     monkeypatch.setattr(diff_tree, "ROUND_BYTES", 150)  # two names and the sentinel do not fit
     names = shas(repo)
     source = LocalGitSource(repo.path)
-    assert source._diffs is not None
+    source._diffs = DiffTree(source._start_diff_tree, 5.0)
 
     out = source._diffs.patches(names)
     pid = source._diffs.pid
@@ -112,7 +113,7 @@ def test_rounds_fit_the_pipe_and_one_process_serves_them_all(
 def test_a_killed_process_is_started_again(repo: GitRepo) -> None:
     names = shas(repo)
     source = LocalGitSource(repo.path)
-    assert source._diffs is not None
+    source._diffs = DiffTree(source._start_diff_tree, 5.0)
     first = source._diffs.patches(names)
     pid = source._diffs.pid
     assert pid is not None
@@ -134,7 +135,7 @@ async def test_a_diff_tree_that_fails_falls_back_to_git_log(
     )
 
     assert await source._patches(names) == expected
-    assert source._diffs is None  # not asked again
+    assert source._diffs is None and source._diffs_failed  # not asked again
     assert "instead of git diff-tree" in caplog.text
 
 
@@ -147,3 +148,15 @@ def test_a_commit_missing_from_the_output_is_an_error() -> None:
 def test_empty_tree_names() -> None:
     assert empty_tree(40) == b"4b825dc642cb6eb9a060e54bf8d69288fbee4904"
     assert empty_tree(64) == b"6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+
+
+async def test_reads_from_two_tasks_at_once_each_get_their_own(repo: GitRepo) -> None:
+    names = shas(repo)
+    source = LocalGitSource(repo.path)
+    expected = await log_patches(LocalGitSource(repo.path), names)
+
+    first, second = await asyncio.gather(source._patches(names[:3]), source._patches(names[3:]))
+    await source.aclose()
+
+    assert first | second == expected
+    assert set(first) == set(names[:3])

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.local_git import LocalGitSource, big_files, git_cli, parse_remote_url, redact
+from adapters.local_git import LocalGitSource, big_files, git_cli, parse_remote_url, patch_reads, redact
 from adapters.local_git import source as local_git_source
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.index import automated
@@ -455,7 +455,7 @@ async def test_counts_come_from_git_numstat_when_patches_do_not_pair_with_files(
 
     monkeypatch.setattr(LocalGitSource, "_spawn", counting)
     for parse in ("parse_patches", "parse_tree_patches"):  # as if git had listed no section
-        monkeypatch.setattr(local_git_source, parse, lambda out, shas: {})
+        monkeypatch.setattr(patch_reads, parse, lambda out, shas: {})
 
     latest, root = await day_commits(repo.path)
 
