@@ -94,12 +94,12 @@ class CatFile:
             self._stop()
             self._proc = self._start()
             # a source dropped without aclose (a test, a short script) still ends its process
-            self._finalizer = weakref.finalize(self, _end, self._proc)
+            self._finalizer = weakref.finalize(self, end_process, self._proc)
         return self._proc
 
     def _stop(self) -> None:
         if self._finalizer is not None:
-            self._finalizer()  # runs _end once
+            self._finalizer()  # runs end_process once
         self._proc = self._finalizer = None
 
 
@@ -130,7 +130,8 @@ def _rounds(commands: list[bytes]) -> list[list[bytes]]:
     return rounds
 
 
-def _end(proc: subprocess.Popen[bytes]) -> None:
+def end_process(proc: subprocess.Popen[bytes]) -> None:
+    """Close a long-running git's pipes (git exits at the end of its input) and reap it."""
     for pipe in (proc.stdin, proc.stdout):
         try:
             if pipe is not None:

@@ -63,15 +63,8 @@ _CONFIG = (
     "log.showSignature=false",
     "i18n.logOutputEncoding=UTF-8",
 )
-# `git log` options shared by the metadata and the patch call: both must see the very same files.
-LOG_OPTIONS = (
-    "--no-walk=unsorted",
-    "--stdin",
-    "--no-show-signature",
-    "--no-mailmap",  # the author as recorded, as GitHub reports it
-    "--no-notes",
-    "--no-decorate",
-    "--encoding=UTF-8",
+# The diff options of every file list and patch we read: `git log` and `git diff-tree` must see the same files.
+DIFF_OPTIONS = (
     "--no-ext-diff",
     "--no-textconv",
     "--no-relative",
@@ -82,6 +75,17 @@ LOG_OPTIONS = (
     "--diff-algorithm=myers",
     "--indent-heuristic",
     "--submodule=short",
+)
+# `git log` options shared by the metadata and the patch call: both must see the very same files.
+LOG_OPTIONS = (
+    "--no-walk=unsorted",
+    "--stdin",
+    "--no-show-signature",
+    "--no-mailmap",  # the author as recorded, as GitHub reports it
+    "--no-notes",
+    "--no-decorate",
+    "--encoding=UTF-8",
+    *DIFF_OPTIONS,
 )
 PATCH_OPTIONS = (
     "-p",

@@ -6,6 +6,7 @@ need not be UTF-8."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -133,8 +134,30 @@ def parse_patches(out: bytes, nonce: bytes) -> dict[str, list[Patch]]:
     Lines inside a diff are always prefixed (' ', '+', '-', '\\'), so a line starting with the random
     nonce is a commit header and a line starting with 'diff --git ' is a file header. Lines end at "\n"
     only: \r, \f and friends are content. Cut by searching, not line by line (tens of megabytes a span)."""
+    return _sections(out, _nonce_lines(out, nonce))
+
+
+def parse_tree_patches(out: bytes, shas: Sequence[str]) -> dict[str, list[Patch]]:
+    """As parse_patches, for `git diff-tree --stdin --always` output of these commits, in this order: each
+    commit's header is its name alone on a line (no patch line is one: every one starts with a prefix or a
+    header word)."""
+    heads: list[tuple[int, int, bytes]] = []
+    at = 0
+    for sha in shas:
+        name = sha.encode("ascii")
+        if not out.startswith(name + b"\n", at):
+            found = out.find(b"\n" + name + b"\n", at)
+            if found < 0:
+                raise SourceError(f"git diff-tree did not return commit {sha}")
+            at = found + 1
+        heads.append((at, at + len(name), name))
+        at += len(name)
+    return _sections(out, heads)
+
+
+def _sections(out: bytes, heads: list[tuple[int, int, bytes]]) -> dict[str, list[Patch]]:
+    """Per commit, its file sections; heads: (where its header line starts, where it ends, its sha), in order."""
     sections: dict[str, list[Patch]] = {}
-    heads = _nonce_lines(out, nonce)
     for n, (_, start, sha) in enumerate(heads):
         end = heads[n + 1][0] if n + 1 < len(heads) else len(out)
         # from the header line's own newline on: every line of the commit follows a "\n"

@@ -28,7 +28,6 @@ from adapters.local_git.file_reads import FileReads, kept_blobs, kept_trees
 from adapters.local_git.git_cli import (
     LOG_OPTIONS,
     NO_GIT,
-    PATCH_OPTIONS,
     ReadCount,
     first_line,
     git_env,
@@ -41,10 +40,10 @@ from adapters.local_git.git_output import (
     file_changes,
     parse_history,
     parse_meta,
-    parse_patches,
     stamped,
     text_of,
 )
+from adapters.local_git.patch_reads import PatchReads
 from adapters.local_git.remote import RemoteRepo, parse_remote_url, searched_where
 from adapters.local_git.shallow import ShallowCut
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
@@ -63,7 +62,7 @@ DEFAULT_SINCE_MARGIN = timedelta(days=30)
 # Past where the --since walk stopped, the first-parent history is read in pages (doubling up to the
 # largest) while a page still holds commits at or after the bound: see LocalGitSource._past_skew.
 SKEW_PAGE, MAX_SKEW_PAGE = 16, 4096
-BATCH_SIZE = 50  # commits per `git log -p` call: few processes, bounded output per call
+BATCH_SIZE = 50  # commits per metadata call and diff-tree request: bounded output per call
 # `git log --numstat` diffs every file of every commit: months of history are seconds of one core (the
 # file list alone is a tenth of that). A long span is read by one process per core, in contiguous parts.
 HISTORY_PASSES = max(1, min(4, os.cpu_count() or 1))
@@ -75,7 +74,7 @@ _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 log = logging.getLogger(__name__)
 
 
-class LocalGitSource(FileReads, BranchReads):
+class LocalGitSource(FileReads, BranchReads, PatchReads):
     """bot.ports.protocols.CommitSource over a local clone.
 
     Construction is synchronous (the source factory is): a few quick git calls check the repository
@@ -255,6 +254,7 @@ class LocalGitSource(FileReads, BranchReads):
 
     async def aclose(self) -> None:
         self._close_objects()  # the long-running `git cat-file` (file_reads.py), if one was started
+        self._close_diffs()  # the long-running `git diff-tree` (patch_reads.py), if one was started
 
     # --- repository -----------------------------------------------------------------------------------
 
@@ -334,11 +334,10 @@ class LocalGitSource(FileReads, BranchReads):
             start, skip_start, page = rows[-1][1], True, min(page * 2, MAX_SKEW_PAGE)
 
     async def _load(self, shas: Sequence[str]) -> list[Commit]:
-        """Full commits for shas, in that order: one metadata and one patch call for the whole batch. The
-        lines added and removed are counted in the patches (a `--numstat` beside `--raw` diffed every file a
-        second time: a third of the reading's CPU); git's own count is asked for only when a commit's
-        patches do not pair with its files one to one (never seen: both calls diff alike)."""
-        nonce = secrets.token_hex(16)
+        """Full commits for shas, in that order: one metadata call and one patch request (_patches) for the
+        whole batch. The lines added and removed are counted in the patches (a `--numstat` beside `--raw`
+        diffed every file a second time: a third of the reading's CPU); git's own count is asked for only when
+        a commit's patches do not pair with its files one to one (never seen: both calls diff alike)."""
         stdin = "\n".join(shas) + "\n"
 
         def meta_call(*counts: str) -> Awaitable[bytes]:
@@ -346,12 +345,9 @@ class LocalGitSource(FileReads, BranchReads):
                 "log", *LOG_OPTIONS, "-z", "--raw", *counts, "--date=raw", f"--format={META}", stdin=stdin
             )
 
-        meta_out, patch_out = await asyncio.gather(
-            meta_call(),
-            self._git_async("log", *LOG_OPTIONS, *PATCH_OPTIONS, f"--format={nonce}%H", stdin=stdin),
-        )
+        meta_out, patched = await asyncio.gather(meta_call(), self._patches(list(dict.fromkeys(shas))))
         metas = parse_meta(meta_out)
-        patches = await recount(self._git_async, metas, parse_patches(patch_out, nonce.encode()))
+        patches = await recount(self._git_async, metas, patched)
         counted = all(len(patches.get(m.sha, ())) == len(m.files) for m in metas)
         if not counted:
             metas = parse_meta(await meta_call("--numstat"))

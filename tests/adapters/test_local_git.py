@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.local_git import LocalGitSource, big_files, git_cli, parse_remote_url, redact
+from adapters.local_git import LocalGitSource, big_files, git_cli, parse_remote_url, patch_reads, redact
 from adapters.local_git import source as local_git_source
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.index import automated
@@ -454,9 +454,8 @@ async def test_counts_come_from_git_numstat_when_patches_do_not_pair_with_files(
         return spawn(self, args, *rest, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(LocalGitSource, "_spawn", counting)
-    monkeypatch.setattr(
-        local_git_source, "parse_patches", lambda out, nonce: {}
-    )  # as if git had listed no section
+    for parse in ("parse_patches", "parse_tree_patches"):  # as if git had listed no section
+        monkeypatch.setattr(patch_reads, parse, lambda out, shas: {})
 
     latest, root = await day_commits(repo.path)
 
@@ -555,21 +554,28 @@ async def test_one_batched_git_log_per_batch_not_per_commit(
     for n in range(45):
         repo.commit(f"commit {n}", files={f"f{n % 5}.txt": f"{n}\n"}, when=f"2026-01-26T10:{n:02d}:00+08:00")
     calls: list[str] = []
-    spawn = LocalGitSource._spawn
+    spawn, popen = LocalGitSource._spawn, LocalGitSource._popen
 
     def counting(self: LocalGitSource, args: list[str], *rest: object, **kw: object) -> object:
         calls.append(args[0])
         return spawn(self, args, *rest, **kw)  # type: ignore[arg-type]
 
+    def started(self: LocalGitSource, args: list[str], **kw: object) -> object:
+        calls.append(args[0])
+        return popen(self, args, **kw)  # type: ignore[arg-type]
+
     source = LocalGitSource(repo.path)
     monkeypatch.setattr(LocalGitSource, "_spawn", counting)
+    monkeypatch.setattr(LocalGitSource, "_popen", started)
     start, end = day_window(DAY, SHANGHAI)
     seen: list[tuple[int, int]] = []
 
     commits = await source.commits_in_window("main", start, end, progress=lambda d, t: seen.append((d, t)))
+    await source.aclose()
 
     assert titles(commits) == [f"commit {n}" for n in reversed(range(45))]
-    assert calls.count("log") == 2  # metadata + patches, both for all 45 commits
+    assert calls.count("log") == 1  # the metadata of all 45 commits
+    assert calls.count("diff-tree") == 1  # and their patches
     assert len(calls) <= 5  # and the branch, the walk, one page past the walk
     assert seen == [(0, 45), (45, 45)]
 
