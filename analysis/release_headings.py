@@ -99,7 +99,7 @@ RELEASE_HEADING = re.compile(
 )
 
 # Conventional-commit types and gitmoji, for items under no category heading.
-_CONVENTIONAL = re.compile(r"^(\w+)(?:\([^)]*\))?(!)?:\s")
+_CONVENTIONAL = re.compile(r"^(\w+)(?:\(([^)]*)\))?(!)?:\s")
 _CONVENTIONAL_TYPES = {
     "feat": Category.FEATURE,
     "feature": Category.FEATURE,
@@ -118,6 +118,20 @@ _CONVENTIONAL_TYPES = {
     "deps": Category.INTERNAL,
     "deprecate": Category.DEPRECATION,
     "deprecation": Category.DEPRECATION,
+    "example": Category.DOCS,
+    "examples": Category.DOCS,
+}
+# A scope that names where the work is, when that is no code users run: `feat(ci):` adds to CI, `fix(docs):`
+# mends the docs, whatever its type says.
+_CONVENTIONAL_SCOPES = {
+    "ci": Category.INTERNAL,
+    "test": Category.INTERNAL,
+    "tests": Category.INTERNAL,
+    "docs": Category.DOCS,
+    "doc": Category.DOCS,
+    "readme": Category.DOCS,
+    "example": Category.DOCS,
+    "examples": Category.DOCS,
 }
 _GITMOJI = {
     "💥": Category.BREAKING,
@@ -263,7 +277,11 @@ def item_category(text: str) -> Category | None:
     text = text.lstrip()
     m = _CONVENTIONAL.match(text)
     if m:
-        return Category.BREAKING if m.group(2) else _CONVENTIONAL_TYPES.get(m.group(1).lower())
+        if m.group(3):
+            return Category.BREAKING
+        return _CONVENTIONAL_SCOPES.get((m.group(2) or "").strip().lower()) or _CONVENTIONAL_TYPES.get(
+            m.group(1).lower()
+        )
     m = _LEADING_TAG.match(text)
     if m:
         category = heading_category(m.group(1))

@@ -22,7 +22,8 @@ Formats read (Markdown or reStructuredText, any mix of them):
   only there is one the maintainers chose not to tell users about (unlisted).
 - An item that declares itself breaking ("**Breaking Change:** …", "[BREAKING]", 💥, `feat!:`) is
   breaking whatever its section. An item under no category heading takes one from its own prefix where it
-  has one: a conventional-commit type (`fix:`, `feat(x):`), a leading `[Tag]`, or a gitmoji.
+  has one: a conventional-commit type (`fix:`, `feat(x):`; a scope naming CI, tests, docs or examples decides:
+  `feat(ci):` is CI work), a leading `[Tag]`, or a gitmoji.
 - Notes written as plain items under version headings (most items led by a verb, few under a category
   heading: decided per file, analysis/release_verbs.py) classify an item by its leading
   verb: "Add/Support/Allow/Introduce/New …" → feature, "Fix …" → fix, "Remove/Drop …" → breaking,
@@ -35,8 +36,9 @@ Formats read (Markdown or reStructuredText, any mix of them):
   repository's: the notes' own repository is the one their pull-request URLs name most often, or the
   caller's when it is among them.
 - An item line that names no pull request but links its commit (`[a1b2c3d](…/commit/a1b2c3d…)`, as
-  release-please writes a change pushed without a pull request) lists that commit. Only there: beside a
-  pull request, a commit link may be the change it fixes.
+  release-please writes a change pushed without a pull request) lists that commit, and so does one that names
+  the commit's sha in plain text ("… by @ann in a1b2c3d…", as hand-kept changelogs credit a direct push;
+  GitHub links a bare sha). Only there: beside a pull request, a commit may be the change it fixes.
 - Notes kept as reST `.. change::` blocks (`:type: feature`, `:breaking:`, `:pr: 12`): each block's fields
   name its pull requests and their kind (analysis/release_blocks.py); its prose is not read for references.
 - A pull request listed twice keeps its most significant category (breaking > feature > change >
@@ -109,6 +111,9 @@ _NUMBERS_FIELD = re.compile(r"^\s*:(?:tickets?|prs?|pulls?|issues?):[ \t]+([\d, 
 _PARENTHESISED = re.compile(rf"\(#({PR_DIGITS})\)")
 # A commit URL on any forge (GitHub's /commit/, GitLab's /-/commit/), with an abbreviated or full sha.
 _COMMIT_URL = re.compile(r"https?://[^\s/()<>\]]+/([\w.-]+)/([\w.-]+)/(?:-/)?commits?/([0-9a-fA-F]{7,40})\b")
+# A sha in plain text: lower-case hex, 7 to 40 characters, standing alone. Not `owner/repo@sha` or a path's
+# (another repository's commit), not part of a word, version, UUID or anchor.
+_BARE_SHA = re.compile(r"(?<![\w@/#.=:-])[0-9a-f]{7,40}(?![\w/.@-])")
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,14 +172,17 @@ def parse(text: str, repo: str | None = None) -> ReleaseNotes:
 
 
 def _commit_references(line: str, home: str | None) -> list[str]:
-    """The commits a line links in the notes' own repository (lower-case shas as linked)."""
-    return list(
-        dict.fromkeys(
-            m.group(3).lower()
-            for m in _COMMIT_URL.finditer(line)
-            if home is None or f"{m.group(1)}/{m.group(2)}".lower() == home
-        )
-    )
+    """The commits a line links in the notes' own repository, or names by a bare sha (lower-case shas as
+    written)."""
+    linked = [
+        m.group(3).lower()
+        for m in _COMMIT_URL.finditer(line)
+        if home is None or f"{m.group(1)}/{m.group(2)}".lower() == home
+    ]
+    rest = _COMMIT_URL.sub(" ", _LINK.sub(" ", line))  # a link's text is its target's, read above
+    # a sha has letters and digits: an all-digit run is a number, an all-letter one a word ("defaced")
+    bare = [s for s in _BARE_SHA.findall(rest) if not s.isdigit() and not s.isalpha()]
+    return list(dict.fromkeys(linked + bare))
 
 
 def fragment_notes(

@@ -68,11 +68,12 @@ TITLE_NOTICE = re.compile(
 
 # A title whose first word (after its tags and gitmoji) says the change reorganises code: "Refactor …",
 # "Simplify …", "Clean up …", "Tidy …", "Deduplicate …", "Restructure …", "Reorganize …", "Consolidate …",
-# "Unify …", "Move …", "Rename …", "Split …". Not a removal, a drop or a migration: those may take something from users.
+# "Unify …", "Move …", "Rename …", "Split …", "Extract …", "Pull out …", "Factor out …", "Break out …". Not a
+# removal, a drop or a migration: those may take something from users.
 RESTRUCTURING = re.compile(
     r"^\s*(?P<word>refactor(?:s|ed|ing)?|simplif(?:y|ies|ied)|clean(?:s|ed)?(?:[ -]?up)|cleanup|tid(?:y|ies|ied)"
     r"|dedup\w*|restructur\w*|reorgani[sz]\w*|consolidat\w*|unif(?:y|ies|ied)|mov(?:e|es|ed)|renam(?:e|es|ed)"
-    r"|split(?:s|ting)?)\b",
+    r"|split(?:s|ting)?|extract(?:s|ed|ing)?|(?:pull|factor|break)(?:s|ed|ing)?[ -]out)\b",
     re.IGNORECASE,
 )
 # What a title declared a refactor may still start with that takes something away ("[Refactor] Remove …").

@@ -3,6 +3,8 @@ unlisted pull request means."""
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -125,6 +127,14 @@ def test_headings_name_categories_by_general_words(heading, category):
         ("docs: typo", DOC),
         ("chore(deps): bump x", INT),
         ("perf: faster walk", P),
+        # a scope naming no code users run decides: CI work, docs, examples
+        ("feat(ci): Update workflows and pre-built wheels", INT),
+        ("fix(ci): Fix build-and-release.yaml", INT),
+        ("fix(docs): Update development instructions", DOC),
+        ("feat(server): Add support for setting root_path", F),
+        ("fix(tests)!: drop the old fixture", B),
+        ("examples: fix quantize example", DOC),
+        ("example: LLM inference with Ray Serve", DOC),
         ("[Bugfix] Handle empty batch", X),
         ("[Doc] Fix link", DOC),
         ("✨ Add support for lifespans", F),
@@ -683,6 +693,29 @@ def test_an_item_that_names_no_pull_request_lists_the_commit_it_links():
         short.commit_category("abc1234" + "0" * 33) == F
         and short.commit_category("abc1235" + "0" * 33) is None
     )
+
+
+def test_an_item_that_names_no_pull_request_lists_the_commit_its_sha_names():
+    # llama-cpp-python's CHANGELOG.md credits a direct push by its sha in plain text ("… by @abetlen in
+    # 2a26de32…"); 21 of its 54 keyable items read so were left out. Another repository's commit
+    # (`ggerganov/llama.cpp@ce8784b…`) is not this one's, and beside a pull request a sha is not read.
+    shas = [hashlib.sha1(str(i).encode()).hexdigest() for i in range(5)]  # letters and digits, as real ones
+    span = [replace(c, sha=s) for c, s in zip(span_of([1371, None, None, None, None]), shas, strict=True)]
+    text = (
+        "## [0.2.77]\n\n"
+        f"- feat: Update llama.cpp to ggerganov/llama.cpp@{span[4].sha}\n"
+        f"- fix: string value kv_overrides by @abetlen in {span[1].sha}\n"
+        f"- fix: Fix speculative decoding by @abetlen in {span[2].sha[:7]} and {span[3].sha[:10]}\n"
+        f"- feat: Add `llama-3` chat format by @andreabak in #1371, after {span[4].sha}\n"
+    )
+    notes = parse(text)
+    assert notes.prs == {1371: F}
+    assert notes.commits == {span[1].sha: X, span[2].sha[:7]: X, span[3].sha[:10]: X}
+    key = notes_key(notes, span)
+    assert [key.answers[c.sha] for c in span] == ["feature", "fix", "fix", "fix", None]
+    # numbers, words, versions and anchors are no shas
+    plain = parse("## 1.0\n\n- fix: defaced 20240506 v1.2.3abcdef #a1b2c3d4 550e8400-e29b-41d4 build\n")
+    assert plain.commits == {}
 
 
 def test_notes_that_list_none_of_the_span():

@@ -1051,6 +1051,9 @@ def _big_change(path: str = "src/engine/kernels.py", lines: int = 600) -> FileCh
         ("[Kernels] Split up fused_moe/layer.py, isolate more modular kernel code (#28064)", "split"),
         ("Simplify field creation (#11898)", "simplify"),
         ("[Backend] Use the tile loader (NFC)", "NFC"),
+        ("Pull out overrides to separate file (#821)", "pull out"),
+        ("Factor out the tile loader", "factor out"),
+        ("Extract the tile loader into its own module", "extract"),
     ],
 )
 def test_a_restructuring_by_its_title_is_not_a_headline_by_size_alone(title: str, word: str) -> None:

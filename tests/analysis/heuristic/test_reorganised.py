@@ -71,6 +71,14 @@ def test_helpers_split_out_by_a_restructuring_are_no_new_capability() -> None:
     assert importance == MEDIUM and "new capability: adds `set_device`" in reason
 
 
+def test_code_pulled_out_to_its_own_module_is_no_new_capability() -> None:
+    # scikit-build-core's "Pull out overrides to separate file (#821)": the moved functions read as "new
+    # capability" (medium) while the notes listed it as internal; "pull out" says the same as "split out".
+    importance, reason = _split("Pull out device helpers to separate file (#142)")
+    assert importance == LOW
+    assert "moving existing code (nothing new for users): `set_device`" in reason
+
+
 def test_a_name_that_is_new_code_stays_a_new_capability_in_a_restructuring() -> None:
     fresh = SurfaceChange(
         SurfaceKind.ADDED, "nimbus.worker.device_utils.pin_memory", "nimbus/worker/device_utils.py"
