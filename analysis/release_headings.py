@@ -72,7 +72,7 @@ _OVERRIDING = re.compile(
     r"(?<![\w-])(?:breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|dropped|deprecat\w*)(?![\w-])"
 )
 # A heading that names deprecations and breaking changes as two kinds side by side ("Deprecation & Breaking
-# Changes", "Deprecations and Removals"): its items say which they are (see `_mixed_item_kind`).
+# Changes", "Deprecations and Removals"): its items say which they are (see `mixed_item_kind`).
 _MIXED = re.compile(
     r"(?<![\w-])deprecat\w*\s*(?:and|&|,|/|\+)\s*(?:breaking|removals?|backwards?[- ]incompatib\w*|incompatib\w*)"
     r"|(?<![\w-])(?:breaking|removals?|backwards?[- ]incompatib\w*|incompatib\w*)(?:\s+changes?)?\s*(?:and|&|,|/|\+)\s*"
@@ -274,7 +274,7 @@ def item_category(text: str) -> Category | None:
     return None
 
 
-def _mixed_item_kind(text: str) -> Category | None:
+def mixed_item_kind(text: str) -> Category | None:
     """Under a heading of deprecations and breaking changes, the kind an item's first such word names: "`x` is
     deprecated, it will be removed" is a deprecation, "Removed the deprecated `y`" and "`z` is dropped" are
     breaking; None when it says neither."""
@@ -349,7 +349,7 @@ def line_category(line: str, state: SectionState) -> Category | None:
         while state.items and state.items[-1].indent >= indent:
             state.items.pop()
         own = item_category(text) or (state.read_item(text) if state.read_item is not None else None)
-        state.items.append(_Item(indent, own, bool(BREAKING_ITEM.search(text)), _mixed_item_kind(text)))
+        state.items.append(_Item(indent, own, bool(BREAKING_ITEM.search(text)), mixed_item_kind(text)))
     elif line.strip() and not line[:1].isspace():
         state.items.clear()  # a paragraph ends the list
     if any(item.breaking for item in state.items):

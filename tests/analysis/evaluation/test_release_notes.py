@@ -1099,3 +1099,24 @@ def test_change_blocks_key_their_pull_requests_by_their_fields():
     notes = parse(BLOCK_NOTES)
     assert notes.prs == {4333: B, 4304: B, 3103: F, 3012: F, 3179: X, 3180: X, 2937: OTH, 2943: F}
     assert 2751 not in notes.prs and 2960 not in notes.prs  # a block's prose names other changes
+
+
+def test_removal_fragments_are_read_for_whether_they_deprecate_or_remove():
+    # towncrier's default `removal` type is titled "Deprecations and Removals": the text says which
+    from analysis.evaluation.release_notes import fragment_notes, fragments_to_read
+
+    span = [
+        ("a", 41, ["aiohttp/streams.py", "CHANGES/41.removal"]),
+        ("b", 42, ["aiohttp/connector.py", "CHANGES/42.removal"]),
+        ("c", 43, ["aiohttp/client.py", "CHANGES/43.feature"]),
+    ]
+    texts = {
+        "CHANGES/41.removal": "Deprecate ``stream.unread_data()``\n",
+        "CHANGES/42.removal": "Drop dead ``Connection.detach()`` and ``Connection.writer``.\n",
+    }
+    wanted = fragments_to_read((sha, paths) for sha, _, paths in span)
+    assert wanted == [("a", "CHANGES/41.removal"), ("b", "CHANGES/42.removal")]
+    notes = fragment_notes([(pr, paths) for _, pr, paths in span], texts)
+    assert notes.prs == {41: D, 42: B, 43: F}
+    # unread, the type word alone names the stronger kind
+    assert fragment_notes([(pr, paths) for _, pr, paths in span]).prs == {41: B, 42: B, 43: F}
