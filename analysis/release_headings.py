@@ -358,6 +358,10 @@ def line_category(line: str, state: SectionState) -> Category | None:
     if section == Category.BREAKING and mixed is not None:
         said = [item.mixed_kind for item in state.items if item.mixed_kind is not None]
         return said[0] if said else mixed
+    if section == Category.CHANGE and state.items and state.items[0].mixed_kind is not None:
+        # "Other changes" › "Support for 3.8 has been removed": a section of changes of no one kind holds what
+        # maintainers took away or deprecated too; the item's own word says it (`mixed_item_kind`)
+        return state.items[0].mixed_kind
     if section is not None:
         return Category(section)
     for item in reversed(state.items):
