@@ -198,7 +198,7 @@ def test_github_whats_changed_with_category_headings():
     assert notes.prs == {
         301: F,  # also under Packaging: the most significant category stays
         302: B,  # the item says it is breaking, whatever its section
-        303: B,  # under "Changes", an item that drops something says so
+        303: B,  # under "Changes", an item that drops support says so
         304: INT,  # the innermost heading with a category word decides
         305: X,  # a first-contribution line lists nobody's change
         306: DEP,  # what users install changed: not internal
@@ -1121,7 +1121,7 @@ def test_removal_fragments_are_read_for_whether_they_deprecate_or_remove():
     assert fragment_notes([(pr, paths) for _, pr, paths in span]).prs == {41: B, 42: B, 43: F}
 
 
-# A compiler's notes: "Other changes" holds the removals and deprecations (no section of their own).
+# A compiler's notes: "Other changes" holds the support withdrawn and the deprecations (no section of their own).
 OTHER_CHANGES = """3.3.0a1 (2026-06-24)
 ====================
 
@@ -1140,6 +1140,9 @@ Other changes
 * ``Shadow.pyi`` has been merged into ``Shadow.py``.
   (Github issue :issue:`7376`)
 
+* Remove the runtime warning for experimental features.
+  (Github issue :issue:`7377`)
+
 Bugs fixed
 ----------
 
@@ -1150,5 +1153,7 @@ Bugs fixed
 
 def test_an_item_under_other_changes_says_what_was_taken_away_or_deprecated():
     prs = parse(OTHER_CHANGES).prs
-    assert {pr: prs[pr] for pr in (7271, 7709, 7710, 7376)} == {7271: B, 7709: B, 7710: D, 7376: C}
+    assert {pr: prs[pr] for pr in (7271, 7709, 7710)} == {7271: B, 7709: B, 7710: D}
+    # a merge, a warning removed: changes like any other
+    assert (prs[7376], prs[7377]) == (C, C)
     assert prs[7400] == X  # a section of one kind decides
