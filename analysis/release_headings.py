@@ -72,7 +72,7 @@ _OVERRIDING = re.compile(
     r"(?<![\w-])(?:breaking|backwards?[- ]incompatib\w*|incompatib\w*|removed|dropped|deprecat\w*)(?![\w-])"
 )
 # A heading that names deprecations and breaking changes as two kinds side by side ("Deprecation & Breaking
-# Changes", "Deprecations and Removals"): its items say which they are (see `_mixed_item_kind`).
+# Changes", "Deprecations and Removals"): its items say which they are (see `mixed_item_kind`).
 _MIXED = re.compile(
     r"(?<![\w-])deprecat\w*\s*(?:and|&|,|/|\+)\s*(?:breaking|removals?|backwards?[- ]incompatib\w*|incompatib\w*)"
     r"|(?<![\w-])(?:breaking|removals?|backwards?[- ]incompatib\w*|incompatib\w*)(?:\s+changes?)?\s*(?:and|&|,|/|\+)\s*"
@@ -88,6 +88,18 @@ _ITEM_TAKEN = re.compile(
     r"(?<![\w-])(?:remov(?:ed|es|e|al)|dropp(?:ed|ing)|drops?|renam(?:ed|es|e)|disabl(?:ed|es|e)|delet(?:ed|es|e)"
     r"|no\s+longer|breaking)(?![\w-])",
     re.IGNORECASE,
+)
+# Words of an item under a heading of changes that say something was withdrawn from users (`withdrawn_kind`).
+_WITHDRAWN = re.compile(
+    r"(?<![\w-])(?:remov\w*|dropp?\w*|discontinu\w*)\s+(?:the\s+)?support(?![\w-])"
+    # "Support for Python 3.8 has been removed", "support for it was also dropped": one sentence ("3.8" in it)
+    r"|(?<![\w-])support\b(?:[^.;]|\.(?=\d)){0,80}?\b(?:has|have|is|are|was|were)\s+(?:\w+\s+){0,2}?"
+    r"(?:removed|dropped|discontinued)"
+    r"|(?<![\w-])no\s+longer\s+(?:supports?|provides?|accepts?|allows?|exposes?|exports?)(?![\w-])",
+    re.IGNORECASE,
+)
+_DEPRECATES = re.compile(
+    r"^\W*deprecat\w*|(?<![\w-])(?:is|are|was|were|been|now)\s+deprecated(?![\w-])", re.IGNORECASE
 )
 # A heading that names a release rather than a kind of change: a version, a date, "Unreleased". With a word
 # of a specific kind it names both ("Backwards incompatible changes in 5.1", "Bug Fixes in This Version"): the
@@ -200,6 +212,9 @@ class _Item:
     category: Category | None  # from the item's own prefix or breaking marker
     breaking: bool
     mixed_kind: Category | None = None  # what it says under a mixed heading: deprecated, or taken away
+    withdrawn: Category | None = (
+        None  # what it says under a heading of changes: support withdrawn, deprecated
+    )
 
 
 @dataclass(slots=True)
@@ -292,7 +307,7 @@ def item_category(text: str) -> Category | None:
     return None
 
 
-def _mixed_item_kind(text: str) -> Category | None:
+def mixed_item_kind(text: str) -> Category | None:
     """Under a heading of deprecations and breaking changes, the kind an item's first such word names: "`x` is
     deprecated, it will be removed" is a deprecation, "Removed the deprecated `y`" and "`z` is dropped" are
     breaking; None when it says neither."""
@@ -302,6 +317,16 @@ def _mixed_item_kind(text: str) -> Category | None:
     if taken is None or (deprecated is not None and deprecated.start() < taken.start()):
         return Category.DEPRECATION
     return Category.BREAKING
+
+
+def withdrawn_kind(text: str) -> Category | None:
+    """Under a heading of changes of no one kind, what an item says was withdrawn from users: support
+    removed ("Drop support for 3.9", "Support for 3.8 has been removed", "`x` no longer accepts `None`") is
+    breaking, a deprecation ("Deprecate `y`", "`z` is deprecated") a deprecation; None for the rest, a
+    "Remove …" of a warning or of redundant work included (a change like any other)."""
+    if _WITHDRAWN.search(text):
+        return Category.BREAKING
+    return Category.DEPRECATION if _DEPRECATES.search(text) else None
 
 
 def heading_line(line: str, nxt: str, state: SectionState) -> tuple[float, str] | None:
@@ -367,7 +392,9 @@ def line_category(line: str, state: SectionState) -> Category | None:
         while state.items and state.items[-1].indent >= indent:
             state.items.pop()
         own = item_category(text) or (state.read_item(text) if state.read_item is not None else None)
-        state.items.append(_Item(indent, own, bool(BREAKING_ITEM.search(text)), _mixed_item_kind(text)))
+        state.items.append(
+            _Item(indent, own, bool(BREAKING_ITEM.search(text)), mixed_item_kind(text), withdrawn_kind(text))
+        )
     elif line.strip() and not line[:1].isspace():
         state.items.clear()  # a paragraph ends the list
     if any(item.breaking for item in state.items):
@@ -376,6 +403,10 @@ def line_category(line: str, state: SectionState) -> Category | None:
     if section == Category.BREAKING and mixed is not None:
         said = [item.mixed_kind for item in state.items if item.mixed_kind is not None]
         return said[0] if said else mixed
+    if section == Category.CHANGE and state.items and state.items[0].withdrawn is not None:
+        # "Other changes" › "Support for 3.8 has been removed": a section of changes of no one kind holds what
+        # maintainers withdrew too, in words that say so (`withdrawn_kind`)
+        return state.items[0].withdrawn
     if section is not None:
         return Category(section)
     for item in reversed(state.items):

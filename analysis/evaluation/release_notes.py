@@ -62,7 +62,13 @@ from analysis.paths import RELEASE_NOTES_STEMS
 from analysis.release_blocks import change_blocks
 from analysis.release_headings import RELEASE_HEADING, Category, clean, listed_lines
 from analysis.release_verbs import item_reader
-from analysis.surface.release_entries import MAX_ENTRIES, fragment_category, fragment_type, is_fragment_file
+from analysis.surface.release_entries import (
+    MAX_ENTRIES,
+    fragment_category,
+    fragment_type,
+    is_fragment_file,
+    text_decides,
+)
 from analysis.titles import PR_DIGITS
 
 UNLISTED = "unlisted"  # a PR the notes do not list, in a repository that lists its user-facing changes
@@ -220,13 +226,13 @@ def fragment_notes(
 
 def fragments_to_read(commits: Iterable[tuple[str, Sequence[str]]]) -> list[tuple[str, str]]:
     """(commit sha, path) of the fragments `fragment_notes` needs the text of: those a commit adds whose
-    name carries no type, at most MAX_FRAGMENT_READS. `commits`: (sha, changed paths) in time order."""
+    name carries no type or a mixed one (`release_entries.text_decides`), at most MAX_FRAGMENT_READS. `commits`: (sha, changed paths) in time order."""
     spans = list(commits)
     wanted = [
         (sha, path)
         for (sha, _), new in zip(spans, _added_fragments(paths for _, paths in spans), strict=True)
         for path in new
-        if fragment_category(path) is None
+        if text_decides(path)
     ]
     return wanted[:MAX_FRAGMENT_READS]
 

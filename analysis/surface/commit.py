@@ -33,6 +33,7 @@ from analysis.surface.pairing import pair_renames, without_moved_names, without_
 from analysis.surface.python import Collected, FileSurface, python_surface
 from analysis.surface.release_entries import notes_to_read, placed_entries
 from analysis.surface.requirements import packaging_changes
+from analysis.surface.stubs import merged_stubs
 
 # Files read per commit: a commit touching more is read in part, the files users reach first.
 MAX_FILES_PER_COMMIT = 150
@@ -184,6 +185,9 @@ def read_surface(
                 continue
             found = tree_surface(f.path, before, f.after, language=kind)
             results.append(FileSurface(found.changes + knobs.changes, found.shapes))
+    merged = merged_stubs(files)
+    if merged:  # a stub deleted beside the module it described: the module's own facts say what changed
+        results = [replace(r, changes=[c for c in r.changes if c.path not in merged]) for r in results]
     modules = _modules(files, packaging, packaging_before or packaging, shipped, results)
     if modules.moved:  # names that moved with their module are said by the module's fact
         results = [replace(r, changes=[c for c in r.changes if id(c) not in modules.moved]) for r in results]

@@ -2,7 +2,9 @@
 - its name: towncrier's `<id>.<type>[.<n>].<suffix>` (`1234.bugfix.rst`, `Reader.1234.enhancement.rst`);
 - its text, where the tool keeps the type inside the file: reno's YAML sections (`features:`, `upgrade:`,
   `fixes:`, also a project's own `features_<area>:`), a reST `.. change::` block's `:tags: bug, orm` line,
-  a changeset's front matter (`"pkg": major|minor|patch`, the version bump the change asks for).
+  a changeset's front matter (`"pkg": major|minor|patch`, the version bump the change asks for);
+- both, where the name's type names deprecations and removals together (towncrier's default `removal`,
+  "Deprecations and Removals"): its text says which, as an item under such a heading does.
 Pure: a path and the lines a commit adds in, a category out. Read by analysis/surface/release_entries.py.
 """
 
@@ -41,6 +43,9 @@ _SECTIONS = {
     "prelude": Category.OTHER,
 }
 _BUMPS = {"major": Category.BREAKING, "minor": Category.FEATURE, "patch": Category.FIX}
+# Type words whose section names deprecations and removals together: towncrier's default `removal` type is
+# titled "Deprecations and Removals", so its fragments say which they are, as items under such a heading do.
+_MIXED_TYPES = frozenset({"removal", "removals"})
 
 _YAML_KEY = re.compile(r"^([a-z][a-z0-9_]{0,40}):\s*(?:[|>][-+]?\s*)?$")
 _FIELD = re.compile(r"^\s*:[\w-]{1,40}:(?:\s|$)")  # a reST field (`:tickets: 123`), not a role (`:class:`)
@@ -60,6 +65,17 @@ def type_category(kind: str) -> Category | None:
 def name_category(name: str) -> Category | None:
     """The type a fragment's file name carries: its last word before the suffix and an optional counter,
     after at least an id (`1234.feature.md`, `+orphan.bugfix.rst`, `Reader.1234.enhancement.rst`)."""
+    kind = _type_word(name)
+    return type_category(kind) if kind is not None else None
+
+
+def is_mixed_name(name: str) -> bool:
+    """Whether a fragment's name carries a type that names deprecations and removals together (its text
+    decides which: analysis/release_headings.mixed_item_kind)."""
+    return _type_word(name) in _MIXED_TYPES
+
+
+def _type_word(name: str) -> str | None:
     parts = name.lower().split(".")
     if len(parts) > 2 and parts[-1] in _SUFFIXES:
         parts.pop()
@@ -67,7 +83,7 @@ def name_category(name: str) -> Category | None:
         parts.pop()
     if len(parts) < 2 or not parts[0] or not _TYPE.match(parts[-1]):
         return None
-    return type_category(parts[-1])
+    return parts[-1]
 
 
 def text_category(path: str, added: Sequence[str]) -> Category | None:

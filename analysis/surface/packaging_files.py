@@ -36,12 +36,14 @@ def is_requirements_file(path: str) -> bool:
 
 
 # A requirements file named for a development task (tests, docs, CI jobs, translation or release
-# scripts) installs tools for the maintainers, not what users get. Not "build": what building from source
+# scripts, the changelog) or for a maintainers' tool (a test runner, a linter, a docs or news-fragment
+# builder) installs tools for the maintainers, not what users get. Not "build": what building from source
 # needs is everyone's who does (`is_build_requirements`).
 _DEV_REQUIREMENTS = re.compile(
     r"(^|[^a-z])(dev|develop|development|test|tests|testing|doc|docs|lint|ci|bench|benchmark|"
     r"typing|mypy|format|style|coverage|github|actions|workflows?|translations?|i18n|l10n|release|"
-    r"publish|deploy|pre-commit|precommit|tools?|tooling|scripts?|examples?|notebooks?|tox|nox)([^a-z]|$)"
+    r"publish|deploy|pre-commit|precommit|tools?|tooling|scripts?|examples?|notebooks?|tox|nox|"
+    r"changelog|news|towncrier|sphinx|pytest|flake8|pylint|ruff|isort)([^a-z]|$)"
 )
 
 

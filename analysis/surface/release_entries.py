@@ -45,9 +45,10 @@ from analysis.release_headings import (
     item_text,
     line_category,
     listed_lines,
+    mixed_item_kind,
 )
 from analysis.release_verbs import item_reader
-from analysis.surface.fragment_types import body_lines, name_category, text_category
+from analysis.surface.fragment_types import body_lines, is_mixed_name, name_category, text_category
 
 MAX_ENTRIES = 3  # more in one commit: a collected release (or a notes rewrite), not one change's declaration
 MAX_TEXT = 100  # characters of an entry's text kept (untrusted: said in quotes, shortened)
@@ -255,12 +256,21 @@ def _fragment_kind(change: FileChange) -> Category | None:
 
 def fragment_type(path: str, text: Sequence[str] | None) -> Category | None:
     """A news fragment's category from its name, else from its text's lines (`text`: the fragment as it was
-    added; None: not known); None when the path is no fragment or neither says. The one reading of a fragment
+    added; None: not known), from both where the name's type is a mixed one (`is_mixed_name`); None when the path is no fragment or neither says. The one reading of a fragment
     for a commit's own entries and for eval's key (analysis/evaluation/release_notes.fragment_notes)."""
     found = fragment_category(path)
+    if found is not None and text is not None and is_mixed_name(path.rpartition("/")[2]):
+        # "Deprecate `x`" in a `removal` fragment is a deprecation; "Drop `y`" or neither word: a removal
+        return mixed_item_kind(" ".join(body_lines(text))) or found
     if found is not None or text is None or not _in_fragment_dir(path.lower().split("/")[:-1]):
         return found
     return text_category(path, text)
+
+
+def text_decides(path: str) -> bool:
+    """Whether a fragment's category needs its text: its name carries no type, or one that names
+    deprecations and removals together."""
+    return fragment_category(path) is None or is_mixed_name(path.rpartition("/")[2])
 
 
 def is_fragment_file(path: str) -> bool:

@@ -208,7 +208,7 @@ def test_github_whats_changed_with_category_headings():
     assert notes.prs == {
         301: F,  # also under Packaging: the most significant category stays
         302: B,  # the item says it is breaking, whatever its section
-        303: C,
+        303: B,  # under "Changes", an item that drops support says so
         304: INT,  # the innermost heading with a category word decides
         305: X,  # a first-contribution line lists nobody's change
         306: DEP,  # what users install changed: not internal
@@ -216,9 +216,8 @@ def test_github_whats_changed_with_category_headings():
     }
     assert 77 not in notes.prs and 78 not in notes.prs and 399 not in notes.prs
     assert notes.counts == {
-        "breaking": 1,
+        "breaking": 2,
         "feature": 1,
-        "change": 1,
         "fix": 1,
         "dependencies": 1,
         "internal": 1,
@@ -1132,3 +1131,62 @@ def test_change_blocks_key_their_pull_requests_by_their_fields():
     notes = parse(BLOCK_NOTES)
     assert notes.prs == {4333: B, 4304: B, 3103: F, 3012: F, 3179: X, 3180: X, 2937: OTH, 2943: F}
     assert 2751 not in notes.prs and 2960 not in notes.prs  # a block's prose names other changes
+
+
+def test_removal_fragments_are_read_for_whether_they_deprecate_or_remove():
+    # towncrier's default `removal` type is titled "Deprecations and Removals": the text says which
+    from analysis.evaluation.release_notes import fragment_notes, fragments_to_read
+
+    span = [
+        ("a", 41, ["aiohttp/streams.py", "CHANGES/41.removal"]),
+        ("b", 42, ["aiohttp/connector.py", "CHANGES/42.removal"]),
+        ("c", 43, ["aiohttp/client.py", "CHANGES/43.feature"]),
+    ]
+    texts = {
+        "CHANGES/41.removal": "Deprecate ``stream.unread_data()``\n",
+        "CHANGES/42.removal": "Drop dead ``Connection.detach()`` and ``Connection.writer``.\n",
+    }
+    wanted = fragments_to_read((sha, paths) for sha, _, paths in span)
+    assert wanted == [("a", "CHANGES/41.removal"), ("b", "CHANGES/42.removal")]
+    notes = fragment_notes([(pr, paths) for _, pr, paths in span], texts)
+    assert notes.prs == {41: D, 42: B, 43: F}
+    # unread, the type word alone names the stronger kind
+    assert fragment_notes([(pr, paths) for _, pr, paths in span]).prs == {41: B, 42: B, 43: F}
+
+
+# A compiler's notes: "Other changes" holds the support withdrawn and the deprecations (no section of their own).
+OTHER_CHANGES = """3.3.0a1 (2026-06-24)
+====================
+
+Other changes
+-------------
+
+* Support for Python 3.8 has been removed.
+  (Github issue :issue:`7271`)
+
+* Coroutines no longer provide the legacy ``_is_coroutine`` property.
+  (Github issue :issue:`7709`)
+
+* The ``old_flag`` option is deprecated; use ``new_flag``.
+  (Github issue :issue:`7710`)
+
+* ``Shadow.pyi`` has been merged into ``Shadow.py``.
+  (Github issue :issue:`7376`)
+
+* Remove the runtime warning for experimental features.
+  (Github issue :issue:`7377`)
+
+Bugs fixed
+----------
+
+* ``x()`` no longer crashes on empty input.
+  (Github issue :issue:`7400`)
+"""
+
+
+def test_an_item_under_other_changes_says_what_was_taken_away_or_deprecated():
+    prs = parse(OTHER_CHANGES).prs
+    assert {pr: prs[pr] for pr in (7271, 7709, 7710)} == {7271: B, 7709: B, 7710: D}
+    # a merge, a warning removed: changes like any other
+    assert (prs[7376], prs[7377]) == (C, C)
+    assert prs[7400] == X  # a section of one kind decides

@@ -578,6 +578,7 @@ def test_requirements_files_for_the_maintainers_tasks_are_not_what_users_install
     for path in (
         "requirements-dev.txt", "requirements/ci-gpu.txt", "requirements-ci.txt", "requirements/lint.txt",
         "requirements/dev/base.txt", "python/requirements-test.in", "test-requirements.txt", "requirements/coverage.txt",
+        "requirements/towncrier.txt", "requirements/sphinx.txt", "requirements-pytest.txt",
     ):  # fmt: skip
         assert is_dev_requirements(path), path
     for path in (

@@ -117,6 +117,21 @@ def test_towncrier_fragment_added_with_the_code():
 
 
 @pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        ("Deprecate ``stream.unread_data()``", Category.DEPRECATION),
+        ("Deprecated use of boolean in ``resp.enable_compression()``", Category.DEPRECATION),
+        ("Drop dead ``Connection.detach()``.", Category.BREAKING),
+        ("Encourage creation of public objects inside a coroutine", Category.BREAKING),  # neither: the type's
+    ],
+)
+def test_a_removal_fragment_says_whether_it_deprecates_or_removes(text, category):
+    # towncrier's default `removal` type is titled "Deprecations and Removals"
+    fragment = FileChange("CHANGES/3260.removal", "added", 1, 0, f"@@ -0,0 +1 @@\n+{text}\n")
+    assert [e.category for e in declared_entries(commit(CODE, fragment))] == [category]
+
+
+@pytest.mark.parametrize(
     ("path", "category"),
     [
         ("newsfragments/1234.bugfix.rst", Category.FIX),
