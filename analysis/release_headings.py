@@ -212,9 +212,8 @@ class _Item:
     category: Category | None  # from the item's own prefix or breaking marker
     breaking: bool
     mixed_kind: Category | None = None  # what it says under a mixed heading: deprecated, or taken away
-    withdrawn: Category | None = (
-        None  # what it says under a heading of changes: support withdrawn, deprecated
-    )
+    # what it says under a heading of changes: support withdrawn, deprecated
+    withdrawn: Category | None = None
 
 
 @dataclass(slots=True)

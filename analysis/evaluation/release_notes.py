@@ -226,7 +226,8 @@ def fragment_notes(
 
 def fragments_to_read(commits: Iterable[tuple[str, Sequence[str]]]) -> list[tuple[str, str]]:
     """(commit sha, path) of the fragments `fragment_notes` needs the text of: those a commit adds whose
-    name carries no type or a mixed one (`release_entries.text_decides`), at most MAX_FRAGMENT_READS. `commits`: (sha, changed paths) in time order."""
+    name carries no type or a mixed one (`release_entries.text_decides`), at most MAX_FRAGMENT_READS.
+    `commits`: (sha, changed paths) in time order."""
     spans = list(commits)
     wanted = [
         (sha, path)
