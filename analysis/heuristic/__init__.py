@@ -165,7 +165,9 @@ if TYPE_CHECKING:
 # abstract method in an existing public class is breaking (abstract_added); a CMake build's options are its users'
 # flags where it exports a package config (surface-26); a title led by a capability verb (Add, Support, Allow …;
 # untagged or under a feature/model tag) is a feature claim where code users run changed; C/C++ `#` lines are code
-RUBRIC_VERSION = "h35"
+# h36: "Pull out", "Factor out", "Break out", "Extract" lead a restructuring's title; what surface-27 reads
+# (dev requirements files, merged stubs, a removal fragment that deprecates) ranks as those facts say
+RUBRIC_VERSION = "h36"
 
 
 def counted_lines(commit: Commit) -> int:

@@ -41,24 +41,13 @@ log = logging.getLogger(__name__)
 
 # Bump when the parsers find something new or differently: the stored facts of older versions are
 # then read again (they stay in the store, unused).
-# surface-16 .. surface-22: see CHANGELOG.md (docs mentions, requirements, retyped defaults, reorders, prose)
-# surface-23: packaging folders written with ./ are read (the package shipped nothing); a renamed entry point
-#             carries its new name; a C++/Rust function renamed under a namespace or type is one rename;
-#             a TableGen option's default is its C++ value (10, not "10")
-# surface-24: a definition moved to another module and imported back, a re-export `import X as X`, **kwargs
-#             aliases read where the old key is read; C++ overloads told apart by parameter types; a CMake/Meson
-#             project version is a release version; scikit-build-core ships its package and native sources;
-#             registrations (register* calls and decorators, registry mappings) compared by key; public aliases,
-#             class-body literals and exception bases (class_changes.py); setuptools extensions' sources and
-#             include_dirs, CMake-built native trees and meson-python's installs shipped; build requirements
-# surface-25: release pages and news fragments are no docs mentioning a name (doc_mentions.py); vendored-looking
-#             trees (`third_party/<x>/`) parsed, their facts kept where the history says the branch maintains
-#             them; a release-notes item placed under its heading by the notes' text (RELEASE_ENTRY facts)
-# surface-26: packages a setup.py computes (setup_py_packages.py); a same-file Extension subclass's arguments; TableGen
-#             facts inside Python distributions; C/C++ headers through macro namespaces, inline methods; CMake
-#             options of an exported package; nested testing/ a module; abstract methods added; a class turned
-#             record keeps its constructor; notes items by their leading verb where a file is written that way
-PARSER_VERSION = "surface-26"
+# surface-16 .. surface-26: see CHANGELOG.md (docs mentions, requirements, retyped defaults, reorders, prose,
+#             packaging folders, moved definitions, registrations, vendored trees, computed setup.py packages)
+# surface-27: setup.py keywords through named constants and setup(**metadata); a requirements file installing its
+#             own checkout, or named for a maintainers' tool, is a dev file; a warning module __getattr__ deprecates
+#             the names it serves; a .pyi stub merged into its module removes nothing; a towncrier `removal`
+#             fragment's text says deprecation or removal; a conventional scope ci/tests/docs/examples decides
+PARSER_VERSION = "surface-27"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
 # Worker processes only from this many commits to read on (and two batches): a digest day (~45 commits)
