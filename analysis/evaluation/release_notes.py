@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -62,16 +62,10 @@ from analysis.paths import RELEASE_NOTES_STEMS
 from analysis.release_blocks import change_blocks
 from analysis.release_headings import RELEASE_HEADING, Category, clean, listed_lines
 from analysis.release_verbs import item_reader
-from analysis.surface.release_entries import (
-    MAX_ENTRIES,
-    fragment_category,
-    fragment_type,
-    is_fragment_file,
-    text_decides,
-)
 from analysis.titles import PR_DIGITS
 
 UNLISTED = "unlisted"  # a PR the notes do not list, in a repository that lists its user-facing changes
+
 
 # Where release notes usually live, tried in this order (case-insensitive); a bounded search, no names
 # of any one repository.
@@ -80,10 +74,6 @@ ROOT_SUFFIXES = (".md", ".rst", ".markdown", ".txt", "")
 DOCS_PREFIXES = ("release-notes", "release_notes", "releasenotes", "changelog")
 DOCS_SUFFIXES = (".md", ".rst", ".markdown")
 MAX_CANDIDATES = 6
-# Fragments whose type is in their text, read in one span (a read each on a forge's API): enough for months of
-# a busy project's fragments, bounded for a span of years.
-MAX_FRAGMENT_READS = 1_000
-MAX_FRAGMENT_BYTES = 64_000  # a fragment is a paragraph; a bigger file in a fragment folder is something else
 
 # "Lists its user-facing changes": within the stretch of the span its notes cover, at least this many of
 # the span's pull requests are listed, and at least this share of them. Below that (a file of highlights
@@ -95,7 +85,7 @@ _LINK_DEFINITION = re.compile(r"^ {0,3}\[([^\]]+)\]:\s*<?(\S+?)>?\s*(?:\"[^\"]*\
 _LINK_REFERENCE = re.compile(r"\]\[([^\]]{1,100})\]|\[([^\]]{1,100})\](?![(\[:])")
 
 # A pull request or issue URL on any forge (GitHub, GitHub Enterprise, GitLab's /-/merge_requests).
-_URL = re.compile(
+PR_URL = re.compile(
     rf"https?://[^\s/()<>\]]+/([\w.-]+)/([\w.-]+)/(?:-/)?(?:pull|pulls|issues|merge_requests)/({PR_DIGITS})\b"
 )
 # A Markdown link [text](url) or a reST one `text <url>`_.
@@ -105,16 +95,11 @@ _LINK = re.compile(
 _QUALIFIED = re.compile(rf"(?<![\w/.#-])([\w.-]+/[\w.-]+)#({PR_DIGITS})\b")
 _PLAIN = re.compile(rf"(?<![\w/&#-])#({PR_DIGITS})\b")
 # A reST role naming one number or a list (":pr:`967, 976`", as Pallets' notes write several).
-_ROLE = re.compile(
+PR_ROLE = re.compile(
     rf":(?:pr|pull|issue|gh|ghpull|ghissue):`(?:[^`<]{{0,200}}<)?"
     rf"(#?{PR_DIGITS}(?:,[ ]{{0,3}}#?{PR_DIGITS}){{0,30}})>?`"
 )
 _DIGITS = re.compile(PR_DIGITS)
-# What a news fragment names for itself: `1234.feature.rst`'s number, a `:tickets: 1, 2` field (reST
-# `.. change::` blocks), "(#1234)".
-_NAME_NUMBER = re.compile(rf"^({PR_DIGITS})(?:\.|$)")
-_NUMBERS_FIELD = re.compile(r"^\s*:(?:tickets?|prs?|pulls?|issues?):[ \t]+([\d, \t#]{1,200})$")
-_PARENTHESISED = re.compile(rf"\(#({PR_DIGITS})\)")
 # A commit URL on any forge (GitHub's /commit/, GitLab's /-/commit/), with an abbreviated or full sha.
 _COMMIT_URL = re.compile(r"https?://[^\s/()<>\]]+/([\w.-]+)/([\w.-]+)/(?:-/)?commits?/([0-9a-fA-F]{7,40})\b")
 # A sha in plain text: lower-case hex, 7 to 40 characters, standing alone. Not `owner/repo@sha` or a path's
@@ -189,81 +174,6 @@ def _commit_references(line: str, home: str | None) -> list[str]:
     # a sha has letters and digits: an all-digit run is a number, an all-letter one a word ("defaced")
     bare = [s for s in _BARE_SHA.findall(rest) if not s.isdigit() and not s.isalpha()]
     return list(dict.fromkeys(linked + bare))
-
-
-def fragment_notes(
-    commits: Iterable[tuple[int | None, Sequence[str]]], texts: Mapping[str, str | None] | None = None
-) -> ReleaseNotes:
-    """The notes a span's news fragments make: each pull request with the most significant category of the
-    fragments written for it. `commits`: (pull request, changed paths) in time order; paths only, so a
-    fragment belongs to the first commit that touches it (the release that deletes it comes later), and a
-    commit touching more than MAX_ENTRIES fragments is a release compiling them, not one change's declaration.
-    `texts`: {path: the fragment's text as that commit added it} (`fragments_to_read`'s), for the fragments
-    whose type is in their text, not their name (reno, changesets, `.. change::` blocks): read the way a
-    commit's own entries are (analysis/surface/release_entries.fragment_type).
-
-    A fragment is written for the pull requests it names where they landed in the span (its name's number,
-    `1234.feature.rst`; in its text a `:tickets:`/`:pr:` field or role, a pull-request URL, a "(#N)"), else
-    for the pull request that added it: a number that landed nothing (an issue's) says nothing."""
-    texts = texts or {}
-    spans = list(commits)
-    landed = {pr for pr, _ in spans if pr is not None}
-    found: dict[int, Category] = {}
-    for (pr, _), new in zip(spans, _added_fragments(paths for _, paths in spans), strict=True):
-        for path in new:
-            text = texts.get(path)
-            lines = text.replace("\r\n", "\n").split("\n") if text is not None else None
-            category = fragment_type(path, lines)
-            if category is None:
-                continue
-            named = [n for n in _fragment_numbers(path, lines or ()) if n in landed]
-            for number in named or ([pr] if pr is not None else []):
-                current = found.get(number)
-                if current is None or category.significance < current.significance:
-                    found[number] = category
-    return ReleaseNotes(found)
-
-
-def fragments_to_read(commits: Iterable[tuple[str, Sequence[str]]]) -> list[tuple[str, str]]:
-    """(commit sha, path) of the fragments `fragment_notes` needs the text of: those a commit adds whose
-    name carries no type or a mixed one (`release_entries.text_decides`), at most MAX_FRAGMENT_READS.
-    `commits`: (sha, changed paths) in time order."""
-    spans = list(commits)
-    wanted = [
-        (sha, path)
-        for (sha, _), new in zip(spans, _added_fragments(paths for _, paths in spans), strict=True)
-        for path in new
-        if text_decides(path)
-    ]
-    return wanted[:MAX_FRAGMENT_READS]
-
-
-def _added_fragments(commits: Iterable[Sequence[str]]) -> Iterator[list[str]]:
-    """For each commit in time order, the fragments it touches first; none for a release compiling more than
-    MAX_ENTRIES of them."""
-    seen: set[str] = set()
-    for paths in commits:
-        mine = [p for p in paths if fragment_category(p) is not None or is_fragment_file(p)]
-        new = [p for p in mine if p not in seen]
-        seen.update(mine)
-        yield new if len(mine) <= MAX_ENTRIES else []
-
-
-def _fragment_numbers(path: str, lines: Iterable[str]) -> list[int]:
-    """The numbers a fragment names for itself: its name's leading number, its fields and roles, its
-    pull-request URLs and "(#N)" (a bare "#N" in prose may name the change it fixes, not its own)."""
-    found: list[int] = []
-    m = _NAME_NUMBER.match(path.rpartition("/")[2])
-    if m:
-        found.append(int(m.group(1)))
-    for line in lines:
-        field = _NUMBERS_FIELD.match(line)
-        if field:
-            found += [int(n) for n in _DIGITS.findall(field.group(1))]
-        found += [int(n) for listed in _ROLE.findall(line) for n in _DIGITS.findall(listed)]
-        found += [int(m.group(3)) for m in _URL.finditer(line)]
-        found += [int(n) for n in _PARENTHESISED.findall(line)]
-    return list(dict.fromkeys(found))
 
 
 def candidates(paths: Iterable[str]) -> list[str]:
@@ -361,7 +271,7 @@ def _references(line: str, definitions: dict[str, int | None], home: str | None)
 
     def link(m: re.Match[str]) -> str:
         # "[#12](…/other/repo/pull/12)": the link's target decides, not its text.
-        url = _URL.search(m.group(0))
+        url = PR_URL.search(m.group(0))
         if url is None:
             return m.group(0)
         number = own(url)
@@ -370,17 +280,17 @@ def _references(line: str, definitions: dict[str, int | None], home: str | None)
         return " "
 
     rest = _LINK.sub(link, line)
-    for m in _URL.finditer(rest):
+    for m in PR_URL.finditer(rest):
         number = own(m)
         if number is not None:
             found.append(number)
-    rest = _URL.sub(" ", rest)
+    rest = PR_URL.sub(" ", rest)
     for m in _QUALIFIED.finditer(rest):
         if home is not None and m.group(1).lower() == home:
             found.append(int(m.group(2)))
     rest = _QUALIFIED.sub(" ", rest)
     found += [int(n) for n in _PLAIN.findall(rest)]
-    found += [int(n) for listed in _ROLE.findall(rest) for n in _DIGITS.findall(listed)]
+    found += [int(n) for listed in PR_ROLE.findall(rest) for n in _DIGITS.findall(listed)]
     for m in _LINK_REFERENCE.finditer(line):
         number = definitions.get((m.group(1) or m.group(2)).lower())
         if number is not None:
@@ -394,7 +304,7 @@ def _link_definitions(lines: list[str]) -> dict[str, int | None]:
     for line in lines:
         m = _LINK_DEFINITION.match(line)
         if m:
-            url = _URL.search(m.group(2))
+            url = PR_URL.search(m.group(2))
             out[m.group(1).lower()] = int(url.group(3)) if url else None
     return out
 
@@ -402,7 +312,7 @@ def _link_definitions(lines: list[str]) -> dict[str, int | None]:
 def _home(text: str, definitions: dict[str, int | None], repo: str | None) -> str | None:
     """The repository the notes' links belong to: the caller's when the links name it, else the one
     they name most often; None when they name none (every plain #N is then the notes' own)."""
-    named = Counter(f"{m.group(1)}/{m.group(2)}".lower() for m in _URL.finditer(text))
+    named = Counter(f"{m.group(1)}/{m.group(2)}".lower() for m in PR_URL.finditer(text))
     if not named:
         return None
     if repo and repo.lower() in named:

@@ -258,7 +258,7 @@ def fragment_type(path: str, text: Sequence[str] | None) -> Category | None:
     """A news fragment's category from its name, else from its text's lines (`text`: the fragment as it was
     added; None: not known), from both where the name's type is a mixed one (`is_mixed_name`); None when the
     path is no fragment or neither says. The one reading of a fragment for a commit's own entries and for
-    eval's key (analysis/evaluation/release_notes.fragment_notes)."""
+    eval's key (analysis/evaluation/notes_fragments.fragment_notes)."""
     found = fragment_category(path)
     if found is not None and text is not None and is_mixed_name(path.rpartition("/")[2]):
         # "Deprecate `x`" in a `removal` fragment is a deprecation; "Drop `y`" or neither word: a removal

@@ -10,17 +10,8 @@ from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from analysis.errors import SourceError
-from analysis.evaluation.release_notes import (
-    MAX_FRAGMENT_BYTES,
-    Landed,
-    NotesKey,
-    ReleaseNotes,
-    candidates,
-    fragment_notes,
-    fragments_to_read,
-    notes_key,
-    parse,
-)
+from analysis.evaluation.notes_fragments import MAX_FRAGMENT_BYTES, fragment_notes, fragments_to_read
+from analysis.evaluation.release_notes import Landed, NotesKey, ReleaseNotes, candidates, notes_key, parse
 from analysis.history.followups import PastCommit
 
 # Where the notes key was read when the span's news fragments made it (`fragment_notes`).

@@ -739,7 +739,7 @@ def test_a_run_of_digits_too_long_for_a_pull_request_is_no_reference():
 
 
 def test_news_fragments_make_a_key_by_the_pull_request_that_adds_them():
-    from analysis.evaluation.release_notes import fragment_notes
+    from analysis.evaluation.notes_fragments import fragment_notes
 
     span = [
         (11, ["src/a.py", "changes/11.feature.md"]),
@@ -931,7 +931,7 @@ CHANGE_BLOCK_ISSUE = (
 
 
 def test_fragments_typed_by_their_text_key_the_pull_request_they_name_else_the_one_adding_them():
-    from analysis.evaluation.release_notes import fragment_notes, fragments_to_read
+    from analysis.evaluation.notes_fragments import fragment_notes, fragments_to_read
 
     span = [
         ("a", 21, ["nova/filters.py", "releasenotes/notes/zone-filter-removal-587f7337.yaml"]),
@@ -964,7 +964,7 @@ def test_fragments_typed_by_their_text_key_the_pull_request_they_name_else_the_o
 
 
 def test_a_compiled_notes_file_in_a_fragment_folder_is_no_fragment():
-    from analysis.evaluation.release_notes import fragment_notes, fragments_to_read
+    from analysis.evaluation.notes_fragments import fragment_notes, fragments_to_read
 
     span = [("a", 40, ["lib/x.py", "doc/build/changelog/changelog_20.rst"])]
     assert fragments_to_read((sha, paths) for sha, _, paths in span) == []
@@ -1135,7 +1135,7 @@ def test_change_blocks_key_their_pull_requests_by_their_fields():
 
 def test_removal_fragments_are_read_for_whether_they_deprecate_or_remove():
     # towncrier's default `removal` type is titled "Deprecations and Removals": the text says which
-    from analysis.evaluation.release_notes import fragment_notes, fragments_to_read
+    from analysis.evaluation.notes_fragments import fragment_notes, fragments_to_read
 
     span = [
         ("a", 41, ["aiohttp/streams.py", "CHANGES/41.removal"]),
