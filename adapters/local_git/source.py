@@ -6,7 +6,7 @@ what we parse (git_cli.py); the output is parsed as bytes (git_output.py); files
 file_reads.py's, which commit a branch name reads branches.py's. Here: the repository (discovery, its
 name, default branch), a window's commits (a first-parent walk that survives clock skew) or known shas',
 whether the clone has nothing as recent as a day (newest_before, with a warning), full commits in batches,
-a span's history in parallel passes, and shallow clones.
+a span's history (read by history_reads.py), and shallow clones.
 """
 
 from __future__ import annotations
