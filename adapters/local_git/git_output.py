@@ -190,8 +190,9 @@ def _section(text: bytes) -> Patch:
     return Patch(text_of(body), body.count(b"\n+"), body.count(b"\n-"), False)
 
 
-def parse_history(text: str, nonce: str) -> list[PastCommit]:
-    """`git log --numstat` output whose headers and messages are framed by nonce, newest first."""
+def parse_history(text: str, nonce: str, *, counted: bool = True) -> list[PastCommit]:
+    """`git log --numstat` output whose headers and messages are framed by nonce, newest first. counted=False:
+    `git log --name-only` output, each path with 0 lines."""
     parts = text.split(nonce)
     # parts: ["", "<sha> <ct>\t<name>\t<email>\n<message>", "\n<numstat lines>\n", ...]
     result: list[PastCommit] = []
@@ -202,6 +203,9 @@ def parse_history(text: str, nonce: str) -> list[PastCommit]:
         sha, _, stamp = head.partition(" ")
         files = []
         for line in parts[i + 1].splitlines():
+            if not counted:
+                files += [(line, 0)] if line else []
+                continue
             added, tab, rest = line.partition("\t")
             deleted, tab2, path = rest.partition("\t")
             if tab and tab2 and path:

@@ -6,16 +6,14 @@ what we parse (git_cli.py); the output is parsed as bytes (git_output.py); files
 file_reads.py's, which commit a branch name reads branches.py's. Here: the repository (discovery, its
 name, default branch), a window's commits (a first-parent walk that survives clock skew) or known shas',
 whether the clone has nothing as recent as a day (newest_before, with a warning), full commits in batches,
-a span's history in parallel passes, and shallow clones.
+a span's history (read by history_reads.py), and shallow clones.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import re
-import secrets
 import shutil
 from collections.abc import Awaitable, Sequence
 from dataclasses import replace
@@ -28,7 +26,6 @@ from adapters.local_git.file_reads import FileReads, kept_blobs, kept_trees
 from adapters.local_git.git_cli import (
     LOG_OPTIONS,
     NO_GIT,
-    ReadCount,
     first_line,
     git_env,
 )
@@ -38,11 +35,11 @@ from adapters.local_git.git_output import (
     Patch,
     commit_time,
     file_changes,
-    parse_history,
     parse_meta,
     stamped,
     text_of,
 )
+from adapters.local_git.history_reads import HISTORY_PASSES, HistoryReads
 from adapters.local_git.patch_reads import PatchReads
 from adapters.local_git.remote import RemoteRepo, parse_remote_url, searched_where
 from adapters.local_git.shallow import ShallowCut
@@ -63,10 +60,6 @@ DEFAULT_SINCE_MARGIN = timedelta(days=30)
 # largest) while a page still holds commits at or after the bound: see LocalGitSource._past_skew.
 SKEW_PAGE, MAX_SKEW_PAGE = 16, 4096
 BATCH_SIZE = 50  # commits per metadata call and diff-tree request: bounded output per call
-# `git log --numstat` diffs every file of every commit: months of history are seconds of one core (the
-# file list alone is a tenth of that). A long span is read by one process per core, in contiguous parts.
-HISTORY_PASSES = max(1, min(4, os.cpu_count() or 1))
-MIN_COMMITS_PER_PASS = 250  # fewer are not worth a process of their own
 
 _SHA_PREFIX = re.compile(r"[0-9a-fA-F]{4,64}")  # up to 64: a SHA-256 repository
 _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
@@ -74,7 +67,7 @@ _REMOTE_NAME = re.compile(r"[\w.][\w./-]*")
 log = logging.getLogger(__name__)
 
 
-class LocalGitSource(FileReads, BranchReads, PatchReads):
+class LocalGitSource(FileReads, BranchReads, PatchReads, HistoryReads):
     """bot.ports.protocols.CommitSource over a local clone.
 
     Construction is synchronous (the source factory is): a few quick git calls check the repository
@@ -208,30 +201,23 @@ class LocalGitSource(FileReads, BranchReads, PatchReads):
         return "main"
 
     async def history(
-        self, branch: str, since: datetime, until: datetime, progress: Progress | None = None
+        self,
+        branch: str,
+        since: datetime,
+        until: datetime,
+        progress: Progress | None = None,
+        *,
+        counted: bool = True,
     ) -> list[PastCommit]:
-        """The branch's first-parent commits with committer dates in [since, until), oldest first,
-        with their messages and the paths they touched (no patches), no quota: the span's commits are
-        listed (headers only, cheap), then `git log` reads exactly those as it streams, so no commit
-        outside the span costs a diff: one process per part of a long span (HISTORY_PASSES at once).
-        `progress` (called from worker threads) gets the commits read so far."""
+        """The branch's first-parent commits with committer dates in [since, until), oldest first, with their
+        messages and the paths they touched (no patches), no quota: the span's commits are listed (headers
+        only, cheap), then read (history_reads.py). counted=False: the paths without their line counts (0),
+        for commits whose counts come later (past_files). `progress` (called from worker threads) gets the
+        commits read so far."""
         tip = await self._resolve_branch(branch)
-        shas = await self._shas_in_window(tip, since, until)
-        if not shas:
-            return []
-        nonce = secrets.token_hex(16)
-        args = ["log", "--no-walk=unsorted", "--stdin", "--diff-merges=first-parent", "--no-renames"]
-        args += ["--numstat", "--encoding=UTF-8", f"--format={nonce}%H %ct%x09%an%x09%ae%n%B{nonce}"]
-        counter = ReadCount(len(shas), progress)
-        parts = _parts(shas, min(self.history_passes, -(-len(shas) // MIN_COMMITS_PER_PASS)))
-        outs = await asyncio.gather(
-            *(
-                asyncio.to_thread(self._stream_history, args, "\n".join(p) + "\n", nonce, counter)
-                for p in parts
-            )
+        newest_first = await self._history_rows(
+            await self._shas_in_window(tip, since, until), counted, progress
         )
-        # the parts are contiguous runs of the newest-first list: joined in order, the output is one pass's
-        newest_first = parse_history(text_of(b"".join(outs)), nonce)
         cut = self._shallow_cut()  # as in _commit: a commit at a shallow cut did not touch every path
         return [
             replace(c, files=()) if c.sha in cut else c
@@ -377,14 +363,6 @@ class LocalGitSource(FileReads, BranchReads, PatchReads):
     def _shallow_cut(self) -> frozenset[str]:
         """The commits at a shallow clone's cut; the first time there are any, one warning (ShallowCut.read)."""
         return self._cut.read(self.repo)
-
-
-def _parts(items: list[str], n: int) -> list[list[str]]:
-    """`items` cut into n (at least one) contiguous runs of nearly equal length, in order."""
-    n = max(1, min(n, len(items)))
-    size, extra = divmod(len(items), n)
-    cuts = [i * size + min(i, extra) for i in range(n + 1)]
-    return [items[cuts[i] : cuts[i + 1]] for i in range(n)]
 
 
 def _lands_pr(message: str, number: int) -> bool:

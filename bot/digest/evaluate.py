@@ -40,7 +40,7 @@ from analysis.history.sliding import SlidingHistory
 from analysis.models import Analysis, Commit
 from analysis.window import day_window
 from bot.digest.analyzers import Analyzer
-from bot.digest.history import sync_history
+from bot.digest.history import SpanCounts, sync_history
 from bot.digest.notes_source import FoundNotes, find_release_notes
 from bot.digest.pipeline import analyse_commits, keep_commits
 from bot.digest.surface import Parsers, fill_surfaces
@@ -105,9 +105,17 @@ async def evaluate(
     start, end = day_window(since, tz)[0], day_window(until, tz)[1]
     history_start = start - timedelta(days=history_days)
     truth_end = min(end + timedelta(days=horizon_days), utcnow())
-    if not await sync_history(source, store, branch, history_start, max(truth_end, end)):
+    # The span's line counts come from the patches its days are read with (unless sampled: not every day is
+    # read), the days after it need none (their follow-ups are read from the messages): their history is
+    # read with its paths alone, and a later read that needs the counts counts what is left.
+    later = sample is None and getattr(source, "past_files", None) is not None
+    synced = sync_history(
+        source, store, branch, history_start, max(truth_end, end), counted_before=start if later else None
+    )
+    if not await synced:
         raise InputError(f"{source.repo}: this source cannot read the branch's history")
     history = store.history(source.repo, branch, history_start, max(truth_end, end))
+    counts = SpanCounts(source, store, branch, history, start, end) if later else None
     links = find_links(history)
     store.save_followups(source.repo, links)
     answer = _answer_key(links, timedelta(days=horizon_days))
@@ -122,7 +130,7 @@ async def evaluate(
     if progress:
         progress(0, len(chosen))
     with Parsers() as parsers:  # worker processes for the parsing, reused chunk after chunk
-        filled_days = _filled_days(source, store, branch, sorted(days.items()), tz, sample, parsers)
+        filled_days = _filled_days(source, store, branch, sorted(days.items()), tz, sample, parsers, counts)
         async with contextlib.aclosing(filled_days):
             async for day, commits in filled_days:
                 window_start = day_window(day, tz)[0]
@@ -141,6 +149,8 @@ async def evaluate(
                 done += len(commits)
                 if progress:
                     progress(done, len(chosen))
+    if counts is not None:
+        await counts.count_rest()
     return EvalResult(
         repo=source.repo,
         branch=branch,
@@ -210,16 +220,18 @@ async def _filled_days(
     tz: ZoneInfo,
     sample: int | None,
     parsers: Parsers,
+    counts: SpanCounts | None = None,
 ) -> AsyncIterator[tuple[date, list[Commit]]]:
     """Each day and its commits with their surfaces, in order. The surfaces are filled a chunk of days at
     a time (about CHUNK_COMMITS commits, at most CHUNK_DAYS days): enough batches to parse them in
     parallel, each day still batched as a digest of that day would batch it (the same facts); few enough
     days that the progress moves and a stop loses little. The next CHUNKS_AHEAD chunks are read and
-    parsed while the caller ranks this one's days."""
+    parsed while the caller ranks this one's days; `counts` counts their history's lines meanwhile."""
 
     async def fill(chunk: list[tuple[date, list[PastCommit]]]) -> list[tuple[date, list[Commit]]]:
         read = await _chunk_commits(source, store, branch, chunk, tz, sample)
-        filled = await fill_surfaces(source, store, read, parsers)
+        counted = counts.count([c for day in read for c in day]) if counts else asyncio.sleep(0)
+        filled, _ = await asyncio.gather(fill_surfaces(source, store, read, parsers), counted)
         return [(day, commits) for (day, _), commits in zip(chunk, filled, strict=True)]
 
     waiting = deque(_chunks(days))

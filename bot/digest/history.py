@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -29,12 +30,24 @@ Progress = Callable[[int, int], None]  # (done, total), in what the source count
 
 
 async def sync_history(
-    source: Any, store: Store, branch: str, since: datetime, until: datetime, progress: Progress | None = None
+    source: Any,
+    store: Store,
+    branch: str,
+    since: datetime,
+    until: datetime,
+    progress: Progress | None = None,
+    *,
+    counted_before: datetime | None = None,
 ) -> bool:
     """Make the stored history of `branch` complete over [since, until); False when the source
     cannot read history. Only the parts outside the stored range are read (all of it again when the stored
     history is not the branch's any more, see _still_on_branch). `progress` is called on
-    the event loop's thread, whichever thread the source reports from."""
+    the event loop's thread, whichever thread the source reports from.
+
+    counted_before: the files' line counts are wanted only before it. A source that can count them later
+    (history_counts, past_files) reads the commits from then on with their paths alone, stored uncounted:
+    eval counts its span from the patches it reads anyway (SpanCounts). Commits left uncounted (an eval
+    stopped half way, the days after its span) are counted here when a later read wants them."""
     reader = getattr(source, "history", None)
     if reader is None:
         return False
@@ -57,11 +70,25 @@ async def sync_history(
     if progress is not None:
         loop = asyncio.get_running_loop()
         options["progress"] = lambda done, total: loop.call_soon_threadsafe(progress, done, total)
+    counts_later = getattr(source, "history_counts", None) is not None
+    cut = until if counted_before is None or not counts_later else max(since, min(until, counted_before))
     for start, end in spans:
-        past: list[PastCommit] = await reader(branch, start, end, **options)
-        await asyncio.to_thread(store.save_history, source.repo, branch, past)
+        for part_start, part_end, counted in ((start, min(end, cut), True), (max(start, cut), end, False)):
+            if part_start < part_end:
+                read = reader(
+                    branch, part_start, part_end, **options, **({} if counted else {"counted": False})
+                )
+                past: list[PastCommit] = await read
+                await asyncio.to_thread(store.save_history, source.repo, branch, past, counted=counted)
     if spans:
         store.set_history_range(source.repo, branch, oldest, newest)
+    uncounted = await asyncio.to_thread(store.uncounted_history, source.repo, branch, since, cut)
+    if uncounted and counts_later:
+        files = await source.history_counts(uncounted[::-1])  # listed newest first, as the source lists them
+        await asyncio.to_thread(store.count_history, source.repo, branch, files)
+    elif uncounted:  # left by another source of the same name: read again, counted
+        past = await reader(branch, since, cut, **options)
+        await asyncio.to_thread(store.save_history, source.repo, branch, past)
     return True
 
 
@@ -135,3 +162,46 @@ def _facts(
         scores = index.past_scores()
         store.save_span_index(repo, branch, since, cutoff, fingerprint, version, scores, index.state())
     return facts_for_day(commits, past, links, cutoff, window_days, index=index)
+
+
+class SpanCounts:
+    """The line counts of eval's span, read with its paths alone (sync_history's counted_before), worked out
+    from the commits as eval reads them (the source's past_files: from their patches), stored, and put in
+    `history`, the list eval's SlidingHistory reads: it reads a commit's files when a day's window first
+    holds it, after the commit's own day was read and counted (days are read in order, ranked after)."""
+
+    def __init__(
+        self,
+        source: Any,
+        store: Store,
+        branch: str,
+        history: list[PastCommit],
+        since: datetime,
+        until: datetime,
+    ) -> None:
+        self._source, self._store, self._branch = source, store, branch
+        self._history = history
+        self._position = {c.sha: i for i, c in enumerate(history)}
+        self._uncounted = {
+            sha for sha in store.uncounted_history(source.repo, branch, since, until) if sha in self._position
+        }
+
+    async def count(self, commits: Sequence[Commit]) -> None:
+        """Count those of these commits (read in full) whose counts are missing."""
+        todo = [c for c in commits if c.sha in self._uncounted]
+        if todo:
+            await self._keep(await self._source.past_files(todo))
+
+    async def count_rest(self) -> None:
+        """Count, with the source's history read, what no commit read counted (none when every day was read)."""
+        if self._uncounted:
+            by_age = sorted(self._uncounted, key=self._position.__getitem__, reverse=True)
+            await self._keep(await self._source.history_counts(by_age))
+
+    async def _keep(self, files: dict[str, tuple[tuple[str, int], ...]]) -> None:
+        files = {sha: f for sha, f in files.items() if sha in self._uncounted}
+        await asyncio.to_thread(self._store.count_history, self._source.repo, self._branch, files)
+        for sha, counted in files.items():
+            at = self._position[sha]
+            self._history[at] = replace(self._history[at], files=counted)  # one item: atomic for a reader
+            self._uncounted.discard(sha)

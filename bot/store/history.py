@@ -27,7 +27,11 @@ class HistoryTables:
     _lock: threading.RLock
 
     # -- history and follow-ups ---------------------------------------------------------------
-    def save_history(self, repo: str, branch: str, commits: Iterable[PastCommit]) -> int:
+    def save_history(
+        self, repo: str, branch: str, commits: Iterable[PastCommit], *, counted: bool = True
+    ) -> int:
+        """counted=False: the commits' files are their paths alone, their counts to be filled (count_history)
+        before a read that needs them (bot/digest/history.sync_history)."""
         rows = [
             {
                 "repo": repo,
@@ -37,6 +41,7 @@ class HistoryTables:
                 "message": c.message,
                 "files": json.dumps(c.files),
                 "automated": int(automated(c)),
+                "counted": int(counted),
             }
             for c in commits
         ]
@@ -70,6 +75,24 @@ class HistoryTables:
             )
             for r in rows
         ]
+
+    def uncounted_history(self, repo: str, branch: str, since: datetime, until: datetime) -> list[str]:
+        """The stored commits with committer dates in [since, until) whose files lack their counts, oldest
+        first."""
+        rows = self.query(
+            "SELECT sha FROM history WHERE repo = ? AND branch = ? AND committed_at >= ? AND committed_at < ?"
+            " AND counted = 0 ORDER BY committed_at, sha",
+            [repo, branch, iso(since.astimezone(UTC)), iso(until.astimezone(UTC))],
+        )
+        return [r["sha"] for r in rows]
+
+    def count_history(self, repo: str, branch: str, files: dict[str, tuple[tuple[str, int], ...]]) -> None:
+        """The stored commits' files with their counts ({sha: files}), in place of their paths alone."""
+        rows = [(json.dumps(f), repo, branch, sha) for sha, f in files.items()]
+        with self.transaction():
+            self.db.conn.executemany(
+                "UPDATE history SET files = ?, counted = 1 WHERE repo = ? AND branch = ? AND sha = ?", rows
+            )
 
     def history_range(self, repo: str, branch: str) -> tuple[datetime, datetime] | None:
         """The span [oldest, newest) the stored history is complete for, when any."""

@@ -413,6 +413,14 @@ def _m_run_windows(db: sqlite_utils.Database) -> None:
             db["runs"].add_column(name, str)
 
 
+def _m_history_counted(db: sqlite_utils.Database) -> None:
+    # Whether a past commit's files carry their line counts: 0 for one read with its paths alone (eval's span,
+    # counted from the patches it reads anyway; the days after it, read only for their follow-ups), counted
+    # by the next read that needs the counts. Rows stored before are counted. Idempotent.
+    if "counted" not in db["history"].columns_dict:
+        db["history"].add_column("counted", int)
+
+
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m1_initial,
     _m2_subscriptions,
@@ -435,4 +443,5 @@ MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [
     _m_answered_questions,
     _m_pending_questions,
     _m_run_windows,
+    _m_history_counted,
 ]

@@ -12,7 +12,15 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.local_git import LocalGitSource, big_files, git_cli, parse_remote_url, patch_reads, redact
+from adapters.local_git import (
+    LocalGitSource,
+    big_files,
+    git_cli,
+    history_reads,
+    parse_remote_url,
+    patch_reads,
+    redact,
+)
 from adapters.local_git import source as local_git_source
 from analysis.errors import AmbiguousRef, InputError, RefNotFound, SourceError
 from analysis.history.index import automated
@@ -1061,7 +1069,7 @@ async def test_a_long_span_read_in_several_passes_is_the_same_history(repo: GitR
     ]  # fmt: skip
     span = ("main", datetime(2025, 9, 1, tzinfo=UTC), datetime(2025, 9, 30, tzinfo=UTC))
     one = await LocalGitSource(repo.path, history_passes=1).history(*span)
-    monkeypatch.setattr(local_git_source, "MIN_COMMITS_PER_PASS", 1)
+    monkeypatch.setattr(history_reads, "MIN_COMMITS_PER_PASS", 1)
     seen: list[tuple[int, int]] = []
     three = await LocalGitSource(repo.path, history_passes=3).history(
         *span, progress=lambda done, total: seen.append((done, total))
@@ -1071,7 +1079,7 @@ async def test_a_long_span_read_in_several_passes_is_the_same_history(repo: GitR
 
 
 def test_parts_are_contiguous_runs_of_nearly_equal_length() -> None:
-    from adapters.local_git.source import _parts
+    from adapters.local_git.history_reads import _parts
 
     items = [str(i) for i in range(10)]
     assert _parts(items, 3) == [items[0:4], items[4:7], items[7:10]]

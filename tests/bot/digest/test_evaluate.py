@@ -14,8 +14,10 @@ from adapters.local_git import LocalGitSource
 from analysis.errors import SourceError
 from analysis.models import Commit, FileChange, Importance
 from bot.cli.main import cli
+from bot.digest import evaluate as evaluate_module
 from bot.digest.analyzers import HeuristicAnalyzer
 from bot.digest.evaluate import evaluate
+from bot.digest.history import sync_history
 from bot.digest.pipeline import build_digest
 from bot.json_schema import EvalJSON
 from bot.store.db import Store
@@ -695,3 +697,83 @@ def test_news_fragments_typed_by_their_text_make_the_key(tmp_path):
     )  # fmt: skip
     answers = _fragment_key_answers(repo, tmp_path)
     assert [answers[shas[pr]] for pr in texts] == ["breaking", "feature", "feature", "fix", "other"]
+
+
+class CountsFirst:
+    """A reader of the clone that cannot count a commit's lines after its history read (as an API source):
+    the history is read counted throughout."""
+
+    def __init__(self, source: LocalGitSource) -> None:
+        self._source = source
+
+    def __getattr__(self, name: str):
+        if name in ("past_files", "history_counts"):
+            raise AttributeError(name)
+        return getattr(self._source, name)
+
+
+WHOLE = (datetime(2025, 1, 1, tzinfo=UTC), datetime(2025, 12, 1, tzinfo=UTC))
+
+
+async def test_the_span_counted_from_its_patches_ranks_and_stores_as_a_counted_history(known, tmp_path):
+    """The span's history read with its paths alone and counted from the commits eval reads: the same ranks,
+    the same stored history up to the span's end; the days after it (read for their follow-ups) are counted by
+    the first read that needs them, as a digest after the eval reads its window."""
+    repo, shas = known
+    later_store, first_store = Store(tmp_path / "later.db"), Store(tmp_path / "first.db")
+    later = await run_eval(repo, later_store, horizon_days=60)
+    first = await run_eval(repo, first_store, CountsFirst(LocalGitSource(repo.path)), horizon_days=60)
+
+    assert later.judged == first.judged and later.links == first.links
+    to_span_end = (WHOLE[0], datetime(2025, 9, 5, tzinfo=UTC))
+    assert later_store.history(later.repo, "main", *to_span_end) == first_store.history(
+        later.repo, "main", *to_span_end
+    )
+    assert later_store.uncounted_history(later.repo, "main", *WHOLE) == [shas["late"]]
+    assert first_store.uncounted_history(later.repo, "main", *WHOLE) == []
+
+    assert await sync_history(LocalGitSource(repo.path), later_store, "main", *WHOLE)
+    assert later_store.uncounted_history(later.repo, "main", *WHOLE) == []
+    counted = first_store.history(later.repo, "main", *WHOLE)
+    assert later_store.history(later.repo, "main", *WHOLE) == counted
+    assert dict(next(c for c in counted if c.sha == shas["late"]).files) == {"src/y.py": 200}
+
+
+async def test_history_left_uncounted_is_counted_by_the_next_read_that_needs_it(known, tmp_path):
+    """An eval stopped before it read its span's days leaves their history uncounted: the next read counts it,
+    reading nothing else again."""
+    repo, shas = known
+    counted, left = Store(tmp_path / "counted.db"), Store(tmp_path / "left.db")
+    source = LocalGitSource(repo.path)
+    assert await sync_history(source, counted, "main", *WHOLE)
+    assert await sync_history(source, left, "main", *WHOLE, counted_before=datetime(2025, 9, 2, tzinfo=UTC))
+    expected = [shas[k] for k in ("small", "medium", "revert", "fix", "late")]
+    assert left.uncounted_history(source.repo, "main", *WHOLE) == expected
+    assert left.history(source.repo, "main", *WHOLE) != counted.history(source.repo, "main", *WHOLE)
+
+    assert await sync_history(source, left, "main", datetime(2025, 9, 3, tzinfo=UTC), WHOLE[1])
+    assert left.uncounted_history(source.repo, "main", *WHOLE) == [shas["small"], shas["medium"]]
+    assert await sync_history(source, left, "main", *WHOLE)
+    assert left.history(source.repo, "main", *WHOLE) == counted.history(source.repo, "main", *WHOLE)
+
+
+async def test_each_replayed_day_sees_the_counts_of_the_days_before_it(known, tmp_path, monkeypatch):
+    """The span's days are counted as they are read, before any later day is ranked: every day's window holds
+    its commits with the counts a counted history read gives them."""
+    repo, _ = known
+    first_store = Store(tmp_path / "first.db")
+    await run_eval(repo, first_store, CountsFirst(LocalGitSource(repo.path)))
+    counted = {c.sha: c.files for c in first_store.history("widgets", "main", *WHOLE)}
+    seen: list[tuple[datetime, list[bool]]] = []
+
+    class Watched(evaluate_module.SlidingHistory):
+        def at(self, cutoff: datetime):
+            before = [c for c in self._history if c.committed_at < cutoff]
+            seen.append((cutoff, [c.files == counted[c.sha] for c in before]))
+            return super().at(cutoff)
+
+    monkeypatch.setattr(evaluate_module, "SlidingHistory", Watched)
+    await run_eval(repo, Store(tmp_path / "later.db"))
+
+    assert len(seen) == 4 and all(all(same) for _, same in seen)
+    assert [len(same) for _, same in seen] == [1, 3, 5, 6]
