@@ -105,3 +105,23 @@ def test_a_file_counted_without_a_patch_is_asked_again() -> None:
     assert no_rename_files([plain, FileChange("img.png", "added", 0, 0)]) == (("a.py", 3), ("img.png", 0))
     assert no_rename_files([plain, FileChange("big.sql", "modified", 9, 0)]) is None
     assert no_rename_files([FileChange("new.py", "renamed", 1, 1, "@@", previous_path="old.py")]) is None
+
+
+async def test_a_users_diff_algorithm_changes_no_count(tmp_path: Path) -> None:
+    """The history's counts are read with the diff options the patches are read with: a user's
+    `diff.algorithm = histogram` counts this change 7+/9- where the pinned myers counts 2+/4-."""
+    repo = GitRepo.init(tmp_path / "widgets", remote="https://github.com/acme/widgets.git")
+    before = ["b", "b", "}", "b", "a", "b", "}", "}", "b", "d", "}", "c"]
+    after = ["d", "b", "}", "b", "b", "}", "}", "b", "c", "c"]
+    repo.commit("one", files={"f.txt": "\n".join(before) + "\n"}, when="2026-01-26T09:00:00+08:00")
+    repo.commit("two", files={"f.txt": "\n".join(after) + "\n"}, when="2026-01-26T09:30:00+08:00")
+    pinned = await LocalGitSource(repo.path).history(*SPAN)
+    repo.git("config", "diff.algorithm", "histogram")
+    source = LocalGitSource(repo.path)
+    history = await source.history(*SPAN)
+    commits = await source.read_commits([c.sha for c in history])
+
+    assert [c.files for c in history] == [c.files for c in pinned]
+    assert history[-1].files == (("f.txt", 6),)
+    assert await source.past_files(commits) == {c.sha: c.files for c in history}
+    await source.aclose()
