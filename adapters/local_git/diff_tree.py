@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import subprocess
-import threading
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from adapters.local_git.cat_file import ROUND_BYTES, end_process
-from analysis.errors import SourceError
+from adapters.local_git.cat_file import ROUND_BYTES
+from adapters.local_git.long_running import LongRunning
 
 # `--always`: a commit with an empty diff still gets its header line, so every commit asked is answered.
 DIFF_TREE_OPTIONS = ("diff-tree", "--stdin", "-r", "--always")
@@ -29,82 +27,41 @@ def empty_tree(name_length: int) -> bytes:
     return digest(b"tree 0\0").hexdigest().encode("ascii")
 
 
-class DiffTree:
+class DiffTree(LongRunning):
     """`patches(shas)`: diff-tree's output for those commits, in order (one "<sha>" line, then its patch, per
-    commit), from one git process started on first use. `start` runs git with DIFF_TREE_OPTIONS and the diff
-    options, its stdin and stdout piped; timeout: seconds a round may take before the process is taken for
-    hung."""
+    commit), from one git process started on first use (long_running.py). `start` runs git with
+    DIFF_TREE_OPTIONS and the diff options, its stdin and stdout piped."""
 
-    def __init__(self, start: Callable[[], subprocess.Popen[bytes]], timeout: float) -> None:
-        self._start = start
-        self._timeout = timeout
-        self._lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._finalizer: weakref.finalize | None = None
+    what = "git diff-tree --stdin"
 
     def patches(self, shas: Sequence[str]) -> bytes:
         if not shas:
             return b""
         empty = empty_tree(len(shas[0]))
         sentinel = empty + b" " + empty + b"\n\n"
-        out: list[bytes] = []
-        with self._lock:
-            for batch in _rounds([sha.encode("ascii") + b"\n" for sha in shas], len(sentinel)):
-                for attempt in (1, 2):
-                    try:
-                        out.append(self._round(batch, sentinel))
-                        break
-                    except (OSError, ValueError, EOFError) as exc:
-                        self._stop()  # a killed, hung or confused process is not asked again
-                        if attempt == 2:
-                            raise SourceError(f"git diff-tree --stdin failed: {exc}") from exc
-        return b"".join(out)
+        lines = [sha.encode("ascii") + b"\n" for sha in shas]
+        return b"".join(
+            self._each_round(_rounds(lines, len(sentinel)), lambda proc, batch: _round(proc, batch, sentinel))
+        )
 
-    def close(self) -> None:
-        """End the process (its stdin closed: git exits) and reap it."""
-        with self._lock:
-            self._stop()
 
-    @property
-    def pid(self) -> int | None:
-        return self._proc.pid if self._proc is not None else None
-
-    def _round(self, lines: list[bytes], sentinel: bytes) -> bytes:
-        proc = self._running()
-        assert proc.stdin is not None and proc.stdout is not None
-        timer = threading.Timer(self._timeout, proc.kill)  # a hung git: its pipe ends, the read fails
-        timer.start()
-        try:
-            proc.stdin.write(b"".join(lines) + sentinel)
-            proc.stdin.flush()
-            chunks: list[bytes] = []
-            tail, total = b"", 0
-            while True:
-                chunk = proc.stdout.read1(1 << 20)
-                if not chunk:
-                    raise EOFError("git diff-tree ended")
-                chunks.append(chunk)
-                total += len(chunk)
-                # the sentinel line is the last git writes for the round, always at a line's start
-                tail = (tail + chunk)[-len(sentinel) - 1 :]
-                if tail.endswith(sentinel) and (total == len(sentinel) or tail[0] == 0x0A):
-                    break
-        finally:
-            timer.cancel()
-        return b"".join(chunks)[: -len(sentinel)]
-
-    def _running(self) -> subprocess.Popen[bytes]:
-        if self._proc is None or self._proc.poll() is not None:
-            self._stop()
-            self._proc = self._start()
-            # a source dropped without aclose (a test, a short script) still ends its process
-            self._finalizer = weakref.finalize(self, end_process, self._proc)
-        return self._proc
-
-    def _stop(self) -> None:
-        if self._finalizer is not None:
-            self._finalizer()  # runs end_process once
-        self._proc = self._finalizer = None
+def _round(proc: subprocess.Popen[bytes], lines: list[bytes], sentinel: bytes) -> bytes:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b"".join(lines) + sentinel)
+    proc.stdin.flush()
+    chunks: list[bytes] = []
+    tail, total = b"", 0
+    while True:
+        chunk = proc.stdout.read1(1 << 20)
+        if not chunk:
+            raise EOFError("git diff-tree ended")
+        chunks.append(chunk)
+        total += len(chunk)
+        # the sentinel line is the last git writes for the round, always at a line's start
+        tail = (tail + chunk)[-len(sentinel) - 1 :]
+        if tail.endswith(sentinel) and (total == len(sentinel) or tail[0] == 0x0A):
+            break
+    return b"".join(chunks)[: -len(sentinel)]
 
 
 def _rounds(lines: list[bytes], reserved: int) -> list[list[bytes]]:
