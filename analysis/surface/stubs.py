@@ -7,18 +7,8 @@ facts of the `.py` state. Pure: the commit's touched files in, the stubs whose f
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
 
-
-class FileVersions(Protocol):
-    """A touched file's two texts (commit.py's FileVersions); None: absent."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def before(self) -> str | None: ...
-    @property
-    def after(self) -> str | None: ...
+from analysis.surface.modules import FileVersions
 
 
 def merged_stubs(files: Iterable[FileVersions]) -> frozenset[str]:
