@@ -27,7 +27,9 @@ scores, both stated in the reason with their decisive facts, and which of them d
   "Deprecate …" — with code changed; a setting newly read from a configuration mapping, a value added to a supported list, a
   Python version newly supported, a deprecation, an exception newly raised, a rename that keeps an alias;
   a release-notes entry the commit adds for itself as a feature, change, deprecation or performance item,
-  with code changed, where the code says nothing of weight — a fix, docs or internal entry adds nothing);
+  with code changed, where the code says nothing of weight — a fix, docs or internal entry adds nothing;
+  docs pages or a README written beside a change of code users run, where the code says nothing of weight and
+  neither the title nor the commit's own entry calls it a fix, docs, tests, CI or a restructuring);
   0 none.
   A name in a module more than REACH_DEPTH (3) deep in its package reaches mostly the package's own
   callers and weighs one step less, and the reason says "deep in the package" (what users type, options,

@@ -55,6 +55,9 @@ NUDGE = 0.05
 _ADDED_IN_CODE = frozenset({SurfaceKind.ADDED, SurfaceKind.PARAM_ADDED, SurfaceKind.FIELD_ADDED})
 # Kinds a title declares that say the commit is not a feature, whatever names it adds.
 _NOT_FEATURES = frozenset({ChangeType.BUGFIX, ChangeType.DOCS, ChangeType.TESTS, ChangeType.CI_BUILD})
+# Types a title declares (a tag, conventional type or gitmoji) whose docs written beside the code are no
+# write-up of something users get (signals._sig_written_up).
+_NOT_WRITTEN_UP = _NOT_FEATURES | {ChangeType.REFACTOR}
 # Lines a commit adds to its docs that write up what it brings, where they do not name it (`_documents`).
 WRITE_UP_LINES = 20
 
@@ -104,6 +107,8 @@ def percentile_tier(percentile: float) -> Importance:
 
 def judge(facts: Facts, history: HistoryFacts | None = None) -> Judgment:
     signals = tuple(find_signals(facts))
+    if declared_type(facts) in _NOT_WRITTEN_UP:  # docs beside it are the fix's, the docs', a refactor's
+        signals = tuple(s for s in signals if s.key != "written_up")
     restructuring = _restructuring(facts)
     if restructuring is not None:  # the names it "adds" that are old code moved bring nothing new
         signals = without_internal(facts, without_moved(facts, signals, restructuring))

@@ -4,7 +4,7 @@ The scores and the tier they make are in `scores.py`; the rubric is listed in th
 readers of diff lines the rules share live beside it, named for what they read: `setting_lines` (defaults,
 option mappings, supported-value lists, switches), `requirement_lines` (dependency versions), `foreign_lines`
 (another package's installed version or settings),
-`version_lines`, `mechanical_lines`, `security_lines`, `title_claims`, `surface_reach`.
+`version_lines`, `mechanical_lines`, `security_lines`, `title_claims`, `surface_reach`, `written_up`.
 
 Over 400 lines because it is the rubric itself: one function per signal, kept side by side so their weights
 can be read and compared in one place.
@@ -40,6 +40,7 @@ from analysis.heuristic.surface_reach import ENV_KINDS, reaches_everyone, test_k
 from analysis.heuristic.text_only import changed_code_lines
 from analysis.heuristic.title_claims import (
     FIXES,
+    RESTRUCTURING,
     TITLE_DEFAULT,
     TITLE_FEATURE,
     TITLE_NOTICE,
@@ -48,6 +49,7 @@ from analysis.heuristic.title_claims import (
     declared_by_verb,
 )
 from analysis.heuristic.version_lines import sets_only_the_version
+from analysis.heuristic.written_up import written_up_docs
 from analysis.models import (
     BREAKING_KINDS,
     DEPENDENCY_KINDS,
@@ -71,7 +73,7 @@ SIZE_LOW_MAX = 50
 SIZE_MEDIUM_MAX = 740
 _FEATURE_KEYS = frozenset({"feature", "feature_deep"})
 # what a title or the commit's release-notes entry claims, where the code says nothing
-_TITLE_CLAIMS = frozenset({"title_feature", "title_perf", "title_notice", "notes_entry"})
+_TITLE_CLAIMS = frozenset({"title_feature", "title_perf", "title_notice", "notes_entry", "written_up"})
 # Lines outside what users run beyond which a commit with a small runtime change is large only outside it:
 # twice a small change's worth, so that a small fix with its tests keeps the risk its paths' record gives it.
 OUTSIDE_MIN = 2 * SIZE_LOW_MAX
@@ -148,6 +150,7 @@ def find_signals(facts: Facts) -> list[Signal]:
         _sig_title_feature(facts),
         _sig_title_perf(facts),
         _sig_title_notice(facts),
+        _sig_written_up(facts),
         _sig_host_patch(facts),
         _sig_foreign_setting(facts),
         *_sig_mapping_settings(facts),
@@ -725,6 +728,24 @@ def _sig_title_notice(facts: Facts) -> Signal | None:
     run at import."""
     found = TITLE_NOTICE.search(without_gitmoji(facts.subject))
     return _title_claim(facts, "title_notice", found and found["claim"].replace("`", ""))
+
+
+def _sig_written_up(facts: Facts) -> Signal | None:
+    """Docs written for users beside a change of code they run (analysis/heuristic/written_up.py): what the
+    change does is worth telling users though no surface fact names it (a function body now sends a header,
+    now accepts a value). Not where the title calls the change a fix or a restructuring by its words (nor, by a
+    tag, prefix or gitmoji, docs, tests or CI: scores.judge); a claim like the title's, so `find_signals` drops
+    it beside a finding of weight."""
+    if (
+        facts.reverts
+        or facts.no_functional_change
+        or _declared_fix(facts)
+        or RESTRUCTURING.match(without_gitmoji(facts.subject))
+        or not _code_changed(facts)
+    ):
+        return None
+    docs = written_up_docs(facts)
+    return Signal("written_up", impact=NOTICE, items=tuple(docs)) if docs else None
 
 
 def _title_claim(facts: Facts, key: str, claim: str | None) -> Signal | None:

@@ -51,7 +51,7 @@ _IMPACT_KEYS = (
     "breaking", "breaking_deep", "breaking_undocumented", "declared_breaking", "supported_dropped", "setting_renamed",
     "setting_dropped", "notes_breaking", "security", "behaviour",
     "config_default", "switch", "user_impact", "title_default", "host_patch", "foreign_setting", "setting_default", "notice",
-    "setting_added", "feature", "notes_entry", "title_feature", "title_perf", "title_notice", "supported_added", "behaviour_deep", "notice_deep",
+    "setting_added", "feature", "notes_entry", "title_feature", "title_perf", "title_notice", "written_up", "supported_added", "behaviour_deep", "notice_deep",
     "feature_deep", "public_api", "new_model", "moved_names", "internal_names", "revert", "prose", "non_runtime",
     "version_bump",
 )  # fmt: skip
