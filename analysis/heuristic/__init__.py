@@ -168,7 +168,9 @@ if TYPE_CHECKING:
 # flags where it exports a package config (surface-26); a title led by a capability verb (Add, Support, Allow …;
 # untagged or under a feature/model tag) is a feature claim where code users run changed; C/C++ `#` lines are code
 # h36: "Pull out", "Factor out", "Break out", "Extract" lead a restructuring's title; what surface-27 reads
-# (dev requirements files, merged stubs, a removal fragment that deprecates) ranks as those facts say
+# (dev requirements files, merged stubs, a removal fragment that deprecates) ranks as those facts say; docs
+# written for users beside a change of code they run are a note (at least medium: written_up.py) unless the
+# title or the commit's own notes entry calls it a fix, docs, tests, CI or a restructuring
 RUBRIC_VERSION = "h36"
 
 
