@@ -60,6 +60,8 @@ def packaging_changes(path: str, before: str | None, after: str | None) -> list[
         kind = (
             SurfaceKind.DEPENDENCY_CHANGED if c.old and c.new
             else SurfaceKind.DEPENDENCY_ADDED if c.new
+            # what the default install brings, gone: as breaking as moving it to an extra (above)
+            else SurfaceKind.DEPENDENCY_DROPPED if c.scope == "runtime"
             else SurfaceKind.DEPENDENCY_REMOVED
         )  # fmt: skip
         out.append(SurfaceChange(kind, c.name, path, c.line, old=c.old, new=c.new))
