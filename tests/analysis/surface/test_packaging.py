@@ -9,7 +9,7 @@ import pytest
 from analysis.models import SurfaceKind as K
 from analysis.surface.packaging import read_packaging
 from analysis.surface.packaging_files import is_dev_requirements, packaging_paths
-from analysis.surface.requirements import dependency_changes, packaging_changes
+from analysis.surface.requirements import dependency_changes, installs_on, packaging_changes
 
 TREE = [
     "pyproject.toml",
@@ -456,6 +456,29 @@ def test_a_runtime_requirement_removed_is_dropped_from_what_users_install(path, 
     assert [c.kind for c in packaging_changes(path, before, after)] == [kind]
     # the maintainers' tools are no requirement users get
     assert packaging_changes("requirements/test.txt", "pytest\nray\n", "pytest\n") == []
+
+
+@pytest.mark.parametrize(
+    ("requirement", "requires_python", "installed"),
+    [
+        ("importlib-metadata; python_version < '3.10'", ">=3.10,<3.14", False),  # only below the floor
+        ("contextlib2>=21; python_version < '3.7'", ">=3.6", True),  # Python 3.6 users had it
+        ("gpt-oss>=0.0.7; python_version > '3.11'", ">=3.10", True),  # on 3.12 and later
+        ("pywin32; sys_platform == 'win32'", ">=3.10", True),  # a platform: not this machine's to say
+        ("ray>=2.9", ">=3.10", True),
+        ("tomli; python_version < '3.11'", "", True),  # no stated floor: which Pythons is unknown
+    ],
+)
+def test_a_requirement_only_for_unsupported_pythons_installs_nothing(requirement, requires_python, installed):
+    assert installs_on(requirement, requires_python) is installed
+
+
+def test_the_supported_pythons_are_read_with_the_distribution():
+    packaging = read_packaging(
+        {"setup.py": 'setup(name="web", python_requires=">=3.7", packages=["web"])\n'},
+        ["setup.py", "web/a.py"],
+    )
+    assert packaging is not None and packaging.owner("requirements.txt").requires_python == ">=3.7"
 
 
 def test_a_version_of_thousands_of_digits_is_no_version():
