@@ -76,6 +76,9 @@ class SurfaceKind(StrEnum):
     DEPENDENCY_CHANGED = "dependency_changed"  # its version range changed
     # A runtime requirement moved to an optional extra: the default install no longer brings it (`new`: the extra).
     DEPENDENCY_OPTIONAL = "dependency_optional"
+    # A runtime requirement removed outright: `pip install pkg` stops bringing it, as DEPENDENCY_OPTIONAL does,
+    # and no extra brings it back; code and deployments that got it with this package fail to import it.
+    DEPENDENCY_DROPPED = "dependency_dropped"
     # An item the commit adds to its release notes, under the heading the notes' text places it
     # (analysis/surface/release_entries.py): what its author says, not what its code does. `name`: the
     # item's category, `new`: its text (shortened, untrusted). Kept out of Commit.surface (release_entries).
@@ -110,11 +113,17 @@ BREAKING_KINDS = CODE_BREAKING_KINDS | frozenset(
         SurfaceKind.REGISTRATION_REMOVED,
         SurfaceKind.SUPPORT_DROPPED,
         SurfaceKind.DEPENDENCY_OPTIONAL,
+        SurfaceKind.DEPENDENCY_DROPPED,
     }
 )
 # Breaking kinds no alias could soften: what users can install, not a name.
 UNALIASED_KINDS = frozenset(
-    {SurfaceKind.SUPPORT_DROPPED, SurfaceKind.DEPENDENCY_OPTIONAL, SurfaceKind.ABSTRACT_ADDED}
+    {
+        SurfaceKind.SUPPORT_DROPPED,
+        SurfaceKind.DEPENDENCY_OPTIONAL,
+        SurfaceKind.DEPENDENCY_DROPPED,
+        SurfaceKind.ABSTRACT_ADDED,
+    }
 )
 # Kinds that give users something new.
 FEATURE_KINDS = frozenset(
@@ -223,6 +232,7 @@ _WORDS = {
     SurfaceKind.DEPENDENCY_REMOVED: "dependency removed",
     SurfaceKind.DEPENDENCY_CHANGED: "dependency range changed",
     SurfaceKind.DEPENDENCY_OPTIONAL: "dependency made optional",
+    SurfaceKind.DEPENDENCY_DROPPED: "runtime dependency dropped",
     SurfaceKind.RELEASE_ENTRY: "release-notes entry",
 }
 

@@ -192,7 +192,12 @@ def _runtime_files(facts: Facts, *kinds: PathKind) -> list[FileChange]:
 
 _NOTICE_KINDS = frozenset({SurfaceKind.RAISES, SurfaceKind.DEPRECATION})
 _SUPPORT_KINDS = frozenset(
-    {SurfaceKind.SUPPORT_DROPPED, SurfaceKind.SUPPORT_ADDED, SurfaceKind.DEPENDENCY_OPTIONAL}
+    {
+        SurfaceKind.SUPPORT_DROPPED,
+        SurfaceKind.SUPPORT_ADDED,
+        SurfaceKind.DEPENDENCY_OPTIONAL,
+        SurfaceKind.DEPENDENCY_DROPPED,
+    }
 )
 # Facts the surface step judged by the packaging before the commit: a module users had, moved or deleted
 # (its new path may ship nothing, or hold the same code with a comment changed: prose, not runtime).

@@ -30,6 +30,7 @@ _TYPED_KINDS = frozenset(
         SurfaceKind.SUPPORT_DROPPED,
         SurfaceKind.SUPPORT_ADDED,
         SurfaceKind.DEPENDENCY_OPTIONAL,
+        SurfaceKind.DEPENDENCY_DROPPED,
     }
 )
 ENV_KINDS = frozenset({SurfaceKind.ENV_ADDED, SurfaceKind.ENV_REMOVED, SurfaceKind.ENV_RENAMED})

@@ -177,6 +177,7 @@ SURFACE_KINDS_ZH = {
     SurfaceKind.SUPPORT_DROPPED: "不再支持", SurfaceKind.SUPPORT_ADDED: "新增支持", SurfaceKind.DEPENDENCY_ADDED: "新增依赖",
     SurfaceKind.DEPENDENCY_REMOVED: "移除依赖", SurfaceKind.DEPENDENCY_CHANGED: "依赖版本范围变化",
     SurfaceKind.DEPENDENCY_OPTIONAL: "依赖改为可选",
+    SurfaceKind.DEPENDENCY_DROPPED: "移除运行时依赖",
     SurfaceKind.RELEASE_ENTRY: "发布说明条目",
 }  # fmt: skip
 

@@ -32,9 +32,10 @@ from analysis.surface.packaging_files import is_packaging_file, is_requirements_
 from analysis.surface.pairing import pair_renames, without_moved_names, without_moves
 from analysis.surface.python import Collected, FileSurface, python_surface
 from analysis.surface.release_entries import notes_to_read, placed_entries
-from analysis.surface.requirements import packaging_changes
+from analysis.surface.requirements import installs_on, packaging_changes
 from analysis.surface.stubs import merged_stubs
 
+_DEPENDENCY_FACTS = DEPENDENCY_KINDS | {SurfaceKind.DEPENDENCY_DROPPED}
 # Files read per commit: a commit touching more is read in part, the files users reach first.
 MAX_FILES_PER_COMMIT = 150
 _TEST_DIRS = frozenset({"tests", "test", "testdata", "__tests__", "spec"})
@@ -145,7 +146,7 @@ def read_surface(
                 # a pin on a project this repository builds moves with its own releases
                 results.append(
                     FileSurface(
-                        [c for c in changes if not (c.kind in DEPENDENCY_KINDS and c.name in siblings)]
+                        [c for c in changes if not (c.kind in _DEPENDENCY_FACTS and c.name in siblings)]
                     )
                 )
             if kind == "packaging":
@@ -185,6 +186,7 @@ def read_surface(
                 continue
             found = tree_surface(f.path, before, f.after, language=kind)
             results.append(FileSurface(found.changes + knobs.changes, found.shapes))
+    results = _dropped_for_good(results, packaging)
     merged = merged_stubs(files)
     if merged:  # a stub deleted beside the module it described: the module's own facts say what changed
         results = [replace(r, changes=[c for c in r.changes if c.path not in merged]) for r in results]
@@ -199,6 +201,31 @@ def read_surface(
     changes = _without_module_imports(changes, modules.changes) + modules.changes
     changes.sort(key=lambda c: (c.path, c.line or 0, c.kind.value, c.name))
     return without_moves(tuple(changes)), frozenset(prose)
+
+
+def _dropped_for_good(results: list[FileSurface], packaging: Packaging | None) -> list[FileSurface]:
+    """A runtime requirement dropped that users still get is a removal, not a drop: one another packaging file
+    adds (requirements.txt moved into pyproject.toml, one requirements file split in two), or one whose
+    marker admitted only Pythons the package no longer supports (a cleanup after a floor was raised)."""
+    added = {c.name for r in results for c in r.changes if c.kind == SurfaceKind.DEPENDENCY_ADDED}
+
+    def kept(c: SurfaceChange) -> bool:
+        owner = packaging.owner(c.path) if packaging is not None else None
+        floor = owner.requires_python if owner is not None else ""
+        return c.name in added or not installs_on(c.old or c.name, floor)
+
+    return [
+        replace(
+            r,
+            changes=[
+                replace(c, kind=SurfaceKind.DEPENDENCY_REMOVED)
+                if c.kind == SurfaceKind.DEPENDENCY_DROPPED and kept(c)
+                else c
+                for c in r.changes
+            ],
+        )
+        for r in results
+    ]
 
 
 def _without_module_imports(changes: list[SurfaceChange], moved: list[SurfaceChange]) -> list[SurfaceChange]:

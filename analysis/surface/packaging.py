@@ -43,6 +43,7 @@ from analysis.surface.packaging_texts import (
     setup_py_keywords,
     table_of,
 )
+from analysis.surface.requirements import python_requires
 from analysis.surface.setup_py_packages import SetupPackages, Spelled, setup_py_packages
 
 # setuptools' own automatic discovery leaves these top-level folders out (FlatLayoutPackageFinder).
@@ -83,6 +84,7 @@ class Distribution:
     import_roots: tuple[str, ...] = ()  # where dotted module names start ("src/")
     understood: bool = True
     name: str = ""  # the project's canonical name ("" unknown)
+    requires_python: str = ""  # the Pythons it supports, as its metadata states them ("" unknown)
 
     def ships(self, path: str) -> bool:
         if not path.startswith(self.root):
@@ -199,7 +201,7 @@ def _distribution(
             return None
         for patterns in (dist.patterns, dist.excludes, dist.pattern_excludes):
             _spec(patterns)  # a pattern git cannot read raises here, not later in `ships`
-        return dataclasses.replace(dist, name=_project_name(texts))
+        return dataclasses.replace(dist, name=_project_name(texts), requires_python=_requires_python(texts))
     except (TypeError, AttributeError, ValueError):
         # A backstop for values of a type no reader above expects: read as a file that does not parse is,
         # so one malformed file does not take the facts of every commit that reads it.
@@ -263,6 +265,11 @@ def _declares_distribution(data: dict) -> bool:
     project; a file holding only other tools' settings is not one."""
     tool = table_of(data.get("tool"))
     return "project" in data or "build-system" in data or any(name in tool for name in _BUILD_TOOLS)
+
+
+def _requires_python(texts: dict[str, str]) -> str:
+    specs = (python_requires(n, texts.get(n)) for n in ("pyproject.toml", "setup.cfg", "setup.py"))
+    return next((spec for spec in specs if spec), "")
 
 
 def _project_name(texts: dict[str, str]) -> str:

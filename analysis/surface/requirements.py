@@ -60,6 +60,8 @@ def packaging_changes(path: str, before: str | None, after: str | None) -> list[
         kind = (
             SurfaceKind.DEPENDENCY_CHANGED if c.old and c.new
             else SurfaceKind.DEPENDENCY_ADDED if c.new
+            # what the default install brings, gone: as breaking as moving it to an extra (above)
+            else SurfaceKind.DEPENDENCY_DROPPED if c.scope == "runtime"
             else SurfaceKind.DEPENDENCY_REMOVED
         )  # fmt: skip
         out.append(SurfaceChange(kind, c.name, path, c.line, old=c.old, new=c.new))
@@ -257,7 +259,7 @@ def support_changes(path: str, before: str | None, after: str | None) -> list[Su
     name = posixpath.basename(path)
     out: list[SurfaceChange] = []
     if name in ("pyproject.toml", "setup.cfg", "setup.py"):
-        old_spec, new_spec = _python_requires(name, before), _python_requires(name, after)
+        old_spec, new_spec = python_requires(name, before), python_requires(name, after)
         lost: set[str] = set()
         gained: set[str] = set()
         if old_spec is not None and new_spec is not None and old_spec != new_spec:
@@ -289,7 +291,8 @@ def support_changes(path: str, before: str | None, after: str | None) -> list[Su
     return out
 
 
-def _python_requires(name: str, text: str | None) -> str | None:
+def python_requires(name: str, text: str | None) -> str | None:
+    """The supported Pythons a pyproject.toml, setup.cfg or setup.py (by `name`) states, as written."""
     if not text:
         return None
     if name == "pyproject.toml":
@@ -304,6 +307,27 @@ def _python_requires(name: str, text: str | None) -> str | None:
         return setup_cfg_options(text).get("python_requires")
     value = setup_py_keywords(text).get("python_requires")
     return value if isinstance(value, str) else None
+
+
+def installs_on(requirement: str, requires_python: str) -> bool:
+    """Whether a requirement is installed on some Python the package supports: not one whose marker admits only
+    Pythons below its floor (`importlib-metadata; python_version < '3.10'` beside `requires-python = ">=3.10"`),
+    which a cleanup may remove without any user losing it. True when either cannot be read, or when the marker
+    turns on something other than the Python version (a platform: this machine's says nothing of users')."""
+    supported = _pythons(requires_python)
+    try:
+        marker = Requirement(requirement).marker
+        if marker is None or not supported:
+            return True
+        # every Python a marker could name, the supported ones among them
+        admits = {
+            v
+            for v in _pythons(">=2.6")
+            if marker.evaluate({"python_version": v, "python_full_version": f"{v}.0", "extra": ""})
+        }
+    except (InvalidRequirement, ValueError, KeyError):  # an undefined marker variable, a bad version
+        return True
+    return not admits or bool(admits & supported)
 
 
 def _pythons(spec: str) -> set[str]:

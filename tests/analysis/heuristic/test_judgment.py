@@ -541,6 +541,10 @@ def test_dropping_a_major_version_of_a_dependency_is_high_and_moving_within_it_i
         importance == HIGH
         and "no longer installs dependency `starlette` by default (now in extra `standard`)" in reason
     )
+    # an inference plugin's "Removal of ray from requirements", listed as breaking: no install brings it now
+    gone = before.replace(', "starlette>=0.40,<0.48"]', "]")
+    importance, reason = ranked("Remove starlette from the requirements (#14003)", gone)
+    assert importance == HIGH and "no longer installs runtime dependency `starlette` (removed)" in reason
     # "Upgrade Starlette supported range": users get a newer one, none they had is refused
     upgraded = before.replace("starlette>=0.40,<0.48", "starlette>=0.40,<0.49")
     importance, reason = ranked("Upgrade Starlette supported version range (#14001)", upgraded)

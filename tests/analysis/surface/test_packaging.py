@@ -9,7 +9,7 @@ import pytest
 from analysis.models import SurfaceKind as K
 from analysis.surface.packaging import read_packaging
 from analysis.surface.packaging_files import is_dev_requirements, packaging_paths
-from analysis.surface.requirements import dependency_changes, packaging_changes
+from analysis.surface.requirements import dependency_changes, installs_on, packaging_changes
 
 TREE = [
     "pyproject.toml",
@@ -334,7 +334,8 @@ def test_real_dependency_changes_by_scope():
         ("orjson", "optional:fast", "orjson", "orjson>=3.10"),
     }
     kinds = {c.kind for c in packaging_changes("pyproject.toml", before, after)}
-    assert kinds == {K.DEPENDENCY_ADDED, K.DEPENDENCY_CHANGED, K.DEPENDENCY_REMOVED}
+    # rich left the default install and no extra brings it: dropped, not merely removed
+    assert kinds == {K.DEPENDENCY_ADDED, K.DEPENDENCY_CHANGED, K.DEPENDENCY_DROPPED}
 
 
 def test_requirements_files_count_unless_named_for_development():
@@ -366,7 +367,7 @@ def test_a_requirements_file_that_installs_the_checkout_is_a_development_environ
     # the same lines without the checkout are what a deployment installs
     plain = before.replace(f"{own}\n", "")
     found = {c.kind for c in packaging_changes("requirements.txt", plain, after.replace(f"{own}\n", ""))}
-    assert found == {K.DEPENDENCY_CHANGED, K.DEPENDENCY_REMOVED, K.SUPPORT_DROPPED}
+    assert found == {K.DEPENDENCY_CHANGED, K.DEPENDENCY_DROPPED, K.SUPPORT_DROPPED}
     # a sibling package installed from its folder is no checkout of this one
     sibling = "-e ./plugins/extra\ntorch==2.8\n"
     assert [
@@ -430,11 +431,54 @@ def test_a_runtime_dependency_moved_to_an_extra_leaves_the_default_install():
         K.DEPENDENCY_OPTIONAL, "uvicorn", "uvicorn>=0.12", "standard", 5
     )  # fmt: skip
     assert change.breaking
-    # dropped from the default install and from everywhere: a dependency removed, as before
+    # dropped from the default install and from everywhere: no extra brings it back either
     gone = '[project]\nname = "web"\ndependencies = ["starlette>=0.40"]\n'
-    assert [(c.kind, c.name) for c in packaging_changes("pyproject.toml", before, gone)] == [
-        (K.DEPENDENCY_REMOVED, "uvicorn")
-    ]
+    [dropped] = packaging_changes("pyproject.toml", before, gone)
+    assert (dropped.kind, dropped.name, dropped.breaking) == (K.DEPENDENCY_DROPPED, "uvicorn", True)
+
+
+@pytest.mark.parametrize(
+    ("path", "before", "after", "kind"),
+    [
+        # a plugin's requirements.txt, read as what it installs: `ray` no longer comes with it
+        ("requirements.txt", "ray>=2.9\npandas\n", "pandas\n", K.DEPENDENCY_DROPPED),
+        # a requirement for old Pythons only, gone with them (setup.py's install_requires)
+        ("setup.py", 'setup(name="web", install_requires=["anyio", "ctx2>=21; python_version < \'3.7\'"])\n',
+         'setup(name="web", install_requires=["anyio"])\n', K.DEPENDENCY_DROPPED),
+        # what builds it and what an extra brings: removed, but the default install never had them
+        ("pyproject.toml", '[build-system]\nrequires = ["setuptools", "wheel"]\n',
+         '[build-system]\nrequires = ["setuptools"]\n', K.DEPENDENCY_REMOVED),
+        ("pyproject.toml", '[project]\nname = "w"\n[project.optional-dependencies]\nx = ["a", "b"]\n',
+         '[project]\nname = "w"\n[project.optional-dependencies]\nx = ["a"]\n', K.DEPENDENCY_REMOVED),
+    ],
+)  # fmt: skip
+def test_a_runtime_requirement_removed_is_dropped_from_what_users_install(path, before, after, kind):
+    assert [c.kind for c in packaging_changes(path, before, after)] == [kind]
+    # the maintainers' tools are no requirement users get
+    assert packaging_changes("requirements/test.txt", "pytest\nray\n", "pytest\n") == []
+
+
+@pytest.mark.parametrize(
+    ("requirement", "requires_python", "installed"),
+    [
+        ("importlib-metadata; python_version < '3.10'", ">=3.10,<3.14", False),  # only below the floor
+        ("contextlib2>=21; python_version < '3.7'", ">=3.6", True),  # Python 3.6 users had it
+        ("gpt-oss>=0.0.7; python_version > '3.11'", ">=3.10", True),  # on 3.12 and later
+        ("pywin32; sys_platform == 'win32'", ">=3.10", True),  # a platform: not this machine's to say
+        ("ray>=2.9", ">=3.10", True),
+        ("tomli; python_version < '3.11'", "", True),  # no stated floor: which Pythons is unknown
+    ],
+)
+def test_a_requirement_only_for_unsupported_pythons_installs_nothing(requirement, requires_python, installed):
+    assert installs_on(requirement, requires_python) is installed
+
+
+def test_the_supported_pythons_are_read_with_the_distribution():
+    packaging = read_packaging(
+        {"setup.py": 'setup(name="web", python_requires=">=3.7", packages=["web"])\n'},
+        ["setup.py", "web/a.py"],
+    )
+    assert packaging is not None and packaging.owner("requirements.txt").requires_python == ">=3.7"
 
 
 def test_a_version_of_thousands_of_digits_is_no_version():

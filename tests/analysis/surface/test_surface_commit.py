@@ -350,6 +350,37 @@ def test_a_pin_on_a_sibling_distribution_is_no_dependency_change():
     assert found == {(K.DEPENDENCY_CHANGED, "typing-extensions")}
 
 
+def test_a_requirement_moved_to_another_packaging_file_is_still_installed():
+    # requirements.txt folded into pyproject.toml: `ray` left one file for the other, users still get it
+    pyproject = '[project]\nname = "plug"\ndynamic = ["dependencies"]\n'
+    files = [
+        FileVersions("requirements.txt", "ray>=2.9\npandas\n", "pandas\n"),
+        FileVersions(
+            "pyproject.toml",
+            pyproject,
+            pyproject.replace('dynamic = ["dependencies"]', 'dependencies = ["ray>=2.9"]'),
+        ),
+    ]
+    found = names(commit_surface(files, None, None))
+    assert (K.DEPENDENCY_REMOVED, "ray") in found and (K.DEPENDENCY_DROPPED, "ray") not in found
+    # the same removal alone leaves the default install
+    assert names(commit_surface(files[:1], None, None)) == {(K.DEPENDENCY_DROPPED, "ray")}
+
+
+def test_a_requirement_for_pythons_no_longer_supported_is_removed_not_dropped():
+    # a cleanup after the floor was raised: no supported Python installed the backport
+    from analysis.surface.packaging import read_packaging
+
+    pyproject = '[project]\nname = "plug"\nrequires-python = ">=3.10"\ndynamic = ["dependencies"]\n'
+    packaging = read_packaging({"pyproject.toml": pyproject}, ["pyproject.toml", "plug/__init__.py"])
+    before = "numpy\nimportlib_metadata; python_version < '3.10'\ntomli; python_version < '3.11'\n"
+    files = [FileVersions("requirements/common.txt", before, "numpy\n")]
+    assert names(commit_surface(files, packaging, None)) == {
+        (K.DEPENDENCY_REMOVED, "importlib-metadata"),
+        (K.DEPENDENCY_DROPPED, "tomli"),  # Python 3.10 users had it
+    }
+
+
 def test_requirements_of_ci_or_docs_and_a_python_packages_crate_state_nothing_users_install():
     packaging = _monorepo_packaging()
     files = [
