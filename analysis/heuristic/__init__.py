@@ -170,7 +170,9 @@ if TYPE_CHECKING:
 # h36: "Pull out", "Factor out", "Break out", "Extract" lead a restructuring's title; what surface-27 reads
 # (dev requirements files, merged stubs, a removal fragment that deprecates) ranks as those facts say; docs
 # written for users beside a change of code they run are a note (at least medium: written_up.py) unless the
-# title or the commit's own notes entry calls it a fix, docs, tests, CI or a restructuring
+# title or the commit's own notes entry calls it a fix, docs, tests, CI or a restructuring; a runtime requirement
+# removed outright is breaking (dependency_dropped), unless re-added by another packaging file or installed only
+# for Pythons below the floor
 RUBRIC_VERSION = "h36"
 
 
