@@ -127,21 +127,9 @@ def reparse(lines: Sequence[str], node: ast.stmt) -> ast.stmt | None:
     """The statement `node` stands for, parsed from its own lines (padded, and under an `if 1:` when indented,
     so that its line numbers and columns are the file's); None when that does not give a statement there."""
     first = first_line(node)
-    found = _parse_at(
-        "\n".join(lines[first - 1 : node.end_lineno or node.lineno]), first, node.col_offset > 0
-    )
-    place = (node.lineno, node.col_offset, node.end_lineno)
-    return (
-        found
-        if type(found) is type(node) and (found.lineno, found.col_offset, found.end_lineno) == place  # type: ignore[union-attr]
-        else None
-    )
-
-
-def _parse_at(text: str, first: int, indented: bool) -> ast.stmt | None:
-    """The one statement `text` holds, parsed as if it started on line `first` of its file; None when it
-    does not parse to one statement."""
-    if indented:
+    last = node.end_lineno or node.lineno
+    text = "\n".join(lines[first - 1 : last])
+    if node.col_offset:
         if first < 2:
             return None
         text = "\n" * (first - 2) + "if 1:\n" + text
@@ -151,21 +139,17 @@ def _parse_at(text: str, first: int, indented: bool) -> ast.stmt | None:
         body = parse_python(text).body
     except PARSE_FAILURES:
         return None
-    if indented:
+    if node.col_offset:
         body = body[0].body if len(body) == 1 and isinstance(body[0], ast.If) else []
-    return body[0] if len(body) == 1 else None
-
-
-def _head(lines: Sequence[str], node: ast.FunctionDef | ast.AsyncFunctionDef, body: int) -> ast.stmt | None:
-    """The function from its `def` line to the line before its body (line `body`), with a `pass` for the
-    body, parsed where it stands; None when that does not give the function there."""
-    indent = lines[node.lineno - 1][: node.col_offset]
-    if indent.strip():
+    if len(body) != 1:
         return None
-    text = "\n".join(lines[node.lineno - 1 : body - 1]) + "\n" + indent + " pass"
-    found = _parse_at(text, node.lineno, node.col_offset > 0)
-    place = (node.lineno, node.col_offset)
-    return found if type(found) is type(node) and (found.lineno, found.col_offset) == place else None  # type: ignore[union-attr]
+    found = body[0]
+    place = (node.lineno, node.col_offset, node.end_lineno)
+    return (
+        found
+        if type(found) is type(node) and (found.lineno, found.col_offset, found.end_lineno) == place
+        else None
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +195,6 @@ class Blanked:
 
     def __init__(self, lines: list[str], stubs: dict[int, tuple[int, int]]) -> None:
         self.lines = lines
-        self._stubs = stubs
         self._stub_lines = sorted(stubs)
         # a node with a blanked body inside, by id (its tree holds it while this is asked) → its whole node
         self._whole: dict[int, ast.AST] = {}
@@ -228,19 +211,6 @@ class Blanked:
         if found is None:
             found = self._whole[id(node)] = reparse(self.lines, node) or self._found(node)
         return found
-
-    def args(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.arguments:
-        """The function's own parameters. A blanked function's head may be `def name():` in the tree: then its
-        head alone is parsed from its own lines (a signature is asked for far more often than a whole body)."""
-        stub = self._stubs.get(node.end_lineno or 0)
-        if stub is None or stub[0] != node.lineno:
-            return node.args  # not blanked itself: its head is the text's
-        known = self._whole.get(id(node))
-        if known is None:
-            known = _head(self.lines, node, stub[1])
-        if not isinstance(known, ast.FunctionDef | ast.AsyncFunctionDef):
-            known = self.whole(node)
-        return known.args if isinstance(known, ast.FunctionDef | ast.AsyncFunctionDef) else node.args
 
     def whole_tree(self) -> ast.Module:
         """The whole text's tree (parsed when first asked: a removal's check of the strings still served)."""

@@ -194,9 +194,9 @@ class _Def:
         if self.signature is None:
             return []
         args, method = self.signature
-        node = self.node  # a blanked function's head is `def name():` (blanked_bodies.py): its own is asked
-        if self.blanked is not None and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            args = self.blanked.args(node)
+        node = self.whole  # a blanked function's head is `def name():` (blanked_bodies.py): its own is here
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            args = node.args
         return _params(args, method=method)
 
     @cached_property
