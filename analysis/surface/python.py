@@ -565,7 +565,7 @@ class _Collector:
             self.out.defs.setdefault(
                 f"{heir}.{rest}",
                 _Def(f"{heir}.{rest}", d.kind, d.line, True, node=d.node, signature=d.signature, value=d.value,
-                     source=d.source, origin=d.origin, blanked=d.blanked),
+                     lines=d.lines, origin=d.origin, blanked=d.blanked),
             )  # fmt: skip
 
     def _source(self, node: ast.AST) -> str:
@@ -618,7 +618,7 @@ class _Collector:
         is_command = any(_name_of(d) in _COMMAND_DECORATORS for d in node.decorator_list)
         signature = None if is_property or is_command else (node.args, bool(self._scope))
         self.out.defs[qual] = _Def(
-            qual, "function", node.lineno, public, node=node, signature=signature, source=self._source(node),
+            qual, "function", node.lineno, public, node=node, signature=signature, lines=self._lines,
             blanked=self._stubbed,
         )  # fmt: skip
         self._decorators(node, qual)

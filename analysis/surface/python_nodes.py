@@ -15,7 +15,7 @@ import ast
 import hashlib
 import re
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -166,19 +166,22 @@ class _Def:
         node: ast.AST | None = None,
         signature: tuple[ast.arguments, bool] | None = None,  # (arguments, method): params when asked
         value: ast.expr | None = None,  # constants
-        source: str = "",  # its text: an identical text cannot have changed
+        lines: Sequence[str] | None = None,  # the version's lines, for `source`
         origin: str = "",  # imports: where the name comes from
         blanked: Blanked | None = None,  # the version's blanked bodies, which may be in node
     ) -> None:
         self.qualname, self.kind, self.line, self.public = qualname, kind, line, public
-        self.node, self.signature, self.value, self.source, self.origin = (
-            node,
-            signature,
-            value,
-            source,
-            origin,
-        )
-        self.blanked = blanked
+        self.node, self.signature, self.value, self.origin = node, signature, value, origin
+        self.lines, self.blanked = lines, blanked
+
+    @cached_property
+    def source(self) -> str:
+        """Its text, decorators included: an identical text cannot have changed. Joined only when asked: only
+        a definition present in both versions is compared."""
+        node = self.node
+        if self.lines is None or not isinstance(node, ast.stmt):
+            return ""
+        return "\n".join(self.lines[first_line(node) - 1 : node.end_lineno or node.lineno])
 
     @property
     def whole(self) -> ast.AST | None:

@@ -50,7 +50,11 @@ def same_code(old: Version, new: Version) -> bool:
         return False
 
 
-def _same_body(a: Version, xs: list[ast.stmt], b: Version, ys: list[ast.stmt]) -> bool:
+def _same_body(
+    a: Version, xs: list[ast.stmt], b: Version, ys: list[ast.stmt], whole: tuple[bool, bool] = (False, False)
+) -> bool:
+    """whole: whether each side's statements are known to hold no blanked body (inside a node given back
+    whole): they are not given back again."""
     xs, ys = _code(xs), _code(ys)
     if len(xs) != len(ys):
         return False
@@ -60,13 +64,16 @@ def _same_body(a: Version, xs: list[ast.stmt], b: Version, ys: list[ast.stmt]) -
         if a.text(x) == b.text(y):
             continue  # the same source lines: the same code (a blanked body is blanked text that was equal)
         as_parsed = True  # the nodes are the parse of their text: none holds a blanked body
+        inner = whole
         if not isinstance(x, ast.ClassDef):  # a class's own body is never blanked: its methods are given back
-            wx, wy = a.whole(x), b.whole(y)
+            wx = x if whole[0] else a.whole(x)
+            wy = y if whole[1] else b.whole(y)
             if wx is None or wy is None:
                 return False
+            inner = (whole[0] or wx is not x, whole[1] or wy is not y)
             as_parsed, x, y = wx is x and wy is y, wx, wy
         if isinstance(x, _DEFINITIONS):
-            if not _same_fields(x, y, skip="body") or not _same_body(a, x.body, b, y.body):  # type: ignore[attr-defined]
+            if not _same_fields(x, y, skip="body") or not _same_body(a, x.body, b, y.body, inner):  # type: ignore[attr-defined]
                 return False
         elif not (_same_block(a, x, b, y) if as_parsed else _same(x, y, message=False)):
             return False
