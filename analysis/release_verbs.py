@@ -22,7 +22,9 @@ _VERB_RULES: tuple[tuple[Category, re.Pattern[str]], ...] = tuple(
         (Category.INTERNAL, r"add(?:s|ed)? (?:(?:a|an|the|more|missing|some) )?(?:unit )?tests?"),
         (
             Category.DOCS,
-            r"add(?:s|ed)? (?:(?:a|an|the|more|missing|some) )?(?:docs?|documentation|docstrings?|examples?)|"
+            # "Added user guide for running X": a guide or tutorial is documentation, whoever it names
+            r"add(?:s|ed)? (?:(?:a|an|the|more|missing|some) )?(?:(?:user|developer|migration|installation) )?"
+            r"(?:docs?|documentation|docstrings?|examples?|guides?|tutorials?)|"
             r"document(?:s|ed)?|docs?|fix(?:es|ed)? (?:a |some )?typos?",
         ),
         (

@@ -895,6 +895,9 @@ def test_an_item_keys_its_pull_request_whichever_line_names_it():
         ("Document the ``--env-file`` option.", DOC),
         ("Add documentation for ``ignore_unknown``.", DOC),
         ("Add tests for Windows paths.", INT),
+        ("Added user guide for running DeepSeek-R1 and multimodal models", DOC),
+        ("Add a tutorial on custom loop factories.", DOC),
+        ("Add guidance scale to the sampler.", F),  # a word that starts like "guide" is not one
         ("``Client.close`` is idempotent.", None),
         ("Add the flag by @ann in https://github.com/acme/tool/pull/41", None),  # a generated title
     ],
