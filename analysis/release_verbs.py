@@ -35,13 +35,15 @@ _VERB_RULES: tuple[tuple[Category, re.Pattern[str]], ...] = tuple(
         (Category.BREAKING, r"remove(?:s|d)?|drop(?:s|ped)?"),
         (
             Category.CHANGE,
-            r"(?:change(?:s|d)?|make(?:s)?|made|set(?:s)?) [^.]{0,80}?\bdefaults?|change(?:s|d)?",
+            r"(?:change(?:s|d)?|make(?:s)?|made|set(?:s)?|enable(?:s|d)?|disable(?:s|d)?) [^.]{0,80}?\bdefaults?|"
+            r"change(?:s|d)?",
         ),
         (Category.FIX, r"fix(?:es|ed)?"),
         (
             Category.FEATURE,
             r"add(?:s|ed)?|support(?:s|ed)?|allow(?:s|ed)?|introduce(?:s|d)?|new|implement(?:s|ed)?|"
-            r"provide(?:s|d)?|expose(?:s|d)?",
+            # "Enabled TP=3 with INT4 checkpoints": what was not possible before is (by default: a change, above)
+            r"provide(?:s|d)?|expose(?:s|d)?|enable(?:s|d)?",
         ),
     )
 )
