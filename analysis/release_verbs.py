@@ -20,6 +20,11 @@ _VERB_RULES: tuple[tuple[Category, re.Pattern[str]], ...] = tuple(
     for category, words in (
         # what an "Add …" item adds decides when it is tests or docs, not a capability users get
         (Category.INTERNAL, r"add(?:s|ed)? (?:(?:a|an|the|more|missing|some) )?(?:unit )?tests?"),
+        # what "Enable …" switches on may be the project's own checks: tests, linters, CI
+        (
+            Category.INTERNAL,
+            r"enable(?:s|d)? [^.]{0,60}?\b(?:tests?|ci|ruff|flake8|mypy|pylint|lint\w*)(?![\w-])",
+        ),
         (
             Category.DOCS,
             # "Added user guide for running X": a guide or tutorial is documentation, whoever it names

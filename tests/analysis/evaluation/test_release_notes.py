@@ -897,6 +897,8 @@ def test_an_item_keys_its_pull_request_whichever_line_names_it():
         ("Add tests for Windows paths.", INT),
         ("Enabled TP=3 with INT4 checkpoint for Weight Only Quantization", F),
         ("Enable chunked prefill by default.", C),
+        ("Enable v1 metrics tests", INT),
+        ("Enable `PERF` (Perflint) Ruff rules", INT),
         ("Disable the legacy loader by default.", C),
         ("Added user guide for running DeepSeek-R1 and multimodal models", DOC),
         ("Add a tutorial on custom loop factories.", DOC),
