@@ -20,9 +20,16 @@ _VERB_RULES: tuple[tuple[Category, re.Pattern[str]], ...] = tuple(
     for category, words in (
         # what an "Add …" item adds decides when it is tests or docs, not a capability users get
         (Category.INTERNAL, r"add(?:s|ed)? (?:(?:a|an|the|more|missing|some) )?(?:unit )?tests?"),
+        # what "Enable …" switches on may be the project's own checks: tests, linters, CI
+        (
+            Category.INTERNAL,
+            r"enable(?:s|d)? [^.]{0,60}?\b(?:tests?|ci|ruff|flake8|mypy|pylint|lint\w*)(?![\w-])",
+        ),
         (
             Category.DOCS,
-            r"add(?:s|ed)? (?:(?:a|an|the|more|missing|some) )?(?:docs?|documentation|docstrings?|examples?)|"
+            # "Added user guide for running X": a guide or tutorial is documentation, whoever it names
+            r"add(?:s|ed)? (?:(?:a|an|the|more|missing|some) )?(?:(?:user|developer|migration|installation) )?"
+            r"(?:docs?|documentation|docstrings?|examples?|guides?|tutorials?)|"
             r"document(?:s|ed)?|docs?|fix(?:es|ed)? (?:a |some )?typos?",
         ),
         (
@@ -33,13 +40,15 @@ _VERB_RULES: tuple[tuple[Category, re.Pattern[str]], ...] = tuple(
         (Category.BREAKING, r"remove(?:s|d)?|drop(?:s|ped)?"),
         (
             Category.CHANGE,
-            r"(?:change(?:s|d)?|make(?:s)?|made|set(?:s)?) [^.]{0,80}?\bdefaults?|change(?:s|d)?",
+            r"(?:change(?:s|d)?|make(?:s)?|made|set(?:s)?|enable(?:s|d)?|disable(?:s|d)?) [^.]{0,80}?\bdefaults?|"
+            r"change(?:s|d)?",
         ),
         (Category.FIX, r"fix(?:es|ed)?"),
         (
             Category.FEATURE,
             r"add(?:s|ed)?|support(?:s|ed)?|allow(?:s|ed)?|introduce(?:s|d)?|new|implement(?:s|ed)?|"
-            r"provide(?:s|d)?|expose(?:s|d)?",
+            # "Enabled TP=3 with INT4 checkpoints": what was not possible before is (by default: a change, above)
+            r"provide(?:s|d)?|expose(?:s|d)?|enable(?:s|d)?",
         ),
     )
 )

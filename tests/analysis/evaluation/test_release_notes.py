@@ -895,6 +895,14 @@ def test_an_item_keys_its_pull_request_whichever_line_names_it():
         ("Document the ``--env-file`` option.", DOC),
         ("Add documentation for ``ignore_unknown``.", DOC),
         ("Add tests for Windows paths.", INT),
+        ("Enabled TP=3 with INT4 checkpoint for Weight Only Quantization", F),
+        ("Enable chunked prefill by default.", C),
+        ("Enable v1 metrics tests", INT),
+        ("Enable `PERF` (Perflint) Ruff rules", INT),
+        ("Disable the legacy loader by default.", C),
+        ("Added user guide for running DeepSeek-R1 and multimodal models", DOC),
+        ("Add a tutorial on custom loop factories.", DOC),
+        ("Add guidance scale to the sampler.", F),  # a word that starts like "guide" is not one
         ("``Client.close`` is idempotent.", None),
         ("Add the flag by @ann in https://github.com/acme/tool/pull/41", None),  # a generated title
     ],
