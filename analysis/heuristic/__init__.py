@@ -172,7 +172,8 @@ if TYPE_CHECKING:
 # written for users beside a change of code they run are a note (at least medium: written_up.py) unless the
 # title or the commit's own notes entry calls it a fix, docs, tests, CI or a restructuring; a runtime requirement
 # removed outright is breaking (dependency_dropped), unless re-added by another packaging file or installed only
-# for Pythons below the floor
+# for Pythons below the floor; "Enable X" leads a capability claim (not of tests, CI or linters; "… by default"
+# is a change), "Add … guide/tutorial" is docs
 RUBRIC_VERSION = "h36"
 
 
