@@ -270,6 +270,9 @@ def heading_category(text: str) -> str | None:
         overriding = _OVERRIDING.search(words)
         if overriding is not None:
             return Category.DEPRECATION if overriding.group().startswith("deprecat") else Category.BREAKING
+        if _WITHDRAWN.search(words):
+            # "Drop Support for Python 3.9": the word "support" names what was withdrawn, not a feature
+            return Category.BREAKING
     if category not in (None, IGNORE) and RELEASE_HEADING.search(words):
         # "Latest Changes", "What's new in 5.1": a release, unless a word of a specific kind names one too
         return _named(_GENERIC.sub(" ", RELEASE_HEADING.sub(" ", words)))
@@ -328,7 +331,8 @@ def withdrawn_kind(text: str) -> Category | None:
     return Category.DEPRECATION if _DEPRECATES.search(text) else None
 
 
-def heading_line(line: str, nxt: str, state: SectionState) -> tuple[float, str] | None:
+def heading_line(line: str, nxt: str, state: SectionState, prev: str = "") -> tuple[float, str] | None:
+    """prev: the line above (a colon line that ends a paragraph is its last sentence, no heading)."""
     m = _ATX.match(line)
     if m:
         return len(m.group(1)), (m.group(2) or "").strip().rstrip("#").strip()
@@ -338,17 +342,26 @@ def heading_line(line: str, nxt: str, state: SectionState) -> tuple[float, str] 
         if len(nxt.strip()) >= min(len(line.strip()), 3) and (char != "~" or underlines(nxt, line)):
             level = state.setext_levels.setdefault(char, len(state.setext_levels) + 1)
             return level, line.strip()
-    bold = bold_line(line) or colon_line(line, nxt)
+    bold = bold_line(line) or colon_line(line, nxt, prev)
     if bold is not None:
         return state.bold_level, bold
     return None
 
 
-def colon_line(line: str, nxt: str) -> str | None:
+def colon_line(line: str, nxt: str, prev: str = "") -> str | None:
     """The text of a short unindented line that ends with a colon and names a category, above a blank line
-    or an item ("New Features:", "Bug fixes (free-threading):"): a heading in notes written without markup."""
+    or an item ("New Features:", "Bug fixes (free-threading):"): a heading in notes written without markup.
+    Not the last line of a paragraph ("…performance\nimprovements and bug fixes. You can install it as
+    follows:"): that is a sentence, and read as a heading it stood over every section below it."""
     text = line.rstrip()
     if not text.endswith(":") or line[:1].isspace() or len(text) > 60 or ITEM.match(line):
+        return None
+    if (
+        prev.strip()
+        and not ITEM.match(prev)
+        and not UNDERLINE.match(prev)
+        and heading_line(prev, "", SectionState()) is None
+    ):
         return None
     if nxt.strip() and not ITEM.match(nxt):
         return None
@@ -439,7 +452,7 @@ def listed_lines(
             if not line.strip():
                 continue
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        heading = heading_line(line, nxt, state)
+        heading = heading_line(line, nxt, state, lines[i - 1] if i else "")
         if heading is not None:
             state.push_heading(*heading, entry=entry_title(lines, i))
             continue
