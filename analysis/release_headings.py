@@ -98,6 +98,12 @@ _WITHDRAWN = re.compile(
     r"|(?<![\w-])no\s+longer\s+(?:supports?|provides?|accepts?|allows?|exposes?|exports?)(?![\w-])",
     re.IGNORECASE,
 )
+# An item that calls itself a fix ("Fix crash on …", "Fixed …") under a heading of improvements to one topic
+# ("Incremental Checking Improvements", "Improvements to X"): such a heading gathers fixes and additions alike,
+# and the item's own word says which it is. A heading that names features ("New Features / fixes") decides.
+_ITEM_FIX = re.compile(r"^\W{0,3}fix(?:es|ed)?(?![\w-])", re.IGNORECASE)
+_IMPROVEMENTS = re.compile(r"(?<![\w-])improvements?(?![\w-])")
+_NAMES_FEATURES = re.compile(r"(?<![\w-])(?:features?|new|added|additions?|enhancements?)(?![\w-])")
 _DEPRECATES = re.compile(
     r"^\W*deprecat\w*|(?<![\w-])(?:is|are|was|were|been|now)\s+deprecated(?![\w-])", re.IGNORECASE
 )
@@ -214,6 +220,7 @@ class _Item:
     mixed_kind: Category | None = None  # what it says under a mixed heading: deprecated, or taken away
     # what it says under a heading of changes: support withdrawn, deprecated
     withdrawn: Category | None = None
+    fix: bool = False  # it calls itself a fix ("Fix …")
 
 
 @dataclass(slots=True)
@@ -405,7 +412,14 @@ def line_category(line: str, state: SectionState) -> Category | None:
             state.items.pop()
         own = item_category(text) or (state.read_item(text) if state.read_item is not None else None)
         state.items.append(
-            _Item(indent, own, bool(BREAKING_ITEM.search(text)), mixed_item_kind(text), withdrawn_kind(text))
+            _Item(
+                indent,
+                own,
+                bool(BREAKING_ITEM.search(text)),
+                mixed_item_kind(text),
+                withdrawn_kind(text),
+                bool(_ITEM_FIX.match(text)),
+            )
         )
     elif line.strip() and not line[:1].isspace():
         state.items.clear()  # a paragraph ends the list
@@ -419,12 +433,23 @@ def line_category(line: str, state: SectionState) -> Category | None:
         # "Other changes" › "Support for 3.8 has been removed": a section of changes of no one kind holds what
         # maintainers withdrew too, in words that say so (`withdrawn_kind`)
         return state.items[0].withdrawn
+    if section == Category.FEATURE and state.items and state.items[0].fix and _improvements_only(state):
+        return Category.FIX
     if section is not None:
         return Category(section)
     for item in reversed(state.items):
         if item.category is not None:
             return item.category
     return Category.OTHER
+
+
+def _improvements_only(state: SectionState) -> bool:
+    """Whether the heading that makes the section one of features names improvements, not features."""
+    heading = next((h for h in reversed(state.headings) if h.category == Category.FEATURE), None)
+    if heading is None:
+        return False
+    words = clean(heading.text)
+    return bool(_IMPROVEMENTS.search(words)) and not _NAMES_FEATURES.search(words)
 
 
 def listed_lines(

@@ -1092,6 +1092,20 @@ def test_a_colon_line_that_ends_a_paragraph_is_no_heading():
     assert parse(text, "acme/kit").prs == {5: B, 7: X, 8: F}
 
 
+def test_a_fix_under_a_heading_of_improvements_to_a_topic_is_a_fix():
+    # "Improvements to X" gathers fixes and additions; a heading that names features decides for its items
+    text = (
+        "## 2.0\n\n### Improvements to Redefinitions\n\n"
+        "- Allow redefining arguments (Ann, PR [1](https://github.com/acme/kit/pull/1))\n"
+        "- Fix loop convergence with redefinitions (Ann, PR [2](https://github.com/acme/kit/pull/2))\n\n"
+        "### Incremental Checking Improvements\n\n"
+        "- Fix staleness on changed options (Bo, PR [3](https://github.com/acme/kit/pull/3))\n\n"
+        "### New Features and Improvements\n\n- Fix-up: a new `--x` flag (PR [4](https://github.com/acme/kit/pull/4))\n"
+        "- Fix the CLI to accept `-y` (PR [5](https://github.com/acme/kit/pull/5))\n"
+    )
+    assert parse(text, "acme/kit").prs == {1: F, 2: X, 3: X, 4: F, 5: F}
+
+
 def test_a_colon_line_that_names_no_category_or_runs_on_into_prose_is_no_heading():
     # "Usage:" names no kind; "Fixes for the release:" continued by a line of prose is a sentence
     text = (
