@@ -98,6 +98,12 @@ _WITHDRAWN = re.compile(
     r"|(?<![\w-])no\s+longer\s+(?:supports?|provides?|accepts?|allows?|exposes?|exports?)(?![\w-])",
     re.IGNORECASE,
 )
+# An item that calls itself a fix ("Fix crash on …", "Fixed …") under a heading of improvements to one topic
+# ("Incremental Checking Improvements", "Improvements to X"): such a heading gathers fixes and additions alike,
+# and the item's own word says which it is. A heading that names features ("New Features / fixes") decides.
+_ITEM_FIX = re.compile(r"^\W{0,3}fix(?:es|ed)?(?![\w-])", re.IGNORECASE)
+_IMPROVEMENTS = re.compile(r"(?<![\w-])improvements?(?![\w-])")
+_NAMES_FEATURES = re.compile(r"(?<![\w-])(?:features?|new|added|additions?|enhancements?)(?![\w-])")
 _DEPRECATES = re.compile(
     r"^\W*deprecat\w*|(?<![\w-])(?:is|are|was|were|been|now)\s+deprecated(?![\w-])", re.IGNORECASE
 )
@@ -214,6 +220,7 @@ class _Item:
     mixed_kind: Category | None = None  # what it says under a mixed heading: deprecated, or taken away
     # what it says under a heading of changes: support withdrawn, deprecated
     withdrawn: Category | None = None
+    fix: bool = False  # it calls itself a fix ("Fix …")
 
 
 @dataclass(slots=True)
@@ -270,6 +277,9 @@ def heading_category(text: str) -> str | None:
         overriding = _OVERRIDING.search(words)
         if overriding is not None:
             return Category.DEPRECATION if overriding.group().startswith("deprecat") else Category.BREAKING
+        if _WITHDRAWN.search(words):
+            # "Drop Support for Python 3.9": the word "support" names what was withdrawn, not a feature
+            return Category.BREAKING
     if category not in (None, IGNORE) and RELEASE_HEADING.search(words):
         # "Latest Changes", "What's new in 5.1": a release, unless a word of a specific kind names one too
         return _named(_GENERIC.sub(" ", RELEASE_HEADING.sub(" ", words)))
@@ -328,7 +338,8 @@ def withdrawn_kind(text: str) -> Category | None:
     return Category.DEPRECATION if _DEPRECATES.search(text) else None
 
 
-def heading_line(line: str, nxt: str, state: SectionState) -> tuple[float, str] | None:
+def heading_line(line: str, nxt: str, state: SectionState, prev: str = "") -> tuple[float, str] | None:
+    """prev: the line above (a colon line that ends a paragraph is its last sentence, no heading)."""
     m = _ATX.match(line)
     if m:
         return len(m.group(1)), (m.group(2) or "").strip().rstrip("#").strip()
@@ -338,17 +349,26 @@ def heading_line(line: str, nxt: str, state: SectionState) -> tuple[float, str] 
         if len(nxt.strip()) >= min(len(line.strip()), 3) and (char != "~" or underlines(nxt, line)):
             level = state.setext_levels.setdefault(char, len(state.setext_levels) + 1)
             return level, line.strip()
-    bold = bold_line(line) or colon_line(line, nxt)
+    bold = bold_line(line) or colon_line(line, nxt, prev)
     if bold is not None:
         return state.bold_level, bold
     return None
 
 
-def colon_line(line: str, nxt: str) -> str | None:
+def colon_line(line: str, nxt: str, prev: str = "") -> str | None:
     """The text of a short unindented line that ends with a colon and names a category, above a blank line
-    or an item ("New Features:", "Bug fixes (free-threading):"): a heading in notes written without markup."""
+    or an item ("New Features:", "Bug fixes (free-threading):"): a heading in notes written without markup.
+    Not the last line of a paragraph ("…performance\nimprovements and bug fixes. You can install it as
+    follows:"): that is a sentence, and read as a heading it stood over every section below it."""
     text = line.rstrip()
     if not text.endswith(":") or line[:1].isspace() or len(text) > 60 or ITEM.match(line):
+        return None
+    if (
+        prev.strip()
+        and not ITEM.match(prev)
+        and not UNDERLINE.match(prev)
+        and heading_line(prev, "", SectionState()) is None
+    ):
         return None
     if nxt.strip() and not ITEM.match(nxt):
         return None
@@ -392,7 +412,14 @@ def line_category(line: str, state: SectionState) -> Category | None:
             state.items.pop()
         own = item_category(text) or (state.read_item(text) if state.read_item is not None else None)
         state.items.append(
-            _Item(indent, own, bool(BREAKING_ITEM.search(text)), mixed_item_kind(text), withdrawn_kind(text))
+            _Item(
+                indent,
+                own,
+                bool(BREAKING_ITEM.search(text)),
+                mixed_item_kind(text),
+                withdrawn_kind(text),
+                bool(_ITEM_FIX.match(text)),
+            )
         )
     elif line.strip() and not line[:1].isspace():
         state.items.clear()  # a paragraph ends the list
@@ -406,12 +433,23 @@ def line_category(line: str, state: SectionState) -> Category | None:
         # "Other changes" › "Support for 3.8 has been removed": a section of changes of no one kind holds what
         # maintainers withdrew too, in words that say so (`withdrawn_kind`)
         return state.items[0].withdrawn
+    if section == Category.FEATURE and state.items and state.items[0].fix and _improvements_only(state):
+        return Category.FIX
     if section is not None:
         return Category(section)
     for item in reversed(state.items):
         if item.category is not None:
             return item.category
     return Category.OTHER
+
+
+def _improvements_only(state: SectionState) -> bool:
+    """Whether the heading that makes the section one of features names improvements, not features."""
+    heading = next((h for h in reversed(state.headings) if h.category == Category.FEATURE), None)
+    if heading is None:
+        return False
+    words = clean(heading.text)
+    return bool(_IMPROVEMENTS.search(words)) and not _NAMES_FEATURES.search(words)
 
 
 def listed_lines(
@@ -439,7 +477,7 @@ def listed_lines(
             if not line.strip():
                 continue
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        heading = heading_line(line, nxt, state)
+        heading = heading_line(line, nxt, state, lines[i - 1] if i else "")
         if heading is not None:
             state.push_heading(*heading, entry=entry_title(lines, i))
             continue

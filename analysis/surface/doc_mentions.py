@@ -54,7 +54,9 @@ def is_doc_text(path: str) -> bool:
     folders = lowered.split("/")[:-1]
     if is_release_notes_file(lowered):
         return False
-    if not FRAGMENT_DIRS.isdisjoint(folders) or any(f.replace("_", "-") in _TRANSLATIONS for f in folders):
+    if not FRAGMENT_DIRS.isdisjoint(f.removeprefix("_") for f in folders) or any(
+        f.replace("_", "-") in _TRANSLATIONS for f in folders
+    ):
         return False
     return classify_path(path) == PathKind.DOCS
 

@@ -53,12 +53,21 @@ _TAGS = re.compile(r"^\s*:tags:\s*(.{1,200})$")
 _BUMP = re.compile(r"""^\s*(?:"[^"]{1,214}"|'[^']{1,214}'|[\w@./-]{1,214})\s*:\s*(major|minor|patch)\s*$""")
 
 
+# A type written as words run together ("breakingchange", "newandimproved"): its leading word is read apart.
+_FUSED = re.compile(
+    r"^(breaking|deprecations?|removals?|features?|new(?=and)|fix(?:es)?|bugs?|docs?|internal)(?=[a-z]{3})"
+)
+
+
 def type_category(kind: str) -> Category | None:
     """The category a fragment type word names ("bugfix" → fix), None when it names none."""
     kind = kind.lower()
     if kind in _TYPES:
         return _TYPES[kind]
-    found = heading_category(kind.replace("_", " ").replace("-", " "))
+    words = kind.replace("_", " ").replace("-", " ")
+    found = heading_category(words)
+    if found is None and (fused := _FUSED.match(words)):
+        found = heading_category(f"{fused.group(1)} {words[fused.end() :]}")
     return Category(found) if found not in (None, IGNORE) else None
 
 

@@ -239,7 +239,8 @@ def strongest(entries: Iterable[Entry]) -> Entry | None:
 
 
 def _in_fragment_dir(folders: list[str]) -> bool:
-    return not FRAGMENT_DIRS.isdisjoint(folders)
+    # a leading underscore keeps a folder out of a Sphinx build (`docs/_newsfragments`): the same folder
+    return not FRAGMENT_DIRS.isdisjoint(f.removeprefix("_") for f in folders)
 
 
 def _is_fragment_file(path: str) -> bool:

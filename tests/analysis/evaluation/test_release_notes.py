@@ -100,6 +100,9 @@ B, F, C, D, P, X, DEP, DOC, INT, OTH = (
         ("v2.1 new features", F),
         # What happens to the features names the kind, wherever it stands.
         ("Removed Compiler Flags", B),
+        # Support withdrawn: "support" names what was taken away, not a feature.
+        ("Drop Support for Python 3.9", B),
+        ("Dropped support for Windows 7", B),
         ("New deprecations", D),
         ("New Compiler Flags", F),
         # A release, not a kind of change.
@@ -1080,6 +1083,35 @@ def test_plain_lines_ending_with_a_colon_are_section_headings():
         5683: INT,
         5715: INT,
     }
+
+
+def test_a_colon_line_that_ends_a_paragraph_is_no_heading():
+    # A release's introduction ends "…new features, performance\nimprovements and bug fixes. You can install
+    # it as follows:": read as a heading of features, it stood over every section below and keyed the crash
+    # fixes features.
+    text = (
+        "## Tool 1.20\n\nThis release includes new features, performance\n"
+        "improvements and bug fixes. You can install it as follows:\n\n    pip install -U tool\n\n"
+        "### Drop Support for Python 3.9\n\nTool no longer runs on 3.9.\n\n"
+        "Contributed by Ann (PR [5](https://github.com/acme/kit/pull/5)).\n\n"
+        "### Fixes to Crashes\n\n- Fix crash on star import (Ann, PR [7](https://github.com/acme/kit/pull/7))\n\n"
+        "### Improvements to Redefinitions\n\n- Allow redefining arguments (Bo, PR [8](https://github.com/acme/kit/pull/8))\n"
+    )
+    assert parse(text, "acme/kit").prs == {5: B, 7: X, 8: F}
+
+
+def test_a_fix_under_a_heading_of_improvements_to_a_topic_is_a_fix():
+    # "Improvements to X" gathers fixes and additions; a heading that names features decides for its items
+    text = (
+        "## 2.0\n\n### Improvements to Redefinitions\n\n"
+        "- Allow redefining arguments (Ann, PR [1](https://github.com/acme/kit/pull/1))\n"
+        "- Fix loop convergence with redefinitions (Ann, PR [2](https://github.com/acme/kit/pull/2))\n\n"
+        "### Incremental Checking Improvements\n\n"
+        "- Fix staleness on changed options (Bo, PR [3](https://github.com/acme/kit/pull/3))\n\n"
+        "### New Features and Improvements\n\n- Fix-up: a new `--x` flag (PR [4](https://github.com/acme/kit/pull/4))\n"
+        "- Fix the CLI to accept `-y` (PR [5](https://github.com/acme/kit/pull/5))\n"
+    )
+    assert parse(text, "acme/kit").prs == {1: F, 2: X, 3: X, 4: F, 5: F}
 
 
 def test_a_colon_line_that_names_no_category_or_runs_on_into_prose_is_no_heading():

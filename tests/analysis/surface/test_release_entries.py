@@ -146,6 +146,10 @@ def test_a_removal_fragment_says_whether_it_deprecates_or_removes(text, category
         ("doc/whats_new/upcoming_changes/33101.enh.rst", Category.FEATURE),
         ("changelog/1234.vendor.rst", Category.DEPENDENCIES),
         ("changelog/1234.contrib.rst", Category.INTERNAL),
+        # type words run together: the leading word is read apart ("news" is no "new")
+        ("docs/_newsfragments/2182.breakingchange.rst", Category.BREAKING),
+        ("docs/_newsfragments/2124.newandimproved.rst", Category.FEATURE),
+        ("newsfragments/1234.newsfragment.rst", None),
         ("releasenotes/notes/rep-time-48533d8fe474a035.yaml", None),  # its type is in its text
         (".changeset/brave-dogs-dance.md", None),
         ("src/pkg/changes/tracker.py", None),  # a module in a folder of that name, not a fragment
