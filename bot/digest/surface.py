@@ -47,7 +47,8 @@ log = logging.getLogger(__name__)
 #             own checkout, or named for a maintainers' tool, is a dev file; a warning module __getattr__ deprecates
 #             the names it serves; a .pyi stub merged into its module removes nothing; a towncrier `removal`
 #             fragment's text says deprecation or removal; a conventional scope ci/tests/docs/examples decides;
-#             a runtime requirement removed outright is dependency_dropped (Distribution reads requires-python)
+#             a runtime requirement removed outright is dependency_dropped (Distribution reads requires-python);
+#             one-word fragment types (`breakingchange`) and `_`-prefixed fragment folders are read
 PARSER_VERSION = "surface-27"
 BATCH = 25  # commits whose files are read in one go (one cat-file pair locally)
 MAX_FILE_BYTES = 1_000_000  # a larger file is generated or data: not read
