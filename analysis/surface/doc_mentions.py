@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from analysis.models import CODE_BREAKING_KINDS, SurfaceChange, SurfaceKind, module_depth
 from analysis.paths import PathKind, classify_path
@@ -92,42 +91,6 @@ def doc_words(parts: Iterable[tuple[frozenset[str], int]]) -> DocWords:
         words |= mentioned
         chars += length
     return DocWords(frozenset(words), chars)
-
-
-@dataclasses.dataclass(slots=True)
-class DocWordCounts:
-    """The docs of one revision after another, kept as how many files mention each word: the next revision's
-    docs are mostly the same files, so only the files that changed are counted in or out (the union of every
-    file's words, taken afresh each time, was most of the docs step's time on a long replay)."""
-
-    files: frozenset[str] = frozenset()
-    # word → how many of `files` mention it
-    counts: Counter[str] = dataclasses.field(default_factory=Counter)
-    chars: int = 0
-
-    def words_of(self, files: frozenset[str], parts: Mapping[str, tuple[frozenset[str], int]]) -> DocWords:
-        """`doc_words` of these files (file → its mentions and length; `parts` holds the files counted
-        before too)."""
-        gone, new = self.files - files, files - self.files
-        if len(gone) + len(new) >= len(files) or any(f not in parts for f in gone):
-            self.counts, self.chars = Counter(), 0  # mostly other files: counted afresh
-            gone, new = frozenset(), files
-        counts = self.counts
-        for file in gone:
-            words, length = parts[file]
-            self.chars -= length
-            for word in words:
-                left = counts[word] - 1
-                if left:
-                    counts[word] = left
-                else:
-                    del counts[word]  # no file left mentions it
-        for file in new:
-            words, length = parts[file]
-            self.chars += length
-            counts.update(words)
-        self.files = files
-        return DocWords(frozenset(counts), self.chars)
 
 
 def needs_docs(changes: Sequence[SurfaceChange]) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 
 from analysis.errors import RateLimited, SourceError
 from analysis.models import Commit
-from analysis.surface.doc_mentions import DocWordCounts, DocWords, is_doc_text, marked, mentions, needs_docs
+from analysis.surface.doc_mentions import DocWords, doc_words, is_doc_text, marked, mentions, needs_docs
 from bot.digest.inherited import BUDGET_RESERVE
 from bot.store.db import Store
 
@@ -46,7 +46,6 @@ class DocsSeen:
     revisions: OrderedDict[str, DocWords | None] = field(default_factory=OrderedDict)
     # the docs of the last revision by their blob ids: the next batch's docs are mostly the same files
     last: tuple[frozenset[str], DocWords] | None = None
-    counts: DocWordCounts = field(default_factory=DocWordCounts)  # the last docs' words, counted by file
 
     def remember(self, sha: str, docs: DocWords | None) -> None:
         self.revisions[sha] = docs
@@ -118,7 +117,7 @@ async def _words(source: Any, store: Store, blobs: frozenset[str], seen: DocsSee
             fresh = await asyncio.to_thread(_mentioned, texts)
             seen.blobs.update(fresh)
             await asyncio.to_thread(store.save_doc_mentions, fresh)
-    docs = seen.counts.words_of(blobs, seen.blobs)
+    docs = doc_words(seen.blobs[b] for b in blobs)
     seen.last = (blobs, docs)
     if len(seen.blobs) > KEPT_BLOBS:  # a long run's oldest go first (the store keeps them all)
         for old in [b for b in seen.blobs if b not in blobs][: len(seen.blobs) - KEPT_BLOBS]:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from analysis.models import SurfaceChange, SurfaceKind
 from analysis.surface.doc_mentions import (
     MIN_DOC_CHARS,
-    DocWordCounts,
     DocWords,
     doc_words,
     is_doc_text,
@@ -100,27 +97,3 @@ def test_only_code_names_removed_without_an_alias_are_marked_and_only_by_referen
     assert [c.documented for c in marked(changes, reference)] == [False, None, None, None, None]
     # a README alone says too little for a name's absence to mean anything
     assert marked(changes, DocWords(WORDS, MIN_DOC_CHARS - 1)) == changes
-
-
-def test_counted_docs_are_the_union_of_their_files_words_revision_after_revision():
-    """DocWordCounts moves from one revision's files to the next by the files that changed: each revision's
-    words and length are those doc_words gives of its files, files dropped and added in any order."""
-    rng = random.Random(7)
-    vocabulary = [f"w{i}" for i in range(60)]
-    parts = {
-        f"blob{i}": (frozenset(rng.sample(vocabulary, rng.randint(0, 12))), rng.randint(0, 5000))
-        for i in range(40)
-    }
-    counts = DocWordCounts()
-    files = frozenset(rng.sample(sorted(parts), 20))
-    revisions = [files, frozenset(), frozenset(parts)]
-    for _ in range(30):
-        dropped = set(rng.sample(sorted(files), min(len(files), rng.randint(0, 3))))
-        added = set(rng.sample(sorted(parts), rng.randint(0, 3)))
-        files = frozenset((files - dropped) | added)
-        revisions.append(files)
-    for files in revisions:
-        expected = doc_words(parts[f] for f in files)
-        got = counts.words_of(files, parts)
-        assert (got.words, got.chars) == (expected.words, expected.chars)
-        assert all(counts.counts.values())  # a word no file mentions any more is not kept
