@@ -63,16 +63,17 @@ _CONFIG = (
     "log.showSignature=false",
     "i18n.logOutputEncoding=UTF-8",
 )
+# The diff options that decide a file's line counts: the history's `--numstat` (history_reads.py) reads with
+# them too, so a user's diff.algorithm, textconv driver or external diff cannot make its counts differ from the
+# patches'.
+COUNT_OPTIONS = ("--no-ext-diff", "--no-textconv", "--no-relative", "--diff-algorithm=myers")
 # The diff options of every file list and patch we read: `git log` and `git diff-tree` must see the same files.
 DIFF_OPTIONS = (
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-relative",
+    *COUNT_OPTIONS,
     "--root",  # the root commit diffs against the empty tree
     "--diff-merges=first-parent",  # a merge shows what it brought into the branch
     "-M",  # GitHub reports renames
     f"-O{os.devnull}",  # no diff.orderFile reordering
-    "--diff-algorithm=myers",
     "--indent-heuristic",
     "--submodule=short",
 )

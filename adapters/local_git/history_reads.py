@@ -15,16 +15,12 @@ import os
 import secrets
 from collections.abc import Iterable, Sequence
 
-from adapters.local_git.git_cli import GitCli, ReadCount
+from adapters.local_git.git_cli import COUNT_OPTIONS, GitCli, ReadCount
 from adapters.local_git.git_output import parse_history, text_of
 from analysis.history.followups import PastCommit
 from analysis.models import Commit, FileChange
 from bot.ports.protocols import Progress
 
-# The diff options the patches are read with (git_cli.DIFF_OPTIONS) that can change a line count: a user's
-# diff.algorithm, textconv driver or external diff must not make the counts of the days before an eval's span
-# differ from those its patches give (history_counts).
-_COUNT_OPTIONS = ("--no-ext-diff", "--no-textconv", "--no-relative", "--diff-algorithm=myers")
 # `git log --numstat` diffs every file of every commit: months of history are seconds of one core. A long
 # span is read by one process per core, in contiguous parts.
 HISTORY_PASSES = max(1, min(4, os.cpu_count() or 1))
@@ -52,7 +48,7 @@ class HistoryReads(GitCli):
             return []
         nonce = secrets.token_hex(16)
         args = ["log", "--no-walk=unsorted", "--stdin", "--diff-merges=first-parent", "--no-renames"]
-        args += ["--numstat" if counted else "--name-only", "--encoding=UTF-8", *_COUNT_OPTIONS]
+        args += ["--numstat" if counted else "--name-only", "--encoding=UTF-8", *COUNT_OPTIONS]
         args += [f"--format={nonce}%H %ct%x09%an%x09%ae%n%B{nonce}"]
         counter = ReadCount(len(shas), progress)
         passes = min(self.history_passes, -(-len(shas) // MIN_COMMITS_PER_PASS)) if counted else 1
