@@ -4,7 +4,7 @@ batch of files: 800 processes for four months of a large repository, each starti
 the delta bases the previous one had in its cache.
 
 Requests go in under a lock (the source is called from worker threads), in rounds small enough for the pipe
-(see ROUND_BYTES); a process that died or hung is killed, started again once, then given up on (SourceError).
+(see long_running.ROUND_BYTES); a process that died or hung is killed, started again once, then given up on (SourceError).
 Names must not hold a line break (the caller skips such paths): the protocol is one command a line."""
 
 from __future__ import annotations
@@ -14,11 +14,8 @@ import subprocess
 from collections.abc import Sequence
 from typing import IO
 
-from adapters.local_git.long_running import LongRunning
+from adapters.local_git.long_running import LongRunning, rounds
 
-# A round's commands are written whole before its answers are read: git stops reading once its own output pipe
-# is full, so what we write at once must fit in the input pipe (64 KiB on Linux, 4 KiB on the smallest).
-ROUND_BYTES = 4096
 MIN_VERSION = (2, 36)  # `--batch-command`
 _VERSION = re.compile(rb"git version (\d+)\.(\d+)")
 
@@ -48,8 +45,8 @@ class CatFile(LongRunning):
     def _ask(
         self, verb: bytes, names: Sequence[bytes], *, with_data: bool
     ) -> list[tuple[Header, bytes | None]]:
-        rounds = _rounds([verb + b" " + name + b"\n" for name in names])
-        answered = self._each_round(rounds, lambda proc, batch: _round(proc, batch, with_data))
+        batches = rounds([verb + b" " + name + b"\n" for name in names])
+        answered = self._each_round(batches, lambda proc, batch: _round(proc, batch, with_data))
         return [answer for batch in answered for answer in batch]
 
 
@@ -74,16 +71,3 @@ def _answer(out: IO[bytes], with_data: bool) -> tuple[Header, bytes | None]:
     if len(data) != size + 1:
         raise EOFError("git cat-file ended")
     return header, data[:-1]
-
-
-def _rounds(commands: list[bytes]) -> list[list[bytes]]:
-    """The commands in runs of at most ROUND_BYTES (one longer command alone)."""
-    rounds: list[list[bytes]] = []
-    size = ROUND_BYTES
-    for command in commands:
-        if size + len(command) > ROUND_BYTES:
-            rounds.append([])
-            size = 0
-        rounds[-1].append(command)
-        size += len(command)
-    return rounds

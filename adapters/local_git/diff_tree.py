@@ -4,7 +4,7 @@ before had in its cache: a third of the patch reading's CPU (1.10 → 0.72 CPU-s
 repository). diff-tree writes, for the same diff options, the very patches `git log -p` writes.
 
 A round (the commits' names, then a sentinel line) is written whole before its answer is read, so it must fit
-in the input pipe (ROUND_BYTES). The sentinel compares the empty tree with itself: git echoes the two names
+in the input pipe (long_running.ROUND_BYTES). The sentinel compares the empty tree with itself: git echoes the two names
 (no patch line can be that line: every one starts with a prefix or a header word), then the empty line we send
 after it makes git flush. A process that died or hung is killed, started again once, then given up on."""
 
@@ -14,8 +14,7 @@ import hashlib
 import subprocess
 from collections.abc import Sequence
 
-from adapters.local_git.cat_file import ROUND_BYTES
-from adapters.local_git.long_running import LongRunning
+from adapters.local_git.long_running import LongRunning, rounds
 
 # `--always`: a commit with an empty diff still gets its header line, so every commit asked is answered.
 DIFF_TREE_OPTIONS = ("diff-tree", "--stdin", "-r", "--always")
@@ -41,7 +40,7 @@ class DiffTree(LongRunning):
         sentinel = empty + b" " + empty + b"\n\n"
         lines = [sha.encode("ascii") + b"\n" for sha in shas]
         return b"".join(
-            self._each_round(_rounds(lines, len(sentinel)), lambda proc, batch: _round(proc, batch, sentinel))
+            self._each_round(rounds(lines, len(sentinel)), lambda proc, batch: _round(proc, batch, sentinel))
         )
 
 
@@ -62,16 +61,3 @@ def _round(proc: subprocess.Popen[bytes], lines: list[bytes], sentinel: bytes) -
         if tail.endswith(sentinel) and (total == len(sentinel) or tail[0] == 0x0A):
             break
     return b"".join(chunks)[: -len(sentinel)]
-
-
-def _rounds(lines: list[bytes], reserved: int) -> list[list[bytes]]:
-    """The lines in runs that fit ROUND_BYTES with the sentinel (reserved bytes); a longer line alone."""
-    rounds: list[list[bytes]] = []
-    size = ROUND_BYTES
-    for line in lines:
-        if size + len(line) + reserved > ROUND_BYTES:
-            rounds.append([])
-            size = 0
-        rounds[-1].append(line)
-        size += len(line)
-    return rounds

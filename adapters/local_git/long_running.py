@@ -14,6 +14,9 @@ from typing import TypeVar
 from analysis.errors import SourceError
 
 T = TypeVar("T")
+# A round's requests are written whole before its answers are read: git stops reading once its own output pipe
+# is full, so what we write at once must fit in the input pipe (64 KiB on Linux, 4 KiB on the smallest).
+ROUND_BYTES = 4096
 
 
 class LongRunning:
@@ -88,3 +91,17 @@ def end_process(proc: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+def rounds(lines: list[bytes], reserved: int = 0) -> list[list[bytes]]:
+    """The request lines in runs that fit ROUND_BYTES with `reserved` bytes written after each run (a
+    sentinel); a longer line alone."""
+    out: list[list[bytes]] = []
+    size = ROUND_BYTES
+    for line in lines:
+        if size + len(line) + reserved > ROUND_BYTES:
+            out.append([])
+            size = 0
+        out[-1].append(line)
+        size += len(line)
+    return out

@@ -11,7 +11,7 @@ from subprocess import DEVNULL, PIPE
 
 import pytest
 
-from adapters.local_git import LocalGitSource, diff_tree
+from adapters.local_git import LocalGitSource, long_running
 from adapters.local_git.diff_tree import DiffTree, empty_tree
 from adapters.local_git.git_output import parse_tree_patches
 from analysis.errors import SourceError
@@ -95,7 +95,7 @@ async def test_same_sections_as_git_log_for_every_kind_of_change(repo: GitRepo) 
 def test_rounds_fit_the_pipe_and_one_process_serves_them_all(
     repo: GitRepo, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(diff_tree, "ROUND_BYTES", 150)  # two names and the sentinel do not fit
+    monkeypatch.setattr(long_running, "ROUND_BYTES", 150)  # two names and the sentinel do not fit
     names = shas(repo)
     source = LocalGitSource(repo.path)
     source._diffs = DiffTree(source._start_diff_tree, 5.0)
@@ -107,7 +107,7 @@ def test_rounds_fit_the_pipe_and_one_process_serves_them_all(
     source._diffs.close()
 
     assert parse_tree_patches(out, names) == parse_tree_patches(again, names[::-1])
-    assert len(diff_tree._rounds([b"x" * 41] * 7, 82)) == 7
+    assert len(long_running.rounds([b"x" * 41] * 7, 82)) == 7
 
 
 def test_a_killed_process_is_started_again(repo: GitRepo) -> None:
