@@ -1,11 +1,12 @@
 """One long-running `git cat-file --batch-command` per source (git ≥ 2.36) for the surface step's object
-checks and blob reads. A long run (eval) asked a `--batch-check` and a `--batch` process of their own for every
-batch of files: 800 processes for four months of a large repository, each starting git anew and inflating again
-the delta bases the previous one had in its cache.
+checks and blob reads. A long run (eval) asked a `--batch-check` and a `--batch` process of their own for
+every batch of files: 800 processes for four months of a large repository, each starting git anew and
+inflating again the delta bases the previous one had in its cache.
 
 Requests go in under a lock (the source is called from worker threads), in rounds small enough for the pipe
-(see long_running.ROUND_BYTES); a process that died or hung is killed, started again once, then given up on (SourceError).
-Names must not hold a line break (the caller skips such paths): the protocol is one command a line."""
+(see long_running.ROUND_BYTES); a process that died or hung is killed, started again once, then given up on
+(SourceError). Names must not hold a line break (the caller skips such paths): the protocol is one command a
+line."""
 
 from __future__ import annotations
 

@@ -1,12 +1,13 @@
-"""One long-running `git diff-tree --stdin` per source for the commits' patches. A `git log -p` per batch of 50
-commits (eval reads months of them) started git anew each time and inflated again the delta bases the one
+"""One long-running `git diff-tree --stdin` per source for the commits' patches. A `git log -p` per batch of
+50 commits (eval reads months of them) started git anew each time and inflated again the delta bases the one
 before had in its cache: a third of the patch reading's CPU (1.10 → 0.72 CPU-s for a month of a large
 repository). diff-tree writes, for the same diff options, the very patches `git log -p` writes.
 
 A round (the commits' names, then a sentinel line) is written whole before its answer is read, so it must fit
-in the input pipe (long_running.ROUND_BYTES). The sentinel compares the empty tree with itself: git echoes the two names
-(no patch line can be that line: every one starts with a prefix or a header word), then the empty line we send
-after it makes git flush. A process that died or hung is killed, started again once, then given up on."""
+in the input pipe (long_running.ROUND_BYTES). The sentinel compares the empty tree with itself: git echoes the
+two names (no patch line can be that line: every one starts with a prefix or a header word), then the empty
+line we send after it makes git flush. A process that died or hung is killed, started again once, then given
+up on."""
 
 from __future__ import annotations
 
